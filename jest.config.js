@@ -1,0 +1,30 @@
+// Two projects: unit specs beside the code, e2e specs under test/.
+// @nestjs/* 12 is ESM-only; on Node 20 jest needs those files transpiled to CommonJS (see docs/toolchain).
+const shared = {
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: { warnOnly: false } }],
+    '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/)'],
+  moduleNameMapper: { '^#libs/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
+  rootDir: __dirname,
+};
+
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      cacheDirectory: '<rootDir>/.jest-cache/unit',
+      testMatch: ['<rootDir>/{src,libs,apps}/**/*.spec.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      cacheDirectory: '<rootDir>/.jest-cache/e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+    },
+  ],
+};

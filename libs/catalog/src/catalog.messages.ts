@@ -1,0 +1,51 @@
+/** Start-up diagnostics of the catalog: what is wrong and how to fix it. */
+export const CatalogMessages = {
+  duplicateName: (name: string, other: string) => ({
+    problem: `tool name "${name}" is already used by ${other}`,
+    fix: `give one of them a distinct name: @McpTool({ name: '...' })`,
+  }),
+  invalidName: (name: string) => ({
+    problem: `tool name "${name}" is outside the spec's guidance (1–128 characters of A-Z a-z 0-9 _ - .)`,
+    fix: `rename it, e.g. @McpTool({ name: '${name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'my_tool'}' })`,
+  }),
+  missingDescription: () => ({
+    problem: 'the tool has no description',
+    fix: "describe what it does for the model: @McpTool({ description: '...' })",
+  }),
+  twoSchemaSources: (dto: string) => ({
+    problem: `the input schema is given twice: by @McpTool({ input }) and by the @McpArgs() parameter type ${dto}`,
+    fix: 'keep one: remove `input`, or type the @McpArgs() parameter as a plain interface',
+  }),
+  noSchemaSource: () => ({
+    problem: '@McpArgs() receives the arguments but there is no input schema to validate them',
+    fix: 'type the parameter with a class-validator DTO class, or give @McpTool({ input: zodSchema | jsonSchema })',
+  }),
+  inputWithoutArgs: () => ({
+    problem: 'an input schema is declared but no @McpArgs() parameter receives the arguments',
+    fix: 'add an @McpArgs() parameter, or remove `input`',
+  }),
+  unboundParameter: (index: number) => ({
+    problem: `parameter #${index} is not bound to anything the host can supply`,
+    fix: 'decorate it with @McpArgs() or @McpContext(), or remove it',
+  }),
+  primitiveArgs: (type: string) => ({
+    problem: `@McpArgs() receives the whole arguments object but the parameter is typed ${type}`,
+    fix: "type it with a DTO class or an interface, or bind one property: @McpArgs('name')",
+  }),
+  unsupportedSchema: (which: 'input' | 'output') => ({
+    problem: `the ${which} schema is neither a class-validator DTO class, a zod 4 schema nor a JSON Schema object (zod 3 schemas are not supported)`,
+    fix: `pass a DTO class, a zod 4 schema (import { z } from 'zod'), or a JSON Schema object as \`${which}\``,
+  }),
+  notObjectSchema: (which: 'input' | 'output') => ({
+    problem: `the ${which} schema must describe an object (MCP requires "type": "object")`,
+    fix: `wrap the value in an object schema, e.g. { type: 'object', properties: { value: ... } }`,
+  }),
+  schemaFailed: (which: 'input' | 'output', reason: string) => ({
+    problem: `the ${which} schema could not be converted to JSON Schema: ${reason}`,
+    fix: 'use a schema whose types JSON Schema can express',
+  }),
+  requestScopedUnsupported: () => ({
+    problem: 'the provider is request-scoped but has no module to resolve it from',
+    fix: 'make the provider a singleton, or declare it in a module imported by the application',
+  }),
+} as const;

@@ -1,0 +1,32 @@
+import { Injectable, type Type } from '@nestjs/common';
+import { z } from 'zod';
+import type { JsonSchemaObject, SchemaSource, ZodLikeSchema } from '#libs/core';
+import { DtoJsonSchemaFactory } from './dto-json-schema';
+import { schemaKindOf } from './schema-kind';
+
+/** Produces the JSON Schema published for a tool's input or output, from any schema source. */
+@Injectable()
+export class JsonSchemaFactory {
+  private readonly dtos = new DtoJsonSchemaFactory();
+
+  create(source: SchemaSource): JsonSchemaObject {
+    switch (schemaKindOf(source)) {
+      case 'dto':
+        return this.dtos.create(source as Type<object>);
+      case 'zod': {
+        const { $schema: _ignored, ...schema } = z.toJSONSchema(source as unknown as z.ZodType, {
+          target: 'draft-2020-12',
+          io: 'input',
+          unrepresentable: 'any',
+        }) as JsonSchemaObject;
+        return schema;
+      }
+      case 'json-schema':
+        return source as JsonSchemaObject;
+      default:
+        throw new TypeError('Unsupported schema source');
+    }
+  }
+}
+
+export type { ZodLikeSchema };

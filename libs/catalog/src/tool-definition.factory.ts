@@ -1,0 +1,134 @@
+import { Injectable, type Type } from '@nestjs/common';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  MCP_PARAM_ARGS_METADATA,
+  McpParamType,
+  type JsonSchemaObject,
+  type McpDiagnostic,
+  type McpToolOptions,
+  type SchemaSource,
+} from '#libs/core';
+import { CatalogMessages } from './catalog.messages';
+import type { ArgsBinding, RegisteredTool } from './interfaces/registered-tool.interface';
+import { JsonSchemaFactory } from './schema/json-schema.factory';
+import { isObjectJsonSchema, schemaKindOf, type SchemaKind } from './schema/schema-kind';
+
+/** One `@McpTool` method as found by the explorer. */
+export interface ToolCandidate {
+  hostClass: Type<object>;
+  methodName: string;
+  options: McpToolOptions;
+  instance: object | undefined;
+}
+
+type ParamMetadata = Record<string, { index: number; data?: string }>;
+
+const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Array, Symbol, BigInt, Function]);
+const EMPTY_INPUT_SCHEMA: JsonSchemaObject = { type: 'object', properties: {} };
+
+/**
+ * Builds a tool's wire definition from its decorator options and parameter metadata, and
+ * reports every problem it finds instead of stopping at the first.
+ */
+@Injectable()
+export class ToolDefinitionFactory {
+  constructor(private readonly schemas: JsonSchemaFactory) {}
+
+  create(candidate: ToolCandidate): { tool?: RegisteredTool; diagnostics: McpDiagnostic[] } {
+    const { hostClass, methodName, options } = candidate;
+    const where = `${hostClass.name}.${methodName}`;
+    const diagnostics: McpDiagnostic[] = [];
+    const report = (message: { problem: string; fix: string }) => diagnostics.push({ where, ...message });
+
+    if (!options.description?.trim()) report(CatalogMessages.missingDescription());
+
+    const { bindings, dtoType } = this.inspectParameters(hostClass, methodName, report);
+    let inputSource: SchemaSource | undefined = options.input;
+    if (options.input && dtoType) report(CatalogMessages.twoSchemaSources(dtoType.name));
+    inputSource ??= dtoType;
+    if (bindings.length > 0 && !inputSource) report(CatalogMessages.noSchemaSource());
+    if (bindings.length === 0 && options.input) report(CatalogMessages.inputWithoutArgs());
+
+    const input = this.resolveSchema('input', inputSource, report);
+    const output = this.resolveSchema('output', options.output, report);
+    if (diagnostics.length > 0) return { diagnostics };
+
+    const name = options.name ?? methodName;
+    const definition: Tool = {
+      name,
+      ...(options.title !== undefined && { title: options.title }),
+      description: options.description,
+      inputSchema: (input?.schema ?? EMPTY_INPUT_SCHEMA) as Tool['inputSchema'],
+      ...(output && { outputSchema: output.schema as Tool['outputSchema'] }),
+      ...(options.annotations && { annotations: options.annotations }),
+      ...(options.icons && { icons: options.icons }),
+      ...(options._meta && { _meta: options._meta }),
+    };
+    const tool: RegisteredTool = {
+      name,
+      definition,
+      options,
+      where,
+      hostClass,
+      methodName,
+      instance: candidate.instance,
+      input: input && { source: input.source, kind: input.kind },
+      output: output && { source: output.source, kind: output.kind },
+      argsBindings: bindings,
+    };
+    return { tool, diagnostics };
+  }
+
+  private inspectParameters(
+    hostClass: Type<object>,
+    methodName: string,
+    report: (message: { problem: string; fix: string }) => void,
+  ): { bindings: ArgsBinding[]; dtoType: Type<object> | undefined } {
+    const metadata: ParamMetadata = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, hostClass, methodName) ?? {};
+    const paramTypes: unknown[] = Reflect.getMetadata('design:paramtypes', hostClass.prototype, methodName) ?? [];
+    const method = (hostClass.prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
+    const arity = Math.max(paramTypes.length, method.length);
+    const bound = new Set<number>();
+    const bindings: ArgsBinding[] = [];
+    let dtoType: Type<object> | undefined;
+
+    for (const [key, param] of Object.entries(metadata)) {
+      bound.add(param.index);
+      if (!key.startsWith(`${McpParamType.ARGS}:`)) continue;
+      bindings.push({ index: param.index, ...(param.data !== undefined && { property: param.data }) });
+      if (param.data !== undefined) continue;
+      const type = paramTypes[param.index];
+      if (PRIMITIVES.has(type)) report(CatalogMessages.primitiveArgs((type as Type).name));
+      else if (typeof type === 'function' && type !== Object) dtoType = type as Type<object>;
+    }
+    for (let index = 0; index < arity; index++) {
+      if (!bound.has(index)) report(CatalogMessages.unboundParameter(index));
+    }
+    return { bindings, dtoType };
+  }
+
+  private resolveSchema(
+    which: 'input' | 'output',
+    source: SchemaSource | undefined,
+    report: (message: { problem: string; fix: string }) => void,
+  ): { source: SchemaSource; kind: SchemaKind; schema: JsonSchemaObject } | undefined {
+    if (source === undefined) return undefined;
+    const kind = schemaKindOf(source);
+    if (!kind) {
+      report(CatalogMessages.unsupportedSchema(which));
+      return undefined;
+    }
+    let schema: JsonSchemaObject;
+    try {
+      schema = this.schemas.create(source);
+    } catch (error) {
+      report(CatalogMessages.schemaFailed(which, (error as Error).message));
+      return undefined;
+    }
+    if (!isObjectJsonSchema(schema)) {
+      report(CatalogMessages.notObjectSchema(which));
+      return undefined;
+    }
+    return { source, kind, schema };
+  }
+}

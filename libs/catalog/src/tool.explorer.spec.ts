@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { z } from 'zod';
+import { IsString } from 'class-validator';
+import { McpArgs, McpContext, McpStartupError, McpTool, type McpCallContext } from '#libs/core';
+import { CatalogModule } from './catalog.module';
+import { ToolRegistry } from './tool.registry';
+
+class NameDto {
+  @IsString()
+  name!: string;
+}
+
+@Injectable()
+class BrokenTools {
+  @McpTool({ name: 'lookup', description: 'first' })
+  one() {}
+
+  @McpTool({ name: 'lookup', description: 'second' })
+  two() {}
+
+  @McpTool({ name: 'has spaces', description: 'bad name' })
+  three() {}
+
+  @McpTool({ description: 'two schemas', input: z.object({ name: z.string() }) })
+  four(@McpArgs() _dto: NameDto) {}
+
+  @McpTool({ description: 'no schema' })
+  five(@McpArgs() _args: Record<string, unknown>) {}
+
+  @McpTool({ description: 'unbound parameter' })
+  six(_what: string, @McpContext() _ctx: McpCallContext) {}
+
+  @McpTool({ description: 'primitive args' })
+  seven(@McpArgs() _value: string) {}
+
+  @McpTool({ description: 'not an object schema', input: z.string() })
+  eight(@McpArgs() _value: unknown) {}
+}
+
+@Injectable()
+class GoodTools {
+  @McpTool({ description: 'Greets', input: z.object({ name: z.string() }) })
+  greet(@McpArgs() _args: { name: string }) {}
+
+  @McpTool({ description: 'Uses a DTO' })
+  named(@McpArgs() _dto: NameDto, @McpContext() _ctx: McpCallContext) {}
+}
+
+describe('ToolExplorer start-up diagnostics', () => {
+  it('reports every problem at once, naming Class.method and the fix', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [BrokenTools] }).compile();
+    const error = await moduleRef.init().then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(McpStartupError);
+    const found = (error as McpStartupError).diagnostics.map((d) => `${d.where}: ${d.problem}`);
+    expect(found).toEqual([
+      'BrokenTools.four: the input schema is given twice: by @McpTool({ input }) and by the @McpArgs() parameter type NameDto',
+      'BrokenTools.five: @McpArgs() receives the arguments but there is no input schema to validate them',
+      'BrokenTools.six: parameter #0 is not bound to anything the host can supply',
+      'BrokenTools.seven: @McpArgs() receives the whole arguments object but the parameter is typed String',
+      'BrokenTools.seven: @McpArgs() receives the arguments but there is no input schema to validate them',
+      'BrokenTools.eight: the input schema must describe an object (MCP requires "type": "object")',
+      'BrokenTools.two: tool name "lookup" is already used by BrokenTools.one',
+      'BrokenTools.three: tool name "has spaces" is outside the spec\'s guidance (1–128 characters of A-Z a-z 0-9 _ - .)',
+    ]);
+  });
+
+  it('says how to fix each problem', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [BrokenTools] }).compile();
+    const error = (await moduleRef.init().then(() => undefined, (e: unknown) => e)) as McpStartupError;
+    expect(error.message).toMatch(/^MCP host cannot start: 8 problem\(s\) found\n/);
+    expect(error.message).toContain("fix: rename it, e.g. @McpTool({ name: 'has_spaces' })");
+    expect(error.message).toContain('fix: decorate it with @McpArgs() or @McpContext(), or remove it');
+  });
+
+  it('registers valid tools with their JSON Schemas', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [GoodTools] }).compile();
+    await moduleRef.init();
+    const registry = moduleRef.get(ToolRegistry);
+    expect(registry.get('greet')!.definition.inputSchema).toEqual({
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+    });
+    expect(registry.get('named')!.definition.inputSchema).toMatchObject({ properties: { name: { type: 'string' } }, required: ['name'] });
+    await moduleRef.close();
+  });
+});

@@ -1,0 +1,24 @@
+/** JSON-RPC 2.0 and MCP error codes the host answers with. */
+export const JsonRpcErrorCode = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  RESOURCE_NOT_FOUND: -32002,
+} as const;
+
+/**
+ * A protocol-level failure that becomes a JSON-RPC error response (unknown method, malformed
+ * request, unknown tool, bad cursor). Tool failures are *results* with `isError`, not these.
+ */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'JsonRpcError';
+  }
+}

@@ -1,0 +1,21 @@
+/** A problem found while the host starts, with the place it was found and how to fix it. */
+export interface McpDiagnostic {
+  /** Where: `Class.method`, or the option name. */
+  where: string;
+  problem: string;
+  fix: string;
+}
+
+/**
+ * Thrown at start-up with every problem found at once (duplicate tool names, bad names,
+ * missing or double schemas, unsupported parameters, invalid options); the app does not start.
+ */
+export class McpStartupError extends Error {
+  constructor(readonly diagnostics: readonly McpDiagnostic[]) {
+    super(
+      `MCP host cannot start: ${diagnostics.length} problem(s) found\n` +
+        diagnostics.map((d, i) => `  ${i + 1}. ${d.where}: ${d.problem}\n     fix: ${d.fix}`).join('\n'),
+    );
+    this.name = 'McpStartupError';
+  }
+}

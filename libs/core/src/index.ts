@@ -1,0 +1,22 @@
+export { McpTool } from './decorators/mcp-tool.decorator';
+export { McpArgs, McpContext } from './decorators/mcp-param.decorators';
+export type { McpToolOptions, McpToolAnnotations, McpIcon } from './interfaces/mcp-tool-options.interface';
+export type { SchemaSource, JsonSchemaObject, ZodLikeSchema } from './interfaces/schema-source.interface';
+export type {
+  McpCallContext,
+  McpCallLogger,
+  McpCaller,
+  McpLogLevel,
+  McpTransportKind,
+} from './interfaces/mcp-call-context.interface';
+export { McpParamType } from './interfaces/mcp-param-type.enum';
+export { McpToolError } from './errors/mcp-tool.error';
+export { JsonRpcError, JsonRpcErrorCode } from './errors/json-rpc.error';
+export { McpStartupError, type McpDiagnostic } from './errors/mcp-startup.error';
+export { text, image, audio, embeddedResource, resourceLink } from './content/content.helpers';
+export { MCP_TOOL_METADATA, MCP_PARAM_ARGS_METADATA, MCP_CONTEXT_TYPE } from './mcp.constants';
+export {
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  DEFAULT_HTTP_PROTOCOL_VERSION,
+} from './protocol/protocol-versions';

@@ -1,0 +1,53 @@
+/** Log levels of `notifications/message` (RFC 5424 names, as the MCP spec uses). */
+export type McpLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+/** Sends `notifications/message` to the client that made the call. */
+export interface McpCallLogger {
+  log(level: McpLogLevel, data: unknown): void;
+  debug(data: unknown): void;
+  info(data: unknown): void;
+  notice(data: unknown): void;
+  warning(data: unknown): void;
+  error(data: unknown): void;
+}
+
+/**
+ * Who is calling. A placeholder until authentication lands: `anonymous` unless a transport
+ * or guard sets it.
+ */
+export interface McpCaller {
+  id: string;
+  scopes: readonly string[];
+  roles: readonly string[];
+  claims: Readonly<Record<string, unknown>>;
+}
+
+/** The transport a call arrived on. */
+export type McpTransportKind = 'http' | 'stdio';
+
+/** Everything a tool may want to know about the call it is serving; injected with `@McpContext()`. */
+export interface McpCallContext {
+  /** The JSON-RPC request id. */
+  readonly requestId: string | number;
+  /** The session id (stateful HTTP and stdio), `undefined` in stateless mode. */
+  readonly sessionId: string | undefined;
+  /** The protocol revision negotiated with (or announced by) the client. */
+  readonly protocolVersion: string;
+  /** The name of the tool being called. */
+  readonly toolName: string;
+  readonly transport: McpTransportKind;
+  /** The client's `clientInfo` from `initialize`, when known. */
+  readonly clientInfo: { name: string; version: string } | undefined;
+  readonly caller: McpCaller;
+  /** HTTP request headers (lower-case names); empty on stdio. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Aborted when the client cancels the call, disconnects, or the host shuts down. */
+  readonly signal: AbortSignal;
+  /**
+   * Sends `notifications/progress` when the request carried a `progressToken`; a no-op
+   * otherwise. `progress` must increase from one call to the next (the spec requires it).
+   */
+  reportProgress(progress: number, total?: number, message?: string): void;
+  /** Sends `notifications/message` to the calling client. */
+  readonly log: McpCallLogger;
+}

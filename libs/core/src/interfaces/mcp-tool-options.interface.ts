@@ -1,0 +1,39 @@
+import type { SchemaSource } from './schema-source.interface';
+
+/** Hints about a tool's behaviour, as defined by the MCP spec (`ToolAnnotations`). */
+export interface McpToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** An icon a client may show for a tool. */
+export interface McpIcon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
+/** Options of `@McpTool()`. */
+export interface McpToolOptions {
+  /** Tool name; defaults to the method name. 1–128 characters of `A-Z a-z 0-9 _ - .` */
+  name?: string;
+  /** Human-readable name shown by clients. */
+  title?: string;
+  /** What the tool does, written for the model. Required. */
+  description: string;
+  annotations?: McpToolAnnotations;
+  icons?: McpIcon[];
+  /**
+   * Input schema when the `@McpArgs()` parameter is not typed with a DTO class:
+   * a zod 4 schema or a raw JSON Schema (a DTO class is accepted here too).
+   */
+  input?: SchemaSource;
+  /** Output schema: the returned object becomes `structuredContent`, validated against it. */
+  output?: SchemaSource;
+  /** Extra `_meta` published with the tool definition. */
+  _meta?: Record<string, unknown>;
+}

@@ -1,0 +1,6 @@
+/** Metadata key under which `@McpTool` stores its options on a method. */
+export const MCP_TOOL_METADATA = 'mcp:tool';
+/** Metadata key for the parameters bound by `@McpArgs` / `@McpContext` (Nest's route-args format). */
+export const MCP_PARAM_ARGS_METADATA = 'mcp:param-args';
+/** The execution-context type guards see for MCP calls: `context.getType() === 'mcp'`. */
+export const MCP_CONTEXT_TYPE = 'mcp';

@@ -1,0 +1,48 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
+import { StreamableHttpHandler } from './streamable-http.handler';
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * Puts the MCP endpoint on the Nest HTTP server. By default it answers the MCP path directly
+ * on the underlying `node:http` server, in front of Express (whose router, body parser and
+ * ETag hashing would cost most of the throughput), and passes every other request to the
+ * Express app unchanged. With `routeThroughExpress` it is an ordinary Express route instead.
+ */
+@Injectable()
+export class HttpEndpointMounter {
+  private readonly logger = new Logger('McpHttp');
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly handler: StreamableHttpHandler,
+  ) {}
+
+  /** Mounts the endpoint; returns false when the application has no HTTP server. */
+  mount(): boolean {
+    const adapter = this.adapterHost?.httpAdapter;
+    const server = adapter?.getHttpServer() as Server | undefined;
+    if (!adapter || !server) return false;
+    const { path } = this.options;
+    const serve: RequestListener = (req, res) => this.handler.handle(req, res);
+
+    if (this.options.routeThroughExpress) {
+      for (const method of ['post', 'get', 'delete'] as const) adapter[method](path, serve);
+    } else {
+      const withQuery = `${path}?`;
+      const others = server.listeners('request') as RequestListener[];
+      server.removeAllListeners('request');
+      server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+        const url = req.url!;
+        if (url === path || url.startsWith(withQuery)) serve(req, res);
+        else for (const listener of others) listener.call(server, req, res);
+      });
+    }
+    this.logger.log(`Streamable HTTP endpoint at ${path} (${this.options.mode}${this.options.routeThroughExpress ? ', through Express' : ''})`);
+    return true;
+  }
+}

@@ -1,0 +1,19 @@
+/** Transport-level refusals of the Streamable HTTP endpoint: HTTP status, JSON-RPC code, message. */
+export const HttpMessages = {
+  forbiddenHost: (host: string) => [403, -32600, `Forbidden: Host "${host}" is not allowed (DNS rebinding protection); add it to allowedHosts`] as const,
+  forbiddenOrigin: (origin: string) => [403, -32600, `Forbidden: Origin "${origin}" is not allowed; add it to allowedOrigins`] as const,
+  methodNotAllowed: (method: string) => [405, -32600, `Method Not Allowed: ${method} is not served on this endpoint`] as const,
+  unsupportedMediaType: () => [415, -32600, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json'] as const,
+  notAcceptable: (needs: string) => [406, -32600, `Not Acceptable: the Accept header must include ${needs}`] as const,
+  tooLarge: (limit: number) => [413, -32600, `Payload Too Large: the body exceeds ${limit} bytes (bodyLimit)`] as const,
+  invalidRequest: (reason: string) => [400, -32600, `Invalid Request: ${reason}`] as const,
+  unsupportedVersion: (version: string, supported: readonly string[]) =>
+    [400, -32600, `Bad Request: unsupported MCP-Protocol-Version "${version}"; supported: ${supported.join(', ')}`] as const,
+  missingSession: () => [400, -32600, 'Bad Request: the Mcp-Session-Id header is required; send initialize first to open a session'] as const,
+  unknownSession: () => [404, -32001, 'Session not found: it ended or never existed; send initialize to open a new one'] as const,
+  tooManySessions: (max: number) => [503, -32600, `Service Unavailable: the session limit (${max}) is reached; retry later`] as const,
+  streamAlreadyOpen: () => [409, -32600, 'Conflict: this session already has an open GET stream'] as const,
+  notReady: () => [503, -32600, 'Service Unavailable: the host is starting or shutting down'] as const,
+} as const;
+
+export type HttpRefusal = readonly [status: number, code: number, message: string];

@@ -1,0 +1,40 @@
+import type { ServerResponse } from 'node:http';
+
+const KEEP_ALIVE_MS = 15_000;
+
+/**
+ * A Server-Sent Events stream on an HTTP response. Sends a comment every 15 s so that proxies
+ * and clients keep long streams open.
+ */
+export class SseStream {
+  private readonly keepAlive: NodeJS.Timeout;
+
+  constructor(
+    private readonly res: ServerResponse,
+    headers: Record<string, string>,
+  ) {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...headers,
+    });
+    res.flushHeaders();
+    this.keepAlive = setInterval(() => this.res.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref();
+    res.once('close', () => clearInterval(this.keepAlive));
+  }
+
+  get open(): boolean {
+    return !this.res.writableEnded && !this.res.destroyed;
+  }
+
+  send(message: string): void {
+    if (this.open) this.res.write(`event: message\ndata: ${message}\n\n`);
+  }
+
+  end(): void {
+    clearInterval(this.keepAlive);
+    if (this.open) this.res.end();
+  }
+}

@@ -1,0 +1,220 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DEFAULT_HTTP_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '#libs/core';
+import { McpDispatcher, type DispatchScope } from '../dispatch/mcp.dispatcher';
+import { classify, errorResponse, PARSE_ERROR_RESPONSE, type JsonRpcMessage, type MessageKind } from '../dispatch/json-rpc';
+import { HostState } from '../lifecycle/host-state';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
+import { McpSession } from '../session/mcp-session';
+import { SessionStore } from '../session/session.store';
+import { BodyTooLargeError, readBody } from './body-reader';
+import { HttpMessages, type HttpRefusal } from './http.messages';
+import { checkOriginAndHost } from './origin-host.policy';
+import { SseStream } from './sse-stream';
+
+const SESSION_HEADER = 'mcp-session-id';
+const VERSION_HEADER = 'mcp-protocol-version';
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+interface Accepts {
+  json: boolean;
+  sse: boolean;
+}
+
+function accepts(header: string | undefined): Accepts {
+  if (!header || header.includes('*/*')) return { json: true, sse: true };
+  return { json: header.includes('application/json') || header.includes('application/*'), sse: header.includes('text/event-stream') };
+}
+
+/**
+ * The Streamable HTTP transport (2025-11-25) on plain `node:http` request/response objects:
+ * POST carries one JSON-RPC message; GET opens the session's notification stream; DELETE ends
+ * the session. A request is answered with JSON, or with an SSE stream as soon as the call
+ * sends a notification and the client accepts `text/event-stream`.
+ */
+@Injectable()
+export class StreamableHttpHandler {
+  private readonly logger = new Logger('McpHttp');
+  private readonly stateful: boolean;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly dispatcher: McpDispatcher,
+    private readonly sessions: SessionStore,
+    private readonly state: HostState,
+  ) {
+    this.stateful = options.mode === 'stateful';
+  }
+
+  /** Serves one HTTP request on the MCP path. Never throws. */
+  handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): void {
+    this.route(req, res).catch((error: unknown) => {
+      this.logger.error('Unexpected transport failure', (error as Error)?.stack ?? String(error));
+      if (!res.headersSent) this.refuse(res, [500, -32603, 'Internal error']);
+      else res.end();
+    });
+  }
+
+  private async route(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    const refusal = checkOriginAndHost(req.headers, this.options) ?? (this.state.accepting ? undefined : HttpMessages.notReady());
+    if (refusal) return this.refuse(res, refusal, req);
+    switch (req.method) {
+      case 'POST':
+        return this.post(req, res);
+      case 'GET':
+        return this.get(req, res);
+      case 'DELETE':
+        return this.delete(req, res);
+      default:
+        return this.refuse(res, HttpMessages.methodNotAllowed(req.method ?? ''), req);
+    }
+  }
+
+  private async post(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    const contentType = req.headers['content-type'];
+    if (!contentType || !contentType.startsWith('application/json')) return this.refuse(res, HttpMessages.unsupportedMediaType(), req);
+    const accept = accepts(req.headers.accept);
+    if (!accept.json && !accept.sse) return this.refuse(res, HttpMessages.notAcceptable('application/json or text/event-stream'), req);
+
+    let parsed: unknown;
+    if (req.body !== undefined && typeof req.body === 'object' && !Buffer.isBuffer(req.body)) {
+      parsed = req.body; // already parsed by Express middleware (routeThroughExpress)
+    } else {
+      let body: string;
+      try {
+        body = await readBody(req, this.options.bodyLimit);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) return this.refuse(res, HttpMessages.tooLarge(this.options.bodyLimit), req);
+        throw error;
+      }
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return this.reply(res, 400, PARSE_ERROR_RESPONSE);
+      }
+    }
+    const classified = classify(parsed);
+    if ('invalid' in classified) return this.reply(res, 400, errorResponse(classified.id, -32600, `Invalid Request: ${classified.invalid}`));
+    const { kind, message } = classified;
+
+    const isInitialize = kind === 'request' && message.method === 'initialize';
+    const version = req.headers[VERSION_HEADER];
+    if (!isInitialize && typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return this.refuse(res, HttpMessages.unsupportedVersion(version, SUPPORTED_PROTOCOL_VERSIONS));
+    }
+
+    let session: McpSession;
+    const headers: Record<string, string> = {};
+    if (!this.stateful) {
+      session = new McpSession(undefined, typeof version === 'string' ? version : DEFAULT_HTTP_PROTOCOL_VERSION);
+    } else if (isInitialize) {
+      if (this.sessions.isFull) return this.refuse(res, HttpMessages.tooManySessions(this.options.maxSessions));
+      session = this.sessions.create();
+      headers[SESSION_HEADER] = session.id!;
+    } else {
+      const found = this.findSession(req, res);
+      if (!found) return;
+      session = found;
+    }
+
+    if (kind !== 'request') {
+      await this.dispatcher.dispatch(kind, message, this.scope(req, session, () => undefined));
+      res.writeHead(202).end();
+      return;
+    }
+    return this.answerRequest(req, res, kind, message, session, headers, accept);
+  }
+
+  private async answerRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    kind: MessageKind,
+    message: JsonRpcMessage,
+    session: McpSession,
+    headers: Record<string, string>,
+    accept: Accepts,
+  ): Promise<void> {
+    const lost = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) lost.abort(new Error('client disconnected'));
+    };
+    res.once('close', onClose);
+    let stream: SseStream | undefined;
+    // Notifications of this request open an SSE stream when the client accepts one;
+    // otherwise they go to the session's GET stream, if open.
+    const notify = (notification: string) => {
+      if (accept.sse) {
+        stream ??= new SseStream(res, headers);
+        stream.send(notification);
+      } else {
+        session.sink?.(notification);
+      }
+    };
+    const response = await this.dispatcher.dispatch(kind, message, this.scope(req, session, notify, lost.signal));
+    res.off('close', onClose);
+    if (stream) {
+      if (response !== undefined) stream.send(response);
+      stream.end();
+    } else if (!accept.json) {
+      new SseStream(res, headers).send(response!);
+      res.end();
+    } else {
+      res.writeHead(200, headers['mcp-session-id'] ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS).end(response);
+    }
+  }
+
+  private get(req: IncomingMessage, res: ServerResponse): void {
+    if (!this.stateful) return this.refuse(res, HttpMessages.methodNotAllowed('GET'), req, 'POST');
+    if (!accepts(req.headers.accept).sse) return this.refuse(res, HttpMessages.notAcceptable('text/event-stream'), req);
+    const session = this.findSession(req, res);
+    if (!session) return;
+    if (session.sink) return this.refuse(res, HttpMessages.streamAlreadyOpen(), req);
+    const stream = new SseStream(res, {});
+    const sink = (message: string) => stream.send(message);
+    const close = () => stream.end();
+    session.sink = sink;
+    session.cleanups.add(close);
+    res.once('close', () => {
+      if (session.sink === sink) session.sink = undefined;
+      session.cleanups.delete(close);
+    });
+  }
+
+  private delete(req: IncomingMessage, res: ServerResponse): void {
+    if (!this.stateful) return this.refuse(res, HttpMessages.methodNotAllowed('DELETE'), req, 'POST');
+    const session = this.findSession(req, res);
+    if (!session) return;
+    this.sessions.delete(session.id!, 'session ended by the client');
+    res.writeHead(200).end();
+  }
+
+  /** The session named by the request's header; answers 400/404 itself when there is none. */
+  private findSession(req: IncomingMessage, res: ServerResponse): McpSession | undefined {
+    const id = req.headers[SESSION_HEADER];
+    if (typeof id !== 'string' || !id) {
+      this.refuse(res, HttpMessages.missingSession(), req);
+      return undefined;
+    }
+    const session = this.sessions.get(id);
+    if (!session) this.refuse(res, HttpMessages.unknownSession(), req);
+    return session;
+  }
+
+  private scope(req: IncomingMessage, session: McpSession, notify: (message: string) => void, signal?: AbortSignal): DispatchScope {
+    return { session, transport: 'http', headers: req.headers, notify, signal };
+  }
+
+  private reply(res: ServerResponse, status: number, body: string): void {
+    res.writeHead(status, JSON_HEADERS).end(body);
+  }
+
+  private refuse(res: ServerResponse, [status, code, message]: HttpRefusal, req?: IncomingMessage, allow = 'GET, POST, DELETE'): void {
+    const headers: Record<string, string> = { ...JSON_HEADERS };
+    if (status === 405) headers.allow = allow;
+    if (status === 503) headers['retry-after'] = '5';
+    // A refused request's unread body must not be parsed as the connection's next request.
+    if (status === 413 || status === 403) headers.connection = 'close';
+    res.writeHead(status, headers).end(errorResponse(null, code, message));
+    if (req && !req.complete) req.resume();
+  }
+}

@@ -1,0 +1,6 @@
+export { McpModule } from './mcp.module';
+export { MCP_MODULE_OPTIONS, type McpModuleExtras } from './mcp.module-definition';
+export type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+export { StderrConsoleLogger } from './logging/stderr-console.logger';
+export { StdioTransport } from './stdio/stdio.transport';
+export { HostState, type HostPhase } from './lifecycle/host-state';

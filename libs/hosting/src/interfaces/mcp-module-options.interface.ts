@@ -1,0 +1,60 @@
+/**
+ * Options of `McpModule.forRoot()` / `forRootAsync()`. Every option is validated at start-up.
+ *
+ * @example
+ * ```ts
+ * McpModule.forRoot({
+ *   name: 'support-desk',
+ *   version: '1.0.0',
+ *   instructions: 'Tools for the support desk: search customers, manage tickets.',
+ *   mode: 'stateful',
+ *   allowedHosts: ['localhost', '127.0.0.1'],
+ * })
+ * ```
+ */
+export interface McpModuleOptions {
+  /** Server name announced in `initialize` (`serverInfo.name`). Required. */
+  name: string;
+  /** Server version announced in `initialize` (`serverInfo.version`). Required. */
+  version: string;
+  /** Human-readable server title. */
+  title?: string;
+  /** Instructions for the model, sent in the `initialize` result. */
+  instructions?: string;
+  /** HTTP path of the Streamable HTTP endpoint. @default '/mcp' */
+  path?: string;
+  /** `stateful`: sessions with `Mcp-Session-Id`; `stateless`: every request stands alone. @default 'stateful' */
+  mode?: 'stateful' | 'stateless';
+  /** A session unused for this long is ended (ms). @default 1_800_000 (30 min) */
+  sessionIdleTtlMs?: number;
+  /** At most this many live sessions; `initialize` beyond it is refused with 503. @default 10_000 */
+  maxSessions?: number;
+  /**
+   * Origins allowed to call the endpoint (exact `scheme://host[:port]`). Requests with any other
+   * `Origin` get 403. Requests without `Origin` (non-browser clients) are allowed.
+   * @default loopback origins (http://localhost, http://127.0.0.1, http://[::1], any port)
+   */
+  allowedOrigins?: string[];
+  /**
+   * Host names allowed in the `Host` header (DNS-rebinding protection). `['*']` allows any.
+   * @default ['localhost', '127.0.0.1', '[::1]']
+   */
+  allowedHosts?: string[];
+  /** Largest request body accepted; bigger ones get 413. Bytes or '100kb' / '4mb'. @default '1mb' */
+  bodyLimit?: number | string;
+  /** Serve Streamable HTTP on the Nest HTTP server when there is one. @default true */
+  http?: boolean;
+  /** Serve MCP over this process's stdin/stdout. @default false */
+  stdio?: boolean;
+  /**
+   * Route the MCP endpoint through Express (so your Express middleware sees it) instead of
+   * serving it directly on the underlying `node:http` server. Slower. @default false
+   */
+  routeThroughExpress?: boolean;
+  /** Items per page of `tools/list`. @default 100 */
+  pageSize?: number;
+  /** On shutdown, wait this long for in-flight calls before aborting them (ms). @default 10_000 */
+  shutdownTimeoutMs?: number;
+  /** Health endpoints (`/health/live`, `/health/ready`) on the Nest HTTP server. @default true */
+  health?: boolean;
+}

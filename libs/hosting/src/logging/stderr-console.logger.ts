@@ -1,0 +1,16 @@
+import { ConsoleLogger, type LogLevel } from '@nestjs/common';
+
+/**
+ * A Nest `ConsoleLogger` that writes every level to stderr, so that stdout carries nothing but
+ * MCP messages when the host serves stdio.
+ *
+ * @example
+ * ```ts
+ * const app = await NestFactory.createApplicationContext(AppModule, { logger: new StderrConsoleLogger() });
+ * ```
+ */
+export class StderrConsoleLogger extends ConsoleLogger {
+  protected override printMessages(messages: unknown[], context?: string, logLevel?: LogLevel): void {
+    super.printMessages(messages, context, logLevel, 'stderr');
+  }
+}

@@ -1,0 +1,73 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { CatalogModule } from '#libs/catalog';
+import { InvocationModule } from '#libs/invocation';
+import { McpDispatcher } from './dispatch/mcp.dispatcher';
+import { HealthController } from './health/health.controller';
+import { McpHealthIndicator } from './health/mcp.health';
+import { HttpEndpointMounter } from './http/http-endpoint.mounter';
+import { StreamableHttpHandler } from './http/streamable-http.handler';
+import { HostState } from './lifecycle/host-state';
+import {
+  MCP_ASYNC_OPTIONS_TYPE,
+  MCP_MODULE_OPTIONS,
+  MCP_OPTIONS_TYPE,
+  McpConfigurableModule,
+} from './mcp.module-definition';
+import { McpHost } from './mcp.host';
+import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { resolveMcpOptions } from './options/mcp-options.resolver';
+import { MCP_RESOLVED_OPTIONS } from './options/resolved-options';
+import { SessionStore } from './session/session.store';
+import { StdioTransport } from './stdio/stdio.transport';
+
+/**
+ * The MCP host. Import it once in the application's root module: every `@McpTool` method of
+ * every provider is served over Streamable HTTP (on the Nest HTTP server) and/or stdio, with
+ * health probes at `/health/live` and `/health/ready`.
+ *
+ * @example
+ * ```ts
+ * @Module({
+ *   imports: [McpModule.forRoot({ name: 'support-desk', version: '1.0.0' })],
+ *   providers: [TicketTools],
+ * })
+ * export class AppModule {}
+ * ```
+ * @example
+ * ```ts
+ * McpModule.forRootAsync({
+ *   imports: [ConfigModule],
+ *   inject: [ConfigService],
+ *   useFactory: (config: ConfigService) => ({ name: 'desk', version: '1.0.0', mode: config.get('MCP_MODE') }),
+ * })
+ * ```
+ */
+@Module({
+  imports: [CatalogModule, InvocationModule, TerminusModule],
+  providers: [
+    { provide: MCP_RESOLVED_OPTIONS, useFactory: (options: McpModuleOptions) => resolveMcpOptions(options), inject: [MCP_MODULE_OPTIONS] },
+    HostState,
+    SessionStore,
+    McpDispatcher,
+    StreamableHttpHandler,
+    HttpEndpointMounter,
+    StdioTransport,
+    McpHealthIndicator,
+    McpHost,
+  ],
+  exports: [CatalogModule, StdioTransport, HostState, SessionStore],
+})
+export class McpModule extends McpConfigurableModule {
+  static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {
+    return withHealth(super.forRoot(options), options.health);
+  }
+
+  static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withHealth(super.forRootAsync(options), options.health);
+  }
+}
+
+function withHealth(definition: DynamicModule, health: boolean | undefined): DynamicModule {
+  return health === false ? definition : { ...definition, controllers: [...(definition.controllers ?? []), HealthController] };
+}

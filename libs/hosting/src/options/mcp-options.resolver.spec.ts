@@ -1,0 +1,62 @@
+import { McpStartupError } from '#libs/core';
+import { resolveMcpOptions } from './mcp-options.resolver';
+
+describe('resolveMcpOptions', () => {
+  it('fills every default', () => {
+    const options = resolveMcpOptions({ name: 'desk', version: '1.0.0' });
+    expect(options).toMatchObject({
+      path: '/mcp',
+      mode: 'stateful',
+      sessionIdleTtlMs: 1_800_000,
+      maxSessions: 10_000,
+      bodyLimit: 1_048_576,
+      http: true,
+      stdio: false,
+      routeThroughExpress: false,
+      pageSize: 100,
+      shutdownTimeoutMs: 10_000,
+      allowedOrigins: undefined,
+    });
+    expect([...options.allowedHosts!]).toEqual(['localhost', '127.0.0.1', '[::1]']);
+  });
+
+  it('parses sizes and host wildcards', () => {
+    const options = resolveMcpOptions({ name: 'a', version: '1', bodyLimit: '512kb', allowedHosts: ['*'], allowedOrigins: ['https://App.example.com'] });
+    expect(options.bodyLimit).toBe(524_288);
+    expect(options.allowedHosts).toBeUndefined();
+    expect([...options.allowedOrigins!]).toEqual(['https://app.example.com']);
+  });
+
+  it('reports every invalid option at once, each with a fix', () => {
+    let error: unknown;
+    try {
+      resolveMcpOptions({
+        name: '',
+        version: '1',
+        path: 'mcp/',
+        mode: 'sticky' as 'stateful',
+        maxSessions: 0,
+        bodyLimit: 'lots',
+        allowedOrigins: ['https://ok.example/path'],
+        stdio: 'yes' as unknown as boolean,
+        colour: 'blue',
+      } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(McpStartupError);
+    const diagnostics = (error as McpStartupError).diagnostics;
+    expect(diagnostics.map((d) => d.where)).toEqual([
+      'McpModule option "colour"',
+      'McpModule option "name"',
+      'McpModule option "path"',
+      'McpModule option "mode"',
+      'McpModule option "maxSessions"',
+      'McpModule option "allowedOrigins"',
+      'McpModule option "bodyLimit"',
+      'McpModule option "stdio"',
+    ]);
+    expect((error as Error).message).toContain("fix: use 'stateful' or 'stateless'");
+    expect((error as Error).message).toContain("fix: give bytes (1048576) or a string like '512kb' or '4mb'");
+  });
+});

@@ -1,0 +1,103 @@
+import { McpStartupError, type McpDiagnostic } from '#libs/core';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import type { ResolvedMcpOptions } from './resolved-options';
+
+const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+const KNOWN_OPTIONS = new Set<string>([
+  'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
+  'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
+  'shutdownTimeoutMs',
+]);
+const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/**
+ * Validates `McpModule` options and merges the defaults. Every problem is reported at once,
+ * each with how to fix it.
+ * @throws McpStartupError
+ */
+export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions {
+  const problems: McpDiagnostic[] = [];
+  const report = (option: string, problem: string, fix: string) => problems.push({ where: `McpModule option "${option}"`, problem, fix });
+  const o = (options ?? {}) as McpModuleOptions & Record<string, unknown>;
+
+  for (const key of Object.keys(o)) {
+    if (!KNOWN_OPTIONS.has(key)) report(key, 'is not a known option', `remove it; known options are: ${[...KNOWN_OPTIONS].join(', ')}`);
+  }
+  const text = (key: 'name' | 'version', example: string) => {
+    if (typeof o[key] !== 'string' || !o[key].trim()) report(key, 'is required and must be a non-empty string', `set it, e.g. ${key}: '${example}'`);
+  };
+  text('name', 'support-desk');
+  text('version', '1.0.0');
+  for (const key of ['title', 'instructions'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'string') report(key, 'must be a string', `give a string or leave ${key} out`);
+  }
+  const path = o.path ?? '/mcp';
+  if (typeof path !== 'string' || !/^\/[A-Za-z0-9/_.~-]*$/.test(path) || path.length > 1 && path.endsWith('/')) {
+    report('path', `"${String(path)}" is not an absolute URL path`, "use a path like '/mcp' (leading slash, no trailing slash, no query)");
+  }
+  const mode = o.mode ?? 'stateful';
+  if (mode !== 'stateful' && mode !== 'stateless') report('mode', `"${String(mode)}" is not a mode`, "use 'stateful' or 'stateless'");
+  const integer = (key: keyof McpModuleOptions, fallback: number, min: number) => {
+    const value = o[key] ?? fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+      report(key, `must be an integer ≥ ${min}, got ${JSON.stringify(value)}`, `set ${key}: ${fallback} (the default) or another integer ≥ ${min}`);
+    }
+    return value as number;
+  };
+  const sessionIdleTtlMs = integer('sessionIdleTtlMs', 30 * 60_000, 1_000);
+  const maxSessions = integer('maxSessions', 10_000, 1);
+  const pageSize = integer('pageSize', 100, 1);
+  const shutdownTimeoutMs = integer('shutdownTimeoutMs', 10_000, 0);
+  const stringList = (key: 'allowedOrigins' | 'allowedHosts') => {
+    const value = o[key];
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || !item)) {
+      report(key, 'must be an array of non-empty strings', `e.g. ${key}: ${key === 'allowedHosts' ? "['mcp.example.com']" : "['https://app.example.com']"}`);
+      return undefined;
+    }
+    return value as string[];
+  };
+  const origins = stringList('allowedOrigins');
+  origins?.forEach((origin) => {
+    if (!/^https?:\/\/[^/]+$/.test(origin)) report('allowedOrigins', `"${origin}" is not an origin`, "write scheme://host[:port] with no path, e.g. 'https://app.example.com'");
+  });
+  const hosts = stringList('allowedHosts');
+  const bodyLimit = parseSize(o.bodyLimit ?? '1mb');
+  if (bodyLimit === undefined) report('bodyLimit', `${JSON.stringify(o.bodyLimit)} is not a size`, "give bytes (1048576) or a string like '512kb' or '4mb'");
+  const flag = (key: 'http' | 'stdio' | 'routeThroughExpress', fallback: boolean) => {
+    const value = o[key] ?? fallback;
+    if (typeof value !== 'boolean') report(key, 'must be true or false', `set ${key}: ${fallback}`);
+    return value === true;
+  };
+  const http = flag('http', true);
+  const stdio = flag('stdio', false);
+  const routeThroughExpress = flag('routeThroughExpress', false);
+
+  if (problems.length > 0) throw new McpStartupError(problems);
+  return {
+    name: o.name,
+    version: o.version,
+    title: o.title,
+    instructions: o.instructions,
+    path,
+    mode,
+    sessionIdleTtlMs,
+    maxSessions,
+    allowedOrigins: origins && new Set(origins.map((origin) => origin.toLowerCase())),
+    allowedHosts: hosts?.includes('*') ? undefined : new Set((hosts ?? DEFAULT_HOSTS).map((host) => host.toLowerCase())),
+    bodyLimit: bodyLimit!,
+    http,
+    stdio,
+    routeThroughExpress,
+    pageSize,
+    shutdownTimeoutMs,
+  };
+}
+
+function parseSize(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) && value > 0 ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  const match = SIZE.exec(value.trim());
+  return match ? Math.floor(Number(match[1]) * UNITS[(match[2] ?? 'b').toLowerCase()]) : undefined;
+}

@@ -1,0 +1,26 @@
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+
+/** Token of the validated options with every default filled in. */
+export const MCP_RESOLVED_OPTIONS = Symbol('MCP:RESOLVED_OPTIONS');
+
+/** `McpModuleOptions` after validation, defaults merged (in one place: `resolveMcpOptions`). */
+export interface ResolvedMcpOptions {
+  name: string;
+  version: string;
+  title: string | undefined;
+  instructions: string | undefined;
+  path: string;
+  mode: 'stateful' | 'stateless';
+  sessionIdleTtlMs: number;
+  maxSessions: number;
+  /** `undefined`: loopback origins only. */
+  allowedOrigins: ReadonlySet<string> | undefined;
+  /** `undefined`: any host. */
+  allowedHosts: ReadonlySet<string> | undefined;
+  bodyLimit: number;
+  http: boolean;
+  stdio: boolean;
+  routeThroughExpress: boolean;
+  pageSize: number;
+  shutdownTimeoutMs: number;
+}

@@ -1,0 +1,40 @@
+import type { McpLogLevel } from '#libs/core';
+
+/** Where notifications that belong to no request go (the GET stream, or stdout on stdio). */
+export type NotificationSink = (message: string) => void;
+
+/**
+ * What the host remembers about one client: negotiated version, client info and capabilities,
+ * log level, calls in flight (for cancellation) and its standalone notification stream.
+ * In stateless mode a short-lived session is made per request.
+ */
+export class McpSession {
+  protocolVersion: string;
+  clientInfo: { name: string; version: string } | undefined;
+  clientCapabilities: Record<string, unknown> | undefined;
+  logLevel: McpLogLevel | undefined;
+  initialized = false;
+  lastSeen = Date.now();
+  /** Abort controllers of the requests in flight, by JSON-RPC id. */
+  readonly inFlight = new Map<string | number, AbortController>();
+  /** The standalone stream (HTTP GET) or stdout; `undefined` when none is open. */
+  sink: NotificationSink | undefined;
+  /** Run once when the session ends (e.g. closing its open streams). */
+  readonly cleanups = new Set<() => void>();
+
+  constructor(
+    readonly id: string | undefined,
+    protocolVersion: string,
+  ) {
+    this.protocolVersion = protocolVersion;
+  }
+
+  /** Ends the session: aborts every call in flight. */
+  close(reason: string): void {
+    for (const controller of this.inFlight.values()) controller.abort(new Error(reason));
+    this.inFlight.clear();
+    this.sink = undefined;
+    for (const cleanup of this.cleanups) cleanup();
+    this.cleanups.clear();
+  }
+}

@@ -1,0 +1,85 @@
+import type { Readable, Writable } from 'node:stream';
+import { Injectable, Logger } from '@nestjs/common';
+import { LATEST_PROTOCOL_VERSION } from '#libs/core';
+import { McpDispatcher, type DispatchScope } from '../dispatch/mcp.dispatcher';
+import { classify, errorResponse, PARSE_ERROR_RESPONSE } from '../dispatch/json-rpc';
+import { HostState } from '../lifecycle/host-state';
+import { McpSession } from '../session/mcp-session';
+
+const NO_HEADERS = Object.freeze({});
+
+/**
+ * MCP over newline-delimited JSON on a pair of streams (the process's stdin/stdout). One
+ * session for the life of the process; nothing but protocol messages is written to `output`.
+ */
+@Injectable()
+export class StdioTransport {
+  private readonly logger = new Logger('McpStdio');
+  private session: McpSession | undefined;
+  private output: Writable | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly dispatcher: McpDispatcher,
+    private readonly state: HostState,
+  ) {}
+
+  /** Starts reading `input`; resolves when it ends. */
+  connect(input: Readable, output: Writable): Promise<void> {
+    this.session = new McpSession('stdio', LATEST_PROTOCOL_VERSION);
+    this.output = output;
+    this.session.sink = (message) => this.write(message);
+    let buffered = '';
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => {
+      buffered += chunk;
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline).replace(/\r$/, '');
+        buffered = buffered.slice(newline + 1);
+        if (line.trim()) void this.receive(line);
+      }
+    });
+    this.logger.log('Serving MCP on stdio');
+    return new Promise((resolve) => input.once('end', () => {
+      this.close();
+      resolve();
+    }));
+  }
+
+  /** Sends a notification that belongs to no request (e.g. list changed). */
+  broadcast(message: string): void {
+    if (this.session) this.write(message);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.session?.close('stdio closed');
+  }
+
+  private async receive(line: string): Promise<void> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return this.write(PARSE_ERROR_RESPONSE);
+    }
+    const classified = classify(parsed);
+    if ('invalid' in classified) return this.write(errorResponse(classified.id, -32600, `Invalid Request: ${classified.invalid}`));
+    if (!this.state.accepting && classified.kind === 'request') {
+      return this.write(errorResponse(classified.message.id!, -32600, 'The host is shutting down'));
+    }
+    const scope: DispatchScope = { session: this.session!, transport: 'stdio', headers: NO_HEADERS, notify: (message) => this.write(message) };
+    try {
+      const response = await this.dispatcher.dispatch(classified.kind, classified.message, scope);
+      if (response !== undefined) this.write(response);
+    } catch (error) {
+      this.logger.error('Unexpected failure', (error as Error)?.stack ?? String(error));
+    }
+  }
+
+  private write(message: string): void {
+    if (!this.closed && this.output?.writable) this.output.write(`${message}\n`);
+  }
+}

@@ -1,0 +1,85 @@
+import { Logger } from '@nestjs/common';
+import type { McpCallContext, McpCaller, McpCallLogger, McpLogLevel, McpTransportKind } from '#libs/core';
+import type { CallChannel } from './call-channel.interface';
+
+const LEVELS: readonly McpLogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const RANK = new Map(LEVELS.map((level, index) => [level, index]));
+
+/** The anonymous caller, until authentication sets a real one. */
+export const ANONYMOUS_CALLER: McpCaller = Object.freeze({ id: 'anonymous', scopes: [], roles: [], claims: {} });
+
+/** What a transport knows about a call when it starts it. */
+export type CallContextInit = Omit<McpCallContext, 'caller' | 'reportProgress' | 'log'> & {
+  caller?: McpCaller;
+  progressToken: string | number | undefined;
+  channel: CallChannel;
+};
+
+const warnings = new Logger('McpCallContext');
+
+/** The `McpCallContext` handed to tools. */
+export class CallContext implements McpCallContext {
+  readonly requestId: string | number;
+  readonly sessionId: string | undefined;
+  readonly protocolVersion: string;
+  readonly toolName: string;
+  readonly transport: McpTransportKind;
+  readonly clientInfo: { name: string; version: string } | undefined;
+  readonly caller: McpCaller;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly signal: AbortSignal;
+  private readonly progressToken: string | number | undefined;
+  private readonly channel: CallChannel;
+  private lastProgress = -Infinity;
+  private logger: McpCallLogger | undefined;
+
+  constructor(init: CallContextInit) {
+    this.requestId = init.requestId;
+    this.sessionId = init.sessionId;
+    this.protocolVersion = init.protocolVersion;
+    this.toolName = init.toolName;
+    this.transport = init.transport;
+    this.clientInfo = init.clientInfo;
+    this.caller = init.caller ?? ANONYMOUS_CALLER;
+    this.headers = init.headers;
+    this.signal = init.signal;
+    this.progressToken = init.progressToken;
+    this.channel = init.channel;
+  }
+
+  reportProgress(progress: number, total?: number, message?: string): void {
+    if (this.progressToken === undefined || this.signal.aborted) return;
+    if (!(progress > this.lastProgress)) {
+      // The spec requires strictly increasing progress; a client may reject anything else.
+      warnings.warn(`${this.toolName}: progress ${progress} does not increase (last ${this.lastProgress}); not sent`);
+      return;
+    }
+    this.lastProgress = progress;
+    this.channel.notify('notifications/progress', {
+      progressToken: this.progressToken,
+      progress,
+      ...(total !== undefined && { total }),
+      ...(message !== undefined && { message }),
+    });
+  }
+
+  get log(): McpCallLogger {
+    return (this.logger ??= this.createLogger());
+  }
+
+  private createLogger(): McpCallLogger {
+    const send = (level: McpLogLevel, data: unknown) => {
+      const minimum = this.channel.logLevel;
+      if (minimum !== undefined && (RANK.get(level) ?? 0) < (RANK.get(minimum) ?? 0)) return;
+      this.channel.notify('notifications/message', { level, logger: this.toolName, data });
+    };
+    return {
+      log: send,
+      debug: (data) => send('debug', data),
+      info: (data) => send('info', data),
+      notice: (data) => send('notice', data),
+      warning: (data) => send('warning', data),
+      error: (data) => send('error', data),
+    };
+  }
+}

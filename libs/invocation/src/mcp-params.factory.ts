@@ -1,0 +1,21 @@
+import type { ParamsFactory } from '@nestjs/core/helpers/external-context-creator.js';
+import { McpParamType } from '#libs/core';
+
+/**
+ * Fills `@McpArgs()` / `@McpContext()` parameters from the arguments the invoker passes to the
+ * Nest-wrapped handler: `[validatedArgs, callContext]`.
+ */
+export class McpParamsFactory implements ParamsFactory {
+  exchangeKeyForValue(type: number, data: unknown, args: unknown[]): unknown {
+    switch (type) {
+      case McpParamType.ARGS: {
+        const value = args[0] as Record<string, unknown> | undefined;
+        return typeof data === 'string' ? value?.[data] : value;
+      }
+      case McpParamType.CONTEXT:
+        return args[1];
+      default:
+        return undefined;
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { JsonSchemaObject } from '#libs/core';
+import type { CompiledValidator } from './validation-result';
+
+// One Ajv instance for the process: compiled schemas are cached by it.
+const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
+addFormats(ajv);
+
+/** Compiles a JSON Schema (draft 2020-12) into a validator. @throws when the schema is invalid. */
+export function compileJsonSchema(schema: JsonSchemaObject): CompiledValidator {
+  const validate = ajv.compile(schema);
+  return (value) => (validate(value) ? { ok: true, value } : { ok: false, issues: (validate.errors ?? []).map(describeAjvError) });
+}
+
+function describeAjvError(error: ErrorObject): string {
+  const path = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : '';
+  if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    return `${path ? `${path}.` : ''}${missing}: is required`;
+  }
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty;
+    return `${path ? `${path}.` : ''}${extra}: is not an accepted argument`;
+  }
+  const expected = error.keyword === 'enum' ? ` (one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)})` : '';
+  return `${path || '(arguments)'}: ${error.message ?? 'is invalid'}${expected}`;
+}

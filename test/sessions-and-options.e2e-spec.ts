@@ -1,0 +1,129 @@
+import { Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { McpStartupError } from '#libs/core';
+import { McpModule } from '#libs/hosting';
+import { FixtureTools, PipelineLog } from './fixtures/fixture.tools';
+import { startFixtureApp } from './support/fixture-app';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+const initialize = (protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+describe('protocol version negotiation', () => {
+  it('accepts the revisions it supports and answers others with its latest', async () => {
+    const { app, url } = await startFixtureApp();
+    try {
+      for (const [asked, answered] of [
+        ['2025-11-25', '2025-11-25'],
+        ['2025-06-18', '2025-06-18'],
+        ['2025-03-26', '2025-03-26'],
+        ['2024-11-05', '2025-11-25'],
+        ['2099-01-01', '2025-11-25'],
+      ]) {
+        const body: Json = await (await post(url, initialize(asked))).json();
+        expect(body.result.protocolVersion).toBe(answered);
+      }
+      const bad: Json = await (await post(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} })).json();
+      expect(bad.error).toEqual({ code: -32602, message: 'initialize: "protocolVersion" must be a string' });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('session limits', () => {
+  it('refuses initialize beyond maxSessions with 503 and Retry-After', async () => {
+    const { app, url } = await startFixtureApp({ maxSessions: 1 });
+    try {
+      expect((await post(url, initialize('2025-11-25'))).status).toBe(200);
+      const refused = await post(url, initialize('2025-11-25'));
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(((await refused.json()) as Json).error.message).toContain('session limit (1)');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('ends sessions idle for longer than sessionIdleTtlMs', async () => {
+    const { app, url } = await startFixtureApp({ sessionIdleTtlMs: 1_000 });
+    try {
+      const session = (await post(url, initialize('2025-11-25'))).headers.get('mcp-session-id')!;
+      const ping = () => post(url, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': session });
+      expect((await ping()).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1_700));
+      expect((await ping()).status).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+@Injectable()
+class DeskSettings {
+  readonly mode = 'stateless' as const;
+}
+
+@Module({ providers: [DeskSettings], exports: [DeskSettings] })
+class SettingsModule {}
+
+describe('McpModule.forRootAsync', () => {
+  it('takes its options from a factory with injected providers', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        McpModule.forRootAsync({
+          imports: [SettingsModule],
+          inject: [DeskSettings],
+          useFactory: (settings: DeskSettings) => ({ name: 'async-desk', version: '2.0.0', mode: settings.mode }),
+        }),
+      ],
+      providers: [PipelineLog, FixtureTools],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    try {
+      const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+      const response = await post(url, initialize('2025-11-25'));
+      expect(response.headers.get('mcp-session-id')).toBeNull(); // stateless, from the factory
+      expect(((await response.json()) as Json).result.serverInfo).toEqual({ name: 'async-desk', version: '2.0.0' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses to start with invalid options, saying how to fix them', async () => {
+    const error = await Test.createTestingModule({
+      imports: [McpModule.forRootAsync({ useFactory: () => ({ name: 'x', version: '1', mode: 'sticky' as 'stateful', pageSize: 0 }) })],
+    })
+      .compile()
+      .then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(McpStartupError);
+    expect((error as Error).message).toContain(`McpModule option "mode": "sticky" is not a mode`);
+    expect((error as Error).message).toContain(`McpModule option "pageSize": must be an integer ≥ 1, got 0`);
+  });
+});
+
+describe('routeThroughExpress', () => {
+  it('serves the same endpoint as an Express route', async () => {
+    const { app, url } = await startFixtureApp({ routeThroughExpress: true, mode: 'stateless' });
+    try {
+      const response = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } });
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '5' }] } });
+      expect(response.headers.get('x-powered-by')).toBe('Express');
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,110 @@
+import { PassThrough } from 'node:stream';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioTransport } from '#libs/hosting';
+import { FixtureModule } from './fixtures/fixture.module';
+import { PipelineLog } from './fixtures/fixture.tools';
+import { StreamClientTransport } from './support/stream-client.transport';
+import { waitFor } from './support/wait-for';
+
+const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
+
+describe('stdio transport with the SDK client', () => {
+  let app: INestApplicationContext;
+  let client: Client;
+  let toServer: PassThrough;
+  let fromServer: PassThrough;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ http: false })] }).compile();
+    app = moduleRef;
+    await app.init();
+    toServer = new PassThrough();
+    fromServer = new PassThrough();
+    void app.get(StdioTransport).connect(toServer, fromServer);
+    client = new Client({ name: 'stdio-client', version: '2.0.0' });
+    await client.connect(new StreamClientTransport(fromServer, toServer));
+  });
+  afterAll(async () => {
+    await client.close();
+    await app.close();
+  });
+
+  it('initializes and lists the same tools as HTTP', async () => {
+    expect(client.getServerVersion()).toEqual({ name: 'fixture', version: '1.2.3' });
+    const first = await client.listTools();
+    expect(first.tools.map((tool) => tool.name)).toHaveLength(5);
+    expect(first.nextCursor).toBeDefined();
+  });
+
+  it('validates arguments and calls tools', async () => {
+    expect(textOf(await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } }))).toBe('42');
+    const bad = (await client.callTool({ name: 'add', arguments: { a: 'x' } })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/- a: a must be a number.*\n- b: b must be a number/);
+  });
+
+  it('runs guards and interceptors in the mcp context', async () => {
+    expect(textOf(await client.callTool({ name: 'secret' }))).toBe('the secret');
+    expect(textOf(await client.callTool({ name: 'shout', arguments: { word: 'stdio' } }))).toBe('STDIO');
+    expect(app.get(PipelineLog).events).toEqual(expect.arrayContaining(['guard:mcp', 'interceptor:mcp']));
+  });
+
+  it('gives the tool a stdio call context', async () => {
+    expect((await client.callTool({ name: 'whoami' })).structuredContent).toEqual({
+      transport: 'stdio',
+      sessionId: 'stdio',
+      protocolVersion: '2025-11-25',
+      client: 'stdio-client',
+    });
+  });
+
+  it('sends progress and log notifications and honours cancellation', async () => {
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+    await client.setLoggingLevel('warning');
+    const controller = new AbortController();
+    const progress: number[] = [];
+    const call = client.callTool({ name: 'slow' }, undefined, {
+      signal: controller.signal,
+      onprogress: (p) => {
+        progress.push(p.progress);
+        if (p.progress === 2) controller.abort('stop');
+      },
+    });
+    await expect(call).rejects.toThrow();
+    const log = app.get(PipelineLog);
+    await waitFor(() => log.events.some((event) => event.startsWith('slow:aborted@')));
+    expect(progress.slice(0, 2)).toEqual([1, 2]);
+    expect(logs).toEqual([]); // info messages are below the 'warning' level the client set
+  });
+});
+
+describe('stdio transport framing', () => {
+  it('answers malformed lines with -32700 and keeps serving', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ http: false })] }).compile();
+    const app = moduleRef;
+    await app.init();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: unknown[] = [];
+    output.setEncoding('utf8');
+    output.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((line) => lines.push(JSON.parse(line))));
+    void app.get(StdioTransport).connect(input, output);
+    input.write('{not json\n');
+    input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n');
+    input.write('{"id":2,"method":"ping"}\n');
+    await waitFor(() => lines.length === 3);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } },
+        { jsonrpc: '2.0', id: 1, result: {} },
+        { jsonrpc: '2.0', id: 2, error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' } },
+      ]),
+    );
+    input.end();
+    await app.close();
+  });
+});

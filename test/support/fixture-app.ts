@@ -1,0 +1,22 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpModuleOptions } from '#libs/hosting';
+import { FixtureModule } from '../fixtures/fixture.module';
+
+/** Starts the fixture app on a free loopback port. */
+export async function startFixtureApp(options: Partial<McpModuleOptions> = {}): Promise<{ app: INestApplication; url: string }> {
+  const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register(options)] }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  await app.listen(0, '127.0.0.1');
+  const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  return { app, url: `${base}${options.path ?? '/mcp'}` };
+}
+
+/** Connects an SDK `Client` over Streamable HTTP. */
+export async function connectHttpClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'e2e-client', version: '0.0.1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}

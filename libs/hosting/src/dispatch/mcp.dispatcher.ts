@@ -21,8 +21,11 @@ export interface DispatchScope {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Sends a notification tied to the request being served (its SSE stream, or stdout). */
   notify: (message: string) => void;
-  /** Aborted when the transport loses the request (e.g. the client disconnected). */
-  signal?: AbortSignal;
+  /**
+   * Lets a call be aborted when the transport loses its request (e.g. the client
+   * disconnected): registers `abort` and returns how to unregister it.
+   */
+  onLost?: (abort: (reason: Error) => void) => () => void;
 }
 
 type RequestHandler = (params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope) => string | Promise<string>;
@@ -139,8 +142,7 @@ export class McpDispatcher {
 
     const session = scope.session;
     const controller = new AbortController();
-    const onTransportAbort = () => controller.abort(scope.signal?.reason);
-    scope.signal?.addEventListener('abort', onTransportAbort, { once: true });
+    const stopWatching = scope.onLost?.((reason) => controller.abort(reason));
     session.inFlight.set(id, controller);
     this.state.begin(controller);
     const channel: CallChannel = {
@@ -167,7 +169,7 @@ export class McpDispatcher {
     } finally {
       session.inFlight.delete(id);
       this.state.end(controller);
-      scope.signal?.removeEventListener('abort', onTransportAbort);
+      stopWatching?.();
     }
   }
 }

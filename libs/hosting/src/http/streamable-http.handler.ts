@@ -134,11 +134,13 @@ export class StreamableHttpHandler {
     headers: Record<string, string>,
     accept: Accepts,
   ): Promise<void> {
-    const lost = new AbortController();
-    const onClose = () => {
-      if (!res.writableFinished) lost.abort(new Error('client disconnected'));
+    const onLost = (abort: (reason: Error) => void) => {
+      const onClose = () => {
+        if (!res.writableFinished) abort(new Error('client disconnected'));
+      };
+      res.once('close', onClose);
+      return () => res.off('close', onClose);
     };
-    res.once('close', onClose);
     let stream: SseStream | undefined;
     // Notifications of this request open an SSE stream when the client accepts one;
     // otherwise they go to the session's GET stream, if open.
@@ -150,8 +152,7 @@ export class StreamableHttpHandler {
         session.sink?.(notification);
       }
     };
-    const response = await this.dispatcher.dispatch(kind, message, this.scope(req, session, notify, lost.signal));
-    res.off('close', onClose);
+    const response = await this.dispatcher.dispatch(kind, message, this.scope(req, session, notify, onLost));
     if (stream) {
       if (response !== undefined) stream.send(response);
       stream.end();
@@ -200,8 +201,8 @@ export class StreamableHttpHandler {
     return session;
   }
 
-  private scope(req: IncomingMessage, session: McpSession, notify: (message: string) => void, signal?: AbortSignal): DispatchScope {
-    return { session, transport: 'http', headers: req.headers, notify, signal };
+  private scope(req: IncomingMessage, session: McpSession, notify: (message: string) => void, onLost?: DispatchScope['onLost']): DispatchScope {
+    return { session, transport: 'http', headers: req.headers, notify, onLost };
   }
 
   private reply(res: ServerResponse, status: number, body: string): void {

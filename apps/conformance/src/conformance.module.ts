@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { McpModule } from '#libs/hosting';
+import { BehaviourFixtures } from './behaviour.fixtures';
+import { ContentFixtures } from './content.fixtures';
+import { FixtureLogInterceptor } from './fixture-log';
+
+/** The official conformance suite's fixtures, built on the public API only. */
+@Module({
+  imports: [McpModule.forRoot({ name: 'nest-mcp-host-conformance', version: '1.0.0', pageSize: 1000 })],
+  providers: [FixtureLogInterceptor, ContentFixtures, BehaviourFixtures],
+})
+export class ConformanceModule {}

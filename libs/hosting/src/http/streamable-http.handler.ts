@@ -160,7 +160,11 @@ export class StreamableHttpHandler {
       new SseStream(res, headers).send(response!);
       res.end();
     } else {
-      res.writeHead(200, headers['mcp-session-id'] ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS).end(response);
+      const length = String(Buffer.byteLength(response!));
+      const session = headers[SESSION_HEADER];
+      // Flat header arrays skip Node's header-object processing on this hot path.
+      res.writeHead(200, session ? ['content-type', 'application/json', 'content-length', length, SESSION_HEADER, session] : ['content-type', 'application/json', 'content-length', length]);
+      res.end(response);
     }
   }
 
@@ -206,7 +210,7 @@ export class StreamableHttpHandler {
   }
 
   private reply(res: ServerResponse, status: number, body: string): void {
-    res.writeHead(status, JSON_HEADERS).end(body);
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) }).end(body);
   }
 
   private refuse(res: ServerResponse, [status, code, message]: HttpRefusal, req?: IncomingMessage, allow = 'GET, POST, DELETE'): void {

@@ -1,0 +1,37 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { McpModule } from '#libs/hosting';
+import { validateEnvironment, type HostEnvironment } from './host.config';
+import { SupportModule } from './support/support.module';
+
+/** The support-desk host, served over Streamable HTTP or stdio. */
+@Module({})
+export class AppModule {
+  static register({ transport }: { transport: 'http' | 'stdio' }): DynamicModule {
+    const env = validateEnvironment(process.env);
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnvironment }),
+        McpModule.forRootAsync({
+          inject: [ConfigService],
+          useFactory: (config: ConfigService<HostEnvironment, true>) => ({
+            name: 'support-desk',
+            version: '1.0.0',
+            title: 'ACME Support Desk',
+            instructions:
+              'Tools for the ACME support desk. Search customers and tickets before creating new ones; ' +
+              'close a ticket only with a resolution the customer can read.',
+            mode: config.get('MCP_MODE'),
+            allowedHosts: config.get('MCP_ALLOWED_HOSTS'),
+            allowedOrigins: config.get('MCP_ALLOWED_ORIGINS'),
+            http: transport === 'http',
+            stdio: transport === 'stdio',
+          }),
+          health: transport === 'http',
+        }),
+        SupportModule.register({ readOnly: env.SUPPORT_READ_ONLY, reportStepMs: env.SUPPORT_REPORT_STEP_MS }),
+      ],
+    };
+  }
+}

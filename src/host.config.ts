@@ -1,0 +1,40 @@
+/** The example host's environment, validated at start-up by `@nestjs/config`. */
+export interface HostEnvironment {
+  HOST: string;
+  PORT: number;
+  MCP_MODE: 'stateful' | 'stateless';
+  /** Comma-separated; extra `Host` names to accept besides loopback (e.g. behind a proxy). */
+  MCP_ALLOWED_HOSTS: string[];
+  /** Comma-separated browser origins to accept besides loopback. */
+  MCP_ALLOWED_ORIGINS: string[] | undefined;
+  SUPPORT_READ_ONLY: boolean;
+  SUPPORT_REPORT_STEP_MS: number;
+}
+
+const list = (value: unknown) =>
+  typeof value === 'string' && value.trim() ? value.split(',').map((item) => item.trim()).filter(Boolean) : [];
+
+/** @throws Error naming every variable that is wrong and how to set it. */
+export function validateEnvironment(env: Record<string, unknown>): HostEnvironment {
+  const problems: string[] = [];
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT="${env.PORT}" must be an integer from 0 to 65535`);
+  const mode = env.MCP_MODE ?? 'stateful';
+  if (mode !== 'stateful' && mode !== 'stateless') problems.push(`MCP_MODE="${mode}" must be "stateful" or "stateless"`);
+  const readOnly = String(env.SUPPORT_READ_ONLY ?? 'false');
+  if (readOnly !== 'true' && readOnly !== 'false') problems.push(`SUPPORT_READ_ONLY="${readOnly}" must be "true" or "false"`);
+  const stepMs = Number(env.SUPPORT_REPORT_STEP_MS ?? 250);
+  if (!Number.isInteger(stepMs) || stepMs < 0) problems.push(`SUPPORT_REPORT_STEP_MS="${env.SUPPORT_REPORT_STEP_MS}" must be a whole number of milliseconds`);
+  if (problems.length > 0) throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
+
+  const origins = list(env.MCP_ALLOWED_ORIGINS);
+  return {
+    HOST: typeof env.HOST === 'string' && env.HOST ? env.HOST : '127.0.0.1',
+    PORT: port,
+    MCP_MODE: mode as HostEnvironment['MCP_MODE'],
+    MCP_ALLOWED_HOSTS: ['localhost', '127.0.0.1', '[::1]', ...list(env.MCP_ALLOWED_HOSTS)],
+    MCP_ALLOWED_ORIGINS: origins.length > 0 ? origins : undefined,
+    SUPPORT_READ_ONLY: readOnly === 'true',
+    SUPPORT_REPORT_STEP_MS: stepMs,
+  };
+}

@@ -1,0 +1,14 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { StderrConsoleLogger } from '#libs/hosting';
+import { AppModule } from './app.module';
+
+/** The support desk over stdio (`npm run start:stdio`): protocol on stdout, logs on stderr. */
+async function bootstrap(): Promise<void> {
+  const app = await NestFactory.createApplicationContext(AppModule.register({ transport: 'stdio' }), {
+    logger: new StderrConsoleLogger({ logLevels: ['error', 'warn', 'log'] }),
+  });
+  app.enableShutdownHooks();
+  process.stdin.once('end', () => void app.close());
+}
+void bootstrap();

@@ -1,0 +1,42 @@
+import { Injectable, UseInterceptors } from '@nestjs/common';
+import { McpArgs, McpTool, McpToolError } from '#libs/core';
+import { CallTimingInterceptor } from './call-timing.interceptor';
+import { CustomersStore } from './customers.store';
+import { CustomerIdDto } from './dto/customer-id.dto';
+import { SearchCustomersDto } from './dto/search-customers.dto';
+import { CustomerOutput } from './support.schemas';
+import { TicketsStore } from './tickets.store';
+
+@Injectable()
+@UseInterceptors(CallTimingInterceptor)
+export class CustomerTools {
+  constructor(
+    private readonly customers: CustomersStore,
+    private readonly tickets: TicketsStore,
+  ) {}
+
+  @McpTool({
+    name: 'search_customers',
+    title: 'Search customers',
+    description: 'Finds customers by name, email or company, optionally by tier. Returns id, name, company and tier.',
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  })
+  search(@McpArgs() { query, tier, limit }: SearchCustomersDto) {
+    const found = this.customers.search({ query, tier, limit: limit ?? 10 });
+    return { customers: found.map(({ id, name, company, tier: t }) => ({ id, name, company, tier: t })), count: found.length };
+  }
+
+  @McpTool({
+    name: 'get_customer',
+    title: 'Get a customer',
+    description: 'Returns one customer with contact details and the number of open tickets.',
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    output: CustomerOutput,
+  })
+  get(@McpArgs() { customerId }: CustomerIdDto) {
+    const customer = this.customers.find(customerId);
+    if (!customer) throw new McpToolError(`No customer ${customerId}. Use search_customers to find the right id.`);
+    const openTickets = this.tickets.search({ customerId, status: 'open', limit: 1000 }).length;
+    return { ...customer, openTickets };
+  }
+}

@@ -1,0 +1,30 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { CallTimingInterceptor } from './call-timing.interceptor';
+import { CustomerTools } from './customer.tools';
+import { CustomersStore } from './customers.store';
+import { ReadOnlyModeGuard } from './read-only-mode.guard';
+import { ReportTools } from './report.tools';
+import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
+import { TicketTools } from './ticket.tools';
+import { TicketsStore } from './tickets.store';
+
+/** The support desk back-end and the MCP tools over it. */
+@Module({})
+export class SupportModule {
+  static register(options: SupportOptions): DynamicModule {
+    return {
+      module: SupportModule,
+      providers: [
+        { provide: SUPPORT_OPTIONS, useValue: options },
+        { provide: APP_GUARD, useClass: ReadOnlyModeGuard },
+        CustomersStore,
+        TicketsStore,
+        CallTimingInterceptor,
+        CustomerTools,
+        TicketTools,
+        ReportTools,
+      ],
+    };
+  }
+}

@@ -1,0 +1,152 @@
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AppModule } from '../src/app.module';
+import { connectHttpClient } from './support/fixture-app';
+
+const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
+
+async function startDesk(env: Record<string, string> = {}): Promise<{ app: INestApplication; url: string }> {
+  const saved = { ...process.env };
+  Object.assign(process.env, { SUPPORT_REPORT_STEP_MS: '30', ...env });
+  try {
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.register({ transport: 'http' })] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    return { app, url: `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp` };
+  } finally {
+    process.env = saved;
+  }
+}
+
+describe('support desk host over Streamable HTTP', () => {
+  let app: INestApplication;
+  let client: Client;
+
+  beforeAll(async () => {
+    let url: string;
+    ({ app, url } = await startDesk());
+    client = await connectHttpClient(url);
+  });
+  afterAll(async () => {
+    await client.close();
+    await app.close();
+  });
+
+  it('lists its tools with honest annotations', async () => {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect([...byName.keys()].sort()).toEqual(
+      ['add_ticket_comment', 'close_ticket', 'create_ticket', 'export_ticket_report', 'get_customer', 'get_ticket', 'search_customers', 'search_tickets'],
+    );
+    expect(byName.get('close_ticket')!.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true, readOnlyHint: false });
+    expect(byName.get('search_tickets')!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.get('search_tickets')!.inputSchema.properties).toMatchObject({
+      status: { enum: ['open', 'pending', 'closed'] },
+      limit: { type: 'integer', minimum: 1, maximum: 100 },
+    });
+    expect(byName.get('get_ticket')!.outputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['id', 'status']) });
+  });
+
+  it('runs a ticket through its life: search, open, comment, close (idempotently)', async () => {
+    const found = (await client.callTool({ name: 'search_customers', arguments: { query: 'contoso' } })).structuredContent as {
+      customers: { id: string }[];
+    };
+    expect(found.customers).toEqual([{ id: 'C-1002', name: 'Bruno Costa', company: 'Contoso Ltd', tier: 'premium' }]);
+    const created = (await client.callTool({
+      name: 'create_ticket',
+      arguments: { customerId: 'C-1002', subject: 'Printer on fire', description: 'The office printer is on fire again.', priority: 'urgent' },
+    })).structuredContent as { id: string; status: string };
+    expect(created).toEqual({ id: 'T-2021', status: 'open' });
+    const commented = await client.callTool({ name: 'add_ticket_comment', arguments: { ticketId: created.id, author: 'tom.becker', body: 'Fire brigade called.' } });
+    expect(commented.structuredContent).toEqual({ id: 'T-2021', status: 'open', comments: 1 });
+    const closing = { name: 'close_ticket', arguments: { ticketId: created.id, resolution: 'Printer replaced.' } };
+    expect((await client.callTool(closing)).structuredContent).toEqual({ id: 'T-2021', status: 'closed', alreadyClosed: false });
+    expect((await client.callTool(closing)).structuredContent).toEqual({ id: 'T-2021', status: 'closed', alreadyClosed: true });
+    const ticket = await client.callTool({ name: 'get_ticket', arguments: { ticketId: created.id } });
+    expect(ticket.structuredContent).toMatchObject({ id: 'T-2021', status: 'closed', resolution: 'Printer replaced.', comments: [{ author: 'tom.becker' }] });
+    const customer = await client.callTool({ name: 'get_customer', arguments: { customerId: 'C-1002' } });
+    expect(customer.structuredContent).toMatchObject({ id: 'C-1002', openTickets: expect.any(Number) });
+  });
+
+  it('tells the model how to correct bad arguments and unknown ids', async () => {
+    const bad = (await client.callTool({ name: 'get_ticket', arguments: { ticketId: '42' } })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain('- ticketId: ticketId must look like T-2001');
+    const unknown = (await client.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-9999' } })) as CallToolResult;
+    expect(unknown).toEqual({ content: [{ type: 'text', text: 'No ticket T-9999. Use search_tickets to find the right id.' }], isError: true });
+  });
+
+  it('exports a report with progress, and stops when cancelled', async () => {
+    const progress: number[] = [];
+    const report = (await client.callTool({ name: 'export_ticket_report', arguments: { status: 'open' } }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+    })) as CallToolResult;
+    expect(textOf(report)).toMatch(/^Report of \d+ ticket\(s\) with status open: \d+ open\.$/);
+    expect(report.content[1]).toMatchObject({ type: 'resource', resource: { mimeType: 'text/csv', text: expect.stringMatching(/^id,customer,status,priority,subject\nT-/) } });
+    expect(progress.length).toBeGreaterThan(1);
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+
+    const controller = new AbortController();
+    const cancelled = client.callTool({ name: 'export_ticket_report', arguments: {} }, undefined, {
+      signal: controller.signal,
+      onprogress: () => controller.abort('enough'),
+    });
+    await expect(cancelled).rejects.toThrow();
+    expect(textOf(await client.callTool({ name: 'search_tickets', arguments: { limit: 1 } }))).toContain('"count":1');
+  });
+});
+
+describe('support desk in read-only mode', () => {
+  it('refuses tools that change data, through the global guard, and serves the rest', async () => {
+    const { app, url } = await startDesk({ SUPPORT_READ_ONLY: 'true' });
+    const client = await connectHttpClient(url);
+    try {
+      const refused = await client.callTool({
+        name: 'close_ticket',
+        arguments: { ticketId: 'T-2001', resolution: 'Closing while frozen' },
+      });
+      expect(refused).toEqual({
+        content: [{ type: 'text', text: 'The support desk is in read-only mode: only read-only tools can be called right now.' }],
+        isError: true,
+      });
+      const ticket = await client.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-2001' } });
+      expect(ticket.structuredContent).toMatchObject({ id: 'T-2001', status: 'open' });
+    } finally {
+      await client.close();
+      await app.close();
+    }
+  });
+});
+
+describe('support desk host over stdio (a real process)', () => {
+  it('serves the same tools to the SDK client, with nothing but protocol on stdout', async () => {
+    const errors: Error[] = [];
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(__dirname, '..', 'dist', 'src', 'main.stdio.js')],
+      env: { ...process.env, SUPPORT_REPORT_STEP_MS: '10' } as Record<string, string>,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk) => (stderr += chunk));
+    const client = new Client({ name: 'desktop-client', version: '1.0.0' });
+    client.onerror = (error) => void errors.push(error);
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools).toHaveLength(8);
+      const result = await client.callTool({ name: 'search_tickets', arguments: { status: 'closed', limit: 2 } });
+      expect(result.structuredContent).toMatchObject({ count: 2, tickets: [{ status: 'closed' }, { status: 'closed' }] });
+      const progress: number[] = [];
+      await client.callTool({ name: 'export_ticket_report', arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+      expect(progress.at(-1)).toBe(20);
+      expect(errors).toEqual([]); // a stray log line on stdout would surface here as a parse error
+      expect(stderr).toContain('8 tool(s) registered');
+    } finally {
+      await client.close();
+    }
+  });
+});

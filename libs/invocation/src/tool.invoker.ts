@@ -134,7 +134,7 @@ export class ToolInvoker {
     if (error instanceof JsonRpcError) throw error;
     if (error instanceof McpToolError) return toolErrorResult(error.message);
     if (error instanceof HttpException) return toolErrorResult(httpExceptionMessage(error));
-    if (context.signal.aborted) return toolErrorResult(InvocationMessages.cancelled(tool.name));
+    if (context.cancellation.isCancelled) return toolErrorResult(InvocationMessages.cancelled(tool.name));
     const reference = randomUUID();
     this.logger.error(`${tool.where} failed (reference ${reference})`, (error as Error)?.stack ?? String(error));
     return toolErrorResult(InvocationMessages.internalError(tool.name, reference));

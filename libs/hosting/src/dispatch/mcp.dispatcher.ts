@@ -8,7 +8,7 @@ import {
   type McpTransportKind,
 } from '#libs/core';
 import { ToolRegistry } from '#libs/catalog';
-import { CallContext, ToolInvoker, type CallChannel } from '#libs/invocation';
+import { CallCancellation, CallContext, ToolInvoker, type CallChannel } from '#libs/invocation';
 import { HostState } from '../lifecycle/host-state';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import type { McpSession } from '../session/mcp-session';
@@ -84,7 +84,7 @@ export class McpDispatcher {
       case 'notifications/cancelled': {
         const requestId = message.params?.requestId;
         if (typeof requestId === 'string' || typeof requestId === 'number') {
-          scope.session.inFlight.get(requestId)?.abort(new Error(String(message.params?.reason ?? 'cancelled by the client')));
+          scope.session.inFlight.get(requestId)?.cancel(new Error(String(message.params?.reason ?? 'cancelled by the client')));
         }
         break;
       }
@@ -141,16 +141,10 @@ export class McpDispatcher {
     }
 
     const session = scope.session;
-    const controller = new AbortController();
-    const stopWatching = scope.onLost?.((reason) => controller.abort(reason));
-    session.inFlight.set(id, controller);
-    this.state.begin(controller);
-    const channel: CallChannel = {
-      notify: (method, notificationParams) => scope.notify(notification(method, notificationParams)),
-      get logLevel() {
-        return session.logLevel;
-      },
-    };
+    const cancellation = new CallCancellation();
+    const stopWatching = scope.onLost?.((reason) => cancellation.cancel(reason));
+    session.inFlight.set(id, cancellation);
+    this.state.begin(cancellation);
     const progressToken = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
     const context = new CallContext({
       requestId: id,
@@ -160,16 +154,29 @@ export class McpDispatcher {
       transport: scope.transport,
       clientInfo: session.clientInfo,
       headers: scope.headers,
-      signal: controller.signal,
       progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
-      channel,
+      channel: new ScopeChannel(scope),
+      cancellation,
     });
     try {
       return JSON.stringify(await this.invoker.invoke(tool, args, context));
     } finally {
       session.inFlight.delete(id);
-      this.state.end(controller);
+      this.state.end(cancellation);
       stopWatching?.();
     }
+  }
+}
+
+/** Sends a call's notifications on the transport of the request that started it. */
+class ScopeChannel implements CallChannel {
+  constructor(private readonly scope: DispatchScope) {}
+
+  get logLevel(): McpLogLevel | undefined {
+    return this.scope.session.logLevel;
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    this.scope.notify(notification(method, params));
   }
 }

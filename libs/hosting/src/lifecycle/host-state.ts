@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { CallCancellation } from '#libs/invocation';
 
 export type HostPhase = 'starting' | 'ready' | 'draining' | 'stopped';
 
@@ -9,7 +10,7 @@ export type HostPhase = 'starting' | 'ready' | 'draining' | 'stopped';
 @Injectable()
 export class HostState {
   phase: HostPhase = 'starting';
-  private readonly calls = new Set<AbortController>();
+  private readonly calls = new Set<CallCancellation>();
   private idle: (() => void) | undefined;
 
   get accepting(): boolean {
@@ -20,12 +21,12 @@ export class HostState {
     return this.calls.size;
   }
 
-  begin(controller: AbortController): void {
-    this.calls.add(controller);
+  begin(call: CallCancellation): void {
+    this.calls.add(call);
   }
 
-  end(controller: AbortController): void {
-    this.calls.delete(controller);
+  end(call: CallCancellation): void {
+    this.calls.delete(call);
     if (this.calls.size === 0) this.idle?.();
   }
 
@@ -41,7 +42,7 @@ export class HostState {
       clearTimeout(timer);
     }
     const aborted = this.calls.size;
-    for (const controller of this.calls) controller.abort(new Error('host shutting down'));
+    for (const call of this.calls) call.cancel(new Error('host shutting down'));
     this.calls.clear();
     return aborted;
   }

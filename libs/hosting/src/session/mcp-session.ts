@@ -1,4 +1,5 @@
 import type { McpLogLevel } from '#libs/core';
+import type { CallCancellation } from '#libs/invocation';
 
 /** Where notifications that belong to no request go (the GET stream, or stdout on stdio). */
 export type NotificationSink = (message: string) => void;
@@ -15,8 +16,8 @@ export class McpSession {
   logLevel: McpLogLevel | undefined;
   initialized = false;
   lastSeen = Date.now();
-  /** Abort controllers of the requests in flight, by JSON-RPC id. */
-  readonly inFlight = new Map<string | number, AbortController>();
+  /** Cancellation of the requests in flight, by JSON-RPC id. */
+  readonly inFlight = new Map<string | number, CallCancellation>();
   /** The standalone stream (HTTP GET) or stdout; `undefined` when none is open. */
   sink: NotificationSink | undefined;
   /** Run once when the session ends (e.g. closing its open streams). */
@@ -31,7 +32,7 @@ export class McpSession {
 
   /** Ends the session: aborts every call in flight. */
   close(reason: string): void {
-    for (const controller of this.inFlight.values()) controller.abort(new Error(reason));
+    for (const call of this.inFlight.values()) call.cancel(new Error(reason));
     this.inFlight.clear();
     this.sink = undefined;
     for (const cleanup of this.cleanups) cleanup();

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { McpCallContext, McpCaller, McpCallLogger, McpLogLevel, McpTransportKind } from '#libs/core';
 import type { CallChannel } from './call-channel.interface';
+import type { CallCancellation } from './call-cancellation';
 
 const LEVELS: readonly McpLogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 const RANK = new Map(LEVELS.map((level, index) => [level, index]));
@@ -9,10 +10,11 @@ const RANK = new Map(LEVELS.map((level, index) => [level, index]));
 export const ANONYMOUS_CALLER: McpCaller = Object.freeze({ id: 'anonymous', scopes: [], roles: [], claims: {} });
 
 /** What a transport knows about a call when it starts it. */
-export type CallContextInit = Omit<McpCallContext, 'caller' | 'reportProgress' | 'log'> & {
+export type CallContextInit = Omit<McpCallContext, 'caller' | 'reportProgress' | 'log' | 'signal'> & {
   caller?: McpCaller;
   progressToken: string | number | undefined;
   channel: CallChannel;
+  cancellation: CallCancellation;
 };
 
 const warnings = new Logger('McpCallContext');
@@ -27,7 +29,8 @@ export class CallContext implements McpCallContext {
   readonly clientInfo: { name: string; version: string } | undefined;
   readonly caller: McpCaller;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  readonly signal: AbortSignal;
+  /** @internal the call's cancellation state, shared with the transport. */
+  readonly cancellation: CallCancellation;
   private readonly progressToken: string | number | undefined;
   private readonly channel: CallChannel;
   private lastProgress = -Infinity;
@@ -42,13 +45,17 @@ export class CallContext implements McpCallContext {
     this.clientInfo = init.clientInfo;
     this.caller = init.caller ?? ANONYMOUS_CALLER;
     this.headers = init.headers;
-    this.signal = init.signal;
+    this.cancellation = init.cancellation;
     this.progressToken = init.progressToken;
     this.channel = init.channel;
   }
 
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
   reportProgress(progress: number, total?: number, message?: string): void {
-    if (this.progressToken === undefined || this.signal.aborted) return;
+    if (this.progressToken === undefined || this.cancellation.isCancelled) return;
     if (!(progress > this.lastProgress)) {
       // The spec requires strictly increasing progress; a client may reject anything else.
       warnings.warn(`${this.toolName}: progress ${progress} does not increase (last ${this.lastProgress}); not sent`);

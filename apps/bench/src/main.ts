@@ -1,0 +1,12 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { BenchModule } from './bench.module';
+
+async function bootstrap(): Promise<void> {
+  const app = await NestFactory.create(BenchModule, { logger: ['error', 'warn'] });
+  app.enableShutdownHooks();
+  const port = Number(process.env.PORT ?? 3002);
+  await app.listen(port, '127.0.0.1');
+  console.log(`bench host on http://127.0.0.1:${port}/mcp`);
+}
+void bootstrap();

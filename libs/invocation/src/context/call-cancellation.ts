@@ -1,0 +1,29 @@
+/**
+ * The cancellation state of one call. The `AbortController` behind `ctx.signal` is created only
+ * when the tool reads the signal: most calls finish without ever looking at it, and creating
+ * one per call is a measurable share of the hot path.
+ */
+export class CallCancellation {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+  private cancelled = false;
+
+  get isCancelled(): boolean {
+    return this.cancelled;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}

@@ -1,0 +1,16 @@
+// The benchmark catalog shared by the reference servers: `add` plus 100 no-op tools,
+// the same definitions the bench app publishes.
+export const NOOP_COUNT = 100;
+
+export const ADD_TOOL = {
+  name: 'add',
+  description: 'Adds two numbers',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  annotations: { readOnlyHint: true },
+};
+
+export const NOOP_TOOLS = Array.from({ length: NOOP_COUNT }, (_, index) => ({
+  name: `noop_${index}`,
+  description: `Does nothing (catalog filler ${index})`,
+  inputSchema: { type: 'object', properties: { value: { type: 'string' } } },
+}));

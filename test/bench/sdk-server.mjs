@@ -1,0 +1,54 @@
+// The official SDK v1 stateful server as its documentation shows it: one McpServer and one
+// StreamableHTTPServerTransport per session, zod schemas, JSON responses.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { NOOP_TOOLS } from './catalog.mjs';
+
+function buildServer() {
+  const server = new McpServer({ name: 'sdk-v1', version: '1.0.0' });
+  server.registerTool(
+    'add',
+    { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() }, annotations: { readOnlyHint: true } },
+    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+  );
+  for (const tool of NOOP_TOOLS) {
+    server.registerTool(tool.name, { description: tool.description, inputSchema: { value: z.string().optional() } }, async () => ({
+      content: [{ type: 'text', text: 'ok' }],
+    }));
+  }
+  return server;
+}
+
+const transports = new Map();
+
+function readJson(req) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => resolve(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined));
+  });
+}
+
+createServer(async (req, res) => {
+  const body = req.method === 'POST' ? await readJson(req) : undefined;
+  const sessionId = req.headers['mcp-session-id'];
+  let transport = sessionId ? transports.get(sessionId) : undefined;
+  if (!transport && isInitializeRequest(body)) {
+    transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => transports.set(id, transport),
+    });
+    transport.onclose = () => transport.sessionId && transports.delete(transport.sessionId);
+    await buildServer().connect(transport);
+  }
+  if (!transport) {
+    res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"No valid session"},"id":null}');
+    return;
+  }
+  await transport.handleRequest(req, res, body);
+}).listen(Number(process.env.PORT ?? 3004), '127.0.0.1');

@@ -5,6 +5,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -47,10 +48,22 @@ function freePort() {
   });
 }
 
-async function post(url, body, headers = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': VERSION, ...headers }, body: JSON.stringify(body) });
-  const text = await response.text();
-  return { response, json: text ? JSON.parse(text.startsWith('event:') ? text.split('data: ')[1] : text) : undefined };
+/** One POST on a fresh connection (a pooled one may have been closed by the server meanwhile). */
+function post(url, body, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': VERSION, ...headers } });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => {
+        const payload = text.startsWith('event:') ? text.split('data: ')[1] : text;
+        resolve({ headers: res.headers, json: payload ? JSON.parse(payload) : undefined });
+      });
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
 }
 
 async function start(server) {
@@ -68,7 +81,7 @@ async function start(server) {
   const headers = {};
   if (server.stateful) {
     const init = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
-    headers['mcp-session-id'] = init.response.headers.get('mcp-session-id');
+    headers['mcp-session-id'] = init.headers['mcp-session-id'];
     await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   }
   return { child, url, headers };

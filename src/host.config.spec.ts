@@ -1,0 +1,27 @@
+import { validateEnvironment } from './host.config';
+
+describe('validateEnvironment', () => {
+  it('gives loopback defaults', () => {
+    expect(validateEnvironment({})).toEqual({
+      HOST: '127.0.0.1',
+      PORT: 3000,
+      MCP_MODE: 'stateful',
+      MCP_ALLOWED_HOSTS: ['localhost', '127.0.0.1', '[::1]'],
+      MCP_ALLOWED_ORIGINS: undefined,
+      SUPPORT_READ_ONLY: false,
+      SUPPORT_REPORT_STEP_MS: 250,
+    });
+  });
+
+  it('adds configured hosts and origins', () => {
+    const env = validateEnvironment({ MCP_ALLOWED_HOSTS: 'desk.example, mcp.desk.example', MCP_ALLOWED_ORIGINS: 'https://desk.example' });
+    expect(env.MCP_ALLOWED_HOSTS).toEqual(['localhost', '127.0.0.1', '[::1]', 'desk.example', 'mcp.desk.example']);
+    expect(env.MCP_ALLOWED_ORIGINS).toEqual(['https://desk.example']);
+  });
+
+  it('names every bad variable', () => {
+    expect(() => validateEnvironment({ PORT: 'http', MCP_MODE: 'sometimes', SUPPORT_READ_ONLY: 'yes' })).toThrow(
+      'Invalid environment:\n  - PORT="http" must be an integer from 0 to 65535\n  - MCP_MODE="sometimes" must be "stateful" or "stateless"\n  - SUPPORT_READ_ONLY="yes" must be "true" or "false"',
+    );
+  });
+});

@@ -24,7 +24,13 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
   it('initializes with the server info, instructions and capabilities', () => {
     expect(client.getServerVersion()).toEqual({ name: 'fixture', version: '1.2.3' });
     expect(client.getInstructions()).toBe('Fixture tools');
-    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, logging: {} });
+    expect(client.getServerCapabilities()).toEqual({
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      completions: {},
+      logging: {},
+    });
   });
 
   it('lists every discovered tool across pages', async () => {

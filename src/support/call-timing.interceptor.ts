@@ -12,7 +12,7 @@ export class CallTimingInterceptor implements NestInterceptor {
     const started = performance.now();
     return next.handle().pipe(
       finalize(() =>
-        this.logger.debug(`${call.toolName} for ${call.clientInfo?.name ?? 'unknown client'} took ${(performance.now() - started).toFixed(1)} ms`),
+        this.logger.debug(`${call.target} for ${call.clientInfo?.name ?? 'unknown client'} took ${(performance.now() - started).toFixed(1)} ms`),
       ),
     );
   }

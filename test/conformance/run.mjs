@@ -30,6 +30,13 @@ const FIXTURES = {
   'tools-call-elicitation': ['test_elicitation'],
   'elicitation-sep1034-defaults': ['test_elicitation_sep1034_defaults'],
   'elicitation-sep1330-enums': ['test_elicitation_sep1330_enums'],
+  'prompts-get-simple': ['test_simple_prompt'],
+  'prompts-get-with-args': ['test_prompt_with_arguments'],
+  'prompts-get-embedded-resource': ['test_prompt_with_embedded_resource'],
+  'prompts-get-with-image': ['test_prompt_with_image'],
+  'resources-read-text': ['test://static-text'],
+  'resources-read-binary': ['test://static-binary'],
+  'resources-templates-read': ['test://template/123/data'],
 };
 
 function fail(message) {

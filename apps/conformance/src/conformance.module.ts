@@ -3,10 +3,12 @@ import { McpModule } from '#libs/hosting';
 import { BehaviourFixtures } from './behaviour.fixtures';
 import { ContentFixtures } from './content.fixtures';
 import { FixtureLogInterceptor } from './fixture-log';
+import { PromptFixtures } from './prompt.fixtures';
+import { ResourceFixtures } from './resource.fixtures';
 
 /** The official conformance suite's fixtures, built on the public API only. */
 @Module({
   imports: [McpModule.forRoot({ name: 'nest-mcp-host-conformance', version: '1.0.0', pageSize: 1000 })],
-  providers: [FixtureLogInterceptor, ContentFixtures, BehaviourFixtures],
+  providers: [FixtureLogInterceptor, ContentFixtures, BehaviourFixtures, PromptFixtures, ResourceFixtures],
 })
 export class ConformanceModule {}

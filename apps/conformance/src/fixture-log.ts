@@ -14,8 +14,8 @@ export class FixtureLogInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (this.file) {
-      const { toolName } = McpExecutionContext.create(context).getCallContext();
-      appendFileSync(this.file, `${JSON.stringify({ kind: 'tool', name: toolName })}\n`);
+      const { kind, target } = McpExecutionContext.create(context).getCallContext();
+      appendFileSync(this.file, `${JSON.stringify({ kind, name: target })}\n`);
     }
     return next.handle();
   }

@@ -49,3 +49,43 @@ export const CatalogMessages = {
     fix: 'make the provider a singleton, or declare it in a module imported by the application',
   }),
 } as const;
+
+/** Start-up diagnostics of prompts and resources. */
+export const CatalogResourceMessages = {
+  promptArgsTwice: (dto: string) => ({
+    problem: `the prompt arguments are given twice: by @McpPrompt({ args }) and by the @McpArgs() parameter type ${dto}`,
+    fix: 'keep one: remove `args`, or type the @McpArgs() parameter as a plain interface',
+  }),
+  promptArgsMissing: () => ({
+    problem: '@McpArgs() receives prompt arguments but the prompt declares none',
+    fix: "declare them: @McpPrompt({ args: [{ name: 'ticketId', required: true }] }), a zod object or a DTO-typed parameter",
+  }),
+  promptArgsUnused: () => ({
+    problem: 'the prompt declares arguments but no @McpArgs() parameter receives them',
+    fix: 'add an @McpArgs() parameter, or remove `args`',
+  }),
+  badPromptArgument: (index: number) => ({
+    problem: `args[${index}] needs a non-empty "name"`,
+    fix: "write each argument as { name: 'topic', description?: '...', required?: true }",
+  }),
+  badUri: (uri: string) => ({
+    problem: `"${uri}" is not an absolute URI`,
+    fix: "give a URI with a scheme, e.g. 'kb://policies/sla' or 'file:///srv/docs/sla.md'",
+  }),
+  badTemplate: (reason: string) => ({
+    problem: `the URI template is invalid: ${reason}`,
+    fix: "use RFC 6570 level 1–2 expressions, e.g. 'kb://articles/{slug}' or 'files://{+path}'",
+  }),
+  templateVariablesUnbound: (variables: readonly string[]) => ({
+    problem: `template variables ${variables.join(', ')} reach no parameter`,
+    fix: "add @McpArgs() (all variables) or @McpArgs('name') for each one",
+  }),
+  ambiguousTemplate: (template: string, other: string, where: string) => ({
+    problem: `URI template "${template}" matches the same URIs as "${other}" (${where})`,
+    fix: 'make their literal parts differ, e.g. kb://articles/{slug} and kb://authors/{id}',
+  }),
+  missingName: () => ({
+    problem: 'the resource has no name',
+    fix: "give it one: @McpResource({ uri, name: 'sla' })",
+  }),
+} as const;

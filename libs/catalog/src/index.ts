@@ -1,6 +1,13 @@
 export { CatalogModule } from './catalog.module';
 export { ToolRegistry } from './tool.registry';
 export { JsonSchemaFactory } from './schema/json-schema.factory';
-export type { RegisteredTool, ArgsBinding } from './interfaces/registered-tool.interface';
+export type { RegisteredTool } from './interfaces/registered-tool.interface';
+export type { RegisteredHandler, ArgsBinding } from './interfaces/registered-handler.interface';
+export { PromptRegistry } from './prompts/prompt.registry';
+export type { RegisteredPrompt } from './prompts/registered-prompt.interface';
+export { ResourceRegistry, type ResolvedResource } from './resources/resource.registry';
+export type { RegisteredResource, RegisteredResourceTemplate } from './resources/registered-resource.interface';
+export { UriTemplate } from './resources/uri-template';
+export { CatalogList, type CatalogEntry } from './catalog-list';
 export type { SchemaKind } from './schema/schema-kind';
 export { encodeCursor, decodeCursor } from './pagination/list-cursor';

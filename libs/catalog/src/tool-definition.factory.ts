@@ -1,29 +1,37 @@
 import { Injectable, type Type } from '@nestjs/common';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
-  MCP_PARAM_ARGS_METADATA,
-  McpParamType,
   type JsonSchemaObject,
   type McpDiagnostic,
+  type McpPromptOptions,
+  type McpResourceOptions,
+  type McpResourceTemplateOptions,
   type McpToolOptions,
   type SchemaSource,
 } from '#libs/core';
 import { CatalogMessages } from './catalog.messages';
-import type { ArgsBinding, RegisteredTool } from './interfaces/registered-tool.interface';
+import { inspectHandlerParameters } from './handler-parameters';
+import type { RegisteredTool } from './interfaces/registered-tool.interface';
 import { JsonSchemaFactory } from './schema/json-schema.factory';
 import { isObjectJsonSchema, schemaKindOf, type SchemaKind } from './schema/schema-kind';
 
-/** One `@McpTool` method as found by the explorer. */
-export interface ToolCandidate {
+interface CandidateOptions {
+  tool: McpToolOptions;
+  prompt: McpPromptOptions;
+  resource: McpResourceOptions;
+  template: McpResourceTemplateOptions;
+}
+
+/** One decorated method as found by the explorer. */
+export interface HandlerCandidate<K extends keyof CandidateOptions> {
   hostClass: Type<object>;
   methodName: string;
-  options: McpToolOptions;
+  options: CandidateOptions[K];
   instance: object | undefined;
 }
 
-type ParamMetadata = Record<string, { index: number; data?: string }>;
+export type ToolCandidate = HandlerCandidate<'tool'>;
 
-const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Array, Symbol, BigInt, Function]);
 const EMPTY_INPUT_SCHEMA: JsonSchemaObject = { type: 'object', properties: {} };
 
 /**
@@ -42,7 +50,7 @@ export class ToolDefinitionFactory {
 
     if (!options.description?.trim()) report(CatalogMessages.missingDescription());
 
-    const { bindings, dtoType } = this.inspectParameters(hostClass, methodName, report);
+    const { bindings, dtoType } = inspectHandlerParameters(hostClass, methodName, report);
     let inputSource: SchemaSource | undefined = options.input;
     if (options.input && dtoType) report(CatalogMessages.twoSchemaSources(dtoType.name));
     inputSource ??= dtoType;
@@ -65,6 +73,7 @@ export class ToolDefinitionFactory {
       ...(options._meta && { _meta: options._meta }),
     };
     const tool: RegisteredTool = {
+      key: name,
       name,
       definition,
       options,
@@ -77,34 +86,6 @@ export class ToolDefinitionFactory {
       argsBindings: bindings,
     };
     return { tool, diagnostics };
-  }
-
-  private inspectParameters(
-    hostClass: Type<object>,
-    methodName: string,
-    report: (message: { problem: string; fix: string }) => void,
-  ): { bindings: ArgsBinding[]; dtoType: Type<object> | undefined } {
-    const metadata: ParamMetadata = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, hostClass, methodName) ?? {};
-    const paramTypes: unknown[] = Reflect.getMetadata('design:paramtypes', hostClass.prototype, methodName) ?? [];
-    const method = (hostClass.prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
-    const arity = Math.max(paramTypes.length, method.length);
-    const bound = new Set<number>();
-    const bindings: ArgsBinding[] = [];
-    let dtoType: Type<object> | undefined;
-
-    for (const [key, param] of Object.entries(metadata)) {
-      bound.add(param.index);
-      if (!key.startsWith(`${McpParamType.ARGS}:`)) continue;
-      bindings.push({ index: param.index, ...(param.data !== undefined && { property: param.data }) });
-      if (param.data !== undefined) continue;
-      const type = paramTypes[param.index];
-      if (PRIMITIVES.has(type)) report(CatalogMessages.primitiveArgs((type as Type).name));
-      else if (typeof type === 'function' && type !== Object) dtoType = type as Type<object>;
-    }
-    for (let index = 0; index < arity; index++) {
-      if (!bound.has(index)) report(CatalogMessages.unboundParameter(index));
-    }
-    return { bindings, dtoType };
   }
 
   private resolveSchema(

@@ -1,5 +1,9 @@
 export { McpTool } from './decorators/mcp-tool.decorator';
 export { McpArgs, McpContext } from './decorators/mcp-param.decorators';
+export { McpPrompt } from './decorators/mcp-prompt.decorator';
+export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
+export type { McpPromptOptions, McpPromptArgument, McpCompleter } from './interfaces/mcp-prompt-options.interface';
+export type { McpResourceOptions, McpResourceTemplateOptions, McpResourceAnnotations } from './interfaces/mcp-resource-options.interface';
 export type { McpToolOptions, McpToolAnnotations, McpIcon } from './interfaces/mcp-tool-options.interface';
 export type { SchemaSource, JsonSchemaObject, ZodLikeSchema } from './interfaces/schema-source.interface';
 export type {
@@ -8,13 +12,21 @@ export type {
   McpCaller,
   McpLogLevel,
   McpTransportKind,
+  McpCallKind,
 } from './interfaces/mcp-call-context.interface';
 export { McpParamType } from './interfaces/mcp-param-type.enum';
 export { McpToolError } from './errors/mcp-tool.error';
 export { JsonRpcError, JsonRpcErrorCode } from './errors/json-rpc.error';
 export { McpStartupError, type McpDiagnostic } from './errors/mcp-startup.error';
 export { text, image, audio, embeddedResource, resourceLink } from './content/content.helpers';
-export { MCP_TOOL_METADATA, MCP_PARAM_ARGS_METADATA, MCP_CONTEXT_TYPE } from './mcp.constants';
+export {
+  MCP_TOOL_METADATA,
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_PARAM_ARGS_METADATA,
+  MCP_CONTEXT_TYPE,
+} from './mcp.constants';
 export {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,

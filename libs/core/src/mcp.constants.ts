@@ -4,3 +4,9 @@ export const MCP_TOOL_METADATA = 'mcp:tool';
 export const MCP_PARAM_ARGS_METADATA = 'mcp:param-args';
 /** The execution-context type guards see for MCP calls: `context.getType() === 'mcp'`. */
 export const MCP_CONTEXT_TYPE = 'mcp';
+/** Metadata key under which `@McpPrompt` stores its options on a method. */
+export const MCP_PROMPT_METADATA = 'mcp:prompt';
+/** Metadata key under which `@McpResource` stores its options on a method. */
+export const MCP_RESOURCE_METADATA = 'mcp:resource';
+/** Metadata key under which `@McpResourceTemplate` stores its options on a method. */
+export const MCP_RESOURCE_TEMPLATE_METADATA = 'mcp:resource-template';

@@ -6,12 +6,14 @@ import {
   type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
-import { ToolRegistry } from '#libs/catalog';
+import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { McpResourceNotifier } from '#libs/resources';
 import { ToolInvoker } from '#libs/invocation';
 import { notification } from './dispatch/json-rpc';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { HostState } from './lifecycle/host-state';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from './options/resolved-options';
+import type { McpSession } from './session/mcp-session';
 import { SessionStore } from './session/session.store';
 import { StdioTransport } from './stdio/stdio.transport';
 
@@ -23,11 +25,14 @@ import { StdioTransport } from './stdio/stdio.transport';
 @Injectable()
 export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('McpHost');
-  private unsubscribe: (() => void) | undefined;
+  private readonly unsubscribers: (() => void)[] = [];
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly registry: ToolRegistry,
+    private readonly prompts: PromptRegistry,
+    private readonly resources: ResourceRegistry,
+    private readonly notifier: McpResourceNotifier,
     private readonly invoker: ToolInvoker,
     private readonly mounter: HttpEndpointMounter,
     private readonly stdio: StdioTransport,
@@ -41,7 +46,13 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
 
   onApplicationBootstrap(): void {
     this.invoker.prepareAll(this.registry.all());
-    this.unsubscribe = this.registry.onChange(() => this.broadcast(notification('notifications/tools/list_changed', {})));
+    const listChanged = (list: string) => () => this.broadcast(notification(`notifications/${list}/list_changed`, {}));
+    this.unsubscribers.push(
+      this.registry.onChange(listChanged('tools')),
+      this.prompts.onChange(listChanged('prompts')),
+      this.resources.onChange(listChanged('resources')),
+      this.notifier.onUpdated((uri) => this.broadcast(notification('notifications/resources/updated', { uri }), (session) => session.subscriptions.has(uri))),
+    );
     if (this.options.stdio) {
       void this.stdio.connect(process.stdin, process.stdout);
     }
@@ -49,7 +60,7 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.unsubscribe?.();
+    this.unsubscribers.forEach((unsubscribe) => unsubscribe());
     const aborted = await this.state.drain(this.options.shutdownTimeoutMs);
     if (aborted > 0) this.logger.warn(`${aborted} call(s) still running after ${this.options.shutdownTimeoutMs} ms were aborted`);
     this.sessions.closeAll();
@@ -57,8 +68,11 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     this.state.phase = 'stopped';
   }
 
-  private broadcast(message: string): void {
-    for (const session of this.sessions.all()) session.sink?.(message);
-    this.stdio.broadcast(message);
+  /** Sends a notification that belongs to no request to every session (that `wants` it). */
+  private broadcast(message: string, wants: (session: McpSession) => boolean = () => true): void {
+    const stdio = this.stdio.currentSession;
+    for (const session of stdio ? [...this.sessions.all(), stdio] : this.sessions.all()) {
+      if (wants(session)) session.sink?.(message);
+    }
   }
 }

@@ -2,7 +2,15 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { CatalogModule } from '#libs/catalog';
 import { InvocationModule } from '#libs/invocation';
+import { PromptsModule } from '#libs/prompts';
+import { ResourcesModule } from '#libs/resources';
+import { CallScope } from './dispatch/call-scope';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
+import { CompletionMethods } from './dispatch/methods/completion.methods';
+import { LifecycleMethods } from './dispatch/methods/lifecycle.methods';
+import { PromptMethods } from './dispatch/methods/prompt.methods';
+import { ResourceMethods } from './dispatch/methods/resource.methods';
+import { ToolMethods } from './dispatch/methods/tool.methods';
 import { HealthController } from './health/health.controller';
 import { McpHealthIndicator } from './health/mcp.health';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -44,11 +52,17 @@ import { StdioTransport } from './stdio/stdio.transport';
  * ```
  */
 @Module({
-  imports: [CatalogModule, InvocationModule, TerminusModule],
+  imports: [CatalogModule, InvocationModule, PromptsModule, ResourcesModule, TerminusModule],
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: (options: McpModuleOptions) => resolveMcpOptions(options), inject: [MCP_MODULE_OPTIONS] },
     HostState,
     SessionStore,
+    CallScope,
+    LifecycleMethods,
+    ToolMethods,
+    PromptMethods,
+    ResourceMethods,
+    CompletionMethods,
     McpDispatcher,
     StreamableHttpHandler,
     HttpEndpointMounter,
@@ -56,7 +70,7 @@ import { StdioTransport } from './stdio/stdio.transport';
     McpHealthIndicator,
     McpHost,
   ],
-  exports: [CatalogModule, StdioTransport, HostState, SessionStore],
+  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore],
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {

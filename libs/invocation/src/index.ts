@@ -1,5 +1,8 @@
 export { InvocationModule } from './invocation.module';
 export { ToolInvoker } from './tool.invoker';
+export { HandlerRunner, type HandlerFailure } from './handler-runner';
+export { ValidatorFactory } from './validation/validator.factory';
+export type { CompiledValidator, ValidationResult } from './validation/validation-result';
 export { McpExecutionContext } from './mcp-execution-context';
 export { CallContext, ANONYMOUS_CALLER, type CallContextInit } from './context/call-context';
 export type { CallChannel } from './context/call-channel.interface';

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
+import { HandlerRunner } from './handler-runner';
 import { ToolInvoker } from './tool.invoker';
 import { ValidatorFactory } from './validation/validator.factory';
 
-/** Runs tool calls through validation and Nest's pipeline. */
+/** Runs tool calls (and the handlers of prompts and resources) through validation and Nest's pipeline. */
 @Module({
-  providers: [ToolInvoker, ValidatorFactory],
-  exports: [ToolInvoker],
+  providers: [HandlerRunner, ToolInvoker, ValidatorFactory],
+  exports: [HandlerRunner, ToolInvoker, ValidatorFactory],
 })
 export class InvocationModule {}

@@ -22,6 +22,9 @@ export interface McpCaller {
   claims: Readonly<Record<string, unknown>>;
 }
 
+/** What a call serves. */
+export type McpCallKind = 'tool' | 'prompt' | 'resource';
+
 /** The transport a call arrived on. */
 export type McpTransportKind = 'http' | 'stdio';
 
@@ -33,8 +36,10 @@ export interface McpCallContext {
   readonly sessionId: string | undefined;
   /** The protocol revision negotiated with (or announced by) the client. */
   readonly protocolVersion: string;
-  /** The name of the tool being called. */
-  readonly toolName: string;
+  /** What is being served: a tool call, a prompt or a resource read. */
+  readonly kind: McpCallKind;
+  /** The tool or prompt name, or the resource URI. */
+  readonly target: string;
   readonly transport: McpTransportKind;
   /** The client's `clientInfo` from `initialize`, when known. */
   readonly clientInfo: { name: string; version: string } | undefined;

@@ -18,6 +18,8 @@ export class McpSession {
   lastSeen = Date.now();
   /** Cancellation of the requests in flight, by JSON-RPC id. */
   readonly inFlight = new Map<string | number, CallCancellation>();
+  /** URIs this client subscribed to (`resources/subscribe`). */
+  readonly subscriptions = new Set<string>();
   /** The standalone stream (HTTP GET) or stdout; `undefined` when none is open. */
   sink: NotificationSink | undefined;
   /** Run once when the session ends (e.g. closing its open streams). */

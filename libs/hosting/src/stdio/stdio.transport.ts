@@ -47,9 +47,9 @@ export class StdioTransport {
     }));
   }
 
-  /** Sends a notification that belongs to no request (e.g. list changed). */
-  broadcast(message: string): void {
-    if (this.session) this.write(message);
+  /** The stdio session, once connected. */
+  get currentSession(): McpSession | undefined {
+    return this.closed ? undefined : this.session;
   }
 
   close(): void {

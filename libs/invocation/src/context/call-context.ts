@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { McpCallContext, McpCaller, McpCallLogger, McpLogLevel, McpTransportKind } from '#libs/core';
+import type { McpCallContext, McpCallKind, McpCaller, McpCallLogger, McpLogLevel, McpTransportKind } from '#libs/core';
 import type { CallChannel } from './call-channel.interface';
 import type { CallCancellation } from './call-cancellation';
 
@@ -24,7 +24,8 @@ export class CallContext implements McpCallContext {
   readonly requestId: string | number;
   readonly sessionId: string | undefined;
   readonly protocolVersion: string;
-  readonly toolName: string;
+  readonly kind: McpCallKind;
+  readonly target: string;
   readonly transport: McpTransportKind;
   readonly clientInfo: { name: string; version: string } | undefined;
   readonly caller: McpCaller;
@@ -40,7 +41,8 @@ export class CallContext implements McpCallContext {
     this.requestId = init.requestId;
     this.sessionId = init.sessionId;
     this.protocolVersion = init.protocolVersion;
-    this.toolName = init.toolName;
+    this.kind = init.kind;
+    this.target = init.target;
     this.transport = init.transport;
     this.clientInfo = init.clientInfo;
     this.caller = init.caller ?? ANONYMOUS_CALLER;
@@ -58,7 +60,7 @@ export class CallContext implements McpCallContext {
     if (this.progressToken === undefined || this.cancellation.isCancelled) return;
     if (!(progress > this.lastProgress)) {
       // The spec requires strictly increasing progress; a client may reject anything else.
-      warnings.warn(`${this.toolName}: progress ${progress} does not increase (last ${this.lastProgress}); not sent`);
+      warnings.warn(`${this.target}: progress ${progress} does not increase (last ${this.lastProgress}); not sent`);
       return;
     }
     this.lastProgress = progress;
@@ -78,7 +80,7 @@ export class CallContext implements McpCallContext {
     const send = (level: McpLogLevel, data: unknown) => {
       const minimum = this.channel.logLevel;
       if (minimum !== undefined && (RANK.get(level) ?? 0) < (RANK.get(minimum) ?? 0)) return;
-      this.channel.notify('notifications/message', { level, logger: this.toolName, data });
+      this.channel.notify('notifications/message', { level, logger: this.target, data });
     };
     return {
       log: send,

@@ -47,7 +47,7 @@ class GoodTools {
   named(@McpArgs() _dto: NameDto, @McpContext() _ctx: McpCallContext) {}
 }
 
-describe('ToolExplorer start-up diagnostics', () => {
+describe('CatalogExplorer start-up diagnostics', () => {
   it('reports every problem at once, naming Class.method and the fix', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [BrokenTools] }).compile();
     const error = await moduleRef.init().then(() => undefined, (e: unknown) => e);
@@ -60,8 +60,8 @@ describe('ToolExplorer start-up diagnostics', () => {
       'BrokenTools.seven: @McpArgs() receives the whole arguments object but the parameter is typed String',
       'BrokenTools.seven: @McpArgs() receives the arguments but there is no input schema to validate them',
       'BrokenTools.eight: the input schema must describe an object (MCP requires "type": "object")',
-      'BrokenTools.two: tool name "lookup" is already used by BrokenTools.one',
       'BrokenTools.three: tool name "has spaces" is outside the spec\'s guidance (1–128 characters of A-Z a-z 0-9 _ - .)',
+      'BrokenTools.two: tool name "lookup" is already used by BrokenTools.one',
     ]);
   });
 

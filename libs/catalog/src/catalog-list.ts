@@ -1,0 +1,103 @@
+import type { McpDiagnostic } from '#libs/core';
+import { decodeCursor, encodeCursor } from './pagination/list-cursor';
+
+/** An entry of a catalog list: a unique key, where it was declared, and its wire definition. */
+export interface CatalogEntry {
+  readonly key: string;
+  readonly where: string;
+  readonly definition: object;
+}
+
+/**
+ * One paginated list of the catalog (tools, prompts, resources or resource templates): keyed
+ * entries, change listeners, and list pages serialized once per version of the list.
+ */
+export class CatalogList<T extends CatalogEntry> {
+  private readonly entries = new Map<string, T>();
+  private readonly listeners = new Set<() => void>();
+  private pages = new Map<string, string>();
+  private ordered: T[] | undefined;
+
+  /**
+   * @param listName the name cursors are bound to (`tools`, `prompts`, …)
+   * @param resultKey the property of the list result holding the items
+   * @param describe what an entry is, for duplicate messages (`tool name`, `resource URI`)
+   */
+  constructor(
+    private readonly listName: string,
+    private readonly resultKey: string,
+    private readonly describe: string,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): T | undefined {
+    return this.entries.get(key);
+  }
+
+  all(): readonly T[] {
+    return (this.ordered ??= [...this.entries.values()]);
+  }
+
+  /** Problems adding `entries` would cause (duplicates among them or with existing ones). */
+  duplicates(entries: readonly T[]): McpDiagnostic[] {
+    const diagnostics: McpDiagnostic[] = [];
+    const seen = new Map<string, T>(this.entries);
+    for (const entry of entries) {
+      const other = seen.get(entry.key);
+      if (other) {
+        diagnostics.push({
+          where: entry.where,
+          problem: `${this.describe} "${entry.key}" is already used by ${other.where}`,
+          fix: `give one of them a distinct ${this.describe}`,
+        });
+      } else seen.set(entry.key, entry);
+    }
+    return diagnostics;
+  }
+
+  add(entries: readonly T[]): void {
+    for (const entry of entries) this.entries.set(entry.key, entry);
+    if (entries.length > 0) this.changed();
+  }
+
+  remove(key: string): boolean {
+    const removed = this.entries.delete(key);
+    if (removed) this.changed();
+    return removed;
+  }
+
+  /** Calls `listener` after every change; returns an unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The list result for `cursor`, as JSON text.
+   * @throws JsonRpcError `-32602` for a cursor this list did not issue.
+   */
+  listPage(cursor: unknown, pageSize: number): string {
+    const all = this.all();
+    const offset = decodeCursor(this.listName, cursor, all.length);
+    const key = `${pageSize}:${offset}`;
+    let page = this.pages.get(key);
+    if (page === undefined) {
+      const end = offset + pageSize;
+      page = JSON.stringify({
+        [this.resultKey]: all.slice(offset, end).map((entry) => entry.definition),
+        ...(end < all.length && { nextCursor: encodeCursor(this.listName, end) }),
+      });
+      this.pages.set(key, page);
+    }
+    return page;
+  }
+
+  private changed(): void {
+    this.pages = new Map();
+    this.ordered = undefined;
+    for (const listener of this.listeners) listener();
+  }
+}

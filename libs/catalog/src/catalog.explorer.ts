@@ -1,0 +1,119 @@
+import { Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import {
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_TOOL_METADATA,
+  McpStartupError,
+  type McpDiagnostic,
+  type McpResourceOptions,
+  type McpResourceTemplateOptions,
+} from '#libs/core';
+import type { RegisteredTool } from './interfaces/registered-tool.interface';
+import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
+import { PromptRegistry } from './prompts/prompt.registry';
+import type { RegisteredPrompt } from './prompts/registered-prompt.interface';
+import type { RegisteredResource, RegisteredResourceTemplate } from './resources/registered-resource.interface';
+import { ResourceDefinitionFactory } from './resources/resource-definition.factory';
+import { ResourceRegistry } from './resources/resource.registry';
+import { ToolDefinitionFactory } from './tool-definition.factory';
+import { ToolRegistry } from './tool.registry';
+
+/** What one scan of the providers found. */
+interface Found {
+  tools: RegisteredTool[];
+  prompts: RegisteredPrompt[];
+  resources: RegisteredResource[];
+  templates: RegisteredResourceTemplate[];
+  diagnostics: McpDiagnostic[];
+}
+
+/**
+ * Finds `@McpTool`, `@McpPrompt`, `@McpResource` and `@McpResourceTemplate` methods on every
+ * provider at module init and registers them; reports every problem at once. Method decorators
+ * are not indexed by `DiscoveryService`, so each provider's methods are scanned. Request-scoped
+ * providers are registered without an instance and resolved per call.
+ */
+@Injectable()
+export class CatalogExplorer implements OnModuleInit {
+  private readonly logger = new Logger('McpCatalog');
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    private readonly tools: ToolDefinitionFactory,
+    private readonly prompts: PromptDefinitionFactory,
+    private readonly resources: ResourceDefinitionFactory,
+    private readonly toolRegistry: ToolRegistry,
+    private readonly promptRegistry: PromptRegistry,
+    private readonly resourceRegistry: ResourceRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    const found = this.scan();
+    found.diagnostics.push(
+      ...this.toolRegistry.check(found.tools),
+      ...this.promptRegistry.duplicates(found.prompts),
+      ...this.resourceRegistry.check(found.resources, found.templates),
+    );
+    if (found.diagnostics.length > 0) throw new McpStartupError(found.diagnostics);
+    this.toolRegistry.add(found.tools);
+    this.promptRegistry.add(found.prompts);
+    this.resourceRegistry.resources.add(found.resources);
+    this.resourceRegistry.templates.add(found.templates);
+    this.logger.log(
+      `${found.tools.length} tool(s), ${found.prompts.length} prompt(s), ${found.resources.length} resource(s), ` +
+        `${found.templates.length} resource template(s) registered`,
+    );
+  }
+
+  private scan(): Found {
+    const found: Found = { tools: [], prompts: [], resources: [], templates: [], diagnostics: [] };
+    const visited = new Set<Type<object>>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const hostClass = wrapper.metatype as Type<object> | undefined;
+      if (!hostClass || typeof hostClass !== 'function' || !hostClass.prototype || visited.has(hostClass)) continue;
+      const requestScoped = !wrapper.isDependencyTreeStatic();
+      const instance = requestScoped ? undefined : (wrapper.instance as object | undefined);
+      if (!requestScoped && !instance) continue;
+      visited.add(hostClass);
+      for (const methodName of this.scanner.getAllMethodNames(hostClass.prototype)) {
+        this.inspect(found, hostClass, methodName, instance);
+      }
+    }
+    return found;
+  }
+
+  private inspect(found: Found, hostClass: Type<object>, methodName: string, instance: object | undefined): void {
+    const method = (hostClass.prototype as Record<string, unknown>)[methodName] as never;
+    const read = <T>(key: string) => this.reflector.get<T | undefined>(key, method);
+    const base = { hostClass, methodName, instance };
+    const tool = read<RegisteredTool['options']>(MCP_TOOL_METADATA);
+    if (tool) {
+      const result = this.tools.create({ ...base, options: tool });
+      collect(found, result.diagnostics, result.tool, found.tools);
+    }
+    const prompt = read<RegisteredPrompt['options']>(MCP_PROMPT_METADATA);
+    if (prompt) {
+      const result = this.prompts.create({ ...base, options: prompt });
+      collect(found, result.diagnostics, result.prompt, found.prompts);
+    }
+    const resource = read<McpResourceOptions>(MCP_RESOURCE_METADATA);
+    if (resource) {
+      const result = this.resources.createResource({ ...base, options: resource });
+      collect(found, result.diagnostics, result.resource, found.resources);
+    }
+    const template = read<McpResourceTemplateOptions>(MCP_RESOURCE_TEMPLATE_METADATA);
+    if (template) {
+      const result = this.resources.createTemplate({ ...base, options: template });
+      collect(found, result.diagnostics, result.template, found.templates);
+    }
+  }
+}
+
+function collect<T>(found: Found, diagnostics: McpDiagnostic[], item: T | undefined, list: T[]): void {
+  found.diagnostics.push(...diagnostics);
+  if (item) list.push(item);
+}

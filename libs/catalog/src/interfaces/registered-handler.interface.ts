@@ -1,0 +1,20 @@
+import type { Type } from '@nestjs/common';
+import type { CatalogEntry } from '../catalog-list';
+
+/** Where the validated arguments go in the handler's parameter list. */
+export interface ArgsBinding {
+  index: number;
+  /** Set when `@McpArgs('name')` binds a single argument. */
+  property?: string;
+}
+
+/** A provider method the host invokes: a tool, a prompt, a resource or a resource template. */
+export interface RegisteredHandler extends CatalogEntry {
+  /** `Class.method`, for messages. */
+  readonly where: string;
+  readonly hostClass: Type<object>;
+  readonly methodName: string;
+  /** The provider instance; `undefined` when the provider is request-scoped (resolved per call). */
+  readonly instance: object | undefined;
+  readonly argsBindings: readonly ArgsBinding[];
+}

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaObject, McpDiagnostic, McpPromptArgument, SchemaSource } from '#libs/core';
+import { CatalogMessages, CatalogResourceMessages } from '../catalog.messages';
+import { inspectHandlerParameters } from '../handler-parameters';
+import { JsonSchemaFactory } from '../schema/json-schema.factory';
+import { schemaKindOf } from '../schema/schema-kind';
+import type { HandlerCandidate } from '../tool-definition.factory';
+import type { RegisteredPrompt } from './registered-prompt.interface';
+
+/** Builds a prompt's definition and argument list from `@McpPrompt` and its parameters. */
+@Injectable()
+export class PromptDefinitionFactory {
+  constructor(private readonly schemas: JsonSchemaFactory) {}
+
+  create(candidate: HandlerCandidate<'prompt'>): { prompt?: RegisteredPrompt; diagnostics: McpDiagnostic[] } {
+    const { hostClass, methodName, options } = candidate;
+    const where = `${hostClass.name}.${methodName}`;
+    const diagnostics: McpDiagnostic[] = [];
+    const report = (message: { problem: string; fix: string }) => diagnostics.push({ where, ...message });
+
+    if (!options.description?.trim()) report(CatalogMessages.missingDescription());
+    const { bindings, dtoType } = inspectHandlerParameters(hostClass, methodName, report);
+    const explicit = Array.isArray(options.args) ? options.args : undefined;
+    let schemaSource: SchemaSource | undefined = explicit ? undefined : (options.args as SchemaSource | undefined);
+    if (options.args && dtoType) report(CatalogResourceMessages.promptArgsTwice(dtoType.name));
+    schemaSource ??= dtoType;
+    if (bindings.length > 0 && !options.args && !dtoType) report(CatalogResourceMessages.promptArgsMissing());
+    if (bindings.length === 0 && options.args) report(CatalogResourceMessages.promptArgsUnused());
+    explicit?.forEach((argument, index) => {
+      if (typeof argument?.name !== 'string' || !argument.name) report(CatalogResourceMessages.badPromptArgument(index));
+    });
+
+    let args: McpPromptArgument[] = explicit ?? [];
+    let kind = schemaSource ? schemaKindOf(schemaSource) : undefined;
+    if (schemaSource) {
+      if (!kind || kind === 'json-schema') {
+        report(CatalogMessages.unsupportedSchema('input'));
+        kind = undefined;
+      } else {
+        args = argumentsOf(this.schemas.create(schemaSource));
+      }
+    }
+    if (diagnostics.length > 0) return { diagnostics };
+
+    const name = options.name ?? methodName;
+    const definition: Prompt = {
+      name,
+      ...(options.title !== undefined && { title: options.title }),
+      description: options.description,
+      ...(args.length > 0 && { arguments: args }),
+      ...(options.icons && { icons: options.icons }),
+      ...(options._meta && { _meta: options._meta }),
+    };
+    const prompt: RegisteredPrompt = {
+      key: name,
+      name,
+      definition,
+      options,
+      where,
+      hostClass,
+      methodName,
+      instance: candidate.instance,
+      argsBindings: bindings,
+      arguments: args,
+      validation: schemaSource && kind ? { source: schemaSource, kind } : undefined,
+      complete: options.complete ?? {},
+    };
+    return { prompt, diagnostics };
+  }
+}
+
+/** The prompt argument list described by an object schema. */
+function argumentsOf(schema: JsonSchemaObject): McpPromptArgument[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    const description = (property as { description?: unknown }).description;
+    return {
+      name,
+      ...(typeof description === 'string' && { description }),
+      required: required.has(name),
+    };
+  });
+}

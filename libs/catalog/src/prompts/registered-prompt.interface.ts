@@ -1,0 +1,17 @@
+import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
+import type { McpCompleter, McpPromptArgument, McpPromptOptions, SchemaSource } from '#libs/core';
+import type { RegisteredHandler } from '../interfaces/registered-handler.interface';
+import type { SchemaKind } from '../schema/schema-kind';
+
+/** A prompt known to the catalog. */
+export interface RegisteredPrompt extends RegisteredHandler {
+  readonly name: string;
+  /** The definition as sent in `prompts/list`. */
+  readonly definition: Prompt;
+  readonly options: McpPromptOptions;
+  /** The declared arguments (also what `required` checks run against). */
+  readonly arguments: readonly McpPromptArgument[];
+  /** A DTO or zod schema that validates (and may transform) the arguments. */
+  readonly validation: { source: SchemaSource; kind: SchemaKind } | undefined;
+  readonly complete: Readonly<Record<string, McpCompleter>>;
+}

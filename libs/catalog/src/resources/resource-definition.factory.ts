@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import type { McpDiagnostic, McpResourceOptions, McpResourceTemplateOptions } from '#libs/core';
+import { CatalogResourceMessages } from '../catalog.messages';
+import { inspectHandlerParameters } from '../handler-parameters';
+import type { HandlerCandidate } from '../tool-definition.factory';
+import type { RegisteredResource, RegisteredResourceTemplate } from './registered-resource.interface';
+import { UriTemplate } from './uri-template';
+
+const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
+
+type Report = (message: { problem: string; fix: string }) => void;
+
+/** Builds resource and resource-template definitions from their decorators. */
+@Injectable()
+export class ResourceDefinitionFactory {
+  createResource(candidate: HandlerCandidate<'resource'>): { resource?: RegisteredResource; diagnostics: McpDiagnostic[] } {
+    const { options } = candidate;
+    const { where, diagnostics, report } = this.start(candidate);
+    if (typeof options.uri !== 'string' || !ABSOLUTE_URI.test(options.uri)) report(CatalogResourceMessages.badUri(String(options.uri)));
+    const { bindings } = inspectHandlerParameters(candidate.hostClass, candidate.methodName, report);
+    if (diagnostics.length > 0) return { diagnostics };
+    const { uri, size } = options;
+    const resource: RegisteredResource = {
+      key: uri,
+      uri,
+      definition: { uri, ...common(options), ...(size !== undefined && { size }) },
+      where,
+      hostClass: candidate.hostClass,
+      methodName: candidate.methodName,
+      instance: candidate.instance,
+      argsBindings: bindings,
+    };
+    return { resource, diagnostics };
+  }
+
+  createTemplate(candidate: HandlerCandidate<'template'>): { template?: RegisteredResourceTemplate; diagnostics: McpDiagnostic[] } {
+    const { options } = candidate;
+    const { where, diagnostics, report } = this.start(candidate);
+    let template: UriTemplate | undefined;
+    try {
+      template = UriTemplate.parse(String(options.uriTemplate));
+    } catch (error) {
+      report(CatalogResourceMessages.badTemplate((error as Error).message));
+    }
+    const { bindings } = inspectHandlerParameters(candidate.hostClass, candidate.methodName, report);
+    if (template) {
+      const whole = bindings.some((binding) => binding.property === undefined);
+      const unbound = template.variables.filter((name) => !whole && !bindings.some((binding) => binding.property === name));
+      if (unbound.length > 0 && bindings.length > 0) report(CatalogResourceMessages.templateVariablesUnbound(unbound));
+    }
+    if (diagnostics.length > 0 || !template) return { diagnostics };
+    const registered: RegisteredResourceTemplate = {
+      key: options.uriTemplate,
+      template,
+      definition: { uriTemplate: options.uriTemplate, ...common(options) },
+      where,
+      hostClass: candidate.hostClass,
+      methodName: candidate.methodName,
+      instance: candidate.instance,
+      argsBindings: bindings,
+      complete: options.complete ?? {},
+    };
+    return { template: registered, diagnostics };
+  }
+
+  private start(candidate: HandlerCandidate<'resource' | 'template'>): { where: string; diagnostics: McpDiagnostic[]; report: Report } {
+    const where = `${candidate.hostClass.name}.${candidate.methodName}`;
+    const diagnostics: McpDiagnostic[] = [];
+    const report: Report = (message) => diagnostics.push({ where, ...message });
+    if (typeof candidate.options.name !== 'string' || !candidate.options.name.trim()) report(CatalogResourceMessages.missingName());
+    return { where, diagnostics, report };
+  }
+}
+
+/** The definition fields resources and templates share. */
+function common(options: McpResourceOptions | McpResourceTemplateOptions) {
+  return {
+    name: options.name,
+    ...(options.title !== undefined && { title: options.title }),
+    ...(options.description !== undefined && { description: options.description }),
+    ...(options.mimeType !== undefined && { mimeType: options.mimeType }),
+    ...(options.annotations && { annotations: options.annotations }),
+    ...(options.icons && { icons: options.icons }),
+    ...(options._meta && { _meta: options._meta }),
+  };
+}

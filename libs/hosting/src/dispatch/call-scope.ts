@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import type { McpCallKind, McpLogLevel } from '#libs/core';
+import { CallCancellation, CallContext, type CallChannel } from '#libs/invocation';
+import { HostState } from '../lifecycle/host-state';
+import { notification, type JsonRpcId } from './json-rpc';
+import type { DispatchScope } from './method-handler';
+
+/** Sends a call's notifications on the transport of the request that started it. */
+class ScopeChannel implements CallChannel {
+  constructor(private readonly scope: DispatchScope) {}
+
+  get logLevel(): McpLogLevel | undefined {
+    return this.scope.session.logLevel;
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    this.scope.notify(notification(method, params));
+  }
+}
+
+/**
+ * Runs a handler as a cancellable call: builds its `CallContext`, registers it for
+ * `notifications/cancelled`, client disconnects and shutdown draining, and unregisters it after.
+ */
+@Injectable()
+export class CallScope {
+  constructor(private readonly state: HostState) {}
+
+  async run<T>(
+    scope: DispatchScope,
+    id: JsonRpcId,
+    kind: McpCallKind,
+    target: string,
+    params: Record<string, unknown>,
+    body: (context: CallContext) => Promise<T>,
+  ): Promise<T> {
+    const session = scope.session;
+    const cancellation = new CallCancellation();
+    const stopWatching = scope.onLost?.((reason) => cancellation.cancel(reason));
+    session.inFlight.set(id, cancellation);
+    this.state.begin(cancellation);
+    const progressToken = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    const context = new CallContext({
+      requestId: id,
+      sessionId: session.id,
+      protocolVersion: session.protocolVersion,
+      kind,
+      target,
+      transport: scope.transport,
+      clientInfo: session.clientInfo,
+      headers: scope.headers,
+      progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
+      channel: new ScopeChannel(scope),
+      cancellation,
+    });
+    try {
+      return await body(context);
+    } finally {
+      session.inFlight.delete(id);
+      this.state.end(cancellation);
+      stopWatching?.();
+    }
+  }
+}

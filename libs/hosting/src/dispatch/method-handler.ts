@@ -1,0 +1,27 @@
+import type { McpTransportKind } from '#libs/core';
+import type { McpSession } from '../session/mcp-session';
+import type { JsonRpcId } from './json-rpc';
+
+/** What a transport tells the dispatcher about one incoming message. */
+export interface DispatchScope {
+  session: McpSession;
+  transport: McpTransportKind;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Sends a message tied to the request being served (its SSE stream, or stdout). */
+  notify: (message: string) => void;
+  /**
+   * Lets a call be aborted when the transport loses its request (e.g. the client
+   * disconnected): registers `abort` and returns how to unregister it.
+   */
+  onLost?: (abort: (reason: Error) => void) => () => void;
+}
+
+/** Answers one JSON-RPC method: resolves to the `result` as JSON text. */
+export type MethodHandler = (params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope) => string | Promise<string>;
+
+/** A group of JSON-RPC methods (tools, prompts, …) the dispatcher routes to. */
+export interface McpMethods {
+  readonly methods: Readonly<Record<string, MethodHandler>>;
+}
+
+export const EMPTY_RESULT = '{}';

@@ -1,0 +1,32 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { PromptRegistry } from '#libs/catalog';
+import { PromptGetter } from '#libs/prompts';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
+import { CallScope } from '../call-scope';
+import type { DispatchScope, McpMethods, MethodHandler } from '../method-handler';
+import type { JsonRpcId } from '../json-rpc';
+
+/** `prompts/list` and `prompts/get`. */
+@Injectable()
+export class PromptMethods implements McpMethods {
+  readonly methods: Record<string, MethodHandler> = {
+    'prompts/list': (params) => this.registry.listPage(params.cursor, this.options.pageSize),
+    'prompts/get': (params, id, scope) => this.get(params, id, scope),
+  };
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly registry: PromptRegistry,
+    private readonly getter: PromptGetter,
+    private readonly calls: CallScope,
+  ) {}
+
+  private async get(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
+    const name = params.name;
+    if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'prompts/get: "name" must be a string');
+    const prompt = this.registry.get(name);
+    if (!prompt) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown prompt: ${name}`);
+    return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, (context) => this.getter.get(prompt, params.arguments, context)));
+  }
+}

@@ -1,0 +1,36 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { ToolRegistry } from '#libs/catalog';
+import { ToolInvoker } from '#libs/invocation';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
+import { CallScope } from '../call-scope';
+import type { DispatchScope, McpMethods, MethodHandler } from '../method-handler';
+import type { JsonRpcId } from '../json-rpc';
+
+/** `tools/list` and `tools/call`. */
+@Injectable()
+export class ToolMethods implements McpMethods {
+  readonly methods: Record<string, MethodHandler> = {
+    'tools/list': (params) => this.registry.listPage(params.cursor, this.options.pageSize),
+    'tools/call': (params, id, scope) => this.call(params, id, scope),
+  };
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly registry: ToolRegistry,
+    private readonly invoker: ToolInvoker,
+    private readonly calls: CallScope,
+  ) {}
+
+  private async call(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
+    const name = params.name;
+    if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "name" must be a string');
+    const tool = this.registry.get(name);
+    if (!tool) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`);
+    const args = params.arguments;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
+    }
+    return JSON.stringify(await this.calls.run(scope, id, 'tool', name, params, (context) => this.invoker.invoke(tool, args, context)));
+  }
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
+import { JsonRpcError, MCP_CONTEXT_TYPE, MCP_PARAM_ARGS_METADATA, McpToolError } from '#libs/core';
+import type { RegisteredHandler } from '#libs/catalog';
+import type { CallContext } from './context/call-context';
+import { McpParamsFactory } from './mcp-params.factory';
+
+type NestHandler = (args: unknown, context: CallContext) => Promise<unknown>;
+
+const PIPELINE = { guards: true, interceptors: true, filters: true };
+
+/** How a failed handler is reported to the client. */
+export type HandlerFailure =
+  | { kind: 'protocol'; error: JsonRpcError }
+  | { kind: 'business'; message: string }
+  | { kind: 'cancelled' }
+  | { kind: 'internal'; reference: string };
+
+/**
+ * Runs provider methods (tools, prompts, resources) through Nest's guards, interceptors, pipes
+ * and filters, with context type `mcp`. The pipeline is built once per handler; request-scoped
+ * providers get a fresh DI sub-tree per call, with the call context as `REQUEST`.
+ */
+@Injectable()
+export class HandlerRunner {
+  private readonly logger = new Logger('McpInvocation');
+  private readonly handlers = new Map<RegisteredHandler, NestHandler>();
+  private readonly paramsFactory = new McpParamsFactory();
+
+  constructor(
+    private readonly contextCreator: ExternalContextCreator,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  /** Builds the pipeline of a singleton handler ahead of the first call. */
+  prepare(ref: RegisteredHandler): void {
+    if (ref.instance && !this.handlers.has(ref)) this.handlers.set(ref, this.create(ref, ref.instance));
+  }
+
+  async run(ref: RegisteredHandler, args: unknown, context: CallContext): Promise<unknown> {
+    let handler = this.handlers.get(ref);
+    if (!handler) {
+      if (ref.instance) {
+        handler = this.create(ref, ref.instance);
+        this.handlers.set(ref, handler);
+      } else {
+        handler = await this.requestScoped(ref, context);
+      }
+    }
+    return handler(args, context);
+  }
+
+  /**
+   * Classifies an exception: `McpToolError` and Nest `HttpException`s carry messages meant for
+   * the client; anything else is logged with a reference and reported without its details.
+   */
+  classify(ref: RegisteredHandler, error: unknown, context: CallContext): HandlerFailure {
+    if (error instanceof JsonRpcError) return { kind: 'protocol', error };
+    if (error instanceof McpToolError) return { kind: 'business', message: error.message };
+    if (error instanceof HttpException) return { kind: 'business', message: httpExceptionMessage(error) };
+    if (context.cancellation.isCancelled) return { kind: 'cancelled' };
+    const reference = randomUUID();
+    this.logger.error(`${ref.where} failed (reference ${reference})`, (error as Error)?.stack ?? String(error));
+    return { kind: 'internal', reference };
+  }
+
+  private create(ref: RegisteredHandler, instance: object, contextId?: ReturnType<typeof ContextIdFactory.create>): NestHandler {
+    const method = (instance as Record<string, (...args: unknown[]) => unknown>)[ref.methodName];
+    return this.contextCreator.create(
+      instance,
+      method,
+      ref.methodName,
+      MCP_PARAM_ARGS_METADATA,
+      this.paramsFactory,
+      contextId,
+      undefined,
+      PIPELINE,
+      MCP_CONTEXT_TYPE,
+    ) as NestHandler;
+  }
+
+  private async requestScoped(ref: RegisteredHandler, context: CallContext): Promise<NestHandler> {
+    const contextId = ContextIdFactory.create();
+    this.moduleRef.registerRequestByContextId(context, contextId);
+    const instance = await this.moduleRef.resolve(ref.hostClass, contextId, { strict: false });
+    return this.create(ref, instance, contextId);
+  }
+}
+
+/** Nest exceptions carry client-facing messages (a `ValidationPipe` gives an array of them). */
+function httpExceptionMessage(error: HttpException): string {
+  const response = error.getResponse();
+  const message = typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
+  return Array.isArray(message) ? message.join('; ') : String(message ?? error.message);
+}

@@ -1,0 +1,4 @@
+export { PromptsModule } from './prompts.module';
+export { PromptGetter } from './prompt.getter';
+export { userMessage, assistantMessage } from './prompt-messages';
+export { toGetPromptResult } from './prompt-result.mapper';

@@ -1,0 +1,4 @@
+export { ResourcesModule } from './resources.module';
+export { ResourceReader } from './resource.reader';
+export { McpResourceNotifier } from './resource.notifier';
+export { toReadResourceResult } from './resource-contents.mapper';

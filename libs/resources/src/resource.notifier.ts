@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * Tells subscribed clients that a resource changed (`notifications/resources/updated`).
+ * Inject it where the data changes.
+ *
+ * @example
+ * ```ts
+ * constructor(private readonly notifier: McpResourceNotifier) {}
+ * publish(article: Article) {
+ *   this.store.save(article);
+ *   this.notifier.resourceUpdated(`kb://articles/${article.slug}`);
+ * }
+ * ```
+ */
+@Injectable()
+export class McpResourceNotifier {
+  private readonly listeners = new Set<(uri: string) => void>();
+
+  resourceUpdated(uri: string): void {
+    for (const listener of this.listeners) listener(uri);
+  }
+
+  /** @internal Used by the hosting module to reach the subscribed sessions. */
+  onUpdated(listener: (uri: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

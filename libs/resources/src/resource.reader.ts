@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { ResourceRegistry } from '#libs/catalog';
+import { HandlerRunner, type CallContext } from '#libs/invocation';
+import { toReadResourceResult } from './resource-contents.mapper';
+import { ResourceMessages } from './resources.messages';
+
+/**
+ * Serves `resources/read`: finds the resource (a fixed URI first, then templates), runs its
+ * reader through Nest's pipeline with the template variables as arguments, and maps the result.
+ * An unknown URI is `-32002` with the URI in `data`; a failing reader is `-32603`.
+ */
+@Injectable()
+export class ResourceReader {
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly runner: HandlerRunner,
+  ) {}
+
+  /** Whether `uri` names a resource this host serves. */
+  exists(uri: string): boolean {
+    return this.registry.resolve(uri) !== undefined;
+  }
+
+  async read(uri: string, context: CallContext): Promise<ReadResourceResult> {
+    const resolved = this.registry.resolve(uri);
+    if (!resolved) throw new JsonRpcError(JsonRpcErrorCode.RESOURCE_NOT_FOUND, ResourceMessages.notFound(uri), { uri });
+    const { handler, variables } = resolved;
+    let returned: unknown;
+    try {
+      returned = await this.runner.run(handler, variables, context);
+    } catch (error) {
+      const failure = this.runner.classify(handler, error, context);
+      if (failure.kind === 'protocol') throw failure.error;
+      const message =
+        failure.kind === 'business' ? ResourceMessages.failed(uri, failure.message)
+        : failure.kind === 'cancelled' ? ResourceMessages.failed(uri, 'cancelled')
+        : ResourceMessages.internal(uri, failure.reference);
+      throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, message, { uri });
+    }
+    return toReadResourceResult(returned, uri, handler.definition.mimeType);
+  }
+}

@@ -144,7 +144,7 @@ describe('support desk host over stdio (a real process)', () => {
       await client.callTool({ name: 'export_ticket_report', arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
       expect(progress.at(-1)).toBe(20);
       expect(errors).toEqual([]); // a stray log line on stdout would surface here as a parse error
-      expect(stderr).toContain('8 tool(s) registered');
+      expect(stderr).toContain('8 tool(s), ');
     } finally {
       await client.close();
     }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { McpModule } from '#libs/hosting';
 import { BehaviourFixtures } from './behaviour.fixtures';
 import { ContentFixtures } from './content.fixtures';
+import { ClientRequestFixtures } from './client-request.fixtures';
 import { FixtureLogInterceptor } from './fixture-log';
 import { PromptFixtures } from './prompt.fixtures';
 import { ResourceFixtures } from './resource.fixtures';
@@ -9,6 +10,6 @@ import { ResourceFixtures } from './resource.fixtures';
 /** The official conformance suite's fixtures, built on the public API only. */
 @Module({
   imports: [McpModule.forRoot({ name: 'nest-mcp-host-conformance', version: '1.0.0', pageSize: 1000 })],
-  providers: [FixtureLogInterceptor, ContentFixtures, BehaviourFixtures, PromptFixtures, ResourceFixtures],
+  providers: [FixtureLogInterceptor, ContentFixtures, BehaviourFixtures, PromptFixtures, ResourceFixtures, ClientRequestFixtures],
 })
 export class ConformanceModule {}

@@ -13,9 +13,11 @@ export type {
   McpLogLevel,
   McpTransportKind,
   McpCallKind,
+  McpClientRequestOptions,
 } from './interfaces/mcp-call-context.interface';
 export { McpParamType } from './interfaces/mcp-param-type.enum';
 export { McpToolError } from './errors/mcp-tool.error';
+export { McpClientRequestError } from './errors/mcp-client-request.error';
 export { JsonRpcError, JsonRpcErrorCode } from './errors/json-rpc.error';
 export { McpStartupError, type McpDiagnostic } from './errors/mcp-startup.error';
 export { text, image, audio, embeddedResource, resourceLink } from './content/content.helpers';

@@ -1,3 +1,17 @@
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  Root,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** Options of a request the host sends to the client on behalf of a tool. */
+export interface McpClientRequestOptions {
+  /** Give up (the tool gets an `McpToolError`) after this long. @default 60_000 */
+  timeoutMs?: number;
+}
+
 /** Log levels of `notifications/message` (RFC 5424 names, as the MCP spec uses). */
 export type McpLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
@@ -55,4 +69,21 @@ export interface McpCallContext {
   reportProgress(progress: number, total?: number, message?: string): void;
   /** Sends `notifications/message` to the calling client. */
   readonly log: McpCallLogger;
+  /** The capabilities the client declared in `initialize` (empty when unknown). */
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /**
+   * Asks the user for input through the client (`elicitation/create`, form or URL mode).
+   * @throws McpToolError when the client lacks the capability, refuses, times out, or the call is cancelled.
+   */
+  elicit(params: ElicitRequest['params'], options?: McpClientRequestOptions): Promise<ElicitResult>;
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`).
+   * @throws McpToolError when the client lacks the capability (or `sampling.tools` when tools are given), refuses or times out.
+   */
+  sample(params: CreateMessageRequest['params'], options?: McpClientRequestOptions): Promise<CreateMessageResult>;
+  /**
+   * The client's roots (`roots/list`).
+   * @throws McpToolError when the client lacks the `roots` capability, refuses or times out.
+   */
+  roots(options?: McpClientRequestOptions): Promise<Root[]>;
 }

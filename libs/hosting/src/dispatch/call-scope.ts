@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCallKind, McpLogLevel } from '#libs/core';
+import { McpClientRequestError, type McpCallKind, type McpLogLevel } from '#libs/core';
 import { CallCancellation, CallContext, type CallChannel } from '#libs/invocation';
 import { HostState } from '../lifecycle/host-state';
 import { notification, type JsonRpcId } from './json-rpc';
@@ -13,8 +13,21 @@ class ScopeChannel implements CallChannel {
     return this.scope.session.logLevel;
   }
 
+  get clientCapabilities(): Readonly<Record<string, unknown>> {
+    return this.scope.session.clientCapabilities ?? {};
+  }
+
   notify(method: string, params: Record<string, unknown>): void {
     this.scope.notify(notification(method, params));
+  }
+
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+    const { session, transport } = this.scope;
+    if (transport === 'http' && session.id === undefined) {
+      // The answer would arrive on another POST with nothing to tie it to this call.
+      return Promise.reject(new McpClientRequestError(`${method} needs a session: serve the host in stateful mode.`, 'unreachable'));
+    }
+    return session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
   }
 }
 

@@ -32,7 +32,13 @@ export class McpDispatcher {
       this.onNotification(message, scope);
       return undefined;
     }
-    if (kind === 'response') return undefined; // server-to-client requests are not sent yet
+    if (kind === 'response') {
+      const error = message.error as { message?: unknown } | undefined;
+      if (!scope.session.clientRequests.settle(message.id, message.result, error)) {
+        this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
+      }
+      return undefined;
+    }
     const id = message.id!;
     const handler = this.handlers.get(message.method!);
     if (!handler) return errorResponse(id, JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);

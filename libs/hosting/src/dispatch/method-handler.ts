@@ -7,8 +7,8 @@ export interface DispatchScope {
   session: McpSession;
   transport: McpTransportKind;
   headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** Sends a message tied to the request being served (its SSE stream, or stdout). */
-  notify: (message: string) => void;
+  /** Sends a message tied to the request being served (its SSE stream, or stdout); false if it cannot be delivered. */
+  notify: (message: string) => boolean;
   /**
    * Lets a call be aborted when the transport loses its request (e.g. the client
    * disconnected): registers `abort` and returns how to unregister it.

@@ -118,7 +118,7 @@ export class StreamableHttpHandler {
     }
 
     if (kind !== 'request') {
-      await this.dispatcher.dispatch(kind, message, this.scope(req, session, () => undefined));
+      await this.dispatcher.dispatch(kind, message, this.scope(req, session, () => false));
       res.writeHead(202).end();
       return;
     }
@@ -145,12 +145,13 @@ export class StreamableHttpHandler {
     // Notifications of this request open an SSE stream when the client accepts one;
     // otherwise they go to the session's GET stream, if open.
     const notify = (notification: string) => {
-      if (accept.sse) {
+      if (accept.sse && !res.writableEnded) {
         stream ??= new SseStream(res, headers);
         stream.send(notification);
-      } else {
-        session.sink?.(notification);
+        return true;
       }
+      session.sink?.(notification);
+      return session.sink !== undefined;
     };
     const response = await this.dispatcher.dispatch(kind, message, this.scope(req, session, notify, onLost));
     if (stream) {
@@ -205,7 +206,7 @@ export class StreamableHttpHandler {
     return session;
   }
 
-  private scope(req: IncomingMessage, session: McpSession, notify: (message: string) => void, onLost?: DispatchScope['onLost']): DispatchScope {
+  private scope(req: IncomingMessage, session: McpSession, notify: DispatchScope['notify'], onLost?: DispatchScope['onLost']): DispatchScope {
     return { session, transport: 'http', headers: req.headers, notify, onLost };
   }
 

@@ -1,5 +1,6 @@
 import type { McpLogLevel } from '#libs/core';
 import type { CallCancellation } from '#libs/invocation';
+import { ClientRequests } from './client-requests';
 
 /** Where notifications that belong to no request go (the GET stream, or stdout on stdio). */
 export type NotificationSink = (message: string) => void;
@@ -18,6 +19,8 @@ export class McpSession {
   lastSeen = Date.now();
   /** Cancellation of the requests in flight, by JSON-RPC id. */
   readonly inFlight = new Map<string | number, CallCancellation>();
+  /** Requests sent to this client and not answered yet. */
+  readonly clientRequests = new ClientRequests();
   /** URIs this client subscribed to (`resources/subscribe`). */
   readonly subscriptions = new Set<string>();
   /** The standalone stream (HTTP GET) or stdout; `undefined` when none is open. */
@@ -35,6 +38,7 @@ export class McpSession {
   /** Ends the session: aborts every call in flight. */
   close(reason: string): void {
     for (const call of this.inFlight.values()) call.cancel(new Error(reason));
+    this.clientRequests.abandon(reason);
     this.inFlight.clear();
     this.sink = undefined;
     for (const cleanup of this.cleanups) cleanup();

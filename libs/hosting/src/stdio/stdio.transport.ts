@@ -63,12 +63,17 @@ export class StdioTransport {
     try {
       parsed = JSON.parse(line);
     } catch {
-      return this.write(PARSE_ERROR_RESPONSE);
+      this.write(PARSE_ERROR_RESPONSE);
+      return;
     }
     const classified = classify(parsed);
-    if ('invalid' in classified) return this.write(errorResponse(classified.id, -32600, `Invalid Request: ${classified.invalid}`));
+    if ('invalid' in classified) {
+      this.write(errorResponse(classified.id, -32600, `Invalid Request: ${classified.invalid}`));
+      return;
+    }
     if (!this.state.accepting && classified.kind === 'request') {
-      return this.write(errorResponse(classified.message.id!, -32600, 'The host is shutting down'));
+      this.write(errorResponse(classified.message.id!, -32600, 'The host is shutting down'));
+      return;
     }
     const scope: DispatchScope = { session: this.session!, transport: 'stdio', headers: NO_HEADERS, notify: (message) => this.write(message) };
     try {
@@ -79,7 +84,9 @@ export class StdioTransport {
     }
   }
 
-  private write(message: string): void {
-    if (!this.closed && this.output?.writable) this.output.write(`${message}\n`);
+  private write(message: string): boolean {
+    if (this.closed || !this.output?.writable) return false;
+    this.output.write(`${message}\n`);
+    return true;
   }
 }

@@ -6,4 +6,11 @@ export interface CallChannel {
   notify(method: string, params: Record<string, unknown>): void;
   /** The lowest log level the client asked for (`logging/setLevel`), if any. */
   readonly logLevel: McpLogLevel | undefined;
+  /** The capabilities the client declared in `initialize`. */
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /**
+   * Sends a request to the client and resolves to its result.
+   * @throws McpClientRequestError when it cannot be delivered, is refused, times out or is aborted.
+   */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown>;
 }

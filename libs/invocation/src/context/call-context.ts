@@ -1,5 +1,21 @@
 import { Logger } from '@nestjs/common';
-import type { McpCallContext, McpCallKind, McpCaller, McpCallLogger, McpLogLevel, McpTransportKind } from '#libs/core';
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  Root,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpClientRequestError,
+  type McpCallContext,
+  type McpCallKind,
+  type McpCaller,
+  type McpCallLogger,
+  type McpClientRequestOptions,
+  type McpLogLevel,
+  type McpTransportKind,
+} from '#libs/core';
 import type { CallChannel } from './call-channel.interface';
 import type { CallCancellation } from './call-cancellation';
 
@@ -10,7 +26,7 @@ const RANK = new Map(LEVELS.map((level, index) => [level, index]));
 export const ANONYMOUS_CALLER: McpCaller = Object.freeze({ id: 'anonymous', scopes: [], roles: [], claims: {} });
 
 /** What a transport knows about a call when it starts it. */
-export type CallContextInit = Omit<McpCallContext, 'caller' | 'reportProgress' | 'log' | 'signal'> & {
+export type CallContextInit = Omit<McpCallContext, 'caller' | 'reportProgress' | 'log' | 'signal' | 'clientCapabilities' | 'elicit' | 'sample' | 'roots'> & {
   caller?: McpCaller;
   progressToken: string | number | undefined;
   channel: CallChannel;
@@ -18,6 +34,11 @@ export type CallContextInit = Omit<McpCallContext, 'caller' | 'reportProgress' |
 };
 
 const warnings = new Logger('McpCallContext');
+
+const DEFAULT_CLIENT_TIMEOUT_MS = 60_000;
+
+const unsupported = (what: string) =>
+  Promise.reject(new McpClientRequestError(`The client does not support ${what}: it did not declare that capability in initialize.`, 'unsupported'));
 
 /** The `McpCallContext` handed to tools. */
 export class CallContext implements McpCallContext {
@@ -70,6 +91,37 @@ export class CallContext implements McpCallContext {
       ...(total !== undefined && { total }),
       ...(message !== undefined && { message }),
     });
+  }
+
+  get clientCapabilities(): Readonly<Record<string, unknown>> {
+    return this.channel.clientCapabilities;
+  }
+
+  elicit(params: ElicitRequest['params'], options?: McpClientRequestOptions): Promise<ElicitResult> {
+    const urlMode = (params as { mode?: string }).mode === 'url';
+    const elicitation = this.clientCapabilities.elicitation as Record<string, unknown> | undefined;
+    // A client that declares `elicitation: {}` supports form mode (the 2025-06-18 meaning).
+    const supported = urlMode ? elicitation?.url !== undefined : elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+    if (!supported) return unsupported(urlMode ? "elicitation in URL mode ('elicitation.url')" : "elicitation ('elicitation')");
+    return this.request('elicitation/create', params, options) as Promise<ElicitResult>;
+  }
+
+  sample(params: CreateMessageRequest['params'], options?: McpClientRequestOptions): Promise<CreateMessageResult> {
+    const sampling = this.clientCapabilities.sampling as Record<string, unknown> | undefined;
+    if (!sampling) return unsupported("sampling ('sampling')");
+    if ((params as { tools?: unknown[] }).tools?.length && sampling.tools === undefined) return unsupported("sampling with tools ('sampling.tools')");
+    return this.request('sampling/createMessage', params, options) as Promise<CreateMessageResult>;
+  }
+
+  async roots(options?: McpClientRequestOptions): Promise<Root[]> {
+    if (!this.clientCapabilities.roots) return unsupported("roots ('roots')");
+    const result = (await this.request('roots/list', {}, options)) as { roots?: Root[] };
+    return result.roots ?? [];
+  }
+
+  private request(method: string, params: object, options: McpClientRequestOptions | undefined): Promise<unknown> {
+    if (this.cancellation.isCancelled) return Promise.reject(new McpClientRequestError(`${method} not sent: the call was cancelled`, 'cancelled'));
+    return this.channel.request(method, params as Record<string, unknown>, options?.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS, this.signal);
   }
 
   get log(): McpCallLogger {

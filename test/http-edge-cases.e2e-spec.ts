@@ -167,7 +167,7 @@ describe('health and graceful shutdown', () => {
     const base = url.replace(/\/mcp$/, '');
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ok', info: { mcp: { status: 'up', phase: 'ready', tools: 15 } } });
+    expect(await ready.json()).toMatchObject({ status: 'ok', info: { mcp: { status: 'up', phase: 'ready', tools: 19 } } });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
 
     const init = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(initialize()) });
@@ -176,8 +176,11 @@ describe('health and graceful shutdown', () => {
     const slow = fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow' } }) });
     await new Promise((resolve) => setTimeout(resolve, 100));
     const closing = app.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const draining = await fetch(`${base}/health/ready`);
+    let draining = await fetch(`${base}/health/ready`);
+    for (let tries = 0; draining.status === 200 && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      draining = await fetch(`${base}/health/ready`);
+    }
     expect(draining.status).toBe(503);
     expect(await draining.json()).toMatchObject({ status: 'error', error: { mcp: { status: 'down', phase: 'draining', inFlight: 1 } } });
     const refused = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }) });

@@ -2,3 +2,4 @@ export { ResourcesModule } from './resources.module';
 export { ResourceReader } from './resource.reader';
 export { McpResourceNotifier } from './resource.notifier';
 export { toReadResourceResult } from './resource-contents.mapper';
+export { resourceNotFound } from './resource-not-found';

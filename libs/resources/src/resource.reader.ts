@@ -4,6 +4,7 @@ import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ResourceRegistry } from '#libs/catalog';
 import { HandlerRunner, type CallContext } from '#libs/invocation';
 import { toReadResourceResult } from './resource-contents.mapper';
+import { resourceNotFound } from './resource-not-found';
 import { ResourceMessages } from './resources.messages';
 
 /**
@@ -25,7 +26,7 @@ export class ResourceReader {
 
   async read(uri: string, context: CallContext): Promise<ReadResourceResult> {
     const resolved = this.registry.resolve(uri);
-    if (!resolved) throw new JsonRpcError(JsonRpcErrorCode.RESOURCE_NOT_FOUND, ResourceMessages.notFound(uri), { uri });
+    if (!resolved) throw resourceNotFound(uri);
     const { handler, variables } = resolved;
     let returned: unknown;
     try {

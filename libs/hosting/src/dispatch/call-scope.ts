@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpClientRequestError, type McpCallKind, type McpLogLevel } from '#libs/core';
+import type { McpCallKind, McpLogLevel } from '#libs/core';
 import { CallCancellation, CallContext, type CallChannel } from '#libs/invocation';
 import { HostState } from '../lifecycle/host-state';
 import { notification, type JsonRpcId } from './json-rpc';
@@ -21,13 +21,13 @@ class ScopeChannel implements CallChannel {
     this.scope.notify(notification(method, params));
   }
 
+  get requestsUnavailable(): string | undefined {
+    // Without a session the answer would arrive on another POST with nothing to tie it to this call.
+    return this.scope.session.id === undefined ? 'needs a session: serve the host in stateful mode.' : undefined;
+  }
+
   request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
-    const { session, transport } = this.scope;
-    if (transport === 'http' && session.id === undefined) {
-      // The answer would arrive on another POST with nothing to tie it to this call.
-      return Promise.reject(new McpClientRequestError(`${method} needs a session: serve the host in stateful mode.`, 'unreachable'));
-    }
-    return session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
+    return this.scope.session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
   }
 }
 

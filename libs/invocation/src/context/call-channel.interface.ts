@@ -6,6 +6,8 @@ export interface CallChannel {
   notify(method: string, params: Record<string, unknown>): void;
   /** The lowest log level the client asked for (`logging/setLevel`), if any. */
   readonly logLevel: McpLogLevel | undefined;
+  /** Why this call cannot send requests to its client at all (e.g. no session), if so. */
+  readonly requestsUnavailable: string | undefined;
   /** The capabilities the client declared in `initialize`. */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   /**

@@ -37,6 +37,8 @@ const warnings = new Logger('McpCallContext');
 
 const DEFAULT_CLIENT_TIMEOUT_MS = 60_000;
 
+const unreachable = (method: string, why: string) => Promise.reject(new McpClientRequestError(`${method} ${why}`, 'unreachable'));
+
 const unsupported = (what: string) =>
   Promise.reject(new McpClientRequestError(`The client does not support ${what}: it did not declare that capability in initialize.`, 'unsupported'));
 
@@ -98,6 +100,7 @@ export class CallContext implements McpCallContext {
   }
 
   elicit(params: ElicitRequest['params'], options?: McpClientRequestOptions): Promise<ElicitResult> {
+    if (this.channel.requestsUnavailable) return unreachable('elicitation/create', this.channel.requestsUnavailable);
     const urlMode = (params as { mode?: string }).mode === 'url';
     const elicitation = this.clientCapabilities.elicitation as Record<string, unknown> | undefined;
     // A client that declares `elicitation: {}` supports form mode (the 2025-06-18 meaning).
@@ -107,6 +110,7 @@ export class CallContext implements McpCallContext {
   }
 
   sample(params: CreateMessageRequest['params'], options?: McpClientRequestOptions): Promise<CreateMessageResult> {
+    if (this.channel.requestsUnavailable) return unreachable('sampling/createMessage', this.channel.requestsUnavailable);
     const sampling = this.clientCapabilities.sampling as Record<string, unknown> | undefined;
     if (!sampling) return unsupported("sampling ('sampling')");
     if ((params as { tools?: unknown[] }).tools?.length && sampling.tools === undefined) return unsupported("sampling with tools ('sampling.tools')");
@@ -114,6 +118,7 @@ export class CallContext implements McpCallContext {
   }
 
   async roots(options?: McpClientRequestOptions): Promise<Root[]> {
+    if (this.channel.requestsUnavailable) return unreachable('roots/list', this.channel.requestsUnavailable);
     if (!this.clientCapabilities.roots) return unsupported("roots ('roots')");
     const result = (await this.request('roots/list', {}, options)) as { roots?: Root[] };
     return result.roots ?? [];

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ResourceRegistry } from '#libs/catalog';
-import { ResourceReader } from '#libs/resources';
+import { ResourceReader, resourceNotFound } from '#libs/resources';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
 import { CallScope } from '../call-scope';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods, type MethodHandler } from '../method-handler';
@@ -33,7 +33,7 @@ export class ResourceMethods implements McpMethods {
   private subscribe(params: Record<string, unknown>, scope: DispatchScope, on: boolean): string {
     const uri = requireUri(on ? 'resources/subscribe' : 'resources/unsubscribe', params);
     if (on) {
-      if (!this.reader.exists(uri)) throw new JsonRpcError(JsonRpcErrorCode.RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+      if (!this.reader.exists(uri)) throw resourceNotFound(uri);
       scope.session.subscriptions.add(uri);
     } else {
       scope.session.subscriptions.delete(uri);

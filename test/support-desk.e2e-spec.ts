@@ -100,6 +100,46 @@ describe('support desk host over Streamable HTTP', () => {
   });
 });
 
+describe('support desk knowledge base and triage prompt', () => {
+  let app: INestApplication;
+  let client: Client;
+  beforeAll(async () => {
+    let url: string;
+    ({ app, url } = await startDesk());
+    client = await connectHttpClient(url);
+  });
+  afterAll(async () => {
+    await client.close();
+    await app.close();
+  });
+
+  it('serves knowledge-base articles as resources, completing slugs', async () => {
+    expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual(['kb://articles']);
+    expect((await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual(['kb://articles/{slug}']);
+    const index = await client.readResource({ uri: 'kb://articles' });
+    expect(index.contents[0]).toMatchObject({ mimeType: 'text/markdown', text: expect.stringContaining('(kb://articles/vat-rates)') });
+    const article = await client.readResource({ uri: 'kb://articles/vat-rates' });
+    expect(article.contents[0]).toMatchObject({ uri: 'kb://articles/vat-rates', text: expect.stringMatching(/^# VAT on invoices\n\nBooks and e-books carry 7 % VAT/) });
+    await expect(client.readResource({ uri: 'kb://articles/unknown' })).rejects.toMatchObject({ code: -32002, data: { uri: 'kb://articles/unknown' } });
+    const slugs = await client.complete({ ref: { type: 'ref/resource', uri: 'kb://articles/{slug}' }, argument: { name: 'slug', value: 'r' } });
+    expect(slugs.completion.values).toEqual(['rate-limits', 'refunds']);
+  });
+
+  it('sets an agent up to triage a ticket, completing open ticket ids', async () => {
+    const prompt = await client.getPrompt({ name: 'triage_ticket', arguments: { ticketId: 'T-2001' } });
+    expect(prompt.messages[0].content).toMatchObject({ type: 'resource', resource: { uri: 'desk://tickets/T-2001', mimeType: 'application/json' } });
+    expect(prompt.messages[1].content).toMatchObject({ type: 'text', text: expect.stringContaining('Triage ticket T-2001 above.') });
+    await expect(client.getPrompt({ name: 'triage_ticket', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.getPrompt({ name: 'triage_ticket', arguments: { ticketId: 'T-0000' } })).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('No ticket T-0000; use search_tickets to find one.'),
+    });
+    const ids = await client.complete({ ref: { type: 'ref/prompt', name: 'triage_ticket' }, argument: { name: 'ticketId', value: 't-200' } });
+    expect(ids.completion.values.length).toBeGreaterThan(0);
+    expect(ids.completion.values.every((id) => /^T-200\d$/.test(id))).toBe(true);
+  });
+});
+
 describe('support desk in read-only mode', () => {
   it('refuses tools that change data, through the global guard, and serves the rest', async () => {
     const { app, url } = await startDesk({ SUPPORT_READ_ONLY: 'true' });
@@ -144,7 +184,7 @@ describe('support desk host over stdio (a real process)', () => {
       await client.callTool({ name: 'export_ticket_report', arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
       expect(progress.at(-1)).toBe(20);
       expect(errors).toEqual([]); // a stray log line on stdout would surface here as a parse error
-      expect(stderr).toContain('8 tool(s), ');
+      expect(stderr).toContain('8 tool(s), 1 prompt(s), 1 resource(s), 1 resource template(s) registered');
     } finally {
       await client.close();
     }

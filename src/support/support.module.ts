@@ -3,13 +3,16 @@ import { APP_GUARD } from '@nestjs/core';
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { CustomerTools } from './customer.tools';
 import { CustomersStore } from './customers.store';
+import { KnowledgeBaseResources } from './knowledge-base.resources';
+import { KnowledgeBaseStore } from './knowledge-base.store';
 import { ReadOnlyModeGuard } from './read-only-mode.guard';
 import { ReportTools } from './report.tools';
 import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 import { TicketTools } from './ticket.tools';
 import { TicketsStore } from './tickets.store';
+import { TriagePrompt } from './triage.prompt';
 
-/** The support desk back-end and the MCP tools over it. */
+/** The support desk back-end and the MCP tools, prompt and resources over it. */
 @Module({})
 export class SupportModule {
   static register(options: SupportOptions): DynamicModule {
@@ -24,6 +27,9 @@ export class SupportModule {
         CustomerTools,
         TicketTools,
         ReportTools,
+        KnowledgeBaseStore,
+        KnowledgeBaseResources,
+        TriagePrompt,
       ],
     };
   }

@@ -3,7 +3,7 @@ import { Injectable, UseInterceptors } from '@nestjs/common';
 import { McpArgs, McpContext, McpTool, type McpCallContext } from '#libs/core';
 import { FixtureLogInterceptor } from './fixture-log';
 
-/** Tools the suite calls to check notifications during a call and schema preservation. */
+/** Tools the suite calls to check notifications during a call, SSE polling and schema preservation. */
 @Injectable()
 @UseInterceptors(FixtureLogInterceptor)
 export class BehaviourFixtures {
@@ -25,6 +25,17 @@ export class BehaviourFixtures {
     await delay(50);
     ctx.reportProgress(100, 100);
     return 'Progress tool finished';
+  }
+
+  /**
+   * SEP-1699 wants this tool to close its SSE stream mid-call and deliver the result after the
+   * client reconnects with Last-Event-ID; the public API cannot close a stream, so it just
+   * answers (the suite then sees a JSON response and marks polling "not applicable").
+   */
+  @McpTool({ name: 'test_reconnection', description: 'Answers after a short delay (SSE polling test)' })
+  async reconnection() {
+    await delay(100);
+    return 'Reconnection test completed';
   }
 
   @McpTool({

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { z } from 'zod';
 import { IsString } from 'class-validator';
-import { McpArgs, McpContext, McpStartupError, McpTool, type McpCallContext } from '#libs/core';
+import { McpArgs, McpCompletion, McpContext, McpPrompt, McpResource, McpResourceTemplate, McpStartupError, McpTool, type McpCallContext } from '#libs/core';
 import { CatalogModule } from './catalog.module';
 import { ToolRegistry } from './tool.registry';
 
@@ -84,5 +84,41 @@ describe('CatalogExplorer start-up diagnostics', () => {
     });
     expect(registry.get('named')!.definition.inputSchema).toMatchObject({ properties: { name: { type: 'string' } }, required: ['name'] });
     await moduleRef.close();
+  });
+});
+
+describe('CatalogExplorer with prompts, resources and completions', () => {
+  it('reports ambiguous templates, bad URIs and dangling completions at start-up', async () => {
+    @Injectable()
+    class BrokenContent {
+      @McpResource({ uri: 'not a uri', name: 'bad' })
+      bad() {}
+
+      @McpResourceTemplate({ uriTemplate: 'kb://articles/{slug}', name: 'a' })
+      a(@McpArgs() _vars: object) {}
+
+      @McpResourceTemplate({ uriTemplate: 'kb://articles/{id}', name: 'b' })
+      b(@McpArgs() _vars: object) {}
+
+      @McpResourceTemplate({ uriTemplate: 'kb://{?q}', name: 'c' })
+      c() {}
+
+      @McpPrompt({ description: 'args nobody receives', args: [{ name: 'x' }] })
+      p() {}
+
+      @McpCompletion({ prompt: 'missing', argument: 'x' })
+      complete() {
+        return [];
+      }
+    }
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [BrokenContent] }).compile();
+    const error = (await moduleRef.init().then(() => undefined, (e: unknown) => e)) as McpStartupError;
+    expect(error.diagnostics.map((d) => `${d.where}: ${d.problem}`)).toEqual([
+      'BrokenContent.bad: "not a uri" is not an absolute URI',
+      'BrokenContent.c: the URI template is invalid: "{?q}" needs RFC 6570 level 3 or 4; only levels 1–2 are supported',
+      'BrokenContent.p: the prompt declares arguments but no @McpArgs() parameter receives them',
+      'BrokenContent.complete: @McpCompletion names prompt "missing", which does not exist',
+      'BrokenContent.b: URI template "kb://articles/{id}" matches the same URIs as "kb://articles/{slug}" (BrokenContent.a)',
+    ]);
   });
 });

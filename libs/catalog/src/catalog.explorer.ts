@@ -1,11 +1,14 @@
 import { Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import {
+  MCP_COMPLETION_METADATA,
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
   MCP_TOOL_METADATA,
   McpStartupError,
+  type McpCompleter,
+  type McpCompletionOptions,
   type McpDiagnostic,
   type McpResourceOptions,
   type McpResourceTemplateOptions,
@@ -26,6 +29,7 @@ interface Found {
   prompts: RegisteredPrompt[];
   resources: RegisteredResource[];
   templates: RegisteredResourceTemplate[];
+  completions: { options: McpCompletionOptions; where: string; completer: McpCompleter | undefined }[];
   diagnostics: McpDiagnostic[];
 }
 
@@ -53,6 +57,7 @@ export class CatalogExplorer implements OnModuleInit {
 
   onModuleInit(): void {
     const found = this.scan();
+    this.attachCompletions(found);
     found.diagnostics.push(
       ...this.toolRegistry.check(found.tools),
       ...this.promptRegistry.duplicates(found.prompts),
@@ -69,8 +74,26 @@ export class CatalogExplorer implements OnModuleInit {
     );
   }
 
+  /** Adds each `@McpCompletion` method to the completers of its prompt or template. */
+  private attachCompletions(found: Found): void {
+    for (const { options, where, completer } of found.completions) {
+      const target =
+        'prompt' in options
+          ? found.prompts.find((prompt) => prompt.name === options.prompt)
+          : found.templates.find((template) => template.key === options.template);
+      const what = 'prompt' in options ? `prompt "${options.prompt}"` : `resource template "${options.template}"`;
+      if (!completer) {
+        found.diagnostics.push({ where, problem: 'a completer cannot live on a request-scoped provider', fix: 'move it to a singleton provider' });
+      } else if (!target) {
+        found.diagnostics.push({ where, problem: `@McpCompletion names ${what}, which does not exist`, fix: 'use the name (or URI template) exactly as declared' });
+      } else {
+        (target.complete as Record<string, McpCompleter>)[options.argument] = completer;
+      }
+    }
+  }
+
   private scan(): Found {
-    const found: Found = { tools: [], prompts: [], resources: [], templates: [], diagnostics: [] };
+    const found: Found = { tools: [], prompts: [], resources: [], templates: [], completions: [], diagnostics: [] };
     const visited = new Set<Type<object>>();
     for (const wrapper of this.discovery.getProviders()) {
       const hostClass = wrapper.metatype as Type<object> | undefined;
@@ -104,6 +127,13 @@ export class CatalogExplorer implements OnModuleInit {
     if (resource) {
       const result = this.resources.createResource({ ...base, options: resource });
       collect(found, result.diagnostics, result.resource, found.resources);
+    }
+    const completion = read<McpCompletionOptions>(MCP_COMPLETION_METADATA);
+    if (completion) {
+      const completer: McpCompleter | undefined = instance
+        ? (value, context) => (instance as Record<string, McpCompleter>)[methodName](value, context)
+        : undefined;
+      found.completions.push({ options: completion, where: `${hostClass.name}.${methodName}`, completer });
     }
     const template = read<McpResourceTemplateOptions>(MCP_RESOURCE_TEMPLATE_METADATA);
     if (template) {

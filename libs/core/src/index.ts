@@ -1,6 +1,7 @@
 export { McpTool } from './decorators/mcp-tool.decorator';
 export { McpArgs, McpContext } from './decorators/mcp-param.decorators';
 export { McpPrompt } from './decorators/mcp-prompt.decorator';
+export { McpCompletion, type McpCompletionOptions } from './decorators/mcp-completion.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
 export type { McpPromptOptions, McpPromptArgument, McpCompleter } from './interfaces/mcp-prompt-options.interface';
 export type { McpResourceOptions, McpResourceTemplateOptions, McpResourceAnnotations } from './interfaces/mcp-resource-options.interface';
@@ -26,6 +27,7 @@ export {
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_COMPLETION_METADATA,
   MCP_PARAM_ARGS_METADATA,
   MCP_CONTEXT_TYPE,
 } from './mcp.constants';

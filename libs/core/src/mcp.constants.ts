@@ -10,3 +10,5 @@ export const MCP_PROMPT_METADATA = 'mcp:prompt';
 export const MCP_RESOURCE_METADATA = 'mcp:resource';
 /** Metadata key under which `@McpResourceTemplate` stores its options on a method. */
 export const MCP_RESOURCE_TEMPLATE_METADATA = 'mcp:resource-template';
+/** Metadata key under which `@McpCompletion` stores its options on a method. */
+export const MCP_COMPLETION_METADATA = 'mcp:completion';

@@ -64,7 +64,7 @@ export class PromptDefinitionFactory {
       argsBindings: bindings,
       arguments: args,
       validation: schemaSource && kind ? { source: schemaSource, kind } : undefined,
-      complete: options.complete ?? {},
+      complete: { ...options.complete },
     };
     return { prompt, diagnostics };
   }

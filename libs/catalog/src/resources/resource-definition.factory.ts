@@ -58,7 +58,7 @@ export class ResourceDefinitionFactory {
       methodName: candidate.methodName,
       instance: candidate.instance,
       argsBindings: bindings,
-      complete: options.complete ?? {},
+      complete: { ...options.complete },
     };
     return { template: registered, diagnostics };
   }

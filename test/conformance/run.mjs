@@ -253,7 +253,7 @@ try {
   await main();
 } catch (error) {
   if (!(error instanceof HarnessError)) throw error;
-  console.error(`✗ ${error.message}`);
+  console.log(`✗ ${error.message}`);
   console.log('conformance: 0 passed, 0 failed');
   process.exitCode = 1;
 }

@@ -14,6 +14,7 @@ export interface CatalogEntry {
  */
 export class CatalogList<T extends CatalogEntry> {
   private readonly entries = new Map<string, T>();
+  private readonly disabled = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private pages = new Map<string, string>();
   private ordered: T[] | undefined;
@@ -29,16 +30,34 @@ export class CatalogList<T extends CatalogEntry> {
     private readonly describe: string,
   ) {}
 
+  /** How many entries are served (enabled). */
   get size(): number {
-    return this.entries.size;
+    return this.all().length;
   }
 
+  /** The enabled entry with this key. */
   get(key: string): T | undefined {
-    return this.entries.get(key);
+    return this.disabled.has(key) ? undefined : this.entries.get(key);
   }
 
+  /** Whether an entry with this key exists, enabled or not. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  /** The enabled entries, in registration order. */
   all(): readonly T[] {
-    return (this.ordered ??= [...this.entries.values()]);
+    return (this.ordered ??= [...this.entries.values()].filter((entry) => !this.disabled.has(entry.key)));
+  }
+
+  /** Hides an entry from lists and calls, or serves it again; returns false if there is no such entry. */
+  setEnabled(key: string, enabled: boolean): boolean {
+    if (!this.entries.has(key)) return false;
+    if (enabled === !this.disabled.has(key)) return true;
+    if (enabled) this.disabled.delete(key);
+    else this.disabled.add(key);
+    this.changed();
+    return true;
   }
 
   /** Problems adding `entries` would cause (duplicates among them or with existing ones). */
@@ -64,6 +83,7 @@ export class CatalogList<T extends CatalogEntry> {
   }
 
   remove(key: string): boolean {
+    this.disabled.delete(key);
     const removed = this.entries.delete(key);
     if (removed) this.changed();
     return removed;

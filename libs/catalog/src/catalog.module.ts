@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { CatalogExplorer } from './catalog.explorer';
+import { McpCatalog } from './mcp-catalog';
 import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
 import { PromptRegistry } from './prompts/prompt.registry';
 import { ResourceDefinitionFactory } from './resources/resource-definition.factory';
@@ -21,7 +22,8 @@ import { ToolRegistry } from './tool.registry';
     ToolRegistry,
     PromptRegistry,
     ResourceRegistry,
+    McpCatalog,
   ],
-  exports: [ToolRegistry, PromptRegistry, ResourceRegistry, JsonSchemaFactory],
+  exports: [ToolRegistry, PromptRegistry, ResourceRegistry, JsonSchemaFactory, McpCatalog],
 })
 export class CatalogModule {}

@@ -11,3 +11,5 @@ export { UriTemplate } from './resources/uri-template';
 export { CatalogList, type CatalogEntry } from './catalog-list';
 export type { SchemaKind } from './schema/schema-kind';
 export { encodeCursor, decodeCursor } from './pagination/list-cursor';
+export { McpCatalog, type McpCatalogKind } from './mcp-catalog';
+export type { McpDynamicHandler } from './dynamic-handler';

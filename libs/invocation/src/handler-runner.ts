@@ -25,7 +25,7 @@ export type HandlerFailure =
 @Injectable()
 export class HandlerRunner {
   private readonly logger = new Logger('McpInvocation');
-  private readonly handlers = new Map<RegisteredHandler, NestHandler>();
+  private readonly handlers = new WeakMap<RegisteredHandler, NestHandler>();
   private readonly paramsFactory = new McpParamsFactory();
 
   constructor(

@@ -23,7 +23,7 @@ interface ToolValidators {
 @Injectable()
 export class ToolInvoker {
   private readonly logger = new Logger('McpInvocation');
-  private readonly validators = new Map<RegisteredTool, ToolValidators>();
+  private readonly validators = new WeakMap<RegisteredTool, ToolValidators>();
 
   constructor(
     private readonly runner: HandlerRunner,

@@ -13,7 +13,7 @@ import { PromptMessages } from './prompts.messages';
  */
 @Injectable()
 export class PromptGetter {
-  private readonly validators = new Map<RegisteredPrompt, CompiledValidator>();
+  private readonly validators = new WeakMap<RegisteredPrompt, CompiledValidator>();
 
   constructor(
     private readonly runner: HandlerRunner,

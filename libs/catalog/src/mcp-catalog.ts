@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import {
+  McpStartupError,
+  type McpDiagnostic,
+  type McpPromptOptions,
+  type McpResourceOptions,
+  type McpResourceTemplateOptions,
+  type McpToolOptions,
+} from '#libs/core';
+import { dynamicHost, type McpDynamicHandler } from './dynamic-handler';
+import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
+import { PromptRegistry } from './prompts/prompt.registry';
+import { ResourceDefinitionFactory } from './resources/resource-definition.factory';
+import { ResourceRegistry } from './resources/resource.registry';
+import { ToolDefinitionFactory } from './tool-definition.factory';
+import { ToolRegistry } from './tool.registry';
+
+export type McpCatalogKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
+
+const HEADLINE = 'Cannot add to the MCP catalog';
+
+/**
+ * The catalog at run time: add, remove, enable and disable tools, prompts and resources while
+ * the host runs (the decorators are the static path). Every change invalidates the cached
+ * list pages and sends `notifications/{tools,prompts,resources}/list_changed` to clients.
+ * Entries added here are validated exactly like decorated ones and run through Nest's global
+ * guards, interceptors, pipes and filters.
+ *
+ * @example
+ * ```ts
+ * constructor(private readonly catalog: McpCatalog) {}
+ *
+ * onTenantEnabled(tenant: string) {
+ *   this.catalog.addTool(
+ *     { name: `${tenant}_status`, description: `Status of ${tenant}`, input: z.object({ verbose: z.boolean().optional() }) },
+ *     ({ verbose }) => this.status.of(tenant, verbose),
+ *   );
+ * }
+ * ```
+ */
+@Injectable()
+export class McpCatalog {
+  constructor(
+    private readonly tools: ToolRegistry,
+    private readonly prompts: PromptRegistry,
+    private readonly resources: ResourceRegistry,
+    private readonly toolDefinitions: ToolDefinitionFactory,
+    private readonly promptDefinitions: PromptDefinitionFactory,
+    private readonly resourceDefinitions: ResourceDefinitionFactory,
+  ) {}
+
+  /** Adds a tool; the handler gets the validated arguments (when `input` is given) and the call context. */
+  addTool(options: McpToolOptions & { name: string }, handler: McpDynamicHandler<never>): void {
+    const { tool, diagnostics } = this.toolDefinitions.create({ ...dynamicHost(handler, options.input !== undefined), options });
+    this.commit(diagnostics, () => this.tools.check(tool ? [tool] : []), () => this.tools.add([tool!]));
+  }
+
+  /** Adds a prompt; the handler gets its (string) arguments and the call context. */
+  addPrompt(options: McpPromptOptions & { name: string }, handler: McpDynamicHandler<never>): void {
+    const { prompt, diagnostics } = this.promptDefinitions.create({ ...dynamicHost(handler, options.args !== undefined), options });
+    this.commit(diagnostics, () => this.prompts.duplicates(prompt ? [prompt] : []), () => this.prompts.add([prompt!]));
+  }
+
+  /** Adds a resource at a fixed URI. */
+  addResource(options: McpResourceOptions, handler: McpDynamicHandler<never>): void {
+    const { resource, diagnostics } = this.resourceDefinitions.createResource({ ...dynamicHost(handler, false), options });
+    this.commit(diagnostics, () => this.resources.check(resource ? [resource] : [], []), () => this.resources.resources.add([resource!]));
+  }
+
+  /** Adds a resource template; the handler gets the template variables. */
+  addResourceTemplate(options: McpResourceTemplateOptions, handler: McpDynamicHandler<never>): void {
+    const { template, diagnostics } = this.resourceDefinitions.createTemplate({ ...dynamicHost(handler, true), options });
+    this.commit(diagnostics, () => this.resources.check([], template ? [template] : []), () => this.resources.templates.add([template!]));
+  }
+
+  /** Removes an entry (tool or prompt name, resource URI, or URI template); false if there was none. */
+  remove(kind: McpCatalogKind, key: string): boolean {
+    return this.list(kind).remove(key);
+  }
+
+  /** Serves an entry again after `disable`. */
+  enable(kind: McpCatalogKind, key: string): boolean {
+    return this.list(kind).setEnabled(key, true);
+  }
+
+  /** Hides an entry from lists and refuses calls to it as if it did not exist, until `enable`. */
+  disable(kind: McpCatalogKind, key: string): boolean {
+    return this.list(kind).setEnabled(key, false);
+  }
+
+  private list(kind: McpCatalogKind) {
+    switch (kind) {
+      case 'tool':
+        return this.tools;
+      case 'prompt':
+        return this.prompts;
+      case 'resource':
+        return this.resources.resources;
+      case 'resourceTemplate':
+        return this.resources.templates;
+    }
+  }
+
+  private commit(diagnostics: McpDiagnostic[], check: () => McpDiagnostic[], add: () => void): void {
+    const problems = diagnostics.length > 0 ? diagnostics : check();
+    if (problems.length > 0) throw new McpStartupError(problems, HEADLINE);
+    add();
+  }
+}

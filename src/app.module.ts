@@ -25,6 +25,8 @@ export class AppModule {
             mode: config.get('MCP_MODE'),
             allowedHosts: config.get('MCP_ALLOWED_HOSTS'),
             allowedOrigins: config.get('MCP_ALLOWED_ORIGINS'),
+            // close_ticket and any other destructive tool ask the user first.
+            confirmDestructive: true,
             http: transport === 'http',
             stdio: transport === 'stdio',
           }),

@@ -45,7 +45,7 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
       cursor = page.nextCursor;
     }
     expect(names.sort()).toEqual(
-      ['add', 'askModel', 'askUser', 'echo', 'editArticle', 'failBusiness', 'failInternal', 'forbidden', 'greet', 'instanceNumber', 'listRoots', 'mixed', 'register', 'secret', 'shout', 'slow', 'teapot', 'weather', 'whoami'].sort(),
+      ['add', 'askModel', 'askUser', 'deleteArchive', 'echo', 'editArticle', 'failBusiness', 'failInternal', 'forbidden', 'greet', 'instanceNumber', 'listRoots', 'mixed', 'register', 'secret', 'shout', 'slow', 'teapot', 'weather', 'whoami'].sort(),
     );
   });
 

@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppModule } from '../src/app.module';
 import { connectHttpClient } from './support/fixture-app';
 
@@ -29,7 +29,9 @@ describe('support desk host over Streamable HTTP', () => {
   beforeAll(async () => {
     let url: string;
     ({ app, url } = await startDesk());
-    client = await connectHttpClient(url);
+    client = await connectHttpClient(url, {}, { capabilities: { elicitation: {} } });
+    // The agent's user confirms every destructive call.
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { confirm: true } }));
   });
   afterAll(async () => {
     await client.close();
@@ -97,6 +99,26 @@ describe('support desk host over Streamable HTTP', () => {
     });
     await expect(cancelled).rejects.toThrow();
     expect(textOf(await client.callTool({ name: 'search_tickets', arguments: { limit: 1 } }))).toContain('"count":1');
+  });
+});
+
+describe('support desk confirmation of close_ticket', () => {
+  it('asks a client that cannot elicit to come back with a confirmation token', async () => {
+    const { app, url } = await startDesk();
+    const client = await connectHttpClient(url);
+    try {
+      const args = { ticketId: 'T-2002', resolution: 'Re-issued the invoice with 7 % VAT.' };
+      const first = (await client.callTool({ name: 'close_ticket', arguments: args })) as CallToolResult;
+      expect(first.isError).toBe(true);
+      expect(textOf(first)).toMatch(/^"close_ticket" needs the user's confirmation and this client cannot ask for it\./);
+      expect((await client.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-2002' } })).structuredContent).toMatchObject({ status: 'pending' });
+      const token = (first._meta as Record<string, string>)['nest-mcp-host/confirmationToken'];
+      const closed = await client.callTool({ name: 'close_ticket', arguments: args, _meta: { 'nest-mcp-host/confirmationToken': token } });
+      expect(closed.structuredContent).toEqual({ id: 'T-2002', status: 'closed', alreadyClosed: false });
+    } finally {
+      await client.close();
+      await app.close();
+    }
   });
 });
 

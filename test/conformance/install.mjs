@@ -1,10 +1,11 @@
-// Installs the conformance suites (0.1.16 and, as `conformance-next`, 0.2.0-alpha.12) and a Node 22 binary (the suite needs Node >= 22) into
-// test/conformance/node_modules, apart from the project's own tree so that the project keeps
-// running on Node 20 and no `node` bin shadows it. Run by the root postinstall; idempotent.
+// Installs the conformance suites (0.1.16 and, as `conformance-next`, 0.2.0-alpha.12) and a
+// Node 22 binary (the suites need Node >= 22) into test/conformance/node_modules, apart from the
+// project's own tree so that the project keeps running on Node 20 and no `node` bin shadows it.
+// Run by the root postinstall; idempotent.
 import { execFileSync } from 'node:child_process';
-import { SUITE_PACKAGE, binaryPackage, here, versions } from './suite.mjs';
+import { binaryPackage, here, requiredPackages, versions } from './suite.mjs';
 
-const needed = [SUITE_PACKAGE, binaryPackage()].filter(Boolean);
+const needed = requiredPackages();
 const stale = needed.filter((name) => {
   const { wanted, installed } = versions(name);
   return installed !== wanted;

@@ -16,16 +16,24 @@ export function binaryPackage() {
   return name in (manifest.optionalDependencies ?? {}) ? name : undefined;
 }
 
+/** What install.mjs must see installed: every dependency and this machine's Node binary. */
+export function requiredPackages() {
+  return [...Object.keys(manifest.dependencies ?? {}), binaryPackage()].filter(Boolean);
+}
+
 /** Version wanted by package.json for a package, and the version installed (undefined if none). */
 export function versions(name) {
-  const wanted = manifest.dependencies?.[name] ?? manifest.optionalDependencies?.[name];
+  const spec = manifest.dependencies?.[name] ?? manifest.optionalDependencies?.[name];
+  // An alias (`npm:@scope/pkg@1.2.3`) pins the version after its last '@'.
+  const wanted = spec?.startsWith('npm:') ? spec.slice(spec.lastIndexOf('@') + 1) : spec;
   const file = join(here, 'node_modules', name, 'package.json');
   const installed = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).version : undefined;
   return { wanted, installed };
 }
 
-export function suiteEntry() {
-  const pkg = join(here, 'node_modules', SUITE_PACKAGE);
+/** The CLI entry of an installed suite package (`SUITE_PACKAGE`, or an alias such as `conformance-next`). */
+export function suiteEntry(name = SUITE_PACKAGE) {
+  const pkg = join(here, 'node_modules', name);
   if (!existsSync(join(pkg, 'package.json'))) return undefined;
   const { bin } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
   return join(pkg, typeof bin === 'string' ? bin : bin.conformance);

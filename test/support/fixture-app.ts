@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpModuleOptions } from '#libs/hosting';
 import { FixtureModule } from '../fixtures/fixture.module';
@@ -15,8 +15,8 @@ export async function startFixtureApp(options: Partial<McpModuleOptions> = {}): 
 }
 
 /** Connects an SDK `Client` over Streamable HTTP. */
-export async function connectHttpClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client({ name: 'e2e-client', version: '0.0.1' });
+export async function connectHttpClient(url: string, headers: Record<string, string> = {}, options: ClientOptions = {}): Promise<Client> {
+  const client = new Client({ name: 'e2e-client', version: '0.0.1' }, options);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { HttpException, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { JsonRpcError, MCP_CONTEXT_TYPE, MCP_PARAM_ARGS_METADATA, McpToolError } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
@@ -33,19 +34,22 @@ export class HandlerRunner {
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  /** Builds the pipeline of a singleton handler ahead of the first call. */
-  prepare(ref: RegisteredHandler): void {
-    if (ref.instance && !this.handlers.has(ref)) this.handlers.set(ref, this.create(ref, ref.instance));
+  /**
+   * Builds the pipeline of a singleton handler ahead of the first call.
+   * @param innermost an interceptor of the host's own to run right before the method
+   */
+  prepare(ref: RegisteredHandler, innermost?: NestInterceptor): void {
+    if (ref.instance && !this.handlers.has(ref)) this.handlers.set(ref, this.create(ref, ref.instance, innermost));
   }
 
-  async run(ref: RegisteredHandler, args: unknown, context: CallContext): Promise<unknown> {
+  async run(ref: RegisteredHandler, args: unknown, context: CallContext, innermost?: NestInterceptor): Promise<unknown> {
     let handler = this.handlers.get(ref);
     if (!handler) {
       if (ref.instance) {
-        handler = this.create(ref, ref.instance);
+        handler = this.create(ref, ref.instance, innermost);
         this.handlers.set(ref, handler);
       } else {
-        handler = await this.requestScoped(ref, context);
+        handler = await this.requestScoped(ref, context, innermost);
       }
     }
     return handler(args, context);
@@ -65,8 +69,9 @@ export class HandlerRunner {
     return { kind: 'internal', reference };
   }
 
-  private create(ref: RegisteredHandler, instance: object, contextId?: ReturnType<typeof ContextIdFactory.create>): NestHandler {
-    const method = (instance as Record<string, (...args: unknown[]) => unknown>)[ref.methodName];
+  private create(ref: RegisteredHandler, instance: object, innermost?: NestInterceptor, contextId?: ReturnType<typeof ContextIdFactory.create>): NestHandler {
+    const original = (instance as Record<string, (...args: unknown[]) => unknown>)[ref.methodName];
+    const method = innermost ? withInnermostInterceptor(original, innermost) : original;
     return this.contextCreator.create(
       instance,
       method,
@@ -80,12 +85,25 @@ export class HandlerRunner {
     ) as NestHandler;
   }
 
-  private async requestScoped(ref: RegisteredHandler, context: CallContext): Promise<NestHandler> {
+  private async requestScoped(ref: RegisteredHandler, context: CallContext, innermost?: NestInterceptor): Promise<NestHandler> {
     const contextId = ContextIdFactory.create();
     this.moduleRef.registerRequestByContextId(context, contextId);
     const instance = await this.moduleRef.resolve(ref.hostClass, contextId, { strict: false });
-    return this.create(ref, instance, contextId);
+    return this.create(ref, instance, innermost, contextId);
   }
+}
+
+/**
+ * A stand-in for `method` carrying all its metadata (so guards, `Reflector` and
+ * `context.getHandler()` see the same decorators) plus one more interceptor, innermost.
+ */
+function withInnermostInterceptor(method: (...args: unknown[]) => unknown, interceptor: NestInterceptor): (...args: unknown[]) => unknown {
+  const wrapped = function (this: unknown, ...params: unknown[]) {
+    return method.apply(this, params);
+  };
+  for (const key of Reflect.getOwnMetadataKeys(method)) Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, method), wrapped);
+  Reflect.defineMetadata(INTERCEPTORS_METADATA, [...(Reflect.getOwnMetadata(INTERCEPTORS_METADATA, method) ?? []), interceptor], wrapped);
+  return wrapped;
 }
 
 /** Nest exceptions carry client-facing messages (a `ValidationPipe` gives an array of them). */

@@ -8,3 +8,4 @@ export { CallContext, ANONYMOUS_CALLER, type CallContextInit } from './context/c
 export type { CallChannel } from './context/call-channel.interface';
 export { CallCancellation } from './context/call-cancellation';
 export { toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
+export { ConfirmationGate, CONFIRMATION_TOKEN_META } from './confirmation/confirmation.gate';

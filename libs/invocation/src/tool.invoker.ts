@@ -3,6 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
+import { ConfirmationGate } from './confirmation/confirmation.gate';
+import { ConfirmationInterceptor } from './confirmation/confirmation.interceptor';
 import { HandlerRunner } from './handler-runner';
 import { InvocationMessages } from './invocation.messages';
 import { toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
@@ -24,10 +26,12 @@ interface ToolValidators {
 export class ToolInvoker {
   private readonly logger = new Logger('McpInvocation');
   private readonly validators = new WeakMap<RegisteredTool, ToolValidators>();
+  private readonly confirmations = new WeakMap<RegisteredTool, ConfirmationInterceptor>();
 
   constructor(
     private readonly runner: HandlerRunner,
     private readonly validatorFactory: ValidatorFactory,
+    private readonly confirmation: ConfirmationGate,
   ) {}
 
   /** Prepares every tool up front so that schema problems stop the start-up. */
@@ -47,7 +51,11 @@ export class ToolInvoker {
     if (diagnostics.length > 0) throw new McpStartupError(diagnostics);
   }
 
-  async invoke(tool: RegisteredTool, rawArgs: unknown, context: CallContext): Promise<CallToolResult> {
+  /**
+   * @param confirm ask the user before running (see `ConfirmationGate`); the caller decides from
+   * the tool's `confirm` option and the host's policy.
+   */
+  async invoke(tool: RegisteredTool, rawArgs: unknown, context: CallContext, confirm = false): Promise<CallToolResult> {
     const validators = this.validators.get(tool) ?? this.prepare(tool);
     let args: unknown = rawArgs ?? {};
     if (validators.input) {
@@ -56,7 +64,8 @@ export class ToolInvoker {
       args = validation.value;
     }
     try {
-      return this.toResult(tool, validators, await this.runner.run(tool, args, context));
+      const innermost = confirm ? this.confirmationInterceptor(tool) : undefined;
+      return this.toResult(tool, validators, await this.runner.run(tool, args, context, innermost));
     } catch (error) {
       const failure = this.runner.classify(tool, error, context);
       switch (failure.kind) {
@@ -72,12 +81,20 @@ export class ToolInvoker {
     }
   }
 
+  private confirmationInterceptor(tool: RegisteredTool): ConfirmationInterceptor {
+    let interceptor = this.confirmations.get(tool);
+    if (!interceptor) {
+      interceptor = new ConfirmationInterceptor(this.confirmation, tool);
+      this.confirmations.set(tool, interceptor);
+    }
+    return interceptor;
+  }
+
   private prepare(tool: RegisteredTool): ToolValidators {
     const validators: ToolValidators = {
       input: tool.input && this.validatorFactory.compile(tool.input.source, tool.input.kind),
       output: tool.output && this.validatorFactory.compile(tool.output.source, tool.output.kind),
     };
-    this.runner.prepare(tool);
     this.validators.set(tool, validators);
     return validators;
   }

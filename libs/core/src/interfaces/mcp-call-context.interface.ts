@@ -58,6 +58,8 @@ export interface McpCallContext {
   /** The client's `clientInfo` from `initialize`, when known. */
   readonly clientInfo: { name: string; version: string } | undefined;
   readonly caller: McpCaller;
+  /** The request's `_meta` (progress token, trace context, …); empty when absent. */
+  readonly meta: Readonly<Record<string, unknown>>;
   /** HTTP request headers (lower-case names); empty on stdio. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Aborted when the client cancels the call, disconnects, or the host shuts down. */

@@ -34,6 +34,13 @@ export interface McpToolOptions {
   input?: SchemaSource;
   /** Output schema: the returned object becomes `structuredContent`, validated against it. */
   output?: SchemaSource;
+  /**
+   * Ask the user before every call: through elicitation when the client supports it, else the
+   * call returns an `isError` result with a single-use confirmation token to send back. `true`
+   * uses a generated question; a string is the question. Tools with `destructiveHint` need it
+   * anyway when `McpModule` is configured with `confirmDestructive: true`; `false` opts out.
+   */
+  confirm?: boolean | string;
   /** Extra `_meta` published with the tool definition. */
   _meta?: Record<string, unknown>;
 }

@@ -5,6 +5,8 @@ import { HostState } from '../lifecycle/host-state';
 import { notification, type JsonRpcId } from './json-rpc';
 import type { DispatchScope } from './method-handler';
 
+const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** Sends a call's notifications on the transport of the request that started it. */
 class ScopeChannel implements CallChannel {
   constructor(private readonly scope: DispatchScope) {}
@@ -52,7 +54,8 @@ export class CallScope {
     const stopWatching = scope.onLost?.((reason) => cancellation.cancel(reason));
     session.inFlight.set(id, cancellation);
     this.state.begin(cancellation);
-    const progressToken = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    const meta = (typeof params._meta === 'object' && params._meta !== null ? params._meta : NO_META) as Record<string, unknown>;
+    const progressToken = meta.progressToken;
     const context = new CallContext({
       requestId: id,
       sessionId: session.id,
@@ -62,6 +65,7 @@ export class CallScope {
       transport: scope.transport,
       clientInfo: session.clientInfo,
       headers: scope.headers,
+      meta,
       progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
       channel: new ScopeChannel(scope),
       cancellation,

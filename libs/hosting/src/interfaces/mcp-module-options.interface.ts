@@ -55,6 +55,12 @@ export interface McpModuleOptions {
   pageSize?: number;
   /** On shutdown, wait this long for in-flight calls before aborting them (ms). @default 10_000 */
   shutdownTimeoutMs?: number;
+  /**
+   * Ask the user before running any tool annotated `destructiveHint: true` (unless the tool says
+   * `confirm: false`): through elicitation, or with a confirmation token the client sends back.
+   * @default false
+   */
+  confirmDestructive?: boolean;
   /** Health endpoints (`/health/live`, `/health/ready`) on the Nest HTTP server. @default true */
   health?: boolean;
 }

@@ -15,6 +15,7 @@ describe('resolveMcpOptions', () => {
       routeThroughExpress: false,
       pageSize: 100,
       shutdownTimeoutMs: 10_000,
+      confirmDestructive: false,
       allowedOrigins: undefined,
     });
     expect([...options.allowedHosts!]).toEqual(['localhost', '127.0.0.1', '[::1]']);

@@ -6,7 +6,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs',
+  'shutdownTimeoutMs', 'confirmDestructive',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -65,7 +65,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const hosts = stringList('allowedHosts');
   const bodyLimit = parseSize(o.bodyLimit ?? '1mb');
   if (bodyLimit === undefined) report('bodyLimit', `${JSON.stringify(o.bodyLimit)} is not a size`, "give bytes (1048576) or a string like '512kb' or '4mb'");
-  const flag = (key: 'http' | 'stdio' | 'routeThroughExpress', fallback: boolean) => {
+  const flag = (key: 'http' | 'stdio' | 'routeThroughExpress' | 'confirmDestructive', fallback: boolean) => {
     const value = o[key] ?? fallback;
     if (typeof value !== 'boolean') report(key, 'must be true or false', `set ${key}: ${fallback}`);
     return value === true;
@@ -73,6 +73,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const http = flag('http', true);
   const stdio = flag('stdio', false);
   const routeThroughExpress = flag('routeThroughExpress', false);
+  const confirmDestructive = flag('confirmDestructive', false);
 
   if (problems.length > 0) throw new McpStartupError(problems);
   return {
@@ -92,6 +93,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     routeThroughExpress,
     pageSize,
     shutdownTimeoutMs,
+    confirmDestructive,
   };
 }
 

@@ -23,4 +23,5 @@ export interface ResolvedMcpOptions {
   routeThroughExpress: boolean;
   pageSize: number;
   shutdownTimeoutMs: number;
+  confirmDestructive: boolean;
 }

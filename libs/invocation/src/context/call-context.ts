@@ -53,6 +53,7 @@ export class CallContext implements McpCallContext {
   readonly clientInfo: { name: string; version: string } | undefined;
   readonly caller: McpCaller;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly meta: Readonly<Record<string, unknown>>;
   /** @internal the call's cancellation state, shared with the transport. */
   readonly cancellation: CallCancellation;
   private readonly progressToken: string | number | undefined;
@@ -70,6 +71,7 @@ export class CallContext implements McpCallContext {
     this.clientInfo = init.clientInfo;
     this.caller = init.caller ?? ANONYMOUS_CALLER;
     this.headers = init.headers;
+    this.meta = init.meta;
     this.cancellation = init.cancellation;
     this.progressToken = init.progressToken;
     this.channel = init.channel;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import { ToolRegistry } from '#libs/catalog';
+import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
 import { CallScope } from '../call-scope';
@@ -31,6 +31,13 @@ export class ToolMethods implements McpMethods {
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
     }
-    return JSON.stringify(await this.calls.run(scope, id, 'tool', name, params, (context) => this.invoker.invoke(tool, args, context)));
+    const confirm = this.needsConfirmation(tool);
+    return JSON.stringify(await this.calls.run(scope, id, 'tool', name, params, (context) => this.invoker.invoke(tool, args, context, confirm)));
+  }
+
+  /** The tool's own `confirm` option wins; otherwise the host's policy for destructive tools. */
+  private needsConfirmation(tool: RegisteredTool): boolean {
+    const { confirm, annotations } = tool.options;
+    return confirm !== undefined ? confirm !== false : this.options.confirmDestructive && annotations?.destructiveHint === true;
   }
 }

@@ -30,6 +30,7 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
       resources: { subscribe: true, listChanged: true },
       completions: {},
       logging: {},
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
   });
 
@@ -45,7 +46,7 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
       cursor = page.nextCursor;
     }
     expect(names.sort()).toEqual(
-      ['add', 'askModel', 'askUser', 'deleteArchive', 'echo', 'editArticle', 'failBusiness', 'failInternal', 'forbidden', 'greet', 'instanceNumber', 'listRoots', 'mixed', 'register', 'secret', 'shout', 'slow', 'teapot', 'weather', 'whoami'].sort(),
+      ['add', 'askModel', 'askUser', 'countSlowly', 'deleteArchive', 'echo', 'editArticle', 'failBusiness', 'failInternal', 'forbidden', 'greet', 'instanceNumber', 'listRoots', 'mixed', 'register', 'secret', 'shout', 'slow', 'teapot', 'weather', 'whoami'].sort(),
     );
   });
 

@@ -23,6 +23,8 @@ export class ReportTools {
     title: 'Export a ticket report',
     description: 'Builds a CSV report of tickets (optionally of one status) with counts by status and priority. Takes a few seconds; reports progress and can be cancelled.',
     annotations: { readOnlyHint: true, openWorldHint: false },
+    // Clients that support tasks can start the report and fetch it later.
+    task: 'optional',
   })
   async export(@McpArgs() { status }: ExportReportDto, @McpContext() ctx: McpCallContext) {
     const selected = this.tickets.all().filter((ticket) => !status || ticket.status === status);

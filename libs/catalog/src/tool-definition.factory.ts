@@ -69,6 +69,7 @@ export class ToolDefinitionFactory {
       inputSchema: (input?.schema ?? EMPTY_INPUT_SCHEMA) as Tool['inputSchema'],
       ...(output && { outputSchema: output.schema as Tool['outputSchema'] }),
       ...(options.annotations && { annotations: options.annotations }),
+      ...(options.task && { execution: { taskSupport: options.task } }),
       ...(options.icons && { icons: options.icons }),
       ...(options._meta && { _meta: options._meta }),
     };

@@ -4,3 +4,4 @@ export type { McpModuleOptions } from './interfaces/mcp-module-options.interface
 export { StderrConsoleLogger } from './logging/stderr-console.logger';
 export { StdioTransport } from './stdio/stdio.transport';
 export { HostState, type HostPhase } from './lifecycle/host-state';
+export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, type McpTaskStore, type StoredTask } from './tasks/task.store';

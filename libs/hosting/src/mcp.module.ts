@@ -10,7 +10,10 @@ import { CompletionMethods } from './dispatch/methods/completion.methods';
 import { LifecycleMethods } from './dispatch/methods/lifecycle.methods';
 import { PromptMethods } from './dispatch/methods/prompt.methods';
 import { ResourceMethods } from './dispatch/methods/resource.methods';
+import { TaskMethods } from './dispatch/methods/task.methods';
 import { ToolMethods } from './dispatch/methods/tool.methods';
+import { TaskRunner } from './tasks/task.runner';
+import { InMemoryTaskStore, MCP_TASK_STORE } from './tasks/task.store';
 import { HealthController } from './health/health.controller';
 import { McpHealthIndicator } from './health/mcp.health';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -63,6 +66,9 @@ import { StdioTransport } from './stdio/stdio.transport';
     PromptMethods,
     ResourceMethods,
     CompletionMethods,
+    TaskMethods,
+    TaskRunner,
+    { provide: MCP_TASK_STORE, useClass: InMemoryTaskStore },
     McpDispatcher,
     StreamableHttpHandler,
     HttpEndpointMounter,

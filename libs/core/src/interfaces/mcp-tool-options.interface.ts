@@ -41,6 +41,12 @@ export interface McpToolOptions {
    * anyway when `McpModule` is configured with `confirmDestructive: true`; `false` opts out.
    */
   confirm?: boolean | string;
+  /**
+   * Whether clients may run the tool as a task (experimental in 2025-11-25): `optional` lets
+   * them choose, `required` refuses plain calls. Task results are kept for a while and fetched
+   * with `tasks/result`. @default not offered
+   */
+  task?: 'optional' | 'required';
   /** Extra `_meta` published with the tool definition. */
   _meta?: Record<string, unknown>;
 }

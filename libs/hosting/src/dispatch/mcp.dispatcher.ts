@@ -6,6 +6,7 @@ import { CompletionMethods } from './methods/completion.methods';
 import { LifecycleMethods } from './methods/lifecycle.methods';
 import { PromptMethods } from './methods/prompt.methods';
 import { ResourceMethods } from './methods/resource.methods';
+import { TaskMethods } from './methods/task.methods';
 import { ToolMethods } from './methods/tool.methods';
 
 export type { DispatchScope } from './method-handler';
@@ -20,9 +21,16 @@ export class McpDispatcher {
   private readonly logger = new Logger('McpDispatcher');
   private readonly handlers: ReadonlyMap<string, MethodHandler>;
 
-  constructor(lifecycle: LifecycleMethods, tools: ToolMethods, prompts: PromptMethods, resources: ResourceMethods, completion: CompletionMethods) {
+  constructor(
+    lifecycle: LifecycleMethods,
+    tools: ToolMethods,
+    prompts: PromptMethods,
+    resources: ResourceMethods,
+    completion: CompletionMethods,
+    tasks: TaskMethods,
+  ) {
     this.handlers = new Map(
-      [lifecycle, tools, prompts, resources, completion].flatMap((group) => Object.entries(group.methods)),
+      [lifecycle, tools, prompts, resources, completion, tasks].flatMap((group) => Object.entries(group.methods)),
     );
   }
 

@@ -61,6 +61,8 @@ export interface McpModuleOptions {
    * @default false
    */
   confirmDestructive?: boolean;
+  /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */
+  taskTtlMs?: number;
   /** Health endpoints (`/health/live`, `/health/ready`) on the Nest HTTP server. @default true */
   health?: boolean;
 }

@@ -16,6 +16,7 @@ describe('resolveMcpOptions', () => {
       pageSize: 100,
       shutdownTimeoutMs: 10_000,
       confirmDestructive: false,
+      taskTtlMs: 3_600_000,
       allowedOrigins: undefined,
     });
     expect([...options.allowedHosts!]).toEqual(['localhost', '127.0.0.1', '[::1]']);

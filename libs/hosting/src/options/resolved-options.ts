@@ -24,4 +24,5 @@ export interface ResolvedMcpOptions {
   pageSize: number;
   shutdownTimeoutMs: number;
   confirmDestructive: boolean;
+  taskTtlMs: number;
 }

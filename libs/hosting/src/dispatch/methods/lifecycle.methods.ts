@@ -18,6 +18,7 @@ const CAPABILITIES = {
   resources: { subscribe: true, listChanged: true },
   completions: {},
   logging: {},
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };
 
 /** `initialize`, `ping` and `logging/setLevel`. */

@@ -3,6 +3,7 @@ import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
+import { TaskRunner } from '../../tasks/task.runner';
 import { CallScope } from '../call-scope';
 import type { DispatchScope, McpMethods, MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -20,6 +21,7 @@ export class ToolMethods implements McpMethods {
     private readonly registry: ToolRegistry,
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
+    private readonly tasks: TaskRunner,
   ) {}
 
   private async call(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
@@ -32,6 +34,13 @@ export class ToolMethods implements McpMethods {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
     }
     const confirm = this.needsConfirmation(tool);
+    const task = params.task;
+    if (task !== undefined) {
+      if (!tool.options.task) throw new JsonRpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, `Tool "${name}" cannot run as a task; call it without "task"`);
+      if (typeof task !== 'object' || task === null) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "task" must be an object like { "ttl": 60000 }');
+      return JSON.stringify(await this.tasks.start(tool, args, task as { ttl?: unknown }, params, id, scope, confirm));
+    }
+    if (tool.options.task === 'required') throw new JsonRpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, `Tool "${name}" must run as a task: add "task": {} to the params`);
     return JSON.stringify(await this.calls.run(scope, id, 'tool', name, params, (context) => this.invoker.invoke(tool, args, context, confirm)));
   }
 

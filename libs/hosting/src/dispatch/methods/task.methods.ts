@@ -1,0 +1,32 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { decodeCursor, encodeCursor } from '#libs/catalog';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
+import { TaskRunner } from '../../tasks/task.runner';
+import type { McpMethods, MethodHandler } from '../method-handler';
+
+/** `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` (2025-11-25, experimental). */
+@Injectable()
+export class TaskMethods implements McpMethods {
+  readonly methods: Record<string, MethodHandler> = {
+    'tasks/get': async (params, _id, scope) => JSON.stringify(publicView(await this.tasks.get(params.taskId, scope))),
+    'tasks/result': async (params, _id, scope) => JSON.stringify(await this.tasks.result(params.taskId, scope)),
+    'tasks/cancel': async (params, _id, scope) => JSON.stringify(await this.tasks.cancel(params.taskId, scope)),
+    'tasks/list': async (params, _id, scope) => {
+      const { total } = await this.tasks.list(0, 0, scope);
+      const offset = decodeCursor('tasks', params.cursor, total);
+      const { tasks } = await this.tasks.list(offset, this.options.pageSize, scope);
+      const end = offset + tasks.length;
+      return JSON.stringify({ tasks, ...(end < total && { nextCursor: encodeCursor('tasks', end) }) });
+    },
+  };
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly tasks: TaskRunner,
+  ) {}
+}
+
+function publicView<T extends { owner?: unknown; expiresAt?: unknown; result?: unknown; error?: unknown }>(task: T) {
+  const { owner: _owner, expiresAt: _expiresAt, result: _result, error: _error, ...view } = task;
+  return view;
+}

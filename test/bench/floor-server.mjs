@@ -1,16 +1,20 @@
 // The floor: a bare node:http server answering MCP JSON-RPC by hand, with no framework,
 // no validation library and no caching (tools/list is serialized per request).
 import { createServer } from 'node:http';
-import { ADD_TOOL, NOOP_TOOLS } from './catalog.mjs';
+import { ADD_TOOL, NOOP_TOOLS, PROMPTS, RESOURCES } from './catalog.mjs';
 
 const TOOLS = [ADD_TOOL, ...NOOP_TOOLS];
 
 function answer(message) {
   switch (message.method) {
     case 'initialize':
-      return { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'floor', version: '1.0.0' } };
+      return { protocolVersion: '2025-11-25', capabilities: { tools: {}, prompts: {}, resources: {} }, serverInfo: { name: 'floor', version: '1.0.0' } };
     case 'tools/list':
       return { tools: TOOLS };
+    case 'prompts/list':
+      return { prompts: PROMPTS };
+    case 'resources/list':
+      return { resources: RESOURCES };
     case 'tools/call': {
       const { name, arguments: args } = message.params;
       if (name === 'add') return { content: [{ type: 'text', text: String(args.a + args.b) }] };

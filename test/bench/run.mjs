@@ -27,6 +27,8 @@ const SERVERS = [
 const SCENARIOS = [
   { id: 'tools/call', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } }, check: (r) => r.result?.content?.[0]?.text === '3' },
   { id: 'tools/list', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, check: (r) => r.result?.tools?.length === 101 },
+  { id: 'prompts/list', body: { jsonrpc: '2.0', id: 1, method: 'prompts/list' }, check: (r) => r.result?.prompts?.length === 100 },
+  { id: 'resources/list', body: { jsonrpc: '2.0', id: 1, method: 'resources/list' }, check: (r) => r.result?.resources?.length === 100 },
 ];
 
 function ensureWrk() {
@@ -133,7 +135,7 @@ async function main() {
           const result = wrk(url, script, SECONDS);
           const key = `${server.id} ${scenario.id}`;
           samples.set(key, [...(samples.get(key) ?? []), result]);
-          console.log(`round ${round}: ${server.id.padEnd(5)} ${scenario.id.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms`);
+          console.log(`round ${round}: ${server.id.padEnd(5)} ${scenario.id.padEnd(14)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms`);
         }
       } finally {
         child.kill('SIGTERM');

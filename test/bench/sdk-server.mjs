@@ -6,7 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { NOOP_TOOLS } from './catalog.mjs';
+import { NOOP_TOOLS, PROMPTS, RESOURCES } from './catalog.mjs';
 
 function buildServer() {
   const server = new McpServer({ name: 'sdk-v1', version: '1.0.0' });
@@ -18,6 +18,16 @@ function buildServer() {
   for (const tool of NOOP_TOOLS) {
     server.registerTool(tool.name, { description: tool.description, inputSchema: { value: z.string().optional() } }, async () => ({
       content: [{ type: 'text', text: 'ok' }],
+    }));
+  }
+  for (const prompt of PROMPTS) {
+    server.registerPrompt(prompt.name, { description: prompt.description, argsSchema: { topic: z.string().describe('What about') } }, ({ topic }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Tell me about ${topic}` } }],
+    }));
+  }
+  for (const resource of RESOURCES) {
+    server.registerResource(resource.name, resource.uri, { description: resource.description, mimeType: resource.mimeType }, async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: resource.name }],
     }));
   }
   return server;

@@ -27,13 +27,10 @@ export class BehaviourFixtures {
     return 'Progress tool finished';
   }
 
-  /**
-   * SEP-1699 wants this tool to close its SSE stream mid-call and deliver the result after the
-   * client reconnects with Last-Event-ID; the public API cannot close a stream, so it just
-   * answers (the suite then sees a JSON response and marks polling "not applicable").
-   */
-  @McpTool({ name: 'test_reconnection', description: 'Answers after a short delay (SSE polling test)' })
-  async reconnection() {
+  /** Lets go of the stream mid-call (SEP-1699): the client resumes with Last-Event-ID to get the result. */
+  @McpTool({ name: 'test_reconnection', description: 'Closes its SSE stream mid-call, then answers' })
+  async reconnection(@McpContext() ctx: McpCallContext) {
+    ctx.closeSseStream();
     await delay(100);
     return 'Reconnection test completed';
   }

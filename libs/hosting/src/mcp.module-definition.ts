@@ -1,10 +1,15 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 
-/** Extras read when the module is defined (not from the async options): which controllers to mount. */
+import type { Type } from '@nestjs/common';
+import type { McpTaskStore } from './tasks/task.store';
+
+/** Extras read when the module is defined (not from the async options). */
 export interface McpModuleExtras {
   /** Mount `/health/live` and `/health/ready`. @default true */
   health?: boolean;
+  /** The task store class (its dependencies must be global or exported to the app). @default InMemoryTaskStore */
+  taskStore?: Type<McpTaskStore>;
 }
 
 export const {

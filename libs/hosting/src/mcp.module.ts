@@ -24,6 +24,7 @@ import {
   MCP_MODULE_OPTIONS,
   MCP_OPTIONS_TYPE,
   McpConfigurableModule,
+  type McpModuleExtras,
 } from './mcp.module-definition';
 import { McpHost } from './mcp.host';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
@@ -68,7 +69,6 @@ import { StdioTransport } from './stdio/stdio.transport';
     CompletionMethods,
     TaskMethods,
     TaskRunner,
-    { provide: MCP_TASK_STORE, useClass: InMemoryTaskStore },
     McpDispatcher,
     StreamableHttpHandler,
     HttpEndpointMounter,
@@ -80,14 +80,19 @@ import { StdioTransport } from './stdio/stdio.transport';
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {
-    return withHealth(super.forRoot(options), options.health);
+    return withExtras(super.forRoot(options), options);
   }
 
   static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withHealth(super.forRootAsync(options), options.health);
+    return withExtras(super.forRootAsync(options), options);
   }
 }
 
-function withHealth(definition: DynamicModule, health: boolean | undefined): DynamicModule {
-  return health === false ? definition : { ...definition, controllers: [...(definition.controllers ?? []), HealthController] };
+/** Applies the module-level extras: the health controller and the task store. */
+function withExtras(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
+  return {
+    ...definition,
+    controllers: [...(definition.controllers ?? []), ...(extras.health === false ? [] : [HealthController])],
+    providers: [...(definition.providers ?? []), { provide: MCP_TASK_STORE, useClass: extras.taskStore ?? InMemoryTaskStore }],
+  };
 }

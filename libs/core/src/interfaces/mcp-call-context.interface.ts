@@ -71,6 +71,12 @@ export interface McpCallContext {
   reportProgress(progress: number, total?: number, message?: string): void;
   /** Sends `notifications/message` to the calling client. */
   readonly log: McpCallLogger;
+  /**
+   * Lets go of the HTTP connection of a long call (SEP-1699 polling): the SSE stream is closed
+   * now, the call goes on, and the client reconnects with `Last-Event-ID` to receive the rest
+   * and the result. A no-op on stdio, in stateless mode, or for clients that accept no SSE.
+   */
+  closeSseStream(): void;
   /** The capabilities the client declared in `initialize` (empty when unknown). */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   /**

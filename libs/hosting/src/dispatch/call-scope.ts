@@ -28,6 +28,10 @@ class ScopeChannel implements CallChannel {
     return this.scope.session.id === undefined ? 'needs a session: serve the host in stateful mode.' : undefined;
   }
 
+  closeStream(): void {
+    this.scope.closeStream?.();
+  }
+
   request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
     return this.scope.session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
   }

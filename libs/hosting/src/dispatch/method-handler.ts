@@ -14,6 +14,8 @@ export interface DispatchScope {
    * disconnected): registers `abort` and returns how to unregister it.
    */
   onLost?: (abort: (reason: Error) => void) => () => void;
+  /** Ends the request's SSE connection early; the client resumes it (no-op where not resumable). */
+  closeStream?: () => void;
 }
 
 /** Answers one JSON-RPC method: resolves to the `result` as JSON text. */

@@ -33,6 +33,16 @@ export class SseStream {
     if (this.open) this.res.write(`event: message\ndata: ${message}\n\n`);
   }
 
+  /** An event with an id, so that the client can resume after it. */
+  event(id: string, data: string): void {
+    if (this.open) this.res.write(data ? `id: ${id}\nevent: message\ndata: ${data}\n\n` : `id: ${id}\ndata: \n\n`);
+  }
+
+  /** The priming event of a resumable stream (SEP-1699): its first id and the reconnection delay. */
+  prime(id: string, retryMs: number): void {
+    if (this.open) this.res.write(`id: ${id}\nretry: ${retryMs}\ndata: \n\n`);
+  }
+
   end(): void {
     clearInterval(this.keepAlive);
     if (this.open) this.res.end();

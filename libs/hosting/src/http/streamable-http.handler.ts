@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DEFAULT_HTTP_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '#libs/core';
@@ -6,6 +7,7 @@ import { classify, errorResponse, PARSE_ERROR_RESPONSE, type JsonRpcMessage, typ
 import { HostState } from '../lifecycle/host-state';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { McpSession } from '../session/mcp-session';
+import { ResumableStream, streamIdOf } from '../session/resumable-stream';
 import { SessionStore } from '../session/session.store';
 import { BodyTooLargeError, readBody } from './body-reader';
 import { HttpMessages, type HttpRefusal } from './http.messages';
@@ -15,6 +17,8 @@ import { SseStream } from './sse-stream';
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
 const JSON_HEADERS = { 'content-type': 'application/json' };
+/** How long a client waits before reconnecting to a stream the server closed (SSE `retry`). */
+const RECONNECT_DELAY_MS = 500;
 
 interface Accepts {
   json: boolean;
@@ -134,37 +138,63 @@ export class StreamableHttpHandler {
     headers: Record<string, string>,
     accept: Accepts,
   ): Promise<void> {
-    const onLost = (abort: (reason: Error) => void) => {
-      const onClose = () => {
-        if (!res.writableFinished) abort(new Error('client disconnected'));
-      };
-      res.once('close', onClose);
-      return () => res.off('close', onClose);
-    };
+    // With a session, SSE streams are resumable (SEP-1699): a dropped connection is not a
+    // cancellation, and the client picks up the rest with GET + Last-Event-ID.
+    const resumable = this.stateful && accept.sse;
     let stream: SseStream | undefined;
-    // Notifications of this request open an SSE stream when the client accepts one;
-    // otherwise they go to the session's GET stream, if open.
+    let replay: ResumableStream | undefined;
+    const openStream = () => {
+      if (stream) return;
+      stream = new SseStream(res, headers);
+      if (resumable) {
+        const created = new ResumableStream(randomUUID(), () => session.streams.delete(created.id));
+        session.streams.set(created.id, created);
+        stream.prime(created.primingId, RECONNECT_DELAY_MS);
+        created.attach(stream, created.primingId);
+        replay = created;
+      }
+    };
+    // Notifications of this request go on its SSE stream when the client accepts one;
+    // otherwise to the session's GET stream, if open.
     const notify = (notification: string) => {
-      if (accept.sse && !res.writableEnded) {
-        stream ??= new SseStream(res, headers);
-        stream.send(notification);
+      if (accept.sse && (stream || !res.writableEnded)) {
+        openStream();
+        if (replay) replay.send(notification);
+        else stream!.send(notification);
         return true;
       }
       session.sink?.(notification);
       return session.sink !== undefined;
     };
-    const response = await this.dispatcher.dispatch(kind, message, this.scope(req, session, notify, onLost));
-    if (stream) {
-      if (response !== undefined) stream.send(response);
+    const closeStream = () => {
+      if (!resumable || res.writableEnded) return;
+      openStream();
+      replay!.release();
+    };
+    const onLost = resumable
+      ? undefined
+      : (abort: (reason: Error) => void) => {
+          const onClose = () => {
+            if (!res.writableFinished) abort(new Error('client disconnected'));
+          };
+          res.once('close', onClose);
+          return () => res.off('close', onClose);
+        };
+    const response = (await this.dispatcher.dispatch(kind, message, { ...this.scope(req, session, notify, onLost), closeStream }))!;
+    if (replay) {
+      replay.send(response);
+      replay.finish();
+    } else if (stream) {
+      stream.send(response);
       stream.end();
     } else if (!accept.json) {
-      new SseStream(res, headers).send(response!);
+      new SseStream(res, headers).send(response);
       res.end();
     } else {
-      const length = String(Buffer.byteLength(response!));
-      const session = headers[SESSION_HEADER];
+      const length = String(Buffer.byteLength(response));
+      const sessionId = headers[SESSION_HEADER];
       // Flat header arrays skip Node's header-object processing on this hot path.
-      res.writeHead(200, session ? ['content-type', 'application/json', 'content-length', length, SESSION_HEADER, session] : ['content-type', 'application/json', 'content-length', length]);
+      res.writeHead(200, sessionId ? ['content-type', 'application/json', 'content-length', length, SESSION_HEADER, sessionId] : ['content-type', 'application/json', 'content-length', length]);
       res.end(response);
     }
   }
@@ -174,6 +204,14 @@ export class StreamableHttpHandler {
     if (!accepts(req.headers.accept).sse) return this.refuse(res, HttpMessages.notAcceptable('text/event-stream'), req);
     const session = this.findSession(req, res);
     if (!session) return;
+    const lastEventId = req.headers['last-event-id'];
+    const resumed = typeof lastEventId === 'string' ? session.streams.get(streamIdOf(lastEventId)) : undefined;
+    if (resumed) {
+      const stream = new SseStream(res, {});
+      res.once('close', () => stream.end());
+      resumed.attach(stream, lastEventId as string);
+      return;
+    }
     if (session.sink) return this.refuse(res, HttpMessages.streamAlreadyOpen(), req);
     const stream = new SseStream(res, {});
     const sink = (message: string) => stream.send(message);

@@ -63,6 +63,4 @@ export interface McpModuleOptions {
   confirmDestructive?: boolean;
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */
   taskTtlMs?: number;
-  /** Health endpoints (`/health/live`, `/health/ready`) on the Nest HTTP server. @default true */
-  health?: boolean;
 }

@@ -1,6 +1,7 @@
 import type { McpLogLevel } from '#libs/core';
 import type { CallCancellation } from '#libs/invocation';
 import { ClientRequests } from './client-requests';
+import type { ResumableStream } from './resumable-stream';
 
 /** Where notifications that belong to no request go (the GET stream, or stdout on stdio). */
 export type NotificationSink = (message: string) => void;
@@ -21,6 +22,8 @@ export class McpSession {
   readonly inFlight = new Map<string | number, CallCancellation>();
   /** Requests sent to this client and not answered yet. */
   readonly clientRequests = new ClientRequests();
+  /** Resumable SSE streams of this session's requests, by stream id. */
+  readonly streams = new Map<string, ResumableStream>();
   /** URIs this client subscribed to (`resources/subscribe`). */
   readonly subscriptions = new Set<string>();
   /** The standalone stream (HTTP GET) or stdout; `undefined` when none is open. */
@@ -39,6 +42,8 @@ export class McpSession {
   close(reason: string): void {
     for (const call of this.inFlight.values()) call.cancel(new Error(reason));
     this.clientRequests.abandon(reason);
+    for (const stream of this.streams.values()) stream.release();
+    this.streams.clear();
     this.inFlight.clear();
     this.sink = undefined;
     for (const cleanup of this.cleanups) cleanup();

@@ -10,6 +10,8 @@ export interface CallChannel {
   readonly requestsUnavailable: string | undefined;
   /** The capabilities the client declared in `initialize`. */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** Ends the request's SSE connection now; the client reconnects to get the rest. */
+  closeStream(): void;
   /**
    * Sends a request to the client and resolves to its result.
    * @throws McpClientRequestError when it cannot be delivered, is refused, times out or is aborted.

@@ -26,7 +26,10 @@ const RANK = new Map(LEVELS.map((level, index) => [level, index]));
 export const ANONYMOUS_CALLER: McpCaller = Object.freeze({ id: 'anonymous', scopes: [], roles: [], claims: {} });
 
 /** What a transport knows about a call when it starts it. */
-export type CallContextInit = Omit<McpCallContext, 'caller' | 'reportProgress' | 'log' | 'signal' | 'clientCapabilities' | 'elicit' | 'sample' | 'roots'> & {
+export type CallContextInit = Omit<
+  McpCallContext,
+  'caller' | 'reportProgress' | 'log' | 'signal' | 'clientCapabilities' | 'elicit' | 'sample' | 'roots' | 'closeSseStream'
+> & {
   caller?: McpCaller;
   progressToken: string | number | undefined;
   channel: CallChannel;
@@ -95,6 +98,10 @@ export class CallContext implements McpCallContext {
       ...(total !== undefined && { total }),
       ...(message !== undefined && { message }),
     });
+  }
+
+  closeSseStream(): void {
+    this.channel.closeStream();
   }
 
   get clientCapabilities(): Readonly<Record<string, unknown>> {

@@ -184,7 +184,7 @@ describe('health and graceful shutdown', () => {
     const base = url.replace(/\/mcp$/, '');
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ok', info: { mcp: { status: 'up', phase: 'ready', tools: 21 } } });
+    expect(await ready.json()).toMatchObject({ status: 'ok', info: { mcp: { status: 'up', phase: 'ready', tools: 23 } } });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
 
     const init = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(initialize()) });

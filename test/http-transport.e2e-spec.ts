@@ -46,7 +46,7 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
       cursor = page.nextCursor;
     }
     expect(names.sort()).toEqual(
-      ['add', 'askModel', 'askUser', 'countSlowly', 'deleteArchive', 'echo', 'editArticle', 'failBusiness', 'failInternal', 'forbidden', 'greet', 'instanceNumber', 'listRoots', 'mixed', 'register', 'secret', 'shout', 'slow', 'teapot', 'weather', 'whoami'].sort(),
+      ['add', 'askModel', 'askUser', 'countSlowly', 'deleteArchive', 'echo', 'editArticle', 'failBusiness', 'failInternal', 'forbidden', 'greet', 'instanceNumber', 'listRoots', 'mixed', 'openConsent', 'sampleWithTools', 'register', 'secret', 'shout', 'slow', 'teapot', 'weather', 'whoami'].sort(),
     );
   });
 

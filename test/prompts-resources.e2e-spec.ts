@@ -91,6 +91,13 @@ describe.each<TransportName>(['http', 'stdio'])('prompts, resources and completi
     expect(await failure(connected.client.subscribeResource({ uri: 'kb://nothing' }))).toMatchObject({ code: -32002 });
   });
 
+  it('rejects cursors it did not issue on every list with -32602', async () => {
+    const bogus = Buffer.from('tools:1').toString('base64url'); // a tools cursor is no prompts cursor
+    expect(await failure(connected.client.listPrompts({ cursor: bogus }))).toMatchObject({ code: -32602, message: expect.stringContaining('Invalid cursor for prompts') });
+    expect(await failure(connected.client.listResources({ cursor: 'garbage' }))).toMatchObject({ code: -32602 });
+    expect(await failure(connected.client.listResourceTemplates({ cursor: 'garbage' }))).toMatchObject({ code: -32602 });
+  });
+
   it('completes prompt arguments and template variables', async () => {
     expect((await connected.client.complete({ ref: { type: 'ref/prompt', name: 'greeting' }, argument: { name: 'name', value: 'al' } })).completion).toEqual({
       values: ['alice', 'alex'],
@@ -145,6 +152,12 @@ describe.each<TransportName>(['http', 'stdio'])('requests to the client over %s'
       client.setRequestHandler(CreateMessageRequestSchema, async () => {
         throw new McpError(-32603, 'user rejected sampling');
       });
+      const urlMode = (await client.callTool({ name: 'openConsent' })) as CallToolResult;
+      expect((urlMode.content[0] as { text: string }).text).toBe(
+        "The client does not support elicitation in URL mode ('elicitation.url'): it did not declare that capability in initialize.",
+      );
+      const withTools = (await client.callTool({ name: 'sampleWithTools' })) as CallToolResult;
+      expect((withTools.content[0] as { text: string }).text).toContain("sampling with tools ('sampling.tools')");
       const refused = (await client.callTool({ name: 'askModel' })) as CallToolResult;
       expect(refused.isError).toBe(true);
       expect((refused.content[0] as { text: string }).text).toContain('The client refused sampling/createMessage: MCP error -32603: user rejected sampling');

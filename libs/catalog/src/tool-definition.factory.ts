@@ -22,6 +22,15 @@ interface CandidateOptions {
   template: McpResourceTemplateOptions;
 }
 
+/** The optional fields every definition carries as given: title, icons, `_meta`. */
+export function presentation(options: { title?: string; icons?: McpToolOptions['icons']; _meta?: Record<string, unknown> }) {
+  return {
+    ...(options.title !== undefined && { title: options.title }),
+    ...(options.icons && { icons: options.icons }),
+    ...(options._meta && { _meta: options._meta }),
+  };
+}
+
 /** One decorated method as found by the explorer. */
 export interface HandlerCandidate<K extends keyof CandidateOptions> {
   hostClass: Type<object>;
@@ -64,14 +73,12 @@ export class ToolDefinitionFactory {
     const name = options.name ?? methodName;
     const definition: Tool = {
       name,
-      ...(options.title !== undefined && { title: options.title }),
       description: options.description,
+      ...presentation(options),
       inputSchema: (input?.schema ?? EMPTY_INPUT_SCHEMA) as Tool['inputSchema'],
       ...(output && { outputSchema: output.schema as Tool['outputSchema'] }),
       ...(options.annotations && { annotations: options.annotations }),
       ...(options.task && { execution: { taskSupport: options.task } }),
-      ...(options.icons && { icons: options.icons }),
-      ...(options._meta && { _meta: options._meta }),
     };
     const tool: RegisteredTool = {
       key: name,

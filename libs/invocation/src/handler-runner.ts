@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { HttpException, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
-import { JsonRpcError, MCP_CONTEXT_TYPE, MCP_PARAM_ARGS_METADATA, McpToolError } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, MCP_PARAM_ARGS_METADATA, McpToolError } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
 import { McpParamsFactory } from './mcp-params.factory';
@@ -53,6 +53,25 @@ export class HandlerRunner {
       }
     }
     return handler(args, context);
+  }
+
+  /**
+   * Runs a handler whose failures are protocol errors (prompts, resources): a client-facing
+   * message becomes `-32603 "<label> failed: <message>"`; anything else is logged and reported
+   * with a reference only.
+   */
+  async runOrThrow(ref: RegisteredHandler, args: unknown, context: CallContext, label: string, data?: unknown): Promise<unknown> {
+    try {
+      return await this.run(ref, args, context);
+    } catch (error) {
+      const failure = this.classify(ref, error, context);
+      if (failure.kind === 'protocol') throw failure.error;
+      const message =
+        failure.kind === 'business' ? `${label} failed: ${failure.message}`
+        : failure.kind === 'cancelled' ? `${label} failed: cancelled`
+        : `${label} failed with an internal error (reference ${failure.reference})`;
+      throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, message, data);
+    }
   }
 
   /**

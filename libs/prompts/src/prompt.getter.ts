@@ -29,18 +29,7 @@ export class PromptGetter {
       if (!validation.ok) throw invalidParams(PromptMessages.invalidArguments(prompt.name, validation.issues));
       value = validation.value;
     }
-    let returned: unknown;
-    try {
-      returned = await this.runner.run(prompt, value, context);
-    } catch (error) {
-      const failure = this.runner.classify(prompt, error, context);
-      if (failure.kind === 'protocol') throw failure.error;
-      const message =
-        failure.kind === 'business' ? PromptMessages.failed(prompt.name, failure.message)
-        : failure.kind === 'cancelled' ? PromptMessages.failed(prompt.name, 'cancelled')
-        : PromptMessages.internal(prompt.name, failure.reference);
-      throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, message);
-    }
+    const returned = await this.runner.runOrThrow(prompt, value, context, `prompts/get "${prompt.name}"`);
     return toGetPromptResult(returned, prompt.definition.description);
   }
 

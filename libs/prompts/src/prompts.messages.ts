@@ -4,6 +4,4 @@ export const PromptMessages = {
   missingArguments: (prompt: string, names: readonly string[]) =>
     `prompts/get "${prompt}": missing required argument${names.length > 1 ? 's' : ''} ${names.map((name) => `"${name}"`).join(', ')}`,
   invalidArguments: (prompt: string, issues: readonly string[]) => `prompts/get "${prompt}": invalid arguments: ${issues.join('; ')}`,
-  failed: (prompt: string, message: string) => `prompts/get "${prompt}" failed: ${message}`,
-  internal: (prompt: string, reference: string) => `prompts/get "${prompt}" failed with an internal error (reference ${reference})`,
 } as const;

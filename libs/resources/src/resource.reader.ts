@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ResourceRegistry } from '#libs/catalog';
 import { HandlerRunner, type CallContext } from '#libs/invocation';
 import { toReadResourceResult } from './resource-contents.mapper';
 import { resourceNotFound } from './resource-not-found';
-import { ResourceMessages } from './resources.messages';
 
 /**
  * Serves `resources/read`: finds the resource (a fixed URI first, then templates), runs its
@@ -28,18 +26,7 @@ export class ResourceReader {
     const resolved = this.registry.resolve(uri);
     if (!resolved) throw resourceNotFound(uri);
     const { handler, variables } = resolved;
-    let returned: unknown;
-    try {
-      returned = await this.runner.run(handler, variables, context);
-    } catch (error) {
-      const failure = this.runner.classify(handler, error, context);
-      if (failure.kind === 'protocol') throw failure.error;
-      const message =
-        failure.kind === 'business' ? ResourceMessages.failed(uri, failure.message)
-        : failure.kind === 'cancelled' ? ResourceMessages.failed(uri, 'cancelled')
-        : ResourceMessages.internal(uri, failure.reference);
-      throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, message, { uri });
-    }
+    const returned = await this.runner.runOrThrow(handler, variables, context, `resources/read "${uri}"`, { uri });
     return toReadResourceResult(returned, uri, handler.definition.mimeType);
   }
 }

@@ -5,7 +5,7 @@ import { CatalogMessages, CatalogResourceMessages } from '../catalog.messages';
 import { inspectHandlerParameters } from '../handler-parameters';
 import { JsonSchemaFactory } from '../schema/json-schema.factory';
 import { schemaKindOf } from '../schema/schema-kind';
-import type { HandlerCandidate } from '../tool-definition.factory';
+import { presentation, type HandlerCandidate } from '../tool-definition.factory';
 import type { RegisteredPrompt } from './registered-prompt.interface';
 
 /** Builds a prompt's definition and argument list from `@McpPrompt` and its parameters. */
@@ -46,11 +46,9 @@ export class PromptDefinitionFactory {
     const name = options.name ?? methodName;
     const definition: Prompt = {
       name,
-      ...(options.title !== undefined && { title: options.title }),
       description: options.description,
+      ...presentation(options),
       ...(args.length > 0 && { arguments: args }),
-      ...(options.icons && { icons: options.icons }),
-      ...(options._meta && { _meta: options._meta }),
     };
     const prompt: RegisteredPrompt = {
       key: name,

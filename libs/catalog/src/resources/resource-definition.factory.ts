@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { McpDiagnostic, McpResourceOptions, McpResourceTemplateOptions } from '#libs/core';
 import { CatalogResourceMessages } from '../catalog.messages';
 import { inspectHandlerParameters } from '../handler-parameters';
-import type { HandlerCandidate } from '../tool-definition.factory';
+import { presentation, type HandlerCandidate } from '../tool-definition.factory';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-resource.interface';
 import { UriTemplate } from './uri-template';
 
@@ -76,11 +76,9 @@ export class ResourceDefinitionFactory {
 function common(options: McpResourceOptions | McpResourceTemplateOptions) {
   return {
     name: options.name,
-    ...(options.title !== undefined && { title: options.title }),
     ...(options.description !== undefined && { description: options.description }),
     ...(options.mimeType !== undefined && { mimeType: options.mimeType }),
     ...(options.annotations && { annotations: options.annotations }),
-    ...(options.icons && { icons: options.icons }),
-    ...(options._meta && { _meta: options._meta }),
+    ...presentation(options),
   };
 }

@@ -3,9 +3,10 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppModule } from '../src/app.module';
 import { connectHttpClient } from './support/fixture-app';
+import { waitFor } from './support/wait-for';
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
@@ -162,6 +163,27 @@ describe('support desk knowledge base and triage prompt', () => {
   });
 });
 
+describe('support desk report as a task', () => {
+  it('starts the report, then fetches its result by task id', async () => {
+    const { app, url } = await startDesk();
+    const client = await connectHttpClient(url);
+    try {
+      const tools = (await client.listTools()).tools;
+      expect(tools.find((tool) => tool.name === 'export_ticket_report')!.execution).toEqual({ taskSupport: 'optional' });
+      const created = (await client.request(
+        { method: 'tools/call', params: { name: 'export_ticket_report', arguments: { status: 'closed' }, task: {} } } as never,
+        CreateTaskResultSchema,
+      )) as { task: { taskId: string; status: string } };
+      expect(created.task.status).toBe('working');
+      const result = (await client.request({ method: 'tasks/result', params: { taskId: created.task.taskId } } as never, CallToolResultSchema)) as CallToolResult;
+      expect(textOf(result)).toMatch(/^Report of \d+ ticket\(s\) with status closed/);
+    } finally {
+      await client.close();
+      await app.close();
+    }
+  });
+});
+
 describe('support desk in read-only mode', () => {
   it('refuses tools that change data, through the global guard, and serves the rest', async () => {
     const { app, url } = await startDesk({ SUPPORT_READ_ONLY: 'true' });
@@ -206,6 +228,8 @@ describe('support desk host over stdio (a real process)', () => {
       await client.callTool({ name: 'export_ticket_report', arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
       expect(progress.at(-1)).toBe(20);
       expect(errors).toEqual([]); // a stray log line on stdout would surface here as a parse error
+      // stderr is a pipe of its own: give it time to deliver what the host logged at start-up.
+      await waitFor(() => stderr.includes('registered'));
       expect(stderr).toContain('8 tool(s), 1 prompt(s), 1 resource(s), 1 resource template(s) registered');
     } finally {
       await client.close();

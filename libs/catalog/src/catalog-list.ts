@@ -1,6 +1,15 @@
 import type { McpDiagnostic } from '#libs/core';
 import { decodeCursor, encodeCursor } from './pagination/list-cursor';
 
+/** A caller's view of a list: which entries it may see, and a key shared by callers who see the same. */
+export interface ListView<T> {
+  key: string;
+  visible: (entry: T) => boolean;
+}
+
+/** Distinct views whose pages are kept; beyond it the cache starts over. */
+const MAX_CACHED_PAGES = 1_000;
+
 /** An entry of a catalog list: a unique key, where it was declared, and its wire definition. */
 export interface CatalogEntry {
   readonly key: string;
@@ -99,12 +108,13 @@ export class CatalogList<T extends CatalogEntry> {
    * The list result for `cursor`, as JSON text.
    * @throws JsonRpcError `-32602` for a cursor this list did not issue.
    */
-  listPage(cursor: unknown, pageSize: number): string {
-    const all = this.all();
+  listPage(cursor: unknown, pageSize: number, view?: ListView<T>): string {
+    const all = view ? this.all().filter(view.visible) : this.all();
     const offset = decodeCursor(this.listName, cursor, all.length);
-    const key = `${pageSize}:${offset}`;
+    const key = `${view?.key ?? '*'}:${pageSize}:${offset}`;
     let page = this.pages.get(key);
     if (page === undefined) {
+      if (this.pages.size >= MAX_CACHED_PAGES) this.pages.clear();
       const end = offset + pageSize;
       page = JSON.stringify({
         [this.resultKey]: all.slice(offset, end).map((entry) => entry.definition),

@@ -3,6 +3,8 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import {
   MCP_COMPLETION_METADATA,
   MCP_PROMPT_METADATA,
+  MCP_REQUIRED_SCOPES_METADATA,
+  MCP_ROLES_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
   MCP_TOOL_METADATA,
@@ -112,7 +114,12 @@ export class CatalogExplorer implements OnModuleInit {
   private inspect(found: Found, hostClass: Type<object>, methodName: string, instance: object | undefined): void {
     const method = (hostClass.prototype as Record<string, unknown>)[methodName] as never;
     const read = <T>(key: string) => this.reflector.get<T | undefined>(key, method);
-    const base = { hostClass, methodName, instance };
+    const targets = [method, hostClass] as never[];
+    const access = {
+      scopes: this.reflector.getAllAndMerge<string[]>(MCP_REQUIRED_SCOPES_METADATA, targets),
+      roles: this.reflector.getAllAndMerge<string[]>(MCP_ROLES_METADATA, targets),
+    };
+    const base = { hostClass, methodName, instance, access };
     const tool = read<RegisteredTool['options']>(MCP_TOOL_METADATA);
     if (tool) {
       const result = this.tools.create({ ...base, options: tool });

@@ -11,6 +11,7 @@ import {
 } from '#libs/core';
 import { CatalogMessages } from './catalog.messages';
 import { inspectHandlerParameters } from './handler-parameters';
+import { OPEN_ACCESS, type AccessRequirements } from './interfaces/registered-handler.interface';
 import type { RegisteredTool } from './interfaces/registered-tool.interface';
 import { JsonSchemaFactory } from './schema/json-schema.factory';
 import { isObjectJsonSchema, schemaKindOf, type SchemaKind } from './schema/schema-kind';
@@ -37,6 +38,8 @@ export interface HandlerCandidate<K extends keyof CandidateOptions> {
   methodName: string;
   options: CandidateOptions[K];
   instance: object | undefined;
+  /** Who may see and call it; open to all when absent. */
+  access?: AccessRequirements;
 }
 
 export type ToolCandidate = HandlerCandidate<'tool'>;
@@ -92,6 +95,7 @@ export class ToolDefinitionFactory {
       input: input && { source: input.source, kind: input.kind },
       output: output && { source: output.source, kind: output.kind },
       argsBindings: bindings,
+      access: candidate.access ?? OPEN_ACCESS,
     };
     return { tool, diagnostics };
   }

@@ -1,5 +1,5 @@
 export { McpTool } from './decorators/mcp-tool.decorator';
-export { McpArgs, McpContext } from './decorators/mcp-param.decorators';
+export { McpArgs, McpContext, McpCaller } from './decorators/mcp-param.decorators';
 export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { McpCompletion, type McpCompletionOptions } from './decorators/mcp-completion.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
@@ -10,7 +10,7 @@ export type { SchemaSource, JsonSchemaObject, ZodLikeSchema } from './interfaces
 export type {
   McpCallContext,
   McpCallLogger,
-  McpCaller,
+  McpPrincipal,
   McpLogLevel,
   McpTransportKind,
   McpCallKind,
@@ -28,6 +28,8 @@ export {
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
   MCP_COMPLETION_METADATA,
+  MCP_REQUIRED_SCOPES_METADATA,
+  MCP_ROLES_METADATA,
   MCP_PARAM_ARGS_METADATA,
   MCP_CONTEXT_TYPE,
 } from './mcp.constants';

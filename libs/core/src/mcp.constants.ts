@@ -12,3 +12,7 @@ export const MCP_RESOURCE_METADATA = 'mcp:resource';
 export const MCP_RESOURCE_TEMPLATE_METADATA = 'mcp:resource-template';
 /** Metadata key under which `@McpCompletion` stores its options on a method. */
 export const MCP_COMPLETION_METADATA = 'mcp:completion';
+/** Metadata key of `@RequireScopes` (method or class). */
+export const MCP_REQUIRED_SCOPES_METADATA = 'mcp:required-scopes';
+/** Metadata key of `@Roles` (method or class). */
+export const MCP_ROLES_METADATA = 'mcp:roles';

@@ -2,6 +2,7 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 
 import type { Type } from '@nestjs/common';
+import type { McpAccessPolicy } from '#libs/security';
 import type { McpTaskStore } from './tasks/task.store';
 
 /** Extras read when the module is defined (not from the async options). */
@@ -10,6 +11,8 @@ export interface McpModuleExtras {
   health?: boolean;
   /** The task store class (its dependencies must be global or exported to the app). @default InMemoryTaskStore */
   taskStore?: Type<McpTaskStore>;
+  /** Who may see and use which entry. @default ScopeAndRolePolicy (all required scopes, one of the roles) */
+  accessPolicy?: Type<McpAccessPolicy>;
 }
 
 export const {

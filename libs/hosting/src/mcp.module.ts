@@ -4,6 +4,8 @@ import { CatalogModule } from '#libs/catalog';
 import { InvocationModule } from '#libs/invocation';
 import { PromptsModule } from '#libs/prompts';
 import { ResourcesModule } from '#libs/resources';
+import { Authenticator, ScopeAndRolePolicy, MCP_ACCESS_POLICY } from '#libs/security';
+import { AccessControl } from './dispatch/access-control';
 import { CallScope } from './dispatch/call-scope';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
 import { CompletionMethods } from './dispatch/methods/completion.methods';
@@ -29,7 +31,7 @@ import {
 import { McpHost } from './mcp.host';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { resolveMcpOptions } from './options/mcp-options.resolver';
-import { MCP_RESOLVED_OPTIONS } from './options/resolved-options';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from './options/resolved-options';
 import { SessionStore } from './session/session.store';
 import { StdioTransport } from './stdio/stdio.transport';
 
@@ -59,6 +61,12 @@ import { StdioTransport } from './stdio/stdio.transport';
   imports: [CatalogModule, InvocationModule, PromptsModule, ResourcesModule, TerminusModule],
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: (options: McpModuleOptions) => resolveMcpOptions(options), inject: [MCP_MODULE_OPTIONS] },
+    {
+      provide: Authenticator,
+      useFactory: (options: ResolvedMcpOptions) => new Authenticator(options.auth),
+      inject: [MCP_RESOLVED_OPTIONS],
+    },
+    AccessControl,
     HostState,
     SessionStore,
     CallScope,
@@ -88,11 +96,15 @@ export class McpModule extends McpConfigurableModule {
   }
 }
 
-/** Applies the module-level extras: the health controller and the task store. */
+/** Applies the module-level extras: the health controller, the task store and the access policy. */
 function withExtras(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
   return {
     ...definition,
     controllers: [...(definition.controllers ?? []), ...(extras.health === false ? [] : [HealthController])],
-    providers: [...(definition.providers ?? []), { provide: MCP_TASK_STORE, useClass: extras.taskStore ?? InMemoryTaskStore }],
+    providers: [
+      ...(definition.providers ?? []),
+      { provide: MCP_TASK_STORE, useClass: extras.taskStore ?? InMemoryTaskStore },
+      { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },
+    ],
   };
 }

@@ -14,6 +14,8 @@ export class McpParamsFactory implements ParamsFactory {
       }
       case McpParamType.CONTEXT:
         return args[1];
+      case McpParamType.CALLER:
+        return (args[1] as { caller?: unknown } | undefined)?.caller;
       default:
         return undefined;
     }

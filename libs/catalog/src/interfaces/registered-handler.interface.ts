@@ -17,4 +17,14 @@ export interface RegisteredHandler extends CatalogEntry {
   /** The provider instance; `undefined` when the provider is request-scoped (resolved per call). */
   readonly instance: object | undefined;
   readonly argsBindings: readonly ArgsBinding[];
+  /** Who may see and call it (`@RequireScopes`, `@Roles` on the method or its class). */
+  readonly access: AccessRequirements;
 }
+
+/** Scopes all required, and roles one of which is required (none: open to every caller). */
+export interface AccessRequirements {
+  readonly scopes: readonly string[];
+  readonly roles: readonly string[];
+}
+
+export const OPEN_ACCESS: AccessRequirements = Object.freeze({ scopes: [], roles: [] });

@@ -3,6 +3,7 @@ import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaObject, McpDiagnostic, McpPromptArgument, SchemaSource } from '#libs/core';
 import { CatalogMessages, CatalogResourceMessages } from '../catalog.messages';
 import { inspectHandlerParameters } from '../handler-parameters';
+import { OPEN_ACCESS } from '../interfaces/registered-handler.interface';
 import { JsonSchemaFactory } from '../schema/json-schema.factory';
 import { schemaKindOf } from '../schema/schema-kind';
 import { presentation, type HandlerCandidate } from '../tool-definition.factory';
@@ -60,6 +61,7 @@ export class PromptDefinitionFactory {
       methodName,
       instance: candidate.instance,
       argsBindings: bindings,
+      access: candidate.access ?? OPEN_ACCESS,
       arguments: args,
       validation: schemaSource && kind ? { source: schemaSource, kind } : undefined,
       complete: { ...options.complete },

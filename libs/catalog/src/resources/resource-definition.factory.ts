@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { McpDiagnostic, McpResourceOptions, McpResourceTemplateOptions } from '#libs/core';
 import { CatalogResourceMessages } from '../catalog.messages';
 import { inspectHandlerParameters } from '../handler-parameters';
+import { OPEN_ACCESS } from '../interfaces/registered-handler.interface';
 import { presentation, type HandlerCandidate } from '../tool-definition.factory';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-resource.interface';
 import { UriTemplate } from './uri-template';
@@ -29,6 +30,7 @@ export class ResourceDefinitionFactory {
       methodName: candidate.methodName,
       instance: candidate.instance,
       argsBindings: bindings,
+      access: candidate.access ?? OPEN_ACCESS,
     };
     return { resource, diagnostics };
   }
@@ -58,6 +60,7 @@ export class ResourceDefinitionFactory {
       methodName: candidate.methodName,
       instance: candidate.instance,
       argsBindings: bindings,
+      access: candidate.access ?? OPEN_ACCESS,
       complete: { ...options.complete },
     };
     return { template: registered, diagnostics };

@@ -41,3 +41,19 @@ export function McpArgs(property?: string, ...pipes: (Type<PipeTransform> | Pipe
 export function McpContext(): ParameterDecorator {
   return mcpParam(McpParamType.CONTEXT, undefined, []);
 }
+
+/**
+ * Binds the authenticated principal of the call (`{ id, scopes, roles, claims }`), on every
+ * transport (on stdio, the configured local operator).
+ *
+ * @example
+ * ```ts
+ * @McpTool({ description: 'Tickets assigned to me' })
+ * mine(@McpCaller() caller: McpCaller) {
+ *   return this.tickets.search({ assignee: caller.id });
+ * }
+ * ```
+ */
+export function McpCaller(): ParameterDecorator {
+  return mcpParam(McpParamType.CALLER, undefined, []);
+}

@@ -26,10 +26,10 @@ export interface McpCallLogger {
 }
 
 /**
- * Who is calling. A placeholder until authentication lands: `anonymous` unless a transport
- * or guard sets it.
+ * Who is calling: the authenticated principal (an API key's principal, a token's subject, the
+ * configured local operator on stdio), or `anonymous` when authentication is off.
  */
-export interface McpCaller {
+export interface McpPrincipal {
   id: string;
   scopes: readonly string[];
   roles: readonly string[];
@@ -57,7 +57,7 @@ export interface McpCallContext {
   readonly transport: McpTransportKind;
   /** The client's `clientInfo` from `initialize`, when known. */
   readonly clientInfo: { name: string; version: string } | undefined;
-  readonly caller: McpCaller;
+  readonly caller: McpPrincipal;
   /** The request's `_meta` (progress token, trace context, …); empty when absent. */
   readonly meta: Readonly<Record<string, unknown>>;
   /** HTTP request headers (lower-case names); empty on stdio. */

@@ -2,4 +2,5 @@
 export enum McpParamType {
   ARGS = 0,
   CONTEXT = 1,
+  CALLER = 2,
 }

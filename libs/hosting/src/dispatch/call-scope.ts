@@ -68,6 +68,7 @@ export class CallScope {
       target,
       transport: scope.transport,
       clientInfo: session.clientInfo,
+      caller: scope.principal,
       headers: scope.headers,
       meta,
       progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,

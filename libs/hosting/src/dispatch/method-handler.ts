@@ -1,4 +1,4 @@
-import type { McpTransportKind } from '#libs/core';
+import type { McpPrincipal, McpTransportKind } from '#libs/core';
 import type { McpSession } from '../session/mcp-session';
 import type { JsonRpcId } from './json-rpc';
 
@@ -6,6 +6,8 @@ import type { JsonRpcId } from './json-rpc';
 export interface DispatchScope {
   session: McpSession;
   transport: McpTransportKind;
+  /** Who sent the message (authenticated by the transport). */
+  principal: McpPrincipal;
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Sends a message tied to the request being served (its SSE stream, or stdout); false if it cannot be delivered. */
   notify: (message: string) => boolean;

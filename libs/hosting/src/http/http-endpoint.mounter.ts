@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
+import { isProtectedResourceMetadataPath, serveProtectedResourceMetadata } from './protected-resource-metadata';
 import { StreamableHttpHandler } from './streamable-http.handler';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -36,9 +37,11 @@ export class HttpEndpointMounter {
       const withQuery = `${path}?`;
       const others = server.listeners('request') as RequestListener[];
       server.removeAllListeners('request');
+      const auth = this.options.auth;
       server.on('request', (req: IncomingMessage, res: ServerResponse) => {
         const url = req.url!;
         if (url === path || url.startsWith(withQuery)) serve(req, res);
+        else if (auth.mode === 'oauth' && isProtectedResourceMetadataPath(url.split('?')[0])) serveProtectedResourceMetadata(req, res, auth);
         else for (const listener of others) listener.call(server, req, res);
       });
     }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DEFAULT_HTTP_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '#libs/core';
+import { DEFAULT_HTTP_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type McpPrincipal } from '#libs/core';
+import { ANONYMOUS, Authenticator, type AuthRefusal } from '#libs/security';
+import { protectedResourceMetadataUrl } from './protected-resource-metadata';
 import { McpDispatcher, type DispatchScope } from '../dispatch/mcp.dispatcher';
 import { classify, errorResponse, PARSE_ERROR_RESPONSE, type JsonRpcMessage, type MessageKind } from '../dispatch/json-rpc';
 import { HostState } from '../lifecycle/host-state';
@@ -40,14 +42,17 @@ function accepts(header: string | undefined): Accepts {
 export class StreamableHttpHandler {
   private readonly logger = new Logger('McpHttp');
   private readonly stateful: boolean;
+  private readonly resourceMetadataUrl: string | undefined;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
     private readonly sessions: SessionStore,
     private readonly state: HostState,
+    private readonly authenticator: Authenticator,
   ) {
     this.stateful = options.mode === 'stateful';
+    this.resourceMetadataUrl = options.auth.mode === 'oauth' ? protectedResourceMetadataUrl(options.auth.resource) : undefined;
   }
 
   /** Serves one HTTP request on the MCP path. Never throws. */
@@ -62,19 +67,28 @@ export class StreamableHttpHandler {
   private async route(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     const refusal = checkOriginAndHost(req.headers, this.options) ?? (this.state.accepting ? undefined : HttpMessages.notReady());
     if (refusal) return this.refuse(res, refusal, req);
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
+      return this.refuse(res, HttpMessages.methodNotAllowed(req.method ?? ''), req);
+    }
+    let principal = ANONYMOUS;
+    if (this.authenticator.mode !== 'none') {
+      const auth = await this.authenticator.authenticate(req.headers);
+      if (!auth.ok) return this.refuseAuth(res, auth, req);
+      principal = auth.principal;
+    }
     switch (req.method) {
       case 'POST':
-        return this.post(req, res);
+        return this.post(req, res, principal);
       case 'GET':
-        return this.get(req, res);
+        return this.get(req, res, principal);
       case 'DELETE':
-        return this.delete(req, res);
+        return this.delete(req, res, principal);
       default:
         return this.refuse(res, HttpMessages.methodNotAllowed(req.method ?? ''), req);
     }
   }
 
-  private async post(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+  private async post(req: IncomingMessage & { body?: unknown }, res: ServerResponse, principal: McpPrincipal): Promise<void> {
     const contentType = req.headers['content-type'];
     if (!contentType || !contentType.startsWith('application/json')) return this.refuse(res, HttpMessages.unsupportedMediaType(), req);
     const accept = accepts(req.headers.accept);
@@ -113,20 +127,20 @@ export class StreamableHttpHandler {
       session = new McpSession(undefined, typeof version === 'string' ? version : DEFAULT_HTTP_PROTOCOL_VERSION);
     } else if (isInitialize) {
       if (this.sessions.isFull) return this.refuse(res, HttpMessages.tooManySessions(this.options.maxSessions));
-      session = this.sessions.create();
+      session = this.sessions.create(principal.id);
       headers[SESSION_HEADER] = session.id!;
     } else {
-      const found = this.findSession(req, res);
+      const found = this.findSession(req, res, principal);
       if (!found) return;
       session = found;
     }
 
     if (kind !== 'request') {
-      await this.dispatcher.dispatch(kind, message, this.scope(req, session, () => false));
+      await this.dispatcher.dispatch(kind, message, this.scope(req, session, principal, () => false));
       res.writeHead(202).end();
       return;
     }
-    return this.answerRequest(req, res, kind, message, session, headers, accept);
+    return this.answerRequest(req, res, kind, message, session, principal, headers, accept);
   }
 
   private async answerRequest(
@@ -135,6 +149,7 @@ export class StreamableHttpHandler {
     kind: MessageKind,
     message: JsonRpcMessage,
     session: McpSession,
+    principal: McpPrincipal,
     headers: Record<string, string>,
     accept: Accepts,
   ): Promise<void> {
@@ -180,7 +195,7 @@ export class StreamableHttpHandler {
           res.once('close', onClose);
           return () => res.off('close', onClose);
         };
-    const response = (await this.dispatcher.dispatch(kind, message, { ...this.scope(req, session, notify, onLost), closeStream }))!;
+    const response = (await this.dispatcher.dispatch(kind, message, { ...this.scope(req, session, principal, notify, onLost), closeStream }))!;
     if (replay) {
       replay.send(response);
       replay.finish();
@@ -199,10 +214,10 @@ export class StreamableHttpHandler {
     }
   }
 
-  private get(req: IncomingMessage, res: ServerResponse): void {
+  private get(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
     if (!this.stateful) return this.refuse(res, HttpMessages.methodNotAllowed('GET'), req, 'POST');
     if (!accepts(req.headers.accept).sse) return this.refuse(res, HttpMessages.notAcceptable('text/event-stream'), req);
-    const session = this.findSession(req, res);
+    const session = this.findSession(req, res, principal);
     if (!session) return;
     const lastEventId = req.headers['last-event-id'];
     const resumed = typeof lastEventId === 'string' ? session.streams.get(streamIdOf(lastEventId)) : undefined;
@@ -224,28 +239,45 @@ export class StreamableHttpHandler {
     });
   }
 
-  private delete(req: IncomingMessage, res: ServerResponse): void {
+  private delete(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
     if (!this.stateful) return this.refuse(res, HttpMessages.methodNotAllowed('DELETE'), req, 'POST');
-    const session = this.findSession(req, res);
+    const session = this.findSession(req, res, principal);
     if (!session) return;
     this.sessions.delete(session.id!, 'session ended by the client');
     res.writeHead(200).end();
   }
 
-  /** The session named by the request's header; answers 400/404 itself when there is none. */
-  private findSession(req: IncomingMessage, res: ServerResponse): McpSession | undefined {
+  /**
+   * The session named by the request's header; answers 400/404 itself when there is none. A
+   * session belongs to the principal that opened it: anyone else gets 404, as for a stranger's id.
+   */
+  private findSession(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): McpSession | undefined {
     const id = req.headers[SESSION_HEADER];
     if (typeof id !== 'string' || !id) {
       this.refuse(res, HttpMessages.missingSession(), req);
       return undefined;
     }
     const session = this.sessions.get(id);
-    if (!session) this.refuse(res, HttpMessages.unknownSession(), req);
+    if (!session || session.principalId !== principal.id) {
+      this.refuse(res, HttpMessages.unknownSession(), req);
+      return undefined;
+    }
     return session;
   }
 
-  private scope(req: IncomingMessage, session: McpSession, notify: DispatchScope['notify'], onLost?: DispatchScope['onLost']): DispatchScope {
-    return { session, transport: 'http', headers: req.headers, notify, onLost };
+  private scope(req: IncomingMessage, session: McpSession, principal: McpPrincipal, notify: DispatchScope['notify'], onLost?: DispatchScope['onLost']): DispatchScope {
+    return { session, transport: 'http', principal, headers: req.headers, notify, onLost };
+  }
+
+  /** 401/403 with `WWW-Authenticate` as RFC 6750 and RFC 9728 describe it. */
+  private refuseAuth(res: ServerResponse, refusal: AuthRefusal, req: IncomingMessage): void {
+    const params = [
+      ...(this.resourceMetadataUrl ? [`resource_metadata="${this.resourceMetadataUrl}"`] : ['realm="mcp"']),
+      ...(refusal.error ? [`error="${refusal.error}"`, `error_description="${refusal.description.replace(/"/g, "'")}"`] : []),
+      ...(refusal.scope?.length ? [`scope="${refusal.scope.join(' ')}"`] : []),
+    ];
+    res.setHeader('www-authenticate', `Bearer ${params.join(', ')}`);
+    this.refuse(res, [refusal.status, -32001, refusal.status === 401 ? `Unauthorized: ${refusal.description}` : `Forbidden: ${refusal.description}`], req);
   }
 
   private reply(res: ServerResponse, status: number, body: string): void {

@@ -1,3 +1,5 @@
+import type { McpAuthOptions } from '#libs/security';
+
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`. Every option is validated at start-up.
  *
@@ -61,6 +63,13 @@ export interface McpModuleOptions {
    * @default false
    */
   confirmDestructive?: boolean;
+  /**
+   * Who may call the HTTP endpoint: `{ mode: 'none' }` (loopback only), API keys, or an OAuth
+   * 2.1 resource server. @default { mode: 'none' }
+   */
+  auth?: McpAuthOptions;
+  /** The principal of stdio calls (the local operator), so authorization applies there too. @default anonymous */
+  stdioPrincipal?: { id: string; scopes?: string[]; roles?: string[] };
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */
   taskTtlMs?: number;
 }

@@ -1,4 +1,5 @@
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
+import { ANONYMOUS, checkAuthOptions } from '#libs/security';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import type { ResolvedMcpOptions } from './resolved-options';
 
@@ -6,7 +7,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -76,6 +77,11 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const routeThroughExpress = flag('routeThroughExpress', false);
   const confirmDestructive = flag('confirmDestructive', false);
 
+  problems.push(...checkAuthOptions(o.auth));
+  const stdio_ = o.stdioPrincipal;
+  if (stdio_ !== undefined && (typeof stdio_?.id !== 'string' || !stdio_.id)) {
+    report('stdioPrincipal', 'needs a non-empty "id"', "e.g. stdioPrincipal: { id: 'local-operator', scopes: ['tickets:read'] }");
+  }
   if (problems.length > 0) throw new McpStartupError(problems);
   return {
     name: o.name,
@@ -96,6 +102,8 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     shutdownTimeoutMs,
     confirmDestructive,
     taskTtlMs,
+    auth: o.auth ?? { mode: 'none' },
+    stdioPrincipal: stdio_ ? { id: stdio_.id, scopes: stdio_.scopes ?? [], roles: stdio_.roles ?? [], claims: {} } : ANONYMOUS,
   };
 }
 

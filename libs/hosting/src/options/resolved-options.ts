@@ -1,3 +1,5 @@
+import type { McpPrincipal } from '#libs/core';
+import type { McpAuthOptions } from '#libs/security';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 /** Token of the validated options with every default filled in. */
@@ -25,4 +27,6 @@ export interface ResolvedMcpOptions {
   shutdownTimeoutMs: number;
   confirmDestructive: boolean;
   taskTtlMs: number;
+  auth: McpAuthOptions;
+  stdioPrincipal: McpPrincipal;
 }

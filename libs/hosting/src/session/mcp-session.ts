@@ -17,6 +17,8 @@ export class McpSession {
   clientCapabilities: Record<string, unknown> | undefined;
   logLevel: McpLogLevel | undefined;
   initialized = false;
+  /** The principal that opened the session; no one else may use it. */
+  principalId: string | undefined;
   lastSeen = Date.now();
   /** Cancellation of the requests in flight, by JSON-RPC id. */
   readonly inFlight = new Map<string | number, CallCancellation>();

@@ -24,8 +24,10 @@ export class SessionStore implements OnModuleDestroy {
     return this.sessions.size >= this.options.maxSessions;
   }
 
-  create(): McpSession {
+  /** Opens a session for `principalId`; only that principal may use it. */
+  create(principalId: string): McpSession {
     const session = new McpSession(randomUUID(), LATEST_PROTOCOL_VERSION);
+    session.principalId = principalId;
     this.sessions.set(session.id!, session);
     this.sweeper ??= setInterval(() => this.sweep(), Math.min(this.options.sessionIdleTtlMs / 2, 60_000)).unref();
     return session;

@@ -1,9 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LATEST_PROTOCOL_VERSION } from '#libs/core';
 import { McpDispatcher, type DispatchScope } from '../dispatch/mcp.dispatcher';
 import { classify, errorResponse, PARSE_ERROR_RESPONSE } from '../dispatch/json-rpc';
 import { HostState } from '../lifecycle/host-state';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { McpSession } from '../session/mcp-session';
 
 const NO_HEADERS = Object.freeze({});
@@ -20,6 +21,7 @@ export class StdioTransport {
   private closed = false;
 
   constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
     private readonly state: HostState,
   ) {}
@@ -75,7 +77,13 @@ export class StdioTransport {
       this.write(errorResponse(classified.message.id!, -32600, 'The host is shutting down'));
       return;
     }
-    const scope: DispatchScope = { session: this.session!, transport: 'stdio', headers: NO_HEADERS, notify: (message) => this.write(message) };
+    const scope: DispatchScope = {
+      session: this.session!,
+      transport: 'stdio',
+      principal: this.options.stdioPrincipal,
+      headers: NO_HEADERS,
+      notify: (message) => this.write(message),
+    };
     try {
       const response = await this.dispatcher.dispatch(classified.kind, classified.message, scope);
       if (response !== undefined) this.write(response);

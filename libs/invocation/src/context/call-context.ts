@@ -10,7 +10,7 @@ import {
   McpClientRequestError,
   type McpCallContext,
   type McpCallKind,
-  type McpCaller,
+  type McpPrincipal,
   type McpCallLogger,
   type McpClientRequestOptions,
   type McpLogLevel,
@@ -23,14 +23,14 @@ const LEVELS: readonly McpLogLevel[] = ['debug', 'info', 'notice', 'warning', 'e
 const RANK = new Map(LEVELS.map((level, index) => [level, index]));
 
 /** The anonymous caller, until authentication sets a real one. */
-export const ANONYMOUS_CALLER: McpCaller = Object.freeze({ id: 'anonymous', scopes: [], roles: [], claims: {} });
+export const ANONYMOUS_CALLER: McpPrincipal = Object.freeze({ id: 'anonymous', scopes: [], roles: [], claims: {} });
 
 /** What a transport knows about a call when it starts it. */
 export type CallContextInit = Omit<
   McpCallContext,
   'caller' | 'reportProgress' | 'log' | 'signal' | 'clientCapabilities' | 'elicit' | 'sample' | 'roots' | 'closeSseStream'
 > & {
-  caller?: McpCaller;
+  caller?: McpPrincipal;
   progressToken: string | number | undefined;
   channel: CallChannel;
   cancellation: CallCancellation;
@@ -54,7 +54,7 @@ export class CallContext implements McpCallContext {
   readonly target: string;
   readonly transport: McpTransportKind;
   readonly clientInfo: { name: string; version: string } | undefined;
-  readonly caller: McpCaller;
+  readonly caller: McpPrincipal;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly meta: Readonly<Record<string, unknown>>;
   /** @internal the call's cancellation state, shared with the transport. */

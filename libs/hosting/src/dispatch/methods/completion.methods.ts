@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { JsonRpcError, JsonRpcErrorCode, type McpCompleter } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, type McpCompleter, type McpPrincipal } from '#libs/core';
 import { PromptRegistry, ResourceRegistry } from '#libs/catalog';
+import { AccessControl } from '../access-control';
 import type { McpMethods, MethodHandler } from '../method-handler';
 
 /** The spec caps a completion result at 100 values. */
@@ -10,21 +11,22 @@ const MAX_VALUES = 100;
 @Injectable()
 export class CompletionMethods implements McpMethods {
   readonly methods: Record<string, MethodHandler> = {
-    'completion/complete': (params) => this.complete(params),
+    'completion/complete': (params, _id, scope) => this.complete(params, scope.principal),
   };
 
   constructor(
     private readonly prompts: PromptRegistry,
     private readonly resources: ResourceRegistry,
+    private readonly access: AccessControl,
   ) {}
 
-  private async complete(params: Record<string, unknown>): Promise<string> {
+  private async complete(params: Record<string, unknown>, principal: McpPrincipal): Promise<string> {
     const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
     const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
     if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
       throw invalid('completion/complete: "argument" must be { name: string, value: string }');
     }
-    const completer = this.completerFor(ref);
+    const completer = this.completerFor(ref, principal);
     const context = (params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {};
     const values = completer?.[argument.name] ? await completer[argument.name](argument.value, { arguments: context }) : [];
     return JSON.stringify({
@@ -32,14 +34,14 @@ export class CompletionMethods implements McpMethods {
     });
   }
 
-  private completerFor(ref: { type?: unknown; name?: unknown; uri?: unknown } | undefined): Readonly<Record<string, McpCompleter>> {
+  private completerFor(ref: { type?: unknown; name?: unknown; uri?: unknown } | undefined, principal: McpPrincipal): Readonly<Record<string, McpCompleter>> {
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
-      const prompt = this.prompts.get(ref.name);
+      const prompt = this.access.visible(principal, this.prompts.get(ref.name));
       if (!prompt) throw invalid(`Unknown prompt: ${ref.name}`);
       return prompt.complete;
     }
     if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
-      const template = this.resources.templates.get(ref.uri);
+      const template = this.access.visible(principal, this.resources.templates.get(ref.uri));
       if (!template) throw invalid(`Unknown resource template: ${ref.uri}`);
       return template.complete;
     }

@@ -3,6 +3,7 @@ import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { PromptRegistry } from '#libs/catalog';
 import { PromptGetter } from '#libs/prompts';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
+import { AccessControl } from '../access-control';
 import { CallScope } from '../call-scope';
 import type { DispatchScope, McpMethods, MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -11,7 +12,7 @@ import type { JsonRpcId } from '../json-rpc';
 @Injectable()
 export class PromptMethods implements McpMethods {
   readonly methods: Record<string, MethodHandler> = {
-    'prompts/list': (params) => this.registry.listPage(params.cursor, this.options.pageSize),
+    'prompts/list': (params, _id, scope) => this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'prompts/get': (params, id, scope) => this.get(params, id, scope),
   };
 
@@ -20,12 +21,13 @@ export class PromptMethods implements McpMethods {
     private readonly registry: PromptRegistry,
     private readonly getter: PromptGetter,
     private readonly calls: CallScope,
+    private readonly access: AccessControl,
   ) {}
 
   private async get(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
     const name = params.name;
     if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'prompts/get: "name" must be a string');
-    const prompt = this.registry.get(name);
+    const prompt = this.access.visible(scope.principal, this.registry.get(name));
     if (!prompt) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown prompt: ${name}`);
     return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, (context) => this.getter.get(prompt, params.arguments, context)));
   }

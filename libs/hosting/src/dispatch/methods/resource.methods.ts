@@ -3,6 +3,7 @@ import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ResourceRegistry } from '#libs/catalog';
 import { ResourceReader, resourceNotFound } from '#libs/resources';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
+import { AccessControl } from '../access-control';
 import { CallScope } from '../call-scope';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods, type MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -11,8 +12,9 @@ import type { JsonRpcId } from '../json-rpc';
 @Injectable()
 export class ResourceMethods implements McpMethods {
   readonly methods: Record<string, MethodHandler> = {
-    'resources/list': (params) => this.registry.resources.listPage(params.cursor, this.options.pageSize),
-    'resources/templates/list': (params) => this.registry.templates.listPage(params.cursor, this.options.pageSize),
+    'resources/list': (params, _id, scope) => this.registry.resources.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
+    'resources/templates/list': (params, _id, scope) =>
+      this.registry.templates.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'resources/read': (params, id, scope) => this.read(params, id, scope),
     'resources/subscribe': (params, _id, scope) => this.subscribe(params, scope, true),
     'resources/unsubscribe': (params, _id, scope) => this.subscribe(params, scope, false),
@@ -23,17 +25,25 @@ export class ResourceMethods implements McpMethods {
     private readonly registry: ResourceRegistry,
     private readonly reader: ResourceReader,
     private readonly calls: CallScope,
+    private readonly access: AccessControl,
   ) {}
+
+  /** A resource the caller may not read is answered exactly like one that does not exist. */
+  private requireVisible(uri: string, scope: DispatchScope): void {
+    const resolved = this.registry.resolve(uri);
+    if (!resolved || !this.access.allows(scope.principal, resolved.handler)) throw resourceNotFound(uri);
+  }
 
   private async read(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
     const uri = requireUri('resources/read', params);
+    this.requireVisible(uri, scope);
     return JSON.stringify(await this.calls.run(scope, id, 'resource', uri, params, (context) => this.reader.read(uri, context)));
   }
 
   private subscribe(params: Record<string, unknown>, scope: DispatchScope, on: boolean): string {
     const uri = requireUri(on ? 'resources/subscribe' : 'resources/unsubscribe', params);
     if (on) {
-      if (!this.reader.exists(uri)) throw resourceNotFound(uri);
+      this.requireVisible(uri, scope);
       scope.session.subscriptions.add(uri);
     } else {
       scope.session.subscriptions.delete(uri);

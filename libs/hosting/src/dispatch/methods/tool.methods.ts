@@ -4,6 +4,7 @@ import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
 import { TaskRunner } from '../../tasks/task.runner';
+import { AccessControl } from '../access-control';
 import { CallScope } from '../call-scope';
 import type { DispatchScope, McpMethods, MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -12,7 +13,7 @@ import type { JsonRpcId } from '../json-rpc';
 @Injectable()
 export class ToolMethods implements McpMethods {
   readonly methods: Record<string, MethodHandler> = {
-    'tools/list': (params) => this.registry.listPage(params.cursor, this.options.pageSize),
+    'tools/list': (params, _id, scope) => this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'tools/call': (params, id, scope) => this.call(params, id, scope),
   };
 
@@ -22,12 +23,14 @@ export class ToolMethods implements McpMethods {
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
     private readonly tasks: TaskRunner,
+    private readonly access: AccessControl,
   ) {}
 
   private async call(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
     const name = params.name;
     if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "name" must be a string');
-    const tool = this.registry.get(name);
+    // A tool the caller may not use is answered exactly like one that does not exist.
+    const tool = this.access.visible(scope.principal, this.registry.get(name));
     if (!tool) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`);
     const args = params.arguments;
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {

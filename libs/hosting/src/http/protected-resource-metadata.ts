@@ -1,0 +1,30 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpOAuthAuth } from '#libs/security';
+
+const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+
+/** Where RFC 9728 puts the metadata of `resource`: the well-known prefix before its path. */
+export function protectedResourceMetadataUrl(resource: string): string {
+  const url = new URL(resource);
+  return `${url.origin}${WELL_KNOWN}${url.pathname === '/' ? '' : url.pathname}`;
+}
+
+/** Whether a request path asks for protected resource metadata. */
+export function isProtectedResourceMetadataPath(path: string): boolean {
+  return path === WELL_KNOWN || path.startsWith(`${WELL_KNOWN}/`);
+}
+
+/** Answers the RFC 9728 protected resource metadata document. */
+export function serveProtectedResourceMetadata(req: IncomingMessage, res: ServerResponse, auth: McpOAuthAuth): void {
+  if (req.method !== 'GET') {
+    res.writeHead(405, { allow: 'GET' }).end();
+    return;
+  }
+  const body = JSON.stringify({
+    resource: auth.resource,
+    authorization_servers: [auth.issuer],
+    bearer_methods_supported: ['header'],
+    ...(auth.scopesSupported && { scopes_supported: auth.scopesSupported }),
+  });
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' }).end(body);
+}

@@ -1,0 +1,45 @@
+/** One API key, stored only as its SHA-256 hash (`hashApiKey(key)`). */
+export interface McpApiKey {
+  /** `sha256:<hex>` of the key. */
+  hash: string;
+  /** The principal the key stands for. */
+  principal: string;
+  scopes?: string[];
+  roles?: string[];
+  /** ISO date after which the key is refused. */
+  expiresAt?: string;
+}
+
+/** No authentication: every caller is `anonymous`. Only for hosts bound to loopback. */
+export interface McpNoAuth {
+  mode: 'none';
+}
+
+/** API keys, sent as `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
+export interface McpApiKeyAuth {
+  mode: 'apiKey';
+  keys: McpApiKey[];
+}
+
+/** An OAuth 2.1 resource server: JWT access tokens checked against the issuer's JWKS. */
+export interface McpOAuthAuth {
+  mode: 'oauth';
+  /** Expected `iss`; also published as the authorization server. */
+  issuer: string;
+  /** Where the issuer's signing keys are (refetched when a token names an unknown `kid`). */
+  jwksUri: string;
+  /** This server's canonical URL (RFC 8707 resource), e.g. `https://mcp.desk.example/mcp`; tokens must name it in `aud`. */
+  resource: string;
+  /** Accepted audiences besides `resource`. */
+  audiences?: string[];
+  /** Scopes every request needs (403 `insufficient_scope` otherwise). */
+  requiredScopes?: string[];
+  /** Scopes published in the protected resource metadata. */
+  scopesSupported?: string[];
+  /** Tolerance for `exp`/`nbf`, in seconds. @default 30 */
+  clockSkewSec?: number;
+  /** The claim holding roles. @default 'roles' */
+  rolesClaim?: string;
+}
+
+export type McpAuthOptions = McpNoAuth | McpApiKeyAuth | McpOAuthAuth;

@@ -1,0 +1,96 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { McpPrincipal } from '#libs/core';
+import { hashApiKey, sameHash } from './api-key';
+import type { McpApiKeyAuth, McpAuthOptions, McpOAuthAuth } from './auth-options.interface';
+import type { AuthResult } from './auth-result';
+
+export const ANONYMOUS: McpPrincipal = Object.freeze({ id: 'anonymous', scopes: [], roles: [], claims: {} });
+
+/**
+ * Who sent a request: checks its credentials (API key or OAuth JWT) and returns the principal,
+ * or a refusal that says what is missing. Credentials are read from headers only; tokens are
+ * never taken from query strings and never forwarded.
+ */
+export class Authenticator {
+  private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+
+  constructor(private readonly options: McpAuthOptions) {
+    // jose caches the key set and refetches it when a token names an unknown `kid`.
+    this.jwks = options.mode === 'oauth' ? createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 }) : undefined;
+  }
+
+  get mode(): McpAuthOptions['mode'] {
+    return this.options.mode;
+  }
+
+  async authenticate(headers: IncomingHttpHeaders): Promise<AuthResult> {
+    switch (this.options.mode) {
+      case 'none':
+        return { ok: true, principal: ANONYMOUS };
+      case 'apiKey':
+        return this.apiKey(this.options, headers);
+      case 'oauth':
+        return this.jwt(this.options, headers);
+    }
+  }
+
+  private apiKey(options: McpApiKeyAuth, headers: IncomingHttpHeaders): AuthResult {
+    const key = bearer(headers) ?? single(headers['x-api-key']);
+    if (!key) return { ok: false, status: 401, description: 'No API key: send Authorization: Bearer <key> or X-API-Key: <key>' };
+    const hash = hashApiKey(key);
+    // Compare against every key so the time taken does not depend on which one matches.
+    let found: McpApiKeyAuth['keys'][number] | undefined;
+    for (const candidate of options.keys) if (sameHash(candidate.hash, hash)) found = candidate;
+    if (!found) return { ok: false, status: 401, error: 'invalid_token', description: 'The API key is not valid' };
+    if (found.expiresAt && Date.parse(found.expiresAt) <= Date.now()) {
+      return { ok: false, status: 401, error: 'invalid_token', description: 'The API key has expired' };
+    }
+    return { ok: true, principal: { id: found.principal, scopes: found.scopes ?? [], roles: found.roles ?? [], claims: {} } };
+  }
+
+  private async jwt(options: McpOAuthAuth, headers: IncomingHttpHeaders): Promise<AuthResult> {
+    const token = bearer(headers);
+    if (!token) return { ok: false, status: 401, description: 'No bearer token: send Authorization: Bearer <access token>', scope: options.requiredScopes };
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.jwks!, {
+        issuer: options.issuer,
+        audience: [options.resource, ...(options.audiences ?? [])],
+        clockTolerance: options.clockSkewSec ?? 30,
+      }));
+    } catch (error) {
+      return { ok: false, status: 401, error: 'invalid_token', description: describeJwtError(error) };
+    }
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
+    const missing = (options.requiredScopes ?? []).filter((scope) => !scopes.includes(scope));
+    if (missing.length > 0) {
+      return { ok: false, status: 403, error: 'insufficient_scope', description: `The token lacks scope(s): ${missing.join(' ')}`, scope: options.requiredScopes };
+    }
+    const rolesClaim = payload[options.rolesClaim ?? 'roles'];
+    return {
+      ok: true,
+      principal: { id: String(payload.sub ?? 'unknown'), scopes, roles: Array.isArray(rolesClaim) ? rolesClaim.map(String) : [], claims: payload },
+    };
+  }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value || undefined;
+}
+
+function bearer(headers: IncomingHttpHeaders): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
+  return match?.[1];
+}
+
+function describeJwtError(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'The token has expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return 'The token is not meant for this server (audience)';
+    if (error.claim === 'iss') return 'The token comes from an issuer this server does not trust';
+    return `The token's "${error.claim}" claim is not valid`;
+  }
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey) return 'The token signature is not valid';
+  return 'The token is not valid';
+}

@@ -1,0 +1,13 @@
+export { Authenticator, ANONYMOUS } from './auth/authenticator';
+export type { AuthResult, AuthRefusal } from './auth/auth-result';
+export type { McpAuthOptions, McpApiKey, McpApiKeyAuth, McpOAuthAuth, McpNoAuth } from './auth/auth-options.interface';
+export { hashApiKey } from './auth/api-key';
+export { checkAuthOptions } from './auth/auth-options.resolver';
+export { RequireScopes, Roles } from './authz/authorization.decorators';
+export {
+  ScopeAndRolePolicy,
+  MCP_ACCESS_POLICY,
+  InjectAccessPolicy,
+  type McpAccessPolicy,
+  type AccessRequirements,
+} from './authz/access-policy';

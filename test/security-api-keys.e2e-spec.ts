@@ -1,0 +1,94 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { hashApiKey } from '#libs/security';
+import { SecurityFixtureModule } from './fixtures/security.fixtures';
+import { connectHttpClient } from './support/fixture-app';
+
+const KEYS = {
+  reader: 'rk_reader_0123456789',
+  supervisor: 'rk_supervisor_abcdef',
+  expired: 'rk_expired_000000000',
+};
+
+describe('API-key authentication and scope/role authorization over HTTP', () => {
+  let app: INestApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        SecurityFixtureModule.register({
+          auth: {
+            mode: 'apiKey',
+            keys: [
+              { hash: hashApiKey(KEYS.reader), principal: 'reader-bot', scopes: ['tickets:read'] },
+              { hash: hashApiKey(KEYS.supervisor), principal: 'sam', scopes: ['tickets:read', 'tickets:write', 'reports'], roles: ['supervisor'] },
+              { hash: hashApiKey(KEYS.expired), principal: 'old-bot', scopes: ['tickets:read'], expiresAt: '2020-01-01T00:00:00Z' },
+            ],
+          },
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+  });
+  afterAll(() => app.close());
+
+  const post = (headers: Record<string, string>) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+
+  it('answers 401 with WWW-Authenticate without a key, with a bad key and with an expired key', async () => {
+    const none = await post({});
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="mcp"');
+    const bad = await post({ authorization: 'Bearer nope' });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toBe('Bearer realm="mcp", error="invalid_token", error_description="The API key is not valid"');
+    const expired = await post({ 'x-api-key': KEYS.expired });
+    expect(expired.status).toBe(401);
+    expect(((await expired.json()) as { error: { message: string } }).error.message).toBe('Unauthorized: The API key has expired');
+    expect((await post({ 'x-api-key': KEYS.reader })).status).toBe(200);
+  });
+
+  it('lists and serves to each caller exactly what its scopes and roles allow', async () => {
+    const reader = await connectHttpClient(url, { authorization: `Bearer ${KEYS.reader}` });
+    const supervisor = await connectHttpClient(url, { 'x-api-key': KEYS.supervisor });
+    try {
+      expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'readTicket']);
+      expect((await supervisor.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'readTicket', 'reassign', 'writeTicket']);
+      expect((await reader.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['openPrompt']);
+      expect((await reader.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['desk://motd', 'desk://queue']);
+      expect((await supervisor.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['desk://audit', 'desk://motd', 'desk://queue']);
+
+      expect(await reader.callTool({ name: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello reader-bot' }] });
+      // Hidden entries are answered like entries that do not exist.
+      await expect(reader.callTool({ name: 'writeTicket' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: writeTicket') });
+      await expect(reader.callTool({ name: 'reassign' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: reassign') });
+      await expect(reader.getPrompt({ name: 'reportPrompt' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: reportPrompt') });
+      await expect(reader.readResource({ uri: 'desk://audit' })).rejects.toMatchObject({ code: -32002 });
+      expect(await supervisor.callTool({ name: 'reassign' })).toEqual({ content: [{ type: 'text', text: 'reassigned' }] });
+    } finally {
+      await reader.close();
+      await supervisor.close();
+    }
+  });
+
+  it('keeps a session to the principal that opened it', async () => {
+    const opened = await post({ 'x-api-key': KEYS.reader });
+    const session = opened.headers.get('mcp-session-id')!;
+    const ping = (key: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': key, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+    expect((await ping(KEYS.reader)).status).toBe(200);
+    expect((await ping(KEYS.supervisor)).status).toBe(404);
+  });
+});

@@ -1,0 +1,88 @@
+import { PassThrough } from 'node:stream';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioTransport } from '#libs/hosting';
+import { hashApiKey } from '#libs/security';
+import { ROLES, SCOPES, SecurityFixtureModule } from './fixtures/security.fixtures';
+import { connectHttpClient } from './support/fixture-app';
+import { StreamClientTransport } from './support/stream-client.transport';
+
+const TOOLS = ['hello', 'readTicket', 'writeTicket', 'reassign'];
+const PROMPTS = ['openPrompt', 'reportPrompt'];
+const RESOURCES = ['desk://motd', 'desk://queue', 'desk://audit'];
+
+interface Principal {
+  id: string;
+  scopes: string[];
+  roles: string[];
+}
+
+/** Principals with every mix of scopes and roles, drawn from a seeded generator so runs repeat. */
+function principals(count: number, seed: number): Principal[] {
+  let state = seed;
+  const next = () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  return Array.from({ length: count }, (_, index) => ({
+    id: `p${index}`,
+    scopes: SCOPES.filter(() => next() < 0.5),
+    roles: ROLES.filter(() => next() < 0.4),
+  }));
+}
+
+const succeeds = (promise: Promise<unknown>) => promise.then(() => true, () => false);
+
+/** Asserts that what `client` lists is exactly what it can use, for every kind of entry. */
+async function expectListedIsCallable(client: Client): Promise<void> {
+  const tools = new Set((await client.listTools()).tools.map((tool) => tool.name));
+  const prompts = new Set((await client.listPrompts()).prompts.map((prompt) => prompt.name));
+  const resources = new Set((await client.listResources()).resources.map((resource) => resource.uri));
+  for (const name of TOOLS) {
+    const args = name === 'readTicket' ? { id: 'T-1' } : {};
+    expect({ name, callable: await succeeds(client.callTool({ name, arguments: args })) }).toEqual({ name, callable: tools.has(name) });
+  }
+  for (const name of PROMPTS) expect({ name, callable: await succeeds(client.getPrompt({ name })) }).toEqual({ name, callable: prompts.has(name) });
+  for (const uri of RESOURCES) expect({ uri, callable: await succeeds(client.readResource({ uri })) }).toEqual({ uri, callable: resources.has(uri) });
+  expect(tools.has('hello') && prompts.has('openPrompt') && resources.has('desk://motd')).toBe(true); // open entries stay open
+}
+
+describe('listed ⇔ callable, for generated principals', () => {
+  it('holds over HTTP (API keys)', async () => {
+    const generated = principals(12, 7);
+    const keys = generated.map((principal) => ({ key: `key-for-${principal.id}`, principal }));
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        SecurityFixtureModule.register({
+          auth: { mode: 'apiKey', keys: keys.map(({ key, principal }) => ({ hash: hashApiKey(key), principal: principal.id, scopes: principal.scopes, roles: principal.roles })) },
+        }),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    try {
+      for (const { key } of keys) {
+        const client = await connectHttpClient(url, { 'x-api-key': key });
+        await expectListedIsCallable(client);
+        await client.close();
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('holds over stdio (the configured local principal)', async () => {
+    for (const principal of principals(5, 11)) {
+      const moduleRef = await Test.createTestingModule({ imports: [SecurityFixtureModule.register({ http: false, stdioPrincipal: principal })] }).compile();
+      await moduleRef.init();
+      const app: INestApplicationContext = moduleRef;
+      const toServer = new PassThrough();
+      const fromServer = new PassThrough();
+      void app.get(StdioTransport).connect(toServer, fromServer);
+      const client = new Client({ name: 'stdio', version: '1' });
+      await client.connect(new StreamClientTransport(fromServer, toServer));
+      await expectListedIsCallable(client);
+      await client.close();
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,115 @@
+import { createServer, type Server } from 'node:http';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { SecurityFixtureModule } from './fixtures/security.fixtures';
+import { connectHttpClient } from './support/fixture-app';
+
+/** A local issuer: its JWKS on loopback, and tokens signed with its key. */
+async function startIssuer(): Promise<{ issuer: string; jwksUri: string; sign: (claims: Record<string, unknown>, options?: { expiresIn?: string; issuer?: string; audience?: string }) => Promise<string>; close: () => Promise<void> }> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'key-1', alg: 'ES256', use: 'sig' };
+  const server: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  const issuer = `http://127.0.0.1:${port}`;
+  const sign = (claims: Record<string, unknown>, options: { expiresIn?: string; issuer?: string; audience?: string } = {}) =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: 'key-1' })
+      .setIssuer(options.issuer ?? issuer)
+      .setAudience(options.audience ?? 'http://127.0.0.1/mcp')
+      .setSubject('user-42')
+      .setIssuedAt()
+      .setExpirationTime(options.expiresIn ?? '5m')
+      .sign(privateKey as CryptoKey);
+  return { issuer, jwksUri: `${issuer}/jwks.json`, sign, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe('OAuth 2.1 resource server', () => {
+  let app: INestApplication;
+  let url: string;
+  let base: string;
+  let issuer: Awaited<ReturnType<typeof startIssuer>>;
+
+  beforeAll(async () => {
+    issuer = await startIssuer();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        SecurityFixtureModule.register({
+          auth: {
+            mode: 'oauth',
+            issuer: issuer.issuer,
+            jwksUri: issuer.jwksUri,
+            resource: 'http://127.0.0.1/mcp',
+            requiredScopes: ['mcp'],
+            scopesSupported: ['mcp', 'tickets:read', 'tickets:write', 'reports'],
+          },
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    url = `${base}/mcp`;
+  });
+  afterAll(async () => {
+    await app.close();
+    await issuer.close();
+  });
+
+  const initialize = (token?: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+  const metadata = 'resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"';
+
+  it('publishes RFC 9728 protected resource metadata', async () => {
+    const response = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`);
+    expect(await response.json()).toEqual({
+      resource: 'http://127.0.0.1/mcp',
+      authorization_servers: [issuer.issuer],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['mcp', 'tickets:read', 'tickets:write', 'reports'],
+    });
+  });
+
+  it.each([
+    ['no token', async () => undefined, `Bearer ${metadata}, scope="mcp"`],
+    ['an expired token', () => issuer.sign({ scope: 'mcp' }, { expiresIn: '-10m' }), `Bearer ${metadata}, error="invalid_token", error_description="The token has expired"`],
+    ['a token for another audience', () => issuer.sign({ scope: 'mcp' }, { audience: 'https://other.example/mcp' }), `Bearer ${metadata}, error="invalid_token", error_description="The token is not meant for this server (audience)"`],
+    ['a token from another issuer', () => issuer.sign({ scope: 'mcp' }, { issuer: 'https://evil.example' }), `Bearer ${metadata}, error="invalid_token", error_description="The token comes from an issuer this server does not trust"`],
+  ])('answers 401 to %s', async (_label, token, header) => {
+    const response = await initialize(await token());
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(header);
+  });
+
+  it('answers 403 insufficient_scope when the token lacks the required scope', async () => {
+    const response = await initialize(await issuer.sign({ scope: 'tickets:read' }));
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer ${metadata}, error="insufficient_scope", error_description="The token lacks scope(s): mcp", scope="mcp"`);
+  });
+
+  it('accepts a valid token and authorizes with its scopes and roles', async () => {
+    const token = await issuer.sign({ scope: 'mcp tickets:read', roles: ['supervisor'] });
+    const client = await connectHttpClient(url, { authorization: `Bearer ${token}` });
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'readTicket', 'reassign']);
+      expect(await client.callTool({ name: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello user-42' }] });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('never takes a token from the query string', async () => {
+    const token = await issuer.sign({ scope: 'mcp' });
+    const response = await fetch(`${url}?access_token=${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(response.status).toBe(401);
+  });
+});

@@ -92,3 +92,31 @@ describe('API-key authentication and scope/role authorization over HTTP', () => 
     expect((await ping(KEYS.supervisor)).status).toBe(404);
   });
 });
+
+describe('authentication off', () => {
+  it('refuses to listen beyond loopback, and says how to fix it', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [SecurityFixtureModule.register({ auth: { mode: 'none' } })] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    try {
+      await expect(app.listen(0, '0.0.0.0')).rejects.toThrow(/authentication is off \('none'\) but the host would listen on 0\.0\.0\.0\n\s+fix: listen on 127\.0\.0\.1/);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('serves every caller as the configured principal on loopback', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [SecurityFixtureModule.register({ auth: { mode: 'none', principal: { id: 'local-dev', scopes: ['tickets:read'] } } })],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const client = await connectHttpClient(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`);
+    try {
+      expect(await client.callTool({ name: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello local-dev' }] });
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'readTicket']);
+    } finally {
+      await client.close();
+      await app.close();
+    }
+  });
+});

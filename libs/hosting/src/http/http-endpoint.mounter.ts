@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { McpStartupError } from '#libs/core';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { isProtectedResourceMetadataPath, serveProtectedResourceMetadata } from './protected-resource-metadata';
 import { StreamableHttpHandler } from './streamable-http.handler';
@@ -22,6 +23,29 @@ export class HttpEndpointMounter {
     private readonly adapterHost: HttpAdapterHost,
     private readonly handler: StreamableHttpHandler,
   ) {}
+
+  /**
+   * Without authentication the host may only listen on loopback: `listen()` on any other
+   * address (or on all of them, the default) fails with a message that says what to do.
+   */
+  private refusePublicBindWithoutAuth(server: Server): void {
+    const { auth } = this.options;
+    if (auth.mode !== 'none' || auth.allowPublicBind) return;
+    const listen = server.listen.bind(server) as (...args: unknown[]) => Server;
+    server.listen = ((...args: unknown[]) => {
+      const host = typeof args[0] === 'object' && args[0] !== null ? (args[0] as { host?: string }).host : args.find((arg) => typeof arg === 'string');
+      if (!isLoopback(host as string | undefined)) {
+        throw new McpStartupError([
+          {
+            where: 'McpModule option "auth"',
+            problem: `authentication is off ('none') but the host would listen on ${host ?? 'every interface'}`,
+            fix: "listen on 127.0.0.1 (app.listen(port, '127.0.0.1')), configure auth ('apiKey' or 'oauth'), or set auth: { mode: 'none', allowPublicBind: true } knowingly",
+          },
+        ]);
+      }
+      return listen(...args);
+    }) as Server['listen'];
+  }
 
   /** Mounts the endpoint; returns false when the application has no HTTP server. */
   mount(): boolean {
@@ -45,7 +69,12 @@ export class HttpEndpointMounter {
         else for (const listener of others) listener.call(server, req, res);
       });
     }
+    this.refusePublicBindWithoutAuth(server);
     this.logger.log(`Streamable HTTP endpoint at ${path} (${this.options.mode}${this.options.routeThroughExpress ? ', through Express' : ''})`);
     return true;
   }
+}
+
+function isLoopback(host: string | undefined): boolean {
+  return host !== undefined && (host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host));
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DEFAULT_HTTP_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type McpPrincipal } from '#libs/core';
-import { ANONYMOUS, Authenticator, type AuthRefusal } from '#libs/security';
+import { Authenticator, type AuthRefusal } from '#libs/security';
 import { protectedResourceMetadataUrl } from './protected-resource-metadata';
 import { McpDispatcher, type DispatchScope } from '../dispatch/mcp.dispatcher';
 import { classify, errorResponse, PARSE_ERROR_RESPONSE, type JsonRpcMessage, type MessageKind } from '../dispatch/json-rpc';
@@ -70,7 +70,7 @@ export class StreamableHttpHandler {
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
       return this.refuse(res, HttpMessages.methodNotAllowed(req.method ?? ''), req);
     }
-    let principal = ANONYMOUS;
+    let principal = this.authenticator.unauthenticated;
     if (this.authenticator.mode !== 'none') {
       const auth = await this.authenticator.authenticate(req.headers);
       if (!auth.ok) return this.refuseAuth(res, auth, req);

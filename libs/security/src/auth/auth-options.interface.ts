@@ -10,9 +10,16 @@ export interface McpApiKey {
   expiresAt?: string;
 }
 
-/** No authentication: every caller is `anonymous`. Only for hosts bound to loopback. */
+/**
+ * No authentication: every HTTP caller is the same principal. The host then refuses to listen
+ * on anything but loopback unless `allowPublicBind` says otherwise.
+ */
 export interface McpNoAuth {
   mode: 'none';
+  /** Who every caller is. @default { id: 'anonymous', scopes: [], roles: [] } */
+  principal?: { id: string; scopes?: string[]; roles?: string[] };
+  /** Allow listening on a non-loopback address without authentication (not recommended). @default false */
+  allowPublicBind?: boolean;
 }
 
 /** API keys, sent as `Authorization: Bearer <key>` or `X-API-Key: <key>`. */

@@ -14,8 +14,12 @@ export const ANONYMOUS: McpPrincipal = Object.freeze({ id: 'anonymous', scopes: 
  */
 export class Authenticator {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+  /** The principal of every caller when authentication is off. */
+  readonly unauthenticated: McpPrincipal;
 
   constructor(private readonly options: McpAuthOptions) {
+    const fixed = options.mode === 'none' ? options.principal : undefined;
+    this.unauthenticated = fixed ? { id: fixed.id, scopes: fixed.scopes ?? [], roles: fixed.roles ?? [], claims: {} } : ANONYMOUS;
     // jose caches the key set and refetches it when a token names an unknown `kid`.
     this.jwks = options.mode === 'oauth' ? createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 }) : undefined;
   }
@@ -27,7 +31,7 @@ export class Authenticator {
   async authenticate(headers: IncomingHttpHeaders): Promise<AuthResult> {
     switch (this.options.mode) {
       case 'none':
-        return { ok: true, principal: ANONYMOUS };
+        return { ok: true, principal: this.unauthenticated };
       case 'apiKey':
         return this.apiKey(this.options, headers);
       case 'oauth':

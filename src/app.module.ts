@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { McpModule } from '#libs/hosting';
+import { authOptions, LOCAL_OPERATOR } from './auth.config';
 import { validateEnvironment, type HostEnvironment } from './host.config';
 import { SupportModule } from './support/support.module';
 
@@ -23,6 +24,8 @@ export class AppModule {
               'Tools for the ACME support desk. Search customers and tickets before creating new ones; ' +
               'close a ticket only with a resolution the customer can read.',
             mode: config.get('MCP_MODE'),
+            auth: authOptions({ AUTH_MODE: config.get('AUTH_MODE'), MCP_API_KEYS_FILE: config.get('MCP_API_KEYS_FILE') }),
+            stdioPrincipal: LOCAL_OPERATOR,
             allowedHosts: config.get('MCP_ALLOWED_HOSTS'),
             allowedOrigins: config.get('MCP_ALLOWED_ORIGINS'),
             // close_ticket and any other destructive tool ask the user first.

@@ -10,6 +10,8 @@ describe('validateEnvironment', () => {
       MCP_ALLOWED_ORIGINS: undefined,
       SUPPORT_READ_ONLY: false,
       SUPPORT_REPORT_STEP_MS: 250,
+      AUTH_MODE: 'none',
+      MCP_API_KEYS_FILE: 'config/api-keys.example.json',
     });
   });
 

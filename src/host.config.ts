@@ -9,6 +9,10 @@ export interface HostEnvironment {
   MCP_ALLOWED_ORIGINS: string[] | undefined;
   SUPPORT_READ_ONLY: boolean;
   SUPPORT_REPORT_STEP_MS: number;
+  /** `none` (loopback only; every caller is the local operator) or `apiKey`. */
+  AUTH_MODE: 'none' | 'apiKey';
+  /** JSON file with `{ keys: [{ hash, principal, scopes, roles }] }` (hashes only). */
+  MCP_API_KEYS_FILE: string;
 }
 
 const list = (value: unknown) =>
@@ -25,6 +29,8 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   if (readOnly !== 'true' && readOnly !== 'false') problems.push(`SUPPORT_READ_ONLY="${readOnly}" must be "true" or "false"`);
   const stepMs = Number(env.SUPPORT_REPORT_STEP_MS ?? 250);
   if (!Number.isInteger(stepMs) || stepMs < 0) problems.push(`SUPPORT_REPORT_STEP_MS="${env.SUPPORT_REPORT_STEP_MS}" must be a whole number of milliseconds`);
+  const authMode = env.AUTH_MODE ?? 'none';
+  if (authMode !== 'none' && authMode !== 'apiKey') problems.push(`AUTH_MODE="${authMode}" must be "none" or "apiKey"`);
   if (problems.length > 0) throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
 
   const origins = list(env.MCP_ALLOWED_ORIGINS);
@@ -36,5 +42,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     MCP_ALLOWED_ORIGINS: origins.length > 0 ? origins : undefined,
     SUPPORT_READ_ONLY: readOnly === 'true',
     SUPPORT_REPORT_STEP_MS: stepMs,
+    AUTH_MODE: authMode as HostEnvironment['AUTH_MODE'],
+    MCP_API_KEYS_FILE: typeof env.MCP_API_KEYS_FILE === 'string' && env.MCP_API_KEYS_FILE ? env.MCP_API_KEYS_FILE : 'config/api-keys.example.json',
   };
 }

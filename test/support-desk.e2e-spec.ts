@@ -184,6 +184,27 @@ describe('support desk report as a task', () => {
   });
 });
 
+describe('support desk with API keys (config/api-keys.example.json)', () => {
+  it('gives the read-only key the read tools and the admin key everything', async () => {
+    const { app, url } = await startDesk({ AUTH_MODE: 'apiKey' });
+    const reader = await connectHttpClient(url, { authorization: 'Bearer desk-demo-read-only-key' });
+    const admin = await connectHttpClient(url, { 'x-api-key': 'desk-demo-admin-key' });
+    try {
+      const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+      expect(await names(reader)).toEqual(['get_customer', 'get_ticket', 'search_customers', 'search_tickets']);
+      expect(await names(admin)).toHaveLength(8);
+      await expect(reader.callTool({ name: 'close_ticket', arguments: { ticketId: 'T-2001', resolution: 'Not allowed' } })).rejects.toMatchObject({ code: -32602 });
+      expect((await reader.readResource({ uri: 'kb://articles/refunds' })).contents[0]).toMatchObject({ uri: 'kb://articles/refunds' });
+      const anonymous = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+      expect(anonymous.status).toBe(401);
+    } finally {
+      await reader.close();
+      await admin.close();
+      await app.close();
+    }
+  });
+});
+
 describe('support desk in read-only mode', () => {
   it('refuses tools that change data, through the global guard, and serves the rest', async () => {
     const { app, url } = await startDesk({ SUPPORT_READ_ONLY: 'true' });

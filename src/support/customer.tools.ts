@@ -1,6 +1,8 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
 import { McpArgs, McpTool, McpToolError } from '#libs/core';
+import { RequireScopes } from '#libs/security';
 import { CallTimingInterceptor } from './call-timing.interceptor';
+import { DeskScopes } from './desk.scopes';
 import { CustomersStore } from './customers.store';
 import { CustomerIdDto } from './dto/customer-id.dto';
 import { SearchCustomersDto } from './dto/search-customers.dto';
@@ -9,6 +11,7 @@ import { TicketsStore } from './tickets.store';
 
 @Injectable()
 @UseInterceptors(CallTimingInterceptor)
+@RequireScopes(DeskScopes.ticketsRead)
 export class CustomerTools {
   constructor(
     private readonly customers: CustomersStore,

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { McpArgs, McpCompletion, McpResource, McpResourceTemplate } from '#libs/core';
 import { resourceNotFound } from '#libs/resources';
+import { RequireScopes } from '#libs/security';
+import { DeskScopes } from './desk.scopes';
 import { KnowledgeBaseStore } from './knowledge-base.store';
 
 /** The knowledge base as MCP resources: an index, and each article by slug. */
 @Injectable()
+@RequireScopes(DeskScopes.knowledgeBase)
 export class KnowledgeBaseResources {
   constructor(private readonly kb: KnowledgeBaseStore) {}
 

@@ -1,7 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, UseInterceptors } from '@nestjs/common';
 import { embeddedResource, McpArgs, McpContext, McpTool, McpToolError, text, type McpCallContext } from '#libs/core';
+import { RequireScopes } from '#libs/security';
 import { CallTimingInterceptor } from './call-timing.interceptor';
+import { DeskScopes } from './desk.scopes';
 import { ExportReportDto } from './dto/export-report.dto';
 import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 import type { Ticket } from './support.types';
@@ -11,6 +13,7 @@ const BATCH = 4;
 
 @Injectable()
 @UseInterceptors(CallTimingInterceptor)
+@RequireScopes(DeskScopes.reports)
 export class ReportTools {
   constructor(
     private readonly tickets: TicketsStore,

@@ -1,6 +1,8 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
 import { McpArgs, McpContext, McpTool, McpToolError, type McpCallContext } from '#libs/core';
+import { RequireScopes } from '#libs/security';
 import { CallTimingInterceptor } from './call-timing.interceptor';
+import { DeskScopes } from './desk.scopes';
 import { CustomersStore } from './customers.store';
 import { AddCommentDto } from './dto/add-comment.dto';
 import { CloseTicketDto } from './dto/close-ticket.dto';
@@ -13,6 +15,7 @@ import { TicketsStore } from './tickets.store';
 
 @Injectable()
 @UseInterceptors(CallTimingInterceptor)
+@RequireScopes(DeskScopes.ticketsRead)
 export class TicketTools {
   constructor(
     private readonly tickets: TicketsStore,
@@ -44,6 +47,7 @@ export class TicketTools {
     return this.require(ticketId);
   }
 
+  @RequireScopes(DeskScopes.ticketsWrite)
   @McpTool({
     name: 'create_ticket',
     title: 'Open a ticket',
@@ -59,6 +63,7 @@ export class TicketTools {
     return { id: ticket.id, status: ticket.status };
   }
 
+  @RequireScopes(DeskScopes.ticketsWrite)
   @McpTool({
     name: 'add_ticket_comment',
     title: 'Comment on a ticket',
@@ -72,6 +77,7 @@ export class TicketTools {
     return { id: ticket.id, status: ticket.status, comments: ticket.comments.length };
   }
 
+  @RequireScopes(DeskScopes.ticketsWrite)
   @McpTool({
     name: 'close_ticket',
     title: 'Close a ticket',

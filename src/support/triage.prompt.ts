@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { embeddedResource, McpArgs, McpCompletion, McpPrompt, McpToolError } from '#libs/core';
 import { userMessage } from '#libs/prompts';
+import { RequireScopes } from '#libs/security';
+import { DeskScopes } from './desk.scopes';
 import { TicketsStore } from './tickets.store';
 
 /** A prompt that sets an agent up to triage one ticket. */
 @Injectable()
+@RequireScopes(DeskScopes.ticketsRead)
 export class TriagePrompt {
   constructor(private readonly tickets: TicketsStore) {}
 

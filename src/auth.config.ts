@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import type { McpApiKey, McpAuthOptions } from '#libs/security';
+import type { HostEnvironment } from './host.config';
+import { ALL_DESK_SCOPES } from './support/desk.scopes';
+
+/** The local operator: every caller when authentication is off, and the stdio principal. */
+export const LOCAL_OPERATOR = { id: 'local-operator', scopes: [...ALL_DESK_SCOPES], roles: ['admin'] };
+
+/** The `auth` option of the host from its environment. @throws Error when the key file cannot be read */
+export function authOptions(env: Pick<HostEnvironment, 'AUTH_MODE' | 'MCP_API_KEYS_FILE'>): McpAuthOptions {
+  if (env.AUTH_MODE === 'none') return { mode: 'none', principal: LOCAL_OPERATOR };
+  let keys: McpApiKey[];
+  try {
+    keys = (JSON.parse(readFileSync(env.MCP_API_KEYS_FILE, 'utf8')) as { keys: McpApiKey[] }).keys;
+  } catch (error) {
+    throw new Error(`MCP_API_KEYS_FILE="${env.MCP_API_KEYS_FILE}" cannot be read as { "keys": [...] }: ${(error as Error).message}`);
+  }
+  return { mode: 'apiKey', keys };
+}

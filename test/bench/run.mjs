@@ -1,171 +1,416 @@
-// `npm run bench`: the floor (bare node:http), the official SDK v1 stateful server and ours,
-// measured in one interleaved run with wrk. Server on core 0, wrk on core 1, 30 connections.
-// Env: BENCH_SECONDS (per measurement, default 10), BENCH_ROUNDS (default 3),
-// BENCH_ONLY=floor,sdk,ours (subset), BENCH_WRITE=0 (do not rewrite docs/benchmarks.md).
+// `npm run bench`: the floor (bare node:http), the official SDK v1 stateful server and ours
+// (apps/bench), measured with wrk in interleaved rounds. Each server runs pinned to core 0, wrk
+// pinned to core 1 (one thread, 30 connections). Every answer kind is checked once with fetch
+// before it is measured, and the wrk script itself counts non-2xx statuses and unexpected bodies:
+// any such response fails the run.
+//
+// Env: BENCH_SECONDS   seconds per measurement (default 10; each is preceded by a warm-up)
+//      BENCH_ROUNDS    interleaved rounds (default 3, or 1 with BENCH_ONLY)
+//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,ours (e.g. BENCH_ONLY=ours)
+//      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list)
+//      BENCH_WRITE=0   do not rewrite the results section of docs/benchmarks.md
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpus } from 'node:os';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const ACCEPT = 'application/json, text/event-stream';
-const VERSION = '2025-11-25';
 
-const SERVERS = [
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (process.env.BENCH_ONLY ? 1 : 3));
+const WARMUP_SECONDS = Math.min(2, SECONDS);
+const CONNECTIONS = 30;
+const PROTOCOL_VERSION = '2025-11-25';
+const MCP_HEADERS = {
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+  'MCP-Protocol-Version': PROTOCOL_VERSION,
+};
+
+const ALL_SERVERS = [
   { id: 'floor', label: 'bare node:http (floor)', entry: join(here, 'floor-server.mjs'), stateful: false },
   { id: 'sdk', label: 'official SDK v1, stateful', entry: join(here, 'sdk-server.mjs'), stateful: true },
-  { id: 'ours', label: 'nest-mcp-host (apps/bench, stateless)', entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'), stateful: false },
-].filter((server) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').includes(server.id));
-
-const SCENARIOS = [
-  { id: 'tools/call', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } }, check: (r) => r.result?.content?.[0]?.text === '3' },
-  { id: 'tools/list', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, check: (r) => r.result?.tools?.length === 101 },
-  { id: 'prompts/list', body: { jsonrpc: '2.0', id: 1, method: 'prompts/list' }, check: (r) => r.result?.prompts?.length === 100 },
-  { id: 'resources/list', body: { jsonrpc: '2.0', id: 1, method: 'resources/list' }, check: (r) => r.result?.resources?.length === 100 },
+  {
+    id: 'ours',
+    label: 'nest-mcp-host (apps/bench, stateless)',
+    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+    stateful: false,
+    readyPath: '/health/ready',
+  },
 ];
 
+// `expect` is a substring every measured body must contain (checked by the wrk script);
+// `check` is the full check of the one answer fetched before the measurement.
+const ALL_SCENARIOS = [
+  {
+    id: 'tools/call',
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } },
+    expect: '"text":"3"',
+    check: (result) => result?.content?.[0]?.text === '3' && !result.isError,
+  },
+  {
+    id: 'tools/list',
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    expect: '"name":"noop_99"',
+    check: (result) => result?.tools?.length === 101 && result.nextCursor === undefined,
+  },
+  {
+    id: 'prompts/list',
+    body: { jsonrpc: '2.0', id: 1, method: 'prompts/list' },
+    expect: '"name":"prompt_99"',
+    check: (result) => result?.prompts?.length === 100 && result.nextCursor === undefined,
+  },
+  {
+    id: 'resources/list',
+    body: { jsonrpc: '2.0', id: 1, method: 'resources/list' },
+    expect: '"uri":"bench://items/99"',
+    check: (result) => result?.resources?.length === 100 && result.nextCursor === undefined,
+  },
+];
+
+const SERVERS = subset(ALL_SERVERS, process.env.BENCH_ONLY, 'BENCH_ONLY');
+const SCENARIOS = subset(ALL_SCENARIOS, process.env.BENCH_SCENARIOS, 'BENCH_SCENARIOS');
+
+function subset(items, list, variable) {
+  if (!list) return items;
+  const ids = list.split(',').map((id) => id.trim());
+  const unknown = ids.filter((id) => !items.some((item) => item.id === id));
+  if (unknown.length > 0) throw new Error(`${variable}: unknown ${unknown.join(', ')} (known: ${items.map((i) => i.id).join(', ')})`);
+  return items.filter((item) => ids.includes(item.id));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools: wrk, ports, MCP requests
+
+function wrkVersion() {
+  const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+  return probe.error ? undefined : /wrk [\d.]+/.exec(probe.stdout)?.[0] ?? 'wrk';
+}
+
 function ensureWrk() {
-  if (spawnSync('wrk', ['--version']).error === undefined) return;
-  if (process.getuid?.() === 0) {
-    console.log('installing wrk from Debian…');
-    execFileSync('apt-get', ['install', '-y', '-qq', 'wrk'], { stdio: 'inherit' });
-    return;
+  if (wrkVersion()) return;
+  if (process.getuid?.() !== 0) {
+    throw new Error('wrk is not installed: run `sudo apt-get install -y wrk` (Debian/Ubuntu) and try again');
   }
-  throw new Error('wrk is missing: sudo apt-get install -y wrk');
+  console.log('wrk is not installed; installing it with apt-get…');
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+  execFileSync('apt-get', ['install', '-y', '-qq', 'wrk'], { stdio: 'inherit' });
+  if (!wrkVersion()) throw new Error('apt-get install wrk did not provide a working wrk');
 }
 
 function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
       server.close(() => resolve(port));
     });
   });
 }
 
-/** One POST on a fresh connection (a pooled one may have been closed by the server meanwhile). */
-function post(url, body, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': VERSION, ...headers } });
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => {
-        const payload = text.startsWith('event:') ? text.split('data: ')[1] : text;
-        resolve({ headers: res.headers, json: payload ? JSON.parse(payload) : undefined });
-      });
+function portAccepts(port) {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.end();
+      resolve(true);
     });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
+    socket.once('error', () => resolve(false));
   });
 }
 
-async function start(server) {
-  const port = await freePort();
-  const child = spawn('taskset', ['-c', '0', process.execPath, server.entry], { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}/mcp`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
-      break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+/** One MCP POST; answers `{ status, headers, text, message }` where message is the JSON-RPC reply (JSON or SSE). */
+async function mcpPost(url, body, headers = {}) {
+  const response = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
+  const text = await response.text();
+  let message;
+  if (text && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    message = text
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => JSON.parse(line.slice(5)))
+      .find((candidate) => candidate.id !== undefined);
+  } else if (text) {
+    message = JSON.parse(text);
   }
-  const headers = {};
-  if (server.stateful) {
-    const init = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
-    headers['mcp-session-id'] = init.headers['mcp-session-id'];
-    await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-  }
-  return { child, url, headers };
+  return { status: response.status, headers: response.headers, text, message };
 }
 
-function luaScript(body, headers) {
-  const lines = [
-    'wrk.method = "POST"',
-    'wrk.headers["Content-Type"] = "application/json"',
-    `wrk.headers["Accept"] = "${ACCEPT}"`,
-    `wrk.headers["MCP-Protocol-Version"] = "${VERSION}"`,
-    ...Object.entries(headers).map(([name, value]) => `wrk.headers["${name}"] = "${value}"`),
-    `wrk.body = '${JSON.stringify(body)}'`,
-  ];
-  const file = join(mkdtempSync(join(tmpdir(), 'bench-')), 'request.lua');
-  writeFileSync(file, `${lines.join('\n')}\n`);
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+async function startServer(server) {
+  const port = await freePort();
+  const child = spawn('taskset', ['-c', '0', process.execPath, server.entry], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  const running = { server, child, url: `http://127.0.0.1:${port}/mcp`, headers: {}, stderr: () => stderr };
+  child.once('exit', (code, signal) => (running.exited = { code, signal }));
+
+  try {
+    await waitUntilReady(running, port);
+    if (server.stateful) running.headers = await openSession(running.url);
+  } catch (error) {
+    await stopServer(running);
+    throw error;
+  }
+  return running;
+}
+
+async function waitUntilReady(running, port) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    assertAlive(running);
+    if (await portAccepts(port)) {
+      if (!running.server.readyPath) return;
+      const response = await fetch(`http://127.0.0.1:${port}${running.server.readyPath}`).catch(() => undefined);
+      await response?.arrayBuffer();
+      if (response?.status === 200) return;
+    }
+    await sleep(100);
+  }
+  throw new Error(`${running.server.id} did not become ready within 20 s\n${running.stderr()}`);
+}
+
+/** initialize + notifications/initialized; answers the headers every later request must carry. */
+async function openSession(url) {
+  const initialize = await mcpPost(url, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
+  });
+  const sessionId = initialize.headers.get('mcp-session-id');
+  if (initialize.status !== 200 || !initialize.message?.result || !sessionId) {
+    throw new Error(`initialize failed: HTTP ${initialize.status}, session id ${sessionId}, body ${initialize.text.slice(0, 300)}`);
+  }
+  const headers = { 'Mcp-Session-Id': sessionId };
+  const initialized = await mcpPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  if (initialized.status !== 202) throw new Error(`notifications/initialized answered HTTP ${initialized.status}: ${initialized.text.slice(0, 300)}`);
+  return headers;
+}
+
+function assertAlive(running) {
+  if (running.exited) {
+    const { code, signal } = running.exited;
+    throw new Error(`${running.server.id} exited (code ${code}, signal ${signal})\n${running.stderr()}`);
+  }
+}
+
+async function stopServer(running) {
+  if (running.exited) return;
+  const exited = new Promise((resolve) => running.child.once('exit', resolve));
+  running.child.kill('SIGTERM');
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One measurement
+
+/** Fetches one answer of the scenario and fails unless it is a 2xx with the expected result. */
+async function verifyAnswer(running, scenario) {
+  const { status, text, message } = await mcpPost(running.url, scenario.body, running.headers);
+  const where = `${running.server.id} ${scenario.id}`;
+  if (status < 200 || status > 299) throw new Error(`${where}: HTTP ${status}: ${text.slice(0, 500)}`);
+  if (message?.id !== scenario.body.id || !scenario.check(message.result)) {
+    throw new Error(`${where}: unexpected answer: ${text.slice(0, 500)}`);
+  }
+  if (!text.includes(scenario.expect)) throw new Error(`${where}: the answer lacks ${scenario.expect}: ${text.slice(0, 500)}`);
+  return Buffer.byteLength(text);
+}
+
+/** A wrk script sending the scenario's request and counting non-2xx statuses and unexpected bodies. */
+function writeLuaScript(directory, running, scenario) {
+  const quote = (value) => `[==[${value}]==]`;
+  const headers = { ...MCP_HEADERS, ...running.headers };
+  const script = `-- ${running.server.id} ${scenario.id} (generated by test/bench/run.mjs)
+wrk.method = "POST"
+wrk.body = ${quote(JSON.stringify(scenario.body))}
+${Object.entries(headers)
+  .map(([name, value]) => `wrk.headers[${quote(name)}] = ${quote(value)}`)
+  .join('\n')}
+
+local expected = ${quote(scenario.expect)}
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  non2xx = 0
+  unexpected = 0
+end
+
+function response(status, headers, body)
+  if status < 200 or status > 299 then
+    non2xx = non2xx + 1
+  elseif not string.find(body, expected, 1, true) then
+    unexpected = unexpected + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local bad, wrong = 0, 0
+  for _, thread in ipairs(threads) do
+    bad = bad + thread:get("non2xx")
+    wrong = wrong + thread:get("unexpected")
+  end
+  io.write(string.format("bench-check non2xx=%d unexpected=%d\\n", bad, wrong))
+end
+`;
+  const file = join(directory, `${running.server.id}-${scenario.id.replace('/', '-')}.lua`);
+  writeFileSync(file, script);
   return file;
 }
 
 function toMs(value, unit) {
-  return Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
+  return Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 }
 
-function wrk(url, script, seconds) {
-  const out = execFileSync('taskset', ['-c', '1', 'wrk', '-t1', '-c30', `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]);
-  const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
-  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  const socketErrors = /Socket errors: (.*)/.exec(out)?.[1];
-  if (non2xx > 0) throw new Error(`${url}: ${non2xx} non-2xx responses during the run`);
-  return { rps, p50: toMs(p50[1], p50[2]), p99: toMs(p99[1], p99[2]), socketErrors };
+function runWrk(running, scenario, script, seconds) {
+  const args = ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, running.url];
+  const out = execFileSync('taskset', args, { encoding: 'utf8' });
+  const where = `${running.server.id} ${scenario.id}`;
+  const check = /bench-check non2xx=(\d+) unexpected=(\d+)/.exec(out);
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  if (!check || !rps || !p50 || !p99) throw new Error(`${where}: cannot read wrk's output:\n${out}`);
+
+  const [non2xx, unexpected] = [Number(check[1]), Number(check[2])];
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)?.slice(1).map(Number) ?? [0, 0, 0, 0];
+  const [connectErrors, readErrors, writeErrors, timeouts] = socket;
+  assertAlive(running);
+  if (non2xx > 0) throw new Error(`${where}: ${non2xx} non-2xx responses during the run\n${out}`);
+  if (unexpected > 0) throw new Error(`${where}: ${unexpected} 2xx responses without ${scenario.expect}\n${out}`);
+  if (connectErrors + readErrors + writeErrors > 0) throw new Error(`${where}: socket errors during the run\n${out}`);
+  return { rps: Number(rps[1]), p50: toMs(p50[1], p50[2]), p99: toMs(p99[1], p99[2]), timeouts };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+// ---------------------------------------------------------------------------------------------
+// Report
 
-async function main() {
-  ensureWrk();
-  const samples = new Map();
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const server of SERVERS) {
-      const { child, url, headers } = await start(server);
-      try {
-        for (const scenario of SCENARIOS) {
-          const { json } = await post(url, scenario.body, headers);
-          if (!scenario.check(json)) throw new Error(`${server.id} answered ${scenario.id} wrongly: ${JSON.stringify(json).slice(0, 300)}`);
-          const script = luaScript(scenario.body, headers);
-          wrk(url, script, Math.min(2, SECONDS)); // warm-up (JIT, connection pools)
-          const result = wrk(url, script, SECONDS);
-          const key = `${server.id} ${scenario.id}`;
-          samples.set(key, [...(samples.get(key) ?? []), result]);
-          console.log(`round ${round}: ${server.id.padEnd(5)} ${scenario.id.padEnd(14)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms`);
-        }
-      } finally {
-        child.kill('SIGTERM');
-        await new Promise((resolve) => child.once('exit', resolve));
-      }
-    }
-  }
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
 
+function summaryTable(samples) {
   const rows = [];
   for (const scenario of SCENARIOS) {
     const floor = samples.get(`floor ${scenario.id}`);
-    const floorRps = floor ? median(floor.map((s) => s.rps)) : undefined;
+    const floorRps = floor && median(floor.map((sample) => sample.rps));
     for (const server of SERVERS) {
-      const list = samples.get(`${server.id} ${scenario.id}`);
-      const rps = median(list.map((s) => s.rps));
-      rows.push(`| ${server.label} | ${scenario.id} | ${rps.toFixed(0)} | ${median(list.map((s) => s.p50)).toFixed(2)} | ${median(list.map((s) => s.p99)).toFixed(2)} | ${floorRps ? `${((100 * rps) / floorRps).toFixed(0)} %` : '–'} |`);
+      const runs = samples.get(`${server.id} ${scenario.id}`);
+      const rps = median(runs.map((sample) => sample.rps));
+      const timeouts = runs.reduce((sum, sample) => sum + sample.timeouts, 0);
+      rows.push([
+        server.label,
+        scenario.id,
+        `${rps.toFixed(0)}${timeouts ? ` (${timeouts} timeouts)` : ''}`,
+        median(runs.map((sample) => sample.p50)).toFixed(2),
+        median(runs.map((sample) => sample.p99)).toFixed(2),
+        floorRps ? `${(rps / floorRps).toFixed(2)}×` : '–',
+      ]);
     }
   }
-  const table = ['| server | request | req/s (median) | p50 ms | p99 ms | of floor |', '|---|---|---:|---:|---:|---:|', ...rows].join('\n');
-  console.log(`\n${table}`);
-
-  if (process.env.BENCH_WRITE !== '0' && SERVERS.length === 3) {
-    const file = join(root, 'docs', 'benchmarks.md');
-    const doc = readFileSync(file, 'utf8');
-    const marker = '<!-- results -->';
-    const machine = `${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
-    const results = `${marker}\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine}; ${ROUNDS} interleaved rounds of ${SECONDS} s per measurement, medians.\nCommand: \`BENCH_SECONDS=${SECONDS} BENCH_ROUNDS=${ROUNDS} npm run bench\`\n\n${table}\n`;
-    writeFileSync(file, doc.includes(marker) ? doc.slice(0, doc.indexOf(marker)) + results : `${doc}\n${results}`);
-    console.log(`\nwritten to docs/benchmarks.md`);
-  }
+  return [
+    '| server | scenario | req/s (median) | p50 ms | p99 ms | ratio to floor |',
+    '|---|---|---:|---:|---:|---:|',
+    ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+  ].join('\n');
 }
 
-await main();
+function invocation() {
+  const variables = Object.entries(process.env)
+    .filter(([name]) => name.startsWith('BENCH_') && name !== 'BENCH_WRITE')
+    .map(([name, value]) => `${name}=${value}`)
+    .sort();
+  const command = process.env.npm_lifecycle_event === 'bench' ? 'npm run bench' : 'node test/bench/run.mjs';
+  return [...variables, command].join(' ');
+}
+
+function writeResults(table) {
+  const file = join(root, 'docs', 'benchmarks.md');
+  const marker = '<!-- results -->';
+  const doc = readFileSync(file, 'utf8');
+  const intro = doc.includes(marker) ? doc.slice(0, doc.indexOf(marker)) : `${doc.trimEnd()}\n\n`;
+  const machine = `${availableParallelism()} cores (nproc), ${cpus()[0]?.model ?? 'unknown CPU'}`;
+  const results = `${marker}
+## Results
+
+- Command: \`${invocation()}\`
+- Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}
+- Machine: ${machine}; Node ${process.version}; ${wrkVersion()}
+- Method: ${ROUNDS} interleaved round(s), each server measured for ${SECONDS} s per scenario after a ${WARMUP_SECONDS} s warm-up;
+  \`taskset -c 1 wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency -s <scenario>.lua\`, server under \`taskset -c 0\`; medians.
+
+${table}
+`;
+  writeFileSync(file, intro + results);
+  console.log('\nwritten to docs/benchmarks.md');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  ensureWrk();
+  const scripts = mkdtempSync(join(tmpdir(), 'mcp-bench-'));
+  const samples = new Map();
+  let current;
+  const interrupt = () => {
+    current?.child.kill('SIGTERM');
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
+
+  console.log(`${SERVERS.map((s) => s.id).join(', ')} × ${SCENARIOS.map((s) => s.id).join(', ')}: ${ROUNDS} round(s) of ${SECONDS} s (+${WARMUP_SECONDS} s warm-up)`);
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const server of SERVERS) {
+        current = await startServer(server);
+        try {
+          for (const scenario of SCENARIOS) {
+            const bytes = await verifyAnswer(current, scenario);
+            const script = writeLuaScript(scripts, current, scenario);
+            runWrk(current, scenario, script, WARMUP_SECONDS);
+            const result = runWrk(current, scenario, script, SECONDS);
+            const key = `${server.id} ${scenario.id}`;
+            samples.set(key, [...(samples.get(key) ?? []), result]);
+            console.log(
+              `round ${round}: ${server.id.padEnd(5)} ${scenario.id.padEnd(14)} ${result.rps.toFixed(0).padStart(7)} req/s` +
+                `  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  (${bytes} B answers)` +
+                (result.timeouts ? `  ${result.timeouts} timeouts` : ''),
+            );
+          }
+        } finally {
+          await stopServer(current);
+          current = undefined;
+        }
+      }
+    }
+  } finally {
+    rmSync(scripts, { recursive: true, force: true });
+  }
+
+  const table = summaryTable(samples);
+  console.log(`\n${table}`);
+  const complete = SERVERS.length === ALL_SERVERS.length && SCENARIOS.length === ALL_SCENARIOS.length;
+  if (process.env.BENCH_WRITE !== '0' && complete) writeResults(table);
+}
+
+main().catch((error) => {
+  console.error(`\nBENCHMARK FAILED: ${error.message}`);
+  process.exitCode = 1;
+});

@@ -1,5 +1,7 @@
 // The official SDK v1 stateful server as its documentation shows it: one McpServer and one
-// StreamableHTTPServerTransport per session, zod schemas, JSON responses.
+// StreamableHTTPServerTransport per session, zod schemas, JSON responses (enableJsonResponse).
+// Served on node:http rather than the documented Express app, which spares the SDK Express's own
+// cost: these are the SDK's best figures, not its typical ones.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -36,17 +38,38 @@ function buildServer() {
 const transports = new Map();
 
 function readJson(req) {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => resolve(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined));
+    req.on('error', reject);
+    req.on('end', () => {
+      try {
+        resolve(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined);
+      } catch (error) {
+        reject(error);
+      }
+    });
   });
 }
 
+function sendError(res, status, code, message) {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
 createServer(async (req, res) => {
-  const body = req.method === 'POST' ? await readJson(req) : undefined;
+  let body;
+  try {
+    body = req.method === 'POST' ? await readJson(req) : undefined;
+  } catch {
+    sendError(res, 400, -32700, 'Parse error');
+    return;
+  }
   const sessionId = req.headers['mcp-session-id'];
   let transport = sessionId ? transports.get(sessionId) : undefined;
+  if (sessionId && !transport) {
+    sendError(res, 404, -32001, 'Session not found');
+    return;
+  }
   if (!transport && isInitializeRequest(body)) {
     transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -57,7 +80,7 @@ createServer(async (req, res) => {
     await buildServer().connect(transport);
   }
   if (!transport) {
-    res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"No valid session"},"id":null}');
+    sendError(res, 400, -32000, 'Bad Request: no valid session id');
     return;
   }
   await transport.handleRequest(req, res, body);

@@ -9,4 +9,6 @@ export const InvocationMessages = {
   internalError: (tool: string, reference: string) =>
     `Tool "${tool}" failed with an internal error (reference ${reference}). The details were logged on the server.`,
   cancelled: (tool: string) => `Call to tool "${tool}" was cancelled.`,
+  timedOut: (tool: string, ms: number) => `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again with a narrower request.`,
+  busy: (tool: string, limit: number) => `Tool "${tool}" is busy (${limit} call(s) already running). Retry in a moment.`,
 } as const;

@@ -27,6 +27,8 @@ export class ToolInvoker {
   private readonly logger = new Logger('McpInvocation');
   private readonly validators = new WeakMap<RegisteredTool, ToolValidators>();
   private readonly confirmations = new WeakMap<RegisteredTool, ConfirmationInterceptor>();
+  /** Calls running per tool, for `maxConcurrency`. */
+  private readonly running = new WeakMap<RegisteredTool, number>();
 
   constructor(
     private readonly runner: HandlerRunner,
@@ -55,7 +57,7 @@ export class ToolInvoker {
    * @param confirm ask the user before running (see `ConfirmationGate`); the caller decides from
    * the tool's `confirm` option and the host's policy.
    */
-  async invoke(tool: RegisteredTool, rawArgs: unknown, context: CallContext, confirm = false): Promise<CallToolResult> {
+  async invoke(tool: RegisteredTool, rawArgs: unknown, context: CallContext, confirm = false, defaultTimeoutMs = 30_000): Promise<CallToolResult> {
     const validators = this.validators.get(tool) ?? this.prepare(tool);
     let args: unknown = rawArgs ?? {};
     if (validators.input) {
@@ -63,21 +65,43 @@ export class ToolInvoker {
       if (!validation.ok) return toolErrorResult(InvocationMessages.invalidArguments(tool.name, validation.issues));
       args = validation.value;
     }
+    const limit = tool.options.maxConcurrency;
+    const running = this.running.get(tool) ?? 0;
+    if (limit !== undefined && running >= limit) return toolErrorResult(InvocationMessages.busy(tool.name, limit));
+    this.running.set(tool, running + 1);
+    const timeoutMs = tool.options.timeoutMs ?? defaultTimeoutMs;
+    const innermost = confirm ? this.confirmationInterceptor(tool) : undefined;
+    const run = this.runner
+      .run(tool, args, context, innermost)
+      .then((returned) => this.toResult(tool, validators, returned), (error: unknown) => this.failureResult(tool, error, context))
+      // The slot is freed when the tool really stops, even if the caller was answered earlier.
+      .finally(() => this.running.set(tool, (this.running.get(tool) ?? 1) - 1));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<CallToolResult>((resolve) => {
+      timer = setTimeout(() => {
+        context.cancellation.cancel(new Error(`timed out after ${timeoutMs} ms`));
+        resolve(toolErrorResult(InvocationMessages.timedOut(tool.name, timeoutMs)));
+      }, timeoutMs);
+    });
     try {
-      const innermost = confirm ? this.confirmationInterceptor(tool) : undefined;
-      return this.toResult(tool, validators, await this.runner.run(tool, args, context, innermost));
-    } catch (error) {
-      const failure = this.runner.classify(tool, error, context);
-      switch (failure.kind) {
-        case 'protocol':
-          throw failure.error;
-        case 'business':
-          return toolErrorResult(failure.message);
-        case 'cancelled':
-          return toolErrorResult(InvocationMessages.cancelled(tool.name));
-        case 'internal':
-          return toolErrorResult(InvocationMessages.internalError(tool.name, failure.reference));
-      }
+      return await Promise.race([run, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A tool's failure as the result the model sees; protocol errors propagate. */
+  private failureResult(tool: RegisteredTool, error: unknown, context: CallContext): CallToolResult {
+    const failure = this.runner.classify(tool, error, context);
+    switch (failure.kind) {
+      case 'protocol':
+        throw failure.error;
+      case 'business':
+        return toolErrorResult(failure.message);
+      case 'cancelled':
+        return toolErrorResult(InvocationMessages.cancelled(tool.name));
+      case 'internal':
+        return toolErrorResult(InvocationMessages.internalError(tool.name, failure.reference));
     }
   }
 

@@ -47,6 +47,10 @@ export interface McpToolOptions {
    * with `tasks/result`. @default not offered
    */
   task?: 'optional' | 'required';
+  /** Abort the call (its `AbortSignal` fires) and answer `isError` after this long. @default McpModule `toolTimeoutMs` (30 s) */
+  timeoutMs?: number;
+  /** At most this many calls of the tool run at once; more are answered `isError` (busy). @default unlimited */
+  maxConcurrency?: number;
   /** Extra `_meta` published with the tool definition. */
   _meta?: Record<string, unknown>;
 }

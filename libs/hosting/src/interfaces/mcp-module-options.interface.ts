@@ -70,6 +70,8 @@ export interface McpModuleOptions {
   auth?: McpAuthOptions;
   /** The principal of stdio calls (the local operator), so authorization applies there too. @default anonymous */
   stdioPrincipal?: { id: string; scopes?: string[]; roles?: string[] };
+  /** Default per-call time limit of tools (a tool's `timeoutMs` wins). @default 30_000 */
+  toolTimeoutMs?: number;
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */
   taskTtlMs?: number;
 }

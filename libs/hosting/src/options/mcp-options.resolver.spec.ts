@@ -17,6 +17,7 @@ describe('resolveMcpOptions', () => {
       shutdownTimeoutMs: 10_000,
       confirmDestructive: false,
       taskTtlMs: 3_600_000,
+      toolTimeoutMs: 30_000,
       allowedOrigins: undefined,
     });
     expect([...options.allowedHosts!]).toEqual(['localhost', '127.0.0.1', '[::1]']);

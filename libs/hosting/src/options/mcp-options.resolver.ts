@@ -7,7 +7,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -51,6 +51,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const pageSize = integer('pageSize', 100, 1);
   const shutdownTimeoutMs = integer('shutdownTimeoutMs', 10_000, 0);
   const taskTtlMs = integer('taskTtlMs', 3_600_000, 1_000);
+  const toolTimeoutMs = integer('toolTimeoutMs', 30_000, 1);
   const stringList = (key: 'allowedOrigins' | 'allowedHosts') => {
     const value = o[key];
     if (value === undefined) return undefined;
@@ -102,6 +103,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     shutdownTimeoutMs,
     confirmDestructive,
     taskTtlMs,
+    toolTimeoutMs,
     auth: o.auth ?? { mode: 'none' },
     stdioPrincipal: stdio_ ? { id: stdio_.id, scopes: stdio_.scopes ?? [], roles: stdio_.roles ?? [], claims: {} } : ANONYMOUS,
   };

@@ -27,6 +27,7 @@ export interface ResolvedMcpOptions {
   shutdownTimeoutMs: number;
   confirmDestructive: boolean;
   taskTtlMs: number;
+  toolTimeoutMs: number;
   auth: McpAuthOptions;
   stdioPrincipal: McpPrincipal;
 }

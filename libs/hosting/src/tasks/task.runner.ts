@@ -55,7 +55,8 @@ export class TaskRunner {
     const done = this.calls
       .run(background, `task:${task.taskId}:${String(id)}`, 'tool', tool.name, params, (context) => {
         cancel = (reason) => context.cancellation.cancel(reason);
-        return this.invoker.invoke(tool, args, context, confirm);
+        // A task may run for as long as it is kept.
+        return this.invoker.invoke(tool, args, context, confirm, this.options.taskTtlMs);
       })
       .then(
         (result) => this.finish(task.taskId, background, result.isError ? 'failed' : 'completed', { result }),

@@ -44,7 +44,7 @@ export class ToolMethods implements McpMethods {
       return JSON.stringify(await this.tasks.start(tool, args, task as { ttl?: unknown }, params, id, scope, confirm));
     }
     if (tool.options.task === 'required') throw new JsonRpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, `Tool "${name}" must run as a task: add "task": {} to the params`);
-    return JSON.stringify(await this.calls.run(scope, id, 'tool', name, params, (context) => this.invoker.invoke(tool, args, context, confirm)));
+    return JSON.stringify(await this.calls.run(scope, id, 'tool', name, params, (context) => this.invoker.invoke(tool, args, context, confirm, this.options.toolTimeoutMs)));
   }
 
   /** The tool's own `confirm` option wins; otherwise the host's policy for destructive tools. */

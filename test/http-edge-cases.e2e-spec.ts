@@ -78,6 +78,24 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
     expect(response.json()).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32601, message: 'Method not found: tools/explode' } });
   });
 
+  it('refuses oversized request contents before any tool runs, naming the place and the limit', async () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 40; i++) deep = { deeper: deep };
+    const call = (args: unknown) => send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: args } });
+    expect((await call({ message: deep })).json().error).toEqual({ code: -32602, message: expect.stringMatching(/^Request too large: params\.arguments\.message(\.deeper)+ is nested deeper than 32 levels$/) });
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`a${i}`, i]));
+    expect((await call(many)).json().error!.message).toBe('Request too large: params.arguments has 101 arguments; at most 100 are accepted');
+    const longList = await call({ message: 'x', list: Array.from({ length: 10_001 }, () => 0) });
+    expect(longList.status).toBe(413); // the 2 kB body limit of this app comes first
+  });
+
+  it('sends security headers with MCP responses', async () => {
+    const response = await send({ jsonrpc: '2.0', id: 5, method: 'ping' });
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('access-control-allow-origin')).toBeNull(); // CORS is off by default
+  });
+
   it('answers ping with an empty result', async () => {
     expect((await send({ jsonrpc: '2.0', id: 5, method: 'ping' })).json()).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
   });

@@ -123,9 +123,17 @@ function portAccepts(port) {
   });
 }
 
-/** One MCP POST; answers `{ status, headers, text, message }` where message is the JSON-RPC reply (JSON or SSE). */
+/**
+ * One MCP POST; answers `{ status, headers, text, message }` where message is the JSON-RPC reply
+ * (JSON or SSE). `Connection: close` keeps fetch from reusing a pooled socket that the server
+ * may have timed out while wrk was running.
+ */
 async function mcpPost(url, body, headers = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, ...headers, Connection: 'close' },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   let message;
   if (text && response.headers.get('content-type')?.startsWith('text/event-stream')) {
@@ -170,7 +178,7 @@ async function waitUntilReady(running, port) {
     assertAlive(running);
     if (await portAccepts(port)) {
       if (!running.server.readyPath) return;
-      const response = await fetch(`http://127.0.0.1:${port}${running.server.readyPath}`).catch(() => undefined);
+      const response = await fetch(`http://127.0.0.1:${port}${running.server.readyPath}`, { headers: { Connection: 'close' } }).catch(() => undefined);
       await response?.arrayBuffer();
       if (response?.status === 200) return;
     }
@@ -236,7 +244,7 @@ function writeLuaScript(directory, running, scenario) {
 wrk.method = "POST"
 wrk.body = ${quote(JSON.stringify(scenario.body))}
 ${Object.entries(headers)
-  .map(([name, value]) => `wrk.headers[${quote(name)}] = ${quote(value)}`)
+  .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
   .join('\n')}
 
 local expected = ${quote(scenario.expect)}
@@ -411,6 +419,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`\nBENCHMARK FAILED: ${error.message}`);
+  console.error(`\nBENCHMARK FAILED: ${error.message}${error.cause ? ` (${error.cause.message ?? error.cause})` : ''}`);
   process.exitCode = 1;
 });

@@ -1,4 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
+import { checkRequestLimits } from './request-limits';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { errorResponse, resultResponse, type JsonRpcMessage, type MessageKind } from './json-rpc';
 import type { DispatchScope, MethodHandler } from './method-handler';
@@ -22,6 +24,7 @@ export class McpDispatcher {
   private readonly handlers: ReadonlyMap<string, MethodHandler>;
 
   constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     lifecycle: LifecycleMethods,
     tools: ToolMethods,
     prompts: PromptMethods,
@@ -51,7 +54,9 @@ export class McpDispatcher {
     const handler = this.handlers.get(message.method!);
     if (!handler) return errorResponse(id, JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);
     try {
-      return resultResponse(id, await handler(message.params ?? {}, id, scope));
+      const params = message.params ?? {};
+      checkRequestLimits(params, this.options.limits);
+      return resultResponse(id, await handler(params, id, scope));
     } catch (error) {
       if (error instanceof JsonRpcError) return errorResponse(id, error.code, error.message, error.data);
       this.logger.error(`${message.method} failed`, (error as Error)?.stack ?? String(error));

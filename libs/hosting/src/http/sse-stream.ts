@@ -18,6 +18,7 @@ export class SseStream {
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
+      'x-content-type-options': 'nosniff',
       ...headers,
     });
     res.flushHeaders();

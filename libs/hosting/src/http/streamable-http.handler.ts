@@ -18,7 +18,9 @@ import { SseStream } from './sse-stream';
 
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
-const JSON_HEADERS = { 'content-type': 'application/json' };
+/** Sent with every MCP response: no sniffing, no caching of results. */
+const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+const JSON_HEADERS = { 'content-type': 'application/json', ...SECURITY_HEADERS };
 /** How long a client waits before reconnecting to a stream the server closed (SSE `retry`). */
 const RECONNECT_DELAY_MS = 500;
 
@@ -209,7 +211,8 @@ export class StreamableHttpHandler {
       const length = String(Buffer.byteLength(response));
       const sessionId = headers[SESSION_HEADER];
       // Flat header arrays skip Node's header-object processing on this hot path.
-      res.writeHead(200, sessionId ? ['content-type', 'application/json', 'content-length', length, SESSION_HEADER, sessionId] : ['content-type', 'application/json', 'content-length', length]);
+      const base = ['content-type', 'application/json', 'content-length', length, 'x-content-type-options', 'nosniff', 'cache-control', 'no-store'];
+      res.writeHead(200, sessionId ? [...base, SESSION_HEADER, sessionId] : base);
       res.end(response);
     }
   }

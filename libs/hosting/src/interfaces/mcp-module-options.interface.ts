@@ -1,4 +1,5 @@
 import type { McpAuthOptions } from '#libs/security';
+import type { RequestLimits } from '../dispatch/request-limits';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`. Every option is validated at start-up.
@@ -70,6 +71,8 @@ export interface McpModuleOptions {
   auth?: McpAuthOptions;
   /** The principal of stdio calls (the local operator), so authorization applies there too. @default anonymous */
   stdioPrincipal?: { id: string; scopes?: string[]; roles?: string[] };
+  /** Bounds on request contents (nesting depth, string and array sizes, argument count). */
+  limits?: Partial<RequestLimits>;
   /** Default per-call time limit of tools (a tool's `timeoutMs` wins). @default 30_000 */
   toolTimeoutMs?: number;
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */

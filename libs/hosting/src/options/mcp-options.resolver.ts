@@ -1,5 +1,6 @@
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
 import { ANONYMOUS, checkAuthOptions } from '#libs/security';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../dispatch/request-limits';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import type { ResolvedMcpOptions } from './resolved-options';
 
@@ -7,7 +8,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -79,6 +80,10 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const confirmDestructive = flag('confirmDestructive', false);
 
   problems.push(...checkAuthOptions(o.auth));
+  const limits = { ...DEFAULT_REQUEST_LIMITS, ...(o.limits ?? {}) };
+  for (const [key, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || (value as number) < 1) report(`limits.${key}`, `must be an integer ≥ 1, got ${JSON.stringify(value)}`, `omit it for the default (${DEFAULT_REQUEST_LIMITS[key as keyof RequestLimits]})`);
+  }
   const stdio_ = o.stdioPrincipal;
   if (stdio_ !== undefined && (typeof stdio_?.id !== 'string' || !stdio_.id)) {
     report('stdioPrincipal', 'needs a non-empty "id"', "e.g. stdioPrincipal: { id: 'local-operator', scopes: ['tickets:read'] }");
@@ -104,6 +109,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     confirmDestructive,
     taskTtlMs,
     toolTimeoutMs,
+    limits,
     auth: o.auth ?? { mode: 'none' },
     stdioPrincipal: stdio_ ? { id: stdio_.id, scopes: stdio_.scopes ?? [], roles: stdio_.roles ?? [], claims: {} } : ANONYMOUS,
   };

@@ -1,5 +1,6 @@
 import type { McpPrincipal } from '#libs/core';
 import type { McpAuthOptions } from '#libs/security';
+import type { RequestLimits } from '../dispatch/request-limits';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 /** Token of the validated options with every default filled in. */
@@ -28,6 +29,7 @@ export interface ResolvedMcpOptions {
   confirmDestructive: boolean;
   taskTtlMs: number;
   toolTimeoutMs: number;
+  limits: RequestLimits;
   auth: McpAuthOptions;
   stdioPrincipal: McpPrincipal;
 }

@@ -281,13 +281,42 @@ end
   return file;
 }
 
+/**
+ * CPU time (in clock ticks) the whole machine, this process with its reaped children (wrk) and
+ * the server have used so far, so that a measurement can tell how much CPU other processes took
+ * meanwhile. Linux only; undefined elsewhere.
+ */
+function cpuTicks(serverPid) {
+  try {
+    const processTicks = (pid) => {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      // utime, stime, cutime, cstime are fields 14-17 of stat, i.e. 11-14 after the command name
+      return fields.slice(11, 15).reduce((sum, value) => sum + Number(value), 0);
+    };
+    const [user, nice, system] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 4).map(Number);
+    return { machine: user + nice + system, ours: processTicks('self') + processTicks(serverPid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Share of one core (in %) used by processes other than the server, wrk and this script. */
+function otherLoad(before, after, seconds) {
+  if (!before || !after) return undefined;
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  const foreign = after.machine - before.machine - (after.ours - before.ours);
+  return Math.max(0, (100 * foreign) / (ticksPerSecond * seconds));
+}
+
 function toMs(value, unit) {
   return Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 }
 
 function runWrk(running, scenario, script, seconds) {
   const args = ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, running.url];
+  const before = cpuTicks(running.child.pid);
   const out = execFileSync('taskset', args, { encoding: 'utf8' });
+  const load = otherLoad(before, cpuTicks(running.child.pid), seconds);
   const where = `${running.server.id} ${scenario.id}`;
   const check = /bench-check non2xx=(\d+) unexpected=(\d+)/.exec(out);
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
@@ -302,7 +331,7 @@ function runWrk(running, scenario, script, seconds) {
   if (non2xx > 0) throw new Error(`${where}: ${non2xx} non-2xx responses during the run\n${out}`);
   if (unexpected > 0) throw new Error(`${where}: ${unexpected} 2xx responses without ${scenario.expect}\n${out}`);
   if (connectErrors + readErrors + writeErrors > 0) throw new Error(`${where}: socket errors during the run\n${out}`);
-  return { rps: Number(rps[1]), p50: toMs(p50[1], p50[2]), p99: toMs(p99[1], p99[2]), timeouts };
+  return { rps: Number(rps[1]), p50: toMs(p50[1], p50[2]), p99: toMs(p99[1], p99[2]), timeouts, otherLoad: load };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,6 +428,7 @@ async function main() {
             console.log(
               `round ${round}: ${server.id.padEnd(5)} ${scenario.id.padEnd(14)} ${result.rps.toFixed(0).padStart(7)} req/s` +
                 `  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  (${bytes} B answers)` +
+                (result.otherLoad === undefined ? '' : `  other load ${result.otherLoad.toFixed(0)}%`) +
                 (result.timeouts ? `  ${result.timeouts} timeouts` : ''),
             );
           }

@@ -11,3 +11,4 @@ export {
   type McpAccessPolicy,
   type AccessRequirements,
 } from './authz/access-policy';
+export { McpThrottlerGuard } from './throttling/mcp-throttler.guard';

@@ -60,6 +60,8 @@ export interface McpCallContext {
   readonly caller: McpPrincipal;
   /** The request's `_meta` (progress token, trace context, …); empty when absent. */
   readonly meta: Readonly<Record<string, unknown>>;
+  /** The client's network address (HTTP); `undefined` on stdio. */
+  readonly remoteAddress: string | undefined;
   /** HTTP request headers (lower-case names); empty on stdio. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Aborted when the client cancels the call, disconnects, or the host shuts down. */

@@ -70,6 +70,7 @@ export class CallScope {
       clientInfo: session.clientInfo,
       caller: scope.principal,
       headers: scope.headers,
+      remoteAddress: scope.remoteAddress,
       meta,
       progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
       channel: new ScopeChannel(scope),

@@ -9,6 +9,8 @@ export interface DispatchScope {
   /** Who sent the message (authenticated by the transport). */
   principal: McpPrincipal;
   headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The client's network address (HTTP only). */
+  remoteAddress?: string;
   /** Sends a message tied to the request being served (its SSE stream, or stdout); false if it cannot be delivered. */
   notify: (message: string) => boolean;
   /**

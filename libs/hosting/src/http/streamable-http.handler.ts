@@ -269,7 +269,7 @@ export class StreamableHttpHandler {
   }
 
   private scope(req: IncomingMessage, session: McpSession, principal: McpPrincipal, notify: DispatchScope['notify'], onLost?: DispatchScope['onLost']): DispatchScope {
-    return { session, transport: 'http', principal, headers: req.headers, notify, onLost };
+    return { session, transport: 'http', principal, headers: req.headers, remoteAddress: req.socket.remoteAddress, notify, onLost };
   }
 
   /** 401/403 with `WWW-Authenticate` as RFC 6750 and RFC 9728 describe it. */

@@ -57,6 +57,7 @@ export class CallContext implements McpCallContext {
   readonly caller: McpPrincipal;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly meta: Readonly<Record<string, unknown>>;
+  readonly remoteAddress: string | undefined;
   /** @internal the call's cancellation state, shared with the transport. */
   readonly cancellation: CallCancellation;
   private readonly progressToken: string | number | undefined;
@@ -75,6 +76,7 @@ export class CallContext implements McpCallContext {
     this.caller = init.caller ?? ANONYMOUS_CALLER;
     this.headers = init.headers;
     this.meta = init.meta;
+    this.remoteAddress = init.remoteAddress;
     this.cancellation = init.cancellation;
     this.progressToken = init.progressToken;
     this.channel = init.channel;

@@ -1,0 +1,47 @@
+import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { ThrottlerException, ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import { MCP_CONTEXT_TYPE, type McpCallContext } from '#libs/core';
+
+const NO_RESPONSE = { header: () => undefined };
+
+/**
+ * `@nestjs/throttler`'s guard, taught the `mcp` context: calls are counted per principal (per
+ * client address for anonymous callers) and per tool, prompt or resource, with the named
+ * throttlers, `@Throttle` and `@SkipThrottle` as usual. Over the limit, the call is answered
+ * with an error that says when to retry; HTTP routes are throttled exactly as before.
+ *
+ * @example
+ * ```ts
+ * imports: [ThrottlerModule.forRoot([{ name: 'burst', ttl: 1_000, limit: 5 }, { name: 'sustained', ttl: 60_000, limit: 100 }])],
+ * providers: [{ provide: APP_GUARD, useClass: McpThrottlerGuard }],
+ * ```
+ */
+@Injectable()
+export class McpThrottlerGuard extends ThrottlerGuard {
+  protected override getRequestResponse(context: ExecutionContext): { req: Record<string, any>; res: Record<string, any> } {
+    if (context.getType<string>() !== MCP_CONTEXT_TYPE) return super.getRequestResponse(context);
+    const call = context.getArgByIndex<McpCallContext>(1);
+    return { req: { headers: call.headers, mcp: call }, res: NO_RESPONSE };
+  }
+
+  protected override async getTracker(req: Record<string, any>): Promise<string> {
+    const call = req.mcp as McpCallContext | undefined;
+    if (!call) return super.getTracker(req);
+    return call.caller.id !== 'anonymous' ? `principal:${call.caller.id}` : `address:${call.remoteAddress ?? call.transport}`;
+  }
+
+  protected override generateKey(context: ExecutionContext, suffix: string, name: string): string {
+    if (context.getType<string>() !== MCP_CONTEXT_TYPE) return super.generateKey(context, suffix, name);
+    const call = context.getArgByIndex<McpCallContext>(1);
+    return `mcp:${call.kind}:${call.target}:${name}:${suffix}`;
+  }
+
+  protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    if (context.getType<string>() !== MCP_CONTEXT_TYPE) return super.throwThrottlingException(context, detail);
+    const call = context.getArgByIndex<McpCallContext>(1);
+    const retryIn = Math.max(1, Math.ceil(detail.timeToBlockExpire));
+    throw new ThrottlerException(
+      `Rate limit reached for "${call.target}": at most ${detail.limit} call(s) per ${Math.round(detail.ttl / 1000)} s. Retry in ${retryIn} s.`,
+    );
+  }
+}

@@ -1,0 +1,70 @@
+import { Injectable, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
+import { SkipThrottle, Throttle, ThrottlerModule } from '@nestjs/throttler';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpTool } from '#libs/core';
+import { McpModule } from '#libs/hosting';
+import { hashApiKey, McpThrottlerGuard } from '#libs/security';
+import { connectHttpClient } from './support/fixture-app';
+
+@Injectable()
+class ThrottledTools {
+  @McpTool({ description: 'Default limits (burst 3 per second)' })
+  lookup() {
+    return 'found';
+  }
+
+  @Throttle({ burst: { limit: 1, ttl: 60_000 } })
+  @McpTool({ description: 'Expensive: once a minute' })
+  expensive() {
+    return 'computed';
+  }
+
+  @SkipThrottle({ burst: true })
+  @McpTool({ description: 'Never throttled' })
+  cheap() {
+    return 'free';
+  }
+}
+
+@Module({
+  imports: [
+    ThrottlerModule.forRoot([{ name: 'burst', ttl: 1_000, limit: 3 }]),
+    McpModule.forRoot({
+      name: 'throttled',
+      version: '1.0.0',
+      auth: { mode: 'apiKey', keys: [{ hash: hashApiKey('key-a'), principal: 'alice' }, { hash: hashApiKey('key-b'), principal: 'bob' }] },
+    }),
+  ],
+  providers: [ThrottledTools, { provide: APP_GUARD, useClass: McpThrottlerGuard }],
+})
+class ThrottledModule {}
+
+const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
+
+describe('throttling with @nestjs/throttler in the mcp context', () => {
+  it('limits per principal and per tool, honours @Throttle and @SkipThrottle, and says when to retry', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [ThrottledModule] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    const alice = await connectHttpClient(url, { 'x-api-key': 'key-a' });
+    const bob = await connectHttpClient(url, { 'x-api-key': 'key-b' });
+    try {
+      const calls = await Promise.all(Array.from({ length: 4 }, () => alice.callTool({ name: 'lookup' })));
+      expect(calls.filter((result) => !result.isError)).toHaveLength(3);
+      const refused = calls.find((result) => result.isError)!;
+      expect(textOf(refused)).toMatch(/^Rate limit reached for "lookup": at most 3 call\(s\) per 1 s\. Retry in \d+ s\.$/);
+      expect(textOf(await bob.callTool({ name: 'lookup' }))).toBe('found'); // bob has his own budget
+
+      expect(textOf(await alice.callTool({ name: 'expensive' }))).toBe('computed');
+      expect(textOf(await alice.callTool({ name: 'expensive' }))).toMatch(/^Rate limit reached for "expensive": at most 1 call\(s\) per 60 s\. Retry in (5\d|60) s\.$/);
+      for (let i = 0; i < 6; i++) expect(textOf(await alice.callTool({ name: 'cheap' }))).toBe('free');
+    } finally {
+      await alice.close();
+      await bob.close();
+      await app.close();
+    }
+  });
+});

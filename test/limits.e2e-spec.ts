@@ -40,3 +40,19 @@ describe.each<TransportName>(['http', 'stdio'])('per-tool time and concurrency l
     expect(textOf(await connected.client.callTool({ name: 'single' }))).toBe('done');
   });
 });
+
+describe('secret redaction', () => {
+  it('removes secrets from tool results, with the built-in and configured patterns', async () => {
+    const connected = await connect('http', {}, { redact: { patterns: ['TKT-SECRET-\\d+'] } });
+    try {
+      connected.app.get(McpCatalog).addTool({ name: 'leaky', description: 'Returns things it should not' }, () => ({
+        note: 'db at postgres://desk:hunter2@db/desk, password=hunter2, ref TKT-SECRET-42',
+      }));
+      const result = (await connected.client.callTool({ name: 'leaky' })) as CallToolResult;
+      expect(result.structuredContent).toEqual({ note: 'db at postgres://desk:[REDACTED]@db/desk, password=[REDACTED], ref [REDACTED]' });
+      expect(textOf(result)).not.toContain('hunter2');
+    } finally {
+      await connected.close();
+    }
+  });
+});

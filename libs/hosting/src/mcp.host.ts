@@ -8,7 +8,8 @@ import {
 } from '@nestjs/common';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { McpResourceNotifier } from '#libs/resources';
-import { ToolInvoker } from '#libs/invocation';
+import { InvocationSettings, ToolInvoker } from '#libs/invocation';
+import { SecretRedactor } from '#libs/security';
 import { notification } from './dispatch/json-rpc';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { HostState } from './lifecycle/host-state';
@@ -38,9 +39,12 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     private readonly stdio: StdioTransport,
     private readonly sessions: SessionStore,
     private readonly state: HostState,
+    private readonly settings: InvocationSettings,
   ) {}
 
   onModuleInit(): void {
+    const { patterns, builtIn } = this.options.redact;
+    if (builtIn || patterns.length > 0) this.settings.redactor = new SecretRedactor(patterns, builtIn);
     if (this.options.http) this.mounter.mount();
   }
 

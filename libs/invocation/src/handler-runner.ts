@@ -5,6 +5,7 @@ import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/cor
 import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, MCP_PARAM_ARGS_METADATA, McpToolError } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
+import { InvocationSettings } from './invocation.settings';
 import { McpParamsFactory } from './mcp-params.factory';
 
 type NestHandler = (args: unknown, context: CallContext) => Promise<unknown>;
@@ -32,6 +33,7 @@ export class HandlerRunner {
   constructor(
     private readonly contextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
+    private readonly settings: InvocationSettings,
   ) {}
 
   /**
@@ -84,7 +86,8 @@ export class HandlerRunner {
     if (error instanceof HttpException) return { kind: 'business', message: httpExceptionMessage(error) };
     if (context.cancellation.isCancelled) return { kind: 'cancelled' };
     const reference = randomUUID();
-    this.logger.error(`${ref.where} failed (reference ${reference})`, (error as Error)?.stack ?? String(error));
+    const details = (error as Error)?.stack ?? String(error);
+    this.logger.error(`${ref.where} failed (reference ${reference})`, this.settings.redactor?.redact(details) ?? details);
     return { kind: 'internal', reference };
   }
 

@@ -1,5 +1,6 @@
 export { InvocationModule } from './invocation.module';
 export { ToolInvoker } from './tool.invoker';
+export { InvocationSettings } from './invocation.settings';
 export { HandlerRunner, type HandlerFailure } from './handler-runner';
 export { ValidatorFactory } from './validation/validator.factory';
 export type { CompiledValidator, ValidationResult } from './validation/validation-result';

@@ -6,6 +6,7 @@ import type { CallContext } from './context/call-context';
 import { ConfirmationGate } from './confirmation/confirmation.gate';
 import { ConfirmationInterceptor } from './confirmation/confirmation.interceptor';
 import { HandlerRunner } from './handler-runner';
+import { InvocationSettings } from './invocation.settings';
 import { InvocationMessages } from './invocation.messages';
 import { toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
 import type { CompiledValidator } from './validation/validation-result';
@@ -34,6 +35,7 @@ export class ToolInvoker {
     private readonly runner: HandlerRunner,
     private readonly validatorFactory: ValidatorFactory,
     private readonly confirmation: ConfirmationGate,
+    private readonly settings: InvocationSettings,
   ) {}
 
   /** Prepares every tool up front so that schema problems stop the start-up. */
@@ -124,7 +126,9 @@ export class ToolInvoker {
   }
 
   private toResult(tool: RegisteredTool, validators: ToolValidators, returned: unknown): CallToolResult {
-    const result = toCallToolResult(returned);
+    const mapped = toCallToolResult(returned);
+    // Secrets never leave in a result (content and structured content alike).
+    const result = this.settings.redactor ? this.settings.redactor.redactDeep(mapped) : mapped;
     if (!validators.output || result.isError) return result;
     if (result.structuredContent === undefined) {
       this.logger.error(`${tool.where} declares an output schema but returned no object`);

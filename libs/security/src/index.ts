@@ -12,3 +12,4 @@ export {
   type AccessRequirements,
 } from './authz/access-policy';
 export { McpThrottlerGuard } from './throttling/mcp-throttler.guard';
+export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/secret-redactor';

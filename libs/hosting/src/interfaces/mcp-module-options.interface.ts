@@ -73,6 +73,12 @@ export interface McpModuleOptions {
   stdioPrincipal?: { id: string; scopes?: string[]; roles?: string[] };
   /** Bounds on request contents (nesting depth, string and array sizes, argument count). */
   limits?: Partial<RequestLimits>;
+  /**
+   * Secrets removed from tool results and logged errors: extra patterns (a string is a regular
+   * expression), and whether the built-in ones (bearer tokens, `password=`, URL credentials,
+   * well-known key formats) apply. @default { patterns: [], builtIn: true }
+   */
+  redact?: { patterns?: (RegExp | string)[]; builtIn?: boolean };
   /** Default per-call time limit of tools (a tool's `timeoutMs` wins). @default 30_000 */
   toolTimeoutMs?: number;
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */

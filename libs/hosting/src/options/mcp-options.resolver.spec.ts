@@ -19,6 +19,7 @@ describe('resolveMcpOptions', () => {
       taskTtlMs: 3_600_000,
       toolTimeoutMs: 30_000,
       limits: { maxDepth: 32, maxStringLength: 100_000, maxArrayLength: 10_000, maxArguments: 100 },
+      redact: { patterns: [], builtIn: true },
       allowedOrigins: undefined,
     });
     expect([...options.allowedHosts!]).toEqual(['localhost', '127.0.0.1', '[::1]']);

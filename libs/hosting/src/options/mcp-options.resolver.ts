@@ -8,7 +8,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -80,6 +80,13 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const confirmDestructive = flag('confirmDestructive', false);
 
   problems.push(...checkAuthOptions(o.auth));
+  for (const pattern of o.redact?.patterns ?? []) {
+    try {
+      if (typeof pattern === 'string') new RegExp(pattern);
+    } catch (error) {
+      report('redact.patterns', `"${pattern}" is not a regular expression: ${(error as Error).message}`, 'escape it, or pass a RegExp literal');
+    }
+  }
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...(o.limits ?? {}) };
   for (const [key, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || (value as number) < 1) report(`limits.${key}`, `must be an integer ≥ 1, got ${JSON.stringify(value)}`, `omit it for the default (${DEFAULT_REQUEST_LIMITS[key as keyof RequestLimits]})`);
@@ -110,6 +117,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     taskTtlMs,
     toolTimeoutMs,
     limits,
+    redact: { patterns: o.redact?.patterns ?? [], builtIn: o.redact?.builtIn ?? true },
     auth: o.auth ?? { mode: 'none' },
     stdioPrincipal: stdio_ ? { id: stdio_.id, scopes: stdio_.scopes ?? [], roles: stdio_.roles ?? [], claims: {} } : ANONYMOUS,
   };

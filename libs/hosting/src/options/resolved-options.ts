@@ -30,6 +30,7 @@ export interface ResolvedMcpOptions {
   taskTtlMs: number;
   toolTimeoutMs: number;
   limits: RequestLimits;
+  redact: { patterns: (RegExp | string)[]; builtIn: boolean };
   auth: McpAuthOptions;
   stdioPrincipal: McpPrincipal;
 }

@@ -1,11 +1,11 @@
 import { Injectable, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import { SkipThrottle, Throttle, ThrottlerModule } from '@nestjs/throttler';
+import { SkipThrottle, Throttle, ThrottlerModule, ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpTool } from '#libs/core';
 import { McpModule } from '#libs/hosting';
-import { hashApiKey, McpThrottlerGuard } from '#libs/security';
+import { FixedWindowThrottlerStorage, hashApiKey, McpThrottlerGuard } from '#libs/security';
 import { connectHttpClient } from './support/fixture-app';
 
 @Injectable()
@@ -43,9 +43,15 @@ class ThrottledModule {}
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
-describe('throttling with @nestjs/throttler in the mcp context', () => {
+describe.each([
+  ['its default storage', undefined],
+  ['FixedWindowThrottlerStorage', () => new FixedWindowThrottlerStorage()],
+])('throttling with @nestjs/throttler in the mcp context (%s)', (_label, storage) => {
   it('limits per principal and per tool, honours @Throttle and @SkipThrottle, and says when to retry', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [ThrottledModule] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [ThrottledModule] })
+      .overrideProvider(ThrottlerStorage)
+      .useValue(storage ? storage() : new ThrottlerStorageService())
+      .compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
     const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;

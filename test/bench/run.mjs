@@ -6,7 +6,7 @@
 //
 // Env: BENCH_SECONDS   seconds per measurement (default 10; each is preceded by a warm-up)
 //      BENCH_ROUNDS    interleaved rounds (default 3, or 1 with BENCH_ONLY)
-//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,ours (e.g. BENCH_ONLY=ours)
+//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,ours,secure (e.g. BENCH_ONLY=ours)
 //      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list)
 //      BENCH_WRITE=0   do not rewrite the results section of docs/benchmarks.md
 //
@@ -46,6 +46,15 @@ const ALL_SERVERS = [
     entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
     stateful: false,
     readyPath: '/health/ready',
+  },
+  {
+    id: 'secure',
+    label: 'nest-mcp-host + API key + throttling',
+    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+    stateful: false,
+    readyPath: '/health/ready',
+    env: { BENCH_SECURE: '1' },
+    headers: { 'X-API-Key': 'bench-key-0123456789' },
   },
 ];
 
@@ -160,12 +169,12 @@ async function mcpPost(url, body, headers = {}) {
 async function startServer(server) {
   const port = await freePort();
   const child = spawn('taskset', ['-c', '0', process.execPath, server.entry], {
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, PORT: String(port), ...server.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
-  const running = { server, child, url: `http://127.0.0.1:${port}/mcp`, headers: {}, stderr: () => stderr };
+  const running = { server, child, url: `http://127.0.0.1:${port}/mcp`, headers: { ...server.headers }, stderr: () => stderr };
   child.once('exit', (code, signal) => (running.exited = { code, signal }));
 
   try {

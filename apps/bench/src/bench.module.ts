@@ -1,12 +1,36 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { McpModule } from '#libs/hosting';
+import { FixedWindowThrottlerStorage, hashApiKey, McpThrottlerGuard } from '#libs/security';
 import { AddTool } from './add.tool';
 import { CatalogFiller } from './catalog-filler';
 import { NoopTools } from './noop.tools';
 
-/** The benchmark host: `add` plus 100 other tools, 100 prompts, 100 resources; stateless, every list on one page. */
-@Module({
-  imports: [McpModule.forRoot({ name: 'nest-mcp-host-bench', version: '1.0.0', mode: 'stateless', pageSize: 200 })],
-  providers: [AddTool, NoopTools, CatalogFiller],
-})
-export class BenchModule {}
+/** The API key the secured variant accepts (`BENCH_SECURE=1`). */
+export const BENCH_API_KEY = 'bench-key-0123456789';
+
+/**
+ * The benchmark host: `add` plus 100 other tools, 100 prompts, 100 resources; stateless, every
+ * list on one page. The secured variant adds API-key authentication and throttling (limits high
+ * enough never to refuse), to measure what they cost.
+ */
+@Module({})
+export class BenchModule {
+  static register(secure: boolean): DynamicModule {
+    return {
+      module: BenchModule,
+      imports: [
+        McpModule.forRoot({
+          name: 'nest-mcp-host-bench',
+          version: '1.0.0',
+          mode: 'stateless',
+          pageSize: 200,
+          ...(secure && { auth: { mode: 'apiKey' as const, keys: [{ hash: hashApiKey(BENCH_API_KEY), principal: 'bench', scopes: [] }] } }),
+        }),
+        ...(secure ? [ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 1_000, limit: 10_000_000 }], storage: new FixedWindowThrottlerStorage() })] : []),
+      ],
+      providers: [AddTool, NoopTools, CatalogFiller, ...(secure ? [{ provide: APP_GUARD, useClass: McpThrottlerGuard }] : [])],
+    };
+  }
+}

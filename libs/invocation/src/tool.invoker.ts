@@ -5,6 +5,7 @@ import type { RegisteredTool } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
 import { ConfirmationGate } from './confirmation/confirmation.gate';
 import { ConfirmationInterceptor } from './confirmation/confirmation.interceptor';
+import { Deadlines } from './deadlines';
 import { HandlerRunner } from './handler-runner';
 import { InvocationSettings } from './invocation.settings';
 import { InvocationMessages } from './invocation.messages';
@@ -28,6 +29,7 @@ export class ToolInvoker {
   private readonly logger = new Logger('McpInvocation');
   private readonly validators = new WeakMap<RegisteredTool, ToolValidators>();
   private readonly confirmations = new WeakMap<RegisteredTool, ConfirmationInterceptor>();
+  private readonly deadlines = new Deadlines();
   /** Calls running per tool, for `maxConcurrency`. */
   private readonly running = new WeakMap<RegisteredTool, number>();
 
@@ -78,18 +80,17 @@ export class ToolInvoker {
       .then((returned) => this.toResult(tool, validators, returned), (error: unknown) => this.failureResult(tool, error, context))
       // The slot is freed when the tool really stops, even if the caller was answered earlier.
       .finally(() => this.running.set(tool, (this.running.get(tool) ?? 1) - 1));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<CallToolResult>((resolve) => {
-      timer = setTimeout(() => {
+    // Answered by whichever comes first: the tool, or its deadline.
+    return new Promise<CallToolResult>((resolve, reject) => {
+      const cancelDeadline = this.deadlines.add(timeoutMs, () => {
         context.cancellation.cancel(new Error(`timed out after ${timeoutMs} ms`));
         resolve(toolErrorResult(InvocationMessages.timedOut(tool.name, timeoutMs)));
-      }, timeoutMs);
+      });
+      run.then(
+        (result) => (cancelDeadline(), resolve(result)),
+        (error: unknown) => (cancelDeadline(), reject(error)),
+      );
     });
-    try {
-      return await Promise.race([run, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** A tool's failure as the result the model sees; protocol errors propagate. */

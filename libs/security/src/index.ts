@@ -13,3 +13,4 @@ export {
 } from './authz/access-policy';
 export { McpThrottlerGuard } from './throttling/mcp-throttler.guard';
 export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/secret-redactor';
+export { FixedWindowThrottlerStorage } from './throttling/fixed-window.storage';

@@ -23,21 +23,42 @@ export function checkRequestLimits(params: Record<string, unknown>, limits: Requ
   if (args && typeof args === 'object' && !Array.isArray(args) && Object.keys(args).length > limits.maxArguments) {
     refuse(`params.arguments has ${Object.keys(args).length} arguments; at most ${limits.maxArguments} are accepted`);
   }
-  const stack: [unknown, string, number][] = [[params, 'params', 0]];
-  while (stack.length > 0) {
-    const [value, path, depth] = stack.pop()!;
+  // The common case allocates no paths: they are worked out only for a refusal.
+  const values: unknown[] = [params];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
     if (typeof value === 'string') {
-      if (value.length > limits.maxStringLength) refuse(`${path} is ${value.length} characters long; at most ${limits.maxStringLength} are accepted`);
+      if (value.length > limits.maxStringLength) refuse(`${pathTo(params, value)} is ${value.length} characters long; at most ${limits.maxStringLength} are accepted`);
     } else if (typeof value === 'object' && value !== null) {
-      if (depth >= limits.maxDepth) refuse(`${path} is nested deeper than ${limits.maxDepth} levels`);
+      if (depth >= limits.maxDepth) refuse(`${pathTo(params, value)} is nested deeper than ${limits.maxDepth} levels`);
       if (Array.isArray(value)) {
-        if (value.length > limits.maxArrayLength) refuse(`${path} has ${value.length} items; at most ${limits.maxArrayLength} are accepted`);
-        value.forEach((item, index) => stack.push([item, `${path}[${index}]`, depth + 1]));
+        if (value.length > limits.maxArrayLength) refuse(`${pathTo(params, value)} has ${value.length} items; at most ${limits.maxArrayLength} are accepted`);
+        for (const item of value) {
+          values.push(item);
+          depths.push(depth + 1);
+        }
       } else {
-        for (const [key, item] of Object.entries(value)) stack.push([item, `${path}.${key}`, depth + 1]);
+        for (const key in value) {
+          values.push((value as Record<string, unknown>)[key]);
+          depths.push(depth + 1);
+        }
       }
     }
   }
+}
+
+/** The path of `target` inside `root` (breadth-first, so the shallowest occurrence). */
+function pathTo(root: unknown, target: unknown): string {
+  const queue: [unknown, string][] = [[root, 'params']];
+  for (let index = 0; index < queue.length; index++) {
+    const [value, path] = queue[index];
+    if (value === target) return path;
+    if (Array.isArray(value)) value.forEach((item, i) => queue.push([item, `${path}[${i}]`]));
+    else if (typeof value === 'object' && value !== null) for (const key in value) queue.push([(value as Record<string, unknown>)[key], `${path}.${key}`]);
+  }
+  return 'params';
 }
 
 function refuse(message: string): never {

@@ -179,7 +179,7 @@ async function startServer(server) {
 
   try {
     await waitUntilReady(running, port);
-    if (server.stateful) running.headers = await openSession(running.url);
+    if (server.stateful) Object.assign(running.headers, await openSession(running.url, running.headers));
   } catch (error) {
     await stopServer(running);
     throw error;
@@ -203,19 +203,19 @@ async function waitUntilReady(running, port) {
 }
 
 /** initialize + notifications/initialized; answers the headers every later request must carry. */
-async function openSession(url) {
+async function openSession(url, serverHeaders) {
   const initialize = await mcpPost(url, {
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
     params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
-  });
+  }, serverHeaders);
   const sessionId = initialize.headers.get('mcp-session-id');
   if (initialize.status !== 200 || !initialize.message?.result || !sessionId) {
     throw new Error(`initialize failed: HTTP ${initialize.status}, session id ${sessionId}, body ${initialize.text.slice(0, 300)}`);
   }
   const headers = { 'Mcp-Session-Id': sessionId };
-  const initialized = await mcpPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  const initialized = await mcpPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...serverHeaders, ...headers });
   if (initialized.status !== 202) throw new Error(`notifications/initialized answered HTTP ${initialized.status}: ${initialized.text.slice(0, 300)}`);
   return headers;
 }
@@ -327,12 +327,25 @@ function toMs(value, unit) {
   return Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 }
 
-function runWrk(running, scenario, script, seconds) {
-  const args = ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, running.url];
+/** Runs wrk to completion and answers its output (asynchronously, so that a server exit is seen meanwhile). */
+function spawnWrk(args) {
+  return new Promise((resolve, reject) => {
+    const wrk = spawn('taskset', ['-c', '1', 'wrk', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    wrk.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+    wrk.stderr.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+    wrk.once('error', reject);
+    wrk.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrk exited with code ${code}:\n${out}`))));
+  });
+}
+
+async function runWrk(running, scenario, script, seconds) {
   const before = cpuTicks(running.child.pid);
-  const out = execFileSync('taskset', args, { encoding: 'utf8' });
+  const out = await spawnWrk(['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, running.url]);
   const load = otherLoad(before, cpuTicks(running.child.pid), seconds);
   const where = `${running.server.id} ${scenario.id}`;
+  await sleep(100); // lets the exit event of a server that died during the run arrive
+  assertAlive(running);
   const check = /bench-check non2xx=(\d+) unexpected=(\d+)/.exec(out);
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
@@ -342,7 +355,6 @@ function runWrk(running, scenario, script, seconds) {
   const [non2xx, unexpected] = [Number(check[1]), Number(check[2])];
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)?.slice(1).map(Number) ?? [0, 0, 0, 0];
   const [connectErrors, readErrors, writeErrors, timeouts] = socket;
-  assertAlive(running);
   if (non2xx > 0) throw new Error(`${where}: ${non2xx} non-2xx responses during the run\n${out}`);
   if (unexpected > 0) throw new Error(`${where}: ${unexpected} 2xx responses without ${scenario.expect}\n${out}`);
   if (connectErrors + readErrors + writeErrors > 0) throw new Error(`${where}: socket errors during the run\n${out}`);
@@ -362,11 +374,11 @@ async function waitForQuiet(running) {
 
 /** Warm-up, then the measurement, repeated while other processes disturb it; the least disturbed attempt. */
 async function measure(running, scenario, script) {
-  runWrk(running, scenario, script, WARMUP_SECONDS);
+  await runWrk(running, scenario, script, WARMUP_SECONDS);
   let best;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     await waitForQuiet(running);
-    const result = runWrk(running, scenario, script, SECONDS);
+    const result = await runWrk(running, scenario, script, SECONDS);
     if (!best || result.otherLoad < best.otherLoad) best = result;
     if (!(result.otherLoad >= QUIET_LOAD)) break;
     console.log(`  (${running.server.id} ${scenario.id}: other processes used ${result.otherLoad.toFixed(0)}% of a core meanwhile${attempt < ATTEMPTS ? '; measuring again' : ''})`);

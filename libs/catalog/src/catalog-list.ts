@@ -26,6 +26,8 @@ export class CatalogList<T extends CatalogEntry> {
   private readonly disabled = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private pages = new Map<string, string>();
+  /** The entries each view sees, by view key; cleared on every change. */
+  private views = new Map<string, T[]>();
   private ordered: T[] | undefined;
 
   /**
@@ -109,7 +111,7 @@ export class CatalogList<T extends CatalogEntry> {
    * @throws JsonRpcError `-32602` for a cursor this list did not issue.
    */
   listPage(cursor: unknown, pageSize: number, view?: ListView<T>): string {
-    const all = view ? this.all().filter(view.visible) : this.all();
+    const all = view ? this.visibleTo(view) : this.all();
     const offset = decodeCursor(this.listName, cursor, all.length);
     const key = `${view?.key ?? '*'}:${pageSize}:${offset}`;
     let page = this.pages.get(key);
@@ -125,8 +127,19 @@ export class CatalogList<T extends CatalogEntry> {
     return page;
   }
 
+  private visibleTo(view: ListView<T>): T[] {
+    let visible = this.views.get(view.key);
+    if (!visible) {
+      if (this.views.size >= MAX_CACHED_PAGES) this.views.clear();
+      visible = this.all().filter(view.visible);
+      this.views.set(view.key, visible);
+    }
+    return visible;
+  }
+
   private changed(): void {
     this.pages = new Map();
+    this.views = new Map();
     this.ordered = undefined;
     for (const listener of this.listeners) listener();
   }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { McpPrincipal } from '#libs/core';
-import { hashApiKey, sameHash } from './api-key';
+import { keyDigest, sameDigest, storedDigest } from './api-key';
 import type { McpApiKeyAuth, McpAuthOptions, McpOAuthAuth } from './auth-options.interface';
 import type { AuthResult } from './auth-result';
 
@@ -14,6 +14,8 @@ export const ANONYMOUS: McpPrincipal = Object.freeze({ id: 'anonymous', scopes: 
  */
 export class Authenticator {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+  /** The configured API keys with their digests decoded once. */
+  private readonly keys: { digest: Buffer; key: McpApiKeyAuth['keys'][number] }[];
   /** The principal of every caller when authentication is off. */
   readonly unauthenticated: McpPrincipal;
 
@@ -21,6 +23,7 @@ export class Authenticator {
     const fixed = options.mode === 'none' ? options.principal : undefined;
     this.unauthenticated = fixed ? { id: fixed.id, scopes: fixed.scopes ?? [], roles: fixed.roles ?? [], claims: {} } : ANONYMOUS;
     // jose caches the key set and refetches it when a token names an unknown `kid`.
+    this.keys = options.mode === 'apiKey' ? options.keys.map((key) => ({ digest: storedDigest(key.hash), key })) : [];
     this.jwks = options.mode === 'oauth' ? createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 }) : undefined;
   }
 
@@ -33,19 +36,19 @@ export class Authenticator {
       case 'none':
         return { ok: true, principal: this.unauthenticated };
       case 'apiKey':
-        return this.apiKey(this.options, headers);
+        return this.apiKey(headers);
       case 'oauth':
         return this.jwt(this.options, headers);
     }
   }
 
-  private apiKey(options: McpApiKeyAuth, headers: IncomingHttpHeaders): AuthResult {
+  private apiKey(headers: IncomingHttpHeaders): AuthResult {
     const key = bearer(headers) ?? single(headers['x-api-key']);
     if (!key) return { ok: false, status: 401, description: 'No API key: send Authorization: Bearer <key> or X-API-Key: <key>' };
-    const hash = hashApiKey(key);
+    const digest = keyDigest(key);
     // Compare against every key so the time taken does not depend on which one matches.
     let found: McpApiKeyAuth['keys'][number] | undefined;
-    for (const candidate of options.keys) if (sameHash(candidate.hash, hash)) found = candidate;
+    for (const candidate of this.keys) if (sameDigest(candidate.digest, digest)) found = candidate.key;
     if (!found) return { ok: false, status: 401, error: 'invalid_token', description: 'The API key is not valid' };
     if (found.expiresAt && Date.parse(found.expiresAt) <= Date.now()) {
       return { ok: false, status: 401, error: 'invalid_token', description: 'The API key has expired' };

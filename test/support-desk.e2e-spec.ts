@@ -255,5 +255,5 @@ describe('support desk host over stdio (a real process)', () => {
     } finally {
       await client.close();
     }
-  });
+  }, 30_000); // a whole Nest process starts here: allow for a loaded machine
 });

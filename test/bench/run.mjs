@@ -327,7 +327,7 @@ function toMs(value, unit) {
   return Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 }
 
-/** Runs wrk to completion and answers its output (asynchronously, so that a server exit is seen meanwhile). */
+/** Runs wrk to completion and answers its exit code and output (asynchronously, so that a server exit is seen meanwhile). */
 function spawnWrk(args) {
   return new Promise((resolve, reject) => {
     const wrk = spawn('taskset', ['-c', '1', 'wrk', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -335,17 +335,18 @@ function spawnWrk(args) {
     wrk.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
     wrk.stderr.setEncoding('utf8').on('data', (chunk) => (out += chunk));
     wrk.once('error', reject);
-    wrk.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrk exited with code ${code}:\n${out}`))));
+    wrk.once('close', (code) => resolve({ code, out }));
   });
 }
 
 async function runWrk(running, scenario, script, seconds) {
   const before = cpuTicks(running.child.pid);
-  const out = await spawnWrk(['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, running.url]);
+  const { code, out } = await spawnWrk(['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, running.url]);
   const load = otherLoad(before, cpuTicks(running.child.pid), seconds);
   const where = `${running.server.id} ${scenario.id}`;
   await sleep(100); // lets the exit event of a server that died during the run arrive
   assertAlive(running);
+  if (code !== 0) throw new Error(`${where}: wrk exited with code ${code}:\n${out}`);
   const check = /bench-check non2xx=(\d+) unexpected=(\d+)/.exec(out);
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { MCP_PARAM_ARGS_METADATA, McpParamType } from '#libs/core';
 import { CatalogMessages } from './catalog.messages';
-import type { ArgsBinding } from './interfaces/registered-handler.interface';
+import { OPEN_ACCESS, type ArgsBinding, type RegisteredHandler } from './interfaces/registered-handler.interface';
 
 type ParamMetadata = Record<string, { index: number; data?: string }>;
 type Report = (message: { problem: string; fix: string }) => void;
@@ -38,4 +38,14 @@ export function inspectHandlerParameters(
     if (!bound.has(index)) report(CatalogMessages.unboundParameter(index));
   }
   return { bindings, dtoType };
+}
+
+/** The fields every registered handler carries, from its candidate and its parameter bindings. */
+export function handlerFields(
+  candidate: { hostClass: Type<object>; methodName: string; instance: object | undefined; access?: RegisteredHandler['access'] },
+  where: string,
+  argsBindings: ArgsBinding[],
+): Omit<RegisteredHandler, 'key' | 'definition'> {
+  const { hostClass, methodName, instance } = candidate;
+  return { where, hostClass, methodName, instance, argsBindings, access: candidate.access ?? OPEN_ACCESS };
 }

@@ -10,8 +10,8 @@ import {
   type SchemaSource,
 } from '#libs/core';
 import { CatalogMessages } from './catalog.messages';
-import { inspectHandlerParameters } from './handler-parameters';
-import { OPEN_ACCESS, type AccessRequirements } from './interfaces/registered-handler.interface';
+import { handlerFields, inspectHandlerParameters } from './handler-parameters';
+import type { AccessRequirements } from './interfaces/registered-handler.interface';
 import type { RegisteredTool } from './interfaces/registered-tool.interface';
 import { JsonSchemaFactory } from './schema/json-schema.factory';
 import { isObjectJsonSchema, schemaKindOf, type SchemaKind } from './schema/schema-kind';
@@ -88,14 +88,9 @@ export class ToolDefinitionFactory {
       name,
       definition,
       options,
-      where,
-      hostClass,
-      methodName,
-      instance: candidate.instance,
+      ...handlerFields(candidate, where, bindings),
       input: input && { source: input.source, kind: input.kind },
       output: output && { source: output.source, kind: output.kind },
-      argsBindings: bindings,
-      access: candidate.access ?? OPEN_ACCESS,
     };
     return { tool, diagnostics };
   }

@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaObject, McpDiagnostic, McpPromptArgument, SchemaSource } from '#libs/core';
 import { CatalogMessages, CatalogResourceMessages } from '../catalog.messages';
-import { inspectHandlerParameters } from '../handler-parameters';
-import { OPEN_ACCESS } from '../interfaces/registered-handler.interface';
+import { handlerFields, inspectHandlerParameters } from '../handler-parameters';
 import { JsonSchemaFactory } from '../schema/json-schema.factory';
 import { schemaKindOf } from '../schema/schema-kind';
 import { presentation, type HandlerCandidate } from '../tool-definition.factory';
@@ -56,12 +55,7 @@ export class PromptDefinitionFactory {
       name,
       definition,
       options,
-      where,
-      hostClass,
-      methodName,
-      instance: candidate.instance,
-      argsBindings: bindings,
-      access: candidate.access ?? OPEN_ACCESS,
+      ...handlerFields(candidate, where, bindings),
       arguments: args,
       validation: schemaSource && kind ? { source: schemaSource, kind } : undefined,
       complete: { ...options.complete },

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { McpDiagnostic, McpResourceOptions, McpResourceTemplateOptions } from '#libs/core';
 import { CatalogResourceMessages } from '../catalog.messages';
-import { inspectHandlerParameters } from '../handler-parameters';
-import { OPEN_ACCESS } from '../interfaces/registered-handler.interface';
+import { handlerFields, inspectHandlerParameters } from '../handler-parameters';
 import { presentation, type HandlerCandidate } from '../tool-definition.factory';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-resource.interface';
 import { UriTemplate } from './uri-template';
@@ -25,12 +24,7 @@ export class ResourceDefinitionFactory {
       key: uri,
       uri,
       definition: { uri, ...common(options), ...(size !== undefined && { size }) },
-      where,
-      hostClass: candidate.hostClass,
-      methodName: candidate.methodName,
-      instance: candidate.instance,
-      argsBindings: bindings,
-      access: candidate.access ?? OPEN_ACCESS,
+      ...handlerFields(candidate, where, bindings),
     };
     return { resource, diagnostics };
   }
@@ -55,12 +49,7 @@ export class ResourceDefinitionFactory {
       key: options.uriTemplate,
       template,
       definition: { uriTemplate: options.uriTemplate, ...common(options) },
-      where,
-      hostClass: candidate.hostClass,
-      methodName: candidate.methodName,
-      instance: candidate.instance,
-      argsBindings: bindings,
-      access: candidate.access ?? OPEN_ACCESS,
+      ...handlerFields(candidate, where, bindings),
       complete: { ...options.complete },
     };
     return { template: registered, diagnostics };

@@ -1,5 +1,5 @@
 // `npm run bench`: the floor (bare node:http), the official SDK v1 stateful server and ours
-// (apps/bench), measured with wrk in interleaved rounds. Each server runs pinned to core 0, wrk
+// (apps/bench, plain and with API key + throttling), measured with wrk in interleaved rounds. Each server runs pinned to core 0, wrk
 // pinned to core 1 (one thread, 30 connections). Every answer kind is checked once with fetch
 // before it is measured, and the wrk script itself counts non-2xx statuses and unexpected bodies:
 // any such response fails the run.
@@ -103,7 +103,7 @@ function subset(items, list, variable) {
 
 function wrkVersion() {
   const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
-  return probe.error ? undefined : /wrk [\d.]+/.exec(probe.stdout)?.[0] ?? 'wrk';
+  return probe.error ? undefined : /^wrk \S+/.exec(probe.stdout)?.[0] ?? 'wrk';
 }
 
 function ensureWrk() {

@@ -1,5 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
+import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { FixedWindowThrottlerStorage, McpThrottlerGuard, RedisThrottlerStorage } from '#libs/security';
 import { McpModule } from '#libs/hosting';
 import { authOptions, LOCAL_OPERATOR } from './auth.config';
 import { validateEnvironment, type HostEnvironment } from './host.config';
@@ -36,7 +39,13 @@ export class AppModule {
           health: transport === 'http',
         }),
         SupportModule.register({ readOnly: env.SUPPORT_READ_ONLY, reportStepMs: env.SUPPORT_REPORT_STEP_MS }),
+        // Calls are limited per principal and per tool; with REDIS_URL all replicas share the counts.
+        ThrottlerModule.forRoot({
+          throttlers: [{ ttl: env.THROTTLE_TTL_MS, limit: env.THROTTLE_LIMIT }],
+          storage: env.REDIS_URL ? new RedisThrottlerStorage(env.REDIS_URL) : new FixedWindowThrottlerStorage(),
+        }),
       ],
+      providers: [{ provide: APP_GUARD, useClass: McpThrottlerGuard }],
     };
   }
 }

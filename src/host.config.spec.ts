@@ -12,6 +12,9 @@ describe('validateEnvironment', () => {
       SUPPORT_REPORT_STEP_MS: 250,
       AUTH_MODE: 'none',
       MCP_API_KEYS_FILE: 'config/api-keys.example.json',
+      THROTTLE_LIMIT: 120,
+      THROTTLE_TTL_MS: 60_000,
+      REDIS_URL: undefined,
     });
   });
 

@@ -13,6 +13,11 @@ export interface HostEnvironment {
   AUTH_MODE: 'none' | 'apiKey';
   /** JSON file with `{ keys: [{ hash, principal, scopes, roles }] }` (hashes only). */
   MCP_API_KEYS_FILE: string;
+  /** Calls per principal and per tool allowed in each window of THROTTLE_TTL_MS. */
+  THROTTLE_LIMIT: number;
+  THROTTLE_TTL_MS: number;
+  /** Shared throttling counters on Redis (every replica counts together); in memory when unset. */
+  REDIS_URL: string | undefined;
 }
 
 const list = (value: unknown) =>
@@ -29,6 +34,12 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   if (readOnly !== 'true' && readOnly !== 'false') problems.push(`SUPPORT_READ_ONLY="${readOnly}" must be "true" or "false"`);
   const stepMs = Number(env.SUPPORT_REPORT_STEP_MS ?? 250);
   if (!Number.isInteger(stepMs) || stepMs < 0) problems.push(`SUPPORT_REPORT_STEP_MS="${env.SUPPORT_REPORT_STEP_MS}" must be a whole number of milliseconds`);
+  const throttleLimit = Number(env.THROTTLE_LIMIT ?? 120);
+  if (!Number.isInteger(throttleLimit) || throttleLimit < 1) problems.push(`THROTTLE_LIMIT="${env.THROTTLE_LIMIT}" must be a whole number ≥ 1`);
+  const throttleTtl = Number(env.THROTTLE_TTL_MS ?? 60_000);
+  if (!Number.isInteger(throttleTtl) || throttleTtl < 1) problems.push(`THROTTLE_TTL_MS="${env.THROTTLE_TTL_MS}" must be a whole number of milliseconds ≥ 1`);
+  const redisUrl = typeof env.REDIS_URL === 'string' && env.REDIS_URL ? env.REDIS_URL : undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push(`REDIS_URL="${redisUrl}" must start with redis:// or rediss://`);
   const authMode = env.AUTH_MODE ?? 'none';
   if (authMode !== 'none' && authMode !== 'apiKey') problems.push(`AUTH_MODE="${authMode}" must be "none" or "apiKey"`);
   if (problems.length > 0) throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
@@ -43,6 +54,9 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     SUPPORT_READ_ONLY: readOnly === 'true',
     SUPPORT_REPORT_STEP_MS: stepMs,
     AUTH_MODE: authMode as HostEnvironment['AUTH_MODE'],
+    THROTTLE_LIMIT: throttleLimit,
+    THROTTLE_TTL_MS: throttleTtl,
+    REDIS_URL: redisUrl,
     MCP_API_KEYS_FILE: typeof env.MCP_API_KEYS_FILE === 'string' && env.MCP_API_KEYS_FILE ? env.MCP_API_KEYS_FILE : 'config/api-keys.example.json',
   };
 }

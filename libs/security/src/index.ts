@@ -14,3 +14,4 @@ export {
 export { McpThrottlerGuard } from './throttling/mcp-throttler.guard';
 export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/secret-redactor';
 export { FixedWindowThrottlerStorage } from './throttling/fixed-window.storage';
+export { RedisThrottlerStorage } from './throttling/redis.storage';

@@ -120,3 +120,36 @@ describe('authentication off', () => {
     }
   });
 });
+
+describe('failed authentications', () => {
+  it('answer 429 with Retry-After once an address has failed too often', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        SecurityFixtureModule.register({
+          authFailureLimit: { limit: 2, windowMs: 60_000 },
+          auth: { mode: 'apiKey', keys: [{ hash: hashApiKey('the-right-key'), principal: 'ok' }] },
+        }),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    const ping = (key: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': key, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+    try {
+      expect((await ping('guess-1')).status).toBe(401);
+      expect((await ping('guess-2')).status).toBe(401);
+      const refused = await ping('guess-3');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(50);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/^Too Many Requests: too many failed authentications from this address; retry in \d+ s$/);
+      expect((await ping('the-right-key')).status).toBe(429); // even a right key waits out the window
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -13,6 +13,8 @@ export const HttpMessages = {
   unknownSession: () => [404, -32001, 'Session not found: it ended or never existed; send initialize to open a new one'] as const,
   tooManySessions: (max: number) => [503, -32600, `Service Unavailable: the session limit (${max}) is reached; retry later`] as const,
   streamAlreadyOpen: () => [409, -32600, 'Conflict: this session already has an open GET stream'] as const,
+  tooManyAuthFailures: (seconds: number) =>
+    [429, -32001, `Too Many Requests: too many failed authentications from this address; retry in ${seconds} s`] as const,
   notReady: () => [503, -32600, 'Service Unavailable: the host is starting or shutting down'] as const,
 } as const;
 

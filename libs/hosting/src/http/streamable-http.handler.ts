@@ -11,6 +11,7 @@ import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolv
 import { McpSession } from '../session/mcp-session';
 import { ResumableStream, streamIdOf } from '../session/resumable-stream';
 import { SessionStore } from '../session/session.store';
+import { AuthFailureLimiter } from './auth-failure.limiter';
 import { BodyTooLargeError, readBody } from './body-reader';
 import { HttpMessages, type HttpRefusal } from './http.messages';
 import { checkOriginAndHost } from './origin-host.policy';
@@ -45,6 +46,7 @@ export class StreamableHttpHandler {
   private readonly logger = new Logger('McpHttp');
   private readonly stateful: boolean;
   private readonly resourceMetadataUrl: string | undefined;
+  private readonly authFailures: AuthFailureLimiter;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -55,6 +57,7 @@ export class StreamableHttpHandler {
   ) {
     this.stateful = options.mode === 'stateful';
     this.resourceMetadataUrl = options.auth.mode === 'oauth' ? protectedResourceMetadataUrl(options.auth.resource) : undefined;
+    this.authFailures = new AuthFailureLimiter(options.authFailureLimit.limit, options.authFailureLimit.windowMs);
   }
 
   /** Serves one HTTP request on the MCP path. Never throws. */
@@ -74,8 +77,17 @@ export class StreamableHttpHandler {
     }
     let principal = this.authenticator.unauthenticated;
     if (this.authenticator.mode !== 'none') {
+      const address = req.socket.remoteAddress ?? 'unknown';
+      const wait = this.authFailures.retryAfter(address);
+      if (wait > 0) {
+        res.setHeader('retry-after', String(wait));
+        return this.refuse(res, HttpMessages.tooManyAuthFailures(wait), req);
+      }
       const auth = await this.authenticator.authenticate(req.headers);
-      if (!auth.ok) return this.refuseAuth(res, auth, req);
+      if (!auth.ok) {
+        if (auth.error === 'invalid_token') this.authFailures.fail(address);
+        return this.refuseAuth(res, auth, req);
+      }
       principal = auth.principal;
     }
     switch (req.method) {

@@ -79,6 +79,8 @@ export interface McpModuleOptions {
    * well-known key formats) apply. @default { patterns: [], builtIn: true }
    */
   redact?: { patterns?: (RegExp | string)[]; builtIn?: boolean };
+  /** Failed authentications per client address before it gets 429 until the window ends. @default { limit: 20, windowMs: 60_000 } */
+  authFailureLimit?: { limit: number; windowMs: number };
   /** Default per-call time limit of tools (a tool's `timeoutMs` wins). @default 30_000 */
   toolTimeoutMs?: number;
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */

@@ -8,7 +8,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -87,6 +87,10 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
       report('redact.patterns', `"${pattern}" is not a regular expression: ${(error as Error).message}`, 'escape it, or pass a RegExp literal');
     }
   }
+  const authFailureLimit = o.authFailureLimit;
+  if (authFailureLimit !== undefined && (!Number.isInteger(authFailureLimit?.limit) || authFailureLimit.limit < 1 || !Number.isInteger(authFailureLimit?.windowMs) || authFailureLimit.windowMs < 1)) {
+    report('authFailureLimit', 'needs integer "limit" ≥ 1 and "windowMs" ≥ 1', 'e.g. authFailureLimit: { limit: 20, windowMs: 60_000 }');
+  }
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...(o.limits ?? {}) };
   for (const [key, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || (value as number) < 1) report(`limits.${key}`, `must be an integer ≥ 1, got ${JSON.stringify(value)}`, `omit it for the default (${DEFAULT_REQUEST_LIMITS[key as keyof RequestLimits]})`);
@@ -117,6 +121,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     taskTtlMs,
     toolTimeoutMs,
     limits,
+    authFailureLimit: authFailureLimit ?? { limit: 20, windowMs: 60_000 },
     redact: { patterns: o.redact?.patterns ?? [], builtIn: o.redact?.builtIn ?? true },
     auth: o.auth ?? { mode: 'none' },
     stdioPrincipal: stdio_ ? { id: stdio_.id, scopes: stdio_.scopes ?? [], roles: stdio_.roles ?? [], claims: {} } : ANONYMOUS,

@@ -30,6 +30,7 @@ export interface ResolvedMcpOptions {
   taskTtlMs: number;
   toolTimeoutMs: number;
   limits: RequestLimits;
+  authFailureLimit: { limit: number; windowMs: number };
   redact: { patterns: (RegExp | string)[]; builtIn: boolean };
   auth: McpAuthOptions;
   stdioPrincipal: McpPrincipal;

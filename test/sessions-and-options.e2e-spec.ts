@@ -127,3 +127,29 @@ describe('routeThroughExpress', () => {
     }
   });
 });
+
+describe('CORS', () => {
+  it('is off by default and, when configured, answers preflights and exposes the MCP headers to listed origins only', async () => {
+    const { app, url } = await startFixtureApp({ cors: { origins: ['https://desk.example.com'], maxAgeSec: 120 } });
+    try {
+      const preflight = await fetch(url, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://desk.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-session-id' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('https://desk.example.com');
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-session-id');
+      expect(preflight.headers.get('access-control-max-age')).toBe('120');
+      const response = await post(url, initialize('2025-11-25'), { origin: 'https://desk.example.com' });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe('https://desk.example.com');
+      expect(response.headers.get('access-control-expose-headers')).toContain('mcp-session-id');
+      expect(response.headers.get('mcp-session-id')).toBeTruthy();
+      const foreign = await post(url, initialize('2025-11-25'), { origin: 'https://evil.example.com' });
+      expect(foreign.status).toBe(403);
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -21,7 +21,8 @@ export function checkOriginAndHost(headers: IncomingHttpHeaders, options: Resolv
   }
   const origin = headers.origin;
   if (origin !== undefined) {
-    const allowed = options.allowedOrigins ? options.allowedOrigins.has(origin.toLowerCase()) : LOOPBACK_ORIGIN.test(origin);
+    const lower = origin.toLowerCase();
+    const allowed = (options.allowedOrigins ? options.allowedOrigins.has(lower) : LOOPBACK_ORIGIN.test(origin)) || options.cors?.origins.has(lower) === true;
     if (!allowed) return HttpMessages.forbiddenOrigin(origin);
   }
   return undefined;

@@ -72,6 +72,7 @@ export class StreamableHttpHandler {
   private async route(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     const refusal = checkOriginAndHost(req.headers, this.options) ?? (this.state.accepting ? undefined : HttpMessages.notReady());
     if (refusal) return this.refuse(res, refusal, req);
+    if (this.applyCors(req, res)) return;
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
       return this.refuse(res, HttpMessages.methodNotAllowed(req.method ?? ''), req);
     }
@@ -219,6 +220,8 @@ export class StreamableHttpHandler {
     } else if (!accept.json) {
       new SseStream(res, headers).send(response);
       res.end();
+    } else if (res.hasHeader('access-control-allow-origin')) {
+      res.writeHead(200, { ...JSON_HEADERS, ...headers, 'content-length': Buffer.byteLength(response) }).end(response);
     } else {
       const length = String(Buffer.byteLength(response));
       const sessionId = headers[SESSION_HEADER];
@@ -282,6 +285,27 @@ export class StreamableHttpHandler {
 
   private scope(req: IncomingMessage, session: McpSession, principal: McpPrincipal, notify: DispatchScope['notify'], onLost?: DispatchScope['onLost']): DispatchScope {
     return { session, transport: 'http', principal, headers: req.headers, remoteAddress: req.socket.remoteAddress, notify, onLost };
+  }
+
+  /**
+   * Adds CORS headers for a configured origin, and answers its preflight; returns true when the
+   * request was a preflight (and is answered).
+   */
+  private applyCors(req: IncomingMessage, res: ServerResponse): boolean {
+    const origin = req.headers.origin;
+    const cors = this.options.cors;
+    if (!cors || !origin || !cors.origins.has(origin.toLowerCase())) return false;
+    res.setHeader('access-control-allow-origin', origin);
+    res.setHeader('vary', 'origin');
+    res.setHeader('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version, www-authenticate, retry-after');
+    if (req.method !== 'OPTIONS') return false;
+    res.writeHead(204, {
+      'access-control-allow-methods': 'GET, POST, DELETE',
+      'access-control-allow-headers': 'content-type, accept, authorization, x-api-key, mcp-session-id, mcp-protocol-version, last-event-id',
+      'access-control-max-age': String(cors.maxAgeSec),
+    });
+    res.end();
+    return true;
   }
 
   /** 401/403 with `WWW-Authenticate` as RFC 6750 and RFC 9728 describe it. */

@@ -79,6 +79,11 @@ export interface McpModuleOptions {
    * well-known key formats) apply. @default { patterns: [], builtIn: true }
    */
   redact?: { patterns?: (RegExp | string)[]; builtIn?: boolean };
+  /**
+   * CORS for browser clients on other origins (off by default: no CORS headers are sent). The
+   * listed origins are also accepted by the `Origin` check.
+   */
+  cors?: { origins: string[]; maxAgeSec?: number };
   /** Failed authentications per client address before it gets 429 until the window ends. @default { limit: 20, windowMs: 60_000 } */
   authFailureLimit?: { limit: number; windowMs: number };
   /** Default per-call time limit of tools (a tool's `timeoutMs` wins). @default 30_000 */

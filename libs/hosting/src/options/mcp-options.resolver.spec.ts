@@ -21,6 +21,7 @@ describe('resolveMcpOptions', () => {
       limits: { maxDepth: 32, maxStringLength: 100_000, maxArrayLength: 10_000, maxArguments: 100 },
       redact: { patterns: [], builtIn: true },
       authFailureLimit: { limit: 20, windowMs: 60_000 },
+      cors: undefined,
       allowedOrigins: undefined,
     });
     expect([...options.allowedHosts!]).toEqual(['localhost', '127.0.0.1', '[::1]']);

@@ -8,7 +8,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit', 'cors',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -91,6 +91,10 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   if (authFailureLimit !== undefined && (!Number.isInteger(authFailureLimit?.limit) || authFailureLimit.limit < 1 || !Number.isInteger(authFailureLimit?.windowMs) || authFailureLimit.windowMs < 1)) {
     report('authFailureLimit', 'needs integer "limit" ≥ 1 and "windowMs" ≥ 1', 'e.g. authFailureLimit: { limit: 20, windowMs: 60_000 }');
   }
+  const cors = o.cors;
+  if (cors !== undefined && (!Array.isArray(cors?.origins) || cors.origins.some((origin) => typeof origin !== 'string' || !/^https?:\/\/[^/]+$/.test(origin)))) {
+    report('cors', 'needs "origins": a list of scheme://host[:port]', "e.g. cors: { origins: ['https://app.example.com'] }");
+  }
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...(o.limits ?? {}) };
   for (const [key, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || (value as number) < 1) report(`limits.${key}`, `must be an integer ≥ 1, got ${JSON.stringify(value)}`, `omit it for the default (${DEFAULT_REQUEST_LIMITS[key as keyof RequestLimits]})`);
@@ -109,7 +113,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     mode,
     sessionIdleTtlMs,
     maxSessions,
-    allowedOrigins: origins && new Set(origins.map((origin) => origin.toLowerCase())),
+    allowedOrigins: origins && new Set([...origins, ...(o.cors?.origins ?? [])].map((origin) => origin.toLowerCase())),
     allowedHosts: hosts?.includes('*') ? undefined : new Set((hosts ?? DEFAULT_HOSTS).map((host) => host.toLowerCase())),
     bodyLimit: bodyLimit!,
     http,
@@ -122,6 +126,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     toolTimeoutMs,
     limits,
     authFailureLimit: authFailureLimit ?? { limit: 20, windowMs: 60_000 },
+    cors: cors && { origins: new Set(cors.origins.map((origin) => origin.toLowerCase())), maxAgeSec: cors.maxAgeSec ?? 600 },
     redact: { patterns: o.redact?.patterns ?? [], builtIn: o.redact?.builtIn ?? true },
     auth: o.auth ?? { mode: 'none' },
     stdioPrincipal: stdio_ ? { id: stdio_.id, scopes: stdio_.scopes ?? [], roles: stdio_.roles ?? [], claims: {} } : ANONYMOUS,

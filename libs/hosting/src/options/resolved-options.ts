@@ -31,6 +31,8 @@ export interface ResolvedMcpOptions {
   toolTimeoutMs: number;
   limits: RequestLimits;
   authFailureLimit: { limit: number; windowMs: number };
+  /** `undefined`: CORS off. */
+  cors: { origins: ReadonlySet<string>; maxAgeSec: number } | undefined;
   redact: { patterns: (RegExp | string)[]; builtIn: boolean };
   auth: McpAuthOptions;
   stdioPrincipal: McpPrincipal;

@@ -178,8 +178,9 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params.data));
     const result = await client.callTool({ name: 'slow' }, undefined, { onprogress: (p) => void progress.push(p.progress), timeout: 10_000 });
     expect(textOf(result)).toBe('finished');
+    await waitFor(() => progress.length === 50, 2_000); // the SDK client dispatches notifications asynchronously
     expect(progress).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    expect(logs).toContain('step 50');
+    await waitFor(() => logs.includes('step 50'), 2_000);
   });
 
   // Without a session, notifications/cancelled cannot be tied to a request of the same client,

@@ -1,7 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
+import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { hashApiKey } from '#libs/security';
+import type { McpPrincipal } from '#libs/core';
+import { hashApiKey, ScopeAndRolePolicy, type McpCallRequest } from '#libs/security';
 import { SecurityFixtureModule } from './fixtures/security.fixtures';
 import { connectHttpClient } from './support/fixture-app';
 
@@ -149,6 +150,41 @@ describe('failed authentications', () => {
       expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/^Too Many Requests: too many failed authentications from this address; retry in \d+ s$/);
       expect((await ping('the-right-key')).status).toBe(429); // even a right key waits out the window
     } finally {
+      await app.close();
+    }
+  });
+});
+
+@Injectable()
+class TenantPolicy extends ScopeAndRolePolicy {
+  /** Tickets of another tenant are off limits; the tenant is the principal's prefix. */
+  authorizeCall(principal: McpPrincipal, call: McpCallRequest): boolean {
+    if (call.name !== 'readTicket') return true;
+    return String(call.args.id).startsWith(`${principal.id.split('-')[0]}-`);
+  }
+}
+
+describe('a policy that needs the arguments', () => {
+  it('refuses calls the rule forbids with a clear message, and allows the rest', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        SecurityFixtureModule.register({
+          accessPolicy: TenantPolicy,
+          auth: { mode: 'apiKey', keys: [{ hash: hashApiKey('acme-key'), principal: 'acme-bot', scopes: ['tickets:read'] }] },
+        }),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const client = await connectHttpClient(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`, { 'x-api-key': 'acme-key' });
+    try {
+      expect(await client.callTool({ name: 'readTicket', arguments: { id: 'acme-17' } })).toEqual({ content: [{ type: 'text', text: 'ticket acme-17' }] });
+      await expect(client.callTool({ name: 'readTicket', arguments: { id: 'globex-3' } })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Not allowed: acme-bot may not use tool "readTicket" with these arguments'),
+      });
+    } finally {
+      await client.close();
       await app.close();
     }
   });

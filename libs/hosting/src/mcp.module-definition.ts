@@ -22,5 +22,6 @@ export const {
   ASYNC_OPTIONS_TYPE: MCP_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
-  .setExtras<McpModuleExtras>({ health: true }, (definition) => definition) // applied by McpModule
+  // Every extra is listed so that Nest keeps it out of the options (applied by McpModule).
+  .setExtras<McpModuleExtras>({ health: true, taskStore: undefined, accessPolicy: undefined }, (definition) => definition)
   .build();

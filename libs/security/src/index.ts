@@ -10,6 +10,7 @@ export {
   InjectAccessPolicy,
   type McpAccessPolicy,
   type AccessRequirements,
+  type McpCallRequest,
 } from './authz/access-policy';
 export { McpThrottlerGuard } from './throttling/mcp-throttler.guard';
 export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/secret-redactor';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpPrincipal } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, type McpCallKind, type McpPrincipal } from '#libs/core';
 import type { ListView, RegisteredHandler } from '#libs/catalog';
 import { InjectAccessPolicy, type McpAccessPolicy } from '#libs/security';
 
@@ -18,6 +18,18 @@ export class AccessControl {
   /** The entries `principal` may see, and the key of its view (for cached list pages). */
   view<T extends RegisteredHandler>(principal: McpPrincipal): ListView<T> {
     return { key: this.policy.visibilityKey(principal), visible: (entry) => this.policy.allows(principal, entry.access) };
+  }
+
+  /**
+   * Applies the policy's rule on the call itself, if it has one.
+   * @throws JsonRpcError `-32602` "not allowed" when it refuses
+   */
+  async authorizeCall(principal: McpPrincipal, kind: McpCallKind, name: string, args: unknown, entry: RegisteredHandler): Promise<void> {
+    if (!this.policy.authorizeCall) return;
+    const callArgs = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
+    if (!(await this.policy.authorizeCall(principal, { kind, name, args: callArgs, requirements: entry.access }))) {
+      throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Not allowed: ${principal.id} may not use ${kind} "${name}" with these arguments`);
+    }
   }
 
   /** `entry` if `principal` may use it, else `undefined` (as if it did not exist). */

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { McpPrincipal } from '#libs/core';
+import type { McpCallKind, McpPrincipal } from '#libs/core';
 
 /** What an entry of the catalog asks of its callers (`@RequireScopes`, `@Roles`). */
 export interface AccessRequirements {
@@ -15,6 +15,22 @@ export interface McpAccessPolicy {
   allows(principal: McpPrincipal, requirements: AccessRequirements): boolean;
   /** Callers with the same key see the same lists (list pages are cached per key). */
   visibilityKey(principal: McpPrincipal): string;
+  /**
+   * Optional: a rule on the call itself, for decisions that need the arguments or the tenant
+   * (in `principal.claims`). Runs after the entry was found visible; `false` refuses the call
+   * with a clear "not allowed" (the entry's existence is no secret to this caller).
+   */
+  authorizeCall?(principal: McpPrincipal, call: McpCallRequest): boolean | Promise<boolean>;
+}
+
+/** A call as the access policy sees it. */
+export interface McpCallRequest {
+  kind: McpCallKind;
+  /** Tool or prompt name, or resource URI. */
+  name: string;
+  /** The call's arguments (template variables for resources). */
+  args: Readonly<Record<string, unknown>>;
+  requirements: AccessRequirements;
 }
 
 export const MCP_ACCESS_POLICY = Symbol('MCP:ACCESS_POLICY');

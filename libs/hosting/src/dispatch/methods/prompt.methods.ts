@@ -29,6 +29,7 @@ export class PromptMethods implements McpMethods {
     if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'prompts/get: "name" must be a string');
     const prompt = this.access.visible(scope.principal, this.registry.get(name));
     if (!prompt) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown prompt: ${name}`);
+    await this.access.authorizeCall(scope.principal, 'prompt', name, params.arguments, prompt);
     return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, (context) => this.getter.get(prompt, params.arguments, context)));
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import { ResourceRegistry } from '#libs/catalog';
+import { ResourceRegistry, type ResolvedResource } from '#libs/catalog';
 import { ResourceReader, resourceNotFound } from '#libs/resources';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
 import { AccessControl } from '../access-control';
@@ -29,14 +29,16 @@ export class ResourceMethods implements McpMethods {
   ) {}
 
   /** A resource the caller may not read is answered exactly like one that does not exist. */
-  private requireVisible(uri: string, scope: DispatchScope): void {
+  private requireVisible(uri: string, scope: DispatchScope): ResolvedResource {
     const resolved = this.registry.resolve(uri);
     if (!resolved || !this.access.allows(scope.principal, resolved.handler)) throw resourceNotFound(uri);
+    return resolved;
   }
 
   private async read(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
     const uri = requireUri('resources/read', params);
-    this.requireVisible(uri, scope);
+    const resolved = this.requireVisible(uri, scope);
+    await this.access.authorizeCall(scope.principal, 'resource', uri, resolved.variables, resolved.handler);
     return JSON.stringify(await this.calls.run(scope, id, 'resource', uri, params, (context) => this.reader.read(uri, context)));
   }
 

@@ -36,6 +36,7 @@ export class ToolMethods implements McpMethods {
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
     }
+    await this.access.authorizeCall(scope.principal, 'tool', name, args, tool);
     const confirm = this.needsConfirmation(tool);
     const task = params.task;
     if (task !== undefined) {

@@ -27,7 +27,7 @@ export class AppModule {
               'Tools for the ACME support desk. Search customers and tickets before creating new ones; ' +
               'close a ticket only with a resolution the customer can read.',
             mode: config.get('MCP_MODE'),
-            auth: authOptions({ AUTH_MODE: config.get('AUTH_MODE'), MCP_API_KEYS_FILE: config.get('MCP_API_KEYS_FILE') }),
+            auth: authOptions(env),
             stdioPrincipal: LOCAL_OPERATOR,
             allowedHosts: config.get('MCP_ALLOWED_HOSTS'),
             allowedOrigins: config.get('MCP_ALLOWED_ORIGINS'),

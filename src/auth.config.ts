@@ -7,8 +7,20 @@ import { ALL_DESK_SCOPES } from './support/desk.scopes';
 export const LOCAL_OPERATOR = { id: 'local-operator', scopes: [...ALL_DESK_SCOPES], roles: ['admin'] };
 
 /** The `auth` option of the host from its environment. @throws Error when the key file cannot be read */
-export function authOptions(env: Pick<HostEnvironment, 'AUTH_MODE' | 'MCP_API_KEYS_FILE'>): McpAuthOptions {
+export function authOptions(
+  env: Pick<HostEnvironment, 'AUTH_MODE' | 'MCP_API_KEYS_FILE' | 'OAUTH_ISSUER' | 'OAUTH_JWKS_URI' | 'MCP_RESOURCE_URL' | 'OAUTH_REQUIRED_SCOPES'>,
+): McpAuthOptions {
   if (env.AUTH_MODE === 'none') return { mode: 'none', principal: LOCAL_OPERATOR };
+  if (env.AUTH_MODE === 'oauth') {
+    return {
+      mode: 'oauth',
+      issuer: env.OAUTH_ISSUER!,
+      jwksUri: env.OAUTH_JWKS_URI!,
+      resource: env.MCP_RESOURCE_URL!,
+      requiredScopes: env.OAUTH_REQUIRED_SCOPES,
+      scopesSupported: [...ALL_DESK_SCOPES],
+    };
+  }
   let keys: McpApiKey[];
   try {
     keys = (JSON.parse(readFileSync(env.MCP_API_KEYS_FILE, 'utf8')) as { keys: McpApiKey[] }).keys;

@@ -12,6 +12,10 @@ describe('validateEnvironment', () => {
       SUPPORT_REPORT_STEP_MS: 250,
       AUTH_MODE: 'none',
       MCP_API_KEYS_FILE: 'config/api-keys.example.json',
+      OAUTH_ISSUER: undefined,
+      OAUTH_JWKS_URI: undefined,
+      MCP_RESOURCE_URL: undefined,
+      OAUTH_REQUIRED_SCOPES: [],
       THROTTLE_LIMIT: 120,
       THROTTLE_TTL_MS: 60_000,
       REDIS_URL: undefined,
@@ -22,6 +26,14 @@ describe('validateEnvironment', () => {
     const env = validateEnvironment({ MCP_ALLOWED_HOSTS: 'desk.example, mcp.desk.example', MCP_ALLOWED_ORIGINS: 'https://desk.example' });
     expect(env.MCP_ALLOWED_HOSTS).toEqual(['localhost', '127.0.0.1', '[::1]', 'desk.example', 'mcp.desk.example']);
     expect(env.MCP_ALLOWED_ORIGINS).toEqual(['https://desk.example']);
+  });
+
+  it('needs the issuer, the JWKS and the resource URL for OAuth', () => {
+    expect(() => validateEnvironment({ AUTH_MODE: 'oauth', OAUTH_ISSUER: 'https://id.example' })).toThrow(
+      'Invalid environment:\n  - OAUTH_JWKS_URI must be an absolute URL when AUTH_MODE=oauth\n  - MCP_RESOURCE_URL must be an absolute URL when AUTH_MODE=oauth',
+    );
+    const env = validateEnvironment({ AUTH_MODE: 'oauth', OAUTH_ISSUER: 'https://id.example', OAUTH_JWKS_URI: 'https://id.example/jwks', MCP_RESOURCE_URL: 'https://mcp.example/mcp', OAUTH_REQUIRED_SCOPES: 'mcp' });
+    expect(env).toMatchObject({ AUTH_MODE: 'oauth', OAUTH_REQUIRED_SCOPES: ['mcp'] });
   });
 
   it('names every bad variable', () => {

@@ -9,8 +9,13 @@ export interface HostEnvironment {
   MCP_ALLOWED_ORIGINS: string[] | undefined;
   SUPPORT_READ_ONLY: boolean;
   SUPPORT_REPORT_STEP_MS: number;
-  /** `none` (loopback only; every caller is the local operator) or `apiKey`. */
-  AUTH_MODE: 'none' | 'apiKey';
+  /** `none` (loopback only; every caller is the local operator), `apiKey` or `oauth`. */
+  AUTH_MODE: 'none' | 'apiKey' | 'oauth';
+  /** OAuth: the token issuer, its JWKS, this server's URL (the audience) and the scopes every call needs. */
+  OAUTH_ISSUER: string | undefined;
+  OAUTH_JWKS_URI: string | undefined;
+  MCP_RESOURCE_URL: string | undefined;
+  OAUTH_REQUIRED_SCOPES: string[];
   /** JSON file with `{ keys: [{ hash, principal, scopes, roles }] }` (hashes only). */
   MCP_API_KEYS_FILE: string;
   /** Calls per principal and per tool allowed in each window of THROTTLE_TTL_MS. */
@@ -41,7 +46,12 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   const redisUrl = typeof env.REDIS_URL === 'string' && env.REDIS_URL ? env.REDIS_URL : undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push(`REDIS_URL="${redisUrl}" must start with redis:// or rediss://`);
   const authMode = env.AUTH_MODE ?? 'none';
-  if (authMode !== 'none' && authMode !== 'apiKey') problems.push(`AUTH_MODE="${authMode}" must be "none" or "apiKey"`);
+  if (authMode !== 'none' && authMode !== 'apiKey' && authMode !== 'oauth') problems.push(`AUTH_MODE="${authMode}" must be "none", "apiKey" or "oauth"`);
+  if (authMode === 'oauth') {
+    for (const name of ['OAUTH_ISSUER', 'OAUTH_JWKS_URI', 'MCP_RESOURCE_URL']) {
+      if (typeof env[name] !== 'string' || !URL.canParse(env[name] as string)) problems.push(`${name} must be an absolute URL when AUTH_MODE=oauth`);
+    }
+  }
   if (problems.length > 0) throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
 
   const origins = list(env.MCP_ALLOWED_ORIGINS);
@@ -54,6 +64,10 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     SUPPORT_READ_ONLY: readOnly === 'true',
     SUPPORT_REPORT_STEP_MS: stepMs,
     AUTH_MODE: authMode as HostEnvironment['AUTH_MODE'],
+    OAUTH_ISSUER: env.OAUTH_ISSUER as string | undefined,
+    OAUTH_JWKS_URI: env.OAUTH_JWKS_URI as string | undefined,
+    MCP_RESOURCE_URL: env.MCP_RESOURCE_URL as string | undefined,
+    OAUTH_REQUIRED_SCOPES: list(env.OAUTH_REQUIRED_SCOPES),
     THROTTLE_LIMIT: throttleLimit,
     THROTTLE_TTL_MS: throttleTtl,
     REDIS_URL: redisUrl,

@@ -249,11 +249,11 @@ describe('support desk host over stdio (a real process)', () => {
       await client.callTool({ name: 'export_ticket_report', arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
       // The SDK client hands notifications to handlers asynchronously, so the last one may land
       // just after the result it preceded on the wire.
-      await waitFor(() => progress.at(-1) === 20, 2_000);
+      await waitFor(() => progress.at(-1) === 20, 10_000);
       expect(progress).toEqual([4, 8, 12, 16, 20]);
       expect(errors).toEqual([]); // a stray log line on stdout would surface here as a parse error
       // stderr is a pipe of its own: give it time to deliver what the host logged at start-up.
-      await waitFor(() => stderr.includes('registered'));
+      await waitFor(() => stderr.includes('registered'), 10_000);
       expect(stderr).toContain('8 tool(s), 1 prompt(s), 1 resource(s), 1 resource template(s) registered');
     } finally {
       await client.close();

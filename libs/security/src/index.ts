@@ -16,3 +16,4 @@ export { McpThrottlerGuard } from './throttling/mcp-throttler.guard';
 export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/secret-redactor';
 export { FixedWindowThrottlerStorage } from './throttling/fixed-window.storage';
 export { RedisThrottlerStorage } from './throttling/redis.storage';
+export { RedactingConsoleLogger } from './redaction/redacting-console.logger';

@@ -24,7 +24,9 @@ export class ReportTools {
   @McpTool({
     name: 'export_ticket_report',
     title: 'Export a ticket report',
-    description: 'Builds a CSV report of tickets (optionally of one status) with counts by status and priority. Takes a few seconds; reports progress and can be cancelled.',
+    description:
+      'Builds a CSV report of tickets (optionally of one status) with a count per status. ' +
+      'Takes a few seconds; reports progress and can be cancelled.',
     annotations: { readOnlyHint: true, openWorldHint: false },
     // Clients that support tasks can start the report and fetch it later.
     task: 'optional',

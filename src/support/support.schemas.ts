@@ -9,7 +9,7 @@ export const CustomerOutput = z.object({
   company: z.string(),
   tier: z.enum(CUSTOMER_TIERS),
   createdAt: z.string(),
-  openTickets: z.number().int(),
+  openTickets: z.number().int().describe("How many of the customer's tickets are in status open."),
 });
 
 export const TicketOutput = z.object({
@@ -19,9 +19,9 @@ export const TicketOutput = z.object({
   description: z.string(),
   status: z.enum(TICKET_STATUSES),
   priority: z.enum(TICKET_PRIORITIES),
-  assignee: z.string().nullable(),
+  assignee: z.string().nullable().describe('The agent login working the ticket; null while unassigned.'),
   createdAt: z.string(),
   updatedAt: z.string(),
-  resolution: z.string().nullable(),
+  resolution: z.string().nullable().describe('What fixed it; null until the ticket is closed.'),
   comments: z.array(z.object({ author: z.string(), body: z.string(), at: z.string() })),
 });

@@ -1,10 +1,12 @@
 import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 
 export class CloseTicketDto {
+  @JSONSchema({ description: 'The ticket to close, e.g. T-2001.' })
   @Matches(/^T-\d{4,}$/, { message: 'ticketId must look like T-2001' })
   ticketId!: string;
 
-  /** What fixed it; kept on the ticket for the customer and for reporting. */
+  @JSONSchema({ description: 'What fixed the problem, written for the customer; kept on the ticket and used in reports.' })
   @IsString()
   @MinLength(5)
   @MaxLength(1000)

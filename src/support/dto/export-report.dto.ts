@@ -1,8 +1,9 @@
 import { IsIn, IsOptional } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { TICKET_STATUSES, type TicketStatus } from '../support.types';
 
 export class ExportReportDto {
-  /** Only tickets in this status; all tickets when left out. */
+  @JSONSchema({ description: 'Only tickets in this status; every ticket when left out.' })
   @IsOptional()
   @IsIn(TICKET_STATUSES)
   status?: TicketStatus;

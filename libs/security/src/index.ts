@@ -17,3 +17,5 @@ export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/s
 export { FixedWindowThrottlerStorage } from './throttling/fixed-window.storage';
 export { RedisThrottlerStorage } from './throttling/redis.storage';
 export { RedactingConsoleLogger } from './redaction/redacting-console.logger';
+export type { AuditOutcome, AuditEntry, AuditRecord } from './audit/audit-record';
+export { MCP_AUDIT_SINK, InjectAuditSink, type AuditSink, type AuditChainTail } from './audit/audit-sink';

@@ -1,0 +1,36 @@
+import type { AuditOutcome } from '#libs/security';
+
+/** Which catalog entry a request used, for per-entry metrics and stats. */
+export type McpEntryKind = 'tool' | 'prompt' | 'resource';
+
+/**
+ * One finished MCP request (or transport refusal), as the dispatcher and the HTTP transport
+ * report it to every `McpRequestObserver` (metrics, dashboard statistics, audit).
+ */
+export interface McpRequestEvent {
+  /** JSON-RPC method, or `null` for a transport refusal before any message was read. */
+  readonly method: string | null;
+  /** `tool`/`prompt`/`resource` for calls of a catalog entry (then `target` names it). */
+  readonly entryKind: McpEntryKind | undefined;
+  /** Tool or prompt name, resource URI, or task id. */
+  readonly target: string | undefined;
+  readonly outcome: AuditOutcome;
+  /** JSON-RPC error code, or HTTP status of a transport refusal. */
+  readonly errorCode: number | undefined;
+  /** Time from receipt to answer, in milliseconds. */
+  readonly latencyMs: number;
+  readonly transport: 'http' | 'stdio';
+  readonly principal: string | undefined;
+  readonly sessionId: string | undefined;
+}
+
+/**
+ * Told of every finished request. `observe` runs on the hot path: it must be quick and must
+ * not throw (count, don't compute).
+ */
+export interface McpRequestObserver {
+  observe(event: McpRequestEvent): void;
+}
+
+/** Multi-provider token: every `McpRequestObserver` the host reports to. */
+export const MCP_REQUEST_OBSERVERS = Symbol('MCP:REQUEST_OBSERVERS');

@@ -1,0 +1,66 @@
+/**
+ * What happened to a request, as recorded in the audit trail and counted by metrics:
+ * - `ok`: served; `tool_error`: the tool ran and reported a business failure (`isError`);
+ * - `error`: an internal failure (logged with a reference);
+ * - `unauthenticated`, `denied` (authorization, including entries hidden from the caller),
+ *   `throttled`, `invalid` (bad params or arguments), `limited` (request limits, body size,
+ *   concurrency, session cap), `not_found`, `cancelled`, `timeout`, `unavailable` (the host or
+ *   its audit trail could not take the call).
+ */
+export type AuditOutcome =
+  | 'ok'
+  | 'tool_error'
+  | 'error'
+  | 'unauthenticated'
+  | 'denied'
+  | 'throttled'
+  | 'invalid'
+  | 'limited'
+  | 'not_found'
+  | 'cancelled'
+  | 'timeout'
+  | 'unavailable';
+
+/** The facts of one audited request, before it is placed in the hash chain. */
+export interface AuditEntry {
+  /** When the request arrived (ms since the epoch). */
+  startedAt: number;
+  /** Who called (`null` when the request was refused before anyone was authenticated). */
+  principal: string | null;
+  transport: 'http' | 'stdio';
+  sessionId: string | null;
+  client: { name: string; version: string } | null;
+  /** The JSON-RPC method (`tools/call`, …), or `null` for transport refusals with no message read. */
+  method: string | null;
+  /** The tool or prompt name, the resource URI, or the task id. */
+  target: string | null;
+  /** The arguments with fields marked sensitive replaced by `"[REDACTED]"`. */
+  arguments: unknown;
+  /** `sha256:<hex>` of the canonical JSON of the arguments as sent (sensitive fields included). */
+  argumentsDigest: string | null;
+  outcome: AuditOutcome;
+  /** The JSON-RPC error code, or the HTTP status of a transport refusal. */
+  errorCode: number | null;
+  /** What the client was told, for refusals and errors. */
+  error: string | null;
+  latencyMs: number;
+  /** W3C trace id of the request's span, when tracing is on or the client sent one. */
+  traceId: string | null;
+  remoteAddress: string | null;
+}
+
+/** A record of the trail: the entry, its place in its chain and the hashes that link it. */
+export interface AuditRecord extends Omit<AuditEntry, 'startedAt'> {
+  /** Unique record id (UUID). */
+  id: string;
+  /** ISO-8601 time the request arrived. */
+  time: string;
+  /** The chain this record belongs to (one per host instance: several replicas share a sink). */
+  chain: string;
+  /** Position in the chain, from 1. */
+  seq: number;
+  /** `hash` of the previous record of the chain (64 zeros for the first). */
+  prevHash: string;
+  /** SHA-256 (hex) of `prevHash` and the canonical JSON of every other field. */
+  hash: string;
+}

@@ -5,4 +5,5 @@ export { StderrConsoleLogger } from './logging/stderr-console.logger';
 export { StdioTransport } from './stdio/stdio.transport';
 export { HostState, type HostPhase } from './lifecycle/host-state';
 export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, type McpTaskStore, type StoredTask } from './tasks/task.store';
-export { MCP_REQUEST_OBSERVERS, type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from './telemetry/mcp-request-event';
+export { type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from './telemetry/mcp-request-event';
+export { McpRequestObservers } from './telemetry/request-observers';

@@ -33,6 +33,7 @@ import type { McpModuleOptions } from './interfaces/mcp-module-options.interface
 import { resolveMcpOptions } from './options/mcp-options.resolver';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from './options/resolved-options';
 import { SessionStore } from './session/session.store';
+import { McpRequestObservers } from './telemetry/request-observers';
 import { StdioTransport } from './stdio/stdio.transport';
 
 /**
@@ -83,8 +84,9 @@ import { StdioTransport } from './stdio/stdio.transport';
     StdioTransport,
     McpHealthIndicator,
     McpHost,
+    McpRequestObservers,
   ],
-  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore],
+  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore, McpRequestObservers],
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {

@@ -31,6 +31,3 @@ export interface McpRequestEvent {
 export interface McpRequestObserver {
   observe(event: McpRequestEvent): void;
 }
-
-/** Multi-provider token: every `McpRequestObserver` the host reports to. */
-export const MCP_REQUEST_OBSERVERS = Symbol('MCP:REQUEST_OBSERVERS');

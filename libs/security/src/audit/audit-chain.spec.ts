@@ -1,0 +1,75 @@
+import { canonicalJson, GENESIS_HASH, hashRecord, verifyChain } from './audit-chain';
+import type { AuditRecord } from './audit-record';
+
+function chainOf(count: number, chain = 'host-a'): AuditRecord[] {
+  const records: AuditRecord[] = [];
+  let prevHash = GENESIS_HASH;
+  for (let seq = 1; seq <= count; seq++) {
+    const record = {
+      id: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+      time: new Date(1_700_000_000_000 + seq).toISOString(),
+      chain,
+      seq,
+      prevHash,
+      principal: 'alice',
+      transport: 'http' as const,
+      sessionId: 's1',
+      client: { name: 'c', version: '1' },
+      method: 'tools/call',
+      target: 'search',
+      arguments: { q: `term ${seq}`, nested: { b: 1, a: [1, 2] } },
+      argumentsDigest: null,
+      outcome: 'ok' as const,
+      errorCode: null,
+      error: null,
+      latencyMs: 1.5,
+      traceId: null,
+      remoteAddress: '127.0.0.1',
+    };
+    const hash = hashRecord(record);
+    records.push({ ...record, hash });
+    prevHash = hash;
+  }
+  return records;
+}
+
+describe('canonicalJson', () => {
+  it('sorts keys at every level and drops undefined fields', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
+  });
+});
+
+describe('verifyChain', () => {
+  it('accepts an intact chain, and several interleaved chains', async () => {
+    expect(await verifyChain(chainOf(5))).toEqual({ ok: true, count: 5, chains: 1 });
+    const a = chainOf(3, 'a');
+    const b = chainOf(3, 'b');
+    expect(await verifyChain([a[0], b[0], a[1], b[1], b[2], a[2]])).toEqual({ ok: true, count: 6, chains: 2 });
+  });
+
+  it('names a record whose contents were altered', async () => {
+    const records = chainOf(5);
+    records[2] = { ...records[2], principal: 'mallory' };
+    const result = await verifyChain(records);
+    expect(result).toMatchObject({ ok: false, brokenAt: { seq: 3, position: 3 }, reason: expect.stringContaining('altered') });
+  });
+
+  it('names the record after a deleted one', async () => {
+    const records = chainOf(5);
+    records.splice(1, 1);
+    expect(await verifyChain(records)).toMatchObject({ ok: false, brokenAt: { seq: 3, position: 2 }, reason: expect.stringContaining('missing') });
+  });
+
+  it('names reordered records', async () => {
+    const records = chainOf(4);
+    [records[1], records[2]] = [records[2], records[1]];
+    expect(await verifyChain(records)).toMatchObject({ ok: false, brokenAt: { seq: 3, position: 2 } });
+  });
+
+  it('names a record whose hash was recomputed after an edit (the link to it breaks)', async () => {
+    const records = chainOf(4);
+    const edited = { ...records[1], outcome: 'denied' as const };
+    records[1] = { ...edited, hash: hashRecord(edited) };
+    expect(await verifyChain(records)).toMatchObject({ ok: false, brokenAt: { seq: 3 }, reason: expect.stringContaining('prevHash') });
+  });
+});

@@ -7,3 +7,4 @@ export { HostState, type HostPhase } from './lifecycle/host-state';
 export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, type McpTaskStore, type StoredTask } from './tasks/task.store';
 export { type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from './telemetry/mcp-request-event';
 export { McpRequestObservers } from './telemetry/request-observers';
+export { DependencyHealth, type McpHealthCheck, type DependencyStatus } from './health/dependency-health';

@@ -2,6 +2,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
   type OnModuleInit,
@@ -9,7 +10,7 @@ import {
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { McpResourceNotifier } from '#libs/resources';
 import { InvocationSettings, ToolInvoker } from '#libs/invocation';
-import { SecretRedactor } from '#libs/security';
+import { AuditTrail, SecretRedactor } from '#libs/security';
 import { notification } from './dispatch/json-rpc';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { HostState } from './lifecycle/host-state';
@@ -40,6 +41,7 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     private readonly sessions: SessionStore,
     private readonly state: HostState,
     private readonly settings: InvocationSettings,
+    @Optional() private readonly audit?: AuditTrail,
   ) {}
 
   onModuleInit(): void {
@@ -48,8 +50,10 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     if (this.options.http) this.mounter.mount();
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.invoker.prepareAll(this.registry.all());
+    // The trail's sink opens (and finds where its chain stands) before the first call is taken.
+    await this.audit?.start();
     const listChanged = (list: string) => () => this.broadcast(notification(`notifications/${list}/list_changed`, {}));
     this.unsubscribers.push(
       this.registry.onChange(listChanged('tools')),
@@ -69,6 +73,8 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     if (aborted > 0) this.logger.warn(`${aborted} call(s) still running after ${this.options.shutdownTimeoutMs} ms were aborted`);
     this.sessions.closeAll();
     this.stdio.close();
+    // Every record taken, including those of the calls just drained, is written before exit.
+    await this.audit?.close(this.options.shutdownTimeoutMs);
     this.state.phase = 'stopped';
   }
 

@@ -4,7 +4,7 @@ import { CatalogModule } from '#libs/catalog';
 import { InvocationModule } from '#libs/invocation';
 import { PromptsModule } from '#libs/prompts';
 import { ResourcesModule } from '#libs/resources';
-import { Authenticator, ScopeAndRolePolicy, MCP_ACCESS_POLICY } from '#libs/security';
+import { AuditTrail, Authenticator, ScopeAndRolePolicy, MCP_ACCESS_POLICY } from '#libs/security';
 import { AccessControl } from './dispatch/access-control';
 import { CallScope } from './dispatch/call-scope';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
@@ -18,6 +18,7 @@ import { TaskRunner } from './tasks/task.runner';
 import { InMemoryTaskStore, MCP_TASK_STORE } from './tasks/task.store';
 import { HealthController } from './health/health.controller';
 import { McpHealthIndicator } from './health/mcp.health';
+import { DependencyHealth } from './health/dependency-health';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { HostState } from './lifecycle/host-state';
@@ -34,6 +35,7 @@ import { resolveMcpOptions } from './options/mcp-options.resolver';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from './options/resolved-options';
 import { SessionStore } from './session/session.store';
 import { McpRequestObservers } from './telemetry/request-observers';
+import { RequestTelemetry } from './telemetry/request-telemetry';
 import { StdioTransport } from './stdio/stdio.transport';
 
 /**
@@ -67,6 +69,13 @@ import { StdioTransport } from './stdio/stdio.transport';
       useFactory: (options: ResolvedMcpOptions) => new Authenticator(options.auth),
       inject: [MCP_RESOLVED_OPTIONS],
     },
+    {
+      // `undefined` without the `audit` option: whoever injects it does so with @Optional().
+      provide: AuditTrail,
+      useFactory: (options: ResolvedMcpOptions) => (options.audit ? new AuditTrail(options.audit.sink, options.audit.settings) : undefined),
+      inject: [MCP_RESOLVED_OPTIONS],
+    },
+    RequestTelemetry,
     AccessControl,
     HostState,
     SessionStore,
@@ -83,10 +92,11 @@ import { StdioTransport } from './stdio/stdio.transport';
     HttpEndpointMounter,
     StdioTransport,
     McpHealthIndicator,
+    DependencyHealth,
     McpHost,
     McpRequestObservers,
   ],
-  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore, McpRequestObservers],
+  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore, McpRequestObservers, AuditTrail, DependencyHealth],
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {

@@ -82,9 +82,21 @@ export class HandlerRunner {
    */
   classify(ref: RegisteredHandler, error: unknown, context: CallContext): HandlerFailure {
     if (error instanceof JsonRpcError) return { kind: 'protocol', error };
-    if (error instanceof McpToolError) return { kind: 'business', message: error.message };
-    if (error instanceof HttpException) return { kind: 'business', message: httpExceptionMessage(error) };
-    if (context.cancellation.isCancelled) return { kind: 'cancelled' };
+    if (error instanceof McpToolError) {
+      context.failure ??= 'tool_error';
+      return { kind: 'business', message: error.message };
+    }
+    if (error instanceof HttpException) {
+      // Guards refuse with 403, the throttler with 429: the audit trail tells them apart.
+      const status = error.getStatus();
+      context.failure ??= status === 403 || status === 401 ? 'denied' : status === 429 ? 'throttled' : status === 400 ? 'invalid' : 'tool_error';
+      return { kind: 'business', message: httpExceptionMessage(error) };
+    }
+    if (context.cancellation.isCancelled) {
+      context.failure ??= 'cancelled';
+      return { kind: 'cancelled' };
+    }
+    context.failure = 'error';
     const reference = randomUUID();
     const details = (error as Error)?.stack ?? String(error);
     this.logger.error(`${ref.where} failed (reference ${reference})`, this.settings.redactor?.redact(details) ?? details);

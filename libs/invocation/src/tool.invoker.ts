@@ -66,23 +66,30 @@ export class ToolInvoker {
     let args: unknown = rawArgs ?? {};
     if (validators.input) {
       const validation = validators.input(args);
-      if (!validation.ok) return toolErrorResult(InvocationMessages.invalidArguments(tool.name, validation.issues));
+      if (!validation.ok) {
+        context.failure = 'invalid';
+        return toolErrorResult(InvocationMessages.invalidArguments(tool.name, validation.issues));
+      }
       args = validation.value;
     }
     const limit = tool.options.maxConcurrency;
     const running = this.running.get(tool) ?? 0;
-    if (limit !== undefined && running >= limit) return toolErrorResult(InvocationMessages.busy(tool.name, limit));
+    if (limit !== undefined && running >= limit) {
+      context.failure = 'limited';
+      return toolErrorResult(InvocationMessages.busy(tool.name, limit));
+    }
     this.running.set(tool, running + 1);
     const timeoutMs = tool.options.timeoutMs ?? defaultTimeoutMs;
     const innermost = confirm ? this.confirmationInterceptor(tool) : undefined;
     const run = this.runner
       .run(tool, args, context, innermost)
-      .then((returned) => this.toResult(tool, validators, returned), (error: unknown) => this.failureResult(tool, error, context))
+      .then((returned) => this.toResult(tool, validators, returned, context), (error: unknown) => this.failureResult(tool, error, context))
       // The slot is freed when the tool really stops, even if the caller was answered earlier.
       .finally(() => this.running.set(tool, (this.running.get(tool) ?? 1) - 1));
     // Answered by whichever comes first: the tool, or its deadline.
     return new Promise<CallToolResult>((resolve, reject) => {
       const cancelDeadline = this.deadlines.add(timeoutMs, () => {
+        context.failure = 'timeout';
         context.cancellation.cancel(new Error(`timed out after ${timeoutMs} ms`));
         resolve(toolErrorResult(InvocationMessages.timedOut(tool.name, timeoutMs)));
       });
@@ -126,18 +133,21 @@ export class ToolInvoker {
     return validators;
   }
 
-  private toResult(tool: RegisteredTool, validators: ToolValidators, returned: unknown): CallToolResult {
+  private toResult(tool: RegisteredTool, validators: ToolValidators, returned: unknown, context: CallContext): CallToolResult {
     const mapped = toCallToolResult(returned);
+    if (mapped.isError) context.failure ??= 'tool_error';
     // Secrets never leave in a result (content and structured content alike).
     const result = this.settings.redactor ? this.settings.redactor.redactDeep(mapped) : mapped;
     if (!validators.output || result.isError) return result;
     if (result.structuredContent === undefined) {
       this.logger.error(`${tool.where} declares an output schema but returned no object`);
+      context.failure = 'error';
       return toolErrorResult(InvocationMessages.missingStructuredContent(tool.name));
     }
     const validation = validators.output(result.structuredContent);
     if (!validation.ok) {
       this.logger.error(`${tool.where} returned output that fails its schema: ${validation.issues.join('; ')}`);
+      context.failure = 'error';
       return toolErrorResult(InvocationMessages.invalidOutput(tool.name));
     }
     return result;

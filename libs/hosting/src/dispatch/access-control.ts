@@ -4,6 +4,12 @@ import type { ListView, RegisteredHandler } from '#libs/catalog';
 import { InjectAccessPolicy, type McpAccessPolicy } from '#libs/security';
 
 /**
+ * A refusal by the access policy. The client sees the same error as for an entry that does not
+ * exist (or a plain "not allowed"); the audit trail records it as `denied`.
+ */
+export class AccessDeniedError extends JsonRpcError {}
+
+/**
  * Applies the access policy to the catalog: what a caller may not use is neither listed nor
  * found, so lists and calls always agree and a hidden entry's existence is never revealed.
  */
@@ -28,7 +34,7 @@ export class AccessControl {
     if (!this.policy.authorizeCall) return;
     const callArgs = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
     if (!(await this.policy.authorizeCall(principal, { kind, name, args: callArgs, requirements: entry.access }))) {
-      throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Not allowed: ${principal.id} may not use ${kind} "${name}" with these arguments`);
+      throw new AccessDeniedError(JsonRpcErrorCode.INVALID_PARAMS, `Not allowed: ${principal.id} may not use ${kind} "${name}" with these arguments`);
     }
   }
 

@@ -4,6 +4,7 @@ import { CallCancellation, CallContext, type CallChannel } from '#libs/invocatio
 import { HostState } from '../lifecycle/host-state';
 import { notification, type JsonRpcId } from './json-rpc';
 import type { DispatchScope } from './method-handler';
+import type { RequestNote } from '../telemetry/request-note';
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -51,6 +52,7 @@ export class CallScope {
     kind: McpCallKind,
     target: string,
     params: Record<string, unknown>,
+    note: RequestNote | undefined,
     body: (context: CallContext) => Promise<T>,
   ): Promise<T> {
     const session = scope.session;
@@ -79,6 +81,7 @@ export class CallScope {
     try {
       return await body(context);
     } finally {
+      if (note && context.failure) note.fail(context.failure, undefined, undefined);
       session.inFlight.delete(id);
       this.state.end(cancellation);
       stopWatching?.();

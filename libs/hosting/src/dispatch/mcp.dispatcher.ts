@@ -1,8 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
-import { checkRequestLimits } from './request-limits';
+import { checkRequestLimits, RequestLimitError } from './request-limits';
+import { AccessDeniedError } from './access-control';
+import { RequestNote } from '../telemetry/request-note';
+import { outcomeOfCode, RequestTelemetry } from '../telemetry/request-telemetry';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import { errorResponse, resultResponse, type JsonRpcMessage, type MessageKind } from './json-rpc';
+import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type MessageKind } from './json-rpc';
 import type { DispatchScope, MethodHandler } from './method-handler';
 import { CompletionMethods } from './methods/completion.methods';
 import { LifecycleMethods } from './methods/lifecycle.methods';
@@ -31,6 +34,7 @@ export class McpDispatcher {
     resources: ResourceMethods,
     completion: CompletionMethods,
     tasks: TaskMethods,
+    private readonly telemetry: RequestTelemetry,
   ) {
     this.handlers = new Map(
       [lifecycle, tools, prompts, resources, completion, tasks].flatMap((group) => Object.entries(group.methods)),
@@ -51,15 +55,34 @@ export class McpDispatcher {
       return undefined;
     }
     const id = message.id!;
+    const session = scope.session;
+    const note = new RequestNote(message.method ?? null, scope.transport, scope.principal.id, session.id, session.clientInfo, scope.remoteAddress);
+    try {
+      return await this.answer(id, message, scope, note);
+    } finally {
+      this.telemetry.finish(note);
+    }
+  }
+
+  private async answer(id: JsonRpcId, message: JsonRpcMessage, scope: DispatchScope, note: RequestNote): Promise<string> {
     const handler = this.handlers.get(message.method!);
-    if (!handler) return errorResponse(id, JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);
+    if (!handler) {
+      note.fail('not_found', JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);
+      return errorResponse(id, JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);
+    }
     try {
       const params = message.params ?? {};
       checkRequestLimits(params, this.options.limits);
-      return resultResponse(id, await handler(params, id, scope));
+      this.telemetry.admit(note);
+      return resultResponse(id, await handler(params, id, scope, note));
     } catch (error) {
-      if (error instanceof JsonRpcError) return errorResponse(id, error.code, error.message, error.data);
+      if (error instanceof JsonRpcError) {
+        const outcome = error instanceof AccessDeniedError ? 'denied' : error instanceof RequestLimitError ? 'limited' : outcomeOfCode(error.code);
+        note.fail(outcome, error.code, error.message);
+        return errorResponse(id, error.code, error.message, error.data);
+      }
       this.logger.error(`${message.method} failed`, (error as Error)?.stack ?? String(error));
+      note.fail('error', JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error');
       return errorResponse(id, JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error');
     }
   }
@@ -81,3 +104,4 @@ export class McpDispatcher {
     }
   }
 }
+

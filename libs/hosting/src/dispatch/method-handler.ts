@@ -1,5 +1,6 @@
 import type { McpPrincipal, McpTransportKind } from '#libs/core';
 import type { McpSession } from '../session/mcp-session';
+import type { RequestNote } from '../telemetry/request-note';
 import type { JsonRpcId } from './json-rpc';
 
 /** What a transport tells the dispatcher about one incoming message. */
@@ -22,8 +23,11 @@ export interface DispatchScope {
   closeStream?: () => void;
 }
 
-/** Answers one JSON-RPC method: resolves to the `result` as JSON text. */
-export type MethodHandler = (params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope) => string | Promise<string>;
+/**
+ * Answers one JSON-RPC method: resolves to the `result` as JSON text. `note` collects what the
+ * audit trail and metrics need (the entry used, its arguments, why it failed).
+ */
+export type MethodHandler = (params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote) => string | Promise<string>;
 
 /** A group of JSON-RPC methods (tools, prompts, …) the dispatcher routes to. */
 export interface McpMethods {

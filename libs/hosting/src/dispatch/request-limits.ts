@@ -62,5 +62,12 @@ function pathTo(root: unknown, target: unknown): string {
 }
 
 function refuse(message: string): never {
-  throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Request too large: ${message}`);
+  throw new RequestLimitError(`Request too large: ${message}`);
+}
+
+/** A request over the host's limits (`-32602`), told apart from other invalid params in the audit trail. */
+export class RequestLimitError extends JsonRpcError {
+  constructor(message: string) {
+    super(JsonRpcErrorCode.INVALID_PARAMS, message);
+  }
 }

@@ -16,6 +16,7 @@ import { BodyTooLargeError, readBody } from './body-reader';
 import { HttpMessages, type HttpRefusal } from './http.messages';
 import { checkOriginAndHost } from './origin-host.policy';
 import { SseStream } from './sse-stream';
+import { outcomeOfStatus, RequestTelemetry } from '../telemetry/request-telemetry';
 
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
@@ -54,6 +55,7 @@ export class StreamableHttpHandler {
     private readonly sessions: SessionStore,
     private readonly state: HostState,
     private readonly authenticator: Authenticator,
+    private readonly telemetry: RequestTelemetry,
   ) {
     this.stateful = options.mode === 'stateful';
     this.resourceMetadataUrl = options.auth.mode === 'oauth' ? protectedResourceMetadataUrl(options.auth.resource) : undefined;
@@ -64,7 +66,7 @@ export class StreamableHttpHandler {
   handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): void {
     this.route(req, res).catch((error: unknown) => {
       this.logger.error('Unexpected transport failure', (error as Error)?.stack ?? String(error));
-      if (!res.headersSent) this.refuse(res, [500, -32603, 'Internal error']);
+      if (!res.headersSent) this.refuse(res, [500, -32603, 'Internal error'], req);
       else res.end();
     });
   }
@@ -133,7 +135,7 @@ export class StreamableHttpHandler {
     const isInitialize = kind === 'request' && message.method === 'initialize';
     const version = req.headers[VERSION_HEADER];
     if (!isInitialize && typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return this.refuse(res, HttpMessages.unsupportedVersion(version, SUPPORTED_PROTOCOL_VERSIONS));
+      return this.refuse(res, HttpMessages.unsupportedVersion(version, SUPPORTED_PROTOCOL_VERSIONS), req);
     }
 
     let session: McpSession;
@@ -141,7 +143,7 @@ export class StreamableHttpHandler {
     if (!this.stateful) {
       session = new McpSession(undefined, typeof version === 'string' ? version : DEFAULT_HTTP_PROTOCOL_VERSION);
     } else if (isInitialize) {
-      if (this.sessions.isFull) return this.refuse(res, HttpMessages.tooManySessions(this.options.maxSessions));
+      if (this.sessions.isFull) return this.refuse(res, HttpMessages.tooManySessions(this.options.maxSessions), req);
       session = this.sessions.create(principal.id);
       headers[SESSION_HEADER] = session.id!;
     } else {
@@ -331,5 +333,6 @@ export class StreamableHttpHandler {
     if (status === 413 || status === 403) headers.connection = 'close';
     res.writeHead(status, headers).end(errorResponse(null, code, message));
     if (req && !req.complete) req.resume();
+    this.telemetry.refusal(outcomeOfStatus(status), status, message, 'http', req?.socket.remoteAddress);
   }
 }

@@ -1,5 +1,6 @@
-import type { McpAuthOptions } from '#libs/security';
+import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
 import type { RequestLimits } from '../dispatch/request-limits';
+import type { McpHealthCheck } from '../health/dependency-health';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`. Every option is validated at start-up.
@@ -90,4 +91,24 @@ export interface McpModuleOptions {
   toolTimeoutMs?: number;
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */
   taskTtlMs?: number;
+  /**
+   * The audit trail: one hash-chained record per `tools/call`, `prompts/get`, `resources/read`,
+   * task request and task run, and per refusal (authentication, authorization, throttling,
+   * validation, limits). `true` writes `audit/audit.jsonl`. @default off
+   * @example
+   * ```ts
+   * audit: { file: '/var/log/mcp/audit.jsonl', policy: 'fail-closed' }
+   * audit: { sink: new PostgresAuditSink({ connectionString: process.env.DATABASE_URL }), policy: 'buffered' }
+   * ```
+   */
+  audit?: boolean | McpAuditOptions;
+  /**
+   * Backing services checked by `/health/ready` (503 while a required one is down) and shown on
+   * the admin dashboard. @default []
+   * @example
+   * ```ts
+   * healthChecks: [{ name: 'redis', check: () => redis.ping() }, { name: 'crm', required: false, check: () => crm.status() }]
+   * ```
+   */
+  healthChecks?: McpHealthCheck[];
 }

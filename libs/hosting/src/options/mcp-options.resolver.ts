@@ -1,5 +1,5 @@
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
-import { ANONYMOUS, checkAuthOptions } from '#libs/security';
+import { ANONYMOUS, checkAuthOptions, resolveAuditOptions } from '#libs/security';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../dispatch/request-limits';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import type { ResolvedMcpOptions } from './resolved-options';
@@ -8,7 +8,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit', 'cors',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -103,6 +103,11 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   if (stdio_ !== undefined && (typeof stdio_?.id !== 'string' || !stdio_.id)) {
     report('stdioPrincipal', 'needs a non-empty "id"', "e.g. stdioPrincipal: { id: 'local-operator', scopes: ['tickets:read'] }");
   }
+  const audit = resolveAuditOptions(o.audit, report);
+  const healthChecks = o.healthChecks ?? [];
+  if (!Array.isArray(healthChecks) || healthChecks.some((check) => typeof check?.name !== 'string' || !check.name || typeof check.check !== 'function')) {
+    report('healthChecks', 'must be an array of { name, check } with a non-empty name and a check function', "e.g. healthChecks: [{ name: 'redis', check: () => redis.ping() }]");
+  }
   if (problems.length > 0) throw new McpStartupError(problems);
   return {
     name: o.name,
@@ -130,6 +135,8 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     redact: { patterns: o.redact?.patterns ?? [], builtIn: o.redact?.builtIn ?? true },
     auth: o.auth ?? { mode: 'none' },
     stdioPrincipal: stdio_ ? { id: stdio_.id, scopes: stdio_.scopes ?? [], roles: stdio_.roles ?? [], claims: {} } : ANONYMOUS,
+    audit,
+    healthChecks: Array.isArray(healthChecks) ? healthChecks : [],
   };
 }
 

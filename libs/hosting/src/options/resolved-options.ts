@@ -1,7 +1,8 @@
 import type { McpPrincipal } from '#libs/core';
-import type { McpAuthOptions } from '#libs/security';
+import type { McpAuthOptions, ResolvedAuditOptions } from '#libs/security';
 import type { RequestLimits } from '../dispatch/request-limits';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import type { McpHealthCheck } from '../health/dependency-health';
 
 /** Token of the validated options with every default filled in. */
 export const MCP_RESOLVED_OPTIONS = Symbol('MCP:RESOLVED_OPTIONS');
@@ -36,4 +37,7 @@ export interface ResolvedMcpOptions {
   redact: { patterns: (RegExp | string)[]; builtIn: boolean };
   auth: McpAuthOptions;
   stdioPrincipal: McpPrincipal;
+  /** `undefined`: no audit trail. */
+  audit: ResolvedAuditOptions | undefined;
+  healthChecks: McpHealthCheck[];
 }

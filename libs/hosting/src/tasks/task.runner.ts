@@ -8,6 +8,8 @@ import { CallScope } from '../dispatch/call-scope';
 import { notification, type JsonRpcId } from '../dispatch/json-rpc';
 import type { DispatchScope } from '../dispatch/method-handler';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
+import { RequestNote } from '../telemetry/request-note';
+import { RequestTelemetry } from '../telemetry/request-telemetry';
 import { MCP_TASK_STORE, type McpTaskStore, type StoredTask } from './task.store';
 
 const TERMINAL = new Set<Task['status']>(['completed', 'failed', 'cancelled']);
@@ -29,13 +31,24 @@ export class TaskRunner {
     @Inject(MCP_TASK_STORE) private readonly store: McpTaskStore,
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
+    private readonly telemetry: RequestTelemetry,
   ) {}
 
   static isTerminal(task: Task): boolean {
     return TERMINAL.has(task.status);
   }
 
-  async start(tool: RegisteredTool, args: unknown, requested: { ttl?: unknown }, params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, confirm: boolean): Promise<CreateTaskResult> {
+  /** @param created the note of the `tools/call` that creates the task; the run gets its own (`tasks/run`). */
+  async start(
+    tool: RegisteredTool,
+    args: unknown,
+    requested: { ttl?: unknown },
+    params: Record<string, unknown>,
+    id: JsonRpcId,
+    scope: DispatchScope,
+    confirm: boolean,
+    created: RequestNote,
+  ): Promise<CreateTaskResult> {
     const ttl = Math.min(typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.options.taskTtlMs, this.options.taskTtlMs);
     const now = new Date().toISOString();
     const task: StoredTask = {
@@ -52,22 +65,32 @@ export class TaskRunner {
     // The request that created the task is answered now; notifications go to the session's stream.
     const background: DispatchScope = { ...scope, notify: (message) => (scope.session.sink?.(message), scope.session.sink !== undefined), onLost: undefined };
     let cancel: (reason: Error) => void = () => undefined;
+    // The background run is audited on its own when it ends, with the task's outcome and run time.
+    const run = new RequestNote('tasks/run', scope.transport, scope.principal.id, scope.session.id, scope.session.clientInfo, scope.remoteAddress);
+    run.entry('tool', tool.name, args, created.sensitive);
     const done = this.calls
-      .run(background, `task:${task.taskId}:${String(id)}`, 'tool', tool.name, params, (context) => {
+      .run(background, `task:${task.taskId}:${String(id)}`, 'tool', tool.name, params, run, (context) => {
         cancel = (reason) => context.cancellation.cancel(reason);
         // A task may run for as long as it is kept.
         return this.invoker.invoke(tool, args, context, confirm, this.options.taskTtlMs);
       })
       .then(
-        (result) => this.finish(task.taskId, background, result.isError ? 'failed' : 'completed', { result }),
+        (result) => {
+          if (result.isError) run.fail(run.outcome === 'ok' ? 'tool_error' : run.outcome, undefined, undefined);
+          return this.finish(task.taskId, background, result.isError ? 'failed' : 'completed', { result });
+        },
         (error: unknown) => {
+          run.fail('error', error instanceof JsonRpcError ? error.code : JsonRpcErrorCode.INTERNAL_ERROR, (error as Error)?.message);
           const failure = error instanceof JsonRpcError ? { code: error.code, message: error.message, data: error.data } : { code: JsonRpcErrorCode.INTERNAL_ERROR, message: 'Internal error' };
           if (!(error instanceof JsonRpcError)) this.logger.error(`task ${task.taskId} failed`, (error as Error)?.stack ?? String(error));
           return this.finish(task.taskId, background, 'failed', { error: failure });
         },
       )
       .then(() => undefined)
-      .finally(() => this.running.delete(task.taskId));
+      .finally(() => {
+        this.running.delete(task.taskId);
+        this.telemetry.finish(run);
+      });
     this.running.set(task.taskId, { cancel: (reason) => cancel(reason), done });
     return { task: publicTask(task) };
   }

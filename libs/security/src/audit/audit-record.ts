@@ -1,3 +1,5 @@
+import type { SensitiveFields } from './sensitive-fields';
+
 /**
  * What happened to a request, as recorded in the audit trail and counted by metrics:
  * - `ok`: served; `tool_error`: the tool ran and reported a business failure (`isError`);
@@ -21,7 +23,7 @@ export type AuditOutcome =
   | 'timeout'
   | 'unavailable';
 
-/** The facts of one audited request, before it is placed in the hash chain. */
+/** The facts of one audited request, as the host reports it (on the hot path: nothing computed yet). */
 export interface AuditEntry {
   /** When the request arrived (ms since the epoch). */
   startedAt: number;
@@ -34,10 +36,10 @@ export interface AuditEntry {
   method: string | null;
   /** The tool or prompt name, the resource URI, or the task id. */
   target: string | null;
-  /** The arguments with fields marked sensitive replaced by `"[REDACTED]"`. */
+  /** The arguments as sent; redacted and digested by the trail, off the hot path. */
   arguments: unknown;
-  /** `sha256:<hex>` of the canonical JSON of the arguments as sent (sensitive fields included). */
-  argumentsDigest: string | null;
+  /** The fields of `arguments` to redact (from the entry's input schema). */
+  sensitive?: SensitiveFields;
   outcome: AuditOutcome;
   /** The JSON-RPC error code, or the HTTP status of a transport refusal. */
   errorCode: number | null;
@@ -49,8 +51,8 @@ export interface AuditEntry {
   remoteAddress: string | null;
 }
 
-/** A record of the trail: the entry, its place in its chain and the hashes that link it. */
-export interface AuditRecord extends Omit<AuditEntry, 'startedAt'> {
+/** A record of the trail: what happened, its place in its chain and the hashes that link it. */
+export interface AuditRecord {
   /** Unique record id (UUID). */
   id: string;
   /** ISO-8601 time the request arrived. */
@@ -61,6 +63,22 @@ export interface AuditRecord extends Omit<AuditEntry, 'startedAt'> {
   seq: number;
   /** `hash` of the previous record of the chain (64 zeros for the first). */
   prevHash: string;
+  principal: string | null;
+  transport: 'http' | 'stdio';
+  sessionId: string | null;
+  client: { name: string; version: string } | null;
+  method: string | null;
+  target: string | null;
+  /** The arguments with fields marked sensitive replaced by `"[REDACTED]"` (`null`: none sent). */
+  arguments: unknown;
+  /** `sha256:<hex>` of the canonical JSON of the arguments as sent (sensitive fields included), or `null`. */
+  argumentsDigest: string | null;
+  outcome: AuditOutcome;
+  errorCode: number | null;
+  error: string | null;
+  latencyMs: number;
+  traceId: string | null;
+  remoteAddress: string | null;
   /** SHA-256 (hex) of `prevHash` and the canonical JSON of every other field. */
   hash: string;
 }

@@ -3,7 +3,8 @@ import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { PromptRegistry } from '#libs/catalog';
 import { PromptGetter } from '#libs/prompts';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
-import { AccessControl } from '../access-control';
+import { AccessControl, AccessDeniedError } from '../access-control';
+import type { RequestNote } from '../../telemetry/request-note';
 import { CallScope } from '../call-scope';
 import type { DispatchScope, McpMethods, MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -13,7 +14,7 @@ import type { JsonRpcId } from '../json-rpc';
 export class PromptMethods implements McpMethods {
   readonly methods: Record<string, MethodHandler> = {
     'prompts/list': (params, _id, scope) => this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
-    'prompts/get': (params, id, scope) => this.get(params, id, scope),
+    'prompts/get': (params, id, scope, note) => this.get(params, id, scope, note),
   };
 
   constructor(
@@ -24,12 +25,17 @@ export class PromptMethods implements McpMethods {
     private readonly access: AccessControl,
   ) {}
 
-  private async get(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
+  private async get(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
     const name = params.name;
     if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'prompts/get: "name" must be a string');
-    const prompt = this.access.visible(scope.principal, this.registry.get(name));
-    if (!prompt) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown prompt: ${name}`);
+    const registered = this.registry.get(name);
+    note.entry('prompt', name, params.arguments);
+    const prompt = this.access.visible(scope.principal, registered);
+    if (!prompt) {
+      const message = `Unknown prompt: ${name}`;
+      throw registered ? new AccessDeniedError(JsonRpcErrorCode.INVALID_PARAMS, message) : new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, message);
+    }
     await this.access.authorizeCall(scope.principal, 'prompt', name, params.arguments, prompt);
-    return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, (context) => this.getter.get(prompt, params.arguments, context)));
+    return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, note, (context) => this.getter.get(prompt, params.arguments, context)));
   }
 }

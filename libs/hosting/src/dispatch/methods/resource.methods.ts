@@ -3,7 +3,8 @@ import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ResourceRegistry, type ResolvedResource } from '#libs/catalog';
 import { ResourceReader, resourceNotFound } from '#libs/resources';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
-import { AccessControl } from '../access-control';
+import { AccessControl, AccessDeniedError } from '../access-control';
+import type { RequestNote } from '../../telemetry/request-note';
 import { CallScope } from '../call-scope';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods, type MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -15,8 +16,8 @@ export class ResourceMethods implements McpMethods {
     'resources/list': (params, _id, scope) => this.registry.resources.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'resources/templates/list': (params, _id, scope) =>
       this.registry.templates.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
-    'resources/read': (params, id, scope) => this.read(params, id, scope),
-    'resources/subscribe': (params, _id, scope) => this.subscribe(params, scope, true),
+    'resources/read': (params, id, scope, note) => this.read(params, id, scope, note),
+    'resources/subscribe': (params, _id, scope, note) => this.subscribe(params, scope, true, note),
     'resources/unsubscribe': (params, _id, scope) => this.subscribe(params, scope, false),
   };
 
@@ -29,23 +30,28 @@ export class ResourceMethods implements McpMethods {
   ) {}
 
   /** A resource the caller may not read is answered exactly like one that does not exist. */
-  private requireVisible(uri: string, scope: DispatchScope): ResolvedResource {
+  private requireVisible(uri: string, scope: DispatchScope, note?: RequestNote): ResolvedResource {
     const resolved = this.registry.resolve(uri);
-    if (!resolved || !this.access.allows(scope.principal, resolved.handler)) throw resourceNotFound(uri);
+    note?.entry('resource', uri, resolved?.variables);
+    if (!resolved) throw resourceNotFound(uri);
+    if (!this.access.allows(scope.principal, resolved.handler)) {
+      const notFound = resourceNotFound(uri);
+      throw new AccessDeniedError(notFound.code, notFound.message, notFound.data);
+    }
     return resolved;
   }
 
-  private async read(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
+  private async read(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
     const uri = requireUri('resources/read', params);
-    const resolved = this.requireVisible(uri, scope);
+    const resolved = this.requireVisible(uri, scope, note);
     await this.access.authorizeCall(scope.principal, 'resource', uri, resolved.variables, resolved.handler);
-    return JSON.stringify(await this.calls.run(scope, id, 'resource', uri, params, (context) => this.reader.read(uri, context)));
+    return JSON.stringify(await this.calls.run(scope, id, 'resource', uri, params, note, (context) => this.reader.read(uri, context)));
   }
 
-  private subscribe(params: Record<string, unknown>, scope: DispatchScope, on: boolean): string {
+  private subscribe(params: Record<string, unknown>, scope: DispatchScope, on: boolean, note?: RequestNote): string {
     const uri = requireUri(on ? 'resources/subscribe' : 'resources/unsubscribe', params);
     if (on) {
-      this.requireVisible(uri, scope);
+      this.requireVisible(uri, scope, note);
       scope.session.subscriptions.add(uri);
     } else {
       scope.session.subscriptions.delete(uri);

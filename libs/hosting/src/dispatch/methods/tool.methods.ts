@@ -4,7 +4,9 @@ import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
 import { TaskRunner } from '../../tasks/task.runner';
-import { AccessControl } from '../access-control';
+import { AccessControl, AccessDeniedError } from '../access-control';
+import type { RequestNote } from '../../telemetry/request-note';
+import { sensitiveFieldsOfTool } from '../../telemetry/sensitive-fields.cache';
 import { CallScope } from '../call-scope';
 import type { DispatchScope, McpMethods, MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -14,7 +16,7 @@ import type { JsonRpcId } from '../json-rpc';
 export class ToolMethods implements McpMethods {
   readonly methods: Record<string, MethodHandler> = {
     'tools/list': (params, _id, scope) => this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
-    'tools/call': (params, id, scope) => this.call(params, id, scope),
+    'tools/call': (params, id, scope, note) => this.call(params, id, scope, note),
   };
 
   constructor(
@@ -26,13 +28,18 @@ export class ToolMethods implements McpMethods {
     private readonly access: AccessControl,
   ) {}
 
-  private async call(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope): Promise<string> {
+  private async call(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
     const name = params.name;
     if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "name" must be a string');
-    // A tool the caller may not use is answered exactly like one that does not exist.
-    const tool = this.access.visible(scope.principal, this.registry.get(name));
-    if (!tool) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`);
+    const registered = this.registry.get(name);
     const args = params.arguments;
+    note.entry('tool', name, args, sensitiveFieldsOfTool(registered));
+    // A tool the caller may not use is answered exactly like one that does not exist.
+    const tool = this.access.visible(scope.principal, registered);
+    if (!tool) {
+      const message = `Unknown tool: ${name}`;
+      throw registered ? new AccessDeniedError(JsonRpcErrorCode.INVALID_PARAMS, message) : new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, message);
+    }
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
     }
@@ -42,10 +49,12 @@ export class ToolMethods implements McpMethods {
     if (task !== undefined) {
       if (!tool.options.task) throw new JsonRpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, `Tool "${name}" cannot run as a task; call it without "task"`);
       if (typeof task !== 'object' || task === null) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "task" must be an object like { "ttl": 60000 }');
-      return JSON.stringify(await this.tasks.start(tool, args, task as { ttl?: unknown }, params, id, scope, confirm));
+      return JSON.stringify(await this.tasks.start(tool, args, task as { ttl?: unknown }, params, id, scope, confirm, note));
     }
     if (tool.options.task === 'required') throw new JsonRpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, `Tool "${name}" must run as a task: add "task": {} to the params`);
-    return JSON.stringify(await this.calls.run(scope, id, 'tool', name, params, (context) => this.invoker.invoke(tool, args, context, confirm, this.options.toolTimeoutMs)));
+    const result = await this.calls.run(scope, id, 'tool', name, params, note, (context) => this.invoker.invoke(tool, args, context, confirm, this.options.toolTimeoutMs));
+    if (result.isError) note.fail(note.outcome === 'ok' ? 'tool_error' : note.outcome, undefined, undefined);
+    return JSON.stringify(result);
   }
 
   /** The tool's own `confirm` option wins; otherwise the host's policy for destructive tools. */

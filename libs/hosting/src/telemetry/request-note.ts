@@ -1,0 +1,44 @@
+import type { AuditOutcome, SensitiveFields } from '#libs/security';
+import type { McpEntryKind, McpRequestEvent } from './mcp-request-event';
+
+/**
+ * What the host learns about one request while serving it: the method handlers fill in the
+ * target and arguments, the dispatcher the outcome and latency. It is the event observers see.
+ */
+export class RequestNote implements McpRequestEvent {
+  entryKind: McpEntryKind | undefined = undefined;
+  target: string | undefined = undefined;
+  outcome: AuditOutcome = 'ok';
+  errorCode: number | undefined = undefined;
+  error: string | undefined = undefined;
+  latencyMs = 0;
+  /** The arguments as sent, for the audit trail (`undefined`: none). */
+  arguments: unknown = undefined;
+  sensitive: SensitiveFields | undefined = undefined;
+  traceId: string | undefined = undefined;
+  readonly startedAt = Date.now();
+  readonly startedHr = performance.now();
+
+  constructor(
+    readonly method: string | null,
+    readonly transport: 'http' | 'stdio',
+    readonly principal: string | undefined,
+    readonly sessionId: string | undefined,
+    readonly client: { name: string; version: string } | undefined,
+    readonly remoteAddress: string | undefined,
+  ) {}
+
+  /** Names the catalog entry the request used. */
+  entry(kind: McpEntryKind, target: string, args?: unknown, sensitive?: SensitiveFields): void {
+    this.entryKind = kind;
+    this.target = target;
+    this.arguments = args;
+    this.sensitive = sensitive;
+  }
+
+  fail(outcome: AuditOutcome, errorCode: number | undefined, error: string | undefined): void {
+    if (this.outcome === 'ok') this.outcome = outcome;
+    this.errorCode = errorCode;
+    this.error = error;
+  }
+}

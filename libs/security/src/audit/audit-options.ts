@@ -1,0 +1,96 @@
+import { hostname } from 'node:os';
+import type { AuditFailurePolicy, AuditTrailSettings } from './audit-trail';
+import type { AuditSink } from './audit-sink';
+import { JsonlAuditSink } from './jsonl-audit.sink';
+
+/**
+ * The audit trail (`McpModule` option `audit`): one hash-chained record per tool call, prompt,
+ * resource read, task request and refusal.
+ *
+ * @example
+ * ```ts
+ * audit: { file: '/var/log/mcp/audit.jsonl' }                       // embedded JSON-lines trail
+ * audit: { sink: new PostgresAuditSink({ connectionString }), policy: 'buffered', bufferSize: 50_000 }
+ * ```
+ */
+export interface McpAuditOptions {
+  /** Where records are stored. @default a `JsonlAuditSink` writing `file` */
+  sink?: AuditSink;
+  /** The JSON-lines file of the default sink. @default 'audit/audit.jsonl' */
+  file?: string;
+  /** Rotate the default sink's file past this size (bytes). @default 67_108_864 */
+  rotateBytes?: number;
+  /** `fail-closed`: calls are refused while records cannot be written; `buffered`: calls go on, records wait in memory. @default 'fail-closed' */
+  policy?: AuditFailurePolicy;
+  /** Most records waiting in memory; past it, calls are refused (`fail-closed`) or records dropped and counted (`buffered`). @default 10_000 */
+  bufferSize?: number;
+  /** How long a record may wait before its batch is written (ms). @default 100 */
+  flushIntervalMs?: number;
+  /** Most records written at once. @default 500 */
+  batchSize?: number;
+  /** This instance's chain id; give each replica its own. @default the host name */
+  chain?: string;
+  /** Records kept in memory for the admin dashboard. @default 1_000 */
+  recentSize?: number;
+  /** Key of the argument digests (HMAC-SHA256 instead of SHA-256), so guessable sensitive values cannot be confirmed from a digest. */
+  digestKey?: string;
+}
+
+export interface ResolvedAuditOptions {
+  sink: AuditSink;
+  settings: AuditTrailSettings;
+}
+
+const KNOWN = ['sink', 'file', 'rotateBytes', 'policy', 'bufferSize', 'flushIntervalMs', 'batchSize', 'chain', 'recentSize', 'digestKey'];
+
+/**
+ * Validates the `audit` option; `undefined` (or `false`) turns the trail off.
+ * @param report called once per problem, with how to fix it
+ */
+export function resolveAuditOptions(value: unknown, report: (option: string, problem: string, fix: string) => void): ResolvedAuditOptions | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) value = {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    report('audit', 'must be an object or false', "e.g. audit: { file: 'audit/audit.jsonl' }");
+    return undefined;
+  }
+  const o = value as McpAuditOptions & Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!KNOWN.includes(key)) report(`audit.${key}`, 'is not a known option', `remove it; known options are: ${KNOWN.join(', ')}`);
+  }
+  const integer = (key: keyof McpAuditOptions, fallback: number, min: number): number => {
+    const given = o[key] ?? fallback;
+    if (typeof given !== 'number' || !Number.isInteger(given) || given < min) {
+      report(`audit.${key}`, `must be an integer ≥ ${min}, got ${JSON.stringify(given)}`, `set ${key}: ${fallback} (the default) or another integer ≥ ${min}`);
+      return fallback;
+    }
+    return given;
+  };
+  const text = (key: 'file' | 'chain' | 'digestKey', fallback: string | undefined): string | undefined => {
+    const given = o[key] ?? fallback;
+    if (given !== undefined && (typeof given !== 'string' || !given.trim())) {
+      report(`audit.${key}`, 'must be a non-empty string', `give a string or leave ${key} out`);
+      return fallback;
+    }
+    return given;
+  };
+  const policy = o.policy ?? 'fail-closed';
+  if (policy !== 'fail-closed' && policy !== 'buffered') report('audit.policy', `"${String(policy)}" is not a policy`, "use 'fail-closed' or 'buffered'");
+  const file = text('file', 'audit/audit.jsonl')!;
+  const rotateBytes = integer('rotateBytes', 64 * 2 ** 20, 1_024);
+  if (o.sink !== undefined && (typeof o.sink !== 'object' || o.sink === null || typeof (o.sink as AuditSink).append !== 'function')) {
+    report('audit.sink', 'must implement AuditSink (an object with append(records))', 'pass e.g. new PostgresAuditSink({ connectionString }) or leave sink out for the JSON-lines file');
+  }
+  if (o.sink !== undefined && o.file !== undefined) report('audit.file', 'only applies to the default sink, but a sink is given', 'remove file, or remove sink');
+  const settings: AuditTrailSettings = {
+    policy: policy === 'buffered' ? 'buffered' : 'fail-closed',
+    bufferSize: integer('bufferSize', 10_000, 1),
+    flushIntervalMs: integer('flushIntervalMs', 100, 1),
+    batchSize: integer('batchSize', 500, 1),
+    chain: text('chain', hostname())!,
+    recentSize: integer('recentSize', 1_000, 1),
+    digestKey: text('digestKey', undefined),
+  };
+  const sink = typeof o.sink?.append === 'function' ? o.sink : new JsonlAuditSink({ file, rotateBytes });
+  return { sink, settings };
+}

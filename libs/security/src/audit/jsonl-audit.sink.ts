@@ -1,0 +1,160 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { AuditRecord } from './audit-record';
+import type { AuditChainTail, AuditSink } from './audit-sink';
+
+export interface JsonlAuditSinkOptions {
+  /** The file written to, e.g. `audit/audit.jsonl`; rotated files sit beside it as `audit.000001.jsonl`, … */
+  file: string;
+  /** Rotate once the file would grow past this many bytes. @default 67_108_864 (64 MiB) */
+  rotateBytes?: number;
+  /** Rotated files to keep (older ones are deleted); `0` keeps them all. @default 0 */
+  keepFiles?: number;
+  /** `fdatasync` after every batch, so a record written survives a power loss. @default true */
+  fsync?: boolean;
+}
+
+/** Where a record read back from the trail's files sits. */
+export interface JsonlLocation {
+  file: string;
+  line: number;
+}
+
+/**
+ * The embedded audit sink: an append-only JSON-lines file (one record per line, mode 0600),
+ * rotated by size. A batch is written with one `write` and synced; a failed write is cut back
+ * off the file, so a retried batch never leaves a record twice.
+ *
+ * @example
+ * ```ts
+ * McpModule.forRoot({ ..., audit: { sink: new JsonlAuditSink({ file: '/var/log/mcp/audit.jsonl', rotateBytes: 100 * 2 ** 20 }) } })
+ * ```
+ */
+export class JsonlAuditSink implements AuditSink {
+  readonly name = 'jsonl';
+  private handle: FileHandle | undefined;
+  private size = 0;
+  private readonly rotateBytes: number;
+  private readonly keepFiles: number;
+  private readonly fsync: boolean;
+
+  constructor(private readonly options: JsonlAuditSinkOptions) {
+    this.rotateBytes = options.rotateBytes ?? 64 * 2 ** 20;
+    this.keepFiles = options.keepFiles ?? 0;
+    this.fsync = options.fsync ?? true;
+  }
+
+  get file(): string {
+    return this.options.file;
+  }
+
+  async open(): Promise<void> {
+    if (this.handle) return;
+    await mkdir(dirname(this.options.file), { recursive: true, mode: 0o700 });
+    this.handle = await open(this.options.file, 'a', 0o600);
+    this.size = (await this.handle.stat()).size;
+  }
+
+  async append(records: readonly AuditRecord[]): Promise<void> {
+    if (!this.handle) await this.open();
+    let text = '';
+    for (const record of records) text += `${JSON.stringify(record)}\n`;
+    const bytes = Buffer.byteLength(text);
+    if (this.size > 0 && this.size + bytes > this.rotateBytes) await this.rotate();
+    const handle = this.handle!;
+    try {
+      await handle.write(text);
+      if (this.fsync) await handle.datasync();
+      this.size += bytes;
+    } catch (error) {
+      // Cut a partial write back off, so the retry of this batch adds each record once.
+      await handle.truncate(this.size).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async tail(chain: string): Promise<AuditChainTail | undefined> {
+    const files = await trailFiles(this.options.file);
+    for (const file of files.reverse()) {
+      let last: AuditChainTail | undefined;
+      for await (const { record } of readTrailFile(file)) {
+        if (record && record.chain === chain) last = { seq: record.seq, hash: record.hash };
+      }
+      if (last) return last;
+    }
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close();
+  }
+
+  private async rotate(): Promise<void> {
+    await this.close();
+    const rotated = (await trailFiles(this.options.file)).slice(0, -1);
+    const next = rotated.length === 0 ? 1 : sequenceOf(rotated[rotated.length - 1]) + 1;
+    await rename(this.options.file, rotatedName(this.options.file, next));
+    if (this.keepFiles > 0) {
+      const all = [...rotated, rotatedName(this.options.file, next)];
+      for (const old of all.slice(0, Math.max(all.length - this.keepFiles, 0))) await rm(old, { force: true });
+    }
+    await this.open();
+  }
+}
+
+/** The files of a trail in the order they were written: rotated ones, oldest first, then the current file. */
+export async function trailFiles(file: string): Promise<string[]> {
+  const directory = dirname(file);
+  const { stem, extension } = parts(file);
+  const names = await readdir(directory).catch(() => [] as string[]);
+  const rotated = names
+    .filter((name) => new RegExp(`^${escape(stem)}\\.\\d{6}${escape(extension)}$`).test(name))
+    .map((name) => join(directory, name))
+    .sort((a, b) => sequenceOf(a) - sequenceOf(b));
+  const current = await stat(file).then(() => [file], () => []);
+  return [...rotated, ...current];
+}
+
+/** Reads every record of a trail (all its files, in order) with where it sits; a line that is not JSON yields `record: undefined`. */
+export async function* readTrail(file: string): AsyncGenerator<{ record: AuditRecord | undefined } & JsonlLocation> {
+  for (const path of await trailFiles(file)) yield* readTrailFile(path);
+}
+
+async function* readTrailFile(file: string): AsyncGenerator<{ record: AuditRecord | undefined } & JsonlLocation> {
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (!text.trim()) continue;
+    let record: AuditRecord | undefined;
+    try {
+      record = JSON.parse(text) as AuditRecord;
+    } catch {
+      record = undefined;
+    }
+    yield { record, file, line };
+  }
+}
+
+function parts(file: string): { stem: string; extension: string } {
+  const extension = extname(file);
+  return { stem: basename(file, extension), extension };
+}
+
+function rotatedName(file: string, sequence: number): string {
+  const { stem, extension } = parts(file);
+  return join(dirname(file), `${stem}.${String(sequence).padStart(6, '0')}${extension}`);
+}
+
+function sequenceOf(rotated: string): number {
+  const match = /\.(\d{6})\.[^.]*$|\.(\d{6})$/.exec(rotated);
+  return Number(match?.[1] ?? match?.[2] ?? 0);
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

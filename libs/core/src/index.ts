@@ -3,6 +3,7 @@ export { McpArgs, McpContext, McpCaller } from './decorators/mcp-param.decorator
 export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { McpCompletion, type McpCompletionOptions } from './decorators/mcp-completion.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
+export { Sensitive, sensitiveDtoProperties } from './decorators/sensitive.decorator';
 export type { McpPromptOptions, McpPromptArgument, McpCompleter } from './interfaces/mcp-prompt-options.interface';
 export type { McpResourceOptions, McpResourceTemplateOptions, McpResourceAnnotations } from './interfaces/mcp-resource-options.interface';
 export type { McpToolOptions, McpToolAnnotations, McpIcon } from './interfaces/mcp-tool-options.interface';

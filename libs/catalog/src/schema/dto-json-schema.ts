@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import type { JsonSchemaObject } from '#libs/core';
+import { sensitiveDtoProperties, type JsonSchemaObject } from '#libs/core';
 
 // class-transformer keeps its metadata (used for nested @Type) in a storage it does not export
 // from the package root; the documented deep import is the CommonJS build's storage module.
@@ -18,11 +18,13 @@ export class DtoJsonSchemaFactory {
   private all: Record<string, JsonSchemaObject> | undefined;
 
   create(dto: Type<object>): JsonSchemaObject {
-    const all = (this.all ??= validationMetadatasToSchemas({
-      refPointerPrefix: REF_PREFIX,
-      classTransformerMetadataStorage: defaultMetadataStorage,
-      classValidatorMetadataStorage: getMetadataStorage(),
-    }) as Record<string, JsonSchemaObject>);
+    const all = (this.all ??= markSensitive(
+      validationMetadatasToSchemas({
+        refPointerPrefix: REF_PREFIX,
+        classTransformerMetadataStorage: defaultMetadataStorage,
+        classValidatorMetadataStorage: getMetadataStorage(),
+      }) as Record<string, JsonSchemaObject>,
+    ));
     const root = all[dto.name] ?? { type: 'object', properties: {} };
     const defs: Record<string, JsonSchemaObject> = {};
     collectRefs(root, all, defs);
@@ -30,6 +32,17 @@ export class DtoJsonSchemaFactory {
     if (Object.keys(defs).length > 0) schema.$defs = defs;
     return schema;
   }
+}
+
+/** Adds `"x-sensitive": true` to the properties marked `@Sensitive()` (read by the audit trail). */
+function markSensitive(all: Record<string, JsonSchemaObject>): Record<string, JsonSchemaObject> {
+  for (const [type, properties] of sensitiveDtoProperties()) {
+    const schema = all[type.name] as { properties?: Record<string, Record<string, unknown>> } | undefined;
+    for (const property of properties) {
+      if (schema?.properties?.[property]) schema.properties[property] = { ...schema.properties[property], 'x-sensitive': true };
+    }
+  }
+  return all;
 }
 
 /** Copies every DTO schema referenced (transitively) from `node` into `defs`. */

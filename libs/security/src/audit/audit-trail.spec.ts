@@ -1,0 +1,147 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { verifyChain } from './audit-chain';
+import type { AuditEntry, AuditRecord } from './audit-record';
+import type { AuditSink } from './audit-sink';
+import { AuditTrail, type AuditTrailSettings } from './audit-trail';
+import { JsonlAuditSink, readTrail, trailFiles } from './jsonl-audit.sink';
+import { sensitiveFieldsOf } from './sensitive-fields';
+
+/** A sink kept in memory that can be switched off, as a stand-in for a server going away. */
+class SwitchableSink implements AuditSink {
+  readonly name = 'memory';
+  readonly stored: AuditRecord[] = [];
+  down = false;
+  append(records: readonly AuditRecord[]): Promise<void> {
+    if (this.down) return Promise.reject(new Error('connection refused'));
+    for (const record of records) if (!this.stored.some((stored) => stored.id === record.id)) this.stored.push(record);
+    return Promise.resolve();
+  }
+}
+
+const settings = (overrides: Partial<AuditTrailSettings> = {}): AuditTrailSettings => ({
+  policy: 'fail-closed',
+  bufferSize: 100,
+  flushIntervalMs: 5,
+  batchSize: 10,
+  chain: 'test',
+  recentSize: 50,
+  digestKey: undefined,
+  ...overrides,
+});
+
+const entry = (n: number, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
+  startedAt: Date.now(),
+  principal: 'alice',
+  transport: 'http',
+  sessionId: 's',
+  client: null,
+  method: 'tools/call',
+  target: `tool-${n}`,
+  arguments: { n },
+  outcome: 'ok',
+  errorCode: null,
+  error: null,
+  latencyMs: 1,
+  traceId: null,
+  remoteAddress: null,
+  ...overrides,
+});
+
+const until = async (condition: () => boolean) => {
+  for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(condition()).toBe(true);
+};
+
+describe('AuditTrail', () => {
+  it('writes entries in batches as one verifiable chain', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings());
+    await trail.start();
+    for (let n = 1; n <= 25; n++) trail.record(entry(n));
+    await trail.flush();
+    expect(sink.stored.map((record) => record.target)).toEqual(Array.from({ length: 25 }, (_, i) => `tool-${i + 1}`));
+    expect(await verifyChain(sink.stored)).toEqual({ ok: true, count: 25, chains: 1 });
+    expect(trail.health()).toMatchObject({ state: 'ok', written: 25, queued: 0, dropped: 0 });
+    expect(trail.recent({ limit: 2 }).map((record) => record.target)).toEqual(['tool-25', 'tool-24']);
+    expect(trail.recent({ target: 'tool-3' })).toHaveLength(1);
+  });
+
+  it('redacts sensitive fields and credential-like names; digests what was sent, keyed when asked', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings({ digestKey: 'k' }));
+    await trail.start();
+    const sensitive = sensitiveFieldsOf({ type: 'object', properties: { pin: { type: 'string', writeOnly: true }, card: { $ref: '#/$defs/Card' } }, $defs: { Card: { properties: { cvv: { 'x-sensitive': true } } } } });
+    trail.record(entry(1, { arguments: { user: 'bob', pin: '1234', card: { number: '4111', cvv: '999' }, apiKey: 'sk-live' }, sensitive }));
+    await trail.flush();
+    const [record] = sink.stored;
+    expect(record.arguments).toEqual({ user: 'bob', pin: '[REDACTED]', card: { number: '4111', cvv: '[REDACTED]' }, apiKey: '[REDACTED]' });
+    expect(record.argumentsDigest).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+  });
+
+  it('fail-closed: refuses calls while the sink is down, keeps every record, and writes them all once it is back', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings());
+    await trail.start();
+    expect(trail.admits()).toBe(true);
+    sink.down = true;
+    for (let n = 1; n <= 5; n++) trail.record(entry(n));
+    await until(() => trail.health().state === 'failing');
+    expect(trail.admits()).toBe(false);
+    expect(trail.health()).toMatchObject({ queued: 5, dropped: 0, lastError: 'connection refused' });
+    sink.down = false;
+    await until(() => trail.admits());
+    expect(sink.stored).toHaveLength(5);
+    expect(await verifyChain(sink.stored)).toMatchObject({ ok: true, count: 5 });
+  });
+
+  it('buffered: calls go on; past the buffer, records are dropped, counted and logged', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 3 }));
+    await trail.start();
+    sink.down = true;
+    for (let n = 1; n <= 5; n++) trail.record(entry(n));
+    expect(trail.admits()).toBe(true);
+    expect(trail.health()).toMatchObject({ dropped: 2 });
+    sink.down = false;
+    expect(await trail.flush()).toBe(0);
+    expect(sink.stored.map((record) => record.target)).toEqual(['tool-1', 'tool-2', 'tool-3']);
+  });
+
+  it('close() flushes everything taken, and a restarted trail continues the chain where the sink left it', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'trail-')), 'audit.jsonl');
+    const first = new AuditTrail(new JsonlAuditSink({ file }), settings());
+    await first.start();
+    for (let n = 1; n <= 3; n++) first.record(entry(n));
+    await first.close();
+    const second = new AuditTrail(new JsonlAuditSink({ file }), settings());
+    await second.start();
+    second.record(entry(4));
+    await second.close();
+    const records = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as AuditRecord);
+    expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4]);
+    expect(await verifyChain(records)).toMatchObject({ ok: true, count: 4 });
+  });
+});
+
+describe('JsonlAuditSink', () => {
+  it('rotates by size into numbered files that read back, in order, as one chain', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'rotate-')), 'audit.jsonl');
+    const trail = new AuditTrail(new JsonlAuditSink({ file, rotateBytes: 2_048 }), settings({ batchSize: 3 }));
+    await trail.start();
+    for (let n = 1; n <= 40; n++) {
+      trail.record(entry(n));
+      if (n % 3 === 0) await trail.flush();
+    }
+    await trail.close();
+    const files = await trailFiles(file);
+    expect(files.length).toBeGreaterThan(2);
+    expect(files[files.length - 1]).toBe(file);
+    expect(files[0]).toMatch(/audit\.000001\.jsonl$/);
+    const records: AuditRecord[] = [];
+    for await (const { record } of readTrail(file)) records.push(record!);
+    expect(records.map((record) => record.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(await verifyChain(records)).toMatchObject({ ok: true, count: 40 });
+  });
+});

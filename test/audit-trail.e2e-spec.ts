@@ -1,0 +1,143 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { hashApiKey, verifyChain, type AuditRecord } from '#libs/security';
+import { AuditFixtureModule, RAN } from './fixtures/audit.fixtures';
+import { connectHttpClient } from './support/fixture-app';
+
+const run = promisify(execFile);
+const VERIFY = join(__dirname, '..', 'dist', 'apps', 'audit-verify', 'src', 'main.js');
+const KEYS = { agent: 'ak_agent_0123456789', admin: 'ak_admin_0123456789' };
+
+async function readRecords(file: string): Promise<AuditRecord[]> {
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as AuditRecord);
+}
+
+/**
+ * The audit trail over the real HTTP transport with the SDK client: one record per call and per
+ * refusal, with the caller, the client, the outcome and redacted arguments, chained by hash;
+ * `npm run audit:verify` accepts the file and names the record someone altered.
+ */
+describe('audit trail (JSON-lines sink)', () => {
+  let app: INestApplication;
+  let url: string;
+  let file: string;
+  let records: AuditRecord[];
+
+  beforeAll(async () => {
+    file = join(await mkdtemp(join(tmpdir(), 'mcp-audit-')), 'audit.jsonl');
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        AuditFixtureModule.register({
+          audit: { file, chain: 'e2e-host', flushIntervalMs: 20 },
+          auth: {
+            mode: 'apiKey',
+            keys: [
+              { hash: hashApiKey(KEYS.agent), principal: 'agent-7', scopes: [] },
+              { hash: hashApiKey(KEYS.admin), principal: 'root', scopes: ['admin'] },
+            ],
+          },
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+
+    const agent: Client = await connectHttpClient(url, { authorization: `Bearer ${KEYS.agent}` });
+    const call = (name: string, args: Record<string, unknown> = {}) => agent.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+    await call('resetPassword', { login: 'ada', newPassword: 'correct horse battery' });
+    await call('connect', { account: 'acme', pin: '4321' });
+    await call('resetPassword', { login: 'ada', newPassword: 'short' });
+    await call('refuse');
+    await call('forbidden');
+    await call('rare');
+    await call('rare');
+    await expect(call('purge')).rejects.toThrow(/Unknown tool: purge/);
+    await expect(call('doesNotExist')).rejects.toThrow(/Unknown tool/);
+    await agent.getPrompt({ name: 'summary' });
+    await agent.readResource({ uri: 'desk://status' });
+    await agent.close();
+    const anonymous = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer wrong-key' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'purge' } }),
+    });
+    expect(anonymous.status).toBe(401);
+    // Closing the app drains calls and flushes the trail.
+    await app.close();
+    records = await readRecords(file);
+  });
+
+  const find = (method: string, target: string | null, outcome?: string) =>
+    records.filter((record) => record.method === method && record.target === target && (outcome === undefined || record.outcome === outcome));
+
+  it('records every call with who, from which client, what, the outcome and the latency', () => {
+    const [reset] = find('tools/call', 'resetPassword', 'ok');
+    expect(reset).toMatchObject({
+      principal: 'agent-7',
+      transport: 'http',
+      client: { name: 'e2e-client', version: '0.0.1' },
+      outcome: 'ok',
+      errorCode: null,
+      chain: 'e2e-host',
+      remoteAddress: expect.stringMatching(/127\.0\.0\.1/),
+    });
+    expect(reset.sessionId).toEqual(expect.any(String));
+    expect(reset.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(reset.time)).not.toBeNaN();
+    expect(find('prompts/get', 'summary', 'ok')).toHaveLength(1);
+    expect(find('resources/read', 'desk://status', 'ok')).toHaveLength(1);
+    expect(find('initialize', null, 'ok')).toHaveLength(1);
+  });
+
+  it('removes sensitive fields (DTO @Sensitive, schema x-sensitive) but digests the arguments as sent', () => {
+    const [reset] = find('tools/call', 'resetPassword', 'ok');
+    expect(reset.arguments).toEqual({ login: 'ada', newPassword: '[REDACTED]' });
+    expect(reset.argumentsDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const [connect] = find('tools/call', 'connect', 'ok');
+    expect(connect.arguments).toEqual({ account: 'acme', pin: '[REDACTED]' });
+    expect(JSON.stringify(records)).not.toContain('correct horse battery');
+    expect(JSON.stringify(records)).not.toContain('4321');
+  });
+
+  it('records each kind of failure and refusal with its own outcome, and refused calls never ran', () => {
+    expect(find('tools/call', 'resetPassword', 'invalid')).toHaveLength(1);
+    expect(find('tools/call', 'refuse', 'tool_error')).toHaveLength(1);
+    expect(find('tools/call', 'forbidden', 'denied')).toHaveLength(1);
+    expect(find('tools/call', 'rare', 'ok')).toHaveLength(1);
+    expect(find('tools/call', 'rare', 'throttled')).toHaveLength(1);
+    // Hidden from the caller (missing scope): the client saw "Unknown tool", the trail says denied.
+    expect(find('tools/call', 'purge', 'denied')).toMatchObject([{ errorCode: -32602, error: 'Unknown tool: purge' }]);
+    expect(find('tools/call', 'doesNotExist', 'invalid')).toHaveLength(1);
+    expect(records.filter((record) => record.outcome === 'unauthenticated')).toMatchObject([{ method: null, errorCode: 401, principal: null }]);
+    expect(RAN.filter((name) => name === 'purge')).toHaveLength(0);
+    expect(RAN.filter((name) => name === 'rare')).toHaveLength(1);
+  });
+
+  it('chains the records: verification passes, and names the record that was altered', async () => {
+    expect(records.map((record) => record.seq)).toEqual(records.map((_, index) => index + 1));
+    expect(await verifyChain(records)).toEqual({ ok: true, count: records.length, chains: 1 });
+
+    const intact = await run(process.execPath, [VERIFY, file]);
+    expect(intact.stdout).toContain(`OK: ${records.length} record(s) in 1 chain(s)`);
+
+    const tampered = records.map((record) => (record.seq === 3 ? { ...record, principal: 'someone-else' } : record));
+    await writeFile(file, tampered.map((record) => JSON.stringify(record)).join('\n') + '\n');
+    const broken = await run(process.execPath, [VERIFY, file]).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(`BROKEN at record #3 (id ${records[2].id}, chain e2e-host, seq 3) in ${file}:3`);
+  });
+});

@@ -4,6 +4,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { FixedWindowThrottlerStorage, McpThrottlerGuard, RedisThrottlerStorage } from '#libs/security';
 import { McpModule } from '#libs/hosting';
+import { auditOptions } from './audit.config';
 import { authOptions, LOCAL_OPERATOR } from './auth.config';
 import { validateEnvironment, type HostEnvironment } from './host.config';
 import { SupportModule } from './support/support.module';
@@ -13,6 +14,7 @@ import { SupportModule } from './support/support.module';
 export class AppModule {
   static register({ transport }: { transport: 'http' | 'stdio' }): DynamicModule {
     const env = validateEnvironment(process.env);
+    const redis = env.REDIS_URL ? new RedisThrottlerStorage(env.REDIS_URL) : undefined;
     return {
       module: AppModule,
       imports: [
@@ -35,6 +37,10 @@ export class AppModule {
             confirmDestructive: true,
             http: transport === 'http',
             stdio: transport === 'stdio',
+            // Who called what, when, with what outcome: every call and refusal, hash-chained.
+            audit: auditOptions(env),
+            // With Redis configured, readiness answers 503 while it cannot be reached.
+            healthChecks: redis ? [{ name: 'redis', check: () => redis.ping() }] : [],
           }),
           health: transport === 'http',
         }),
@@ -42,7 +48,7 @@ export class AppModule {
         // Calls are limited per principal and per tool; with REDIS_URL all replicas share the counts.
         ThrottlerModule.forRoot({
           throttlers: [{ ttl: env.THROTTLE_TTL_MS, limit: env.THROTTLE_LIMIT }],
-          storage: env.REDIS_URL ? new RedisThrottlerStorage(env.REDIS_URL) : new FixedWindowThrottlerStorage(),
+          storage: redis ?? new FixedWindowThrottlerStorage(),
         }),
       ],
       providers: [{ provide: APP_GUARD, useClass: McpThrottlerGuard }],

@@ -19,7 +19,20 @@ describe('validateEnvironment', () => {
       THROTTLE_LIMIT: 120,
       THROTTLE_TTL_MS: 60_000,
       REDIS_URL: undefined,
+      AUDIT_SINK: 'jsonl',
+      AUDIT_FILE: 'audit/audit.jsonl',
+      AUDIT_POLICY: 'fail-closed',
+      AUDIT_CHAIN: undefined,
+      DATABASE_URL: undefined,
     });
+  });
+
+  it('needs DATABASE_URL for the PostgreSQL audit sink, and says which values are allowed', () => {
+    expect(() => validateEnvironment({ AUDIT_SINK: 'postgres' })).toThrow('DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres');
+    expect(() => validateEnvironment({ AUDIT_SINK: 'kafka', AUDIT_POLICY: 'maybe' })).toThrow(
+      /AUDIT_SINK="kafka" must be "jsonl", "postgres" or "off"\n  - AUDIT_POLICY="maybe" must be "fail-closed" or "buffered"/,
+    );
+    expect(validateEnvironment({ AUDIT_SINK: 'postgres', DATABASE_URL: 'postgres://u:p@db:5432/mcp' })).toMatchObject({ AUDIT_SINK: 'postgres', DATABASE_URL: 'postgres://u:p@db:5432/mcp' });
   });
 
   it('adds configured hosts and origins', () => {

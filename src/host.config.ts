@@ -23,6 +23,15 @@ export interface HostEnvironment {
   THROTTLE_TTL_MS: number;
   /** Shared throttling counters on Redis (every replica counts together); in memory when unset. */
   REDIS_URL: string | undefined;
+  /** Where the audit trail goes: a JSON-lines file (`jsonl`), PostgreSQL (`postgres`, needs DATABASE_URL) or nowhere (`off`). */
+  AUDIT_SINK: 'jsonl' | 'postgres' | 'off';
+  AUDIT_FILE: string;
+  /** `fail-closed` refuses calls while the trail cannot be written; `buffered` keeps them going. */
+  AUDIT_POLICY: 'fail-closed' | 'buffered';
+  /** This replica's chain id (give each replica its own); the host name when unset. */
+  AUDIT_CHAIN: string | undefined;
+  /** PostgreSQL connection URL of the audit sink. */
+  DATABASE_URL: string | undefined;
 }
 
 const list = (value: unknown) =>
@@ -52,6 +61,13 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
       if (typeof env[name] !== 'string' || !URL.canParse(env[name] as string)) problems.push(`${name} must be an absolute URL when AUTH_MODE=oauth`);
     }
   }
+  const auditSink = env.AUDIT_SINK ?? 'jsonl';
+  if (auditSink !== 'jsonl' && auditSink !== 'postgres' && auditSink !== 'off') problems.push(`AUDIT_SINK="${auditSink}" must be "jsonl", "postgres" or "off"`);
+  const auditPolicy = env.AUDIT_POLICY ?? 'fail-closed';
+  if (auditPolicy !== 'fail-closed' && auditPolicy !== 'buffered') problems.push(`AUDIT_POLICY="${auditPolicy}" must be "fail-closed" or "buffered"`);
+  const databaseUrl = typeof env.DATABASE_URL === 'string' && env.DATABASE_URL ? env.DATABASE_URL : undefined;
+  if (auditSink === 'postgres' && !databaseUrl) problems.push('DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   if (problems.length > 0) throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
 
   const origins = list(env.MCP_ALLOWED_ORIGINS);
@@ -72,5 +88,10 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     THROTTLE_TTL_MS: throttleTtl,
     REDIS_URL: redisUrl,
     MCP_API_KEYS_FILE: typeof env.MCP_API_KEYS_FILE === 'string' && env.MCP_API_KEYS_FILE ? env.MCP_API_KEYS_FILE : 'config/api-keys.example.json',
+    AUDIT_SINK: auditSink as HostEnvironment['AUDIT_SINK'],
+    AUDIT_FILE: typeof env.AUDIT_FILE === 'string' && env.AUDIT_FILE ? env.AUDIT_FILE : 'audit/audit.jsonl',
+    AUDIT_POLICY: auditPolicy as HostEnvironment['AUDIT_POLICY'],
+    AUDIT_CHAIN: typeof env.AUDIT_CHAIN === 'string' && env.AUDIT_CHAIN ? env.AUDIT_CHAIN : undefined,
+    DATABASE_URL: databaseUrl,
   };
 }

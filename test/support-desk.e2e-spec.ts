@@ -1,4 +1,6 @@
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,7 +14,8 @@ const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { 
 
 async function startDesk(env: Record<string, string> = {}): Promise<{ app: INestApplication; url: string }> {
   const saved = { ...process.env };
-  Object.assign(process.env, { SUPPORT_REPORT_STEP_MS: '30', ...env });
+  // Each host writes its own audit trail (one writer per file).
+  Object.assign(process.env, { SUPPORT_REPORT_STEP_MS: '30', AUDIT_FILE: join(tmpdir(), `desk-audit-${randomUUID()}.jsonl`), ...env });
   try {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule.register({ transport: 'http' })] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
@@ -233,7 +236,7 @@ describe('support desk host over stdio (a real process)', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [join(__dirname, '..', 'dist', 'src', 'main.stdio.js')],
-      env: { ...process.env, SUPPORT_REPORT_STEP_MS: '10' } as Record<string, string>,
+      env: { ...process.env, SUPPORT_REPORT_STEP_MS: '10', AUDIT_FILE: join(tmpdir(), `desk-audit-${randomUUID()}.jsonl`) } as Record<string, string>,
       stderr: 'pipe',
     });
     let stderr = '';

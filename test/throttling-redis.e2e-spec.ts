@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectHttpClient } from './support/fixture-app';
@@ -38,7 +39,7 @@ describe('throttling shared through Redis by two host processes', () => {
       [0, 1].map(async () => {
         const port = await freePort();
         const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
-          env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`, THROTTLE_LIMIT: '3', THROTTLE_TTL_MS: '60000' },
+          env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`, THROTTLE_LIMIT: '3', THROTTLE_TTL_MS: '60000', AUDIT_FILE: join(tmpdir(), `redis-audit-${port}.jsonl`) },
           stdio: 'ignore',
         });
         processes.push(child);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyChain } from './audit-chain';
@@ -126,6 +126,18 @@ describe('AuditTrail', () => {
 });
 
 describe('JsonlAuditSink', () => {
+  it('refuses a file another live trail is writing, and takes over a stale lock', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'lock-')), 'audit.jsonl');
+    const first = new JsonlAuditSink({ file });
+    await first.open();
+    await expect(new JsonlAuditSink({ file }).open()).rejects.toThrow(/being written by another audit trail of this process; give each host its own audit file/);
+    await first.close();
+    await writeFile(`${file}.lock`, '999999999');
+    const second = new JsonlAuditSink({ file });
+    await expect(second.open()).resolves.toBeUndefined();
+    await second.close();
+  });
+
   it('rotates by size into numbered files that read back, in order, as one chain', async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'rotate-')), 'audit.jsonl');
     const trail = new AuditTrail(new JsonlAuditSink({ file, rotateBytes: 2_048 }), settings({ batchSize: 3 }));

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AuditRecord } from './audit-record';
@@ -39,6 +39,7 @@ export class JsonlAuditSink implements AuditSink {
   private readonly rotateBytes: number;
   private readonly keepFiles: number;
   private readonly fsync: boolean;
+  private locked = false;
 
   constructor(private readonly options: JsonlAuditSinkOptions) {
     this.rotateBytes = options.rotateBytes ?? 64 * 2 ** 20;
@@ -53,6 +54,7 @@ export class JsonlAuditSink implements AuditSink {
   async open(): Promise<void> {
     if (this.handle) return;
     await mkdir(dirname(this.options.file), { recursive: true, mode: 0o700 });
+    if (!this.locked) await this.lock();
     this.handle = await open(this.options.file, 'a', 0o600);
     this.size = (await this.handle.stat()).size;
   }
@@ -88,13 +90,47 @@ export class JsonlAuditSink implements AuditSink {
   }
 
   async close(): Promise<void> {
+    await this.closeFile();
+    if (this.locked) await rm(this.lockFile, { force: true });
+    this.locked = false;
+  }
+
+  private get lockFile(): string {
+    return `${this.options.file}.lock`;
+  }
+
+  /**
+   * Two writers would interleave their chains in one file: the sink holds a lock file with its
+   * process id, and refuses a trail locked by a live process (a stale lock is taken over).
+   */
+  private async lock(): Promise<void> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await writeFile(this.lockFile, String(process.pid), { flag: 'wx', mode: 0o600 });
+        this.locked = true;
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const owner = Number(await readFile(this.lockFile, 'utf8').catch(() => ''));
+        if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+          throw new Error(
+            `${this.options.file} is being written by ${owner === process.pid ? 'another audit trail of this process' : `process ${owner}`}; ` +
+              'give each host its own audit file (AUDIT_FILE / audit.file)',
+          );
+        }
+        await rm(this.lockFile, { force: true });
+      }
+    }
+  }
+
+  private async closeFile(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
     await handle?.close();
   }
 
   private async rotate(): Promise<void> {
-    await this.close();
+    await this.closeFile();
     const rotated = (await trailFiles(this.options.file)).slice(0, -1);
     const next = rotated.length === 0 ? 1 : sequenceOf(rotated[rotated.length - 1]) + 1;
     await rename(this.options.file, rotatedName(this.options.file, next));
@@ -103,6 +139,15 @@ export class JsonlAuditSink implements AuditSink {
       for (const old of all.slice(0, Math.max(all.length - this.keepFiles, 0))) await rm(old, { force: true });
     }
     await this.open();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

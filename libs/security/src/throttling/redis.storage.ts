@@ -50,6 +50,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
     };
   }
 
+  /** Resolves when Redis answers (for readiness checks). */
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
   async onModuleDestroy(): Promise<void> {
     await this.redis.quit().catch(() => undefined);
   }

@@ -6,7 +6,7 @@
 //
 // Env: BENCH_SECONDS   seconds per measurement (default 10; each is preceded by a warm-up)
 //      BENCH_ROUNDS    interleaved rounds (default 3, or 1 with BENCH_ONLY)
-//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,ours,secure (e.g. BENCH_ONLY=ours)
+//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,ours,secure,audit (e.g. BENCH_ONLY=ours,audit)
 //      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list)
 //      BENCH_WRITE=0   do not rewrite the results section of docs/benchmarks.md
 //
@@ -55,6 +55,15 @@ const ALL_SERVERS = [
     readyPath: '/health/ready',
     env: { BENCH_SECURE: '1' },
     headers: { 'X-API-Key': 'bench-key-0123456789' },
+  },
+  {
+    id: 'audit',
+    label: 'nest-mcp-host + audit trail (JSONL sink)',
+    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+    stateful: false,
+    readyPath: '/health/ready',
+    // A fresh trail per start (set in startServer), checked after the run.
+    auditTrail: true,
   },
 ];
 
@@ -168,13 +177,14 @@ async function mcpPost(url, body, headers = {}) {
 
 async function startServer(server) {
   const port = await freePort();
+  const auditFile = server.auditTrail ? join(mkdtempSync(join(tmpdir(), 'mcp-bench-audit-')), 'audit.jsonl') : undefined;
   const child = spawn('taskset', ['-c', '0', process.execPath, server.entry], {
-    env: { ...process.env, PORT: String(port), ...server.env },
+    env: { ...process.env, PORT: String(port), ...server.env, ...(auditFile && { BENCH_AUDIT_FILE: auditFile }) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
-  const running = { server, child, url: `http://127.0.0.1:${port}/mcp`, headers: { ...server.headers }, stderr: () => stderr };
+  const running = { server, child, url: `http://127.0.0.1:${port}/mcp`, headers: { ...server.headers }, stderr: () => stderr, auditFile };
   child.once('exit', (code, signal) => (running.exited = { code, signal }));
 
   try {
@@ -234,6 +244,14 @@ async function stopServer(running) {
   const timer = setTimeout(() => running.child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
+}
+
+/** The audited variant must have written an intact trail of every call it served. */
+function checkAuditTrail(file) {
+  const verify = spawnSync(process.execPath, [join(root, 'dist', 'apps', 'audit-verify', 'src', 'main.js'), file], { encoding: 'utf8' });
+  if (verify.status !== 0) throw new Error(`audit trail of the audited run does not verify: ${verify.stdout}${verify.stderr}`);
+  console.log(`  audit trail: ${verify.stdout.trim()}`);
+  rmSync(dirname(file), { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -401,6 +419,8 @@ function summaryTable(samples) {
   for (const scenario of SCENARIOS) {
     const floor = samples.get(`floor ${scenario.id}`);
     const floorRps = floor && median(floor.map((sample) => sample.rps));
+    const plain = samples.get(`ours ${scenario.id}`);
+    const oursRps = plain && median(plain.map((sample) => sample.rps));
     for (const server of SERVERS) {
       const runs = samples.get(`${server.id} ${scenario.id}`);
       const rps = median(runs.map((sample) => sample.rps));
@@ -413,12 +433,13 @@ function summaryTable(samples) {
         median(runs.map((sample) => sample.p50)).toFixed(2),
         median(runs.map((sample) => sample.p99)).toFixed(2),
         floorRps ? `${(rps / floorRps).toFixed(2)}×` : '–',
+        oursRps && (server.id === 'secure' || server.id === 'audit') ? `${((100 * rps) / oursRps).toFixed(0)} %` : '–',
       ]);
     }
   }
   return [
-    '| server | scenario | req/s (median) | p50 ms | p99 ms | ratio to floor |',
-    '|---|---|---:|---:|---:|---:|',
+    '| server | scenario | req/s (median) | p50 ms | p99 ms | ratio to floor | of plain ours |',
+    '|---|---|---:|---:|---:|---:|---:|',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
 }
@@ -488,6 +509,7 @@ async function main() {
           }
         } finally {
           await stopServer(current);
+          if (current.auditFile) checkAuditTrail(current.auditFile);
           current = undefined;
         }
       }

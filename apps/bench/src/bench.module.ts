@@ -10,14 +10,21 @@ import { NoopTools } from './noop.tools';
 /** The API key the secured variant accepts (`BENCH_SECURE=1`). */
 export const BENCH_API_KEY = 'bench-key-0123456789';
 
+/** What the measured host adds to the plain one. */
+export interface BenchVariant {
+  /** API-key authentication and throttling (limits high enough never to refuse). */
+  secure?: boolean;
+  /** The audit trail, to this JSON-lines file. */
+  auditFile?: string;
+}
+
 /**
  * The benchmark host: `add` plus 100 other tools, 100 prompts, 100 resources; stateless, every
- * list on one page. The secured variant adds API-key authentication and throttling (limits high
- * enough never to refuse), to measure what they cost.
+ * list on one page. The variants add security or the audit trail, to measure what they cost.
  */
 @Module({})
 export class BenchModule {
-  static register(secure: boolean): DynamicModule {
+  static register({ secure = false, auditFile }: BenchVariant = {}): DynamicModule {
     return {
       module: BenchModule,
       imports: [
@@ -27,6 +34,7 @@ export class BenchModule {
           mode: 'stateless',
           pageSize: 200,
           ...(secure && { auth: { mode: 'apiKey' as const, keys: [{ hash: hashApiKey(BENCH_API_KEY), principal: 'bench', scopes: [] }] } }),
+          ...(auditFile && { audit: { file: auditFile } }),
         }),
         ...(secure ? [ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 1_000, limit: 10_000_000 }], storage: new FixedWindowThrottlerStorage() })] : []),
       ],

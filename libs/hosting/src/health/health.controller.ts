@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
+import { SkipThrottle } from '@nestjs/throttler';
 import { DependencyHealth } from './dependency-health';
 import { McpHealthIndicator } from './mcp.health';
 
@@ -9,6 +10,8 @@ import { McpHealthIndicator } from './mcp.health';
  * while the host is starting or draining, or a required dependency (a fail-closed audit sink,
  * a `healthChecks` entry) is down.
  */
+// Probes are never throttled: a throttler whose store is down must not turn readiness into a 500.
+@SkipThrottle()
 @Controller('health')
 export class HealthController {
   constructor(

@@ -46,23 +46,8 @@ export class RequestTelemetry {
     note.latencyMs = performance.now() - note.startedHr;
     if (this.observers.size > 0) this.observers.observe(note);
     if (!this.trail || (note.outcome === 'ok' && (note.method === null || !AUDITED_METHODS.has(note.method)))) return;
-    this.trail.record({
-      startedAt: note.startedAt,
-      principal: note.principal ?? null,
-      transport: note.transport,
-      sessionId: note.sessionId ?? null,
-      client: note.client ?? null,
-      method: note.method,
-      target: note.target ?? null,
-      arguments: note.arguments,
-      sensitive: note.sensitive,
-      outcome: note.outcome,
-      errorCode: note.errorCode ?? null,
-      error: note.error ?? null,
-      latencyMs: note.latencyMs,
-      traceId: note.traceId ?? null,
-      remoteAddress: note.remoteAddress ?? null,
-    });
+    // The note is the entry: nothing more is allocated for the trail on the request's path.
+    this.trail.record(note);
   }
 
   /** Records a request the transport refused before any method ran (HTTP status as the code). */

@@ -1,4 +1,4 @@
-import { canonicalJson, GENESIS_HASH, hashRecord, verifyChain } from './audit-chain';
+import { canonicalJson, canonicalRecordJson, GENESIS_HASH, hashRecord, verifyChain } from './audit-chain';
 import type { AuditRecord } from './audit-record';
 
 function chainOf(count: number, chain = 'host-a'): AuditRecord[] {
@@ -36,6 +36,22 @@ function chainOf(count: number, chain = 'host-a'): AuditRecord[] {
 describe('canonicalJson', () => {
   it('sorts keys at every level and drops undefined fields', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
+  });
+});
+
+describe('canonicalRecordJson', () => {
+  it('writes exactly what the generic canonical JSON writes, for every kind of field value', () => {
+    const [record] = chainOf(1);
+    const { hash: _hash, ...fields } = record;
+    const variants = [
+      fields,
+      { ...fields, arguments: null, client: null, principal: null, target: 'x"y\\z\u2028', errorCode: -32602, error: 'Unknown tool: "a"' },
+      { ...fields, arguments: [{ b: [1, { d: null, c: 'é' }], a: true }], latencyMs: 0.001, remoteAddress: '::1' },
+    ];
+    for (const variant of variants) {
+      expect(canonicalRecordJson(variant)).toBe(canonicalJson(variant));
+      expect(JSON.parse(canonicalRecordJson(variant))).toEqual(JSON.parse(JSON.stringify(variant)));
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditRecord } from './audit-record';
 
 /** `prevHash` of a chain's first record. */
@@ -6,23 +6,57 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /**
  * JSON with object keys sorted at every level and no whitespace, so the same value always has
- * the same text (and hash), whatever order its fields were built in.
+ * the same text (and hash), whatever order its fields were built in or a database returns them.
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
-  const fields: string[] = [];
-  for (const key of Object.keys(value).sort()) {
-    const field = (value as Record<string, unknown>)[key];
-    if (field !== undefined) fields.push(`${JSON.stringify(key)}:${canonicalJson(field)}`);
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      text += (index > 0 ? ',' : '') + (item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : canonicalJson(item));
+    }
+    return `${text}]`;
   }
-  return `{${fields.join(',')}}`;
+  const keys = Object.keys(value).sort();
+  let text = '{';
+  let first = true;
+  for (const key of keys) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(field)}`;
+    first = false;
+  }
+  return `${text}}`;
 }
 
-/** The hash of a record: SHA-256 of its `prevHash` and the canonical JSON of its other fields. */
+/**
+ * `canonicalJson` of a record without its hash, written out field by field (the trail's hot
+ * spot: several times faster than the generic walk, and identical to it — a spec checks).
+ * Fields the trail itself makes (id, time, hashes, numbers, digest) need no escaping.
+ */
+export function canonicalRecordJson(r: Omit<AuditRecord, 'hash'>): string {
+  return (
+    `{"arguments":${nested(r.arguments)},"argumentsDigest":${r.argumentsDigest === null ? 'null' : `"${r.argumentsDigest}"`}` +
+    `,"chain":${JSON.stringify(r.chain)},"client":${nested(r.client)},"error":${text(r.error)},"errorCode":${r.errorCode ?? 'null'}` +
+    `,"id":"${r.id}","latencyMs":${r.latencyMs},"method":${text(r.method)},"outcome":"${r.outcome}","prevHash":"${r.prevHash}"` +
+    `,"principal":${text(r.principal)},"remoteAddress":${text(r.remoteAddress)},"seq":${r.seq},"sessionId":${text(r.sessionId)}` +
+    `,"target":${text(r.target)},"time":"${r.time}","traceId":${text(r.traceId)},"transport":"${r.transport}"}`
+  );
+}
+
+const text = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
+const nested = (value: unknown): string => (value === null || typeof value !== 'object' ? JSON.stringify(value) : canonicalJson(value));
+
+/** SHA-256 (hex) of a record's `prevHash` and the canonical JSON of its other fields. */
 export function hashRecord(record: Omit<AuditRecord, 'hash'> & { hash?: string }): string {
   const { hash: _hash, ...fields } = record;
-  return createHash('sha256').update(record.prevHash).update(canonicalJson(fields)).digest('hex');
+  return hash('sha256', record.prevHash + canonicalJson(fields));
+}
+
+/** `hashRecord` from the record's canonical text, when the caller has it already. */
+export function hashCanonical(prevHash: string, canonical: string): string {
+  return hash('sha256', prevHash + canonical);
 }
 
 export type ChainVerification =
@@ -59,4 +93,20 @@ export async function verifyChain(records: Iterable<AuditRecord> | AsyncIterable
     last.set(record.chain, { seq: record.seq, hash: record.hash });
   }
   return { ok: true, count, chains: last.size };
+}
+
+const batchTexts = new WeakMap<readonly AuditRecord[], string>();
+
+/** Remembers a batch's JSON-lines text made while hashing it, so a sink need not serialize it again. */
+export function rememberBatchText(batch: readonly AuditRecord[], text: string): void {
+  batchTexts.set(batch, text);
+}
+
+/** The records as JSON lines (each: its canonical fields, then `hash`), one per line. */
+export function batchText(records: readonly AuditRecord[]): string {
+  const known = batchTexts.get(records);
+  if (known !== undefined) return known;
+  let lines = '';
+  for (const record of records) lines += `${JSON.stringify(record)}\n`;
+  return lines;
 }

@@ -20,11 +20,13 @@ export interface McpAuditOptions {
   file?: string;
   /** Rotate the default sink's file past this size (bytes). @default 67_108_864 */
   rotateBytes?: number;
+  /** How often the default sink forces records to disk (ms; `0`: after every batch). @default 1_000 */
+  syncIntervalMs?: number;
   /** `fail-closed`: calls are refused while records cannot be written; `buffered`: calls go on, records wait in memory. @default 'fail-closed' */
   policy?: AuditFailurePolicy;
   /** Most records waiting in memory; past it, calls are refused (`fail-closed`) or records dropped and counted (`buffered`). @default 10_000 */
   bufferSize?: number;
-  /** How long a record may wait before its batch is written (ms). @default 100 */
+  /** How long a record may wait before its batch is written (ms). Short keeps records from outliving the young generation of the heap. @default 10 */
   flushIntervalMs?: number;
   /** Most records written at once. @default 500 */
   batchSize?: number;
@@ -41,7 +43,7 @@ export interface ResolvedAuditOptions {
   settings: AuditTrailSettings;
 }
 
-const KNOWN = ['sink', 'file', 'rotateBytes', 'policy', 'bufferSize', 'flushIntervalMs', 'batchSize', 'chain', 'recentSize', 'digestKey'];
+const KNOWN = ['sink', 'file', 'rotateBytes', 'syncIntervalMs', 'policy', 'bufferSize', 'flushIntervalMs', 'batchSize', 'chain', 'recentSize', 'digestKey'];
 
 /**
  * Validates the `audit` option; `undefined` (or `false`) turns the trail off.
@@ -78,19 +80,22 @@ export function resolveAuditOptions(value: unknown, report: (option: string, pro
   if (policy !== 'fail-closed' && policy !== 'buffered') report('audit.policy', `"${String(policy)}" is not a policy`, "use 'fail-closed' or 'buffered'");
   const file = text('file', 'audit/audit.jsonl')!;
   const rotateBytes = integer('rotateBytes', 64 * 2 ** 20, 1_024);
+  const syncIntervalMs = integer('syncIntervalMs', 1_000, 0);
   if (o.sink !== undefined && (typeof o.sink !== 'object' || o.sink === null || typeof (o.sink as AuditSink).append !== 'function')) {
     report('audit.sink', 'must implement AuditSink (an object with append(records))', 'pass e.g. new PostgresAuditSink({ connectionString }) or leave sink out for the JSON-lines file');
   }
-  if (o.sink !== undefined && o.file !== undefined) report('audit.file', 'only applies to the default sink, but a sink is given', 'remove file, or remove sink');
+  for (const key of ['file', 'rotateBytes', 'syncIntervalMs'] as const) {
+    if (o.sink !== undefined && o[key] !== undefined) report(`audit.${key}`, 'only applies to the default sink, but a sink is given', `remove ${key}, or remove sink`);
+  }
   const settings: AuditTrailSettings = {
     policy: policy === 'buffered' ? 'buffered' : 'fail-closed',
     bufferSize: integer('bufferSize', 10_000, 1),
-    flushIntervalMs: integer('flushIntervalMs', 100, 1),
+    flushIntervalMs: integer('flushIntervalMs', 10, 1),
     batchSize: integer('batchSize', 500, 1),
     chain: text('chain', hostname())!,
     recentSize: integer('recentSize', 1_000, 1),
     digestKey: text('digestKey', undefined),
   };
-  const sink = typeof o.sink?.append === 'function' ? o.sink : new JsonlAuditSink({ file, rotateBytes });
+  const sink = typeof o.sink?.append === 'function' ? o.sink : new JsonlAuditSink({ file, rotateBytes, syncIntervalMs });
   return { sink, settings };
 }

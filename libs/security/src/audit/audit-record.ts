@@ -23,32 +23,35 @@ export type AuditOutcome =
   | 'timeout'
   | 'unavailable';
 
-/** The facts of one audited request, as the host reports it (on the hot path: nothing computed yet). */
+/**
+ * The facts of one audited request, as the host reports it (on the hot path: nothing computed
+ * yet; `undefined` and `null` both mean "none").
+ */
 export interface AuditEntry {
   /** When the request arrived (ms since the epoch). */
-  startedAt: number;
-  /** Who called (`null` when the request was refused before anyone was authenticated). */
-  principal: string | null;
-  transport: 'http' | 'stdio';
-  sessionId: string | null;
-  client: { name: string; version: string } | null;
-  /** The JSON-RPC method (`tools/call`, …), or `null` for transport refusals with no message read. */
-  method: string | null;
+  readonly startedAt: number;
+  /** Who called (none when the request was refused before anyone was authenticated). */
+  readonly principal?: string | null;
+  readonly transport: 'http' | 'stdio';
+  readonly sessionId?: string | null;
+  readonly client?: { name: string; version: string } | null;
+  /** The JSON-RPC method (`tools/call`, …), or none for transport refusals with no message read. */
+  readonly method: string | null;
   /** The tool or prompt name, the resource URI, or the task id. */
-  target: string | null;
+  readonly target?: string | null;
   /** The arguments as sent; redacted and digested by the trail, off the hot path. */
-  arguments: unknown;
+  readonly arguments?: unknown;
   /** The fields of `arguments` to redact (from the entry's input schema). */
-  sensitive?: SensitiveFields;
-  outcome: AuditOutcome;
+  readonly sensitive?: SensitiveFields;
+  readonly outcome: AuditOutcome;
   /** The JSON-RPC error code, or the HTTP status of a transport refusal. */
-  errorCode: number | null;
+  readonly errorCode?: number | null;
   /** What the client was told, for refusals and errors. */
-  error: string | null;
-  latencyMs: number;
+  readonly error?: string | null;
+  readonly latencyMs: number;
   /** W3C trace id of the request's span, when tracing is on or the client sent one. */
-  traceId: string | null;
-  remoteAddress: string | null;
+  readonly traceId?: string | null;
+  readonly remoteAddress?: string | null;
 }
 
 /** A record of the trail: what happened, its place in its chain and the hashes that link it. */

@@ -1,6 +1,6 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHmac, hash, randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { canonicalJson, GENESIS_HASH, hashRecord } from './audit-chain';
+import { canonicalJson, canonicalRecordJson, GENESIS_HASH, hashCanonical, rememberBatchText } from './audit-chain';
 import type { AuditEntry, AuditOutcome, AuditRecord } from './audit-record';
 import type { AuditSink } from './audit-sink';
 import { redactSensitive } from './sensitive-fields';
@@ -56,7 +56,10 @@ export class AuditTrail {
   private waiting: AuditEntry[] = [];
   /** The batch being written (kept, with its ids and hashes, until the sink takes it). */
   private batch: AuditRecord[] = [];
-  private readonly recentRing: (AuditRecord | undefined)[];
+  /** The newest records as JSON lines (strings, not objects: cheaper for the garbage collector to keep). */
+  private readonly recentRing: (string | undefined)[];
+  /** The last arrival time turned into ISO text (many records share a millisecond). */
+  private lastTime = { at: NaN, iso: '' };
   private recentNext = 0;
   private seq = 0;
   private lastHash = GENESIS_HASH;
@@ -120,8 +123,9 @@ export class AuditTrail {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), this.recentRing.length);
     const found: AuditRecord[] = [];
     for (let i = 1; i <= this.recentRing.length && found.length < limit; i++) {
-      const record = this.recentRing[(this.recentNext - i + this.recentRing.length) % this.recentRing.length];
-      if (!record) break;
+      const line = this.recentRing[(this.recentNext - i + this.recentRing.length) % this.recentRing.length];
+      if (!line) break;
+      const record = JSON.parse(line) as AuditRecord;
       if (query.principal !== undefined && record.principal !== query.principal) continue;
       if (query.target !== undefined && record.target !== query.target) continue;
       if (query.outcome !== undefined && record.outcome !== query.outcome) continue;
@@ -214,43 +218,57 @@ export class AuditTrail {
     this.opened = true;
   }
 
-  /** Turns entries into records: redacted, digested, numbered and linked. */
-  private chainNext(entries: AuditEntry[]): AuditRecord[] {
-    return entries.map((entry) => {
+  /** Turns entries into records: redacted, digested, numbered and linked (and their JSON lines, made once). */
+  private chainNext(entries: readonly AuditEntry[]): AuditRecord[] {
+    const batch: AuditRecord[] = new Array(entries.length);
+    let text = '';
+    for (let index = 0; index < entries.length; index++) {
+      const entry = entries[index];
       const args = entry.arguments;
-      const fields: Omit<AuditRecord, 'hash'> = {
+      const record: AuditRecord = {
         id: randomUUID(),
-        time: new Date(entry.startedAt).toISOString(),
+        time: this.isoTime(entry.startedAt),
         chain: this.settings.chain,
         seq: ++this.seq,
         prevHash: this.lastHash,
-        principal: entry.principal,
+        principal: entry.principal ?? null,
         transport: entry.transport,
-        sessionId: entry.sessionId,
-        client: entry.client,
+        sessionId: entry.sessionId ?? null,
+        client: entry.client ?? null,
         method: entry.method,
-        target: entry.target,
+        target: entry.target ?? null,
         arguments: args === undefined ? null : redactSensitive(args, entry.sensitive),
         argumentsDigest: args === undefined ? null : this.digest(args),
         outcome: entry.outcome,
-        errorCode: entry.errorCode,
-        error: entry.error,
+        errorCode: entry.errorCode ?? null,
+        error: entry.error ?? null,
         latencyMs: Math.round(entry.latencyMs * 1000) / 1000,
-        traceId: entry.traceId,
-        remoteAddress: entry.remoteAddress,
+        traceId: entry.traceId ?? null,
+        remoteAddress: entry.remoteAddress ?? null,
+        hash: '',
       };
-      const record = { ...fields, hash: hashRecord(fields) };
+      const canonical = canonicalRecordJson(record);
+      record.hash = hashCanonical(record.prevHash, canonical);
       this.lastHash = record.hash;
-      this.recentRing[this.recentNext] = record;
+      const line = `${canonical.slice(0, -1)},"hash":"${record.hash}"}`;
+      text += `${line}\n`;
+      this.recentRing[this.recentNext] = line;
       this.recentNext = (this.recentNext + 1) % this.recentRing.length;
-      return record;
-    });
+      batch[index] = record;
+    }
+    rememberBatchText(batch, text);
+    return batch;
+  }
+
+  private isoTime(at: number): string {
+    if (this.lastTime.at !== at) this.lastTime = { at, iso: new Date(at).toISOString() };
+    return this.lastTime.iso;
   }
 
   private digest(args: unknown): string {
     const text = canonicalJson(args);
     const key = this.settings.digestKey;
-    return key ? `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}` : `sha256:${createHash('sha256').update(text).digest('hex')}`;
+    return key ? `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}` : `sha256:${hash('sha256', text)}`;
   }
 
   private drop(entry: AuditEntry): void {

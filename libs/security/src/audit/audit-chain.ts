@@ -34,10 +34,11 @@ export function canonicalJson(value: unknown): string {
  * `canonicalJson` of a record without its hash, written out field by field (the trail's hot
  * spot: several times faster than the generic walk, and identical to it — a spec checks).
  * Fields the trail itself makes (id, time, hashes, numbers, digest) need no escaping.
+ * @param argumentsJson `canonicalJson(r.arguments)`, when the caller has it already
  */
-export function canonicalRecordJson(r: Omit<AuditRecord, 'hash'>): string {
+export function canonicalRecordJson(r: Omit<AuditRecord, 'hash'>, argumentsJson?: string): string {
   return (
-    `{"arguments":${nested(r.arguments)},"argumentsDigest":${r.argumentsDigest === null ? 'null' : `"${r.argumentsDigest}"`}` +
+    `{"arguments":${argumentsJson ?? nested(r.arguments)},"argumentsDigest":${r.argumentsDigest === null ? 'null' : `"${r.argumentsDigest}"`}` +
     `,"chain":${JSON.stringify(r.chain)},"client":${nested(r.client)},"error":${text(r.error)},"errorCode":${r.errorCode ?? 'null'}` +
     `,"id":"${r.id}","latencyMs":${r.latencyMs},"method":${text(r.method)},"outcome":"${r.outcome}","prevHash":"${r.prevHash}"` +
     `,"principal":${text(r.principal)},"remoteAddress":${text(r.remoteAddress)},"seq":${r.seq},"sessionId":${text(r.sessionId)}` +

@@ -6,7 +6,7 @@ import type { AuditEntry, AuditRecord } from './audit-record';
 import type { AuditSink } from './audit-sink';
 import { AuditTrail, type AuditTrailSettings } from './audit-trail';
 import { JsonlAuditSink, readTrail, trailFiles } from './jsonl-audit.sink';
-import { sensitiveFieldsOf } from './sensitive-fields';
+import { redactSensitive, sensitiveFieldsOf } from './sensitive-fields';
 
 /** A sink kept in memory that can be switched off, as a stand-in for a server going away. */
 class SwitchableSink implements AuditSink {
@@ -122,6 +122,18 @@ describe('AuditTrail', () => {
     const records = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as AuditRecord);
     expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4]);
     expect(await verifyChain(records)).toMatchObject({ ok: true, count: 4 });
+  });
+});
+
+describe('redactSensitive', () => {
+  it('copies only what it redacts and never touches the value it was given', () => {
+    const plain = { a: 1, list: [{ b: 2 }] };
+    expect(redactSensitive(plain)).toBe(plain);
+    const secret = { a: 1, list: [{ b: 2, password: 'x' }], keep: { c: 3 } };
+    const redacted = redactSensitive(secret) as typeof secret;
+    expect(redacted).toEqual({ a: 1, list: [{ b: 2, password: '[REDACTED]' }], keep: { c: 3 } });
+    expect(secret.list[0].password).toBe('x');
+    expect(redacted.keep).toBe(secret.keep);
   });
 });
 

@@ -225,6 +225,9 @@ export class AuditTrail {
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index];
       const args = entry.arguments;
+      // The arguments' canonical text serves the digest and, when nothing was redacted, the record too.
+      const argsJson = args === undefined ? undefined : canonicalJson(args);
+      const redacted = args === undefined ? null : redactSensitive(args, entry.sensitive);
       const record: AuditRecord = {
         id: randomUUID(),
         time: this.isoTime(entry.startedAt),
@@ -237,8 +240,8 @@ export class AuditTrail {
         client: entry.client ?? null,
         method: entry.method,
         target: entry.target ?? null,
-        arguments: args === undefined ? null : redactSensitive(args, entry.sensitive),
-        argumentsDigest: args === undefined ? null : this.digest(args),
+        arguments: redacted,
+        argumentsDigest: argsJson === undefined ? null : this.digest(argsJson),
         outcome: entry.outcome,
         errorCode: entry.errorCode ?? null,
         error: entry.error ?? null,
@@ -247,7 +250,7 @@ export class AuditTrail {
         remoteAddress: entry.remoteAddress ?? null,
         hash: '',
       };
-      const canonical = canonicalRecordJson(record);
+      const canonical = canonicalRecordJson(record, redacted === args ? argsJson : undefined);
       record.hash = hashCanonical(record.prevHash, canonical);
       this.lastHash = record.hash;
       const line = `${canonical.slice(0, -1)},"hash":"${record.hash}"}`;
@@ -265,8 +268,7 @@ export class AuditTrail {
     return this.lastTime.iso;
   }
 
-  private digest(args: unknown): string {
-    const text = canonicalJson(args);
+  private digest(text: string): string {
     const key = this.settings.digestKey;
     return key ? `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}` : `sha256:${hash('sha256', text)}`;
   }

@@ -39,20 +39,28 @@ export function sensitiveFieldsOf(schema: unknown, root: unknown = schema, seen 
 }
 
 /**
- * A copy of `value` with the sensitive fields (and any field named like a credential) replaced
- * by `"[REDACTED]"`; `value` itself is left untouched.
+ * `value` with the sensitive fields (and any field named like a credential) replaced by
+ * `"[REDACTED]"`: a copy where something was replaced, `value` itself (untouched) otherwise.
  */
 export function redactSensitive(value: unknown, fields: SensitiveFields = NONE): unknown {
   if (Array.isArray(value)) {
     const items = fields.nested.get('[]') ?? NONE;
-    return value.map((item) => redactSensitive(item, items));
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const redacted = redactSensitive(value[index], items);
+      if (redacted !== value[index]) (copy ??= [...value])[index] = redacted;
+    }
+    return copy ?? value;
   }
   if (typeof value !== 'object' || value === null) return value;
-  const copy: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    copy[key] = fields.names.has(key) || SENSITIVE_NAMES.test(key) ? REDACTED : redactSensitive(field, fields.nested.get(key) ?? NONE);
+  let copy: Record<string, unknown> | undefined;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const field = (value as Record<string, unknown>)[key];
+    const redacted = fields.names.has(key) || SENSITIVE_NAMES.test(key) ? REDACTED : redactSensitive(field, fields.nested.get(key) ?? NONE);
+    if (redacted !== field) (copy ??= { ...(value as Record<string, unknown>) })[key] = redacted;
   }
-  return copy;
+  return copy ?? value;
 }
 
 function resolveRef(schema: unknown, root: unknown): unknown {

@@ -8,3 +8,11 @@ export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, type McpTaskStore, 
 export { type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from './telemetry/mcp-request-event';
 export { McpRequestObservers } from './telemetry/request-observers';
 export { DependencyHealth, type McpHealthCheck, type DependencyStatus } from './health/dependency-health';
+export {
+  McpCallStats,
+  type McpCallStatsOptions,
+  type McpEntryStats,
+  type McpLatencySummary,
+  type McpStatsSnapshot,
+  type McpWindowStats,
+} from './admin/mcp-call-stats';

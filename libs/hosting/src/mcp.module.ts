@@ -5,6 +5,8 @@ import { InvocationModule } from '#libs/invocation';
 import { PromptsModule } from '#libs/prompts';
 import { ResourcesModule } from '#libs/resources';
 import { AuditTrail, Authenticator, ScopeAndRolePolicy, MCP_ACCESS_POLICY } from '#libs/security';
+import { ADMIN_PROVIDERS } from './admin/admin.providers';
+import { McpCallStats } from './admin/mcp-call-stats';
 import { AccessControl } from './dispatch/access-control';
 import { CallScope } from './dispatch/call-scope';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
@@ -95,8 +97,10 @@ import { StdioTransport } from './stdio/stdio.transport';
     DependencyHealth,
     McpHost,
     McpRequestObservers,
+    // The admin dashboard (`admin` option): page, JSON API and per-entry call statistics.
+    ...ADMIN_PROVIDERS,
   ],
-  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore, McpRequestObservers, AuditTrail, DependencyHealth],
+  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore, McpRequestObservers, AuditTrail, DependencyHealth, McpCallStats],
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {

@@ -111,4 +111,18 @@ export interface McpModuleOptions {
    * ```
    */
   healthChecks?: McpHealthCheck[];
+  /**
+   * The admin dashboard on the HTTP server: a page at `path` showing health, the catalog, live
+   * per-tool statistics, recent audit records and sessions, and its JSON API under
+   * `<path>/api/*`. The API needs a principal with the role `admin` or the scope `mcp:admin`
+   * (with `auth: { mode: 'none' }`, loopback callers only). `false` turns it off.
+   * Statistics cover the last `statsWindowMinutes`.
+   * @default { path: '/admin', statsWindowMinutes: 5 }
+   * @example
+   * ```ts
+   * admin: { path: '/ops/mcp', statsWindowMinutes: 15 }
+   * admin: false
+   * ```
+   */
+  admin?: boolean | { path?: string; statsWindowMinutes?: number };
 }

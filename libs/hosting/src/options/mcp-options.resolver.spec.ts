@@ -67,3 +67,33 @@ describe('resolveMcpOptions', () => {
     expect((error as Error).message).toContain("fix: give bytes (1048576) or a string like '512kb' or '4mb'");
   });
 });
+
+describe('resolveMcpOptions: admin', () => {
+  const problemsOf = (admin: unknown, extra: Record<string, unknown> = {}) => {
+    try {
+      resolveMcpOptions({ name: 'a', version: '1', admin, ...extra } as never);
+      return [];
+    } catch (error) {
+      return (error as McpStartupError).diagnostics.map(({ where, problem }) => `${where}: ${problem}`);
+    }
+  };
+
+  it('serves the dashboard at /admin with a 5-minute window unless turned off', () => {
+    expect(resolveMcpOptions({ name: 'a', version: '1' }).admin).toEqual({ path: '/admin', statsWindowMs: 300_000 });
+    expect(resolveMcpOptions({ name: 'a', version: '1', admin: true }).admin).toEqual({ path: '/admin', statsWindowMs: 300_000 });
+    expect(resolveMcpOptions({ name: 'a', version: '1', admin: false }).admin).toBeUndefined();
+    expect(resolveMcpOptions({ name: 'a', version: '1', admin: { path: '/ops/mcp', statsWindowMinutes: 15 } }).admin).toEqual({ path: '/ops/mcp', statsWindowMs: 900_000 });
+  });
+
+  it('reports each bad admin option with a fix', () => {
+    expect(problemsOf('yes')).toEqual(['McpModule option "admin": must be false or an object, got "yes"']);
+    expect(problemsOf({ path: 'admin/', statsWindowMinutes: 0, colour: 1 })).toEqual([
+      'McpModule option "admin.colour": is not a known option',
+      'McpModule option "admin.path": "admin/" is not an absolute URL path',
+      'McpModule option "admin.statsWindowMinutes": must be an integer from 1 to 1440, got 0',
+    ]);
+    expect(problemsOf({ path: '/' })).toEqual(['McpModule option "admin.path": "/" is not an absolute URL path']);
+    expect(problemsOf({ path: '/mcp' })).toEqual(['McpModule option "admin.path": "/mcp" is the path of the MCP endpoint']);
+    expect(problemsOf({ path: '/x' }, { path: '/x' })).toEqual(['McpModule option "admin.path": "/x" is the path of the MCP endpoint']);
+  });
+});

@@ -8,7 +8,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks', 'admin',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -108,6 +108,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   if (!Array.isArray(healthChecks) || healthChecks.some((check) => typeof check?.name !== 'string' || !check.name || typeof check.check !== 'function')) {
     report('healthChecks', 'must be an array of { name, check } with a non-empty name and a check function', "e.g. healthChecks: [{ name: 'redis', check: () => redis.ping() }]");
   }
+  const admin = resolveAdminOptions(o.admin, typeof path === 'string' ? path : '/mcp', report);
   if (problems.length > 0) throw new McpStartupError(problems);
   return {
     name: o.name,
@@ -137,7 +138,34 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     stdioPrincipal: stdio_ ? { id: stdio_.id, scopes: stdio_.scopes ?? [], roles: stdio_.roles ?? [], claims: {} } : ANONYMOUS,
     audit,
     healthChecks: Array.isArray(healthChecks) ? healthChecks : [],
+    admin,
   };
+}
+
+const ADMIN_KEYS = new Set(['path', 'statsWindowMinutes']);
+
+/** The admin dashboard: on by default at `/admin` with a 5-minute window; `false` turns it off. */
+function resolveAdminOptions(value: unknown, mcpPath: string, report: (option: string, problem: string, fix: string) => void): ResolvedMcpOptions['admin'] {
+  if (value === false) return undefined;
+  if (value !== undefined && value !== true && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    report('admin', `must be false or an object, got ${JSON.stringify(value)}`, "e.g. admin: { path: '/admin', statsWindowMinutes: 5 }, or admin: false to turn the dashboard off");
+    return undefined;
+  }
+  const admin = (typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  for (const key of Object.keys(admin)) {
+    if (!ADMIN_KEYS.has(key)) report(`admin.${key}`, 'is not a known option', 'remove it; admin takes path and statsWindowMinutes');
+  }
+  const path = admin.path ?? '/admin';
+  if (typeof path !== 'string' || !/^\/[A-Za-z0-9/_.~-]*$/.test(path) || path === '/' || path.endsWith('/')) {
+    report('admin.path', `"${String(path)}" is not an absolute URL path`, "use a path like '/admin' (leading slash, no trailing slash, not the root)");
+  } else if (path === mcpPath) {
+    report('admin.path', `"${path}" is the path of the MCP endpoint`, "give the dashboard a path of its own, e.g. '/admin'");
+  }
+  const minutes = admin.statsWindowMinutes ?? 5;
+  if (typeof minutes !== 'number' || !Number.isInteger(minutes) || minutes < 1 || minutes > 1_440) {
+    report('admin.statsWindowMinutes', `must be an integer from 1 to 1440, got ${JSON.stringify(minutes)}`, 'set statsWindowMinutes: 5 (the default) or another number of minutes up to a day');
+  }
+  return { path: path as string, statsWindowMs: (minutes as number) * 60_000 };
 }
 
 function parseSize(value: unknown): number | undefined {

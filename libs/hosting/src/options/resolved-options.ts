@@ -40,4 +40,6 @@ export interface ResolvedMcpOptions {
   /** `undefined`: no audit trail. */
   audit: ResolvedAuditOptions | undefined;
   healthChecks: McpHealthCheck[];
+  /** `undefined`: no admin dashboard. */
+  admin: { path: string; statsWindowMs: number } | undefined;
 }

@@ -19,7 +19,9 @@ export class McpSession {
   initialized = false;
   /** The principal that opened the session; no one else may use it. */
   principalId: string | undefined;
-  lastSeen = Date.now();
+  /** When the session was opened (ms since the epoch), for the admin dashboard. */
+  readonly createdAt = Date.now();
+  lastSeen = this.createdAt;
   /** Cancellation of the requests in flight, by JSON-RPC id. */
   readonly inFlight = new Map<string | number, CallCancellation>();
   /** Requests sent to this client and not answered yet. */

@@ -1,0 +1,62 @@
+import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
+import type { McpPrincipal } from '#libs/core';
+import { Authenticator } from '#libs/security';
+import { AuthFailureLimiter } from '../http/auth-failure.limiter';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
+import { AdminMessages } from './admin.messages';
+
+/** The role that opens the admin API. */
+export const ADMIN_ROLE = 'admin';
+/** The scope that opens the admin API (for OAuth tokens, which carry scopes rather than roles). */
+export const ADMIN_SCOPE = 'mcp:admin';
+
+export type AdminAccessResult =
+  | { ok: true; principal: McpPrincipal }
+  | { ok: false; status: 401 | 403 | 429; error: 'unauthenticated' | 'forbidden' | 'too_many_failures'; message: string; retryAfterSec?: number };
+
+/**
+ * Who may read the admin API: a principal authenticated exactly as on the MCP endpoint
+ * (`Authorization: Bearer <key or token>` or `X-API-Key`) with the role `admin` or the scope
+ * `mcp:admin`. Without authentication (`auth: { mode: 'none' }`, where the host listens on
+ * loopback only) every loopback caller may. Failed authentications count towards the same kind
+ * of per-address limit as on the MCP endpoint.
+ */
+@Injectable()
+export class AdminAccess {
+  private readonly failures: AuthFailureLimiter;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
+    private readonly authenticator: Authenticator,
+  ) {
+    this.failures = new AuthFailureLimiter(options.authFailureLimit.limit, options.authFailureLimit.windowMs);
+  }
+
+  async check(req: IncomingMessage): Promise<AdminAccessResult> {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    if (this.authenticator.mode === 'none') {
+      // `allowPublicBind` lets such a host listen publicly; its dashboard data stays on loopback.
+      if (!isLoopbackAddress(address)) return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.loopbackOnly() };
+      return { ok: true, principal: this.authenticator.unauthenticated };
+    }
+    const wait = this.failures.retryAfter(address);
+    if (wait > 0) return { ok: false, status: 429, error: 'too_many_failures', message: AdminMessages.tooManyFailures(wait), retryAfterSec: wait };
+    const auth = await this.authenticator.authenticate(req.headers);
+    if (!auth.ok) {
+      if (auth.error === 'invalid_token') this.failures.fail(address);
+      return auth.status === 401
+        ? { ok: false, status: 401, error: 'unauthenticated', message: AdminMessages.unauthenticated(auth.description) }
+        : { ok: false, status: 403, error: 'forbidden', message: auth.description };
+    }
+    const { principal } = auth;
+    if (!principal.roles.includes(ADMIN_ROLE) && !principal.scopes.includes(ADMIN_SCOPE)) {
+      return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.notAdmin(principal.id, ADMIN_ROLE, ADMIN_SCOPE) };
+    }
+    return { ok: true, principal };
+  }
+}
+
+function isLoopbackAddress(address: string): boolean {
+  return address === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(address);
+}

@@ -1,0 +1,371 @@
+/**
+ * The dashboard's script, served as `<admin path>/app.js` (the page's CSP allows scripts from
+ * 'self' only, so nothing runs inline). Plain ES2020 for the browser, no build step: it reads the
+ * admin API every few seconds and renders it with DOM nodes and `textContent` only — never
+ * `innerHTML` — so tool names, arguments or errors cannot inject markup.
+ *
+ * Kept as a string (no backticks or template placeholders inside) because the TypeScript build
+ * only emits `.ts` files; `admin-page.spec.ts` checks that it parses.
+ */
+export const ADMIN_APP_JS = String.raw`'use strict';
+(function () {
+  var root = document.documentElement;
+  var BASE = root.getAttribute('data-base') || '/admin';
+  var REFRESH_MS = Number(root.getAttribute('data-refresh-ms')) || 5000;
+  var KEY_STORAGE = 'mcp-admin-key';
+  var CATALOG_EVERY = 6;
+  var OUTCOMES = ['ok', 'tool_error', 'error', 'unauthenticated', 'denied', 'throttled', 'invalid', 'limited', 'not_found', 'cancelled', 'timeout', 'unavailable'];
+  var refreshes = 0;
+  var busy = false;
+  var blocked = false;
+  var catalogJson = null;
+  var auditFilter = { principal: '', target: '', outcome: '', limit: '50' };
+
+  function $(id) { return document.getElementById(id); }
+
+  /** An element with attributes and children; strings become text nodes (never markup). */
+  function h(tag, attrs, children) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (name) {
+        var value = attrs[name];
+        if (value === null || value === undefined || value === false) return;
+        if (name === 'className') node.className = value;
+        else node.setAttribute(name, String(value));
+      });
+    }
+    (children || []).forEach(function (child) {
+      if (child === null || child === undefined) return;
+      node.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+    });
+    return node;
+  }
+  function td(value, attrs) { return h('td', attrs, [value]); }
+  function num(value, col, extra) { return h('td', { className: 'num' + (extra ? ' ' + extra : ''), 'data-col': col }, [value]); }
+  function setText(id, value) { $(id).textContent = value === null || value === undefined ? '' : String(value); }
+  function fill(tbody, rows, emptyText, columns) {
+    tbody.replaceChildren.apply(tbody, rows.length ? rows : [h('tr', { className: 'empty' }, [h('td', { colspan: String(columns) }, [emptyText])])]);
+  }
+
+  // ---- formatting ----
+  function ms(value) {
+    if (value === null || value === undefined) return '–';
+    if (value < 1) return value.toFixed(2);
+    if (value < 100) return value.toFixed(1);
+    return String(Math.round(value));
+  }
+  function pct(rate) { return (rate * 100).toFixed(1) + ' %'; }
+  function count(value) { return Number(value).toLocaleString('en-US'); }
+  function time(iso) { return iso ? new Date(iso).toLocaleTimeString('en-GB') : '–'; }
+  function dateTime(iso) { return iso ? new Date(iso).toLocaleString('en-GB') : '–'; }
+  function ago(iso) {
+    if (!iso) return '–';
+    var s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+    if (s < 60) return s + ' s ago';
+    if (s < 3600) return Math.floor(s / 60) + ' min ago';
+    return Math.floor(s / 3600) + ' h ago';
+  }
+  function duration(seconds) {
+    var d = Math.floor(seconds / 86400), hours = Math.floor((seconds % 86400) / 3600), m = Math.floor((seconds % 3600) / 60);
+    if (d > 0) return d + ' d ' + hours + ' h';
+    if (hours > 0) return hours + ' h ' + m + ' min';
+    if (m > 0) return m + ' min' + (seconds % 60 ? ' ' + (seconds % 60) + ' s' : '');
+    return seconds + ' s';
+  }
+  function mb(bytes) { return (bytes / 1048576).toFixed(0) + ' MB'; }
+  function status(value) { return h('span', { className: 'pill s-' + value }, [value]); }
+  function outcome(value) { return h('span', { className: 'outcome ' + (value === 'ok' ? 'o-ok' : value === 'tool_error' ? 'o-warn' : 'o-bad') }, [value]); }
+  function details(object) {
+    if (!object) return '';
+    return Object.keys(object).map(function (key) {
+      var value = object[key];
+      return key + ' ' + (typeof value === 'object' ? JSON.stringify(value) : String(value));
+    }).join(' · ');
+  }
+
+  // ---- the API ----
+  function storedKey() {
+    try { return sessionStorage.getItem(KEY_STORAGE) || ''; } catch (e) { return ''; }
+  }
+  function api(name, query) {
+    var url = BASE + '/api/' + name + (query ? '?' + new URLSearchParams(query).toString() : '');
+    var headers = { accept: 'application/json' };
+    var key = storedKey();
+    if (key) headers.authorization = 'Bearer ' + key;
+    return fetch(url, { headers: headers, cache: 'no-store', credentials: 'omit' }).then(function (res) {
+      return res.json().catch(function () { return {}; }).then(function (body) {
+        if (!res.ok) {
+          var error = new Error(body.message || 'HTTP ' + res.status);
+          error.status = res.status;
+          throw error;
+        }
+        return body;
+      });
+    });
+  }
+  function auditQuery() {
+    var query = {};
+    Object.keys(auditFilter).forEach(function (key) { if (auditFilter[key]) query[key] = auditFilter[key]; });
+    return query;
+  }
+
+  // ---- states: signed in, key needed, refused ----
+  function notice(kind, title, message) {
+    var box = $('notice');
+    box.className = 'notice ' + kind;
+    box.replaceChildren(h('strong', null, [title]), document.createTextNode(' ' + message));
+    box.hidden = false;
+  }
+  function showError(error) {
+    if (error.status === 401 || error.status === 403 || error.status === 429) {
+      blocked = error.status !== 429;
+      root.setAttribute('data-state', error.status === 401 ? 'unauthorized' : error.status === 403 ? 'forbidden' : 'throttled');
+      var title = error.status === 401 ? '401 Not signed in.' : error.status === 403 ? '403 Forbidden.' : '429 Too many attempts.';
+      notice('error', title, error.message);
+      $('key-form').hidden = false;
+      $('forget').hidden = !storedKey();
+      // What this tab showed before is not for whoever holds the page now.
+      $('content').hidden = true;
+      setText('updated', error.status === 429 ? 'paused' : 'not signed in');
+      $('key').focus();
+      return;
+    }
+    root.setAttribute('data-state', 'error');
+    $('content').classList.add('stale');
+    notice('warn', 'Could not refresh:', error instanceof TypeError ? 'the key cannot be sent as a header, or the host is unreachable (' + error.message + ')' : error.message);
+  }
+  function showAuthorized() {
+    blocked = false;
+    root.setAttribute('data-state', 'ok');
+    $('notice').hidden = true;
+    $('key-form').hidden = true;
+    $('forget').hidden = !storedKey();
+    $('content').hidden = false;
+    $('content').classList.remove('stale');
+  }
+
+  // ---- panels ----
+  function renderHealth(health) {
+    var host = health.host;
+    document.title = 'MCP admin · ' + host.name;
+    setText('host-name', host.title || host.name);
+    setText('host-version', host.name + ' ' + host.version + ' · ' + host.mode + ' · auth ' + host.auth);
+    var overall = $('overall');
+    overall.className = 'pill big s-' + health.status;
+    overall.textContent = health.status;
+    setText('principal', 'signed in as ' + health.principal);
+    setText('card-uptime', duration(host.uptimeSec));
+    setText('card-sessions', count(host.sessions));
+    setText('card-inflight', count(host.inFlight));
+    var hostStatus = host.phase === 'ready' ? 'up' : 'down';
+    var rows = [h('tr', { 'data-component': 'host' }, [
+      td('MCP host'),
+      h('td', null, [status(hostStatus)]),
+      td('yes'),
+      td('phase ' + host.phase + ' · ' + host.sessions + ' session(s) · ' + host.inFlight + ' in flight · ' + host.catalog.tools + ' tools, ' + host.catalog.prompts + ' prompts, ' +
+        (host.catalog.resources + host.catalog.resourceTemplates) + ' resources · pid ' + host.process.pid + ' · node ' + host.process.node + ' · rss ' + mb(host.process.rssBytes) +
+        ' · up since ' + dateTime(host.startedAt)),
+    ])];
+    health.dependencies.forEach(function (dependency) {
+      rows.push(h('tr', { 'data-component': dependency.name }, [
+        td(dependency.name),
+        h('td', null, [status(dependency.status)]),
+        td(dependency.required ? 'yes' : 'no'),
+        h('td', null, [details(dependency.details), dependency.error ? h('div', { className: 'error-text' }, [dependency.error]) : null]),
+      ]));
+    });
+    fill($('health-rows'), rows, '', 4);
+  }
+
+  function statsRow(entry, attrs) {
+    var latency = entry.latencyMs || {};
+    return h('tr', attrs, [
+      td(entry.kind, { className: 'kind' }),
+      h('td', { 'data-col': 'name', className: 'name' }, [entry.kind === 'tool' || entry.kind === 'prompt' || entry.kind === 'resource' ? h('button', { type: 'button', className: 'link', 'data-target': entry.name, title: 'Show its audit records' }, [entry.name]) : entry.name]),
+      num(count(entry.calls), 'calls'),
+      num(count(entry.errors), 'errors', entry.errors > 0 ? 'bad' : ''),
+      num(entry.calls ? pct(entry.errorRate) : '–', 'errorRate', entry.errorRate >= 0.05 ? 'bad' : ''),
+      num(ms(latency.p50), 'p50'),
+      num(ms(latency.p95), 'p95'),
+      num(ms(latency.p99), 'p99'),
+      num(ms(latency.max), 'max'),
+      num(count(entry.total.calls), 'totalCalls', 'muted'),
+      td(entry.lastCallAt ? ago(entry.lastCallAt) : 'never', { className: 'muted', 'data-col': 'lastCall' }),
+      td(Object.keys(entry.outcomes).filter(function (o) { return o !== 'ok'; }).map(function (o) { return o + ' ' + entry.outcomes[o]; }).join(', '), { className: 'muted small' }),
+    ]);
+  }
+  function renderStats(stats) {
+    setText('stats-window', 'last ' + stats.windowMinutes + ' min');
+    setText('card-requests-label', 'Requests (' + stats.windowMinutes + ' min)');
+    setText('card-requests', count(stats.requests.calls));
+    setText('card-errors', stats.requests.calls ? pct(stats.requests.errorRate) : '–');
+    setText('card-p95', stats.requests.latencyMs ? ms(stats.requests.latencyMs.p95) + ' ms' : '–');
+    fill($('stats-rows'), stats.entries.map(function (entry) {
+      return statsRow(entry, { 'data-entry': entry.kind + ':' + entry.name, className: entry.calls ? '' : 'idle' });
+    }), 'Nothing in the catalog yet.', 12);
+    var all = Object.assign({ kind: '', name: 'all requests' }, stats.requests, { lastCallAt: null });
+    var total = statsRow(all, { 'data-entry': 'all' });
+    total.children[1].textContent = 'All requests (lists, initialize, refusals too)';
+    total.children[10].textContent = '';
+    $('stats-total').replaceChildren(total);
+  }
+
+  function renderSessions(data) {
+    setText('session-count', count(data.count));
+    setText('sessions-meta', data.mode === 'stateless' ? 'stateless mode: no sessions are kept' : 'at most ' + count(data.max) + ' · idle ones end after ' + duration(Math.round(data.idleTtlMs / 1000)));
+    fill($('session-rows'), data.sessions.map(function (session) {
+      return h('tr', { 'data-session': session.id }, [
+        h('td', { className: 'mono', title: session.id }, [session.id.length > 13 ? session.id.slice(0, 8) + '…' : session.id]),
+        td(session.principal || '–'),
+        td(session.client ? session.client.name + ' ' + session.client.version : '–'),
+        td(session.protocolVersion),
+        td(session.transport + (session.stream ? ' + stream' : '')),
+        td(time(session.createdAt)),
+        td(ago(session.lastSeenAt)),
+        num(count(session.inFlight), 'inFlight', session.inFlight > 0 ? 'busy' : ''),
+      ]);
+    }), 'No live sessions.', 8);
+  }
+
+  function renderAudit(page) {
+    $('audit-off').hidden = page.enabled;
+    $('audit-table').hidden = !page.enabled;
+    if (!page.enabled) return;
+    var health = page.health;
+    setText('audit-meta', health ? 'sink ' + health.sink + ' · ' + health.policy + ' · ' + health.state + ' · written ' + count(health.written) + ' · queued ' + count(health.queued) + ' · dropped ' + count(health.dropped) : '');
+    fill($('audit-rows'), page.records.map(function (record) {
+      return h('tr', { 'data-record': record.id }, [
+        td(time(record.time), { className: 'nowrap', title: record.time }),
+        td(record.principal || '–'),
+        td(record.method || '(transport)', { className: 'mono' }),
+        td(record.target || '–', { className: 'mono' }),
+        h('td', null, [outcome(record.outcome)]),
+        num(record.errorCode === null ? '' : record.errorCode, 'code'),
+        num(ms(record.latencyMs), 'latency'),
+        td(record.error || '', { className: 'error-text' }),
+      ]);
+    }), 'No records match.', 8);
+  }
+
+  function access(entry) {
+    var parts = [];
+    if (entry.access.scopes.length) parts.push('scopes: ' + entry.access.scopes.join(' '));
+    if (entry.access.roles.length) parts.push('role: ' + entry.access.roles.join(' | '));
+    return parts.length ? parts.join('; ') : 'open';
+  }
+  function throttle(entry) {
+    if (!entry.throttle) return '–';
+    return entry.throttle.map(function (t) {
+      if (t.skipped) return t.throttler + ': skipped';
+      var limit = t.limit === null ? 'dynamic' : t.limit;
+      var ttl = t.ttlMs === null ? 'dynamic' : t.ttlMs >= 1000 ? t.ttlMs / 1000 + ' s' : t.ttlMs + ' ms';
+      return t.throttler + ': ' + limit + ' / ' + ttl + (t.source === 'module' ? '' : ' (@Throttle on ' + t.source + ')');
+    }).join('; ');
+  }
+  function schema(label, value) {
+    if (!value) return null;
+    return h('details', null, [h('summary', null, [label]), h('pre', null, [JSON.stringify(value, null, 2)])]);
+  }
+  function renderCatalog(catalog) {
+    var json = JSON.stringify(catalog);
+    if (json === catalogJson) return; // keep open <details> as they are
+    catalogJson = json;
+    setText('catalog-meta', catalog.tools.length + ' tools · ' + catalog.prompts.length + ' prompts · ' + catalog.resources.length + ' resources · ' + catalog.resourceTemplates.length + ' templates' +
+      (catalog.throttlers ? ' · throttlers: ' + catalog.throttlers.map(function (t) { return t.name + ' ' + (t.limit === null ? 'dynamic' : t.limit) + ' / ' + (t.ttlMs === null ? 'dynamic' : t.ttlMs / 1000 + ' s'); }).join(', ') : ' · no ThrottlerModule'));
+    fill($('tool-rows'), catalog.tools.map(function (tool) {
+      var d = tool.definition;
+      var a = d.annotations || {};
+      var hints = [];
+      if (a.readOnlyHint) hints.push(h('span', { className: 'badge b-ro' }, ['read-only']));
+      if (a.destructiveHint) hints.push(h('span', { className: 'badge b-destructive' }, ['destructive']));
+      if (a.idempotentHint) hints.push(h('span', { className: 'badge' }, ['idempotent']));
+      if (a.openWorldHint) hints.push(h('span', { className: 'badge' }, ['open-world']));
+      if (tool.confirm) hints.push(h('span', { className: 'badge b-confirm' }, ['confirmed']));
+      if (tool.task) hints.push(h('span', { className: 'badge' }, ['task ' + tool.task]));
+      return h('tr', { 'data-tool': tool.name }, [
+        h('td', null, [h('div', { className: 'mono strong' }, [tool.name]), d.title || a.title ? h('div', { className: 'muted small' }, [d.title || a.title]) : null]),
+        h('td', { className: 'desc' }, [d.description || '']),
+        h('td', null, hints),
+        td(access(tool), { className: 'small' }),
+        td(throttle(tool), { className: 'small nowrap' }),
+        td('timeout ' + (tool.timeoutMs / 1000) + ' s' + (tool.maxConcurrency ? ' · max ' + tool.maxConcurrency + ' at once' : ''), { className: 'small nowrap' }),
+        h('td', null, [schema('input', d.inputSchema), schema('output', d.outputSchema)]),
+      ]);
+    }), 'No tools.', 7);
+    fill($('prompt-rows'), catalog.prompts.map(function (prompt) {
+      var args = (prompt.definition.arguments || []).map(function (arg) { return arg.name + (arg.required ? '' : '?'); }).join(', ');
+      return h('tr', null, [td(prompt.name, { className: 'mono strong' }), td(prompt.definition.description || '', { className: 'desc' }), td(args || '–', { className: 'mono' }), td(access(prompt), { className: 'small' }), td(throttle(prompt), { className: 'small' })]);
+    }), 'No prompts.', 5);
+    var resources = catalog.resources.map(function (r) { return { uri: r.name, kind: 'resource', d: r.definition, entry: r }; })
+      .concat(catalog.resourceTemplates.map(function (r) { return { uri: r.name, kind: 'template', d: r.definition, entry: r }; }));
+    fill($('resource-rows'), resources.map(function (r) {
+      return h('tr', null, [td(r.uri, { className: 'mono strong' }), td(r.kind), td(r.d.name || ''), td(r.d.description || '', { className: 'desc' }), td(r.d.mimeType || '–'), td(access(r.entry), { className: 'small' })]);
+    }), 'No resources.', 6);
+  }
+
+  // ---- refresh loop ----
+  function refresh(force) {
+    if (busy || (blocked && !force) || (document.hidden && !force)) return Promise.resolve();
+    busy = true;
+    var withCatalog = catalogJson === null || refreshes % CATALOG_EVERY === 0;
+    return Promise.all([api('health'), api('stats'), api('sessions'), api('audit', auditQuery()), withCatalog ? api('catalog') : Promise.resolve(null)])
+      .then(function (r) {
+        showAuthorized();
+        renderHealth(r[0]);
+        renderStats(r[1]);
+        renderSessions(r[2]);
+        renderAudit(r[3]);
+        if (r[4]) renderCatalog(r[4]);
+        refreshes++;
+        root.setAttribute('data-refreshes', String(refreshes));
+        setText('updated', 'updated ' + new Date().toLocaleTimeString('en-GB'));
+      })
+      .catch(showError)
+      .then(function () { busy = false; });
+  }
+  function loadAudit() {
+    return api('audit', auditQuery()).then(renderAudit).catch(showError);
+  }
+
+  function start() {
+    var select = $('f-outcome');
+    OUTCOMES.forEach(function (o) { select.appendChild(h('option', { value: o }, [o])); });
+    $('key-form').addEventListener('submit', function (event) {
+      event.preventDefault();
+      var value = $('key').value.trim();
+      if (!value) return;
+      try { sessionStorage.setItem(KEY_STORAGE, value); } catch (e) { /* private mode: the key lives as long as the page */ }
+      $('key').value = '';
+      catalogJson = null;
+      refresh(true);
+    });
+    $('forget').addEventListener('click', function () {
+      try { sessionStorage.removeItem(KEY_STORAGE); } catch (e) { /* nothing stored */ }
+      $('forget').hidden = true;
+      refresh(true);
+    });
+    $('refresh').addEventListener('click', function () { refresh(true); });
+    $('audit-filter').addEventListener('submit', function (event) {
+      event.preventDefault();
+      auditFilter = { principal: $('f-principal').value.trim(), target: $('f-target').value.trim(), outcome: $('f-outcome').value, limit: $('f-limit').value };
+      loadAudit();
+    });
+    $('audit-clear').addEventListener('click', function () {
+      $('audit-filter').reset();
+      auditFilter = { principal: '', target: '', outcome: '', limit: '50' };
+      loadAudit();
+    });
+    $('stats-rows').addEventListener('click', function (event) {
+      var button = event.target.closest('button[data-target]');
+      if (!button) return;
+      $('f-target').value = button.getAttribute('data-target');
+      auditFilter.target = button.getAttribute('data-target');
+      loadAudit().then(function () { $('audit-panel').scrollIntoView({ behavior: 'smooth' }); });
+    });
+    setText('refresh-every', (REFRESH_MS / 1000) + ' s');
+    setInterval(function () { if ($('auto').checked) refresh(false); }, REFRESH_MS);
+    refresh(true);
+  }
+  start();
+})();
+`;

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { AppModule } from '../src/app.module';
+import { connectHttpClient } from './support/fixture-app';
+
+// Globals of the page, for the callbacks playwright runs in the browser (the project has no DOM lib).
+declare const document: any, window: any, sessionStorage: any, getComputedStyle: any;
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// The demo keys of config/api-keys.example.json (README).
+const ADMIN_KEY = 'desk-demo-admin-key';
+const READER_KEY = 'desk-demo-read-only-key';
+const OUTPUT = join(__dirname, '..', 'test-output');
+const DOCS_SCREENSHOT = join(__dirname, '..', 'docs', 'admin-dashboard.png');
+
+interface StatsEntry {
+  kind: string;
+  name: string;
+  calls: number;
+  errors: number;
+}
+
+/** The support desk as `AUTH_MODE=apiKey npm start` runs it, on a free loopback port. */
+async function startDesk(): Promise<{ app: INestApplication; base: string }> {
+  const saved = { ...process.env };
+  Object.assign(process.env, { AUTH_MODE: 'apiKey', AUDIT_FILE: join(tmpdir(), `desk-admin-audit-${randomUUID()}.jsonl`), SUPPORT_REPORT_STEP_MS: '10' });
+  try {
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.register({ transport: 'http' })] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    return { app, base: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
+  } finally {
+    process.env = saved;
+  }
+}
+
+/**
+ * The admin dashboard in a real browser (Debian's chromium through playwright-core): the
+ * support desk serves some calls, some failing; the page, given the demo admin key, shows per
+ * tool the very numbers `/admin/api/stats` returns and that the test caused, and the sessions;
+ * a non-admin key gets the 403 message. Saves a screenshot to test-output/ (and, with
+ * UPDATE_DOCS_SCREENSHOT=1 — `npm run docs:screenshot` — to docs/admin-dashboard.png).
+ */
+describe('admin dashboard in chromium', () => {
+  let app: INestApplication;
+  let base: string;
+  let admin: Client;
+  let reader: Client;
+  let browser: Browser;
+  let page: Page;
+  const expected = new Map<string, { calls: number; errors: number }>();
+
+  const call = async (client: Client, name: string, args: Record<string, unknown>, fails: boolean) => {
+    const count = expected.get(name) ?? { calls: 0, errors: 0 };
+    expected.set(name, { calls: count.calls + 1, errors: count.errors + (fails ? 1 : 0) });
+    const result = await client.callTool({ name, arguments: args }).catch((error: Error) => ({ isError: true, content: [], thrown: error.message }));
+    expect({ name, args, failed: Boolean((result as CallToolResult).isError), result }).toMatchObject({ name, args, failed: fails });
+  };
+  const apiStats = async (): Promise<StatsEntry[]> => {
+    const response = await fetch(`${base}/admin/api/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { entries: StatsEntry[] }).entries;
+  };
+  const shownRow = (entry: string) =>
+    page.$eval(`#stats-rows tr[data-entry="${entry}"]`, (row) => ({
+      calls: Number(row.querySelector('[data-col="calls"]')!.textContent!.replace(/,/g, '')),
+      errors: Number(row.querySelector('[data-col="errors"]')!.textContent!.replace(/,/g, '')),
+    }));
+  const refreshes = async () => Number(await page.getAttribute('html', 'data-refreshes'));
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)`);
+    ({ app, base } = await startDesk());
+    admin = await connectHttpClient(`${base}/mcp`, { authorization: `Bearer ${ADMIN_KEY}` });
+    reader = await connectHttpClient(`${base}/mcp`, { 'x-api-key': READER_KEY });
+    for (const status of ['open', 'pending', 'closed']) await call(admin, 'search_tickets', { status }, false);
+    await call(admin, 'get_ticket', { ticketId: 'T-2001' }, false);
+    await call(admin, 'get_ticket', { ticketId: 'T-9999' }, true);
+    await call(admin, 'get_ticket', { ticketId: 'T-9998' }, true);
+    await call(admin, 'search_customers', { query: 'contoso' }, false);
+    await call(admin, 'get_customer', {}, true); // invalid arguments
+    await call(admin, 'create_ticket', { customerId: 'C-0000', subject: 'Nobody', description: 'No such customer.', priority: 'low' }, true);
+    await call(reader, 'search_tickets', { status: 'open' }, false);
+    await call(reader, 'create_ticket', { customerId: 'C-1002', subject: 'Denied', description: 'Needs tickets:write.', priority: 'low' }, true); // hidden: denied
+    await reader.readResource({ uri: 'kb://articles' });
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await admin?.close();
+    await reader?.close();
+    await app?.close();
+  });
+
+  it('asks for a key, and shows the 403 message to a key that is not an admin', async () => {
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => message.type() === 'error' && !/status of 40[13]/.test(message.text()) && errors.push(message.text()));
+    await page.goto(`${base}/admin`);
+    await page.waitForSelector('html[data-state="unauthorized"]');
+    expect(await page.textContent('#notice')).toBe('401 Not signed in. No API key: send Authorization: Bearer <key> or X-API-Key: <key>. The admin API needs an admin key or token.');
+    expect(await page.isVisible('#key-form')).toBe(true);
+
+    await page.fill('#key', READER_KEY);
+    await page.click('#key-form button[type="submit"]');
+    await page.waitForSelector('html[data-state="forbidden"]');
+    expect(await page.textContent('#notice')).toBe(
+      '403 Forbidden. "desk-reader" is not an administrator: the admin API needs the role "admin" or the scope "mcp:admin".',
+    );
+    expect(await page.isVisible('#key-form')).toBe(true);
+    expect(await page.textContent('#stats-rows')).toBe(''); // nothing was shown
+    await mkdir(OUTPUT, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT, 'admin-dashboard-403.png') });
+    expect(errors).toEqual([]);
+  });
+
+  it('shows, with the admin key, the calls and errors per tool that were made, as the API reports them', async () => {
+    await page.fill('#key', ADMIN_KEY);
+    await page.click('#key-form button[type="submit"]');
+    await page.waitForSelector('html[data-state="ok"]');
+    expect(await page.isHidden('#key-form')).toBe(true);
+    expect(await page.isHidden('#notice')).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem('mcp-admin-key'))).toBe(ADMIN_KEY);
+    expect(await page.textContent('#principal')).toBe('signed in as desk-admin');
+    expect(await page.textContent('#overall')).toBe('ok');
+
+    // One more call, then the page's own refresh must show it.
+    await call(admin, 'search_tickets', { status: 'open', limit: 5 }, false);
+    const seen = await refreshes();
+    await page.waitForFunction((after) => Number(document.documentElement.getAttribute('data-refreshes')) > after, seen, { timeout: 15_000 });
+
+    const api = await apiStats();
+    for (const [tool, counts] of expected) {
+      const fromApi = api.find((entry) => entry.kind === 'tool' && entry.name === tool)!;
+      expect({ tool, calls: fromApi.calls, errors: fromApi.errors }).toEqual({ tool, ...counts });
+      expect({ tool, ...(await shownRow(`tool:${tool}`)) }).toEqual({ tool, ...counts });
+    }
+    expect(expected.get('search_tickets')).toEqual({ calls: 5, errors: 0 });
+    expect(expected.get('get_ticket')).toEqual({ calls: 3, errors: 2 });
+    // Tools nobody called are listed with zeros.
+    expect(await shownRow('tool:close_ticket')).toEqual({ calls: 0, errors: 0 });
+    expect(await shownRow('resource:kb://articles')).toEqual({ calls: 1, errors: 0 });
+    expect(await page.textContent('#stats-rows tr[data-entry="tool:get_ticket"] [data-col="errorRate"]')).toBe('66.7 %');
+
+    expect(await page.textContent('#session-count')).toBe('2');
+    expect(await page.$$eval('#session-rows tr[data-session] td:nth-child(2)', (cells) => cells.map((cell) => cell.textContent).sort())).toEqual(['desk-admin', 'desk-reader']);
+    expect(await page.textContent('#card-sessions')).toBe('2');
+    // Numbers are right-aligned.
+    expect(await page.$eval('#stats-rows [data-col="calls"]', (cell) => getComputedStyle(cell).textAlign)).toBe('right');
+  });
+
+  it('shows recent audit records, filtered, and the catalog with its throttling', async () => {
+    await page.waitForFunction(() => document.querySelectorAll('#audit-rows tr[data-record]').length > 0);
+    await page.fill('#f-target', 'get_ticket');
+    await page.selectOption('#f-outcome', 'tool_error');
+    await page.click('#audit-filter button[type="submit"]');
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#audit-rows tr[data-record]')];
+      return rows.length === 2 && rows.every((row) => row.textContent!.includes('get_ticket'));
+    });
+    expect(await page.$$eval('#audit-rows tr[data-record] td:nth-child(5)', (cells) => cells.map((cell) => cell.textContent))).toEqual(['tool_error', 'tool_error']);
+    expect(await page.$$eval('#audit-rows tr[data-record] td:nth-child(2)', (cells) => cells.map((cell) => cell.textContent))).toEqual(['desk-admin', 'desk-admin']);
+    await page.click('#audit-clear');
+    await page.waitForFunction(() => document.querySelectorAll('#audit-rows tr[data-record]').length > 2);
+
+    expect(await page.textContent('#tool-rows tr[data-tool="close_ticket"]')).toContain('destructive');
+    expect(await page.textContent('#tool-rows tr[data-tool="search_tickets"]')).toContain('default: 120 / 60 s');
+    expect(await page.textContent('#health-rows')).toContain('audit:jsonl');
+  });
+
+  it('saves a screenshot', async () => {
+    await mkdir(OUTPUT, { recursive: true });
+    const file = join(OUTPUT, 'admin-dashboard.png');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: file, fullPage: true });
+    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') await copyFile(file, DOCS_SCREENSHOT);
+  });
+});

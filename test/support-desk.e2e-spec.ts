@@ -8,7 +8,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppModule } from '../src/app.module';
 import { connectHttpClient } from './support/fixture-app';
-import { waitFor } from './support/wait-for';
+import { waitFor, waitForAsync } from './support/wait-for';
+import { readFile } from 'node:fs/promises';
+import { verifyChain, type AuditRecord } from '#libs/security';
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
@@ -231,12 +233,13 @@ describe('support desk in read-only mode', () => {
 });
 
 describe('support desk host over stdio (a real process)', () => {
-  it('serves the same tools to the SDK client, with nothing but protocol on stdout', async () => {
+  it('serves the same tools to the SDK client, with nothing but protocol on stdout, and audits them', async () => {
     const errors: Error[] = [];
+    const auditFile = join(tmpdir(), `desk-audit-${randomUUID()}.jsonl`);
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [join(__dirname, '..', 'dist', 'src', 'main.stdio.js')],
-      env: { ...process.env, SUPPORT_REPORT_STEP_MS: '10', AUDIT_FILE: join(tmpdir(), `desk-audit-${randomUUID()}.jsonl`) } as Record<string, string>,
+      env: { ...process.env, SUPPORT_REPORT_STEP_MS: '10', AUDIT_FILE: auditFile } as Record<string, string>,
       stderr: 'pipe',
     });
     let stderr = '';
@@ -261,5 +264,18 @@ describe('support desk host over stdio (a real process)', () => {
     } finally {
       await client.close();
     }
-  }, 30_000); // a whole Nest process starts here: allow for a loaded machine
+    // Closing stdin shuts the host down, which flushes its trail: the calls are there, as the local operator's.
+    let records: AuditRecord[] = [];
+    await waitForAsync(async () => {
+      records = (await readFile(auditFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as AuditRecord);
+      return records.some((record) => record.target === 'export_ticket_report');
+    }, 20_000).catch((error) => {
+      throw new Error(`${(error as Error).message}: ${auditFile} holds ${JSON.stringify(records)}; stderr: ${stderr.slice(-2000)}`);
+    });
+    expect(records.filter((record) => record.method === 'tools/call')).toMatchObject([
+      { transport: 'stdio', principal: 'local-operator', target: 'search_tickets', outcome: 'ok', client: { name: 'desktop-client', version: '1.0.0' } },
+      { transport: 'stdio', principal: 'local-operator', target: 'export_ticket_report', outcome: 'ok' },
+    ]);
+    expect(await verifyChain(records)).toMatchObject({ ok: true });
+  }, 60_000); // a whole Nest process starts and stops here: allow for a loaded machine
 });

@@ -13,6 +13,6 @@ async function bootstrap(): Promise<void> {
   const config = app.get<ConfigService<HostEnvironment, true>>(ConfigService);
   await app.listen(config.get('PORT'), config.get('HOST'));
   const url = (await app.getUrl()).replace('[::1]', 'localhost');
-  new Logger('SupportDesk').log(`MCP endpoint: ${url}/mcp — health: ${url}/health/ready`);
+  new Logger('SupportDesk').log(`MCP endpoint: ${url}/mcp — health: ${url}/health/ready — admin dashboard: ${url}/admin`);
 }
 void bootstrap();

@@ -39,6 +39,12 @@ describe('latency histogram', () => {
     expect(Math.abs(quantile(bins, 100, 0.95, 1, 100)! - 95) / 95).toBeLessThan(0.1);
     expect(quantile(bins, 100, 1, 1, 100)).toBe(100);
     expect(quantile(bins, 0, 0.5, Infinity, 0)).toBeUndefined();
+    // With few values, the top ranks are the exact maximum (not its bin's middle).
+    const two = new Uint32Array(LATENCY_BINS);
+    two[latencyBin(1.4)]++;
+    two[latencyBin(4.179)]++;
+    expect(quantile(two, 2, 0.95, 1.4, 4.179)).toBe(4.179);
+    expect(quantile(two, 2, 0.5, 1.4, 4.179)).toBe(1.4);
   });
 });
 

@@ -100,7 +100,7 @@ export class AdminEndpoint implements OnModuleInit {
         return this.json(res, access.status, { error: access.error, message: access.message }, headers);
       }
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
-      const name = decodeURIComponent(url.pathname.slice(url.pathname.lastIndexOf('/') + 1));
+      const name = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
       await this.answer(res, name, url.searchParams, access.principal);
     } catch (error) {
       this.logger.error(`Admin API failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);

@@ -5,9 +5,9 @@ import { McpCallStats, OTHER_ENTRY } from './mcp-call-stats';
 
 const MINUTE = 60_000;
 
-function event(target: string | undefined, latencyMs: number, outcome: AuditOutcome = 'ok', kind: McpEntryKind | undefined = 'tool'): McpRequestEvent {
+function event(target: string | undefined, latencyMs: number, outcome: AuditOutcome = 'ok', kind: McpEntryKind | undefined = 'tool', method?: string): McpRequestEvent {
   return {
-    method: kind === 'tool' ? 'tools/call' : kind === 'prompt' ? 'prompts/get' : kind === 'resource' ? 'resources/read' : 'tools/list',
+    method: method ?? (kind === 'tool' ? 'tools/call' : kind === 'prompt' ? 'prompts/get' : kind === 'resource' ? 'resources/read' : 'tools/list'),
     entryKind: target === undefined ? undefined : kind,
     target,
     outcome,
@@ -81,6 +81,16 @@ describe('McpCallStats', () => {
     expect(Math.abs(search.latencyMs!.p99 - 99) / 99).toBeLessThan(0.1);
     expect(search.latencyMs!.mean).toBeCloseTo((5050 + 10) / 102, 3);
     expect(create).toMatchObject({ name: 'create', calls: 1, errors: 1, errorRate: 1, latencyMs: { p50: 2, p95: 2, p99: 2, max: 2, mean: 2 } });
+  });
+
+  it('counts calls only: not subscriptions, and a task once (its background run is no request)', () => {
+    const s = stats();
+    s.observe(event('report', 3, 'ok', 'tool'));
+    s.observe(event('report', 900, 'tool_error', 'tool', 'tasks/run'));
+    s.observe(event('kb://a', 1, 'ok', 'resource', 'resources/subscribe'));
+    const snapshot = s.snapshot();
+    expect(snapshot.entries.map(({ name, calls }) => ({ name, calls }))).toEqual([{ name: 'report', calls: 1 }]);
+    expect(snapshot.requests.calls).toBe(2);
   });
 
   it('forgets calls older than the window, bucket by bucket, and keeps totals', () => {

@@ -79,7 +79,7 @@ export interface McpStatsSnapshot {
   bucketMs: number;
   /** ISO time of the snapshot; the window starts `windowMs` earlier (to within one bucket). */
   at: string;
-  /** Every request the host finished (lists, `initialize`, transport refusals, …). */
+  /** Every request the host answered (lists, `initialize`, transport refusals, …). */
   requests: McpWindowStats & { total: { calls: number; errors: number } };
   /** Per catalog entry, in the order first seen. */
   entries: McpEntryStats[];
@@ -125,7 +125,8 @@ class Series {
 
 /**
  * Live per-entry statistics for the admin dashboard: calls, outcomes and latency percentiles of
- * every tool, prompt and resource over a sliding window. Each entry keeps 31 buckets, each with a
+ * every tool, prompt and resource over a sliding window (`tools/call`, `prompts/get`,
+ * `resources/read`; a call run as a task counts once, until the task is created). Each entry keeps 31 buckets, each with a
  * fixed log-scale latency histogram, so memory is bounded (about 12 KB per entry) whatever the
  * traffic, `observe` is O(1) with no allocation once an entry is known, and percentiles come from
  * the merged histograms of the buckets inside the window.
@@ -167,9 +168,13 @@ export class McpCallStats implements McpRequestObserver {
     const index = OUTCOME_INDEX[event.outcome];
     const outcome = typeof index === 'number' ? index : OUTCOME_INDEX.error;
     const ms = event.latencyMs > 0 ? event.latencyMs : 0;
+    const method = event.method;
+    // A task's background run is not a request (its tools/call was counted when it created the task).
+    if (method === 'tasks/run') return;
     this.requests.add(epoch, outcome, ms, now);
     const kind = event.entryKind;
-    if (kind === undefined || event.target === undefined) return;
+    // Per entry, calls only: not subscriptions (which name a resource too).
+    if (kind === undefined || event.target === undefined || (method !== 'tools/call' && method !== 'prompts/get' && method !== 'resources/read')) return;
     const map = this.byKind[kind];
     if (!map) return;
     (map.get(event.target) ?? this.firstSight(kind, map, event.target))?.add(epoch, outcome, ms, now);

@@ -1,9 +1,10 @@
-import type { McpAuditOptions } from '#libs/security';
+import { PostgresAuditSink, type McpAuditOptions } from '#libs/security';
 import type { HostEnvironment } from './host.config';
 
 /** The support desk's audit trail, from AUDIT_* (see docs/deployment.md). */
 export function auditOptions(env: HostEnvironment): McpAuditOptions | false {
   if (env.AUDIT_SINK === 'off') return false;
   const common: McpAuditOptions = { policy: env.AUDIT_POLICY, ...(env.AUDIT_CHAIN && { chain: env.AUDIT_CHAIN }) };
+  if (env.AUDIT_SINK === 'postgres') return { ...common, sink: new PostgresAuditSink({ connectionString: env.DATABASE_URL }) };
   return { ...common, file: env.AUDIT_FILE };
 }

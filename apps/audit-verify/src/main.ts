@@ -5,7 +5,7 @@
  *   npm run audit:verify -- audit/audit.jsonl             # the file and its rotated siblings
  *   npm run audit:verify -- --postgres "$DATABASE_URL"    # the PostgreSQL sink's table
  */
-import { readTrail, verifyChain, type AuditRecord, type JsonlLocation } from '#libs/security';
+import { PostgresAuditSink, readTrail, verifyChain, type AuditRecord, type JsonlLocation } from '#libs/security';
 
 const USAGE = 'usage: npm run audit:verify -- [<trail.jsonl>] | --postgres <connection-url> [--table <name>]';
 
@@ -34,9 +34,18 @@ async function verifyFile(file: string): Promise<number> {
   return report(result, where ? `${where.file}:${where.line}` : file);
 }
 
-async function verifyPostgres(_connectionString: string, _table: string | undefined): Promise<number> {
-  console.error('PostgreSQL verification is not available in this build');
-  return 2;
+async function verifyPostgres(connectionString: string, table: string | undefined): Promise<number> {
+  const sink = new PostgresAuditSink({ connectionString, ...(table && { table }) });
+  try {
+    const result = await verifyChain(sink.read());
+    if (result.ok && result.count === 0) {
+      console.error(`No audit records found in table ${table ?? 'mcp_audit_records'}.`);
+      return 2;
+    }
+    return report(result, `table ${table ?? 'mcp_audit_records'}`);
+  } finally {
+    await sink.close();
+  }
 }
 
 function report(result: Awaited<ReturnType<typeof verifyChain>>, where: string): number {

@@ -24,3 +24,4 @@ export { AuditTrail, type AuditTrailSettings, type AuditTrailHealth, type AuditQ
 export { JsonlAuditSink, readTrail, trailFiles, type JsonlAuditSinkOptions, type JsonlLocation } from './audit/jsonl-audit.sink';
 export { sensitiveFieldsOf, redactSensitive, type SensitiveFields } from './audit/sensitive-fields';
 export { resolveAuditOptions, type McpAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
+export { PostgresAuditSink, type PostgresAuditSinkOptions } from './audit/postgres-audit.sink';

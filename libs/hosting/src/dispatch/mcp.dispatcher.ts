@@ -73,7 +73,8 @@ export class McpDispatcher {
     try {
       const params = message.params ?? {};
       checkRequestLimits(params, this.options.limits);
-      this.telemetry.admit(note);
+      // Calls are admitted by their method groups, once the entry (and what to redact) is known.
+      if (message.method === 'tasks/result') this.telemetry.admit(note);
       return resultResponse(id, await handler(params, id, scope, note));
     } catch (error) {
       if (error instanceof JsonRpcError) {

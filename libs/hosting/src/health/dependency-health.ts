@@ -43,19 +43,22 @@ export class DependencyHealth {
 
   async check(): Promise<DependencyStatus[]> {
     const checks = this.options.healthChecks.map((check) => this.run(check));
-    return [...(this.audit ? [this.auditStatus(this.audit)] : []), ...(await Promise.all(checks))];
+    return [...(this.audit ? [await this.auditStatus(this.audit)] : []), ...(await Promise.all(checks))];
   }
 
-  private auditStatus(audit: AuditTrail): DependencyStatus {
+  /** The trail's own state, and whether its sink answers now (a sink can fail while nothing is written). */
+  private async auditStatus(audit: AuditTrail): Promise<DependencyStatus> {
     const health = audit.health();
     const failClosed = health.policy === 'fail-closed';
     const { lastError, ...details } = health;
+    const unreachable = await this.run({ name: 'audit', check: () => audit.ping() }).then((status) => status.error);
+    const error = lastError ?? unreachable;
     return {
       name: `audit:${health.sink}`,
-      status: health.state === 'ok' ? 'up' : failClosed ? 'down' : 'degraded',
+      status: health.state === 'ok' && !unreachable ? 'up' : failClosed ? 'down' : 'degraded',
       required: failClosed,
       details,
-      ...(lastError !== undefined && { error: lastError }),
+      ...(error !== undefined && { error }),
     };
   }
 

@@ -36,6 +36,8 @@ export interface AuditSink {
   append(records: readonly AuditRecord[]): Promise<void>;
   /** The last stored record of `chain`, or `undefined` for a new chain. */
   tail?(chain: string): Promise<AuditChainTail | undefined>;
+  /** Resolves when the storage is reachable (readiness checks it even when no record is waiting). */
+  ping?(): Promise<void>;
   /** Releases connections and file handles. */
   close?(): Promise<void>;
 }

@@ -96,6 +96,22 @@ describe('AuditTrail', () => {
     expect(await verifyChain(sink.stored)).toMatchObject({ ok: true, count: 5 });
   });
 
+  it('fail-closed: refuses calls until a sink that could not open at start-up opens', async () => {
+    const sink = new SwitchableSink();
+    sink.down = true;
+    let opens = 0;
+    const opening: AuditSink = { name: 'memory', open: async () => { opens++; if (sink.down) throw new Error('no route to host'); }, append: (records) => sink.append(records) };
+    const trail = new AuditTrail(opening, settings());
+    await trail.start();
+    expect(trail.admits()).toBe(false);
+    expect(trail.health()).toMatchObject({ state: 'failing', lastError: 'no route to host' });
+    sink.down = false;
+    await until(() => trail.admits());
+    expect(trail.health().state).toBe('ok');
+    expect(opens).toBeGreaterThan(1);
+    await trail.close();
+  });
+
   it('buffered: calls go on; past the buffer, records are dropped, counted and logged', async () => {
     const sink = new SwitchableSink();
     const trail = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 3 }));

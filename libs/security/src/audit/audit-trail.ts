@@ -118,6 +118,11 @@ export class AuditTrail {
     };
   }
 
+  /** Asks the sink whether it is reachable (when it can tell); rejects when it is not. */
+  async ping(): Promise<void> {
+    await this.sink.ping?.();
+  }
+
   /** The newest records (written or on their way), newest first, filtered. */
   recent(query: AuditQuery = {}): AuditRecord[] {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), this.recentRing.length);
@@ -193,11 +198,9 @@ export class AuditTrail {
         await this.sink.append(this.batch);
         this.written += this.batch.length;
         this.batch = [];
+        if (this.failing) this.recovered();
       }
-      if (this.failing) this.logger.log(`The audit sink "${this.sink.name}" writes again`);
-      this.failing = false;
-      this.lastError = undefined;
-      this.retryDelayMs = this.settings.flushIntervalMs;
+      if (this.failing) this.recovered(); // opened at last, with nothing waiting
     } catch (error) {
       const message = (error as Error)?.message ?? String(error);
       if (!this.failing) this.logger.error(`The audit sink "${this.sink.name}" cannot write (${message}); ${this.settings.policy === 'fail-closed' ? 'calls are refused' : 'records are buffered'} until it can`);
@@ -206,6 +209,14 @@ export class AuditTrail {
       this.lastError = message;
       this.retryDelayMs = Math.min(this.retryDelayMs * 2, MAX_RETRY_DELAY_MS);
     }
+  }
+
+  /** The sink took a batch again: calls are admitted again while the backlog drains. */
+  private recovered(): void {
+    this.logger.log(`The audit sink "${this.sink.name}" writes again; ${this.pending} record(s) still waiting`);
+    this.failing = false;
+    this.lastError = undefined;
+    this.retryDelayMs = this.settings.flushIntervalMs;
   }
 
   private async open(): Promise<void> {

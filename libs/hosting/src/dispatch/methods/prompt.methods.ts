@@ -5,6 +5,7 @@ import { PromptGetter } from '#libs/prompts';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
 import { AccessControl, AccessDeniedError } from '../access-control';
 import type { RequestNote } from '../../telemetry/request-note';
+import { RequestTelemetry } from '../../telemetry/request-telemetry';
 import { CallScope } from '../call-scope';
 import type { DispatchScope, McpMethods, MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -23,6 +24,7 @@ export class PromptMethods implements McpMethods {
     private readonly getter: PromptGetter,
     private readonly calls: CallScope,
     private readonly access: AccessControl,
+    private readonly telemetry: RequestTelemetry,
   ) {}
 
   private async get(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
@@ -36,6 +38,7 @@ export class PromptMethods implements McpMethods {
       throw registered ? new AccessDeniedError(JsonRpcErrorCode.INVALID_PARAMS, message) : new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, message);
     }
     await this.access.authorizeCall(scope.principal, 'prompt', name, params.arguments, prompt);
+    this.telemetry.admit(note);
     return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, note, (context) => this.getter.get(prompt, params.arguments, context)));
   }
 }

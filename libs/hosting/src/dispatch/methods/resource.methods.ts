@@ -5,6 +5,7 @@ import { ResourceReader, resourceNotFound } from '#libs/resources';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
 import { AccessControl, AccessDeniedError } from '../access-control';
 import type { RequestNote } from '../../telemetry/request-note';
+import { RequestTelemetry } from '../../telemetry/request-telemetry';
 import { CallScope } from '../call-scope';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods, type MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -27,6 +28,7 @@ export class ResourceMethods implements McpMethods {
     private readonly reader: ResourceReader,
     private readonly calls: CallScope,
     private readonly access: AccessControl,
+    private readonly telemetry: RequestTelemetry,
   ) {}
 
   /** A resource the caller may not read is answered exactly like one that does not exist. */
@@ -45,6 +47,7 @@ export class ResourceMethods implements McpMethods {
     const uri = requireUri('resources/read', params);
     const resolved = this.requireVisible(uri, scope, note);
     await this.access.authorizeCall(scope.principal, 'resource', uri, resolved.variables, resolved.handler);
+    this.telemetry.admit(note);
     return JSON.stringify(await this.calls.run(scope, id, 'resource', uri, params, note, (context) => this.reader.read(uri, context)));
   }
 

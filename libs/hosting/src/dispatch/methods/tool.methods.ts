@@ -7,6 +7,7 @@ import { TaskRunner } from '../../tasks/task.runner';
 import { AccessControl, AccessDeniedError } from '../access-control';
 import type { RequestNote } from '../../telemetry/request-note';
 import { sensitiveFieldsOfTool } from '../../telemetry/sensitive-fields.cache';
+import { RequestTelemetry } from '../../telemetry/request-telemetry';
 import { CallScope } from '../call-scope';
 import type { DispatchScope, McpMethods, MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
@@ -26,6 +27,7 @@ export class ToolMethods implements McpMethods {
     private readonly calls: CallScope,
     private readonly tasks: TaskRunner,
     private readonly access: AccessControl,
+    private readonly telemetry: RequestTelemetry,
   ) {}
 
   private async call(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
@@ -44,6 +46,7 @@ export class ToolMethods implements McpMethods {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
     }
     await this.access.authorizeCall(scope.principal, 'tool', name, args, tool);
+    this.telemetry.admit(note);
     const confirm = this.needsConfirmation(tool);
     const task = params.task;
     if (task !== undefined) {

@@ -139,8 +139,8 @@ describe('admin API', () => {
       maxConcurrency: null,
       confirm: false,
     });
-    expect(tool('resetPassword').throttle).toEqual([{ throttler: 'default', limit: 1_000, ttlMs: 60_000, blockDurationMs: 60_000, skipped: false, source: 'module' }]);
-    expect(tool('resetPassword').definition.inputSchema).toMatchObject({ type: 'object', properties: { login: { type: 'string' } } });
+    expect(tool('resetPassword').throttle).toEqual([{ throttler: 'default', limit: 1_000_000, ttlMs: 60_000, blockDurationMs: 60_000, skipped: false, source: 'module' }]);
+    expect(tool('resetPassword').definition.inputSchema).toMatchObject({ type: 'object', properties: { login: { type: 'string' }, newPassword: { type: 'string', 'x-sensitive': true } } });
     expect(tool('purge').access).toEqual({ scopes: ['admin'], roles: [] });
     expect(body.prompts).toMatchObject([{ name: 'summary' }]);
     expect(body.resources).toMatchObject([{ name: 'desk://status', definition: { uri: 'desk://status', name: 'status' } }]);

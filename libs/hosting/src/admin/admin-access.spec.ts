@@ -2,12 +2,20 @@ import type { IncomingMessage } from 'node:http';
 import { Authenticator, hashApiKey, type McpAuthOptions } from '#libs/security';
 import { resolveMcpOptions } from '../options/mcp-options.resolver';
 import { AdminAccess } from './admin-access';
+import { McpRequestObservers } from '../telemetry/request-observers';
+import type { McpRequestEvent } from '../telemetry/mcp-request-event';
+import { RequestTelemetry } from '../telemetry/request-telemetry';
+
+/** What the access check reported as refused (through the same observers metrics use). */
+const refusals: McpRequestEvent[] = [];
 
 const request = (remoteAddress: string, headers: Record<string, string> = {}) => ({ socket: { remoteAddress }, headers }) as unknown as IncomingMessage;
 
 function access(auth: McpAuthOptions, authFailureLimit = { limit: 20, windowMs: 60_000 }): AdminAccess {
   const options = resolveMcpOptions({ name: 'a', version: '1', auth, authFailureLimit });
-  return new AdminAccess(options, new Authenticator(options.auth));
+  const observers = new McpRequestObservers();
+  observers.add({ observe: (event) => void refusals.push(event) });
+  return new AdminAccess(options, new Authenticator(options.auth), new RequestTelemetry(observers));
 }
 
 describe('AdminAccess', () => {
@@ -29,7 +37,9 @@ describe('AdminAccess', () => {
       status: 403,
       error: 'forbidden',
       message: '"agent" is not an administrator: the admin API needs the role "admin" or the scope "mcp:admin".',
+      principal: 'agent',
     });
+    expect(refusals.slice(-1)).toMatchObject([{ outcome: 'denied', errorCode: 403, principal: 'agent', target: 'admin API', method: null }]);
     expect(await admin.check(request('127.0.0.1'))).toMatchObject({ ok: false, status: 401, error: 'unauthenticated' });
   });
 

@@ -5,6 +5,7 @@ import { Authenticator } from '#libs/security';
 import { AuthFailureLimiter } from '../http/auth-failure.limiter';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { AdminMessages } from './admin.messages';
+import { outcomeOfStatus, RequestTelemetry } from '../telemetry/request-telemetry';
 
 /** The role that opens the admin API. */
 export const ADMIN_ROLE = 'admin';
@@ -13,7 +14,7 @@ export const ADMIN_SCOPE = 'mcp:admin';
 
 export type AdminAccessResult =
   | { ok: true; principal: McpPrincipal }
-  | { ok: false; status: 401 | 403 | 429; error: 'unauthenticated' | 'forbidden' | 'too_many_failures'; message: string; retryAfterSec?: number };
+  | { ok: false; status: 401 | 403 | 429; error: 'unauthenticated' | 'forbidden' | 'too_many_failures'; message: string; retryAfterSec?: number; principal?: string };
 
 /**
  * Who may read the admin API: a principal authenticated exactly as on the MCP endpoint
@@ -29,15 +30,26 @@ export class AdminAccess {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
     private readonly authenticator: Authenticator,
+    private readonly telemetry: RequestTelemetry,
   ) {
     this.failures = new AuthFailureLimiter(options.authFailureLimit.limit, options.authFailureLimit.windowMs);
   }
 
-  async check(req: IncomingMessage): Promise<AdminAccessResult> {
+  /**
+   * Every refusal is audited (with the endpoint as its target), like those of the MCP endpoint.
+   * @param surface what the refusal messages call the protected endpoint
+   */
+  async check(req: IncomingMessage, surface = 'admin API'): Promise<AdminAccessResult> {
+    const result = await this.decide(req, surface);
+    if (!result.ok) this.telemetry.refusal(outcomeOfStatus(result.status), result.status, result.message, 'http', req.socket.remoteAddress, result.principal, surface);
+    return result;
+  }
+
+  private async decide(req: IncomingMessage, surface: string): Promise<AdminAccessResult> {
     const address = req.socket.remoteAddress ?? 'unknown';
     if (this.authenticator.mode === 'none') {
       // `allowPublicBind` lets such a host listen publicly; its dashboard data stays on loopback.
-      if (!isLoopbackAddress(address)) return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.loopbackOnly() };
+      if (!isLoopbackAddress(address)) return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.loopbackOnly(surface) };
       return { ok: true, principal: this.authenticator.unauthenticated };
     }
     const wait = this.failures.retryAfter(address);
@@ -46,12 +58,12 @@ export class AdminAccess {
     if (!auth.ok) {
       if (auth.error === 'invalid_token') this.failures.fail(address);
       return auth.status === 401
-        ? { ok: false, status: 401, error: 'unauthenticated', message: AdminMessages.unauthenticated(auth.description) }
+        ? { ok: false, status: 401, error: 'unauthenticated', message: AdminMessages.unauthenticated(auth.description, surface) }
         : { ok: false, status: 403, error: 'forbidden', message: auth.description };
     }
     const { principal } = auth;
     if (!principal.roles.includes(ADMIN_ROLE) && !principal.scopes.includes(ADMIN_SCOPE)) {
-      return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.notAdmin(principal.id, ADMIN_ROLE, ADMIN_SCOPE) };
+      return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.notAdmin(principal.id, ADMIN_ROLE, ADMIN_SCOPE, surface), principal: principal.id };
     }
     return { ok: true, principal };
   }

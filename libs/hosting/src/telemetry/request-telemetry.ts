@@ -50,9 +50,13 @@ export class RequestTelemetry {
     this.trail.record(note);
   }
 
-  /** Records a request the transport refused before any method ran (HTTP status as the code). */
-  refusal(outcome: AuditOutcome, status: number, message: string, transport: 'http' | 'stdio', remoteAddress: string | undefined, principal?: string): void {
+  /**
+   * Records a request refused before any method ran (HTTP status as the code).
+   * @param target what was refused when it was no MCP message (e.g. `admin API`)
+   */
+  refusal(outcome: AuditOutcome, status: number, message: string, transport: 'http' | 'stdio', remoteAddress: string | undefined, principal?: string, target?: string): void {
     const note = new RequestNote(null, transport, principal, undefined, undefined, remoteAddress);
+    note.target = target;
     note.fail(outcome, status, message);
     this.finish(note);
   }

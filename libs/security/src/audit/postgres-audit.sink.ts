@@ -1,4 +1,4 @@
-import { Pool, type PoolConfig } from 'pg';
+import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import type { AuditRecord } from './audit-record';
 import type { AuditChainTail, AuditSink } from './audit-sink';
 import { batchText } from './audit-chain';
@@ -72,9 +72,7 @@ export class PostgresAuditSink implements AuditSink {
   }
 
   async open(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await this.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema ?? ''}.${this.tableName}:migrations`]);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
       const applied = new Set((await client.query<{ version: number }>(`SELECT version FROM ${this.migrations}`)).rows.map((row) => row.version));
@@ -84,21 +82,13 @@ export class PostgresAuditSink implements AuditSink {
         for (const statement of statements) await client.query(statement);
         await client.query(`INSERT INTO ${this.migrations} (version) VALUES ($1)`, [version]);
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async append(records: readonly AuditRecord[]): Promise<void> {
     if (records.length === 0) return;
     const lines = batchText(records).split('\n');
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await this.transaction(async (client) => {
       for (let start = 0; start < records.length; start += ROWS_PER_INSERT) {
         const rows = records.slice(start, start + ROWS_PER_INSERT);
         const values: unknown[] = [];
@@ -127,13 +117,7 @@ export class PostgresAuditSink implements AuditSink {
           values,
         );
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async tail(chain: string): Promise<AuditChainTail | undefined> {
@@ -164,6 +148,21 @@ export class PostgresAuditSink implements AuditSink {
 
   async close(): Promise<void> {
     await this.pool.end();
+  }
+
+  /** Runs `work` in one transaction on one pooled connection (rolled back if it throws). */
+  private async transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /** The migrations, in order; each runs once. */

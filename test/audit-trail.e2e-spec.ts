@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { hashApiKey, verifyChain, type AuditRecord } from '#libs/security';
 import { AuditFixtureModule, RAN } from './fixtures/audit.fixtures';
 import { connectHttpClient } from './support/fixture-app';
@@ -32,6 +32,7 @@ describe('audit trail (JSON-lines sink)', () => {
   let url: string;
   let file: string;
   let records: AuditRecord[];
+  let taskId: string;
 
   beforeAll(async () => {
     file = join(await mkdtemp(join(tmpdir(), 'mcp-audit-')), 'audit.jsonl');
@@ -64,6 +65,12 @@ describe('audit trail (JSON-lines sink)', () => {
     await call('rare');
     await expect(call('purge')).rejects.toThrow(/Unknown tool: purge/);
     await expect(call('doesNotExist')).rejects.toThrow(/Unknown tool/);
+    const created = (await agent.request(
+      { method: 'tools/call', params: { name: 'digest', arguments: { token: 'tk-secret-value' }, task: {} } } as never,
+      CreateTaskResultSchema,
+    )) as { task: { taskId: string } };
+    taskId = created.task.taskId;
+    await agent.request({ method: 'tasks/result', params: { taskId } } as never, CallToolResultSchema);
     await agent.getPrompt({ name: 'summary' });
     await agent.readResource({ uri: 'desk://status' });
     await agent.close();
@@ -98,6 +105,13 @@ describe('audit trail (JSON-lines sink)', () => {
     expect(find('prompts/get', 'summary', 'ok')).toHaveLength(1);
     expect(find('resources/read', 'desk://status', 'ok')).toHaveLength(1);
     expect(find('initialize', null, 'ok')).toHaveLength(1);
+  });
+
+  it('records a task three times: its creation, its background run (tasks/run) and the fetch of its result', () => {
+    expect(find('tools/call', 'digest', 'ok')).toMatchObject([{ principal: 'agent-7', arguments: { token: '[REDACTED]' } }]);
+    expect(find('tasks/run', 'digest', 'ok')).toMatchObject([{ principal: 'agent-7', arguments: { token: '[REDACTED]' } }]);
+    expect(find('tasks/run', 'digest')[0].latencyMs).toBeGreaterThanOrEqual(15);
+    expect(find('tasks/result', taskId, 'ok')).toHaveLength(1);
   });
 
   it('removes sensitive fields (DTO @Sensitive, schema x-sensitive) but digests the arguments as sent', () => {

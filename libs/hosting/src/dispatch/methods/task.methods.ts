@@ -3,14 +3,15 @@ import { decodeCursor, encodeCursor } from '#libs/catalog';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
 import { TaskRunner } from '../../tasks/task.runner';
 import type { McpMethods, MethodHandler } from '../method-handler';
+import type { RequestNote } from '../../telemetry/request-note';
 
 /** `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` (2025-11-25, experimental). */
 @Injectable()
 export class TaskMethods implements McpMethods {
   readonly methods: Record<string, MethodHandler> = {
-    'tasks/get': async (params, _id, scope) => JSON.stringify(publicView(await this.tasks.get(params.taskId, scope))),
-    'tasks/result': async (params, _id, scope) => JSON.stringify(await this.tasks.result(params.taskId, scope)),
-    'tasks/cancel': async (params, _id, scope) => JSON.stringify(await this.tasks.cancel(params.taskId, scope)),
+    'tasks/get': async (params, _id, scope, note) => JSON.stringify(publicView(await this.tasks.get(taskIdOf(params, note), scope))),
+    'tasks/result': async (params, _id, scope, note) => JSON.stringify(await this.tasks.result(taskIdOf(params, note), scope)),
+    'tasks/cancel': async (params, _id, scope, note) => JSON.stringify(await this.tasks.cancel(taskIdOf(params, note), scope)),
     'tasks/list': async (params, _id, scope) => {
       const { total } = await this.tasks.list(0, 0, scope);
       const offset = decodeCursor('tasks', params.cursor, total);
@@ -29,4 +30,10 @@ export class TaskMethods implements McpMethods {
 function publicView<T extends { owner?: unknown; expiresAt?: unknown; result?: unknown; error?: unknown }>(task: T) {
   const { owner: _owner, expiresAt: _expiresAt, result: _result, error: _error, ...view } = task;
   return view;
+}
+
+/** The task a request names, noted as the request's target for the audit trail. */
+function taskIdOf(params: Record<string, unknown>, note: RequestNote): unknown {
+  if (typeof params.taskId === 'string') note.target = params.taskId;
+  return params.taskId;
 }

@@ -100,7 +100,7 @@ describe('admin API', () => {
     const { body } = await get('/admin/api/health', KEYS.admin).expect(200);
     expect(body).toMatchObject({
       status: 'ok',
-      host: { name: 'audited', version: '1.0.0', phase: 'ready', mode: 'stateful', auth: 'apiKey', sessions: 1, inFlight: 0, catalog: { tools: 7, prompts: 1, resources: 1, resourceTemplates: 0 } },
+      host: { name: 'audited', version: '1.0.0', phase: 'ready', mode: 'stateful', auth: 'apiKey', sessions: 1, inFlight: 0, catalog: { tools: 8, prompts: 1, resources: 1, resourceTemplates: 0 } },
       dependencies: [{ name: 'audit:jsonl', status: 'up', required: true }],
     });
   });
@@ -110,7 +110,7 @@ describe('admin API', () => {
     expect(body).toMatchObject({ windowMinutes: 10, windowMs: 600_000, bucketMs: 20_000 });
     const byName = Object.fromEntries(body.entries.map((entry: { kind: string; name: string }) => [`${entry.kind}:${entry.name}`, entry]));
     expect(Object.keys(byName)).toEqual([
-      'tool:connect', 'tool:count', 'tool:forbidden', 'tool:purge', 'tool:rare', 'tool:refuse', 'tool:resetPassword', 'prompt:summary', 'resource:desk://status',
+      'tool:connect', 'tool:count', 'tool:digest', 'tool:forbidden', 'tool:purge', 'tool:rare', 'tool:refuse', 'tool:resetPassword', 'prompt:summary', 'resource:desk://status',
     ]);
     expect(byName['tool:resetPassword']).toMatchObject({ calls: 2, errors: 1, errorRate: 0.5, outcomes: { ok: 1, invalid: 1 }, total: { calls: 2, errors: 1 } });
     expect(byName['tool:refuse']).toMatchObject({ calls: 1, errors: 1, outcomes: { tool_error: 1 } });

@@ -1,0 +1,34 @@
+import { hostname } from 'node:os';
+import { resolveAuditOptions } from './audit-options';
+import { JsonlAuditSink } from './jsonl-audit.sink';
+
+function resolve(value: unknown) {
+  const problems: string[] = [];
+  const resolved = resolveAuditOptions(value, (option, problem, fix) => problems.push(`${option} ${problem} (${fix})`));
+  return { resolved, problems };
+}
+
+describe('resolveAuditOptions', () => {
+  it('is off unless asked for; true takes every default (JSON lines, fail-closed, this host as chain)', () => {
+    expect(resolve(undefined).resolved).toBeUndefined();
+    expect(resolve(false).resolved).toBeUndefined();
+    const { resolved, problems } = resolve(true);
+    expect(problems).toEqual([]);
+    expect(resolved!.sink).toBeInstanceOf(JsonlAuditSink);
+    expect((resolved!.sink as JsonlAuditSink).file).toBe('audit/audit.jsonl');
+    expect(resolved!.settings).toEqual({ policy: 'fail-closed', bufferSize: 10_000, flushIntervalMs: 10, batchSize: 500, chain: hostname(), recentSize: 1_000, digestKey: undefined });
+  });
+
+  it('names every wrong option with its fix', () => {
+    const { problems } = resolve({ policy: 'maybe', bufferSize: 0, flushMs: 5, sink: { write() {} }, file: 'x.jsonl', chain: '' });
+    expect(problems).toEqual([
+      'audit.flushMs is not a known option (remove it; known options are: sink, file, rotateBytes, syncIntervalMs, policy, bufferSize, flushIntervalMs, batchSize, chain, recentSize, digestKey)',
+      "audit.policy \"maybe\" is not a policy (use 'fail-closed' or 'buffered')",
+      'audit.sink must implement AuditSink (an object with append(records)) (pass e.g. new PostgresAuditSink({ connectionString }) or leave sink out for the JSON-lines file)',
+      'audit.file only applies to the default sink, but a sink is given (remove file, or remove sink)',
+      'audit.bufferSize must be an integer ≥ 1, got 0 (set bufferSize: 10000 (the default) or another integer ≥ 1)',
+      'audit.chain must be a non-empty string (give a string or leave chain out)',
+    ]);
+    expect(resolve('yes').problems).toEqual(["audit must be an object or false (e.g. audit: { file: 'audit/audit.jsonl' })"]);
+  });
+});

@@ -91,29 +91,123 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
     expect(await sink.tail('nobody')).toBeUndefined();
   });
 
-  it('stores a retried batch once, and keeps chains apart', async () => {
+  it('stores a retried batch once (1 500 records: two INSERTs), and keeps chains apart', async () => {
     const b = chainOf(1_500, 'host-b');
     await sink.append(b);
     await sink.append(b);
-    expect(await collect(sink, 'host-b')).toHaveLength(1_500);
+    await sink.append(b.slice(700, 800));
+    expect(await collect(sink, 'host-b')).toEqual(b);
     const all = await collect(sink);
+    expect(all.map((record) => record.chain)).toEqual([...Array(25).fill('host-a'), ...Array(1_500).fill('host-b')]);
     expect(await verifyChain(all)).toEqual({ ok: true, count: 1_525, chains: 2 });
+    expect(await sink.tail('host-a')).toEqual({ seq: 25, hash: all[24].hash });
+    expect(await sink.tail('host-b')).toEqual({ seq: 1_500, hash: b[1_499].hash });
+    // Another record at a taken place (say, two replicas configured with one chain) is refused, loudly.
+    const fork = { ...b[9], id: randomUUID() };
+    await expect(sink.append([fork])).rejects.toThrow(/duplicate key value violates unique constraint/);
+    expect(await collect(sink, 'host-b')).toEqual(b);
   });
 
-  it('rejects (never crashes) while the server is down, and works again once it is back', async () => {
+  it('keeps every field in a column to query by (arguments and client as jsonb, NUL characters as U+FFFD)', async () => {
+    const db = new PgClient({ connectionString: server.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query(
+        `SELECT principal, transport, session_id, client ->> 'name' AS client_name, method, target, arguments ->> 'note' AS note, arguments -> 'z' AS z,
+                arguments_digest, outcome, error_code, error, latency_ms, trace_id, remote_address, prev_hash, hash, time
+         FROM mcp_audit_records WHERE chain = 'host-a' AND seq = 3`,
+      );
+      const record = (await collect(sink, 'host-a'))[2];
+      expect(rows).toEqual([
+        {
+          principal: 'agent-7',
+          transport: 'http',
+          session_id: 'session-1',
+          client_name: 'claude',
+          method: 'tools/call',
+          target: 'reset_password',
+          note: 'nul \uFFFD inside',
+          z: [3, { a: 2, b: 1 }],
+          arguments_digest: record.argumentsDigest,
+          outcome: 'ok',
+          error_code: -32602,
+          error: 'Unknown tool: "x"',
+          latency_ms: record.latencyMs,
+          trace_id: null,
+          remote_address: '127.0.0.1',
+          prev_hash: record.prevHash,
+          hash: record.hash,
+          time: new Date(record.time),
+        },
+      ]);
+      const { rows: lookups } = await db.query(`SELECT count(*)::int AS n FROM mcp_audit_records WHERE principal = 'agent-7' AND arguments @> '{"login":"ada"}'`);
+      expect(lookups).toEqual([{ n: 13 + 750 }]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('stores exactly what no PostgreSQL text can hold (lone surrogates, NUL in keys and in client)', async () => {
+    const [plain] = chainOf(1, 'host-odd');
+    const fields = { ...plain, arguments: { 'k\u0000': '\ud800 lone', list: ['\udc00', '😀'] }, client: { name: 'x\u0000y', version: '1' }, principal: 'p\u0000' };
+    const record = { ...fields, hash: hashRecord(fields) };
+    await sink.append([record]);
+    expect(await collect(sink, 'host-odd')).toEqual([record]);
+    expect(await verifyChain(sink.read('host-odd'))).toEqual({ ok: true, count: 1, chains: 1 });
+  });
+
+  it('uses the table and schema it is given (creating the schema)', async () => {
+    const other = new PostgresAuditSink({ connectionString: server.url, schema: 'audit', table: 'desk_calls' });
+    try {
+      await other.open();
+      await other.open();
+      const records = chainOf(3, 'desk');
+      await other.append(records);
+      expect(await collect(other)).toEqual(records);
+      expect(await other.tail('desk')).toEqual({ seq: 3, hash: records[2].hash });
+      expect(await collect(sink, 'desk')).toEqual([]);
+      const db = new PgClient({ connectionString: server.url });
+      await db.connect();
+      try {
+        const { rows } = await db.query(`SELECT (SELECT count(*)::int FROM audit.desk_calls) AS n, (SELECT array_agg(version) FROM audit.desk_calls_migrations) AS versions`);
+        expect(rows).toEqual([{ n: 3, versions: [1] }]);
+      } finally {
+        await db.end();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('rejects (never crashes) while the server is down, and works again with the same pool once it is back', async () => {
     const tail = await sink.tail('host-a');
     const later = chainOf(3, 'host-a', tail!.seq + 1, tail!.hash);
-    await server.stop();
-    await expect(sink.append(later)).rejects.toThrow();
-    await expect(sink.ping()).rejects.toThrow();
-    await server.start();
-    await sink.append(later);
+    // Idle pooled connections see the server die on their own: nothing may escape as an 'error' event.
+    const escaped: unknown[] = [];
+    const onEscape = (error: unknown) => escaped.push(error);
+    process.on('uncaughtException', onEscape);
+    process.on('unhandledRejection', onEscape);
+    try {
+      await Promise.all([1, 2, 3, 4].map(() => sink.ping()));
+      await server.stop();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = Date.now();
+      await expect(sink.append(later)).rejects.toThrow();
+      await expect(sink.ping()).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await server.start();
+      await sink.append(later);
+    } finally {
+      process.off('uncaughtException', onEscape);
+      process.off('unhandledRejection', onEscape);
+    }
+    expect(escaped).toEqual([]);
     expect(await verifyChain(await collect(sink, 'host-a'))).toEqual({ ok: true, count: 28, chains: 1 });
   }, 60_000);
 
   it('names a row altered in the database (and so does npm run audit:verify -- --postgres)', async () => {
     const intact = await run(process.execPath, [VERIFY, '--postgres', server.url]);
-    expect(intact.stdout).toContain('OK: 1528 record(s) in 2 chain(s)');
+    expect(intact.stdout).toContain('OK: 1529 record(s) in 3 chain(s)');
     const db = new PgClient({ connectionString: server.url });
     await db.connect();
     try {
@@ -128,6 +222,21 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
     );
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/^BROKEN at record #7 \(id [0-9a-f-]{36}, chain host-a, seq 7\) in table mcp_audit_records: its hash does not match its contents/);
+  });
+
+  it('names a row whose query columns were edited, though its record text was not', async () => {
+    const db = new PgClient({ connectionString: server.url });
+    await db.connect();
+    try {
+      await db.query(`UPDATE mcp_audit_records SET principal = 'someone-else' WHERE chain = 'host-b' AND seq = 42`);
+      await db.query(`UPDATE mcp_audit_records SET arguments = jsonb_set(arguments, '{login}', '"eve"') WHERE chain = 'host-b' AND seq = 43`);
+    } finally {
+      await db.end();
+    }
+    const records = await collect(sink, 'host-b');
+    expect(records[41].principal).toBe('someone-else');
+    expect(records[42].arguments).toMatchObject({ login: 'eve' });
+    expect(await verifyChain(records)).toMatchObject({ ok: false, brokenAt: { chain: 'host-b', seq: 42 }, reason: expect.stringContaining('altered') });
   });
 
   it('refuses table names that are not plain identifiers, saying how to fix them', () => {

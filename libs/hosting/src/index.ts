@@ -7,6 +7,8 @@ export { HostState, type HostPhase } from './lifecycle/host-state';
 export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, type McpTaskStore, type StoredTask } from './tasks/task.store';
 export { type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from './telemetry/mcp-request-event';
 export { McpRequestObservers } from './telemetry/request-observers';
+export { McpMetrics, MCP_DURATION_BUCKETS, type McpMetricsOptions } from './telemetry/mcp-metrics';
+export { McpTracing, MCP_TRACER_NAME } from './telemetry/mcp-tracing';
 export { DependencyHealth, type McpHealthCheck, type DependencyStatus } from './health/dependency-health';
 export {
   McpCallStats,

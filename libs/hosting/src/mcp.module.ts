@@ -38,6 +38,9 @@ import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from './options/resolve
 import { SessionStore } from './session/session.store';
 import { McpRequestObservers } from './telemetry/request-observers';
 import { RequestTelemetry } from './telemetry/request-telemetry';
+import { McpMetrics } from './telemetry/mcp-metrics';
+import { McpTracing } from './telemetry/mcp-tracing';
+import { TELEMETRY_PROVIDERS } from './telemetry/telemetry.providers';
 import { StdioTransport } from './stdio/stdio.transport';
 
 /**
@@ -99,8 +102,10 @@ import { StdioTransport } from './stdio/stdio.transport';
     McpRequestObservers,
     // The admin dashboard (`admin` option): page, JSON API and per-entry call statistics.
     ...ADMIN_PROVIDERS,
+    // Prometheus metrics (`metrics` option) and OpenTelemetry spans around each request.
+    ...TELEMETRY_PROVIDERS,
   ],
-  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore, McpRequestObservers, AuditTrail, DependencyHealth, McpCallStats],
+  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore, McpRequestObservers, AuditTrail, DependencyHealth, McpCallStats, McpMetrics, McpTracing],
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {

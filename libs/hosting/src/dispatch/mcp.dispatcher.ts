@@ -4,6 +4,7 @@ import { checkRequestLimits, RequestLimitError } from './request-limits';
 import { AccessDeniedError } from './access-control';
 import { RequestNote } from '../telemetry/request-note';
 import { outcomeOfCode, RequestTelemetry } from '../telemetry/request-telemetry';
+import { McpTracing } from '../telemetry/mcp-tracing';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type MessageKind } from './json-rpc';
 import type { DispatchScope, MethodHandler } from './method-handler';
@@ -35,6 +36,7 @@ export class McpDispatcher {
     completion: CompletionMethods,
     tasks: TaskMethods,
     private readonly telemetry: RequestTelemetry,
+    private readonly tracing: McpTracing,
   ) {
     this.handlers = new Map(
       [lifecycle, tools, prompts, resources, completion, tasks].flatMap((group) => Object.entries(group.methods)),
@@ -58,7 +60,8 @@ export class McpDispatcher {
     const session = scope.session;
     const note = new RequestNote(message.method ?? null, scope.transport, scope.principal.id, session.id, session.clientInfo, scope.remoteAddress);
     try {
-      return await this.answer(id, message, scope, note);
+      // A span per request when an OpenTelemetry SDK is registered; the note gets its trace id.
+      return await this.tracing.run(note, id, message.params, scope, () => this.answer(id, message, scope, note));
     } finally {
       this.telemetry.finish(note);
     }

@@ -125,4 +125,21 @@ export interface McpModuleOptions {
    * ```
    */
   admin?: boolean | { path?: string; statsWindowMinutes?: number };
+  /**
+   * Prometheus metrics (`mcp_requests_total`, `mcp_request_duration_seconds`, `mcp_in_flight`,
+   * refusals, sessions, the audit trail, process metrics; see `McpMetrics`) in the text format at
+   * `path`: on the application's HTTP server, or with `port` on a listener of its own at
+   * `host:port` (then not on the main server). Protected like the admin API: a principal with the
+   * role `admin` or the scope `mcp:admin` (`Authorization: Bearer <key or token>` or `X-API-Key`),
+   * or `Authorization: Bearer <token>` when `token` is set; with `auth: { mode: 'none' }`, loopback
+   * callers only (or the token). `false` turns metrics off (nothing is counted).
+   * @default { path: '/metrics' } (on the main HTTP server)
+   * @example
+   * ```ts
+   * metrics: { path: '/metrics' }
+   * metrics: { port: 9464, host: '0.0.0.0', token: process.env.METRICS_TOKEN } // its own port, for Prometheus with a token
+   * metrics: false
+   * ```
+   */
+  metrics?: boolean | { path?: string; port?: number; host?: string; token?: string };
 }

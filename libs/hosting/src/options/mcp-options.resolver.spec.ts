@@ -97,3 +97,51 @@ describe('resolveMcpOptions: admin', () => {
     expect(problemsOf({ path: '/x' }, { path: '/x' })).toEqual(['McpModule option "admin.path": "/x" is the path of the MCP endpoint']);
   });
 });
+
+describe('resolveMcpOptions: metrics', () => {
+  const problemsOf = (metrics: unknown, extra: Record<string, unknown> = {}) => {
+    try {
+      resolveMcpOptions({ name: 'a', version: '1', metrics, ...extra } as never);
+      return [];
+    } catch (error) {
+      return (error as McpStartupError).diagnostics.map(({ where, problem }) => `${where}: ${problem}`);
+    }
+  };
+  const TOKEN = 'scrape-token-0123456789';
+
+  it('serves /metrics on the main HTTP server unless turned off or given a port', () => {
+    const main = { path: '/metrics', port: undefined, host: '127.0.0.1', token: undefined };
+    expect(resolveMcpOptions({ name: 'a', version: '1' }).metrics).toEqual(main);
+    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: true }).metrics).toEqual(main);
+    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: false }).metrics).toBeUndefined();
+    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: { port: 9464, host: '0.0.0.0', token: TOKEN } }).metrics).toEqual({
+      path: '/metrics',
+      port: 9464,
+      host: '0.0.0.0',
+      token: TOKEN,
+    });
+  });
+
+  it('reports each bad metrics option with a fix', () => {
+    expect(problemsOf('on')).toEqual(['McpModule option "metrics": must be true, false or an object, got "on"']);
+    expect(problemsOf({ path: 'metrics/', port: 70_000, token: 'short', colour: 1 })).toEqual([
+      'McpModule option "metrics.colour": is not a known option',
+      'McpModule option "metrics.path": "metrics/" is not an absolute URL path',
+      'McpModule option "metrics.port": must be an integer from 1 to 65535, got 70000',
+      'McpModule option "metrics.token": must be a string of at least 16 characters without spaces',
+    ]);
+    expect(problemsOf({ path: '/mcp' })).toEqual(['McpModule option "metrics.path": "/mcp" is the path of the MCP endpoint']);
+    expect(problemsOf({ path: '/admin' })).toEqual(['McpModule option "metrics.path": "/admin" is the path of the admin dashboard']);
+    // On a port of its own, the path may be anything.
+    expect(problemsOf({ path: '/mcp', port: 9464 })).toEqual([]);
+    expect(problemsOf({ host: '0.0.0.0' })).toEqual(['McpModule option "metrics.host": only applies to the listener of its own (metrics.port)']);
+  });
+
+  it('refuses a public metrics listener nobody could scrape without authentication, unless a token is set', () => {
+    expect(problemsOf({ port: 9464, host: '0.0.0.0' })).toEqual([
+      `McpModule option "metrics.host": authentication is off ('none'), so metrics answer loopback callers only, but the listener would be on 0.0.0.0`,
+    ]);
+    expect(problemsOf({ port: 9464, host: '0.0.0.0', token: TOKEN })).toEqual([]);
+    expect(problemsOf({ port: 9464, host: '0.0.0.0' }, { auth: { mode: 'apiKey', keys: [{ hash: `sha256:${'0'.repeat(64)}`, principal: 'ops' }] } })).toEqual([]);
+  });
+});

@@ -8,7 +8,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks', 'admin',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks', 'admin', 'metrics',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -109,6 +109,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     report('healthChecks', 'must be an array of { name, check } with a non-empty name and a check function', "e.g. healthChecks: [{ name: 'redis', check: () => redis.ping() }]");
   }
   const admin = resolveAdminOptions(o.admin, typeof path === 'string' ? path : '/mcp', report);
+  const metrics = resolveMetricsOptions(o.metrics, { mcpPath: typeof path === 'string' ? path : '/mcp', adminPath: admin?.path, authMode: o.auth?.mode ?? 'none' }, report);
   if (problems.length > 0) throw new McpStartupError(problems);
   return {
     name: o.name,
@@ -139,6 +140,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     audit,
     healthChecks: Array.isArray(healthChecks) ? healthChecks : [],
     admin,
+    metrics,
   };
 }
 
@@ -166,6 +168,59 @@ function resolveAdminOptions(value: unknown, mcpPath: string, report: (option: s
     report('admin.statsWindowMinutes', `must be an integer from 1 to 1440, got ${JSON.stringify(minutes)}`, 'set statsWindowMinutes: 5 (the default) or another number of minutes up to a day');
   }
   return { path: path as string, statsWindowMs: (minutes as number) * 60_000 };
+}
+
+const METRICS_KEYS = new Set(['path', 'port', 'host', 'token']);
+/** A metrics token shorter than this is too easy to guess. */
+const MIN_METRICS_TOKEN = 16;
+
+/** Prometheus metrics: on by default at `/metrics` on the main HTTP server; `false` turns them off. */
+function resolveMetricsOptions(
+  value: unknown,
+  context: { mcpPath: string; adminPath: string | undefined; authMode: string },
+  report: (option: string, problem: string, fix: string) => void,
+): ResolvedMcpOptions['metrics'] {
+  if (value === false) return undefined;
+  if (value !== undefined && value !== true && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    report('metrics', `must be true, false or an object, got ${JSON.stringify(value)}`, "e.g. metrics: { path: '/metrics' }, metrics: { port: 9464 }, or metrics: false to turn them off");
+    return undefined;
+  }
+  const metrics = (typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  for (const key of Object.keys(metrics)) {
+    if (!METRICS_KEYS.has(key)) report(`metrics.${key}`, 'is not a known option', 'remove it; metrics takes path, port, host and token');
+  }
+  const path = metrics.path ?? '/metrics';
+  const port = metrics.port;
+  if (typeof path !== 'string' || !/^\/[A-Za-z0-9/_.~-]*$/.test(path) || path === '/' || path.endsWith('/')) {
+    report('metrics.path', `"${String(path)}" is not an absolute URL path`, "use a path like '/metrics' (leading slash, no trailing slash, not the root)");
+  } else if (port === undefined && (path === context.mcpPath || path === context.adminPath)) {
+    report('metrics.path', `"${path}" is the path of the ${path === context.mcpPath ? 'MCP endpoint' : 'admin dashboard'}`, "give the metrics a path of their own, e.g. '/metrics'");
+  }
+  if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65_535)) {
+    report('metrics.port', `must be an integer from 1 to 65535, got ${JSON.stringify(port)}`, 'e.g. metrics: { port: 9464 }, or leave port out to serve /metrics on the main HTTP server');
+  }
+  const host = metrics.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || !host.trim()) {
+    report('metrics.host', `must be a non-empty string, got ${JSON.stringify(host)}`, "e.g. host: '127.0.0.1' (the default) or '0.0.0.0'");
+  } else if (metrics.host !== undefined && port === undefined) {
+    report('metrics.host', 'only applies to the listener of its own (metrics.port)', 'set metrics.port too, or leave host out to serve /metrics on the main HTTP server');
+  }
+  const token = metrics.token;
+  if (token !== undefined && (typeof token !== 'string' || token.length < MIN_METRICS_TOKEN || /\s/.test(token))) {
+    report('metrics.token', `must be a string of at least ${MIN_METRICS_TOKEN} characters without spaces`, "generate one, e.g. `openssl rand -hex 24`, and pass it from the environment: token: process.env.METRICS_TOKEN");
+  }
+  if (context.authMode === 'none' && token === undefined && port !== undefined && typeof host === 'string' && !isLoopbackHost(host)) {
+    report(
+      'metrics.host',
+      `authentication is off ('none'), so metrics answer loopback callers only, but the listener would be on ${host}`,
+      "keep host '127.0.0.1', or set metrics.token for scrapers from elsewhere (or configure auth)",
+    );
+  }
+  return { path: path as string, port: port as number | undefined, host: host as string, token: token as string | undefined };
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function parseSize(value: unknown): number | undefined {

@@ -42,4 +42,6 @@ export interface ResolvedMcpOptions {
   healthChecks: McpHealthCheck[];
   /** `undefined`: no admin dashboard. */
   admin: { path: string; statsWindowMs: number } | undefined;
+  /** `undefined`: no metrics. `port` set: served on a listener of its own at `host:port`, not on the main server. */
+  metrics: { path: string; port: number | undefined; host: string; token: string | undefined } | undefined;
 }

@@ -68,6 +68,8 @@ export class TaskRunner {
     // The background run is audited on its own when it ends, with the task's outcome and run time.
     const run = new RequestNote('tasks/run', scope.transport, scope.principal.id, scope.session.id, scope.session.clientInfo, scope.remoteAddress);
     run.entry('tool', tool.name, args, created.sensitive);
+    // The run belongs to the trace of the call that created the task.
+    run.traceId = created.traceId;
     const done = this.calls
       .run(background, `task:${task.taskId}:${String(id)}`, 'tool', tool.name, params, run, (context) => {
         cancel = (reason) => context.cancellation.cancel(reason);

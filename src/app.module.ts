@@ -8,6 +8,7 @@ import { auditOptions } from './audit.config';
 import { authOptions, LOCAL_OPERATOR } from './auth.config';
 import { validateEnvironment, type HostEnvironment } from './host.config';
 import { SupportModule } from './support/support.module';
+import { TracingShutdown } from './tracing';
 
 /** The support-desk host, served over Streamable HTTP or stdio. */
 @Module({})
@@ -51,7 +52,8 @@ export class AppModule {
           storage: redis ?? new FixedWindowThrottlerStorage(),
         }),
       ],
-      providers: [{ provide: APP_GUARD, useClass: McpThrottlerGuard }],
+      // TracingShutdown exports the spans still buffered (OTLP) when the desk shuts down.
+      providers: [{ provide: APP_GUARD, useClass: McpThrottlerGuard }, TracingShutdown],
     };
   }
 }

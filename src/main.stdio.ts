@@ -1,3 +1,5 @@
+// First: registers the OpenTelemetry SDK when OTEL_* variables ask for it.
+import './tracing';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { StderrConsoleLogger } from '#libs/hosting';

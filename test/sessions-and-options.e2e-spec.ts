@@ -139,6 +139,7 @@ describe('CORS', () => {
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe('https://desk.example.com');
       expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-session-id');
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('traceparent');
       expect(preflight.headers.get('access-control-max-age')).toBe('120');
       const response = await post(url, initialize('2025-11-25'), { origin: 'https://desk.example.com' });
       expect(response.status).toBe(200);

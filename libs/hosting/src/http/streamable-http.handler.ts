@@ -303,7 +303,7 @@ export class StreamableHttpHandler {
     if (req.method !== 'OPTIONS') return false;
     res.writeHead(204, {
       'access-control-allow-methods': 'GET, POST, DELETE',
-      'access-control-allow-headers': 'content-type, accept, authorization, x-api-key, mcp-session-id, mcp-protocol-version, last-event-id',
+      'access-control-allow-headers': 'content-type, accept, authorization, x-api-key, mcp-session-id, mcp-protocol-version, last-event-id, traceparent, tracestate, baggage',
       'access-control-max-age': String(cors.maxAgeSec),
     });
     res.end();

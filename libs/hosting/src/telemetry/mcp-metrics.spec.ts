@@ -153,18 +153,24 @@ describe('McpMetrics', () => {
       metrics.observe(template);
     }
     // Garbage would show as scavenges: 2 million calls allocating even 16 bytes each fill the young
-    // generation several times over. Without allocation there is at most a stray one.
-    const collections: string[] = [];
-    const observer = new PerformanceObserver((list) => collections.push(...list.getEntries().map((entry) => entry.name)));
-    observer.observe({ entryTypes: ['gc'] });
-    for (let i = 0; i < 1_000_000; i++) {
-      metrics.observe(known);
-      metrics.observe(template);
+    // generation several times over. Without allocation there is at most a stray one — from other
+    // work in this process (jest, a loaded machine), so the quietest of three rounds counts.
+    const rounds: number[] = [];
+    for (let round = 0; round < 3 && !(rounds.length > 0 && Math.min(...rounds) <= 1); round++) {
+      const collections: string[] = [];
+      const observer = new PerformanceObserver((list) => collections.push(...list.getEntries().map((entry) => entry.name)));
+      observer.observe({ entryTypes: ['gc'] });
+      for (let i = 0; i < 1_000_000; i++) {
+        metrics.observe(known);
+        metrics.observe(template);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      observer.disconnect();
+      rounds.push(collections.length);
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    observer.disconnect();
-    expect(collections.length).toBeLessThanOrEqual(1);
-    expect((await scrape(metrics)).get('mcp_request_duration_seconds_count{method="tools/call",kind="tool",target="add"}')).toBe(1_010_000);
+    expect(Math.min(...rounds)).toBeLessThanOrEqual(1);
+    const observed = 10_000 + 1_000_000 * rounds.length;
+    expect((await scrape(metrics)).get('mcp_request_duration_seconds_count{method="tools/call",kind="tool",target="add"}')).toBe(observed);
   });
 
   it('allocates per call when it does (the check above can fail)', async () => {

@@ -10,7 +10,8 @@ import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
 import { ADMIN_APP_JS } from './admin-app.script';
 import { adminStyleHash, renderAdminPage } from './admin-page';
 import { AdminMessages } from './admin.messages';
-import { McpCallStats, OUTCOMES } from './mcp-call-stats';
+import { McpCallStats } from './mcp-call-stats';
+import { OUTCOMES } from '../telemetry/outcome-index';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -1,24 +1,8 @@
 import type { AuditOutcome } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '../telemetry/mcp-request-event';
 import { LATENCY_BINS, latencyBin, quantile } from './latency-histogram';
+import { OUTCOME_INDEX, OUTCOMES } from '../telemetry/outcome-index';
 
-/** Where each outcome is counted (every `AuditOutcome`, checked by the type). */
-const OUTCOME_INDEX: Record<AuditOutcome, number> = {
-  ok: 0,
-  tool_error: 1,
-  error: 2,
-  unauthenticated: 3,
-  denied: 4,
-  throttled: 5,
-  invalid: 6,
-  limited: 7,
-  not_found: 8,
-  cancelled: 9,
-  timeout: 10,
-  unavailable: 11,
-};
-/** Every outcome a request can have, in a fixed order. */
-export const OUTCOMES = Object.keys(OUTCOME_INDEX) as readonly AuditOutcome[];
 const OUTCOME_COUNT = OUTCOMES.length;
 /** A window is this many buckets; one more slot holds the bucket being filled. */
 const WINDOW_BUCKETS = 30;

@@ -2,28 +2,13 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric
 import type { AuditOutcome, AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from './mcp-request-event';
 import type { McpRequestObservers } from './request-observers';
+import { OUTCOME_INDEX, OUTCOMES } from './outcome-index';
 
 /** Upper bounds (seconds) of `mcp_request_duration_seconds`: 1 ms to 30 s. */
 export const MCP_DURATION_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** The `target` (and `method`) label of names outside the catalog (or beyond `maxSeries`). */
 export const OTHER_LABEL = 'other';
 
-/** Where each outcome is counted (every `AuditOutcome`, checked by the type). */
-const OUTCOME_INDEX: Record<AuditOutcome, number> = {
-  ok: 0,
-  tool_error: 1,
-  error: 2,
-  unauthenticated: 3,
-  denied: 4,
-  throttled: 5,
-  invalid: 6,
-  limited: 7,
-  not_found: 8,
-  cancelled: 9,
-  timeout: 10,
-  unavailable: 11,
-};
-const OUTCOMES = Object.keys(OUTCOME_INDEX) as AuditOutcome[];
 /**
  * The `method` label's values: the methods the host answers (and `tasks/run`, a task's background
  * run). Anything else a client sends is counted as `other`, so callers cannot grow the label set.

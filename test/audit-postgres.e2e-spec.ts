@@ -290,6 +290,11 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
       await server.stop();
       await pause(1_000);
       const duringOutage = trail.health();
+      // Readiness: fail-closed answers 503 (calls are refused); buffered stays ready, reporting degraded.
+      const base = url.slice(0, -'/mcp'.length);
+      const ready = await fetch(`${base}/health/ready`);
+      const readiness = (await ready.json()) as { info?: Record<string, unknown>; error?: Record<string, unknown> };
+      const live = await fetch(`${base}/health/live`);
       await server.start();
       // Back: the trail catches up (its retry back-off is at most 2 s) and takes calls again.
       const deadline = Date.now() + 15_000;
@@ -299,8 +304,17 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
       await pause(500);
       expect(answered.length).toBeGreaterThan(answeredBefore);
       expect(duringOutage.state).toBe('failing');
-      if (policy === 'fail-closed') expect(refused.length).toBeGreaterThan(0);
-      else expect(refused).toEqual([]);
+      expect(live.status).toBe(200);
+      if (policy === 'fail-closed') {
+        expect(refused.length).toBeGreaterThan(0);
+        expect(ready.status).toBe(503);
+        expect(readiness.error).toMatchObject({ 'audit:postgres': { status: 'down', required: true, state: 'failing', error: expect.any(String) } });
+      } else {
+        expect(refused).toEqual([]);
+        expect(ready.status).toBe(200);
+        expect(readiness.info).toMatchObject({ 'audit:postgres': { status: 'up', degraded: true, required: false, state: 'failing', error: expect.any(String) } });
+        expect(duringOutage.queued).toBeGreaterThan(0);
+      }
     } finally {
       loading = false;
       await Promise.all(load);

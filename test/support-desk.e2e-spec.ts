@@ -5,7 +5,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AppModule } from '../src/app.module';
 import { connectHttpClient } from './support/fixture-app';
 import { waitFor, waitForAsync } from './support/wait-for';
@@ -247,17 +247,30 @@ describe('support desk host over stdio (a real process)', () => {
     const client = new Client({ name: 'desktop-client', version: '1.0.0' });
     client.onerror = (error) => void errors.push(error);
     await client.connect(transport);
+    // What arrives on the wire, in order, before the SDK client handles it.
+    const wire: JSONRPCMessage[] = [];
+    const handle = transport.onmessage!;
+    transport.onmessage = (message: JSONRPCMessage) => {
+      wire.push(message);
+      handle(message);
+    };
     try {
       expect((await client.listTools()).tools).toHaveLength(8);
       const result = await client.callTool({ name: 'search_tickets', arguments: { status: 'closed', limit: 2 } });
       expect(result.structuredContent).toMatchObject({ count: 2, tickets: [{ status: 'closed' }, { status: 'closed' }] });
       const progress: number[] = [];
       await client.callTool({ name: 'export_ticket_report', arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) });
-      // The SDK client hands notifications to handlers asynchronously, so the last one may land
-      // just after the result it preceded on the wire.
-      await waitFor(() => progress.at(-1) === 20, 10_000);
-      expect(progress).toEqual([4, 8, 12, 16, 20]);
-      expect(errors).toEqual([]); // a stray log line on stdout would surface here as a parse error
+      // Every progress notification precedes the result on the wire.
+      const seen = wire.slice(2).flatMap<number | string>((message) =>
+        'method' in message && message.method === 'notifications/progress' ? [(message.params as { progress: number }).progress] : 'result' in message ? ['result'] : [],
+      );
+      expect(seen).toEqual([4, 8, 12, 16, 20, 'result']);
+      // The SDK client runs notification handlers a microtask late but drops a call's progress
+      // handler as soon as its result is read, so when the last notification and the result share
+      // one stdio chunk (a busy machine), it reports that notification's token as unknown.
+      const lastMissed = (error: Error) => /progress notification for an unknown token.*"progress":20\b/.test(error.message);
+      expect<number[][]>([[4, 8, 12, 16, 20], [4, 8, 12, 16]]).toContainEqual(progress);
+      expect(errors.filter((error) => !(progress.length === 4 && lastMissed(error)))).toEqual([]); // a stray log line on stdout would surface here as a parse error
       // stderr is a pipe of its own: give it time to deliver what the host logged at start-up.
       await waitFor(() => stderr.includes('registered'), 10_000);
       expect(stderr).toContain('8 tool(s), 1 prompt(s), 1 resource(s), 1 resource template(s) registered');

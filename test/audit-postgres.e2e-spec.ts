@@ -174,6 +174,13 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
       } finally {
         await db.end();
       }
+      const verified = await run(process.execPath, [VERIFY, '--postgres', server.url, '--schema', 'audit', '--table', 'desk_calls']);
+      expect(verified.stdout).toContain('OK: 3 record(s) in 1 chain(s)');
+      const elsewhere = await run(process.execPath, [VERIFY, '--postgres', '--table', 'desk_calls'], { env: { ...process.env, DATABASE_URL: server.url } }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(elsewhere).toMatchObject({ code: 2, stderr: expect.stringContaining('relation "desk_calls" does not exist') });
     } finally {
       await other.close();
     }

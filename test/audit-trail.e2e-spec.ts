@@ -154,4 +154,19 @@ describe('audit trail (JSON-lines sink)', () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain(`BROKEN at record #3 (id ${records[2].id}, chain e2e-host, seq 3) in ${file}:3`);
   });
+
+  it.each([
+    [['--table', 'x', 'trail.jsonl'], '--table only apply with --postgres'],
+    [['--postgres', '--schema'], '--schema needs a name'],
+    [['--verbose', 'trail.jsonl'], 'unknown option --verbose'],
+    [['a.jsonl', 'b.jsonl'], 'one trail file at a time'],
+  ])('audit:verify %j is a usage error (exit 2) that says what is wrong', async (args, message) => {
+    const failed = await run(process.execPath, [VERIFY, ...args]).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain(message);
+    expect(failed.stderr).toContain('usage: npm run audit:verify');
+  });
 });

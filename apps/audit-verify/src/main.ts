@@ -4,18 +4,47 @@
  *
  *   npm run audit:verify -- audit/audit.jsonl             # the file and its rotated siblings
  *   npm run audit:verify -- --postgres "$DATABASE_URL"    # the PostgreSQL sink's table
+ *   npm run audit:verify -- --postgres "$DATABASE_URL" --schema audit --table desk_calls
  */
 import { PostgresAuditSink, readTrail, verifyChain, type AuditRecord, type JsonlLocation } from '#libs/security';
 
-const USAGE = 'usage: npm run audit:verify -- [<trail.jsonl>] | --postgres <connection-url> [--table <name>]';
+const USAGE = 'usage: npm run audit:verify -- [<trail.jsonl>] | --postgres [<connection-url>] [--schema <name>] [--table <name>]';
+const VALUE_FLAGS = new Set(['--schema', '--table']);
+
+class UsageError extends Error {}
 
 async function main(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     console.log(USAGE);
     return 0;
   }
-  const postgres = valueOf(args, '--postgres');
-  return postgres ? verifyPostgres(postgres, valueOf(args, '--table')) : verifyFile(args.find((arg) => !arg.startsWith('--')) ?? process.env.AUDIT_FILE ?? 'audit/audit.jsonl');
+  const { flags, paths } = parse(args);
+  if (!flags.has('--postgres')) {
+    if (flags.size > 0) throw new UsageError(`${[...flags.keys()].join(', ')} only apply with --postgres`);
+    if (paths.length > 1) throw new UsageError(`one trail file at a time (got ${paths.join(', ')})`);
+    return verifyFile(paths[0] ?? process.env.AUDIT_FILE ?? 'audit/audit.jsonl');
+  }
+  if (paths.length > 1) throw new UsageError(`unexpected argument(s) ${paths.slice(1).join(', ')}`);
+  const url = paths[0] ?? process.env.DATABASE_URL;
+  if (!url) throw new UsageError('--postgres needs a connection URL (postgres://user:password@host:5432/db) or DATABASE_URL');
+  return verifyPostgres(url, flags.get('--schema'), flags.get('--table'));
+}
+
+/** `--postgres` may be followed by its URL; `--schema` and `--table` by their names; anything else is a path. */
+function parse(args: string[]): { flags: Map<string, string | undefined>; paths: string[] } {
+  const flags = new Map<string, string | undefined>();
+  const paths: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--postgres') flags.set(arg, undefined);
+    else if (VALUE_FLAGS.has(arg)) {
+      const value = args[++i];
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a name`);
+      flags.set(arg, value);
+    } else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
+    else paths.push(arg);
+  }
+  return { flags, paths };
 }
 
 async function verifyFile(file: string): Promise<number> {
@@ -34,15 +63,16 @@ async function verifyFile(file: string): Promise<number> {
   return report(result, where ? `${where.file}:${where.line}` : file);
 }
 
-async function verifyPostgres(connectionString: string, table: string | undefined): Promise<number> {
-  const sink = new PostgresAuditSink({ connectionString, ...(table && { table }) });
+async function verifyPostgres(connectionString: string, schema: string | undefined, table = 'mcp_audit_records'): Promise<number> {
+  const sink = new PostgresAuditSink({ connectionString, table, ...(schema && { schema }) });
+  const name = schema ? `${schema}.${table}` : table;
   try {
     const result = await verifyChain(sink.read());
     if (result.ok && result.count === 0) {
-      console.error(`No audit records found in table ${table ?? 'mcp_audit_records'}.`);
+      console.error(`No audit records found in table ${name}.`);
       return 2;
     }
-    return report(result, `table ${table ?? 'mcp_audit_records'}`);
+    return report(result, `table ${name}`);
   } finally {
     await sink.close();
   }
@@ -58,15 +88,11 @@ function report(result: Awaited<ReturnType<typeof verifyChain>>, where: string):
   return 1;
 }
 
-function valueOf(args: string[], flag: string): string | undefined {
-  const index = args.indexOf(flag);
-  return index >= 0 ? args[index + 1] : undefined;
-}
-
 main(process.argv.slice(2)).then(
   (code) => (process.exitCode = code),
   (error: unknown) => {
-    console.error(`Could not verify the trail: ${(error as Error)?.message ?? String(error)}`);
+    if (error instanceof UsageError) console.error(`${error.message}\n${USAGE}`);
+    else console.error(`Could not verify the trail: ${(error as Error)?.message ?? String(error)}`);
     process.exitCode = 2;
   },
 );

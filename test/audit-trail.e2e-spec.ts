@@ -33,6 +33,7 @@ describe('audit trail (JSON-lines sink)', () => {
   let file: string;
   let records: AuditRecord[];
   let taskId: string;
+  let refused: CallToolResult;
 
   beforeAll(async () => {
     file = join(await mkdtemp(join(tmpdir(), 'mcp-audit-')), 'audit.jsonl');
@@ -59,7 +60,7 @@ describe('audit trail (JSON-lines sink)', () => {
     await call('resetPassword', { login: 'ada', newPassword: 'correct horse battery' });
     await call('connect', { account: 'acme', pin: '4321' });
     await call('resetPassword', { login: 'ada', newPassword: 'short' });
-    await call('refuse');
+    refused = await call('refuse');
     await call('forbidden');
     await call('rare');
     await call('rare');
@@ -125,9 +126,12 @@ describe('audit trail (JSON-lines sink)', () => {
   });
 
   it('records each kind of failure and refusal with its own outcome, and refused calls never ran', () => {
-    expect(find('tools/call', 'resetPassword', 'invalid')).toHaveLength(1);
-    expect(find('tools/call', 'refuse', 'tool_error')).toHaveLength(1);
-    expect(find('tools/call', 'forbidden', 'denied')).toHaveLength(1);
+    // A failed call's record says what the caller was told, secrets redacted as for the caller.
+    expect(find('tools/call', 'resetPassword', 'invalid')).toMatchObject([{ errorCode: null, error: expect.stringMatching(/^Invalid arguments for tool "resetPassword": - newPassword: newPassword must be longer than or equal to 8 characters/) }]);
+    expect(find('tools/call', 'refuse', 'tool_error')).toMatchObject([{ errorCode: null, error: 'the ticket is locked (tried postgres://desk:[REDACTED]@db/tickets)' }]);
+    expect(refused).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the ticket is locked\n(tried postgres://desk:[REDACTED]@db/tickets)' }] });
+    expect(JSON.stringify(records)).not.toContain('hunter2');
+    expect(find('tools/call', 'forbidden', 'denied')).toMatchObject([{ error: expect.stringContaining('not on weekends') }]);
     expect(find('tools/call', 'rare', 'ok')).toHaveLength(1);
     expect(find('tools/call', 'rare', 'throttled')).toHaveLength(1);
     // Hidden from the caller (missing scope): the client saw "Unknown tool", the trail says denied.

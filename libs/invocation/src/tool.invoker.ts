@@ -9,7 +9,7 @@ import { Deadlines } from './deadlines';
 import { HandlerRunner } from './handler-runner';
 import { InvocationSettings } from './invocation.settings';
 import { InvocationMessages } from './invocation.messages';
-import { toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
+import { errorTextOf, toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
 import type { CompiledValidator } from './validation/validation-result';
 import { ValidatorFactory } from './validation/validator.factory';
 
@@ -68,7 +68,7 @@ export class ToolInvoker {
       const validation = validators.input(args);
       if (!validation.ok) {
         context.failure = 'invalid';
-        return toolErrorResult(InvocationMessages.invalidArguments(tool.name, validation.issues));
+        return this.failed(toolErrorResult(InvocationMessages.invalidArguments(tool.name, validation.issues)), context);
       }
       args = validation.value;
     }
@@ -76,7 +76,7 @@ export class ToolInvoker {
     const running = this.running.get(tool) ?? 0;
     if (limit !== undefined && running >= limit) {
       context.failure = 'limited';
-      return toolErrorResult(InvocationMessages.busy(tool.name, limit));
+      return this.failed(toolErrorResult(InvocationMessages.busy(tool.name, limit)), context);
     }
     this.running.set(tool, running + 1);
     const timeoutMs = tool.options.timeoutMs ?? defaultTimeoutMs;
@@ -91,13 +91,20 @@ export class ToolInvoker {
       const cancelDeadline = this.deadlines.add(timeoutMs, () => {
         context.failure = 'timeout';
         context.cancellation.cancel(new Error(`timed out after ${timeoutMs} ms`));
-        resolve(toolErrorResult(InvocationMessages.timedOut(tool.name, timeoutMs)));
+        resolve(this.failed(toolErrorResult(InvocationMessages.timedOut(tool.name, timeoutMs)), context));
       });
       run.then(
-        (result) => (cancelDeadline(), resolve(result)),
+        (result) => (cancelDeadline(), resolve(result.isError ? this.failed(result, context) : result)),
         (error: unknown) => (cancelDeadline(), reject(error)),
       );
     });
+  }
+
+  /** An error result as the caller gets it (secrets redacted), its text kept for the audit trail. */
+  private failed(result: CallToolResult, context: CallContext): CallToolResult {
+    const redacted = this.settings.redactor ? this.settings.redactor.redactDeep(result) : result;
+    context.failureMessage ??= errorTextOf(redacted);
+    return redacted;
   }
 
   /** A tool's failure as the result the model sees; protocol errors propagate. */

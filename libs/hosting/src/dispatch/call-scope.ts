@@ -81,7 +81,7 @@ export class CallScope {
     try {
       return await body(context);
     } finally {
-      if (note && context.failure) note.fail(context.failure, undefined, undefined);
+      if (note && context.failure) note.fail(context.failure, undefined, context.failureMessage);
       session.inFlight.delete(id);
       this.state.end(cancellation);
       stopWatching?.();

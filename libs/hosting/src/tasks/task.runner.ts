@@ -78,7 +78,7 @@ export class TaskRunner {
       })
       .then(
         (result) => {
-          if (result.isError) run.fail(run.outcome === 'ok' ? 'tool_error' : run.outcome, undefined, undefined);
+          if (result.isError && run.outcome === 'ok') run.fail('tool_error', undefined, undefined);
           return this.finish(task.taskId, background, result.isError ? 'failed' : 'completed', { result });
         },
         (error: unknown) => {

@@ -69,6 +69,8 @@ export class CallContext implements McpCallContext {
   readonly cancellation: CallCancellation;
   /** @internal why the call failed, when it did (for the audit trail and metrics). */
   failure: CallFailure | undefined = undefined;
+  /** @internal what the caller was told when the call failed (secrets redacted), for the audit trail. */
+  failureMessage: string | undefined = undefined;
   private readonly progressToken: string | number | undefined;
   private readonly channel: CallChannel;
   private lastProgress = -Infinity;

@@ -36,3 +36,15 @@ export function toCallToolResult(value: unknown): CallToolResult {
 export function toolErrorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
+
+/** The longest error text an audit record keeps of a failed call. */
+const ERROR_TEXT_LIMIT = 1_000;
+
+/** What an error result told the caller, as one line of text (for the audit trail), capped in length. */
+export function errorTextOf(result: CallToolResult): string | undefined {
+  let text = '';
+  for (const block of result.content ?? []) if (block.type === 'text') text += (text ? ' ' : '') + block.text;
+  if (!text) return undefined;
+  text = text.replace(/\s*\n\s*/g, ' ');
+  return text.length > ERROR_TEXT_LIMIT ? `${text.slice(0, ERROR_TEXT_LIMIT - 1)}…` : text;
+}

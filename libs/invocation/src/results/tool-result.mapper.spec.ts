@@ -1,5 +1,5 @@
 import { image, text } from '#libs/core';
-import { toCallToolResult } from './tool-result.mapper';
+import { errorTextOf, toCallToolResult, toolErrorResult } from './tool-result.mapper';
 
 describe('toCallToolResult', () => {
   it('maps a string to text', () => {
@@ -24,5 +24,19 @@ describe('toCallToolResult', () => {
     expect(toCallToolResult(undefined)).toEqual({ content: [] });
     expect(toCallToolResult(7)).toEqual({ content: [{ type: 'text', text: '7' }] });
     expect(toCallToolResult([1, 2])).toEqual({ content: [{ type: 'text', text: '[1,2]' }] });
+  });
+});
+
+describe('errorTextOf', () => {
+  it('joins the text blocks on one line and ignores the others', () => {
+    const result = { isError: true, content: [{ type: 'text' as const, text: 'Invalid arguments:\n- a: must be a number\n- b: required' }, image('AAAA', 'image/png'), text('see the docs')] };
+    expect(errorTextOf(result)).toBe('Invalid arguments: - a: must be a number - b: required see the docs');
+  });
+
+  it('caps long texts at 1,000 characters and has nothing to say without text', () => {
+    const long = errorTextOf(toolErrorResult('x'.repeat(5_000)))!;
+    expect(long).toHaveLength(1_000);
+    expect(long.endsWith('x…')).toBe(true);
+    expect(errorTextOf({ isError: true, content: [] })).toBeUndefined();
   });
 });

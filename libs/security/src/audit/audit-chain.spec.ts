@@ -37,6 +37,14 @@ describe('canonicalJson', () => {
   it('sorts keys at every level and drops undefined fields', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
   });
+
+  it('writes every string exactly as JSON.stringify does (plain ones take a shortcut)', () => {
+    const strings = ['', 'add', 'tools/call', '127.0.0.1', 'a"b', 'back\\slash', 'tab\there', 'nul\u0000', '\u001f', 'del\u007f', 'é', '😀', '\ud800 lone', '\u2028', '~ !#[]{}'];
+    for (const value of strings) {
+      expect(canonicalJson(value)).toBe(JSON.stringify(value));
+      expect(canonicalJson({ [value]: value })).toBe(JSON.stringify({ [value]: value }));
+    }
+  });
 });
 
 describe('canonicalRecordJson', () => {

@@ -9,6 +9,7 @@ export const GENESIS_HASH = '0'.repeat(64);
  * the same text (and hash), whatever order its fields were built in or a database returns them.
  */
 export function canonicalJson(value: unknown): string {
+  if (typeof value === 'string') return quote(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
     let text = '[';
@@ -24,7 +25,7 @@ export function canonicalJson(value: unknown): string {
   for (const key of keys) {
     const field = (value as Record<string, unknown>)[key];
     if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
-    text += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(field)}`;
+    text += `${first ? '' : ','}${quote(key)}:${canonicalJson(field)}`;
     first = false;
   }
   return `${text}}`;
@@ -39,25 +40,24 @@ export function canonicalJson(value: unknown): string {
 export function canonicalRecordJson(r: Omit<AuditRecord, 'hash'>, argumentsJson?: string): string {
   return (
     `{"arguments":${argumentsJson ?? nested(r.arguments)},"argumentsDigest":${r.argumentsDigest === null ? 'null' : `"${r.argumentsDigest}"`}` +
-    `,"chain":${JSON.stringify(r.chain)},"client":${nested(r.client)},"error":${text(r.error)},"errorCode":${r.errorCode ?? 'null'}` +
+    `,"chain":${quote(r.chain)},"client":${nested(r.client)},"error":${text(r.error)},"errorCode":${r.errorCode ?? 'null'}` +
     `,"id":"${r.id}","latencyMs":${r.latencyMs},"method":${text(r.method)},"outcome":"${r.outcome}","prevHash":"${r.prevHash}"` +
     `,"principal":${text(r.principal)},"remoteAddress":${text(r.remoteAddress)},"seq":${r.seq},"sessionId":${text(r.sessionId)}` +
     `,"target":${text(r.target)},"time":"${r.time}","traceId":${text(r.traceId)},"transport":"${r.transport}"}`
   );
 }
 
-const text = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
+/** Printable ASCII but `"` and `\`: JSON writes such a string as it is, between quotes. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+/** `JSON.stringify` of a string, at a third of its cost for the plain ones (names, ids, addresses). */
+const quote = (value: string): string => (PLAIN.test(value) ? `"${value}"` : JSON.stringify(value));
+const text = (value: string | null): string => (value === null ? 'null' : quote(value));
 const nested = (value: unknown): string => (value === null || typeof value !== 'object' ? JSON.stringify(value) : canonicalJson(value));
 
 /** SHA-256 (hex) of a record's `prevHash` and the canonical JSON of its other fields. */
 export function hashRecord(record: Omit<AuditRecord, 'hash'> & { hash?: string }): string {
   const { hash: _hash, ...fields } = record;
   return hash('sha256', record.prevHash + canonicalJson(fields));
-}
-
-/** `hashRecord` from the record's canonical text, when the caller has it already. */
-export function hashCanonical(prevHash: string, canonical: string): string {
-  return hash('sha256', prevHash + canonical);
 }
 
 export type ChainVerification =
@@ -96,17 +96,24 @@ export async function verifyChain(records: Iterable<AuditRecord> | AsyncIterable
   return { ok: true, count, chains: last.size };
 }
 
-const batchTexts = new WeakMap<readonly AuditRecord[], string>();
+const batchBytes = new WeakMap<readonly AuditRecord[], Buffer>();
 
-/** Remembers a batch's JSON-lines text made while hashing it, so a sink need not serialize it again. */
-export function rememberBatchText(batch: readonly AuditRecord[], text: string): void {
-  batchTexts.set(batch, text);
+/** Remembers a batch's JSON lines (UTF-8) made while hashing it, so a sink need not serialize it again. */
+export function rememberBatchBytes(batch: readonly AuditRecord[], bytes: Buffer): void {
+  batchBytes.set(batch, bytes);
+}
+
+/** The records as JSON lines in UTF-8 (each: its canonical fields, then `hash`), one per line. */
+export function batchBytesOf(records: readonly AuditRecord[]): Buffer {
+  return batchBytes.get(records) ?? Buffer.from(linesOf(records));
 }
 
 /** The records as JSON lines (each: its canonical fields, then `hash`), one per line. */
 export function batchText(records: readonly AuditRecord[]): string {
-  const known = batchTexts.get(records);
-  if (known !== undefined) return known;
+  return batchBytes.get(records)?.toString('utf8') ?? linesOf(records);
+}
+
+function linesOf(records: readonly AuditRecord[]): string {
   let lines = '';
   for (const record of records) lines += `${JSON.stringify(record)}\n`;
   return lines;

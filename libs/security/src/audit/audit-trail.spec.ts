@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyChain } from './audit-chain';
@@ -66,6 +66,23 @@ describe('AuditTrail', () => {
     expect(trail.health()).toMatchObject({ state: 'ok', written: 25, queued: 0, dropped: 0 });
     expect(trail.recent({ limit: 2 }).map((record) => record.target)).toEqual(['tool-25', 'tool-24']);
     expect(trail.recent({ target: 'tool-3' })).toHaveLength(1);
+  });
+
+  it('keeps the newest recentSize records for the dashboard, across batches, newest first', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings({ recentSize: 25, bufferSize: 1_000 }));
+    await trail.start();
+    for (let n = 1; n <= 87; n++) {
+      trail.record(entry(n, n % 10 === 0 ? { outcome: 'denied' } : {}));
+      if (n % 7 === 0) await trail.flush(); // batches of 7 and of 10 (batchSize)
+    }
+    await trail.flush();
+    const newest = Array.from({ length: 25 }, (_, i) => `tool-${87 - i}`);
+    expect(trail.recent({ limit: 1_000 }).map((record) => record.target)).toEqual(newest);
+    expect(trail.recent().map((record) => record.seq)).toEqual(Array.from({ length: 25 }, (_, i) => 87 - i));
+    expect(trail.recent({ outcome: 'denied' }).map((record) => record.target)).toEqual(['tool-80', 'tool-70']);
+    expect(trail.recent({ target: 'tool-62' })).toEqual([]);
+    expect(trail.recent({ target: 'tool-63', limit: 1 })).toEqual([sink.stored[62]]);
   });
 
   it('redacts sensitive fields and credential-like names; digests what was sent, keyed when asked', async () => {
@@ -164,6 +181,64 @@ describe('JsonlAuditSink', () => {
     const second = new JsonlAuditSink({ file });
     await expect(second.open()).resolves.toBeUndefined();
     await second.close();
+  });
+
+  it('refuses calls (fail-closed) while its file cannot be written, and writes every record once when it can again', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'full-')), 'audit.jsonl');
+    // A disk that is full: every write fails with ENOSPC.
+    await symlink('/dev/full', file);
+    const trail = new AuditTrail(new JsonlAuditSink({ file }), settings());
+    await trail.start();
+    for (let n = 1; n <= 5; n++) trail.record(entry(n));
+    await trail.flush(100);
+    expect(trail.admits()).toBe(false);
+    expect(trail.health()).toMatchObject({ state: 'failing', queued: 5, written: 0, lastError: expect.stringContaining('ENOSPC') });
+    // Space again (the path now names a real file): the retry reopens it and writes the batch once.
+    await rm(file);
+    await trail.flush();
+    expect(trail.admits()).toBe(true);
+    await trail.close();
+    const records = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as AuditRecord);
+    expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(await verifyChain(records)).toMatchObject({ ok: true, count: 5 });
+  });
+
+  it('finds where each chain stands by reading its files from the end, across blocks and long lines', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'tail-')), 'audit.jsonl');
+    const line = (chain: string, seq: number, pad = 0) => JSON.stringify({ chain, seq, hash: `${chain}-${seq}`, arguments: { pad: 'x'.repeat(pad) } });
+    const lines: string[] = [];
+    for (let seq = 1; seq <= 300; seq++) lines.push(line('old-host', seq, 500));
+    lines.push('not json {', line('old-host', 301, 200_000), '');
+    for (let seq = 1; seq <= 200; seq++) lines.push(line('new-host', seq, seq === 200 ? 70_000 : 300));
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const sink = new JsonlAuditSink({ file });
+    expect(await sink.tail('new-host')).toEqual({ seq: 200, hash: 'new-host-200' });
+    expect(await sink.tail('old-host')).toEqual({ seq: 301, hash: 'old-host-301' });
+    expect(await sink.tail('nobody')).toBeUndefined();
+    // The first line of the file, with no newline before it, counts too; so does a last line without one.
+    await writeFile(file, `${line('first', 1)}\n${line('other', 1)}`);
+    expect(await sink.tail('first')).toEqual({ seq: 1, hash: 'first-1' });
+    expect(await sink.tail('other')).toEqual({ seq: 1, hash: 'other-1' });
+  });
+
+  it('ends a line cut short by a crash before writing on, and continues the chain from the last whole record', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'torn-')), 'audit.jsonl');
+    const first = new AuditTrail(new JsonlAuditSink({ file }), settings());
+    await first.start();
+    for (let n = 1; n <= 3; n++) first.record(entry(n));
+    await first.close();
+    const whole = await readFile(file, 'utf8');
+    await writeFile(file, `${whole}{"chain":"test","seq":4,"ha`);
+    const second = new AuditTrail(new JsonlAuditSink({ file }), settings());
+    await second.start();
+    second.record(entry(4));
+    await second.close();
+    const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[3]).toBe('{"chain":"test","seq":4,"ha');
+    const records = [...lines.slice(0, 3), lines[4]].map((line) => JSON.parse(line) as AuditRecord);
+    expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4]);
+    expect(await verifyChain(records)).toMatchObject({ ok: true, count: 4 });
   });
 
   it('rotates by size into numbered files that read back, in order, as one chain', async () => {

@@ -1,6 +1,6 @@
 import { createHmac, hash, randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { canonicalJson, canonicalRecordJson, GENESIS_HASH, hashCanonical, rememberBatchText } from './audit-chain';
+import { canonicalJson, canonicalRecordJson, GENESIS_HASH, rememberBatchBytes } from './audit-chain';
 import type { AuditEntry, AuditOutcome, AuditRecord } from './audit-record';
 import type { AuditSink } from './audit-sink';
 import { redactSensitive } from './sensitive-fields';
@@ -56,11 +56,14 @@ export class AuditTrail {
   private waiting: AuditEntry[] = [];
   /** The batch being written (kept, with its ids and hashes, until the sink takes it). */
   private batch: AuditRecord[] = [];
-  /** The newest records as JSON lines (strings, not objects: cheaper for the garbage collector to keep). */
-  private readonly recentRing: (string | undefined)[];
+  /**
+   * The newest batches as written (JSON lines, UTF-8), oldest first, together holding at least
+   * `recentSize` records: a buffer per batch, outside the JS heap, costs the collector nothing to keep.
+   */
+  private readonly recentBatches: { bytes: Buffer; count: number }[] = [];
+  private recentCount = 0;
   /** The last arrival time turned into ISO text (many records share a millisecond). */
   private lastTime = { at: NaN, iso: '' };
-  private recentNext = 0;
   private seq = 0;
   private lastHash = GENESIS_HASH;
   private opened = false;
@@ -79,7 +82,6 @@ export class AuditTrail {
     private readonly sink: AuditSink,
     private readonly settings: AuditTrailSettings,
   ) {
-    this.recentRing = new Array(settings.recentSize);
     this.retryDelayMs = settings.flushIntervalMs;
   }
 
@@ -125,17 +127,21 @@ export class AuditTrail {
 
   /** The newest records (written or on their way), newest first, filtered. */
   recent(query: AuditQuery = {}): AuditRecord[] {
-    const limit = Math.min(Math.max(query.limit ?? 50, 1), this.recentRing.length);
+    const size = this.settings.recentSize;
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), size);
     const found: AuditRecord[] = [];
-    for (let i = 1; i <= this.recentRing.length && found.length < limit; i++) {
-      const line = this.recentRing[(this.recentNext - i + this.recentRing.length) % this.recentRing.length];
-      if (!line) break;
-      const record = JSON.parse(line) as AuditRecord;
-      if (query.principal !== undefined && record.principal !== query.principal) continue;
-      if (query.target !== undefined && record.target !== query.target) continue;
-      if (query.outcome !== undefined && record.outcome !== query.outcome) continue;
-      if (query.method !== undefined && record.method !== query.method) continue;
-      found.push(record);
+    let seen = 0;
+    for (let b = this.recentBatches.length - 1; b >= 0 && found.length < limit && seen < size; b--) {
+      const lines = this.recentBatches[b].bytes.toString('utf8').split('\n');
+      // The text ends with a newline: its last piece is empty.
+      for (let i = lines.length - 2; i >= 0 && found.length < limit && seen < size; i--, seen++) {
+        const record = JSON.parse(lines[i]) as AuditRecord;
+        if (query.principal !== undefined && record.principal !== query.principal) continue;
+        if (query.target !== undefined && record.target !== query.target) continue;
+        if (query.outcome !== undefined && record.outcome !== query.outcome) continue;
+        if (query.method !== undefined && record.method !== query.method) continue;
+        found.push(record);
+      }
     }
     return found;
   }
@@ -261,17 +267,24 @@ export class AuditTrail {
         remoteAddress: entry.remoteAddress ?? null,
         hash: '',
       };
-      const canonical = canonicalRecordJson(record, redacted === args ? argsJson : undefined);
-      record.hash = hashCanonical(record.prevHash, canonical);
+      // What the hash covers (as `hashRecord`): flattened once by hashing, the same text gives the line.
+      const hashed = record.prevHash + canonicalRecordJson(record, redacted === args ? argsJson : undefined);
+      record.hash = hash('sha256', hashed);
       this.lastHash = record.hash;
-      const line = `${canonical.slice(0, -1)},"hash":"${record.hash}"}`;
-      text += `${line}\n`;
-      this.recentRing[this.recentNext] = line;
-      this.recentNext = (this.recentNext + 1) % this.recentRing.length;
+      text += `${hashed.slice(record.prevHash.length, -1)},"hash":"${record.hash}"}\n`;
       batch[index] = record;
     }
-    rememberBatchText(batch, text);
+    const bytes = Buffer.from(text);
+    rememberBatchBytes(batch, bytes);
+    this.keepRecent(bytes, entries.length);
     return batch;
+  }
+
+  /** Keeps a batch for `recent()`, and lets go of the oldest batches not needed to hold `recentSize` records. */
+  private keepRecent(bytes: Buffer, count: number): void {
+    this.recentBatches.push({ bytes, count });
+    this.recentCount += count;
+    while (this.recentCount - this.recentBatches[0].count >= this.settings.recentSize) this.recentCount -= this.recentBatches.shift()!.count;
   }
 
   private isoTime(at: number): string {

@@ -100,8 +100,9 @@ export class ToolInvoker {
     });
   }
 
-  /** An error result as the caller gets it (secrets redacted), its text kept for the audit trail. */
+  /** Every error result passes here: redacted for the caller, its kind and text kept for the audit trail. */
   private failed(result: CallToolResult, context: CallContext): CallToolResult {
+    context.failure ??= 'tool_error';
     const redacted = this.settings.redactor ? this.settings.redactor.redactDeep(result) : result;
     context.failureMessage ??= errorTextOf(redacted);
     return redacted;
@@ -142,7 +143,6 @@ export class ToolInvoker {
 
   private toResult(tool: RegisteredTool, validators: ToolValidators, returned: unknown, context: CallContext): CallToolResult {
     const mapped = toCallToolResult(returned);
-    if (mapped.isError) context.failure ??= 'tool_error';
     // Secrets never leave in a result (content and structured content alike).
     const result = this.settings.redactor ? this.settings.redactor.redactDeep(mapped) : mapped;
     if (!validators.output || result.isError) return result;

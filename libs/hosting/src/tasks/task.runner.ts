@@ -78,7 +78,6 @@ export class TaskRunner {
       })
       .then(
         (result) => {
-          if (result.isError && run.outcome === 'ok') run.fail('tool_error', undefined, undefined);
           return this.finish(task.taskId, background, result.isError ? 'failed' : 'completed', { result });
         },
         (error: unknown) => {

@@ -49,6 +49,9 @@ const entry = (n: number, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
   ...overrides,
 });
 
+/** The lines of a trail file. */
+const linesOf = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n');
+
 const until = async (condition: () => boolean) => {
   for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
   expect(condition()).toBe(true);
@@ -152,7 +155,7 @@ describe('AuditTrail', () => {
     await second.start();
     second.record(entry(4));
     await second.close();
-    const records = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as AuditRecord);
+    const records = (await linesOf(file)).map((line) => JSON.parse(line) as AuditRecord);
     expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4]);
     expect(await verifyChain(records)).toMatchObject({ ok: true, count: 4 });
   });
@@ -198,7 +201,7 @@ describe('JsonlAuditSink', () => {
     await trail.flush();
     expect(trail.admits()).toBe(true);
     await trail.close();
-    const records = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as AuditRecord);
+    const records = (await linesOf(file)).map((line) => JSON.parse(line) as AuditRecord);
     expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(await verifyChain(records)).toMatchObject({ ok: true, count: 5 });
   });
@@ -233,7 +236,7 @@ describe('JsonlAuditSink', () => {
     await second.start();
     second.record(entry(4));
     await second.close();
-    const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    const lines = await linesOf(file);
     expect(lines).toHaveLength(5);
     expect(lines[3]).toBe('{"chain":"test","seq":4,"ha');
     const records = [...lines.slice(0, 3), lines[4]].map((line) => JSON.parse(line) as AuditRecord);

@@ -56,7 +56,6 @@ export class ToolMethods implements McpMethods {
     }
     if (tool.options.task === 'required') throw new JsonRpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, `Tool "${name}" must run as a task: add "task": {} to the params`);
     const result = await this.calls.run(scope, id, 'tool', name, params, note, (context) => this.invoker.invoke(tool, args, context, confirm, this.options.toolTimeoutMs));
-    if (result.isError && note.outcome === 'ok') note.fail('tool_error', undefined, undefined);
     return JSON.stringify(result);
   }
 

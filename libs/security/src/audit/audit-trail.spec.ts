@@ -49,6 +49,16 @@ const entry = (n: number, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
   ...overrides,
 });
 
+/** A JSONL trail in a new directory, holding records 1 to 3 written and closed by a first trail. */
+const trailOfThree = async (prefix: string) => {
+  const file = join(await mkdtemp(join(tmpdir(), prefix)), 'audit.jsonl');
+  const first = new AuditTrail(new JsonlAuditSink({ file }), settings());
+  await first.start();
+  for (let n = 1; n <= 3; n++) first.record(entry(n));
+  await first.close();
+  return file;
+};
+
 /** The lines of a trail file. */
 const linesOf = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n');
 
@@ -146,11 +156,7 @@ describe('AuditTrail', () => {
   });
 
   it('close() flushes everything taken, and a restarted trail continues the chain where the sink left it', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'trail-')), 'audit.jsonl');
-    const first = new AuditTrail(new JsonlAuditSink({ file }), settings());
-    await first.start();
-    for (let n = 1; n <= 3; n++) first.record(entry(n));
-    await first.close();
+    const file = await trailOfThree('trail-');
     const second = new AuditTrail(new JsonlAuditSink({ file }), settings());
     await second.start();
     second.record(entry(4));
@@ -225,11 +231,7 @@ describe('JsonlAuditSink', () => {
   });
 
   it('ends a line cut short by a crash before writing on, and continues the chain from the last whole record', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'torn-')), 'audit.jsonl');
-    const first = new AuditTrail(new JsonlAuditSink({ file }), settings());
-    await first.start();
-    for (let n = 1; n <= 3; n++) first.record(entry(n));
-    await first.close();
+    const file = await trailOfThree('torn-');
     const whole = await readFile(file, 'utf8');
     await writeFile(file, `${whole}{"chain":"test","seq":4,"ha`);
     const second = new AuditTrail(new JsonlAuditSink({ file }), settings());

@@ -62,7 +62,7 @@ describe('API-key authentication and scope/role authorization over HTTP', () => 
     const supervisor = await connectHttpClient(url, { 'x-api-key': KEYS.supervisor });
     try {
       expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'readTicket']);
-      expect((await supervisor.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'readTicket', 'reassign', 'writeTicket']);
+      expect((await supervisor.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['buildReport', 'hello', 'readTicket', 'reassign', 'writeTicket']);
       expect((await reader.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['openPrompt']);
       expect((await reader.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['desk://motd', 'desk://queue']);
       expect((await supervisor.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['desk://audit', 'desk://motd', 'desk://queue']);

@@ -21,7 +21,7 @@ export async function startIssuer(): Promise<TestIssuer> {
       .setProtectedHeader({ alg: 'ES256', kid: 'key-1' })
       .setIssuer(options.issuer ?? issuer)
       .setAudience(options.audience ?? 'http://127.0.0.1/mcp')
-      .setSubject('user-42')
+      .setSubject(typeof claims.sub === 'string' ? claims.sub : 'user-42')
       .setIssuedAt()
       .setExpirationTime(options.expiresIn ?? '5m')
       .sign(privateKey as CryptoKey);

@@ -4,7 +4,7 @@ export type { McpModuleOptions } from './interfaces/mcp-module-options.interface
 export { StderrConsoleLogger } from './logging/stderr-console.logger';
 export { StdioTransport } from './stdio/stdio.transport';
 export { HostState, type HostPhase } from './lifecycle/host-state';
-export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, type McpTaskStore, type StoredTask } from './tasks/task.store';
+export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask, type McpTaskStore, type McpTaskOwner, type StoredTask } from './tasks/task.store';
 export { type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from './telemetry/mcp-request-event';
 export { McpRequestObservers } from './telemetry/request-observers';
 export { McpMetrics, MCP_DURATION_BUCKETS, type McpMetricsOptions } from './telemetry/mcp-metrics';

@@ -10,7 +10,7 @@ import type { DispatchScope } from '../dispatch/method-handler';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { RequestNote } from '../telemetry/request-note';
 import { RequestTelemetry } from '../telemetry/request-telemetry';
-import { MCP_TASK_STORE, type McpTaskStore, type StoredTask } from './task.store';
+import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
 const TERMINAL = new Set<Task['status']>(['completed', 'failed', 'cancelled']);
 const POLL_INTERVAL_MS = 500;
@@ -58,7 +58,7 @@ export class TaskRunner {
       createdAt: now,
       lastUpdatedAt: now,
       pollInterval: POLL_INTERVAL_MS,
-      owner: scope.session.id,
+      owner: ownerOf(scope),
       expiresAt: Date.now() + ttl,
     };
     await this.store.save(task);
@@ -96,10 +96,14 @@ export class TaskRunner {
     return { task: publicTask(task) };
   }
 
-  /** The task, if it exists and belongs to this session. @throws JsonRpcError -32602 otherwise */
+  /**
+   * The task, if it exists and belongs to the caller (its principal, and its session when it
+   * has one). Someone else's task is answered exactly like one that does not exist.
+   * @throws JsonRpcError -32602 otherwise
+   */
   async get(taskId: unknown, scope: DispatchScope): Promise<StoredTask> {
     const task = typeof taskId === 'string' ? await this.store.get(taskId) : undefined;
-    if (!task || task.owner !== scope.session.id) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown task: ${String(taskId)}`);
+    if (!task || !ownsTask(ownerOf(scope), task)) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown task: ${String(taskId)}`);
     return task;
   }
 
@@ -126,7 +130,7 @@ export class TaskRunner {
   }
 
   async list(cursor: number, limit: number, scope: DispatchScope): Promise<{ tasks: Task[]; total: number }> {
-    const { tasks, total } = await this.store.list(scope.session.id, cursor, limit);
+    const { tasks, total } = await this.store.list(ownerOf(scope), cursor, limit);
     return { tasks: tasks.map(publicTask), total };
   }
 
@@ -141,7 +145,12 @@ export class TaskRunner {
   }
 }
 
+/** Who owns the tasks a request creates or may see. */
+function ownerOf(scope: DispatchScope): McpTaskOwner {
+  return { principal: scope.principal.id, session: scope.session.id };
+}
+
 /** The protocol's view of a stored task. */
-function publicTask({ owner: _owner, expiresAt: _expiresAt, result: _result, error: _error, ...task }: StoredTask): Task {
+export function publicTask({ owner: _owner, expiresAt: _expiresAt, result: _result, error: _error, ...task }: StoredTask): Task {
   return task;
 }

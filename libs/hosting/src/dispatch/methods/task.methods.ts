@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '#libs/catalog';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../../options/resolved-options';
-import { TaskRunner } from '../../tasks/task.runner';
+import { publicTask, TaskRunner } from '../../tasks/task.runner';
 import type { McpMethods, MethodHandler } from '../method-handler';
 import type { RequestNote } from '../../telemetry/request-note';
 
@@ -9,7 +9,7 @@ import type { RequestNote } from '../../telemetry/request-note';
 @Injectable()
 export class TaskMethods implements McpMethods {
   readonly methods: Record<string, MethodHandler> = {
-    'tasks/get': async (params, _id, scope, note) => JSON.stringify(publicView(await this.tasks.get(taskIdOf(params, note), scope))),
+    'tasks/get': async (params, _id, scope, note) => JSON.stringify(publicTask(await this.tasks.get(taskIdOf(params, note), scope))),
     'tasks/result': async (params, _id, scope, note) => JSON.stringify(await this.tasks.result(taskIdOf(params, note), scope)),
     'tasks/cancel': async (params, _id, scope, note) => JSON.stringify(await this.tasks.cancel(taskIdOf(params, note), scope)),
     'tasks/list': async (params, _id, scope) => {
@@ -25,11 +25,6 @@ export class TaskMethods implements McpMethods {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly tasks: TaskRunner,
   ) {}
-}
-
-function publicView<T extends { owner?: unknown; expiresAt?: unknown; result?: unknown; error?: unknown }>(task: T) {
-  const { owner: _owner, expiresAt: _expiresAt, result: _result, error: _error, ...view } = task;
-  return view;
 }
 
 /** The task a request names, noted as the request's target for the audit trail. */

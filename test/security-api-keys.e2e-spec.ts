@@ -153,6 +153,39 @@ describe('failed authentications', () => {
       await app.close();
     }
   });
+
+  it('are counted once per address across the MCP endpoint, the admin API and /metrics', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        SecurityFixtureModule.register({
+          authFailureLimit: { limit: 4, windowMs: 60_000 },
+          auth: { mode: 'apiKey', keys: [{ hash: hashApiKey('the-right-key'), principal: 'ops', roles: ['admin'] }] },
+        }),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    const guess = (path: string, key: string) =>
+      path === '/mcp'
+        ? fetch(`${base}/mcp`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': key },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+          })
+        : fetch(`${base}${path}`, { headers: { 'x-api-key': key } });
+    try {
+      // Four wrong guesses spread over three surfaces use up the address's allowance on all of them.
+      expect((await guess('/mcp', 'guess-1')).status).toBe(401);
+      expect((await guess('/admin/api/health', 'guess-2')).status).toBe(401);
+      expect((await guess('/metrics', 'guess-3')).status).toBe(401);
+      expect((await guess('/admin/api/health', 'guess-4')).status).toBe(401);
+      for (const path of ['/mcp', '/admin/api/health', '/metrics']) expect({ path, status: (await guess(path, 'guess-5')).status }).toEqual({ path, status: 429 });
+      expect((await guess('/admin/api/health', 'the-right-key')).status).toBe(429);
+    } finally {
+      await app.close();
+    }
+  });
 });
 
 @Injectable()

@@ -21,6 +21,7 @@ import { InMemoryTaskStore, MCP_TASK_STORE } from './tasks/task.store';
 import { HealthController } from './health/health.controller';
 import { McpHealthIndicator } from './health/mcp.health';
 import { DependencyHealth } from './health/dependency-health';
+import { AuthFailureLimiter } from './http/auth-failure.limiter';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { HostState } from './lifecycle/host-state';
@@ -78,6 +79,12 @@ import { StdioTransport } from './stdio/stdio.transport';
       // `undefined` without the `audit` option: whoever injects it does so with @Optional().
       provide: AuditTrail,
       useFactory: (options: ResolvedMcpOptions) => (options.audit ? new AuditTrail(options.audit.sink, options.audit.settings) : undefined),
+      inject: [MCP_RESOLVED_OPTIONS],
+    },
+    {
+      // One count of failed authentications per address for every protected surface.
+      provide: AuthFailureLimiter,
+      useFactory: ({ authFailureLimit }: ResolvedMcpOptions) => new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
       inject: [MCP_RESOLVED_OPTIONS],
     },
     RequestTelemetry,

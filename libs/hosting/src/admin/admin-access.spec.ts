@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Authenticator, hashApiKey, type McpAuthOptions } from '#libs/security';
 import { resolveMcpOptions } from '../options/mcp-options.resolver';
 import { AdminAccess } from './admin-access';
+import { AuthFailureLimiter } from '../http/auth-failure.limiter';
 import { McpRequestObservers } from '../telemetry/request-observers';
 import type { McpRequestEvent } from '../telemetry/mcp-request-event';
 import { RequestTelemetry } from '../telemetry/request-telemetry';
@@ -15,7 +16,7 @@ function access(auth: McpAuthOptions, authFailureLimit = { limit: 20, windowMs: 
   const options = resolveMcpOptions({ name: 'a', version: '1', auth, authFailureLimit });
   const observers = new McpRequestObservers();
   observers.add({ observe: (event) => void refusals.push(event) });
-  return new AdminAccess(options, new Authenticator(options.auth), new RequestTelemetry(observers));
+  return new AdminAccess(new Authenticator(options.auth), new RequestTelemetry(observers), new AuthFailureLimiter(options.authFailureLimit.limit, options.authFailureLimit.windowMs));
 }
 
 describe('AdminAccess', () => {

@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '#libs/core';
 import { Authenticator } from '#libs/security';
 import { AuthFailureLimiter } from '../http/auth-failure.limiter';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { AdminMessages } from './admin.messages';
 import { outcomeOfStatus, RequestTelemetry } from '../telemetry/request-telemetry';
 
@@ -25,15 +24,12 @@ export type AdminAccessResult =
  */
 @Injectable()
 export class AdminAccess {
-  private readonly failures: AuthFailureLimiter;
-
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
     private readonly authenticator: Authenticator,
     private readonly telemetry: RequestTelemetry,
-  ) {
-    this.failures = new AuthFailureLimiter(options.authFailureLimit.limit, options.authFailureLimit.windowMs);
-  }
+    /** Shared with the MCP endpoint: one count of failures per address across every surface. */
+    private readonly failures: AuthFailureLimiter,
+  ) {}
 
   /**
    * Every refusal is audited (with the endpoint as its target), like those of the MCP endpoint.

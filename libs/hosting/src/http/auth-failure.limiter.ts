@@ -1,7 +1,8 @@
 /**
  * Counts failed authentications per client address in fixed windows, so that guessing API keys
  * or replaying stolen tokens is slowed down: past the limit every request from that address is
- * refused with 429 and `Retry-After` until the window ends.
+ * refused with 429 and `Retry-After` until the window ends. One instance serves every protected
+ * surface (the MCP endpoint, the admin API, /metrics), so an address gets `limit` guesses in all.
  */
 export class AuthFailureLimiter {
   private readonly windows = new Map<string, { failures: number; endsAt: number }>();

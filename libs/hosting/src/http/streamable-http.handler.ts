@@ -47,7 +47,6 @@ export class StreamableHttpHandler {
   private readonly logger = new Logger('McpHttp');
   private readonly stateful: boolean;
   private readonly resourceMetadataUrl: string | undefined;
-  private readonly authFailures: AuthFailureLimiter;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -56,10 +55,10 @@ export class StreamableHttpHandler {
     private readonly state: HostState,
     private readonly authenticator: Authenticator,
     private readonly telemetry: RequestTelemetry,
+    private readonly authFailures: AuthFailureLimiter,
   ) {
     this.stateful = options.mode === 'stateful';
     this.resourceMetadataUrl = options.auth.mode === 'oauth' ? protectedResourceMetadataUrl(options.auth.resource) : undefined;
-    this.authFailures = new AuthFailureLimiter(options.authFailureLimit.limit, options.authFailureLimit.windowMs);
   }
 
   /** Serves one HTTP request on the MCP path. Never throws. */

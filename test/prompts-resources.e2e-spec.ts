@@ -124,6 +124,30 @@ describe.each<TransportName>(['http', 'stdio'])('prompts, resources and completi
   });
 });
 
+describe.each<TransportName>(['http', 'stdio'])('subscription limits over %s', (transport) => {
+  it('caps subscriptions per session and the length of a URI', async () => {
+    const connected = await connect(transport, {}, { maxSubscriptionsPerSession: 3 });
+    try {
+      const { client } = connected;
+      for (const slug of ['vpn-setup', 'password-reset', 'a-1']) await client.subscribeResource({ uri: `kb://articles/${slug}` });
+      await client.subscribeResource({ uri: 'kb://articles/vpn-setup' }); // already subscribed: no new one
+      expect(await failure(client.subscribeResource({ uri: 'kb://articles/a-2' }))).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Too many subscriptions: this session already has 3 (maxSubscriptionsPerSession)'),
+      });
+      await client.unsubscribeResource({ uri: 'kb://articles/a-1' });
+      await client.subscribeResource({ uri: 'kb://articles/a-2' });
+      // A 99 KB URI that a template would match is refused before anything is kept.
+      const long = `kb://articles/${'x'.repeat(99_000)}`;
+      for (const request of [client.subscribeResource({ uri: long }), client.readResource({ uri: long })]) {
+        expect(await failure(request)).toMatchObject({ code: -32602, message: expect.stringContaining('params.uri is 99014 characters long; URIs of at most 2048 are accepted') });
+      }
+    } finally {
+      await connected.close();
+    }
+  });
+});
+
 describe.each<TransportName>(['http', 'stdio'])('requests to the client over %s', (transport) => {
   it('elicits, samples and lists roots when the client supports them', async () => {
     const connected = await connect(transport, { capabilities: { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } } });

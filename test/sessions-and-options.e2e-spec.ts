@@ -2,6 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { McpStartupError } from '#libs/core';
 import { McpModule } from '#libs/hosting';
+import { hashApiKey } from '#libs/security';
 import { FixtureTools, PipelineLog } from './fixtures/fixture.tools';
 import { startFixtureApp } from './support/fixture-app';
 
@@ -52,6 +53,52 @@ describe('session limits', () => {
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('5');
       expect(((await refused.json()) as Json).error.message).toContain('session limit (1)');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('caps the sessions of one principal, so it cannot hold every session hostage', async () => {
+    const { app, url } = await startFixtureApp({
+      maxSessions: 10,
+      maxSessionsPerPrincipal: 3,
+      auth: {
+        mode: 'apiKey',
+        keys: [
+          { hash: hashApiKey('reader-key'), principal: 'desk-reader' },
+          { hash: hashApiKey('admin-key'), principal: 'desk-admin' },
+        ],
+      },
+    });
+    try {
+      const open = (key: string) => post(url, initialize('2025-11-25'), { 'x-api-key': key });
+      const sessions: string[] = [];
+      for (let i = 0; i < 3; i++) sessions.push((await open('reader-key')).headers.get('mcp-session-id')!);
+      const refused = await open('reader-key');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(1_000); // until its least recently used session expires (30 min)
+      expect(((await refused.json()) as Json).error.message).toBe(
+        'Too Many Requests: "desk-reader" already has 3 open sessions (maxSessionsPerPrincipal); end unused ones with DELETE, or retry in 1800 s when the least recently used one expires',
+      );
+      // Another principal is not affected.
+      expect((await open('admin-key')).status).toBe(200);
+      // Ending a session makes room again.
+      const ended = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': sessions[0], 'x-api-key': 'reader-key' } });
+      expect(ended.status).toBe(200);
+      expect((await open('reader-key')).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('counts sessions per client address when authentication is off', async () => {
+    const { app, url } = await startFixtureApp({ maxSessionsPerPrincipal: 2 });
+    try {
+      expect((await post(url, initialize('2025-11-25'))).status).toBe(200);
+      expect((await post(url, initialize('2025-11-25'))).status).toBe(200);
+      const refused = await post(url, initialize('2025-11-25'));
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as Json).error.message).toMatch(/^Too Many Requests: this address \(127\.0\.0\.1\) already has 2 open sessions/);
     } finally {
       await app.close();
     }

@@ -10,9 +10,11 @@ export interface RequestLimits {
   maxArrayLength: number;
   /** Most keys in `params.arguments` (tool, prompt and completion arguments). @default 100 */
   maxArguments: number;
+  /** Longest resource URI (`params.uri` of reads and subscriptions, completion refs). @default 2_048 */
+  maxUriLength: number;
 }
 
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = { maxDepth: 32, maxStringLength: 100_000, maxArrayLength: 10_000, maxArguments: 100 };
+export const DEFAULT_REQUEST_LIMITS: RequestLimits = { maxDepth: 32, maxStringLength: 100_000, maxArrayLength: 10_000, maxArguments: 100, maxUriLength: 2_048 };
 
 /**
  * Refuses `params` that exceed a limit with `-32602` naming the place and the limit. Walks
@@ -22,6 +24,10 @@ export function checkRequestLimits(params: Record<string, unknown>, limits: Requ
   const args = params.arguments;
   if (args && typeof args === 'object' && !Array.isArray(args) && Object.keys(args).length > limits.maxArguments) {
     refuse(`params.arguments has ${Object.keys(args).length} arguments; at most ${limits.maxArguments} are accepted`);
+  }
+  const uri = params.uri ?? (params.ref as { uri?: unknown } | undefined)?.uri;
+  if (typeof uri === 'string' && uri.length > limits.maxUriLength) {
+    refuse(`${params.uri === uri ? 'params.uri' : 'params.ref.uri'} is ${uri.length} characters long; URIs of at most ${limits.maxUriLength} are accepted`);
   }
   // The common case allocates no paths: they are worked out only for a refusal.
   const values: unknown[] = [params];

@@ -12,6 +12,13 @@ export const HttpMessages = {
   missingSession: () => [400, -32600, 'Bad Request: the Mcp-Session-Id header is required; send initialize first to open a session'] as const,
   unknownSession: () => [404, -32001, 'Session not found: it ended or never existed; send initialize to open a new one'] as const,
   tooManySessions: (max: number) => [503, -32600, `Service Unavailable: the session limit (${max}) is reached; retry later`] as const,
+  tooManyOwnSessions: (who: string, max: number, retryAfterSec: number) =>
+    [
+      429,
+      -32600,
+      `Too Many Requests: ${who} already has ${max} open sessions (maxSessionsPerPrincipal); ` +
+        `end unused ones with DELETE, or retry in ${retryAfterSec} s when the least recently used one expires`,
+    ] as const,
   streamAlreadyOpen: () => [409, -32600, 'Conflict: this session already has an open GET stream'] as const,
   tooManyAuthFailures: (seconds: number) =>
     [429, -32001, `Too Many Requests: too many failed authentications from this address; retry in ${seconds} s`] as const,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DEFAULT_HTTP_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type McpPrincipal } from '#libs/core';
-import { Authenticator, type AuthRefusal } from '#libs/security';
+import { Authenticator, type AuditOutcome, type AuthRefusal } from '#libs/security';
 import { protectedResourceMetadataUrl } from './protected-resource-metadata';
 import { McpDispatcher, type DispatchScope } from '../dispatch/mcp.dispatcher';
 import { classify, errorResponse, PARSE_ERROR_RESPONSE, type JsonRpcMessage, type MessageKind } from '../dispatch/json-rpc';
@@ -25,6 +25,14 @@ const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control':
 const JSON_HEADERS = { 'content-type': 'application/json', ...SECURITY_HEADERS };
 /** How long a client waits before reconnecting to a stream the server closed (SSE `retry`). */
 const RECONNECT_DELAY_MS = 500;
+
+/** What a refusal adds to its status line: headers, the `Allow` of a 405, and what the audit trail records. */
+interface RefusalExtras {
+  headers?: Record<string, string>;
+  allow?: string;
+  outcome?: AuditOutcome;
+  principal?: string;
+}
 
 interface Accepts {
   json: boolean;
@@ -142,8 +150,19 @@ export class StreamableHttpHandler {
     if (!this.stateful) {
       session = new McpSession(undefined, typeof version === 'string' ? version : DEFAULT_HTTP_PROTOCOL_VERSION);
     } else if (isInitialize) {
-      if (this.sessions.isFull) return this.refuse(res, HttpMessages.tooManySessions(this.options.maxSessions), req);
-      session = this.sessions.create(principal.id);
+      // Without authentication every caller is the same principal: count sessions per address instead.
+      const owner = this.authenticator.mode === 'none' ? `address:${req.socket.remoteAddress}` : `principal:${principal.id}`;
+      const full = this.sessions.refusal(owner);
+      if (full?.reason === 'full') return this.refuse(res, HttpMessages.tooManySessions(full.limit), req);
+      if (full) {
+        const who = this.authenticator.mode === 'none' ? `this address (${req.socket.remoteAddress})` : `"${principal.id}"`;
+        return this.refuse(res, HttpMessages.tooManyOwnSessions(who, full.limit, full.retryAfterSec), req, {
+          headers: { 'retry-after': String(full.retryAfterSec) },
+          outcome: 'limited',
+          principal: principal.id,
+        });
+      }
+      session = this.sessions.create(principal.id, owner);
       headers[SESSION_HEADER] = session.id!;
     } else {
       const found = this.findSession(req, res, principal);
@@ -234,7 +253,7 @@ export class StreamableHttpHandler {
   }
 
   private get(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
-    if (!this.stateful) return this.refuse(res, HttpMessages.methodNotAllowed('GET'), req, 'POST');
+    if (!this.stateful) return this.refuse(res, HttpMessages.methodNotAllowed('GET'), req, { allow: 'POST' });
     if (!accepts(req.headers.accept).sse) return this.refuse(res, HttpMessages.notAcceptable('text/event-stream'), req);
     const session = this.findSession(req, res, principal);
     if (!session) return;
@@ -259,7 +278,7 @@ export class StreamableHttpHandler {
   }
 
   private delete(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
-    if (!this.stateful) return this.refuse(res, HttpMessages.methodNotAllowed('DELETE'), req, 'POST');
+    if (!this.stateful) return this.refuse(res, HttpMessages.methodNotAllowed('DELETE'), req, { allow: 'POST' });
     const session = this.findSession(req, res, principal);
     if (!session) return;
     this.sessions.delete(session.id!, 'session ended by the client');
@@ -324,14 +343,14 @@ export class StreamableHttpHandler {
     res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) }).end(body);
   }
 
-  private refuse(res: ServerResponse, [status, code, message]: HttpRefusal, req?: IncomingMessage, allow = 'GET, POST, DELETE'): void {
-    const headers: Record<string, string> = { ...JSON_HEADERS };
-    if (status === 405) headers.allow = allow;
+  private refuse(res: ServerResponse, [status, code, message]: HttpRefusal, req?: IncomingMessage, extra: RefusalExtras = {}): void {
+    const headers: Record<string, string> = { ...JSON_HEADERS, ...extra.headers };
+    if (status === 405) headers.allow = extra.allow ?? 'GET, POST, DELETE';
     if (status === 503) headers['retry-after'] = '5';
     // A refused request's unread body must not be parsed as the connection's next request.
     if (status === 413 || status === 403) headers.connection = 'close';
     res.writeHead(status, headers).end(errorResponse(null, code, message));
     if (req && !req.complete) req.resume();
-    this.telemetry.refusal(outcomeOfStatus(status), status, message, 'http', req?.socket.remoteAddress);
+    this.telemetry.refusal(extra.outcome ?? outcomeOfStatus(status), status, message, 'http', req?.socket.remoteAddress, extra.principal);
   }
 }

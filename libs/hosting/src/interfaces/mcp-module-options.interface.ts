@@ -34,6 +34,14 @@ export interface McpModuleOptions {
   /** At most this many live sessions; `initialize` beyond it is refused with 503. @default 10_000 */
   maxSessions?: number;
   /**
+   * At most this many live sessions per principal (per client address when authentication is
+   * off), so one caller cannot hold the whole `maxSessions` hostage; `initialize` beyond it is
+   * refused with 429 naming the limit. @default 100
+   */
+  maxSessionsPerPrincipal?: number;
+  /** At most this many `resources/subscribe` URIs per session; more are refused with `-32602`. @default 100 */
+  maxSubscriptionsPerSession?: number;
+  /**
    * Origins allowed to call the endpoint (exact `scheme://host[:port]`). Requests with any other
    * `Origin` get 403. Requests without `Origin` (non-browser clients) are allowed.
    * @default loopback origins (http://localhost, http://127.0.0.1, http://[::1], any port)
@@ -72,7 +80,7 @@ export interface McpModuleOptions {
   auth?: McpAuthOptions;
   /** The principal of stdio calls (the local operator), so authorization applies there too. @default anonymous */
   stdioPrincipal?: { id: string; scopes?: string[]; roles?: string[] };
-  /** Bounds on request contents (nesting depth, string and array sizes, argument count). */
+  /** Bounds on request contents (nesting depth, string and array sizes, argument count, URI length). */
   limits?: Partial<RequestLimits>;
   /**
    * Secrets removed from tool results and logged errors: extra patterns (a string is a regular

@@ -6,7 +6,7 @@ import type { ResolvedMcpOptions } from './resolved-options';
 
 const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
-  'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions',
+  'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions', 'maxSessionsPerPrincipal', 'maxSubscriptionsPerSession',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
   'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks', 'admin', 'metrics',
 ]);
@@ -49,6 +49,8 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   };
   const sessionIdleTtlMs = integer('sessionIdleTtlMs', 30 * 60_000, 1_000);
   const maxSessions = integer('maxSessions', 10_000, 1);
+  const maxSessionsPerPrincipal = integer('maxSessionsPerPrincipal', 100, 1);
+  const maxSubscriptionsPerSession = integer('maxSubscriptionsPerSession', 100, 1);
   const pageSize = integer('pageSize', 100, 1);
   const shutdownTimeoutMs = integer('shutdownTimeoutMs', 10_000, 0);
   const taskTtlMs = integer('taskTtlMs', 3_600_000, 1_000);
@@ -120,6 +122,8 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     mode,
     sessionIdleTtlMs,
     maxSessions,
+    maxSessionsPerPrincipal,
+    maxSubscriptionsPerSession,
     allowedOrigins: origins && new Set([...origins, ...(o.cors?.origins ?? [])].map((origin) => origin.toLowerCase())),
     allowedHosts: hosts?.includes('*') ? undefined : new Set((hosts ?? DEFAULT_HOSTS).map((host) => host.toLowerCase())),
     bodyLimit: bodyLimit!,

@@ -17,6 +17,8 @@ export interface ResolvedMcpOptions {
   mode: 'stateful' | 'stateless';
   sessionIdleTtlMs: number;
   maxSessions: number;
+  maxSessionsPerPrincipal: number;
+  maxSubscriptionsPerSession: number;
   /** `undefined`: loopback origins only. */
   allowedOrigins: ReadonlySet<string> | undefined;
   /** `undefined`: any host. */

@@ -19,6 +19,8 @@ export class McpSession {
   initialized = false;
   /** The principal that opened the session; no one else may use it. */
   principalId: string | undefined;
+  /** What the per-principal session limit counts it against (the principal, or the address when unauthenticated). */
+  owner: string | undefined;
   /** When the session was opened (ms since the epoch), for the admin dashboard. */
   readonly createdAt = Date.now();
   lastSeen = this.createdAt;

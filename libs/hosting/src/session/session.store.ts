@@ -4,13 +4,19 @@ import { LATEST_PROTOCOL_VERSION } from '#libs/core';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { McpSession } from './mcp-session';
 
+/** Why a new session cannot be opened now. */
+export type SessionRefusal = { reason: 'full'; limit: number } | { reason: 'owner_full'; limit: number; retryAfterSec: number };
+
 /**
- * Live stateful sessions, in process memory: ended after `sessionIdleTtlMs` without use,
- * at most `maxSessions` at once.
+ * Live stateful sessions, in process memory: ended after `sessionIdleTtlMs` without use, at most
+ * `maxSessions` at once and `maxSessionsPerPrincipal` per owner (a principal, or a client address
+ * when authentication is off), so that one caller cannot take every session there is.
  */
 @Injectable()
 export class SessionStore implements OnModuleDestroy {
   private readonly sessions = new Map<string, McpSession>();
+  /** The sessions of each owner key. */
+  private readonly owners = new Map<string, Set<McpSession>>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly closeListeners = new Set<(session: McpSession) => void>();
 
@@ -20,15 +26,30 @@ export class SessionStore implements OnModuleDestroy {
     return this.sessions.size;
   }
 
-  get isFull(): boolean {
-    return this.sessions.size >= this.options.maxSessions;
+  /** Whether `owner` may open one more session; the refusal says which limit holds. */
+  refusal(owner: string, now = Date.now()): SessionRefusal | undefined {
+    if (this.sessions.size >= this.options.maxSessions) return { reason: 'full', limit: this.options.maxSessions };
+    const own = this.owners.get(owner);
+    if (!own || own.size < this.options.maxSessionsPerPrincipal) return undefined;
+    // The owner's least recently used session is the first to expire.
+    let oldest = now;
+    for (const session of own) oldest = Math.min(oldest, session.lastSeen);
+    const retryAfterSec = Math.max(1, Math.ceil((oldest + this.options.sessionIdleTtlMs - now) / 1000));
+    return { reason: 'owner_full', limit: this.options.maxSessionsPerPrincipal, retryAfterSec };
   }
 
-  /** Opens a session for `principalId`; only that principal may use it. */
-  create(principalId: string): McpSession {
+  /**
+   * Opens a session for `principalId`; only that principal may use it.
+   * @param owner what the per-principal limit counts by (the principal, or the address when unauthenticated)
+   */
+  create(principalId: string, owner = principalId): McpSession {
     const session = new McpSession(randomUUID(), LATEST_PROTOCOL_VERSION);
     session.principalId = principalId;
+    session.owner = owner;
     this.sessions.set(session.id!, session);
+    let own = this.owners.get(owner);
+    if (!own) this.owners.set(owner, (own = new Set()));
+    own.add(session);
     this.sweeper ??= setInterval(() => this.sweep(), Math.min(this.options.sessionIdleTtlMs / 2, 60_000)).unref();
     return session;
   }
@@ -48,6 +69,9 @@ export class SessionStore implements OnModuleDestroy {
     const session = this.sessions.get(id);
     if (!session) return false;
     this.sessions.delete(id);
+    const own = this.owners.get(session.owner!);
+    own?.delete(session);
+    if (own?.size === 0) this.owners.delete(session.owner!);
     session.close(reason);
     for (const listener of this.closeListeners) listener(session);
     return true;

@@ -7,6 +7,7 @@ import { AccessControl, AccessDeniedError } from '../access-control';
 import type { RequestNote } from '../../telemetry/request-note';
 import { RequestTelemetry } from '../../telemetry/request-telemetry';
 import { CallScope } from '../call-scope';
+import { RequestLimitError } from '../request-limits';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods, type MethodHandler } from '../method-handler';
 import type { JsonRpcId } from '../json-rpc';
 
@@ -55,7 +56,12 @@ export class ResourceMethods implements McpMethods {
     const uri = requireUri(on ? 'resources/subscribe' : 'resources/unsubscribe', params);
     if (on) {
       this.requireVisible(uri, scope, note);
-      scope.session.subscriptions.add(uri);
+      const subscriptions = scope.session.subscriptions;
+      const max = this.options.maxSubscriptionsPerSession;
+      if (subscriptions.size >= max && !subscriptions.has(uri)) {
+        throw new RequestLimitError(`Too many subscriptions: this session already has ${max} (maxSubscriptionsPerSession); unsubscribe from one first`);
+      }
+      subscriptions.add(uri);
     } else {
       scope.session.subscriptions.delete(uri);
     }

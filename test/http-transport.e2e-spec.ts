@@ -202,3 +202,22 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
     expect(textOf(await client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }))).toBe('2');
   });
 });
+
+describe('unknownArguments', () => {
+  it('strips undeclared arguments when the host is configured to, for tools and prompts', async () => {
+    const { app, url } = await startFixtureApp({ unknownArguments: 'strip' });
+    const client = await connectHttpClient(url);
+    try {
+      expect(await client.callTool({ name: 'add', arguments: { a: 1, b: 2, c: 100 } })).toEqual({ content: [{ type: 'text', text: '3' }] });
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'hi', extra: 1 } }))).toBe('hi');
+      expect((await client.getPrompt({ name: 'greeting', arguments: { name: 'Ada', role: 'admin' } })).messages).toHaveLength(1);
+    } finally {
+      await client.close();
+      await app.close();
+    }
+  });
+
+  it('refuses an unknown policy at start-up, saying which ones there are', async () => {
+    await expect(startFixtureApp({ unknownArguments: 'ignore' as 'allow' })).rejects.toThrow(`McpModule option "unknownArguments": "ignore" is not a policy`);
+  });
+});

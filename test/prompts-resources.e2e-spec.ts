@@ -55,6 +55,10 @@ describe.each<TransportName>(['http', 'stdio'])('prompts, resources and completi
 
   it('answers bad prompt requests with -32602 naming the problem', async () => {
     expect(await failure(connected.client.getPrompt({ name: 'nope' }))).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: nope') });
+    expect(await failure(connected.client.getPrompt({ name: 'greeting', arguments: { name: 'Ada', role: 'admin' } }))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('prompts/get "greeting": "role" is not an argument of this prompt; it takes "name", "mood"'),
+    });
     expect(await failure(connected.client.getPrompt({ name: 'greeting', arguments: { mood: 'warm' } }))).toMatchObject({
       code: -32602,
       message: expect.stringContaining('missing required argument "name"'),

@@ -88,6 +88,19 @@ describe('support desk host over Streamable HTTP', () => {
     expect(unknown).toEqual({ content: [{ type: 'text', text: 'No ticket T-9999. Use search_tickets to find the right id.' }], isError: true });
   });
 
+  it('refuses arguments no schema declares, so a model cannot overwrite a ticket through create_ticket', async () => {
+    const before = (await client.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-2008' } })).structuredContent;
+    const sneaky = (await client.callTool({
+      name: 'create_ticket',
+      arguments: { id: 'T-2008', customerId: 'C-1001', subject: 'Overwritten ticket', description: 'This replaced an existing ticket.', priority: 'low' },
+    })) as CallToolResult;
+    expect(sneaky).toEqual({
+      content: [{ type: 'text', text: 'Invalid arguments for tool "create_ticket":\n- id: is not an accepted argument (accepted: customerId, subject, description, priority)' }],
+      isError: true,
+    });
+    expect((await client.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-2008' } })).structuredContent).toEqual(before);
+  });
+
   it('exports a report with progress, and stops when cancelled', async () => {
     const progress: number[] = [];
     const report = (await client.callTool({ name: 'export_ticket_report', arguments: { status: 'open' } }, undefined, {

@@ -38,9 +38,13 @@ export class TicketsStore {
 
   create(input: Pick<Ticket, 'customerId' | 'subject' | 'description' | 'priority'>): Ticket {
     const now = new Date().toISOString();
+    // Field by field: whatever else the input object carries never reaches a stored ticket.
     const ticket: Ticket = {
       id: `T-${this.nextNumber++}`,
-      ...input,
+      customerId: input.customerId,
+      subject: input.subject,
+      description: input.description,
+      priority: input.priority,
       status: 'open',
       assignee: null,
       createdAt: now,

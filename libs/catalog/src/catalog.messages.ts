@@ -8,6 +8,10 @@ export const CatalogMessages = {
     problem: `tool name "${name}" is outside the spec's guidance (1–128 characters of A-Z a-z 0-9 _ - .)`,
     fix: `rename it, e.g. @McpTool({ name: '${name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'my_tool'}' })`,
   }),
+  badUnknownArguments: (value: unknown) => ({
+    problem: `unknownArguments ${JSON.stringify(value)} is not a policy`,
+    fix: "use 'refuse' (the default), 'strip' or 'allow': @McpTool({ unknownArguments: 'strip' })",
+  }),
   missingDescription: () => ({
     problem: 'the tool has no description',
     fix: "describe what it does for the model: @McpTool({ description: '...' })",

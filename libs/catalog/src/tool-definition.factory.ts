@@ -44,6 +44,7 @@ export interface HandlerCandidate<K extends keyof CandidateOptions> {
 
 export type ToolCandidate = HandlerCandidate<'tool'>;
 
+const UNKNOWN_ARGUMENTS = new Set<unknown>(['refuse', 'strip', 'allow']);
 const EMPTY_INPUT_SCHEMA: JsonSchemaObject = { type: 'object', properties: {} };
 
 /**
@@ -61,6 +62,7 @@ export class ToolDefinitionFactory {
     const report = (message: { problem: string; fix: string }) => diagnostics.push({ where, ...message });
 
     if (!options.description?.trim()) report(CatalogMessages.missingDescription());
+    if (options.unknownArguments !== undefined && !UNKNOWN_ARGUMENTS.has(options.unknownArguments)) report(CatalogMessages.badUnknownArguments(options.unknownArguments));
 
     const { bindings, dtoType } = inspectHandlerParameters(hostClass, methodName, report);
     let inputSource: SchemaSource | undefined = options.input;

@@ -47,6 +47,7 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
   onModuleInit(): void {
     const { patterns, builtIn } = this.options.redact;
     if (builtIn || patterns.length > 0) this.settings.redactor = new SecretRedactor(patterns, builtIn);
+    this.settings.unknownArguments = this.options.unknownArguments;
     if (this.options.http) this.mounter.mount();
   }
 

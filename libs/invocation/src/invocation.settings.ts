@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { McpUnknownArguments } from '#libs/core';
 import type { SecretRedactor } from '#libs/security';
 
 /**
@@ -9,4 +10,6 @@ import type { SecretRedactor } from '#libs/security';
 export class InvocationSettings {
   /** Removes secrets from tool results and from logged errors; none when unset. */
   redactor: SecretRedactor | undefined;
+  /** Arguments no schema declares: refused unless a tool says otherwise. */
+  unknownArguments: McpUnknownArguments = 'refuse';
 }

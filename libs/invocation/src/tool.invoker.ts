@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { McpStartupError, type McpDiagnostic } from '#libs/core';
+import { McpStartupError, type JsonSchemaObject, type McpDiagnostic } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
 import { ConfirmationGate } from './confirmation/confirmation.gate';
@@ -10,11 +10,14 @@ import { HandlerRunner } from './handler-runner';
 import { InvocationSettings } from './invocation.settings';
 import { InvocationMessages } from './invocation.messages';
 import { errorTextOf, toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
+import { compileUndeclaredArguments, type UndeclaredArgumentsCheck } from './validation/undeclared-arguments';
 import type { CompiledValidator } from './validation/validation-result';
 import { ValidatorFactory } from './validation/validator.factory';
 
 /** A tool's validators, compiled once. */
 interface ToolValidators {
+  /** Refuses or strips what the input schema does not declare, before the schema's own validator runs. */
+  undeclared: UndeclaredArgumentsCheck | undefined;
   input: CompiledValidator | undefined;
   output: CompiledValidator | undefined;
 }
@@ -64,13 +67,16 @@ export class ToolInvoker {
   async invoke(tool: RegisteredTool, rawArgs: unknown, context: CallContext, confirm = false, defaultTimeoutMs = 30_000): Promise<CallToolResult> {
     const validators = this.validators.get(tool) ?? this.prepare(tool);
     let args: unknown = rawArgs ?? {};
+    let issues: string[] | undefined;
+    if (validators.undeclared) ({ value: args, issues } = validators.undeclared(args));
     if (validators.input) {
       const validation = validators.input(args);
-      if (!validation.ok) {
-        context.failure = 'invalid';
-        return this.failed(toolErrorResult(InvocationMessages.invalidArguments(tool.name, validation.issues)), context);
-      }
-      args = validation.value;
+      if (validation.ok) args = validation.value;
+      else issues = issues ? [...issues, ...validation.issues] : validation.issues;
+    }
+    if (issues) {
+      context.failure = 'invalid';
+      return this.failed(toolErrorResult(InvocationMessages.invalidArguments(tool.name, issues)), context);
     }
     const limit = tool.options.maxConcurrency;
     const running = this.running.get(tool) ?? 0;
@@ -134,6 +140,7 @@ export class ToolInvoker {
 
   private prepare(tool: RegisteredTool): ToolValidators {
     const validators: ToolValidators = {
+      undeclared: compileUndeclaredArguments(tool.definition.inputSchema as JsonSchemaObject, tool.options.unknownArguments ?? this.settings.unknownArguments),
       input: tool.input && this.validatorFactory.compile(tool.input.source, tool.input.kind),
       output: tool.output && this.validatorFactory.compile(tool.output.source, tool.output.kind),
     };

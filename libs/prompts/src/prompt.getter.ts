@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredPrompt } from '#libs/catalog';
-import { HandlerRunner, ValidatorFactory, type CallContext, type CompiledValidator } from '#libs/invocation';
+import { HandlerRunner, InvocationSettings, ValidatorFactory, type CallContext, type CompiledValidator } from '#libs/invocation';
 import { toGetPromptResult } from './prompt-result.mapper';
 import { PromptMessages } from './prompts.messages';
 
@@ -18,6 +18,7 @@ export class PromptGetter {
   constructor(
     private readonly runner: HandlerRunner,
     private readonly validatorFactory: ValidatorFactory,
+    private readonly settings: InvocationSettings,
   ) {}
 
   async get(prompt: RegisteredPrompt, rawArgs: unknown, context: CallContext): Promise<GetPromptResult> {
@@ -37,7 +38,14 @@ export class PromptGetter {
     if (typeof args !== 'object' || args === null || Array.isArray(args) || Object.values(args).some((value) => typeof value !== 'string')) {
       throw invalidParams(PromptMessages.argumentsNotStrings(prompt.name));
     }
-    const given = args as Record<string, string>;
+    let given = args as Record<string, string>;
+    const undeclared = Object.keys(given).filter((name) => !prompt.arguments.some((argument) => argument.name === name));
+    if (undeclared.length > 0 && this.settings.unknownArguments !== 'allow') {
+      if (this.settings.unknownArguments === 'refuse') {
+        throw invalidParams(PromptMessages.undeclaredArguments(prompt.name, undeclared, prompt.arguments.map((argument) => argument.name)));
+      }
+      given = Object.fromEntries(Object.entries(given).filter(([name]) => !undeclared.includes(name)));
+    }
     const missing = prompt.arguments.filter((argument) => argument.required && given[argument.name] === undefined).map((argument) => argument.name);
     if (missing.length > 0) throw invalidParams(PromptMessages.missingArguments(prompt.name, missing));
     return given;

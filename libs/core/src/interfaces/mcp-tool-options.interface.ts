@@ -17,6 +17,13 @@ export interface McpIcon {
   theme?: 'light' | 'dark';
 }
 
+/**
+ * What happens to arguments the input schema does not declare: `refuse` answers the call with
+ * an `isError` result naming each one, `strip` drops them before the tool sees them, `allow`
+ * passes them on (the schema's own validator decides).
+ */
+export type McpUnknownArguments = 'refuse' | 'strip' | 'allow';
+
 /** Options of `@McpTool()`. */
 export interface McpToolOptions {
   /** Tool name; defaults to the method name. 1–128 characters of `A-Z a-z 0-9 _ - .` */
@@ -51,6 +58,8 @@ export interface McpToolOptions {
   timeoutMs?: number;
   /** At most this many calls of the tool run at once; more are answered `isError` (busy). @default unlimited */
   maxConcurrency?: number;
+  /** Arguments the input schema does not declare. @default McpModule `unknownArguments` ('refuse') */
+  unknownArguments?: McpUnknownArguments;
   /** Extra `_meta` published with the tool definition. */
   _meta?: Record<string, unknown>;
 }

@@ -1,3 +1,4 @@
+import type { McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
 import type { RequestLimits } from '../dispatch/request-limits';
 import type { McpHealthCheck } from '../health/dependency-health';
@@ -80,6 +81,13 @@ export interface McpModuleOptions {
   auth?: McpAuthOptions;
   /** The principal of stdio calls (the local operator), so authorization applies there too. @default anonymous */
   stdioPrincipal?: { id: string; scopes?: string[]; roles?: string[] };
+  /**
+   * Arguments a tool's input schema does not declare (e.g. an `id` a model adds to a create
+   * call): `refuse` answers with an `isError` result naming each one, `strip` drops them, `allow`
+   * leaves them to the schema's own validator. A tool's own `unknownArguments` wins; prompts
+   * follow this option too. @default 'refuse'
+   */
+  unknownArguments?: McpUnknownArguments;
   /** Bounds on request contents (nesting depth, string and array sizes, argument count, URI length). */
   limits?: Partial<RequestLimits>;
   /**

@@ -8,7 +8,7 @@ const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions', 'maxSessionsPerPrincipal', 'maxSubscriptionsPerSession',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks', 'admin', 'metrics',
+  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'unknownArguments', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks', 'admin', 'metrics',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -81,6 +81,10 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const routeThroughExpress = flag('routeThroughExpress', false);
   const confirmDestructive = flag('confirmDestructive', false);
 
+  const unknownArguments = o.unknownArguments ?? 'refuse';
+  if (unknownArguments !== 'refuse' && unknownArguments !== 'strip' && unknownArguments !== 'allow') {
+    report('unknownArguments', `${JSON.stringify(unknownArguments)} is not a policy`, "use 'refuse' (the default), 'strip' or 'allow'");
+  }
   problems.push(...checkAuthOptions(o.auth));
   for (const pattern of o.redact?.patterns ?? []) {
     try {
@@ -135,6 +139,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     confirmDestructive,
     taskTtlMs,
     toolTimeoutMs,
+    unknownArguments,
     limits,
     authFailureLimit: authFailureLimit ?? { limit: 20, windowMs: 60_000 },
     cors: cors && { origins: new Set(cors.origins.map((origin) => origin.toLowerCase())), maxAgeSec: cors.maxAgeSec ?? 600 },

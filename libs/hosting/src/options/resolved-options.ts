@@ -1,4 +1,4 @@
-import type { McpPrincipal } from '#libs/core';
+import type { McpPrincipal, McpUnknownArguments } from '#libs/core';
 import type { McpAuthOptions, ResolvedAuditOptions } from '#libs/security';
 import type { RequestLimits } from '../dispatch/request-limits';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
@@ -32,6 +32,7 @@ export interface ResolvedMcpOptions {
   confirmDestructive: boolean;
   taskTtlMs: number;
   toolTimeoutMs: number;
+  unknownArguments: McpUnknownArguments;
   limits: RequestLimits;
   authFailureLimit: { limit: number; windowMs: number };
   /** `undefined`: CORS off. */

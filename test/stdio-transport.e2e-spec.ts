@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -107,4 +110,57 @@ describe('stdio transport framing', () => {
     input.end();
     await app.close();
   });
+});
+
+describe('stdio message size', () => {
+  it('refuses a line longer than bodyLimit with -32600 as soon as it passes the limit, and keeps serving', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ http: false, bodyLimit: '1kb' })] }).compile();
+    await moduleRef.init();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: unknown[] = [];
+    output.setEncoding('utf8');
+    output.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((line) => lines.push(JSON.parse(line))));
+    void moduleRef.get(StdioTransport).connect(input, output);
+    input.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(2_000)}`);
+    // Answered before the line even ends: nothing more of it is kept.
+    await waitFor(() => lines.length === 1);
+    input.write(`${'x'.repeat(50_000)}"}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
+    await waitFor(() => lines.length === 2);
+    expect(lines).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message is longer than 1024 bytes (bodyLimit); it was discarded up to the end of its line' } },
+      { jsonrpc: '2.0', id: 2, result: {} },
+    ]);
+    input.end();
+    await moduleRef.close();
+  });
+
+  it('costs a real host no more than its limit for a 64 MB line, with no stack trace on stderr', async () => {
+    const host = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.stdio.js')], {
+      env: { ...process.env, AUDIT_SINK: 'off' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    host.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    host.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise((resolve) => host.once('exit', resolve));
+    try {
+      const write = (data: string) => new Promise<void>((resolve, reject) => host.stdin.write(data, (error) => (error ? reject(error) : resolve())));
+      await write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"');
+      const megabyte = 'x'.repeat(2 ** 20);
+      for (let i = 0; i < 64; i++) await write(megabyte);
+      await write('"}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+      await waitFor(() => stdout.includes('"id":2'), 30_000);
+      const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
+      expect(answers.map((answer) => [answer.id, answer.error?.code])).toEqual([[null, -32600], [2, undefined]]);
+      // Peak resident memory of the host (Linux): the line was never held, let alone copied.
+      const peakKb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${host.pid}/status`, 'utf8'))![1]);
+      expect(peakKb).toBeLessThan(300 * 1024);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      host.stdin.end();
+      await exited;
+    }
+  }, 60_000);
 });

@@ -1,13 +1,17 @@
 import type { Readable, Writable } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { LATEST_PROTOCOL_VERSION } from '#libs/core';
+import { JsonRpcErrorCode, LATEST_PROTOCOL_VERSION } from '#libs/core';
 import { McpDispatcher, type DispatchScope } from '../dispatch/mcp.dispatcher';
 import { classify, errorResponse, PARSE_ERROR_RESPONSE } from '../dispatch/json-rpc';
 import { HostState } from '../lifecycle/host-state';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { McpSession } from '../session/mcp-session';
+import { LineSplitter } from './line-splitter';
 
 const NO_HEADERS = Object.freeze({});
+
+const tooLarge = (limit: number) =>
+  `Invalid Request: the message is longer than ${limit} bytes (bodyLimit); it was discarded up to the end of its line`;
 
 /**
  * MCP over newline-delimited JSON on a pair of streams (the process's stdin/stdout). One
@@ -31,17 +35,11 @@ export class StdioTransport {
     this.session = new McpSession('stdio', LATEST_PROTOCOL_VERSION);
     this.output = output;
     this.session.sink = (message) => this.write(message);
-    let buffered = '';
-    input.setEncoding('utf8');
-    input.on('data', (chunk: string) => {
-      buffered += chunk;
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline).replace(/\r$/, '');
-        buffered = buffered.slice(newline + 1);
-        if (line.trim()) void this.receive(line);
-      }
-    });
+    const lines = new LineSplitter(this.options.bodyLimit, (line) => {
+      const text = line.toString('utf8');
+      if (text.trim()) void this.receive(text.endsWith('\r') ? text.slice(0, -1) : text);
+    }, () => this.write(errorResponse(null, JsonRpcErrorCode.INVALID_REQUEST, tooLarge(this.options.bodyLimit))));
+    input.on('data', (chunk: Buffer | string) => lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     this.logger.log('Serving MCP on stdio');
     return new Promise((resolve) => input.once('end', () => {
       this.close();

@@ -9,6 +9,7 @@ import { ADMIN_PROVIDERS } from './admin/admin.providers';
 import { McpCallStats } from './admin/mcp-call-stats';
 import { AccessControl } from './dispatch/access-control';
 import { CallScope } from './dispatch/call-scope';
+import { StatelessCalls } from './dispatch/stateless-calls';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
 import { CompletionMethods } from './dispatch/methods/completion.methods';
 import { LifecycleMethods } from './dispatch/methods/lifecycle.methods';
@@ -92,6 +93,7 @@ import { StdioTransport } from './stdio/stdio.transport';
     HostState,
     SessionStore,
     CallScope,
+    StatelessCalls,
     LifecycleMethods,
     ToolMethods,
     PromptMethods,

@@ -3,6 +3,7 @@ import type { McpCallKind, McpLogLevel } from '#libs/core';
 import { CallCancellation, CallContext, type CallChannel } from '#libs/invocation';
 import { HostState } from '../lifecycle/host-state';
 import { notification, type JsonRpcId } from './json-rpc';
+import { StatelessCalls } from './stateless-calls';
 import type { DispatchScope } from './method-handler';
 import type { RequestNote } from '../telemetry/request-note';
 
@@ -44,7 +45,10 @@ class ScopeChannel implements CallChannel {
  */
 @Injectable()
 export class CallScope {
-  constructor(private readonly state: HostState) {}
+  constructor(
+    private readonly state: HostState,
+    private readonly stateless: StatelessCalls,
+  ) {}
 
   async run<T>(
     scope: DispatchScope,
@@ -59,6 +63,8 @@ export class CallScope {
     const cancellation = new CallCancellation();
     const stopWatching = scope.onLost?.((reason) => cancellation.cancel(reason));
     session.inFlight.set(id, cancellation);
+    // Without a session, a cancellation can only find the call through its caller and id.
+    const forget = session.id === undefined ? this.stateless.add(scope.principal.id, id, cancellation) : undefined;
     this.state.begin(cancellation);
     const meta = (typeof params._meta === 'object' && params._meta !== null ? params._meta : NO_META) as Record<string, unknown>;
     const progressToken = meta.progressToken;
@@ -81,7 +87,9 @@ export class CallScope {
     try {
       return await body(context);
     } finally {
-      if (note && context.failure) note.fail(context.failure, undefined, context.failureMessage);
+      if (note && cancellation.byClient) note.cancelledByClient((cancellation.cause as Error).message);
+      else if (note && context.failure) note.fail(context.failure, undefined, context.failureMessage);
+      forget?.();
       session.inFlight.delete(id);
       this.state.end(cancellation);
       stopWatching?.();

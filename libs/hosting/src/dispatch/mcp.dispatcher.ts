@@ -5,6 +5,7 @@ import { AccessDeniedError } from './access-control';
 import { RequestNote } from '../telemetry/request-note';
 import { outcomeOfCode, RequestTelemetry } from '../telemetry/request-telemetry';
 import { McpTracing } from '../telemetry/mcp-tracing';
+import { StatelessCalls } from './stateless-calls';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type MessageKind } from './json-rpc';
 import type { DispatchScope, MethodHandler } from './method-handler';
@@ -37,13 +38,17 @@ export class McpDispatcher {
     tasks: TaskMethods,
     private readonly telemetry: RequestTelemetry,
     private readonly tracing: McpTracing,
+    private readonly stateless: StatelessCalls,
   ) {
     this.handlers = new Map(
       [lifecycle, tools, prompts, resources, completion, tasks].flatMap((group) => Object.entries(group.methods)),
     );
   }
 
-  /** Handles one message; resolves to the serialized response, or `undefined` when none is due. */
+  /**
+   * Handles one message; resolves to the serialized response, or `undefined` when none is due
+   * (notifications, responses, and requests the client cancelled).
+   */
   async dispatch(kind: MessageKind, message: JsonRpcMessage, scope: DispatchScope): Promise<string | undefined> {
     if (kind === 'notification') {
       this.onNotification(message, scope);
@@ -61,7 +66,8 @@ export class McpDispatcher {
     const note = new RequestNote(message.method ?? null, scope.transport, scope.principal.id, session.id, session.clientInfo, scope.remoteAddress);
     try {
       // A span per request when an OpenTelemetry SDK is registered; the note gets its trace id.
-      return await this.tracing.run(note, id, message.params, scope, () => this.answer(id, message, scope, note));
+      const response = await this.tracing.run(note, id, message.params, scope, () => this.answer(id, message, scope, note));
+      return note.withdrawn ? undefined : response;
     } finally {
       this.telemetry.finish(note);
     }
@@ -99,7 +105,9 @@ export class McpDispatcher {
       case 'notifications/cancelled': {
         const requestId = message.params?.requestId;
         if (typeof requestId === 'string' || typeof requestId === 'number') {
-          scope.session.inFlight.get(requestId)?.cancel(new Error(String(message.params?.reason ?? 'cancelled by the client')));
+          const call = scope.session.id === undefined ? this.stateless.find(scope.principal.id, requestId) : scope.session.inFlight.get(requestId);
+          const reason = message.params?.reason;
+          call?.cancelByClient(typeof reason === 'string' && reason ? reason.slice(0, 200) : 'no reason given');
         }
         break;
       }

@@ -230,7 +230,14 @@ export class StreamableHttpHandler {
           res.once('close', onClose);
           return () => res.off('close', onClose);
         };
-    const response = (await this.dispatcher.dispatch(kind, message, { ...this.scope(req, session, principal, notify, onLost), closeStream }))!;
+    const response = await this.dispatcher.dispatch(kind, message, { ...this.scope(req, session, principal, notify, onLost), closeStream });
+    if (response === undefined) {
+      // The client cancelled the request: it gets no response, and the connection is let go.
+      if (replay) replay.finish();
+      else if (stream) stream.end();
+      else res.writeHead(202, headers).end();
+      return;
+    }
     if (replay) {
       replay.send(response);
       replay.finish();
@@ -259,6 +266,12 @@ export class StreamableHttpHandler {
     if (!session) return;
     const lastEventId = req.headers['last-event-id'];
     const resumed = typeof lastEventId === 'string' ? session.streams.get(streamIdOf(lastEventId)) : undefined;
+    if (resumed?.endedBefore(lastEventId as string)) {
+      // Nothing more will come on that stream (it ended, e.g. its request was cancelled): a stream
+      // answered and ended at once would only make the client reconnect again.
+      res.writeHead(204, SECURITY_HEADERS).end();
+      return;
+    }
     if (resumed) {
       const stream = new SseStream(res, {});
       res.once('close', () => stream.end());

@@ -44,6 +44,13 @@ export class ResumableStream {
     if (this.finished) this.release();
   }
 
+  /** Whether the stream is over and holds nothing after `lastEventId`: a reconnection would get nothing. */
+  endedBefore(lastEventId: string): boolean {
+    if (!this.finished) return false;
+    const seen = Number(lastEventId.slice(lastEventId.lastIndexOf('_') + 1));
+    return !(this.seq > seen);
+  }
+
   /** Ends the current connection but keeps the request running and its events coming. */
   release(): void {
     this.sink?.end();

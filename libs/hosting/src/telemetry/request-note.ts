@@ -36,6 +36,17 @@ export class RequestNote implements McpRequestEvent {
     this.sensitive = sensitive;
   }
 
+  /** The client cancelled the request (`notifications/cancelled`): no response is sent, as the spec asks. */
+  withdrawn = false;
+
+  /** Records that the client cancelled the request, whatever the call did after. */
+  cancelledByClient(reason: string): void {
+    this.outcome = 'cancelled';
+    this.errorCode = undefined;
+    this.error = `Cancelled by the client: ${reason}`;
+    this.withdrawn = true;
+  }
+
   fail(outcome: AuditOutcome, errorCode: number | undefined, error: string | undefined): void {
     if (this.outcome === 'ok') this.outcome = outcome;
     this.errorCode = errorCode;

@@ -7,9 +7,20 @@ export class CallCancellation {
   private controller: AbortController | undefined;
   private reason: unknown;
   private cancelled = false;
+  private requestedByClient = false;
 
   get isCancelled(): boolean {
     return this.cancelled;
+  }
+
+  /** The client cancelled the request (`notifications/cancelled`): it must get no response. */
+  get byClient(): boolean {
+    return this.requestedByClient;
+  }
+
+  /** Why the call was cancelled, once it was. */
+  get cause(): unknown {
+    return this.reason;
   }
 
   get signal(): AbortSignal {
@@ -18,6 +29,12 @@ export class CallCancellation {
       if (this.cancelled) this.controller.abort(this.reason);
     }
     return this.controller.signal;
+  }
+
+  /** Cancels the call on the client's request (`notifications/cancelled`). */
+  cancelByClient(reason: string): void {
+    if (!this.cancelled) this.requestedByClient = true;
+    this.cancel(new Error(reason));
   }
 
   cancel(reason: unknown): void {

@@ -5,11 +5,11 @@ import { startFixtureApp } from './support/fixture-app';
 import { waitFor } from './support/wait-for';
 
 const ACCEPT = 'application/json, text/event-stream';
-const initialize = (id: number | string = 1) => ({
+const initialize = (id: number | string = 1, protocolVersion = '2025-11-25') => ({
   jsonrpc: '2.0',
   id,
   method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 });
 
 interface RawResponse {
@@ -170,6 +170,19 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
       expect(rest).toContain('"result":{"content":[{"type":"text","text":"finished"}]}');
       expect(rest).not.toContain(`id: ${ids.at(-1)}\n`); // nothing already received is sent again
       expect(log.events).toContain('slow:finished');
+    });
+
+    it('sends the priming event to 2025-11-25 clients only: older ones cannot parse an event without data', async () => {
+      const call = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', _meta: { progressToken: id } } });
+      const older = await send(initialize(2, '2025-06-18'), { 'mcp-session-id': '' });
+      const olderSession = older.headers.get('mcp-session-id')!;
+      const oldStream = await rawPost(url, { 'mcp-session-id': olderSession, 'mcp-protocol-version': '2025-06-18' }, call(21));
+      expect(oldStream.body).not.toMatch(/^data: ?$/m); // every event carries a message
+      expect(oldStream.body).not.toContain('retry:');
+      expect(oldStream.body).toMatch(/^id: \S+_1\nevent: message\ndata: \{/); // still resumable by event id
+      expect(oldStream.body).toContain('"result":{"content":[{"type":"text","text":"finished"}]}');
+      const current = await rawPost(url, { 'mcp-session-id': sessionId! }, call(22), 150);
+      expect(current.body).toMatch(/^id: \S+_0\nretry: 500\ndata: \n\n/);
     });
 
     it('opens one GET stream per session', async () => {

@@ -39,6 +39,14 @@ interface Accepts {
   sse: boolean;
 }
 
+/** The first revision with SSE priming events and server-initiated disconnection (SEP-1699). */
+const POLLING_SINCE = '2025-11-25';
+
+/** Whether a client of this revision understands priming events (revisions are ISO dates, so they sort as text). */
+function supportsPolling(protocolVersion: string): boolean {
+  return protocolVersion >= POLLING_SINCE;
+}
+
 function accepts(header: string | undefined): Accepts {
   if (!header || header.includes('*/*')) return { json: true, sse: true };
   return { json: header.includes('application/json') || header.includes('application/*'), sse: header.includes('text/event-stream') };
@@ -188,9 +196,12 @@ export class StreamableHttpHandler {
     headers: Record<string, string>,
     accept: Accepts,
   ): Promise<void> {
-    // With a session, SSE streams are resumable (SEP-1699): a dropped connection is not a
-    // cancellation, and the client picks up the rest with GET + Last-Event-ID.
+    // With a session, SSE streams are resumable: a dropped connection is not a cancellation, and
+    // the client picks up the rest with GET + Last-Event-ID. The priming event (empty data) and
+    // letting go of a stream early (SEP-1699) are for 2025-11-25 clients only: older ones cannot
+    // parse an event without data, so they get event ids without it.
     const resumable = this.stateful && accept.sse;
+    const polling = resumable && supportsPolling(session.protocolVersion);
     let stream: SseStream | undefined;
     let replay: ResumableStream | undefined;
     const openStream = () => {
@@ -199,7 +210,7 @@ export class StreamableHttpHandler {
       if (resumable) {
         const created = new ResumableStream(randomUUID(), () => session.streams.delete(created.id));
         session.streams.set(created.id, created);
-        stream.prime(created.primingId, RECONNECT_DELAY_MS);
+        if (polling) stream.prime(created.primingId, RECONNECT_DELAY_MS);
         created.attach(stream, created.primingId);
         replay = created;
       }
@@ -217,7 +228,7 @@ export class StreamableHttpHandler {
       return session.sink !== undefined;
     };
     const closeStream = () => {
-      if (!resumable || res.writableEnded) return;
+      if (!polling || res.writableEnded) return;
       openStream();
       replay!.release();
     };

@@ -47,7 +47,7 @@ describe.each(cases)('a request the client cancels, over %s (%s)', (transport, m
       const log = app.get(PipelineLog);
       await waitFor(() => log.events.some((event) => event.startsWith('slow:aborted@')));
       // The SDK uses the request id as the progress token.
-      cancelledId = (wire.find((message) => 'method' in message && message.method === 'notifications/progress') as { params: { progressToken: unknown } }).params.progressToken;
+      cancelledId = (wire.find((message) => 'method' in message && message.method === 'notifications/progress') as unknown as { params: { progressToken: unknown } }).params.progressToken;
       // The client is still served afterwards, and the late answer never came.
       expect(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).toEqual({ content: [{ type: 'text', text: '3' }] });
       await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
+import { McpCatalog } from '#libs/catalog';
 import { PipelineLog } from './fixtures/fixture.tools';
 import { startFixtureApp } from './support/fixture-app';
 import { waitFor } from './support/wait-for';
@@ -185,12 +186,30 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
       expect(current.body).toMatch(/^id: \S+_0\nretry: 500\ndata: \n\n/);
     });
 
-    it('opens one GET stream per session', async () => {
+    it('lets a session hold several GET streams, delivering each notification on one of them, up to a cap', async () => {
+      const init = await send(initialize(3), { 'mcp-session-id': '' });
+      const session = init.headers.get('mcp-session-id')!;
       const controller = new AbortController();
-      const stream = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId! }, signal: controller.signal });
-      expect(stream.status).toBe(200);
-      expect(stream.headers.get('content-type')).toBe('text/event-stream');
-      expect((await send(undefined, { accept: 'text/event-stream' }, 'GET')).status).toBe(409);
+      const texts: string[] = [];
+      const open = async () => {
+        const stream = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session }, signal: controller.signal });
+        expect(stream.status).toBe(200);
+        expect(stream.headers.get('content-type')).toBe('text/event-stream');
+        const index = texts.push('') - 1;
+        void (async () => {
+          const decoder = new TextDecoder();
+          for await (const chunk of stream.body!) texts[index] += decoder.decode(chunk as Uint8Array);
+        })().catch(() => undefined);
+      };
+      for (let i = 0; i < 8; i++) await open();
+      const ninth = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session } });
+      expect(ninth.status).toBe(429);
+      expect(((await ninth.json()) as { error: { message: string } }).error.message).toBe('Too Many Requests: this session already has 8 open GET streams; close one before opening another');
+      // A list change is announced once, on one stream: not on none, not on all of them.
+      app.get(McpCatalog).addPrompt({ name: `extra_prompt_${mode}`, description: 'Added at run time' }, () => 'extra');
+      await waitFor(() => texts.some((text) => text.includes('notifications/prompts/list_changed')));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(texts.filter((text) => text.includes('notifications/prompts/list_changed'))).toHaveLength(1);
       controller.abort();
     });
 

@@ -19,7 +19,7 @@ export const HttpMessages = {
       `Too Many Requests: ${who} already has ${max} open sessions (maxSessionsPerPrincipal); ` +
         `end unused ones with DELETE, or retry in ${retryAfterSec} s when the least recently used one expires`,
     ] as const,
-  streamAlreadyOpen: () => [409, -32600, 'Conflict: this session already has an open GET stream'] as const,
+  tooManyStreams: (max: number) => [429, -32600, `Too Many Requests: this session already has ${max} open GET streams; close one before opening another`] as const,
   tooManyAuthFailures: (seconds: number) =>
     [429, -32001, `Too Many Requests: too many failed authentications from this address; retry in ${seconds} s`] as const,
   notReady: () => [503, -32600, 'Service Unavailable: the host is starting or shutting down'] as const,

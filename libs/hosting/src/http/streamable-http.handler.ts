@@ -23,6 +23,8 @@ const VERSION_HEADER = 'mcp-protocol-version';
 /** Sent with every MCP response: no sniffing, no caching of results. */
 const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
 const JSON_HEADERS = { 'content-type': 'application/json', ...SECURITY_HEADERS };
+/** Most GET (standalone notification) streams one session may hold open at once. */
+const MAX_GET_STREAMS = 8;
 /** How long a client waits before reconnecting to a stream the server closed (SSE `retry`). */
 const RECONNECT_DELAY_MS = 500;
 
@@ -289,14 +291,14 @@ export class StreamableHttpHandler {
       resumed.attach(stream, lastEventId as string);
       return;
     }
-    if (session.sink) return this.refuse(res, HttpMessages.streamAlreadyOpen(), req);
+    // A client may hold several GET streams (each message goes on one); a cap keeps one session from holding sockets without end.
+    if (session.sinkCount >= MAX_GET_STREAMS) return this.refuse(res, HttpMessages.tooManyStreams(MAX_GET_STREAMS), req, { outcome: 'limited', principal: principal.id });
     const stream = new SseStream(res, {});
-    const sink = (message: string) => stream.send(message);
     const close = () => stream.end();
-    session.sink = sink;
+    const remove = session.addSink((message: string) => stream.send(message));
     session.cleanups.add(close);
     res.once('close', () => {
-      if (session.sink === sink) session.sink = undefined;
+      remove();
       session.cleanups.delete(close);
     });
   }

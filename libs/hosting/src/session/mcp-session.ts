@@ -32,8 +32,11 @@ export class McpSession {
   readonly streams = new Map<string, ResumableStream>();
   /** URIs this client subscribed to (`resources/subscribe`). */
   readonly subscriptions = new Set<string>();
-  /** The standalone stream (HTTP GET) or stdout; `undefined` when none is open. */
-  sink: NotificationSink | undefined;
+  /**
+   * The standalone notification streams (HTTP GETs, or stdout), oldest first. A client may hold
+   * several; each message goes on one of them, the newest.
+   */
+  private readonly sinks: NotificationSink[] = [];
   /** Run once when the session ends (e.g. closing its open streams). */
   readonly cleanups = new Set<() => void>();
 
@@ -44,6 +47,25 @@ export class McpSession {
     this.protocolVersion = protocolVersion;
   }
 
+  /** Where a notification that belongs to no request goes: the newest open stream, if any. */
+  get sink(): NotificationSink | undefined {
+    return this.sinks[this.sinks.length - 1];
+  }
+
+  /** Open standalone streams. */
+  get sinkCount(): number {
+    return this.sinks.length;
+  }
+
+  /** Adds a standalone stream; returns how to remove it (when it closes). */
+  addSink(sink: NotificationSink): () => void {
+    this.sinks.push(sink);
+    return () => {
+      const index = this.sinks.indexOf(sink);
+      if (index >= 0) this.sinks.splice(index, 1);
+    };
+  }
+
   /** Ends the session: aborts every call in flight. */
   close(reason: string): void {
     for (const call of this.inFlight.values()) call.cancel(new Error(reason));
@@ -51,7 +73,7 @@ export class McpSession {
     for (const stream of this.streams.values()) stream.release();
     this.streams.clear();
     this.inFlight.clear();
-    this.sink = undefined;
+    this.sinks.length = 0;
     for (const cleanup of this.cleanups) cleanup();
     this.cleanups.clear();
   }

@@ -34,7 +34,7 @@ export class StdioTransport {
   connect(input: Readable, output: Writable): Promise<void> {
     this.session = new McpSession('stdio', LATEST_PROTOCOL_VERSION);
     this.output = output;
-    this.session.sink = (message) => this.write(message);
+    this.session.addSink((message) => this.write(message));
     const lines = new LineSplitter(this.options.bodyLimit, (line) => {
       const text = line.toString('utf8');
       if (text.trim()) void this.receive(text.endsWith('\r') ? text.slice(0, -1) : text);

@@ -24,6 +24,7 @@ describe('validateEnvironment', () => {
       AUDIT_POLICY: 'fail-closed',
       AUDIT_CHAIN: undefined,
       DATABASE_URL: undefined,
+      LOG_LEVEL: 'log',
     });
   });
 

@@ -32,7 +32,17 @@ export interface HostEnvironment {
   AUDIT_CHAIN: string | undefined;
   /** PostgreSQL connection URL of the audit sink. */
   DATABASE_URL: string | undefined;
+  /** The lowest level logged: `debug` adds clients' refused requests (one line each) and other detail. */
+  LOG_LEVEL: 'debug' | 'log' | 'warn' | 'error';
 }
+
+/** The Nest log levels each LOG_LEVEL turns on. */
+export const LOG_LEVELS = {
+  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+  log: ['fatal', 'error', 'warn', 'log'],
+  warn: ['fatal', 'error', 'warn'],
+  error: ['fatal', 'error'],
+} as const;
 
 const list = (value: unknown) =>
   typeof value === 'string' && value.trim() ? value.split(',').map((item) => item.trim()).filter(Boolean) : [];
@@ -68,6 +78,8 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   const databaseUrl = typeof env.DATABASE_URL === 'string' && env.DATABASE_URL ? env.DATABASE_URL : undefined;
   if (auditSink === 'postgres' && !databaseUrl) problems.push('DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  const logLevel = env.LOG_LEVEL ?? 'log';
+  if (typeof logLevel !== 'string' || !Object.hasOwn(LOG_LEVELS, logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${Object.keys(LOG_LEVELS).join(', ')}`);
   if (problems.length > 0) throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
 
   const origins = list(env.MCP_ALLOWED_ORIGINS);
@@ -93,5 +105,6 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     AUDIT_POLICY: auditPolicy as HostEnvironment['AUDIT_POLICY'],
     AUDIT_CHAIN: typeof env.AUDIT_CHAIN === 'string' && env.AUDIT_CHAIN ? env.AUDIT_CHAIN : undefined,
     DATABASE_URL: databaseUrl,
+    LOG_LEVEL: logLevel as HostEnvironment['LOG_LEVEL'],
   };
 }

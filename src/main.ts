@@ -6,11 +6,12 @@ import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { RedactingConsoleLogger } from '#libs/security';
 import { AppModule } from './app.module';
-import type { HostEnvironment } from './host.config';
+import { LOG_LEVELS, validateEnvironment, type HostEnvironment } from './host.config';
 
 /** The support desk over Streamable HTTP: `npm start` (HOST, PORT override the address). */
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule.register({ transport: 'http' }), { logger: new RedactingConsoleLogger() });
+  const { LOG_LEVEL } = validateEnvironment(process.env);
+  const app = await NestFactory.create(AppModule.register({ transport: 'http' }), { logger: new RedactingConsoleLogger({ logLevels: [...LOG_LEVELS[LOG_LEVEL]] }) });
   app.enableShutdownHooks();
   const config = app.get<ConfigService<HostEnvironment, true>>(ConfigService);
   await app.listen(config.get('PORT'), config.get('HOST'));

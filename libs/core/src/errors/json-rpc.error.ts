@@ -1,3 +1,5 @@
+import { IntrinsicException } from '@nestjs/common';
+
 /** JSON-RPC 2.0 and MCP error codes the host answers with. */
 export const JsonRpcErrorCode = {
   PARSE_ERROR: -32700,
@@ -11,8 +13,10 @@ export const JsonRpcErrorCode = {
 /**
  * A protocol-level failure that becomes a JSON-RPC error response (unknown method, malformed
  * request, unknown tool, bad cursor). Tool failures are *results* with `isError`, not these.
+ * It reports the client's mistake, not the host's, so Nest's exception filter does not log it
+ * as an error (it is an `IntrinsicException`).
  */
-export class JsonRpcError extends Error {
+export class JsonRpcError extends IntrinsicException {
   constructor(
     readonly code: number,
     message: string,

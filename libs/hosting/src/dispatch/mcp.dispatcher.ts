@@ -89,6 +89,8 @@ export class McpDispatcher {
       if (error instanceof JsonRpcError) {
         const outcome = error instanceof AccessDeniedError ? 'denied' : error instanceof RequestLimitError ? 'limited' : outcomeOfCode(error.code);
         note.fail(outcome, error.code, error.message);
+        // The client's mistake, not the host's: one line, below the levels production logs keep.
+        this.logger.debug(`${message.method} refused (${error.code}): ${error.message}`);
         return errorResponse(id, error.code, error.message, error.data);
       }
       this.logger.error(`${message.method} failed`, (error as Error)?.stack ?? String(error));

@@ -46,7 +46,7 @@ describe('stdio transport with the SDK client', () => {
     expect(textOf(await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } }))).toBe('42');
     const bad = (await client.callTool({ name: 'add', arguments: { a: 'x' } })) as CallToolResult;
     expect(bad.isError).toBe(true);
-    expect(textOf(bad)).toMatch(/- a: a must be a number.*\n- b: b must be a number/);
+    expect(textOf(bad)).toMatch(/- a: must be a number, not the string "x"\n- b: b must be a number/);
   });
 
   it('runs guards and interceptors in the mcp context', async () => {

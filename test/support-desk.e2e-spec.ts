@@ -84,6 +84,10 @@ describe('support desk host over Streamable HTTP', () => {
     const bad = (await client.callTool({ name: 'get_ticket', arguments: { ticketId: '42' } })) as CallToolResult;
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toContain('- ticketId: ticketId must look like T-2001');
+    // A value of the wrong type gets its type error alone: the constraints it also fails would mislead the model.
+    expect(textOf(await client.callTool({ name: 'search_tickets', arguments: { limit: '3', customerId: 1001 } }))).toBe(
+      'Invalid arguments for tool "search_tickets":\n- customerId: must be a string, not the number 1001\n- limit: must be an integer, not the string "3"',
+    );
     const unknown = (await client.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-9999' } })) as CallToolResult;
     expect(unknown).toEqual({ content: [{ type: 'text', text: 'No ticket T-9999. Use search_tickets to find the right id.' }], isError: true });
   });

@@ -141,7 +141,7 @@ export class ToolInvoker {
   private prepare(tool: RegisteredTool): ToolValidators {
     const validators: ToolValidators = {
       undeclared: compileUndeclaredArguments(tool.definition.inputSchema as JsonSchemaObject, tool.options.unknownArguments ?? this.settings.unknownArguments),
-      input: tool.input && this.validatorFactory.compile(tool.input.source, tool.input.kind),
+      input: tool.input && this.validatorFactory.compile(tool.input.source, tool.input.kind, tool.definition.inputSchema as JsonSchemaObject),
       output: tool.output && this.validatorFactory.compile(tool.output.source, tool.output.kind),
     };
     this.validators.set(tool, validators);

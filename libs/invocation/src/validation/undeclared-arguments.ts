@@ -1,4 +1,5 @@
 import type { JsonSchemaObject, McpUnknownArguments } from '#libs/core';
+import { resolveLocalRef } from './schema-ref';
 
 /**
  * The arguments without what the schema does not declare, and (under `refuse`) one issue per
@@ -81,7 +82,7 @@ function describeUndeclared(declared: Map<string, unknown>): string {
 
 /** The plan of a value's schema, or `null` when nothing inside it is checked. Cycles through `$ref` are followed once. */
 function planOf(schema: unknown, root: JsonSchemaObject, seen: Map<object, ValuePlan | null>): ValuePlan | null {
-  const node = resolveRef(schema, root);
+  const node = resolveLocalRef(schema, root);
   if (typeof node !== 'object' || node === null) return null;
   if (seen.has(node)) return seen.get(node)!;
   // Registered before its children, so a recursive schema ends here the second time.
@@ -100,7 +101,7 @@ function planOf(schema: unknown, root: JsonSchemaObject, seen: Map<object, Value
 }
 
 function objectPlanOf(node: Record<string, unknown>, root: JsonSchemaObject, seen: Map<object, ValuePlan | null>): ObjectPlan | undefined {
-  const parts = [node, ...(Array.isArray(node.allOf) ? node.allOf.map((part) => resolveRef(part, root) as Record<string, unknown>) : [])];
+  const parts = [node, ...(Array.isArray(node.allOf) ? node.allOf.map((part) => resolveLocalRef(part, root) as Record<string, unknown>) : [])];
   const opensUp = parts.some(
     (part) =>
       typeof part !== 'object' ||
@@ -120,15 +121,4 @@ function objectPlanOf(node: Record<string, unknown>, root: JsonSchemaObject, see
     }
   }
   return { declared };
-}
-
-/** A local `$ref` (`#/$defs/…`, `#/definitions/…`) resolved against the root schema. */
-function resolveRef(schema: unknown, root: JsonSchemaObject): unknown {
-  const ref = (schema as { $ref?: unknown } | undefined)?.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#')) return schema;
-  return ref
-    .slice(2)
-    .split('/')
-    .filter(Boolean)
-    .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root);
 }

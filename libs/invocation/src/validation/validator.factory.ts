@@ -9,10 +9,11 @@ import { compileZodValidator } from './zod.validator';
 /** Compiles one validator per schema source, each with the engine native to that source. */
 @Injectable()
 export class ValidatorFactory {
-  compile(source: SchemaSource, kind: SchemaKind): CompiledValidator {
+  /** @param published the JSON Schema published for `source` (DTOs use it to report type errors alone) */
+  compile(source: SchemaSource, kind: SchemaKind, published?: JsonSchemaObject): CompiledValidator {
     switch (kind) {
       case 'dto':
-        return compileDtoValidator(source as Type<object>);
+        return compileDtoValidator(source as Type<object>, published);
       case 'zod':
         return compileZodValidator(source as ZodLikeSchema);
       case 'json-schema':

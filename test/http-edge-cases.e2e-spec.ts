@@ -249,7 +249,9 @@ describe('health and graceful shutdown', () => {
       draining = await fetch(`${base}/health/ready`);
     }
     expect(draining.status).toBe(503);
-    expect(await draining.json()).toMatchObject({ status: 'error', error: { mcp: { status: 'down', phase: 'draining', inFlight: 1 } } });
+    // terminus's own word for a host going away, not a broken one.
+    expect(await draining.json()).toMatchObject({ status: 'shutting_down', error: { mcp: { status: 'down', phase: 'draining', inFlight: 1 } } });
+    expect((await fetch(`${base}/health/live`)).status).toBe(200);
     const refused = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }) });
     expect(refused.status).toBe(503);
     const finished = (await (await slow).json()) as { result: { content: { text: string }[] } };
@@ -276,3 +278,17 @@ function rawPost(url: string, headers: Record<string, string>, body: string, dis
     req.end(body);
   });
 }
+
+describe('framework headers', () => {
+  it('are not advertised on the health probes or the application routes', async () => {
+    const { app, url } = await startFixtureApp();
+    try {
+      for (const path of ['/health/live', '/health/ready', '/no-such-route']) {
+        const response = await fetch(url.replace(/\/mcp$/, path));
+        expect({ path, poweredBy: response.headers.get('x-powered-by') }).toEqual({ path, poweredBy: null });
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -164,3 +164,29 @@ describe('stdio message size', () => {
     }
   }, 60_000);
 });
+
+describe('stdio handshake', () => {
+  it('answers only ping before initialize, as Streamable HTTP does', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ http: false })] }).compile();
+    await moduleRef.init();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: unknown[] = [];
+    output.setEncoding('utf8');
+    output.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((line) => lines.push(JSON.parse(line))));
+    void moduleRef.get(StdioTransport).connect(input, output);
+    input.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
+    input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await waitFor(() => lines.length === 2);
+    input.write('{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}\n');
+    input.write('{"jsonrpc":"2.0","id":4,"method":"tools/list"}\n');
+    await waitFor(() => lines.length === 4);
+    expect(lines.slice(0, 2)).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)' } },
+      { jsonrpc: '2.0', id: 2, result: {} },
+    ]);
+    expect(lines[3]).toMatchObject({ id: 4, result: { tools: expect.any(Array) } });
+    input.end();
+    await moduleRef.close();
+  });
+});

@@ -65,7 +65,11 @@ describe.each([
       expect(textOf(await bob.callTool({ name: 'lookup' }))).toBe('found'); // bob has his own budget
 
       expect(textOf(await alice.callTool({ name: 'expensive' }))).toBe('computed');
-      expect(textOf(await alice.callTool({ name: 'expensive' }))).toMatch(/^Rate limit reached for "expensive": at most 1 call\(s\) per 60 s\. Retry in (5\d|60) s\.$/);
+      const expensive = await alice.callTool({ name: 'expensive' });
+      expect(textOf(expensive)).toMatch(/^Rate limit reached for "expensive": at most 1 call\(s\) per 60 s\. Retry in (5\d|60) s\.$/);
+      // The retry time is machine-readable too, the same number the message gives.
+      const seconds = Number(/Retry in (\d+) s/.exec(textOf(expensive))![1]);
+      expect(expensive._meta).toEqual({ 'nest-mcp-host/retryAfterSeconds': seconds });
       for (let i = 0; i < 6; i++) expect(textOf(await alice.callTool({ name: 'cheap' }))).toBe('free');
     } finally {
       await alice.close();

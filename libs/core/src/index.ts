@@ -21,6 +21,7 @@ export { McpParamType } from './interfaces/mcp-param-type.enum';
 export { McpToolError } from './errors/mcp-tool.error';
 export { McpClientRequestError } from './errors/mcp-client-request.error';
 export { JsonRpcError, JsonRpcErrorCode } from './errors/json-rpc.error';
+export { RETRY_AFTER_META, retryAfterOf, type McpRetryable } from './errors/retry-after';
 export { McpStartupError, type McpDiagnostic } from './errors/mcp-startup.error';
 export { text, image, audio, embeddedResource, resourceLink } from './content/content.helpers';
 export {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { HttpException, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
-import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, MCP_PARAM_ARGS_METADATA, McpToolError } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, MCP_PARAM_ARGS_METADATA, McpToolError, retryAfterOf } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
 import { InvocationSettings } from './invocation.settings';
@@ -15,7 +15,7 @@ const PIPELINE = { guards: true, interceptors: true, filters: true };
 /** How a failed handler is reported to the client. */
 export type HandlerFailure =
   | { kind: 'protocol'; error: JsonRpcError }
-  | { kind: 'business'; message: string }
+  | { kind: 'business'; message: string; retryAfterSeconds?: number }
   | { kind: 'cancelled' }
   | { kind: 'internal'; reference: string };
 
@@ -72,7 +72,8 @@ export class HandlerRunner {
         failure.kind === 'business' ? `${label} failed: ${failure.message}`
         : failure.kind === 'cancelled' ? `${label} failed: cancelled`
         : `${label} failed with an internal error (reference ${failure.reference})`;
-      throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, message, data);
+      const retryAfterSeconds = failure.kind === 'business' ? failure.retryAfterSeconds : undefined;
+      throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, message, retryAfterSeconds === undefined ? data : { ...(data as object), retryAfterSeconds });
     }
   }
 
@@ -90,7 +91,8 @@ export class HandlerRunner {
       // Guards refuse with 403, the throttler with 429: the audit trail tells them apart.
       const status = error.getStatus();
       context.failure ??= status === 403 || status === 401 ? 'denied' : status === 429 ? 'throttled' : status === 400 ? 'invalid' : 'tool_error';
-      return { kind: 'business', message: httpExceptionMessage(error) };
+      const retryAfterSeconds = retryAfterOf(error);
+      return { kind: 'business', message: httpExceptionMessage(error), ...(retryAfterSeconds !== undefined && { retryAfterSeconds }) };
     }
     if (context.cancellation.isCancelled) {
       context.failure ??= 'cancelled';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { McpStartupError, type JsonSchemaObject, type McpDiagnostic } from '#libs/core';
+import { McpStartupError, RETRY_AFTER_META, type JsonSchemaObject, type McpDiagnostic } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
 import { ConfirmationGate } from './confirmation/confirmation.gate';
@@ -120,8 +120,12 @@ export class ToolInvoker {
     switch (failure.kind) {
       case 'protocol':
         throw failure.error;
-      case 'business':
-        return toolErrorResult(failure.message);
+      case 'business': {
+        const result = toolErrorResult(failure.message);
+        // When to retry, for a client to act on (a throttled call); the message says it in words.
+        if (failure.retryAfterSeconds !== undefined) result._meta = { [RETRY_AFTER_META]: failure.retryAfterSeconds };
+        return result;
+      }
       case 'cancelled':
         return toolErrorResult(InvocationMessages.cancelled(tool.name));
       case 'internal':

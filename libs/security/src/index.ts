@@ -12,7 +12,7 @@ export {
   type AccessRequirements,
   type McpCallRequest,
 } from './authz/access-policy';
-export { McpThrottlerGuard } from './throttling/mcp-throttler.guard';
+export { McpThrottlerGuard, McpThrottledException } from './throttling/mcp-throttler.guard';
 export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/secret-redactor';
 export { FixedWindowThrottlerStorage } from './throttling/fixed-window.storage';
 export { RedisThrottlerStorage } from './throttling/redis.storage';

@@ -18,6 +18,8 @@ import { ToolMethods } from './methods/tool.methods';
 
 export type { DispatchScope } from './method-handler';
 
+const NOT_INITIALIZED = 'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)';
+
 /**
  * Answers JSON-RPC messages for any transport. It holds no connection state: everything about
  * the client comes with the message's scope, so one dispatcher serves sessions, stateless
@@ -74,6 +76,12 @@ export class McpDispatcher {
   }
 
   private async answer(id: JsonRpcId, message: JsonRpcMessage, scope: DispatchScope, note: RequestNote): Promise<string> {
+    // A session is used only once `initialize` opened it (stateful HTTP opens it with the session;
+    // stdio has one from the start). Only `ping` may come first, as the spec allows.
+    if (scope.session.id !== undefined && !scope.session.opened && message.method !== 'initialize' && message.method !== 'ping') {
+      note.fail('invalid', JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
+      return errorResponse(id, JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
+    }
     const handler = this.handlers.get(message.method!);
     if (!handler) {
       note.fail('not_found', JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);

@@ -1,8 +1,9 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
 import { DependencyHealth } from './dependency-health';
 import { McpHealthIndicator } from './mcp.health';
+import { HostState } from '../lifecycle/host-state';
 
 /**
  * Kubernetes-style probes in terminus shapes: `live` answers while the process can serve
@@ -19,6 +20,7 @@ export class HealthController {
     private readonly mcp: McpHealthIndicator,
     private readonly dependencies: DependencyHealth,
     private readonly indicators: HealthIndicatorService,
+    private readonly state: HostState,
   ) {}
 
   @Get('live')
@@ -30,6 +32,19 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   async ready(): Promise<HealthCheckResult> {
+    try {
+      return await this.check();
+    } catch (error) {
+      // While draining (or stopped), the probe says so in terminus's own words: load balancers and
+      // operators can tell a host that is going away from one that is broken.
+      if (error instanceof ServiceUnavailableException && (this.state.phase === 'draining' || this.state.phase === 'stopped')) {
+        throw new ServiceUnavailableException({ ...(error.getResponse() as HealthCheckResult), status: 'shutting_down' });
+      }
+      throw error;
+    }
+  }
+
+  private async check(): Promise<HealthCheckResult> {
     const dependencies = await this.dependencies.check();
     return this.health.check([
       () => this.mcp.check(),

@@ -52,6 +52,8 @@ export class HttpEndpointMounter {
     const adapter = this.adapterHost?.httpAdapter;
     const server = adapter?.getHttpServer() as Server | undefined;
     if (!adapter || !server) return false;
+    // No route of the application advertises its framework (health probes, the dashboard, the app's own).
+    (adapter.getInstance() as { disable?: (setting: string) => void } | undefined)?.disable?.('x-powered-by');
     const { path } = this.options;
     const serve: RequestListener = (req, res) => this.handler.handle(req, res);
 

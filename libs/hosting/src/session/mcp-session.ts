@@ -16,6 +16,8 @@ export class McpSession {
   clientInfo: { name: string; version: string } | undefined;
   clientCapabilities: Record<string, unknown> | undefined;
   logLevel: McpLogLevel | undefined;
+  /** `initialize` was answered: the session may be used (stdio has its session before that). */
+  opened = false;
   initialized = false;
   /** The principal that opened the session; no one else may use it. */
   principalId: string | undefined;

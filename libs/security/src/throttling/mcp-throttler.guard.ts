@@ -1,6 +1,6 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { ThrottlerException, ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
-import { MCP_CONTEXT_TYPE, type McpCallContext } from '#libs/core';
+import { MCP_CONTEXT_TYPE, type McpCallContext, type McpRetryable } from '#libs/core';
 
 const NO_RESPONSE = { header: () => undefined };
 
@@ -40,8 +40,22 @@ export class McpThrottlerGuard extends ThrottlerGuard {
     if (context.getType<string>() !== MCP_CONTEXT_TYPE) return super.throwThrottlingException(context, detail);
     const call = context.getArgByIndex<McpCallContext>(1);
     const retryIn = Math.max(1, Math.ceil(detail.timeToBlockExpire));
-    throw new ThrottlerException(
+    throw new McpThrottledException(
       `Rate limit reached for "${call.target}": at most ${detail.limit} call(s) per ${Math.round(detail.ttl / 1000)} s. Retry in ${retryIn} s.`,
+      retryIn,
     );
+  }
+}
+
+/**
+ * A throttled MCP call: the message says when to retry, and so does `retryAfterSeconds`, which
+ * the host puts in the error result's `_meta` (`RETRY_AFTER_META`) for clients to act on.
+ */
+export class McpThrottledException extends ThrottlerException implements McpRetryable {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
   }
 }

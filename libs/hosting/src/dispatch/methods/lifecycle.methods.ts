@@ -42,6 +42,7 @@ export class LifecycleMethods implements McpMethods {
     const version = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
     const session = scope.session;
     session.protocolVersion = version;
+    session.opened = true;
     const clientInfo = params.clientInfo as { name?: unknown; version?: unknown } | undefined;
     if (clientInfo && typeof clientInfo.name === 'string') {
       session.clientInfo = { name: clientInfo.name, version: String(clientInfo.version ?? '') };

@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import { McpStartupError } from '#libs/core';
 import { McpModule } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
+import { FixtureModule } from './fixtures/fixture.module';
 import { FixtureTools, PipelineLog } from './fixtures/fixture.tools';
 import { startFixtureApp } from './support/fixture-app';
 
@@ -163,12 +164,17 @@ describe('McpModule.forRootAsync', () => {
 });
 
 describe('routeThroughExpress', () => {
-  it('serves the same endpoint as an Express route', async () => {
-    const { app, url } = await startFixtureApp({ routeThroughExpress: true, mode: 'stateless' });
+  it.each([true, false])('serves the same endpoint as an Express route that application middleware sees (%s), or in front of Express', async (throughExpress) => {
+    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ routeThroughExpress: throughExpress, mode: 'stateless' })] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    // The application's own Express middleware, as a team would add for its other routes.
+    app.use((_req: unknown, res: { setHeader: (name: string, value: string) => void }, next: () => void) => (res.setHeader('x-seen-by-middleware', 'yes'), next()));
+    await app.listen(0, '127.0.0.1');
+    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
     try {
       const response = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } });
       expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '5' }] } });
-      expect(response.headers.get('x-powered-by')).toBe('Express');
+      expect(response.headers.get('x-seen-by-middleware')).toBe(throughExpress ? 'yes' : null);
     } finally {
       await app.close();
     }

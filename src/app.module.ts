@@ -34,8 +34,13 @@ export class AppModule {
             stdioPrincipal: LOCAL_OPERATOR,
             allowedHosts: config.get('MCP_ALLOWED_HOSTS'),
             allowedOrigins: config.get('MCP_ALLOWED_ORIGINS'),
-            // close_ticket and any other destructive tool ask the user first.
+            // close_ticket and any other destructive tool run only once a person agreed: the user in
+            // the client, or an approver (demo key desk-demo-approver-key) on the dashboard or the API.
             confirmDestructive: true,
+            approvals: {
+              ...(env.APPROVALS_PUBLIC_URL && { publicUrl: env.APPROVALS_PUBLIC_URL }),
+              ...(env.APPROVALS_WEBHOOK_URL && { webhook: { url: env.APPROVALS_WEBHOOK_URL, secret: env.APPROVALS_WEBHOOK_SECRET } }),
+            },
             http: transport === 'http',
             stdio: transport === 'stdio',
             // Who called what, when, with what outcome: every call and refusal, hash-chained.

@@ -24,6 +24,9 @@ describe('validateEnvironment', () => {
       AUDIT_POLICY: 'fail-closed',
       AUDIT_CHAIN: undefined,
       DATABASE_URL: undefined,
+      APPROVALS_PUBLIC_URL: undefined,
+      APPROVALS_WEBHOOK_URL: undefined,
+      APPROVALS_WEBHOOK_SECRET: undefined,
       LOG_LEVEL: 'log',
     });
   });

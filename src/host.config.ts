@@ -32,6 +32,11 @@ export interface HostEnvironment {
   AUDIT_CHAIN: string | undefined;
   /** PostgreSQL connection URL of the audit sink. */
   DATABASE_URL: string | undefined;
+  /** Where users' browsers reach the desk (`https://desk.example`), for links to the approval page. */
+  APPROVALS_PUBLIC_URL: string | undefined;
+  /** A chat-ops endpoint told of every approval request (JSON POST), and the secret that signs it. */
+  APPROVALS_WEBHOOK_URL: string | undefined;
+  APPROVALS_WEBHOOK_SECRET: string | undefined;
   /** The lowest level logged: `debug` adds clients' refused requests (one line each) and other detail. */
   LOG_LEVEL: 'debug' | 'log' | 'warn' | 'error';
 }
@@ -78,6 +83,15 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   const databaseUrl = typeof env.DATABASE_URL === 'string' && env.DATABASE_URL ? env.DATABASE_URL : undefined;
   if (auditSink === 'postgres' && !databaseUrl) problems.push('DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  const url = (name: string) => {
+    const value = typeof env[name] === 'string' && env[name] ? (env[name] as string) : undefined;
+    if (value !== undefined && !/^https?:\/\//.test(value)) problems.push(`${name}="${value}" must be an http(s) URL`);
+    return value;
+  };
+  const approvalsPublicUrl = url('APPROVALS_PUBLIC_URL');
+  const approvalsWebhookUrl = url('APPROVALS_WEBHOOK_URL');
+  const approvalsWebhookSecret = typeof env.APPROVALS_WEBHOOK_SECRET === 'string' && env.APPROVALS_WEBHOOK_SECRET ? env.APPROVALS_WEBHOOK_SECRET : undefined;
+  if (approvalsWebhookSecret !== undefined && approvalsWebhookSecret.length < 16) problems.push('APPROVALS_WEBHOOK_SECRET must be at least 16 characters (e.g. `openssl rand -hex 24`)');
   const logLevel = env.LOG_LEVEL ?? 'log';
   if (typeof logLevel !== 'string' || !Object.hasOwn(LOG_LEVELS, logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${Object.keys(LOG_LEVELS).join(', ')}`);
   if (problems.length > 0) throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
@@ -105,6 +119,9 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     AUDIT_POLICY: auditPolicy as HostEnvironment['AUDIT_POLICY'],
     AUDIT_CHAIN: typeof env.AUDIT_CHAIN === 'string' && env.AUDIT_CHAIN ? env.AUDIT_CHAIN : undefined,
     DATABASE_URL: databaseUrl,
+    APPROVALS_PUBLIC_URL: approvalsPublicUrl,
+    APPROVALS_WEBHOOK_URL: approvalsWebhookUrl,
+    APPROVALS_WEBHOOK_SECRET: approvalsWebhookSecret,
     LOG_LEVEL: logLevel as HostEnvironment['LOG_LEVEL'],
   };
 }

@@ -93,7 +93,7 @@ describe('admin API', () => {
     expect(agentRefused.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
     expect((await get('/admin/api/health', KEYS.admin).expect(200)).body.principal).toBe('ops');
     expect((await request(base).get('/admin/api/health').set('x-api-key', KEYS.scoped).expect(200)).body.principal).toBe('ops-bot');
-    expect((await get('/admin/api/nope', KEYS.admin).expect(404)).body.message).toBe('No admin API "nope"; there are: health, catalog, stats, audit, sessions.');
+    expect((await get('/admin/api/nope', KEYS.admin).expect(404)).body.message).toBe('No admin API "nope"; there are: health, catalog, stats, audit, sessions, approvals.');
   });
 
   it('reports the host and its dependencies as readiness does', async () => {

@@ -19,6 +19,7 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 // The demo keys of config/api-keys.example.json (README).
 const ADMIN_KEY = 'desk-demo-admin-key';
 const READER_KEY = 'desk-demo-read-only-key';
+const APPROVER_KEY = 'desk-demo-approver-key';
 const OUTPUT = join(__dirname, '..', 'test-output');
 const DOCS_SCREENSHOT = join(__dirname, '..', 'docs', 'admin-dashboard.png');
 
@@ -159,7 +160,7 @@ describe('admin dashboard in chromium', () => {
     expect(await page.textContent('#card-sessions')).toBe('2');
     // Numbers are right-aligned.
     expect(await page.$eval('#stats-rows [data-col="calls"]', (cell) => getComputedStyle(cell).textAlign)).toBe('right');
-  });
+  }, 30_000); // it waits for the page's own refresh, every 5 s
 
   it('shows recent audit records, filtered, and the catalog with its throttling', async () => {
     await page.waitForFunction(() => document.querySelectorAll('#audit-rows tr[data-record]').length > 0);
@@ -178,6 +179,59 @@ describe('admin dashboard in chromium', () => {
     expect(await page.textContent('#tool-rows tr[data-tool="close_ticket"]')).toContain('destructive');
     expect(await page.textContent('#tool-rows tr[data-tool="search_tickets"]')).toContain('default: 120 / 60 s');
     expect(await page.textContent('#health-rows')).toContain('audit:jsonl');
+  });
+
+  it('lists the calls waiting for approval; an administrator may not approve a call of their own', async () => {
+    const closing = { ticketId: 'T-2003', resolution: 'Replaced the faulty router.' };
+    const held = (await admin.callTool({ name: 'close_ticket', arguments: closing })) as CallToolResult;
+    expect(held.isError).toBe(true);
+    await page.click('#refresh');
+    await page.waitForSelector('#approval-rows tr[data-status="pending"]');
+    expect(await page.textContent('#approval-count')).toBe('1 waiting');
+    const row = '#approval-rows tr[data-status="pending"]';
+    expect(await page.textContent(`${row} td:nth-child(2)`)).toBe('desk-admin · e2e-client');
+    expect(await page.textContent(`${row} td:nth-child(3)`)).toBe('close_ticket');
+    expect(JSON.parse((await page.textContent(`${row} pre`))!)).toEqual(closing);
+    await page.click(`${row} button[data-decide="approve"]`);
+    await page.waitForFunction(() => !document.querySelector('#notice').hidden && document.querySelector('#notice').textContent.startsWith('Not approved:'));
+    expect(await page.textContent('#notice')).toBe('Not approved: "desk-admin" may not decide a request of its own: another approver must (approvals.allowSelfApproval is off).');
+    expect(await page.isVisible('#stats-panel')).toBe(true); // the dashboard stays usable
+  });
+
+  it('lets an approver who is no administrator decide it, from the approvals alone; the call then runs', async () => {
+    await page.click('#forget');
+    await page.waitForSelector('html[data-state="unauthorized"]');
+    await page.fill('#key', APPROVER_KEY);
+    await page.click('#key-form button[type="submit"]');
+    await page.waitForSelector('html[data-mode="approver"][data-state="ok"]');
+    expect(await page.isVisible('#approvals-panel')).toBe(true);
+    expect(await page.isHidden('#stats-panel')).toBe(true);
+    expect(await page.textContent('#principal')).toBe('signed in as desk-approver (approver)');
+    const row = '#approval-rows tr[data-status="pending"]';
+    await page.fill(`${row} input[data-reason]`, 'router swap confirmed');
+    await page.click(`${row} button[data-decide="approve"]`);
+    await page.waitForSelector('#approval-rows tr[data-status="approved"]');
+    expect(await page.textContent('#approval-rows tr[data-status="approved"] td:nth-child(7)')).toBe('desk-approver: router swap confirmed');
+    const closed = await admin.callTool({ name: 'close_ticket', arguments: { ticketId: 'T-2003', resolution: 'Replaced the faulty router.' } });
+    expect(closed.structuredContent).toEqual({ id: 'T-2003', status: 'closed', alreadyClosed: false });
+    await mkdir(OUTPUT, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT, 'admin-approvals.png'), fullPage: true });
+  });
+
+  it('opens one request from its link, for the person it was sent to', async () => {
+    await admin.callTool({ name: 'close_ticket', arguments: { ticketId: 'T-2004', resolution: 'Duplicate of T-2003.' } });
+    const listed = (await (await fetch(`${base}/admin/api/approvals?status=pending`, { headers: { 'x-api-key': APPROVER_KEY } })).json()) as { approvals: { id: string }[] };
+    await page.goto(`${base}/admin#approval=${listed.approvals[0].id}`);
+    await page.waitForSelector('html[data-mode="approval"][data-state="ok"]');
+    expect(await page.$$eval('#approval-rows tr[data-approval]', (rows) => rows.length)).toBe(1);
+    await page.click('#approval-rows button[data-decide="deny"]');
+    await page.waitForSelector('#approval-rows tr[data-status="denied"]');
+    const denied = (await admin.callTool({ name: 'close_ticket', arguments: { ticketId: 'T-2004', resolution: 'Duplicate of T-2003.' } })) as CallToolResult;
+    expect((denied.content[0] as { text: string }).text).toMatch(/^"close_ticket" was denied by desk-approver\./);
+    // Back to the full dashboard for the screenshot, with the administrator's key.
+    await page.evaluate((key) => sessionStorage.setItem('mcp-admin-key', key), ADMIN_KEY);
+    await page.goto(`${base}/admin`);
+    await page.waitForSelector('html[data-mode="admin"][data-state="ok"]');
   });
 
   it('saves a screenshot', async () => {

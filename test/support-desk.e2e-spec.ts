@@ -126,20 +126,33 @@ describe('support desk host over Streamable HTTP', () => {
 });
 
 describe('support desk confirmation of close_ticket', () => {
-  it('asks a client that cannot elicit to come back with a confirmation token', async () => {
-    const { app, url } = await startDesk();
-    const client = await connectHttpClient(url);
+  it('holds close_ticket from a client that cannot ask its user until a desk approver approves it', async () => {
+    const { app, url } = await startDesk({ AUTH_MODE: 'apiKey' });
+    const base = url.replace(/\/mcp$/, '');
+    // As LangChain or the AI SDK call it: no elicitation, nothing but the arguments from the model.
+    const agent = await connectHttpClient(url, { 'x-api-key': 'desk-demo-admin-key' });
     try {
       const args = { ticketId: 'T-2002', resolution: 'Re-issued the invoice with 7 % VAT.' };
-      const first = (await client.callTool({ name: 'close_ticket', arguments: args })) as CallToolResult;
+      const first = (await agent.callTool({ name: 'close_ticket', arguments: args })) as CallToolResult;
       expect(first.isError).toBe(true);
-      expect(textOf(first)).toMatch(/^"close_ticket" needs the user's confirmation and this client cannot ask for it\./);
-      expect((await client.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-2002' } })).structuredContent).toMatchObject({ status: 'pending' });
-      const token = (first._meta as Record<string, string>)['nest-mcp-host/confirmationToken'];
-      const closed = await client.callTool({ name: 'close_ticket', arguments: args, _meta: { 'nest-mcp-host/confirmationToken': token } });
+      expect(textOf(first)).toMatch(/^"close_ticket" needs a person's approval before it runs, and it was not run\./);
+      expect((await agent.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-2002' } })).structuredContent).toMatchObject({ status: 'pending' });
+      // The desk's approver sees who wants what, and approves it.
+      const approver = { 'x-api-key': 'desk-demo-approver-key' };
+      const listed = (await (await fetch(`${base}/admin/api/approvals?status=pending`, { headers: approver })).json()) as {
+        approvals: { id: string; principal: string; tool: string; arguments: unknown }[];
+      };
+      expect(listed.approvals).toEqual([expect.objectContaining({ principal: 'desk-admin', tool: 'close_ticket', arguments: args })]);
+      const decided = await fetch(`${base}/admin/api/approvals/${listed.approvals[0].id}/approve`, {
+        method: 'POST',
+        headers: { ...approver, 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: 'customer confirmed by phone' }),
+      });
+      expect(decided.status).toBe(200);
+      const closed = await agent.callTool({ name: 'close_ticket', arguments: args });
       expect(closed.structuredContent).toEqual({ id: 'T-2002', status: 'closed', alreadyClosed: false });
     } finally {
-      await client.close();
+      await agent.close();
       await app.close();
     }
   });

@@ -1,6 +1,8 @@
 export { McpModule } from './mcp.module';
 export { MCP_MODULE_OPTIONS, type McpModuleExtras } from './mcp.module-definition';
-export type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+export type { McpModuleOptions, McpApprovalOptions } from './interfaces/mcp-module-options.interface';
+export { WEBHOOK_SIGNATURE_HEADER } from './approvals/approval-events';
+export { McpApprovals } from './approvals/mcp-approvals';
 export { StderrConsoleLogger } from './logging/stderr-console.logger';
 export { StdioTransport } from './stdio/stdio.transport';
 export { HostState, type HostPhase } from './lifecycle/host-state';

@@ -11,6 +11,7 @@ import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { McpResourceNotifier } from '#libs/resources';
 import { InvocationSettings, ToolInvoker } from '#libs/invocation';
 import { AuditTrail, SecretRedactor } from '#libs/security';
+import { approvalPageOf } from './approvals/approval-page';
 import { notification } from './dispatch/json-rpc';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { HostState } from './lifecycle/host-state';
@@ -48,6 +49,8 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     const { patterns, builtIn } = this.options.redact;
     if (builtIn || patterns.length > 0) this.settings.redactor = new SecretRedactor(patterns, builtIn);
     this.settings.unknownArguments = this.options.unknownArguments;
+    const { approvals, admin, http } = this.options;
+    this.settings.approvals = { ttlMs: approvals.ttlMs, waitMs: approvals.waitMs, pageOf: admin && http ? approvalPageOf(approvals.publicUrl, admin.path) : undefined };
     if (this.options.http) this.mounter.mount();
   }
 

@@ -26,6 +26,8 @@ import { AuthFailureLimiter } from './http/auth-failure.limiter';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { HostState } from './lifecycle/host-state';
+import { ApprovalEvents } from './approvals/approval-events';
+import { McpApprovals } from './approvals/mcp-approvals';
 import {
   MCP_ASYNC_OPTIONS_TYPE,
   MCP_MODULE_OPTIONS,
@@ -109,12 +111,15 @@ import { StdioTransport } from './stdio/stdio.transport';
     DependencyHealth,
     McpHost,
     McpRequestObservers,
+    // Approval requests of confirmed calls: audited, and announced to the approvals webhook.
+    ApprovalEvents,
+    McpApprovals,
     // The admin dashboard (`admin` option): page, JSON API and per-entry call statistics.
     ...ADMIN_PROVIDERS,
     // Prometheus metrics (`metrics` option) and OpenTelemetry spans around each request.
     ...TELEMETRY_PROVIDERS,
   ],
-  exports: [CatalogModule, ResourcesModule, StdioTransport, HostState, SessionStore, McpRequestObservers, AuditTrail, DependencyHealth, McpCallStats, McpMetrics, McpTracing],
+  exports: [CatalogModule, ResourcesModule, McpApprovals, StdioTransport, HostState, SessionStore, McpRequestObservers, AuditTrail, DependencyHealth, McpCallStats, McpMetrics, McpTracing],
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {

@@ -9,4 +9,14 @@ export { CallContext, ANONYMOUS_CALLER, type CallContextInit, type CallFailure }
 export type { CallChannel } from './context/call-channel.interface';
 export { CallCancellation } from './context/call-cancellation';
 export { toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
-export { ConfirmationGate, CONFIRMATION_TOKEN_META } from './confirmation/confirmation.gate';
+export { ConfirmationGate, APPROVAL_META } from './confirmation/confirmation.gate';
+export {
+  ApprovalRequests,
+  ApprovalDecisionError,
+  digestOfArguments,
+  type McpApproval,
+  type McpApprovalEvent,
+  type McpApprovalStatus,
+  type McpApprovalChannel,
+} from './confirmation/approval-requests';
+export type { ApprovalSettings } from './invocation.settings';

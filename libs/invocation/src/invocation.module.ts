@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfirmationGate } from './confirmation/confirmation.gate';
-import { ConfirmationTokens } from './confirmation/confirmation-tokens';
+import { ApprovalRequests } from './confirmation/approval-requests';
 import { HandlerRunner } from './handler-runner';
 import { InvocationSettings } from './invocation.settings';
 import { ToolInvoker } from './tool.invoker';
@@ -8,7 +8,7 @@ import { ValidatorFactory } from './validation/validator.factory';
 
 /** Runs tool calls (and the handlers of prompts and resources) through validation and Nest's pipeline. */
 @Module({
-  providers: [HandlerRunner, ToolInvoker, ValidatorFactory, ConfirmationGate, ConfirmationTokens, InvocationSettings],
-  exports: [HandlerRunner, ToolInvoker, ValidatorFactory, InvocationSettings],
+  providers: [HandlerRunner, ToolInvoker, ValidatorFactory, ConfirmationGate, ApprovalRequests, InvocationSettings],
+  exports: [HandlerRunner, ToolInvoker, ValidatorFactory, InvocationSettings, ApprovalRequests],
 })
 export class InvocationModule {}

@@ -87,6 +87,17 @@ export interface McpCallContext {
    */
   elicit(params: ElicitRequest['params'], options?: McpClientRequestOptions): Promise<ElicitResult>;
   /**
+   * Tells the client that the out-of-band interaction of a URL-mode elicitation is over
+   * (`notifications/elicitation/complete`), so it can update its UI or retry.
+   * @example
+   * ```ts
+   * await ctx.elicit({ mode: 'url', elicitationId: id, url: `https://desk.example/connect/${id}`, message: 'Connect your CRM account' });
+   * await connected(id); // the user finished on that page
+   * ctx.completeElicitation(id);
+   * ```
+   */
+  completeElicitation(elicitationId: string): void;
+  /**
    * Asks the client's model for a completion (`sampling/createMessage`).
    * @throws McpToolError when the client lacks the capability (or `sampling.tools` when tools are given), refuses or times out.
    */

@@ -42,10 +42,16 @@ export interface McpToolOptions {
   /** Output schema: the returned object becomes `structuredContent`, validated against it. */
   output?: SchemaSource;
   /**
-   * Ask the user before every call: through elicitation when the client supports it, else the
-   * call returns an `isError` result with a single-use confirmation token to send back. `true`
-   * uses a generated question; a string is the question. Tools with `destructiveHint` need it
-   * anyway when `McpModule` is configured with `confirmDestructive: true`; `false` opts out.
+   * Have a person confirm every call before it runs: the user in the client when it can show a
+   * form (elicitation), otherwise an approval request held by the host until the user (sent to
+   * the approval page by URL-mode elicitation) or an approver decides it; the model's retry of
+   * the same call then runs once. `true` uses a generated question; a string is the question.
+   * Tools with `destructiveHint` need it anyway when `McpModule` is configured with
+   * `confirmDestructive: true`; `false` opts out.
+   * @example
+   * ```ts
+   * @McpTool({ description: 'Refunds an order', confirm: 'Refund this order to the customer?' })
+   * ```
    */
   confirm?: boolean | string;
   /**

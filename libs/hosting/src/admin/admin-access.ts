@@ -32,16 +32,33 @@ export class AdminAccess {
   ) {}
 
   /**
-   * Every refusal is audited (with the endpoint as its target), like those of the MCP endpoint.
+   * An administrator (role `admin` or scope `mcp:admin`). Every refusal is audited (with the
+   * endpoint as its target), like those of the MCP endpoint.
    * @param surface what the refusal messages call the protected endpoint
    */
   async check(req: IncomingMessage, surface = 'admin API'): Promise<AdminAccessResult> {
-    const result = await this.decide(req, surface);
+    return this.audited(req, surface, await this.decide(req, surface, isAdmin));
+  }
+
+  /**
+   * Whoever authenticates (the caller's own rights are checked by the endpoint: approval
+   * requests); refusals are audited as by `check`.
+   */
+  async authenticate(req: IncomingMessage, surface: string): Promise<AdminAccessResult> {
+    return this.audited(req, surface, await this.decide(req, surface, undefined));
+  }
+
+  /** Audits a refusal the endpoint decides itself (403 for what the principal may not do). */
+  refused(req: IncomingMessage, surface: string, status: 403 | 404 | 409, message: string, principal: string): void {
+    this.telemetry.refusal(outcomeOfStatus(status), status, message, 'http', req.socket.remoteAddress, principal, surface);
+  }
+
+  private audited(req: IncomingMessage, surface: string, result: AdminAccessResult): AdminAccessResult {
     if (!result.ok) this.telemetry.refusal(outcomeOfStatus(result.status), result.status, result.message, 'http', req.socket.remoteAddress, result.principal, surface);
     return result;
   }
 
-  private async decide(req: IncomingMessage, surface: string): Promise<AdminAccessResult> {
+  private async decide(req: IncomingMessage, surface: string, allowed: ((principal: McpPrincipal) => boolean) | undefined): Promise<AdminAccessResult> {
     const address = req.socket.remoteAddress ?? 'unknown';
     if (this.authenticator.mode === 'none') {
       // `allowPublicBind` lets such a host listen publicly; its dashboard data stays on loopback.
@@ -58,12 +75,14 @@ export class AdminAccess {
         : { ok: false, status: 403, error: 'forbidden', message: auth.description };
     }
     const { principal } = auth;
-    if (!principal.roles.includes(ADMIN_ROLE) && !principal.scopes.includes(ADMIN_SCOPE)) {
+    if (allowed && !allowed(principal)) {
       return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.notAdmin(principal.id, ADMIN_ROLE, ADMIN_SCOPE, surface), principal: principal.id };
     }
     return { ok: true, principal };
   }
 }
+
+const isAdmin = (principal: McpPrincipal) => principal.roles.includes(ADMIN_ROLE) || principal.scopes.includes(ADMIN_SCOPE);
 
 function isLoopbackAddress(address: string): boolean {
   return address === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(address);

@@ -103,6 +103,26 @@ export const ADMIN_APP_JS = String.raw`'use strict';
       });
     });
   }
+  function post(path, body) {
+    var headers = { accept: 'application/json', 'content-type': 'application/json' };
+    var key = storedKey();
+    if (key) headers.authorization = 'Bearer ' + key;
+    return fetch(BASE + '/api/' + path, { method: 'POST', headers: headers, body: JSON.stringify(body), cache: 'no-store', credentials: 'omit' }).then(function (res) {
+      return res.json().catch(function () { return {}; }).then(function (reply) {
+        if (!res.ok) {
+          var error = new Error(reply.message || 'HTTP ' + res.status);
+          error.status = res.status;
+          throw error;
+        }
+        return reply;
+      });
+    });
+  }
+  /** The approval request this page was opened for (a link sent by URL-mode elicitation), if any. */
+  function focusedApproval() {
+    var match = /^#approval=([A-Za-z0-9_-]+)$/.exec(window.location.hash);
+    return match ? match[1] : null;
+  }
   function auditQuery() {
     var query = {};
     Object.keys(auditFilter).forEach(function (key) { if (auditFilter[key]) query[key] = auditFilter[key]; });
@@ -303,19 +323,91 @@ export const ADMIN_APP_JS = String.raw`'use strict';
     }), 'No resources.', 6);
   }
 
+  function renderApprovals(list, canDecide) {
+    $('approvals-off').hidden = list !== null;
+    $('approvals-table').hidden = list === null;
+    if (list === null) {
+      setText('approvals-off', 'This key may not decide approval requests (it needs an approver role or scope).');
+      setText('approval-count', '–');
+      return;
+    }
+    var waiting = list.filter(function (a) { return a.status === 'pending'; }).length;
+    setText('approval-count', count(waiting) + ' waiting');
+    fill($('approval-rows'), list.slice(0, 50).map(function (a) {
+      var decision = a.status === 'pending' && canDecide
+        ? h('div', { className: 'decide' }, [
+          h('input', { 'data-reason': a.id, placeholder: 'reason (optional)', 'aria-label': 'reason' }),
+          h('button', { type: 'button', className: 'approve', 'data-decide': 'approve', 'data-id': a.id }, ['Approve']),
+          h('button', { type: 'button', className: 'deny', 'data-decide': 'deny', 'data-id': a.id }, ['Deny']),
+        ])
+        : (a.decidedBy ? a.decidedBy + (a.reason ? ': ' + a.reason : '') : '');
+      return h('tr', { 'data-approval': a.id, 'data-status': a.status }, [
+        td(time(a.createdAt), { className: 'nowrap', title: a.createdAt }),
+        td(a.principal + (a.client ? ' · ' + a.client.name : '')),
+        td(a.tool, { className: 'mono strong' }),
+        h('td', { className: 'args' }, [h('pre', null, [JSON.stringify(a.arguments, null, 2)])]),
+        td(a.question + (a.status === 'pending' ? ' (expires ' + time(a.expiresAt) + ')' : ''), { className: 'small desc' }),
+        h('td', null, [h('span', { className: 'outcome ' + (a.status === 'approved' || a.status === 'used' ? 'o-ok' : a.status === 'pending' ? 'o-warn' : 'o-bad') }, [a.status])]),
+        h('td', null, [decision]),
+      ]);
+    }), 'No approval requests.', 7);
+  }
+  function decide(id, decision) {
+    var reasonInput = document.querySelector('input[data-reason="' + id + '"]');
+    return post('approvals/' + encodeURIComponent(id) + '/' + decision, { reason: reasonInput ? reasonInput.value.trim() : '' })
+      .then(function () { return refresh(true); }, function (error) {
+        // A refused decision (someone else's call only, already decided) leaves the page as it is.
+        if (error.status === 401 || error.status === 429) return showError(error);
+        return refresh(true).then(function () { notice('error', 'Not ' + (decision === 'approve' ? 'approved' : 'denied') + ':', error.message); });
+      });
+  }
+  /** The page opened from an approval link: only that request, for whoever it was sent to. */
+  function refreshFocused(id) {
+    busy = true;
+    return api('approvals/' + encodeURIComponent(id))
+      .then(function (reply) {
+        showAuthorized();
+        renderApprovals([reply.approval], true);
+        setText('principal', '');
+        setText('updated', 'updated ' + new Date().toLocaleTimeString('en-GB'));
+        refreshes++;
+        root.setAttribute('data-refreshes', String(refreshes));
+      })
+      .catch(showError)
+      .then(function () { busy = false; });
+  }
+
   // ---- refresh loop ----
   function refresh(force) {
     if (busy || (blocked && !force) || (document.hidden && !force)) return Promise.resolve();
+    var focused = focusedApproval();
+    if (focused) return refreshFocused(focused);
     busy = true;
-    var withCatalog = catalogJson === null || refreshes % CATALOG_EVERY === 0;
-    return Promise.all([api('health'), api('stats'), api('sessions'), api('audit', auditQuery()), withCatalog ? api('catalog') : Promise.resolve(null)])
+    // An approver who is no administrator sees the approvals only; an administrator who is no
+    // approver sees the rest. Whoever is neither gets the refusal.
+    var approvals = api('approvals').then(function (reply) { return reply; }, function (error) { if (error.status === 403) return null; throw error; });
+    approvals.catch(function () { /* handled below, once health is known; not an unhandled rejection meanwhile */ });
+    return api('health').then(function (health) {
+      var withCatalog = catalogJson === null || refreshes % CATALOG_EVERY === 0;
+      return Promise.all([health, api('stats'), api('sessions'), api('audit', auditQuery()), withCatalog ? api('catalog') : Promise.resolve(null), approvals]);
+    }, function (refusal) {
+      return approvals.then(function (list) {
+        if (refusal.status !== 403 || list === null) throw refusal;
+        return [null, null, null, null, null, list];
+      }, function () { throw refusal; });
+    })
       .then(function (r) {
         showAuthorized();
-        renderHealth(r[0]);
-        renderStats(r[1]);
-        renderSessions(r[2]);
-        renderAudit(r[3]);
-        if (r[4]) renderCatalog(r[4]);
+        root.setAttribute('data-mode', r[0] ? 'admin' : 'approver');
+        if (r[0]) {
+          renderHealth(r[0]);
+          renderStats(r[1]);
+          renderSessions(r[2]);
+          renderAudit(r[3]);
+          if (r[4]) renderCatalog(r[4]);
+        }
+        renderApprovals(r[5] && r[5].approvals, true);
+        if (!r[0]) setText('principal', 'signed in as ' + r[5].principal + ' (approver)');
         refreshes++;
         root.setAttribute('data-refreshes', String(refreshes));
         setText('updated', 'updated ' + new Date().toLocaleTimeString('en-GB'));
@@ -362,6 +454,19 @@ export const ADMIN_APP_JS = String.raw`'use strict';
       auditFilter.target = button.getAttribute('data-target');
       loadAudit().then(function () { $('audit-panel').scrollIntoView({ behavior: 'smooth' }); });
     });
+    $('approval-rows').addEventListener('click', function (event) {
+      var button = event.target.closest('button[data-decide]');
+      if (!button) return;
+      button.disabled = true;
+      decide(button.getAttribute('data-id'), button.getAttribute('data-decide'));
+    });
+    // A link to another request (or none) is another page: start afresh.
+    window.addEventListener('hashchange', function () { window.location.reload(); });
+    if (focusedApproval()) {
+      root.setAttribute('data-mode', 'approval');
+      document.title = 'Approve a call';
+      setText('key-hint', 'Sign in with your own API key or token (the one your MCP client uses) to decide this call. It is kept in this tab only.');
+    }
     setText('refresh-every', (REFRESH_MS / 1000) + ' s');
     setInterval(function () { if ($('auto').checked) refresh(false); }, REFRESH_MS);
     refresh(true);

@@ -64,6 +64,14 @@ button.link:hover { text-decoration: underline; }
 details summary { cursor: pointer; color: var(--accent); font-size: 12px; }
 pre { margin: 4px 0; padding: 8px; max-width: 460px; max-height: 320px; overflow: auto; background: var(--bg); border-radius: 6px; font-size: 11.5px; }
 .count { font-variant-numeric: tabular-nums; }
+#approvals-panel { border-color: #eac54f; }
+#approvals-panel .args { max-width: 380px; }
+.decide { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.decide input { min-width: 180px; }
+button.approve { background: var(--ok-bg); color: var(--ok); border-color: #aceebb; font-weight: 600; }
+button.deny { background: var(--bad-bg); color: var(--bad); border-color: #ffcecb; font-weight: 600; }
+html[data-mode="approval"] #content > section:not(#approvals-panel), html[data-mode="approval"] header label, html[data-mode="approval"] #overall,
+html[data-mode="approver"] #content > section:not(#approvals-panel), html[data-mode="approver"] #overall { display: none; }
 footer { text-align: center; color: var(--muted); font-size: 12px; padding-bottom: 24px; }
 `;
 
@@ -112,7 +120,7 @@ export function renderAdminPage({ base, hostName, refreshMs }: { base: string; h
   <label for="key"><strong>Admin key or token</strong></label>
   <input id="key" name="key" type="password" autocomplete="off" spellcheck="false" placeholder="paste an API key or access token">
   <button type="submit">Use key</button>
-  <span class="muted small">Kept in this tab only (sessionStorage) and sent as <code>Authorization: Bearer</code>. It needs the role <code>admin</code> or the scope <code>mcp:admin</code>.</span>
+  <span class="muted small" id="key-hint">Kept in this tab only (sessionStorage) and sent as <code>Authorization: Bearer</code>. It needs the role <code>admin</code> or the scope <code>mcp:admin</code>.</span>
 </form>
 <main id="content">
   <section class="cards">
@@ -122,6 +130,11 @@ export function renderAdminPage({ base, hostName, refreshMs }: { base: string; h
     <div class="card"><div class="label" id="card-requests-label">Requests</div><div class="value" id="card-requests">–</div></div>
     <div class="card"><div class="label">Error rate</div><div class="value" id="card-errors">–</div></div>
     <div class="card"><div class="label">p95 latency</div><div class="value" id="card-p95">–</div></div>
+  </section>
+  <section id="approvals-panel">
+    <h2>Approvals <span id="approval-count" class="count">–</span> <span id="approvals-meta" class="muted meta">calls held until a person approves them</span></h2>
+    <p id="approvals-off" class="muted" hidden></p>
+    <table id="approvals-table"><thead><tr>${th('Requested')}${th('By')}${th('Tool')}${th('Arguments')}${th('Question')}${th('Status')}${th('Decision')}</tr></thead><tbody id="approval-rows"></tbody></table>
   </section>
   <section id="health-panel">
     <h2>Health <span class="muted meta">the checks of /health/ready</span></h2>

@@ -7,6 +7,8 @@ import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolv
 import { McpRequestObservers } from '../telemetry/request-observers';
 import { AdminAccess } from './admin-access';
 import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
+import { McpApprovals } from '../approvals/mcp-approvals';
+import { ApprovalDecisionError } from '#libs/invocation';
 import { ADMIN_APP_JS } from './admin-app.script';
 import { adminStyleHash, renderAdminPage } from './admin-page';
 import { AdminMessages } from './admin.messages';
@@ -15,7 +17,7 @@ import { OUTCOMES } from '../telemetry/outcome-index';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions'] as const;
+const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals'] as const;
 /** How often the page refreshes itself. */
 const REFRESH_MS = 5_000;
 /** Sent with everything the dashboard serves. */
@@ -53,6 +55,7 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly stats: McpCallStats,
     private readonly access: AdminAccess,
     private readonly api: AdminApi,
+    private readonly approvals: McpApprovals,
   ) {}
 
   onModuleInit(): void {
@@ -74,9 +77,13 @@ export class AdminEndpoint implements OnModuleInit {
     const routes: [string, Handler][] = [
       [admin.path, (req, res) => this.servePage(req, res)],
       [`${admin.path}/app.js`, (req, res) => this.serveScript(req, res)],
+      // Before `api/:name`: approval requests answer approvers (and a request's own user), not only administrators.
+      [`${admin.path}/api/approvals`, (req, res) => void this.serveApprovals(req, res)],
+      [`${admin.path}/api/approvals/:id`, (req, res) => void this.serveApprovals(req, res)],
       [`${admin.path}/api/:name`, (req, res) => void this.serveApi(req, res)],
     ];
     for (const [path, handler] of routes) adapter.get(path, handler);
+    adapter.post(`${admin.path}/api/approvals/:id/:decision`, (req: IncomingMessage, res: ServerResponse) => void this.serveApprovals(req, res));
     this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
   }
 
@@ -105,6 +112,45 @@ export class AdminEndpoint implements OnModuleInit {
       await this.answer(res, name, url.searchParams, access.principal);
     } catch (error) {
       this.logger.error(`Admin API failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
+      if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
+      else res.end();
+    }
+  }
+
+  /**
+   * `GET api/approvals[?status=]`, `GET api/approvals/:id`, `POST api/approvals/:id/{approve,deny}`
+   * (JSON body `{ "reason": "…" }`, optional). A POST must be `application/json`: a form on another
+   * site cannot send that without a CORS preflight, which this API never grants.
+   */
+  private async serveApprovals(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    const surface = 'approvals API';
+    try {
+      if (this.refusedByPolicy(req, res)) return;
+      if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+        return this.json(res, 415, { error: 'unsupported_media_type', message: 'Send the decision as Content-Type: application/json' });
+      }
+      const access = await this.access.authenticate(req, surface);
+      if (!access.ok) {
+        const headers: Record<string, string> = {};
+        if (access.status === 401) headers['www-authenticate'] = 'Bearer realm="mcp-admin"';
+        if (access.retryAfterSec) headers['retry-after'] = String(access.retryAfterSec);
+        return this.json(res, access.status, { error: access.error, message: access.message }, headers);
+      }
+      const url = new URL(req.url ?? '/', 'http://admin.invalid');
+      const [id, decision] = url.pathname.slice(url.pathname.indexOf('/api/approvals') + '/api/approvals'.length).split('/').filter(Boolean);
+      try {
+        if (!id) return this.json(res, 200, this.approvals.list(access.principal, url.searchParams.get('status')?.trim() || undefined));
+        if (req.method !== 'POST') return this.json(res, 200, { approval: this.approvals.get(access.principal, id), approver: this.approvals.isApprover(access.principal) });
+        if (decision !== 'approve' && decision !== 'deny') return this.json(res, 404, { error: 'not_found', message: AdminMessages.badDecision(decision) });
+        const reason = typeof (req.body as { reason?: unknown } | undefined)?.reason === 'string' ? ((req.body as { reason: string }).reason) : undefined;
+        return this.json(res, 200, { approval: this.approvals.decide(access.principal, id, decision === 'approve', reason) });
+      } catch (error) {
+        if (!(error instanceof ApprovalDecisionError)) throw error;
+        this.access.refused(req, surface, error.status, error.message, access.principal.id);
+        return this.json(res, error.status, { error: error.status === 404 ? 'not_found' : error.status === 403 ? 'forbidden' : 'conflict', message: error.message });
+      }
+    } catch (error) {
+      this.logger.error(`Approvals API failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
       if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
       else res.end();
     }

@@ -1,6 +1,7 @@
 /** What the admin API (and the metrics endpoint, `surface`) says when it refuses a request. */
 export const AdminMessages = {
-  unauthenticated: (why: string, surface = 'admin API') => `${why}. The ${surface} needs an admin key or token.`,
+  unauthenticated: (why: string, surface = 'admin API') =>
+    surface === 'approvals API' ? `${why}. Sign in with your API key or token.` : `${why}. The ${surface} needs an admin key or token.`,
   notAdmin: (principal: string, role: string, scope: string, surface = 'admin API') =>
     `"${principal}" is not an administrator: the ${surface} needs the role "${role}" or the scope "${scope}".`,
   loopbackOnly: (surface = 'admin API') => `Authentication is off on this host, so its ${surface} answers loopback clients only.`,
@@ -8,4 +9,9 @@ export const AdminMessages = {
   notFound: (name: string, known: readonly string[]) => `No admin API "${name}"; there are: ${known.join(', ')}.`,
   badOutcome: (outcome: string, known: readonly string[]) => `outcome "${outcome}" is not an outcome; use one of: ${known.join(', ')}.`,
   badLimit: (value: string, max: number) => `limit "${value}" must be an integer from 1 to ${max}.`,
+  notApprover: (principal: string, { roles, scopes }: { roles: readonly string[]; scopes: readonly string[] }) =>
+    `"${principal}" may not decide approval requests: that needs one of the roles ${roles.map((r) => `"${r}"`).join(', ')} or the scopes ${scopes.map((s) => `"${s}"`).join(', ')}.`,
+  selfApproval: (principal: string) => `"${principal}" may not decide a request of its own: another approver must (approvals.allowSelfApproval is off).`,
+  badStatus: (status: string, known: readonly string[]) => `status "${status}" is not a status; use one of: ${known.join(', ')}.`,
+  badDecision: (decision: string) => `"${decision}" is no decision; POST to .../approve or .../deny.`,
 } as const;

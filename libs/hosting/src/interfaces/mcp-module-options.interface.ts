@@ -3,6 +3,33 @@ import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
 import type { RequestLimits } from '../dispatch/request-limits';
 import type { McpHealthCheck } from '../health/dependency-health';
 
+/** The `approvals` option: who decides approval requests, for how long they wait, who hears of them. */
+export interface McpApprovalOptions {
+  /** A request waits this long for a decision, then expires (audited). @default 600_000 (10 min) */
+  ttlMs?: number;
+  /** A call whose user was sent to the approval page waits this long for the decision before it answers "pending". @default 20_000 */
+  waitMs?: number;
+  /**
+   * The host's address as users' browsers reach it (`https://mcp.desk.example`), for the link to
+   * the approval page. Without it, only loopback hosts (development) send such links.
+   */
+  publicUrl?: string;
+  /** Roles that may decide any request. @default ['admin', 'approver'] */
+  approverRoles?: string[];
+  /** Scopes that may decide any request. @default ['mcp:admin', 'mcp:approve'] */
+  approverScopes?: string[];
+  /**
+   * Whether an approver may decide a request of their own principal. A user sent to the approval
+   * page by URL-mode elicitation always decides their own. @default true with `auth: { mode: 'none' }` (one local operator), else false
+   */
+  allowSelfApproval?: boolean;
+  /**
+   * Told of every request opened, decided or expired: a JSON POST for chat-ops integrations,
+   * signed with HMAC-SHA256 of the body in `X-Mcp-Signature: sha256=<hex>` when `secret` is set.
+   */
+  webhook?: { url: string; secret?: string; headers?: Record<string, string>; timeoutMs?: number };
+}
+
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`. Every option is validated at start-up.
  *
@@ -69,11 +96,27 @@ export interface McpModuleOptions {
   /** On shutdown, wait this long for in-flight calls before aborting them (ms). @default 10_000 */
   shutdownTimeoutMs?: number;
   /**
-   * Ask the user before running any tool annotated `destructiveHint: true` (unless the tool says
-   * `confirm: false`): through elicitation, or with a confirmation token the client sends back.
-   * @default false
+   * Ask a person before running any tool annotated `destructiveHint: true` (unless the tool says
+   * `confirm: false`): the user in the client when it can show a form, otherwise an approval
+   * request that a person decides out of band (see `approvals`). @default false
    */
   confirmDestructive?: boolean;
+  /**
+   * Approval requests of confirmed calls whose client cannot ask its user with a form: held by
+   * the host, bound to the principal, the tool and the arguments, decided by a person on the
+   * admin dashboard, through the admin API (`<admin path>/api/approvals`), or on the approval
+   * page a client that supports URL-mode elicitation sends its user to.
+   * @example
+   * ```ts
+   * approvals: {
+   *   ttlMs: 15 * 60_000,
+   *   publicUrl: 'https://mcp.desk.example',          // where users' browsers reach the host
+   *   approverRoles: ['approver', 'admin'],
+   *   webhook: { url: 'https://chatops.desk.example/mcp-approvals', secret: process.env.APPROVAL_WEBHOOK_SECRET },
+   * }
+   * ```
+   */
+  approvals?: McpApprovalOptions;
   /**
    * Who may call the HTTP endpoint: `{ mode: 'none' }` (loopback only), API keys, or an OAuth
    * 2.1 resource server. @default { mode: 'none' }

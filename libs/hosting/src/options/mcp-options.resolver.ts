@@ -2,13 +2,13 @@ import { McpStartupError, type McpDiagnostic } from '#libs/core';
 import { ANONYMOUS, checkAuthOptions, resolveAuditOptions } from '#libs/security';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../dispatch/request-limits';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import type { ResolvedMcpOptions } from './resolved-options';
+import type { ResolvedApprovalOptions, ResolvedMcpOptions } from './resolved-options';
 
 const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([
   'name', 'version', 'title', 'instructions', 'path', 'mode', 'sessionIdleTtlMs', 'maxSessions', 'maxSessionsPerPrincipal', 'maxSubscriptionsPerSession',
   'allowedOrigins', 'allowedHosts', 'bodyLimit', 'http', 'stdio', 'routeThroughExpress', 'pageSize',
-  'shutdownTimeoutMs', 'confirmDestructive', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'unknownArguments', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks', 'admin', 'metrics',
+  'shutdownTimeoutMs', 'confirmDestructive', 'approvals', 'taskTtlMs', 'auth', 'stdioPrincipal', 'toolTimeoutMs', 'unknownArguments', 'limits', 'redact', 'authFailureLimit', 'cors', 'audit', 'healthChecks', 'admin', 'metrics',
 ]);
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -85,6 +85,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   if (unknownArguments !== 'refuse' && unknownArguments !== 'strip' && unknownArguments !== 'allow') {
     report('unknownArguments', `${JSON.stringify(unknownArguments)} is not a policy`, "use 'refuse' (the default), 'strip' or 'allow'");
   }
+  const approvals = resolveApprovalOptions(o.approvals, (o.auth?.mode ?? 'none') === 'none', report);
   problems.push(...checkAuthOptions(o.auth));
   for (const pattern of o.redact?.patterns ?? []) {
     try {
@@ -137,6 +138,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     pageSize,
     shutdownTimeoutMs,
     confirmDestructive,
+    approvals,
     taskTtlMs,
     toolTimeoutMs,
     unknownArguments,
@@ -150,6 +152,64 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     healthChecks: Array.isArray(healthChecks) ? healthChecks : [],
     admin,
     metrics,
+  };
+}
+
+const APPROVAL_KEYS = new Set(['ttlMs', 'waitMs', 'publicUrl', 'approverRoles', 'approverScopes', 'allowSelfApproval', 'webhook']);
+
+/** Approval requests: who decides them, how long they wait, where they are announced. */
+function resolveApprovalOptions(value: unknown, authOff: boolean, report: (option: string, problem: string, fix: string) => void): ResolvedApprovalOptions {
+  const given = (value ?? {}) as Record<string, unknown>;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    report('approvals', `must be an object, got ${JSON.stringify(value)}`, "e.g. approvals: { ttlMs: 600_000, publicUrl: 'https://mcp.example.com' }");
+  }
+  const o = typeof given === 'object' && given !== null ? given : {};
+  for (const key of Object.keys(o)) {
+    if (!APPROVAL_KEYS.has(key)) report(`approvals.${key}`, 'is not a known option', `remove it; approvals takes ${[...APPROVAL_KEYS].join(', ')}`);
+  }
+  const duration = (key: 'ttlMs' | 'waitMs', fallback: number, min: number) => {
+    const ms = o[key] ?? fallback;
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < min) report(`approvals.${key}`, `must be an integer ≥ ${min} (ms), got ${JSON.stringify(ms)}`, `set ${key}: ${fallback} (the default)`);
+    return typeof ms === 'number' ? ms : fallback;
+  };
+  const publicUrl = o.publicUrl;
+  if (publicUrl !== undefined && (typeof publicUrl !== 'string' || !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(publicUrl))) {
+    report('approvals.publicUrl', `${JSON.stringify(publicUrl)} is not an http(s) URL without query`, "e.g. publicUrl: 'https://mcp.desk.example'");
+  }
+  const names = (key: 'approverRoles' | 'approverScopes', fallback: string[]) => {
+    const list = o[key] ?? fallback;
+    if (!Array.isArray(list) || list.some((item) => typeof item !== 'string' || !item)) {
+      report(`approvals.${key}`, 'must be an array of non-empty strings', `e.g. ${key}: ${JSON.stringify(fallback)}`);
+      return fallback;
+    }
+    return list as string[];
+  };
+  const allowSelfApproval = o.allowSelfApproval ?? authOff;
+  if (typeof allowSelfApproval !== 'boolean') report('approvals.allowSelfApproval', 'must be true or false', 'set allowSelfApproval: false (a second person decides)');
+  const webhook = o.webhook as Record<string, unknown> | undefined;
+  if (webhook !== undefined) {
+    if (typeof webhook !== 'object' || webhook === null || typeof webhook.url !== 'string' || !URL.canParse(webhook.url) || !/^https?:/.test(webhook.url)) {
+      report('approvals.webhook', 'needs "url": an http(s) URL', "e.g. webhook: { url: 'https://chatops.example.com/mcp-approvals', secret: process.env.APPROVAL_WEBHOOK_SECRET }");
+    } else if (webhook.secret !== undefined && (typeof webhook.secret !== 'string' || webhook.secret.length < 16)) {
+      report('approvals.webhook.secret', 'must be a string of at least 16 characters', 'generate one, e.g. `openssl rand -hex 24`');
+    }
+  }
+  return {
+    ttlMs: duration('ttlMs', 10 * 60_000, 1_000),
+    waitMs: duration('waitMs', 20_000, 0),
+    publicUrl: typeof publicUrl === 'string' ? publicUrl.replace(/\/+$/, '') : undefined,
+    roles: names('approverRoles', ['admin', 'approver']),
+    scopes: names('approverScopes', ['mcp:admin', 'mcp:approve']),
+    allowSelfApproval: allowSelfApproval === true,
+    webhook:
+      webhook && typeof webhook.url === 'string'
+        ? {
+            url: webhook.url,
+            secret: typeof webhook.secret === 'string' ? webhook.secret : undefined,
+            headers: (webhook.headers as Record<string, string> | undefined) ?? {},
+            timeoutMs: typeof webhook.timeoutMs === 'number' ? webhook.timeoutMs : 5_000,
+          }
+        : undefined,
   };
 }
 

@@ -7,6 +7,17 @@ import type { McpHealthCheck } from '../health/dependency-health';
 /** Token of the validated options with every default filled in. */
 export const MCP_RESOLVED_OPTIONS = Symbol('MCP:RESOLVED_OPTIONS');
 
+export interface ResolvedApprovalOptions {
+  ttlMs: number;
+  waitMs: number;
+  /** Without a trailing slash. */
+  publicUrl: string | undefined;
+  roles: readonly string[];
+  scopes: readonly string[];
+  allowSelfApproval: boolean;
+  webhook: { url: string; secret: string | undefined; headers: Record<string, string>; timeoutMs: number } | undefined;
+}
+
 /** `McpModuleOptions` after validation, defaults merged (in one place: `resolveMcpOptions`). */
 export interface ResolvedMcpOptions {
   name: string;
@@ -30,6 +41,7 @@ export interface ResolvedMcpOptions {
   pageSize: number;
   shutdownTimeoutMs: number;
   confirmDestructive: boolean;
+  approvals: ResolvedApprovalOptions;
   taskTtlMs: number;
   toolTimeoutMs: number;
   unknownArguments: McpUnknownArguments;

@@ -2,27 +2,61 @@ import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpClientRequestError } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
+import { redactSensitive, sensitiveFieldsOf } from '#libs/security';
 import type { CallContext } from '../context/call-context';
-import { CONFIRMATION_TTL_MS, ConfirmationTokens } from './confirmation-tokens';
+import { InvocationSettings } from '../invocation.settings';
+import { ApprovalDecisionError, ApprovalRequests, digestOfArguments, type McpApproval } from './approval-requests';
+import { ConfirmationMessages } from './confirmation.messages';
 
-/** Where a client puts a confirmation token when it calls the tool again. */
-export const CONFIRMATION_TOKEN_META = 'nest-mcp-host/confirmationToken';
+/** Where a refused call says how its approval stands (never the approval's id: that is for people). */
+export const APPROVAL_META = 'nest-mcp-host/approval';
 
 /**
- * Human confirmation before a sensitive call. A call carrying a valid token in
- * `_meta["nest-mcp-host/confirmationToken"]` proceeds. Otherwise the user is asked through
- * elicitation when the client supports it; when it does not, the call is refused with a result
- * that explains what is needed and carries a single-use token (valid 5 minutes, for the same
- * tool, arguments and session) to send back.
+ * Human confirmation before a sensitive call. The person is asked, in this order:
+ * 1. in the client, when it can show a form (`elicitation/create`, form mode): the user who
+ *    made the call confirms or declines it there;
+ * 2. otherwise an approval request is held by the host, bound to the principal, the tool and
+ *    the arguments (never the session). With a client that supports URL-mode elicitation, the
+ *    user is sent to the host's approval page to decide it; without one, it waits for an
+ *    approver (the admin dashboard, the admin API, a webhook's chat-ops integration). The model
+ *    is told the call awaits approval; its retry of the same call, by the same principal, runs
+ *    once approved, and only once.
+ *
+ * Nothing the model can read or send approves a call: no token travels through the
+ * conversation, and the approval's id is given only to people.
  */
 @Injectable()
 export class ConfirmationGate {
-  constructor(private readonly tokens: ConfirmationTokens) {}
+  constructor(
+    private readonly approvals: ApprovalRequests,
+    private readonly settings: InvocationSettings,
+  ) {}
 
   /** Resolves to `undefined` when the call may run, else to the result to return instead. */
   async check(tool: RegisteredTool, args: unknown, context: CallContext): Promise<CallToolResult | undefined> {
-    if (this.tokens.redeem(context.meta[CONFIRMATION_TOKEN_META], tool.name, args, context.sessionId)) return undefined;
-    const question = typeof tool.options.confirm === 'string' ? tool.options.confirm : `Allow "${tool.definition.title ?? tool.name}" to run with ${JSON.stringify(args)}?`;
+    const binding = { principal: context.caller.id, tool: tool.name, digest: digestOfArguments(args) };
+    const standing = this.approvals.current(binding);
+    if (standing?.status === 'approved') {
+      this.approvals.use(standing);
+      return undefined;
+    }
+    if (standing?.status === 'denied') return refusal(ConfirmationMessages.denied(tool.name, standing));
+    const question = typeof tool.options.confirm === 'string' ? tool.options.confirm : ConfirmationMessages.question(tool, args);
+    if (!standing) {
+      const asked = await this.askInClient(tool, question, context);
+      if (asked !== 'unavailable') return asked;
+    }
+    // The approval page, where this client's user can be sent (when the host knows its address).
+    const page = supportsUrlElicitation(context) ? this.settings.approvals.pageOf?.(context.headers) : undefined;
+    const approval = standing ?? this.open(binding, tool, args, question, context, page !== undefined);
+    if (approval instanceof ApprovalDecisionError) return refusal(approval.message);
+    if (approval.channel === 'url' && page) return this.askByUrl(tool, approval, `${page}#approval=${approval.id}`, context);
+    return pending(tool.name, approval, false);
+  }
+
+  /** Asks the user through a form in the client; `unavailable` when the client cannot show one. */
+  private async askInClient(tool: RegisteredTool, question: string, context: CallContext): Promise<CallToolResult | undefined | 'unavailable'> {
+    if (supportsUrlElicitation(context) && !supportsFormElicitation(context)) return 'unavailable';
     try {
       const answer = await context.elicit({
         message: question,
@@ -33,25 +67,80 @@ export class ConfirmationGate {
         },
       });
       if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
-      return refusal(`The user did not confirm "${tool.name}" (${answer.action}); it was not run. Do not retry without asking the user.`);
+      return refusal(ConfirmationMessages.notConfirmed(tool.name, answer.action));
     } catch (error) {
-      if (!(error instanceof McpClientRequestError) || (error.reason !== 'unsupported' && error.reason !== 'unreachable')) throw error;
+      if (error instanceof McpClientRequestError && (error.reason === 'unsupported' || error.reason === 'unreachable')) return 'unavailable';
+      throw error;
     }
-    const token = this.tokens.issue(tool.name, args, context.sessionId);
-    return {
-      content: [
-        {
-          type: 'text',
-          text:
-            `"${tool.name}" needs the user's confirmation and this client cannot ask for it. ` +
-            `Ask the user: ${question} If they agree, call "${tool.name}" again with the same arguments and ` +
-            `_meta {"${CONFIRMATION_TOKEN_META}": "${token}"} within ${CONFIRMATION_TTL_MS / 60_000} minutes. The token works once.`,
-        },
-      ],
-      isError: true,
-      _meta: { [CONFIRMATION_TOKEN_META]: token, 'nest-mcp-host/confirmationQuestion': question },
-    };
+  }
+
+  /** Sends the user to the approval page and waits a while for the decision. */
+  private async askByUrl(tool: RegisteredTool, approval: McpApproval, url: string, context: CallContext): Promise<CallToolResult | undefined> {
+    let action: string;
+    try {
+      ({ action } = await context.elicit({ mode: 'url', elicitationId: approval.id, url, message: ConfirmationMessages.urlMessage(tool, approval) }));
+    } catch (error) {
+      if (error instanceof McpClientRequestError) return pending(tool.name, approval, false);
+      throw error;
+    }
+    if (action === 'decline') {
+      this.approvals.decide(approval.id, false, approval.principal, 'declined in the client');
+      return refusal(ConfirmationMessages.notConfirmed(tool.name, 'decline'));
+    }
+    if (action !== 'accept') return pending(tool.name, approval, true);
+    const status = await this.approvals.waitForDecision(approval, this.settings.approvals.waitMs, context.signal);
+    if (status !== 'pending') context.completeElicitation(approval.id);
+    if (status === 'approved') {
+      this.approvals.use(approval);
+      return undefined;
+    }
+    if (status === 'denied') return refusal(ConfirmationMessages.denied(tool.name, approval));
+    if (status === 'expired') return refusal(ConfirmationMessages.expired(tool.name));
+    return pending(tool.name, approval, true);
+  }
+
+  private open(
+    binding: { principal: string; tool: string; digest: string },
+    tool: RegisteredTool,
+    args: unknown,
+    question: string,
+    context: CallContext,
+    byUrl: boolean,
+  ): McpApproval | ApprovalDecisionError {
+    try {
+      return this.approvals.open(binding, {
+        // People deciding see the arguments, but not the fields the tool's schema marks sensitive.
+        arguments: redactSensitive(args, sensitiveFieldsOf(tool.definition.inputSchema)),
+        question,
+        channel: byUrl ? 'url' : 'approvers',
+        client: context.clientInfo ?? null,
+        transport: context.transport,
+        ttlMs: this.settings.approvals.ttlMs,
+      });
+    } catch (error) {
+      if (error instanceof ApprovalDecisionError) return error;
+      throw error;
+    }
   }
 }
 
+function supportsFormElicitation(context: CallContext): boolean {
+  const elicitation = context.clientCapabilities.elicitation as Record<string, unknown> | undefined;
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}
+
+function supportsUrlElicitation(context: CallContext): boolean {
+  const elicitation = context.clientCapabilities.elicitation as Record<string, unknown> | undefined;
+  return elicitation?.url !== undefined;
+}
+
 const refusal = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+
+/** The call waits for a decision: the model is told so, and how to retry. */
+function pending(tool: string, approval: McpApproval, sentToUser: boolean): CallToolResult {
+  return {
+    content: [{ type: 'text', text: ConfirmationMessages.pending(tool, approval, sentToUser) }],
+    isError: true,
+    _meta: { [APPROVAL_META]: { status: 'pending', expiresAt: approval.expiresAt } },
+  };
+}

@@ -28,7 +28,7 @@ export const ANONYMOUS_CALLER: McpPrincipal = Object.freeze({ id: 'anonymous', s
 /** What a transport knows about a call when it starts it. */
 export type CallContextInit = Omit<
   McpCallContext,
-  'caller' | 'reportProgress' | 'log' | 'signal' | 'clientCapabilities' | 'elicit' | 'sample' | 'roots' | 'closeSseStream'
+  'caller' | 'reportProgress' | 'log' | 'signal' | 'clientCapabilities' | 'elicit' | 'sample' | 'roots' | 'closeSseStream' | 'completeElicitation'
 > & {
   caller?: McpPrincipal;
   progressToken: string | number | undefined;
@@ -115,6 +115,10 @@ export class CallContext implements McpCallContext {
 
   closeSseStream(): void {
     this.channel.closeStream();
+  }
+
+  completeElicitation(elicitationId: string): void {
+    this.channel.notify('notifications/elicitation/complete', { elicitationId });
   }
 
   get clientCapabilities(): Readonly<Record<string, unknown>> {

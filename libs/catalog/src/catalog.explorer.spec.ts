@@ -87,6 +87,30 @@ describe('CatalogExplorer start-up diagnostics', () => {
   });
 });
 
+/** Two providers from two feature modules, each with its own DTO class called `FilterDto`. */
+function toolsWithOwnFilterDto(field: string) {
+  class FilterDto {
+    @IsString()
+    [field]!: string;
+  }
+  @Injectable()
+  class FeatureTools {
+    @McpTool({ name: `search_${field}`, description: `Searches by ${field}` })
+    search(@McpArgs() _filter: FilterDto) {}
+  }
+  return FeatureTools;
+}
+
+describe('CatalogExplorer with DTO classes of the same name', () => {
+  it('publishes each tool with its own class schema', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [toolsWithOwnFilterDto('customer'), toolsWithOwnFilterDto('ticket')] }).compile();
+    await moduleRef.init();
+    const registry = moduleRef.get(ToolRegistry);
+    expect(Object.keys(registry.get('search_customer')!.definition.inputSchema.properties!)).toEqual(['customer']);
+    expect(Object.keys(registry.get('search_ticket')!.definition.inputSchema.properties!)).toEqual(['ticket']);
+  });
+});
+
 describe('CatalogExplorer with prompts, resources and completions', () => {
   it('reports ambiguous templates, bad URIs and dangling completions at start-up', async () => {
     @Injectable()

@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
-import { getMetadataStorage } from 'class-validator';
-import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { sensitiveDtoProperties, type JsonSchemaObject } from '#libs/core';
 
 // class-transformer keeps its metadata (used for nested @Type) in a storage it does not export
@@ -12,55 +12,101 @@ const REF_PREFIX = '#/$defs/';
 
 /**
  * Turns class-validator DTOs into JSON Schema (2020-12 style `$defs` for nested DTOs).
- * All DTO schemas are generated in one pass at start-up and memoised.
+ *
+ * Each class gets exactly its own schema (its properties and those it inherits), generated once
+ * and memoised: two different classes with the same name never share one, and a nested class is
+ * referenced by a key of its own (`Address`, or `Address_2` when another `Address` was met first).
  */
 export class DtoJsonSchemaFactory {
-  private all: Record<string, JsonSchemaObject> | undefined;
+  /** Each class's own schema, `$ref`s pointing at the keys below. */
+  private readonly schemas = new Map<Function, JsonSchemaObject>();
+  /** The `$defs` key of each class met, and the classes each key belongs to. */
+  private readonly keys = new Map<Function, string>();
+  private readonly taken = new Map<string, Function>();
+  /** The nested classes each class's schema refers to. */
+  private readonly references = new Map<Function, Set<Function>>();
 
   create(dto: Type<object>): JsonSchemaObject {
-    const all = (this.all ??= markSensitive(
-      validationMetadatasToSchemas({
-        refPointerPrefix: REF_PREFIX,
-        classTransformerMetadataStorage: defaultMetadataStorage,
-        classValidatorMetadataStorage: getMetadataStorage(),
-      }) as Record<string, JsonSchemaObject>,
-    ));
-    const root = all[dto.name] ?? { type: 'object', properties: {} };
+    const root = this.schemaOf(dto);
     const defs: Record<string, JsonSchemaObject> = {};
-    collectRefs(root, all, defs);
+    const visit = (type: Function) => {
+      for (const nested of this.references.get(type) ?? []) {
+        const key = this.keyOf(nested);
+        if (defs[key]) continue;
+        defs[key] = this.schemaOf(nested);
+        visit(nested);
+      }
+    };
+    visit(dto);
     const schema: JsonSchemaObject = { ...root, type: 'object', properties: root.properties ?? {} };
     if (Object.keys(defs).length > 0) schema.$defs = defs;
     return schema;
   }
+
+  private schemaOf(type: Function): JsonSchemaObject {
+    let schema = this.schemas.get(type);
+    if (!schema) {
+      const nested = new Set<Function>();
+      const reference = (child: unknown) => {
+        if (typeof child !== 'function' || child === String || child === Number || child === Boolean || child === Symbol) return primitiveSchema(child);
+        nested.add(child);
+        return { $ref: `${REF_PREFIX}${this.keyOf(child)}` };
+      };
+      schema = markSensitive(
+        targetConstructorToSchema(type, {
+          refPointerPrefix: REF_PREFIX,
+          classTransformerMetadataStorage: defaultMetadataStorage,
+          classValidatorMetadataStorage: getMetadataStorage(),
+          // Nested DTOs by their own key, not by a name another class may share.
+          additionalConverters: {
+            [ValidationTypes.NESTED_VALIDATION]: (meta: PropertyMetadata) => reference(nestedTypeOf(meta)) as never,
+          },
+        }) as JsonSchemaObject,
+        type,
+      );
+      this.schemas.set(type, schema);
+      this.references.set(type, nested);
+    }
+    return schema;
+  }
+
+  private keyOf(type: Function): string {
+    let key = this.keys.get(type);
+    if (!key) {
+      const name = type.name || 'Dto';
+      key = name;
+      for (let n = 2; this.taken.has(key); n++) key = `${name}_${n}`;
+      this.keys.set(type, key);
+      this.taken.set(key, type);
+    }
+    return key;
+  }
 }
 
-/** Adds `"x-sensitive": true` to the properties marked `@Sensitive()` (read by the audit trail). */
-function markSensitive(all: Record<string, JsonSchemaObject>): Record<string, JsonSchemaObject> {
-  for (const [type, properties] of sensitiveDtoProperties()) {
-    const schema = all[type.name] as { properties?: Record<string, Record<string, unknown>> } | undefined;
-    for (const property of properties) {
-      if (schema?.properties?.[property]) schema.properties[property] = { ...schema.properties[property], 'x-sensitive': true };
-    }
-  }
-  return all;
+/** What a schema converter is told of a property. */
+interface PropertyMetadata {
+  target: Function | string;
+  propertyName: string;
 }
 
-/** Copies every DTO schema referenced (transitively) from `node` into `defs`. */
-function collectRefs(node: unknown, all: Record<string, JsonSchemaObject>, defs: Record<string, JsonSchemaObject>): void {
-  if (Array.isArray(node)) {
-    node.forEach((item) => collectRefs(item, all, defs));
-    return;
+/** The class of a `@ValidateNested()` property: its `@Type(() => …)`, else its design type. */
+function nestedTypeOf(meta: PropertyMetadata): unknown {
+  const target = meta.target as Function;
+  const typeMeta = defaultMetadataStorage.findTypeMetadata(target, meta.propertyName) as { typeFunction: () => unknown } | undefined;
+  return typeMeta ? typeMeta.typeFunction() : Reflect.getMetadata('design:type', target.prototype, meta.propertyName);
+}
+
+function primitiveSchema(type: unknown): JsonSchemaObject {
+  return { type: type === Number ? 'number' : type === Boolean ? 'boolean' : 'string' };
+}
+
+/** Adds `"x-sensitive": true` to the properties marked `@Sensitive()` on the class or a parent (read by the audit trail). */
+function markSensitive(schema: JsonSchemaObject, type: Function): JsonSchemaObject {
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!properties) return schema;
+  for (const [marked, names] of sensitiveDtoProperties()) {
+    if (marked !== type && !(type.prototype instanceof marked)) continue;
+    for (const name of names) if (properties[name]) properties[name] = { ...properties[name], 'x-sensitive': true };
   }
-  if (typeof node !== 'object' || node === null) return;
-  for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref' && typeof value === 'string' && value.startsWith(REF_PREFIX)) {
-      const name = value.slice(REF_PREFIX.length);
-      if (!defs[name] && all[name]) {
-        defs[name] = all[name];
-        collectRefs(all[name], all, defs);
-      }
-    } else {
-      collectRefs(value, all, defs);
-    }
-  }
+  return schema;
 }

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { INestApplicationContext } from '@nestjs/common';
+import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,15 +17,23 @@ export interface Connected {
   close: () => Promise<void>;
 }
 
-/** Starts the fixture app and connects a client with `options` (capabilities) over `transport`. */
-export async function connect(transport: TransportName, options: ClientOptions = {}, hostOptions: Partial<McpModuleOptions> = {}): Promise<Connected> {
+/**
+ * Starts the fixture app (or the app `module` builds from the host options) and connects a
+ * client with `options` (capabilities) over `transport`.
+ */
+export async function connect(
+  transport: TransportName,
+  options: ClientOptions = {},
+  hostOptions: Partial<McpModuleOptions> = {},
+  module: (hostOptions: Partial<McpModuleOptions>) => DynamicModule = (host) => FixtureModule.register(host),
+): Promise<Connected> {
   const client = new Client({ name: `e2e-${transport}`, version: '1.0.0' }, options);
   if (transport === 'http') {
-    const { app, url } = await startFixtureApp(hostOptions);
+    const { app, url } = await startFixtureApp(hostOptions, module);
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     return { app, client, close: async () => (await client.close(), await app.close()) };
   }
-  const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ ...hostOptions, http: false })] }).compile();
+  const moduleRef = await Test.createTestingModule({ imports: [module({ ...hostOptions, http: false })] }).compile();
   await moduleRef.init();
   const toServer = new PassThrough();
   const fromServer = new PassThrough();

@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -6,8 +6,11 @@ import type { McpModuleOptions } from '#libs/hosting';
 import { FixtureModule } from '../fixtures/fixture.module';
 
 /** Starts the fixture app on a free loopback port. */
-export async function startFixtureApp(options: Partial<McpModuleOptions> = {}): Promise<{ app: INestApplication; url: string }> {
-  const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register(options)] }).compile();
+export async function startFixtureApp(
+  options: Partial<McpModuleOptions> = {},
+  module: (options: Partial<McpModuleOptions>) => DynamicModule = (host) => FixtureModule.register(host),
+): Promise<{ app: INestApplication; url: string }> {
+  const moduleRef = await Test.createTestingModule({ imports: [module(options)] }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   await app.listen(0, '127.0.0.1');
   const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');

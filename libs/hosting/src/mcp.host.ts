@@ -9,7 +9,8 @@ import {
 } from '@nestjs/common';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { McpResourceNotifier } from '#libs/resources';
-import { InvocationSettings, ToolInvoker } from '#libs/invocation';
+import { HandlerRunner, InvocationSettings, ToolInvoker } from '#libs/invocation';
+import { McpStartupError } from '#libs/core';
 import { AuditTrail, SecretRedactor } from '#libs/security';
 import { approvalPageOf } from './approvals/approval-page';
 import { notification } from './dispatch/json-rpc';
@@ -37,6 +38,7 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     private readonly resources: ResourceRegistry,
     private readonly notifier: McpResourceNotifier,
     private readonly invoker: ToolInvoker,
+    private readonly runner: HandlerRunner,
     private readonly mounter: HttpEndpointMounter,
     private readonly stdio: StdioTransport,
     private readonly sessions: SessionStore,
@@ -56,6 +58,9 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
 
   async onApplicationBootstrap(): Promise<void> {
     this.invoker.prepareAll(this.registry.all());
+    const handlers = [...this.registry.all(), ...this.prompts.all(), ...this.resources.resources.all(), ...this.resources.templates.all()];
+    const problems = await this.runner.prepareAll(handlers);
+    if (problems.length > 0) throw new McpStartupError(problems);
     // The trail's sink opens (and finds where its chain stands) before the first call is taken.
     await this.audit?.start();
     const listChanged = (list: string) => () => this.broadcast(notification(`notifications/${list}/list_changed`, {}));

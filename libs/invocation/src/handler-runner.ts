@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { HttpException, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
-import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, MCP_PARAM_ARGS_METADATA, McpToolError, retryAfterOf } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, McpToolError, retryAfterOf, type McpDiagnostic } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
 import { InvocationSettings } from './invocation.settings';
 import { McpParamsFactory } from './mcp-params.factory';
+import { ParamPipes } from './param-pipes';
 
 type NestHandler = (args: unknown, context: CallContext) => Promise<unknown>;
 
@@ -29,29 +30,33 @@ export class HandlerRunner {
   private readonly logger = new Logger('McpInvocation');
   private readonly handlers = new WeakMap<RegisteredHandler, NestHandler>();
   private readonly paramsFactory = new McpParamsFactory();
+  private readonly pipes: ParamPipes;
 
   constructor(
     private readonly contextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
     private readonly settings: InvocationSettings,
-  ) {}
+  ) {
+    this.pipes = new ParamPipes(moduleRef);
+  }
 
   /**
-   * Builds the pipeline of a singleton handler ahead of the first call.
-   * @param innermost an interceptor of the host's own to run right before the method
+   * Makes the pipe classes of every handler's parameters ahead of the first call, so that one that
+   * cannot be created stops the start-up. @returns the problems found, each with its fix
    */
-  prepare(ref: RegisteredHandler, innermost?: NestInterceptor): void {
-    if (ref.instance && !this.handlers.has(ref)) this.handlers.set(ref, this.create(ref, ref.instance, innermost));
+  prepareAll(refs: readonly RegisteredHandler[]): Promise<McpDiagnostic[]> {
+    return this.pipes.resolveAll(refs);
   }
 
   async run(ref: RegisteredHandler, args: unknown, context: CallContext, innermost?: NestInterceptor): Promise<unknown> {
     let handler = this.handlers.get(ref);
     if (!handler) {
+      const paramsKey = await this.pipes.resolve(ref);
       if (ref.instance) {
-        handler = this.create(ref, ref.instance, innermost);
+        handler = this.handlers.get(ref) ?? this.create(ref, ref.instance, paramsKey, innermost);
         this.handlers.set(ref, handler);
       } else {
-        handler = await this.requestScoped(ref, context, innermost);
+        handler = await this.requestScoped(ref, context, paramsKey, innermost);
       }
     }
     return handler(args, context);
@@ -105,14 +110,14 @@ export class HandlerRunner {
     return { kind: 'internal', reference };
   }
 
-  private create(ref: RegisteredHandler, instance: object, innermost?: NestInterceptor, contextId?: ReturnType<typeof ContextIdFactory.create>): NestHandler {
+  private create(ref: RegisteredHandler, instance: object, paramsKey: string, innermost?: NestInterceptor, contextId?: ReturnType<typeof ContextIdFactory.create>): NestHandler {
     const original = (instance as Record<string, (...args: unknown[]) => unknown>)[ref.methodName];
     const method = innermost ? withInnermostInterceptor(original, innermost) : original;
     return this.contextCreator.create(
       instance,
       method,
       ref.methodName,
-      MCP_PARAM_ARGS_METADATA,
+      paramsKey,
       this.paramsFactory,
       contextId,
       undefined,
@@ -121,11 +126,11 @@ export class HandlerRunner {
     ) as NestHandler;
   }
 
-  private async requestScoped(ref: RegisteredHandler, context: CallContext, innermost?: NestInterceptor): Promise<NestHandler> {
+  private async requestScoped(ref: RegisteredHandler, context: CallContext, paramsKey: string, innermost?: NestInterceptor): Promise<NestHandler> {
     const contextId = ContextIdFactory.create();
     this.moduleRef.registerRequestByContextId(context, contextId);
     const instance = await this.moduleRef.resolve(ref.hostClass, contextId, { strict: false });
-    return this.create(ref, instance, innermost, contextId);
+    return this.create(ref, instance, paramsKey, innermost, contextId);
   }
 }
 

@@ -79,7 +79,7 @@ describe('admin dashboard in chromium', () => {
   const refreshes = async () => Number(await page.getAttribute('html', 'data-refreshes'));
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)`);
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; npm test does it first when run as root)`);
     ({ app, base } = await startDesk());
     admin = await connectHttpClient(`${base}/mcp`, { authorization: `Bearer ${ADMIN_KEY}` });
     reader = await connectHttpClient(`${base}/mcp`, { 'x-api-key': READER_KEY });

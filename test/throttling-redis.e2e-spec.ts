@@ -23,7 +23,7 @@ async function untilReady(url: string): Promise<void> {
 }
 
 /**
- * A real redis-server (installed by .ci/run from Debian) and two support-desk processes sharing
+ * A real redis-server (Debian's package, installed by npm test's first step when missing) and two support-desk processes sharing
  * it: the per-principal, per-tool limit holds across both.
  */
 describe('throttling shared through Redis by two host processes', () => {

@@ -15,7 +15,7 @@ function binDir(): string {
   }
   const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
   const dir = versions.map((version) => `/usr/lib/postgresql/${version}/bin`).find((candidate) => existsSync(join(candidate, 'initdb')) && existsSync(join(candidate, 'postgres')));
-  if (!dir) throw new Error("PostgreSQL server binaries (initdb, postgres) not found: install Debian's postgresql package (apt-get install postgresql), as .ci/run does");
+  if (!dir) throw new Error("PostgreSQL server binaries (initdb, postgres) not found: install Debian's postgresql package (apt-get install postgresql); npm test does it first when run as root");
   return dir;
 }
 

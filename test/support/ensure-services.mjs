@@ -1,0 +1,81 @@
+// The first step of `npm test`: the servers some tests run for real, from Debian's packages —
+// redis-server (shared throttling, readiness), PostgreSQL's server binaries (the audit sink's
+// tests start private servers) and chromium (the admin dashboard's browser test). Missing ones
+// are installed when running as root with apt-get (CI, a fresh container); otherwise the step
+// stops before any test, naming what is missing and the command that installs it.
+//
+// Where it looks can be changed, for its own test: ENSURE_SERVICES_PATH (the PATH searched),
+// ENSURE_SERVICES_POSTGRES_ROOT (/usr/lib/postgresql), ENSURE_SERVICES_CHROMIUM
+// (/usr/bin/chromium), ENSURE_SERVICES_AS_ROOT (1 or 0, instead of asking the OS).
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+const env = process.env;
+const searchPath = env.ENSURE_SERVICES_PATH ?? env.PATH ?? '';
+const postgresRoot = env.ENSURE_SERVICES_POSTGRES_ROOT ?? '/usr/lib/postgresql';
+const chromium = env.ENSURE_SERVICES_CHROMIUM ?? '/usr/bin/chromium';
+const asRoot = env.ENSURE_SERVICES_AS_ROOT !== undefined ? env.ENSURE_SERVICES_AS_ROOT === '1' : process.getuid?.() === 0;
+
+/** The executable `name` on the search path, if any. */
+function onPath(name) {
+  for (const dir of searchPath.split(delimiter).filter(Boolean)) {
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** `initdb` of an installed PostgreSQL major version (the tests start their own servers with it). */
+function postgresServer() {
+  const versions = existsSync(postgresRoot) ? readdirSync(postgresRoot) : [];
+  return versions.map((version) => join(postgresRoot, version, 'bin', 'initdb')).find((initdb) => existsSync(initdb) && existsSync(initdb.replace(/initdb$/, 'postgres')));
+}
+
+const NEEDS = [
+  { what: 'redis-server', debian: 'redis-server', find: () => onPath('redis-server'), usedBy: 'throttling shared by two processes, readiness' },
+  { what: 'PostgreSQL server (initdb, postgres)', debian: 'postgresql', find: postgresServer, usedBy: 'the PostgreSQL audit sink' },
+  { what: 'chromium', debian: 'chromium', find: () => (existsSync(chromium) ? chromium : undefined), usedBy: 'the admin dashboard in a browser' },
+];
+
+const missing = () => NEEDS.filter((need) => !need.find());
+let absent = missing();
+
+if (absent.length > 0) {
+  const packages = absent.map((need) => need.debian);
+  const list = absent.map((need) => `  - ${need.what} (Debian package ${need.debian}), for ${need.usedBy}`).join('\n');
+  const aptGet = onPath('apt-get');
+  if (!asRoot || !aptGet) {
+    console.error(
+      `npm test needs servers that are not installed:\n${list}\n` +
+        `Install them, then run npm test again:\n  sudo apt-get install -y ${packages.join(' ')}\n` +
+        (asRoot ? '(apt-get is not on the PATH here: install them with this system\'s package manager.)\n' : '(Run npm test as root and it installs them itself, as CI does.)\n'),
+    );
+    process.exit(1);
+  }
+  console.log(`npm test: installing ${packages.join(', ')} from Debian's packages (needed by the tests):\n${list}`);
+  const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync(aptGet, ['update', '-qq'], { stdio: 'inherit', env: aptEnv });
+  execFileSync(aptGet, ['install', '-y', '-qq', ...packages], { stdio: ['ignore', 'ignore', 'inherit'], env: aptEnv });
+  if (packages.includes('postgresql')) {
+    // The cluster Debian creates and starts is not used: the tests start private servers.
+    const service = onPath('service');
+    try {
+      if (service) execFileSync(service, ['postgresql', 'stop'], { stdio: 'ignore' });
+    } catch {
+      // nothing was started
+    }
+  }
+  absent = missing();
+  if (absent.length > 0) {
+    console.error(`npm test: still missing after apt-get install: ${absent.map((need) => need.what).join(', ')}`);
+    process.exit(1);
+  }
+}
+
+console.log(`npm test: found ${NEEDS.map((need) => `${need.what.split(' ')[0]} at ${need.find()}`).join(', ')}`);

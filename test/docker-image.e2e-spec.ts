@@ -1,0 +1,80 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { DockerfileEmulator } from './support/dockerfile-emulator';
+import { freePort } from './support/free-port';
+import { waitForAsync } from './support/wait-for';
+
+const ROOT = join(__dirname, '..');
+
+/**
+ * The production image, built from docker/Dockerfile and started, as far as this machine allows
+ * without a container engine (none runs here, and no registry serves the base image): every COPY
+ * takes exactly the files it names from the build context or the build stage, the build stage's
+ * RUN commands install and build in a directory of their own, and the runtime stage's CMD serves
+ * the support desk with the image's environment, until its HEALTHCHECK passes and a real client
+ * lists and calls tools. A file the Dockerfile forgets to copy fails here, not in production.
+ */
+describe('the Docker image (docker/Dockerfile)', () => {
+  it('builds from exactly the files it copies, starts, passes its health check and serves MCP', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'docker-image-'));
+    // The npm cache of this machine stands in for the registry's: the same packages, sooner.
+    const emulator = new DockerfileEmulator(ROOT, out, { npm_config_prefer_offline: 'true', npm_config_loglevel: 'error' });
+    const runtime = emulator.build(readFileSync(join(ROOT, 'docker', 'Dockerfile'), 'utf8'));
+    expect(runtime.cmd).toEqual(['node', 'dist/src/main.js']);
+    expect(runtime.user).toBe('node');
+    expect(runtime.volumes).toEqual(['/app/audit']);
+    // Production dependencies only: no TypeScript, no test tools in the image.
+    expect(spawnSync('ls', [emulator.hostPath(runtime, 'node_modules/typescript')]).status).not.toBe(0);
+
+    const port = await freePort();
+    // The image's environment, its paths under the stage's directory, on loopback for the test.
+    const env: Record<string, string> = Object.fromEntries(
+      Object.entries(runtime.env).map(([key, value]) => [key, value.startsWith('/') ? emulator.hostPath(runtime, value) : value]),
+    );
+    Object.assign(env, { HOST: '127.0.0.1', PORT: String(port) });
+    const [command, ...args] = runtime.cmd!;
+    const host = spawn(command === 'node' ? process.execPath : command, args, { cwd: emulator.hostPath(runtime, runtime.workdir), env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    host.stdout.on('data', (chunk) => (log += chunk));
+    host.stderr.on('data', (chunk) => (log += chunk));
+    const exited = new Promise((resolve) => host.once('exit', resolve));
+    try {
+      const healthy = () => spawnSync('sh', ['-c', runtime.healthcheck!], { env: { ...process.env, PORT: String(port) } }).status === 0;
+      await waitForAsync(async () => healthy() || host.exitCode !== null, 30_000).catch(() => undefined);
+      if (!healthy()) throw new Error(`the image's HEALTHCHECK never passed; the host logged:\n${log.slice(-3_000)}`);
+
+      const client = new Client({ name: 'image-check', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { 'X-API-Key': 'desk-demo-admin-key' } } }));
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('search_tickets');
+      const found = await client.callTool({ name: 'search_tickets', arguments: { status: 'open', limit: 2 } });
+      expect(found.structuredContent).toMatchObject({ count: 2 });
+      await client.close();
+    } finally {
+      host.kill('SIGTERM');
+      await exited;
+    }
+    // The audit trail went to the image's volume.
+    expect(readFileSync(emulator.hostPath(runtime, '/app/audit/audit.jsonl'), 'utf8')).toContain('"target":"search_tickets"');
+  }, 360_000);
+
+  it('names the Dockerfile line of a COPY whose source is missing', () => {
+    const out = mkdtempSync(join(tmpdir(), 'docker-image-'));
+    const dockerfile = join(out, 'Dockerfile');
+    writeFileSync(dockerfile, 'FROM node:20-bookworm-slim AS build\nWORKDIR /app\nCOPY test/conformance/install.mjs test/conformance/missing-suite.mjs ./\n');
+    expect(() => new DockerfileEmulator(ROOT, out).build(readFileSync(dockerfile, 'utf8'))).toThrow(
+      'Dockerfile line 3 (COPY test/conformance/install.mjs test/conformance/missing-suite.mjs ./): the source "test/conformance/missing-suite.mjs" does not exist in the build context',
+    );
+  });
+
+  it('refuses what it cannot emulate rather than skipping it', () => {
+    const emulator = new DockerfileEmulator(ROOT, mkdtempSync(join(tmpdir(), 'docker-image-')));
+    expect(() => emulator.build('FROM node:20 AS build\nWORKDIR /app\nRUN mkdir -p /app/audit\n')).toThrow('Dockerfile line 3 (RUN mkdir -p /app/audit): reaches an absolute path');
+    expect(() => new DockerfileEmulator(ROOT, mkdtempSync(join(tmpdir(), 'docker-image-'))).build('FROM node:20\nADD https://example.com/x.tgz /x\n')).toThrow(
+      'Dockerfile line 2 (ADD https://example.com/x.tgz /x): this instruction is not emulated',
+    );
+  });
+});

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client as PgClient } from 'pg';
@@ -72,8 +74,8 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
     const db = new PgClient({ connectionString: server.url });
     await db.connect();
     try {
-      const { rows } = await db.query('SELECT version FROM mcp_audit_records_migrations');
-      expect(rows).toEqual([{ version: 1 }]);
+      const { rows } = await db.query('SELECT version FROM mcp_audit_records_migrations ORDER BY version');
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       await db.end();
     }
@@ -170,7 +172,7 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
       await db.connect();
       try {
         const { rows } = await db.query(`SELECT (SELECT count(*)::int FROM audit.desk_calls) AS n, (SELECT array_agg(version) FROM audit.desk_calls_migrations) AS versions`);
-        expect(rows).toEqual([{ n: 3, versions: [1] }]);
+        expect(rows).toEqual([{ n: 3, versions: [1, 2] }]);
       } finally {
         await db.end();
       }
@@ -253,7 +255,8 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
 
 /**
  * The host under load with the PostgreSQL sink, and the server killed mid-load and restarted:
- * `buffered` loses no record; `fail-closed` runs no call without its record.
+ * `buffered` loses no record — its memory buffer (kept small here) overflows to the local spool,
+ * replayed in chain order when the server is back; `fail-closed` runs no call without its record.
  */
 describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL killed mid-load (%s)', (policy) => {
   let server: PostgresServer;
@@ -266,8 +269,10 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
   it('keeps every record of every call that ran', async () => {
     COUNTED.length = 0;
     const sink = new PostgresAuditSink({ connectionString: server.url });
+    const spoolFile = join(await mkdtemp(join(tmpdir(), 'mcp-spool-')), 'spool', 'load.jsonl');
+    const buffering = policy === 'buffered' ? { bufferSize: 200, spoolFile } : {};
     const moduleRef = await Test.createTestingModule({
-      imports: [AuditFixtureModule.register({ audit: { sink, policy, chain: `load-${policy}`, flushIntervalMs: 10 } })],
+      imports: [AuditFixtureModule.register({ audit: { sink, policy, chain: `load-${policy}`, flushIntervalMs: 10, ...buffering } })],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
@@ -302,6 +307,7 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
       const ready = await fetch(`${base}/health/ready`);
       const readiness = (await ready.json()) as { info?: Record<string, unknown>; error?: Record<string, unknown> };
       const live = await fetch(`${base}/health/live`);
+      const metrics = await (await fetch(`${base}/metrics`)).text();
       await server.start();
       // Back: the trail catches up (its retry back-off is at most 2 s) and takes calls again.
       const deadline = Date.now() + 15_000;
@@ -320,7 +326,11 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
         expect(refused).toEqual([]);
         expect(ready.status).toBe(200);
         expect(readiness.info).toMatchObject({ 'audit:postgres': { status: 'up', degraded: true, required: false, state: 'failing', error: expect.any(String) } });
+        // The memory buffer overflowed: the rest waited in the spool, shown by readiness and metrics.
         expect(duringOutage.queued).toBeGreaterThan(0);
+        expect(duringOutage.spooled).toBeGreaterThan(0);
+        expect((readiness.info!['audit:postgres'] as { spooled: number }).spooled).toBeGreaterThan(0);
+        expect(Number(/^mcp_audit_spooled_records (\d+)$/m.exec(metrics)![1])).toBeGreaterThan(0);
       }
     } finally {
       loading = false;
@@ -336,7 +346,7 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
       const audited = records.filter((record) => record.method === 'tools/call' && record.outcome === 'ok').map((record) => (record.arguments as { n: number }).n);
       // Every call that ran has exactly one record: none lost, none twice.
       expect([...audited].sort((a, b) => a - b)).toEqual([...COUNTED].sort((a, b) => a - b));
-      expect(trail.health().dropped).toBe(0);
+      expect(trail.health()).toMatchObject({ dropped: 0, spooled: 0 });
       if (policy === 'fail-closed') {
         const unavailable = records.filter((record) => record.outcome === 'unavailable').map((record) => (record.arguments as { n: number }).n);
         expect(unavailable.sort((a, b) => a - b)).toEqual([...refused].sort((a, b) => a - b));

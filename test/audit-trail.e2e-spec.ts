@@ -174,3 +174,51 @@ describe('audit trail (JSON-lines sink)', () => {
     expect(failed.stderr).toContain('usage: npm run audit:verify');
   });
 });
+
+/**
+ * A stranger without credentials floods the endpoint: every request is refused, every refusal is
+ * accounted for in the trail, but as a few records with counts rather than one record each.
+ */
+describe('audit trail under a flood of unauthenticated requests', () => {
+  it('sums up like refusals per address and reason, so the trail stays small and complete', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'mcp-flood-')), 'audit.jsonl');
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        AuditFixtureModule.register({
+          audit: { file, chain: 'flood', flushIntervalMs: 20 },
+          authFailureLimit: { limit: 1_000_000, windowMs: 60_000 },
+          auth: { mode: 'apiKey', keys: [{ hash: hashApiKey(KEYS.agent), principal: 'agent-7' }] },
+        }),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    const attempt = (key?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...(key && { 'x-api-key': key }) },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      }).then((response) => (void response.body?.cancel(), response.status));
+    const statuses: number[] = [];
+    for (let round = 0; round < 50; round++) {
+      statuses.push(...(await Promise.all(Array.from({ length: 80 }, (_, i) => attempt(i % 4 === 0 ? `guess-${round}-${i}` : undefined)))));
+    }
+    await app.close();
+    expect(statuses.filter((status) => status === 401)).toHaveLength(4_000);
+    const records = await readRecords(file);
+    const refusals = records.filter((record) => record.method === null);
+    // No key and a bad key are two reasons: two records each (the first at once, then the sum).
+    const summary = refusals.map((record) => [record.outcome, record.error, record.count ?? 1] as [string, string, number]);
+    // The two first ones (in whichever order they arrived), then the two sums at the window's end.
+    expect([...summary.slice(0, 2).sort(), ...summary.slice(2).sort()]).toEqual([
+      ['unauthenticated', 'Unauthorized: No API key: send Authorization: Bearer <key> or X-API-Key: <key>', 1],
+      ['unauthenticated', 'Unauthorized: The API key is not valid', 1],
+      ['unauthenticated', 'Unauthorized: No API key: send Authorization: Bearer <key> or X-API-Key: <key>', 2_999],
+      ['unauthenticated', 'Unauthorized: The API key is not valid', 999],
+    ]);
+    expect(refusals.every((record) => record.remoteAddress === '127.0.0.1')).toBe(true);
+    expect(await verifyChain(records)).toMatchObject({ ok: true, count: 4 });
+    expect((await readFile(file)).length).toBeLessThan(4_000);
+  }, 60_000);
+});

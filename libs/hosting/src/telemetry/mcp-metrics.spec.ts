@@ -103,10 +103,11 @@ describe('McpMetrics', () => {
 
   it('reads in-flight calls, sessions and the audit trail when scraped', async () => {
     let inFlight = 3;
-    const health: AuditTrailHealth = { sink: 'jsonl', policy: 'fail-closed', state: 'ok', queued: 4, written: 17, dropped: 2, failures: 1 };
+    const health: AuditTrailHealth = { sink: 'jsonl', policy: 'buffered', state: 'failing', queued: 4, spooled: 120, spoolBytes: 90_000, written: 17, dropped: 2, failures: 1 };
     const metrics = new McpMetrics({ processMetrics: false, inFlight: () => inFlight, sessions: () => 5, audit: () => health });
     let samples = await scrape(metrics);
     expect([samples.get('mcp_in_flight'), samples.get('mcp_sessions_active'), samples.get('mcp_audit_queue_depth')]).toEqual([3, 5, 4]);
+    expect([samples.get('mcp_audit_spooled_records'), samples.get('mcp_audit_spooled_bytes')]).toEqual([120, 90_000]);
     expect([samples.get('mcp_audit_written_total'), samples.get('mcp_audit_dropped_total'), samples.get('mcp_audit_failures_total')]).toEqual([17, 2, 1]);
     inFlight = 0;
     health.written = 20;

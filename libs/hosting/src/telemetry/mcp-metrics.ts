@@ -134,7 +134,7 @@ function processMetrics(): Metric[] {
  * | `mcp_in_flight` | gauge | |
  * | `mcp_throttled_total`, `mcp_denied_total`, `mcp_unauthenticated_total` | counter | `transport` |
  * | `mcp_sessions_active` | gauge | |
- * | `mcp_audit_queue_depth` (gauge), `mcp_audit_written_total`, `mcp_audit_dropped_total`, `mcp_audit_failures_total` | | (with an audit trail) |
+ * | `mcp_audit_queue_depth`, `mcp_audit_spooled_records`, `mcp_audit_spooled_bytes` (gauges), `mcp_audit_written_total`, `mcp_audit_dropped_total`, `mcp_audit_failures_total` | | (with an audit trail) |
  * | `mcp_process_*`, `mcp_nodejs_*` | | `collectDefaultMetrics` |
  *
  * `target` is bounded: only names the catalog has (tools and prompts by name, resources by URI or
@@ -215,6 +215,8 @@ export class McpMetrics implements McpRequestObserver {
     const audit = options.audit;
     if (audit) {
       gauge('mcp_audit_queue_depth', 'Audit records waiting to be written.', () => audit().queued);
+      gauge('mcp_audit_spooled_records', 'Audit records in the local spool, waiting for the sink to return (buffered policy).', () => audit().spooled);
+      gauge('mcp_audit_spooled_bytes', 'Bytes of the local audit spool not replayed yet.', () => audit().spoolBytes);
       const total = (name: string, help: string, read: (health: AuditTrailHealth) => number) =>
         register(
           new Counter({
@@ -228,7 +230,7 @@ export class McpMetrics implements McpRequestObserver {
           }),
         );
       total('mcp_audit_written_total', 'Audit records written to the sink.', (health) => health.written);
-      total('mcp_audit_dropped_total', 'Audit records dropped (buffer full under the buffered policy).', (health) => health.dropped);
+      total('mcp_audit_dropped_total', 'Audit records dropped (the buffer full and the spool not writable, or the trail closed).', (health) => health.dropped);
       total('mcp_audit_failures_total', 'Failed writes to the audit sink.', (health) => health.failures);
     }
   }

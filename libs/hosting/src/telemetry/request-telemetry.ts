@@ -58,7 +58,10 @@ export class RequestTelemetry {
     const note = new RequestNote(null, transport, principal, undefined, undefined, remoteAddress);
     note.target = target;
     note.fail(outcome, status, message);
-    this.finish(note);
+    note.latencyMs = performance.now() - note.startedHr;
+    // Metrics count every refusal; the trail sums up a flood of like ones (see AuditTrail.recordRefusal).
+    if (this.observers.size > 0) this.observers.observe(note);
+    this.trail?.recordRefusal(note);
   }
 }
 

@@ -55,6 +55,8 @@ describe('canonicalRecordJson', () => {
       fields,
       { ...fields, arguments: null, client: null, principal: null, target: 'x"y\\z\u2028', errorCode: -32602, error: 'Unknown tool: "a"' },
       { ...fields, arguments: [{ b: [1, { d: null, c: 'é' }], a: true }], latencyMs: 0.001, remoteAddress: '::1' },
+      // A record that sums up repeated refusals.
+      { ...fields, method: null, arguments: null, outcome: 'unauthenticated' as const, errorCode: 401, count: 4_999 },
     ];
     for (const variant of variants) {
       expect(canonicalRecordJson(variant)).toBe(canonicalJson(variant));

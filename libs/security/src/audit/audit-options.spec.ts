@@ -16,18 +16,37 @@ describe('resolveAuditOptions', () => {
     expect(problems).toEqual([]);
     expect(resolved!.sink).toBeInstanceOf(JsonlAuditSink);
     expect((resolved!.sink as JsonlAuditSink).file).toBe('audit/audit.jsonl');
-    expect(resolved!.settings).toEqual({ policy: 'fail-closed', bufferSize: 10_000, flushIntervalMs: 10, batchSize: 500, chain: hostname(), recentSize: 1_000, digestKey: undefined });
+    expect(resolved!.settings).toEqual({
+      policy: 'fail-closed',
+      bufferSize: 10_000,
+      flushIntervalMs: 10,
+      batchSize: 500,
+      chain: hostname(),
+      recentSize: 1_000,
+      digestKey: undefined,
+      spoolFile: undefined,
+      refusalWindowMs: 60_000,
+    });
+  });
+
+  it('spools the buffered policy next to the trail, per chain, and validates the spool and the refusal window', () => {
+    expect(resolve({ policy: 'buffered', chain: 'desk/1' }).resolved!.settings).toMatchObject({ spoolFile: 'audit/spool/desk_1.jsonl', refusalWindowMs: 60_000 });
+    expect(resolve({ policy: 'buffered', spoolFile: '/var/spool/mcp.jsonl' }).resolved!.settings.spoolFile).toBe('/var/spool/mcp.jsonl');
+    expect(resolve({ spoolFile: 'x.jsonl', refusalWindowMs: 5 }).problems).toEqual([
+      "audit.spoolFile only applies to the 'buffered' policy (set policy: 'buffered', or remove spoolFile)",
+      'audit.refusalWindowMs must be an integer ≥ 100, got 5 (set refusalWindowMs: 60000 (the default) or another integer ≥ 100)',
+    ]);
   });
 
   it('names every wrong option with its fix', () => {
     const { problems } = resolve({ policy: 'maybe', bufferSize: 0, flushMs: 5, sink: { write() {} }, file: 'x.jsonl', chain: '' });
     expect(problems).toEqual([
-      'audit.flushMs is not a known option (remove it; known options are: sink, file, rotateBytes, syncIntervalMs, policy, bufferSize, flushIntervalMs, batchSize, chain, recentSize, digestKey)',
+      'audit.flushMs is not a known option (remove it; known options are: sink, file, rotateBytes, syncIntervalMs, policy, bufferSize, flushIntervalMs, batchSize, chain, recentSize, digestKey, spoolFile, refusalWindowMs)',
       "audit.policy \"maybe\" is not a policy (use 'fail-closed' or 'buffered')",
       'audit.sink must implement AuditSink (an object with append(records)) (pass e.g. new PostgresAuditSink({ connectionString }) or leave sink out for the JSON-lines file)',
       'audit.file only applies to the default sink, but a sink is given (remove file, or remove sink)',
-      'audit.bufferSize must be an integer ≥ 1, got 0 (set bufferSize: 10000 (the default) or another integer ≥ 1)',
       'audit.chain must be a non-empty string (give a string or leave chain out)',
+      'audit.bufferSize must be an integer ≥ 1, got 0 (set bufferSize: 10000 (the default) or another integer ≥ 1)',
     ]);
     expect(resolve('yes').problems).toEqual(["audit must be an object or false (e.g. audit: { file: 'audit/audit.jsonl' })"]);
   });

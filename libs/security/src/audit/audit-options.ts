@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { AuditFailurePolicy, AuditTrailSettings } from './audit-trail';
 import type { AuditSink } from './audit-sink';
 import { JsonlAuditSink } from './jsonl-audit.sink';
@@ -36,6 +37,19 @@ export interface McpAuditOptions {
   recentSize?: number;
   /** Key of the argument digests (HMAC-SHA256 instead of SHA-256), so guessable sensitive values cannot be confirmed from a digest. */
   digestKey?: string;
+  /**
+   * `buffered` only: the local append-only file where records go when the sink is down and
+   * `bufferSize` records already wait in memory; replayed in chain order when the sink is back
+   * (and at the next start, if the host stopped first). Only a disk that cannot take them drops
+   * records. @default 'audit/spool/<chain>.jsonl'
+   */
+  spoolFile?: string;
+  /**
+   * Refusals before any method ran (no or a bad credential, a forbidden Host, a body too large)
+   * from one address for one reason make one record at once and one more, with a `count`, for
+   * the rest of this window. @default 60_000
+   */
+  refusalWindowMs?: number;
 }
 
 export interface ResolvedAuditOptions {
@@ -43,7 +57,7 @@ export interface ResolvedAuditOptions {
   settings: AuditTrailSettings;
 }
 
-const KNOWN = ['sink', 'file', 'rotateBytes', 'syncIntervalMs', 'policy', 'bufferSize', 'flushIntervalMs', 'batchSize', 'chain', 'recentSize', 'digestKey'];
+const KNOWN = ['sink', 'file', 'rotateBytes', 'syncIntervalMs', 'policy', 'bufferSize', 'flushIntervalMs', 'batchSize', 'chain', 'recentSize', 'digestKey', 'spoolFile', 'refusalWindowMs'];
 
 /**
  * Validates the `audit` option; `undefined` (or `false`) turns the trail off.
@@ -68,7 +82,7 @@ export function resolveAuditOptions(value: unknown, report: (option: string, pro
     }
     return given;
   };
-  const text = (key: 'file' | 'chain' | 'digestKey', fallback: string | undefined): string | undefined => {
+  const text = (key: 'file' | 'chain' | 'digestKey' | 'spoolFile', fallback: string | undefined): string | undefined => {
     const given = o[key] ?? fallback;
     if (given !== undefined && (typeof given !== 'string' || !given.trim())) {
       report(`audit.${key}`, 'must be a non-empty string', `give a string or leave ${key} out`);
@@ -87,14 +101,19 @@ export function resolveAuditOptions(value: unknown, report: (option: string, pro
   for (const key of ['file', 'rotateBytes', 'syncIntervalMs'] as const) {
     if (o.sink !== undefined && o[key] !== undefined) report(`audit.${key}`, 'only applies to the default sink, but a sink is given', `remove ${key}, or remove sink`);
   }
+  const chain = text('chain', hostname())!;
+  const spoolFile = text('spoolFile', join('audit', 'spool', `${chain.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`))!;
+  if (o.spoolFile !== undefined && policy !== 'buffered') report('audit.spoolFile', "only applies to the 'buffered' policy", "set policy: 'buffered', or remove spoolFile");
   const settings: AuditTrailSettings = {
     policy: policy === 'buffered' ? 'buffered' : 'fail-closed',
     bufferSize: integer('bufferSize', 10_000, 1),
     flushIntervalMs: integer('flushIntervalMs', 10, 1),
     batchSize: integer('batchSize', 500, 1),
-    chain: text('chain', hostname())!,
+    chain,
     recentSize: integer('recentSize', 1_000, 1),
     digestKey: text('digestKey', undefined),
+    spoolFile: policy === 'buffered' ? spoolFile : undefined,
+    refusalWindowMs: integer('refusalWindowMs', 60_000, 100),
   };
   const sink = typeof o.sink?.append === 'function' ? o.sink : new JsonlAuditSink({ file, rotateBytes, syncIntervalMs });
   return { sink, settings };

@@ -52,6 +52,8 @@ export interface AuditEntry {
   /** W3C trace id of the request's span, when tracing is on or the client sent one. */
   readonly traceId?: string | null;
   readonly remoteAddress?: string | null;
+  /** How many like refusals the record stands for, when it sums up a window of them. */
+  readonly count?: number;
 }
 
 /** A record of the trail: what happened, its place in its chain and the hashes that link it. */
@@ -82,6 +84,12 @@ export interface AuditRecord {
   latencyMs: number;
   traceId: string | null;
   remoteAddress: string | null;
+  /**
+   * Present on a record that sums up repeated refusals: how many more refusals from the same
+   * address, for the same reason, came in the window after the one recorded on its own.
+   * Absent: the record stands for one request.
+   */
+  count?: number;
   /** SHA-256 (hex) of `prevHash` and the canonical JSON of every other field. */
   hash: string;
 }

@@ -28,6 +28,8 @@ const settings = (overrides: Partial<AuditTrailSettings> = {}): AuditTrailSettin
   chain: 'test',
   recentSize: 50,
   digestKey: undefined,
+  spoolFile: undefined,
+  refusalWindowMs: 60_000,
   ...overrides,
 });
 
@@ -263,5 +265,115 @@ describe('JsonlAuditSink', () => {
     for await (const { record } of readTrail(file)) records.push(record!);
     expect(records.map((record) => record.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(await verifyChain(records)).toMatchObject({ ok: true, count: 40 });
+  });
+});
+
+describe('AuditTrail under the buffered policy: the spool', () => {
+  const spooled = async (prefix: string) => join(await mkdtemp(join(tmpdir(), prefix)), 'spool', 'test.jsonl');
+
+  it('spills to a local spool once memory is full while the sink is down, and loses nothing', async () => {
+    const sink = new SwitchableSink();
+    const spoolFile = await spooled('spool-');
+    const trail = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 10, spoolFile }));
+    await trail.start();
+    sink.down = true;
+    for (let n = 1; n <= 100; n++) trail.record(entry(n));
+    await until(() => trail.health().state === 'failing');
+    expect(trail.health()).toMatchObject({ dropped: 0, spooled: expect.any(Number) });
+    expect(trail.health().spooled + trail.health().queued).toBe(100);
+    expect(trail.health().spoolBytes).toBeGreaterThan(0);
+    sink.down = false;
+    expect(await trail.flush()).toBe(0);
+    // Every record, once, in chain order.
+    expect(sink.stored.map((record) => record.target)).toEqual(Array.from({ length: 100 }, (_, i) => `tool-${i + 1}`));
+    expect(await verifyChain(sink.stored)).toEqual({ ok: true, count: 100, chains: 1 });
+    expect(trail.health()).toMatchObject({ state: 'ok', spooled: 0, spoolBytes: 0, written: 100 });
+    expect(await readFile(spoolFile, 'utf8')).toBe('');
+    await trail.close();
+  });
+
+  it('replays what a previous run left in the spool before anything new, continuing its chain', async () => {
+    const sink = new SwitchableSink();
+    const spoolFile = await spooled('respool-');
+    const first = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 5, spoolFile }));
+    await first.start();
+    first.record(entry(1));
+    await first.flush();
+    sink.down = true;
+    for (let n = 2; n <= 30; n++) first.record(entry(n));
+    await first.close(50); // the sink is still down: what waits goes to the spool for the next start
+    expect(sink.stored).toHaveLength(1);
+    sink.down = false;
+    const second = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 5, spoolFile }));
+    await second.start();
+    second.record(entry(31));
+    await second.close();
+    expect(sink.stored.map((record) => record.target)).toEqual(Array.from({ length: 31 }, (_, i) => `tool-${i + 1}`));
+    expect(await verifyChain(sink.stored)).toEqual({ ok: true, count: 31, chains: 1 });
+  });
+
+  it('drops only what a full disk cannot take: counted, shown as failing, and with no gap in the chain', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 10, spoolFile: '/dev/full' }));
+    await trail.start();
+    sink.down = true;
+    for (let n = 1; n <= 30; n++) trail.record(entry(n));
+    expect(trail.health()).toMatchObject({ state: 'failing', dropped: 20, spooled: 0 });
+    sink.down = false;
+    await trail.flush();
+    expect(sink.stored.map((record) => record.target)).toEqual(Array.from({ length: 10 }, (_, i) => `tool-${i + 1}`));
+    expect(await verifyChain(sink.stored)).toMatchObject({ ok: true, count: 10 });
+    await trail.close();
+  });
+
+  it('lets the JSON-lines sink take a replayed record once', async () => {
+    const file = await trailOfThree('replay-');
+    const sink = new JsonlAuditSink({ file });
+    await sink.tail('test');
+    const records: AuditRecord[] = [];
+    for await (const { record } of readTrail(file)) records.push(record!);
+    await sink.append(records.slice(1));
+    await sink.close();
+    expect(await linesOf(file)).toHaveLength(3);
+  });
+});
+
+describe('AuditTrail refusals', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('records the first of a window per address and reason at once, and the rest as one record with a count', async () => {
+    jest.useFakeTimers({ now: 1_000_000, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings({ refusalWindowMs: 60_000, bufferSize: 10_000, batchSize: 500 }));
+    await trail.start();
+    const refusal = (address: string, outcome: 'unauthenticated' | 'denied' = 'unauthenticated') =>
+      entry(0, { method: null, principal: null, target: null, arguments: undefined, outcome, errorCode: outcome === 'denied' ? 403 : 401, error: 'No API key', remoteAddress: address });
+    for (let i = 0; i < 5_000; i++) trail.recordRefusal(refusal('203.0.113.7'));
+    for (let i = 0; i < 3; i++) trail.recordRefusal(refusal('203.0.113.8'));
+    trail.recordRefusal(refusal('203.0.113.7', 'denied'));
+    jest.advanceTimersByTime(60_000);
+    jest.useRealTimers();
+    await trail.flush();
+    const summary = sink.stored.map((record) => [record.remoteAddress, record.outcome, record.count ?? 1]);
+    expect(summary).toEqual([
+      ['203.0.113.7', 'unauthenticated', 1],
+      ['203.0.113.8', 'unauthenticated', 1],
+      ['203.0.113.7', 'denied', 1],
+      ['203.0.113.7', 'unauthenticated', 4_999],
+      ['203.0.113.8', 'unauthenticated', 2],
+    ]);
+    // Every refusal is accounted for, and the records verify with their counts.
+    expect(summary.reduce((sum, [, , count]) => sum + (count as number), 0)).toBe(5_004);
+    expect(await verifyChain(sink.stored)).toMatchObject({ ok: true, count: 5 });
+    await trail.close();
+  });
+
+  it('writes what a window counted when the trail closes', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings());
+    await trail.start();
+    for (let i = 0; i < 10; i++) trail.recordRefusal(entry(0, { method: null, outcome: 'unauthenticated', remoteAddress: '198.51.100.1' }));
+    await trail.close();
+    expect(sink.stored.map((record) => record.count ?? 1)).toEqual([1, 9]);
   });
 });

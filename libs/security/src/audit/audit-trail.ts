@@ -1,6 +1,8 @@
 import { createHmac, hash, randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { canonicalJson, canonicalRecordJson, GENESIS_HASH, rememberBatchBytes } from './audit-chain';
+import { batchBytesOf, canonicalJson, canonicalRecordJson, GENESIS_HASH, rememberBatchBytes } from './audit-chain';
+import { AuditSpool } from './audit-spool';
+import { RefusalAggregator } from './refusal-aggregator';
 import type { AuditEntry, AuditOutcome, AuditRecord } from './audit-record';
 import type { AuditSink } from './audit-sink';
 import { redactSensitive } from './sensitive-fields';
@@ -20,6 +22,10 @@ export interface AuditTrailSettings {
   recentSize: number;
   /** Key of the argument digests (HMAC-SHA256), so low-entropy sensitive values cannot be guessed from them. */
   digestKey: string | undefined;
+  /** Where records that do not fit in memory go while the sink is down (`buffered` only). */
+  spoolFile: string | undefined;
+  /** Refusals before any method ran, from one address for one reason, make one record (with a count) per window. */
+  refusalWindowMs: number;
 }
 
 export interface AuditTrailHealth {
@@ -28,6 +34,9 @@ export interface AuditTrailHealth {
   state: 'ok' | 'failing';
   /** Records waiting to be written. */
   queued: number;
+  /** Records in the local spool, waiting for the sink (`buffered` policy). */
+  spooled: number;
+  spoolBytes: number;
   written: number;
   dropped: number;
   failures: number;
@@ -77,12 +86,18 @@ export class AuditTrail {
   private retryDelayMs: number;
   private closed = false;
   private lastDropLog = 0;
+  /** Chained records the sink could not take yet, on disk, in chain order (`buffered` only). */
+  private readonly spool: AuditSpool | undefined;
+  private spoolFailed = false;
+  private readonly refusals: RefusalAggregator;
 
   constructor(
     private readonly sink: AuditSink,
     private readonly settings: AuditTrailSettings,
   ) {
     this.retryDelayMs = settings.flushIntervalMs;
+    this.spool = settings.policy === 'buffered' && settings.spoolFile ? new AuditSpool(settings.spoolFile) : undefined;
+    this.refusals = new RefusalAggregator(settings.refusalWindowMs, (entry) => this.record(entry));
   }
 
   /** Opens the sink and finds where the chain stands. A sink that cannot open yet is retried by the flusher. */
@@ -98,8 +113,13 @@ export class AuditTrail {
 
   /** Takes an entry (hot path: no I/O, no hashing). */
   record(entry: AuditEntry): void {
-    if (this.pending >= this.settings.bufferSize || this.closed) {
+    if (this.closed) {
       this.drop(entry);
+      return;
+    }
+    if (this.pending >= this.settings.bufferSize) {
+      // Buffered: memory is full while the sink is down; what waits goes to the local spool.
+      if (!this.spool || !this.spill(entry)) this.drop(entry);
       return;
     }
     this.waiting.push(entry);
@@ -107,12 +127,24 @@ export class AuditTrail {
     else this.schedule(this.settings.flushIntervalMs);
   }
 
+  /**
+   * Takes a refusal made before any method ran (an unauthenticated request, a forbidden Host):
+   * the first of a window from one address for one reason is recorded at once, the others only
+   * counted, and one record with their `count` closes the window. A stranger's flood of requests
+   * costs the trail a few records a minute, and every refusal is still accounted for.
+   */
+  recordRefusal(entry: AuditEntry): void {
+    if (!this.closed) this.refusals.take(entry);
+  }
+
   health(): AuditTrailHealth {
     return {
       sink: this.sink.name,
       policy: this.settings.policy,
-      state: this.failing || !this.opened ? 'failing' : 'ok',
+      state: this.failing || !this.opened || this.spoolFailed ? 'failing' : 'ok',
       queued: this.pending,
+      spooled: this.spool?.pending ?? 0,
+      spoolBytes: this.spool?.bytes ?? 0,
       written: this.written,
       dropped: this.dropped,
       failures: this.failures,
@@ -149,27 +181,80 @@ export class AuditTrail {
   /** Writes everything taken so far; retries until `timeoutMs`. Returns how many records are still unwritten. */
   async flush(timeoutMs = 10_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
-    while (this.pending > 0 || !this.opened) {
+    while (this.unwritten > 0 || !this.opened) {
       await this.flushNow();
-      if (this.pending === 0 && this.opened) break;
+      if (this.unwritten === 0 && this.opened) break;
       if (Date.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, Math.min(this.retryDelayMs, Math.max(deadline - Date.now(), 0))));
     }
-    return this.pending;
+    return this.unwritten;
   }
 
-  /** Flushes (up to `timeoutMs`) and closes the sink; what could not be written is logged as lost. */
+  /**
+   * Flushes (up to `timeoutMs`) and closes the sink. Under `buffered`, what the sink could not take
+   * stays in the spool for the next start; otherwise it is logged as lost.
+   */
   async close(timeoutMs = 10_000): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const unwritten = await this.flush(timeoutMs);
+    this.refusals.close();
+    let unwritten = await this.flush(timeoutMs);
     this.closed = true;
+    if (unwritten > 0 && this.spool && !this.spoolFailed) {
+      // The batch in hand and everything waiting go to disk, after what is spooled already.
+      if (this.batch.length > 0 && this.spoolRecords(this.batch)) this.batch = [];
+      if (this.batch.length === 0 && this.waiting.length > 0) {
+        const records = this.chainNext(this.waiting);
+        if (this.spoolRecords(records)) this.waiting = [];
+      }
+      unwritten = this.pending;
+      if (this.spool.pending > 0) this.logger.warn(`${this.spool.pending} audit record(s) wait in ${this.spool.file} for the sink; the next start writes them first`);
+    }
     if (unwritten > 0) this.logger.error(`${unwritten} audit record(s) could not be written before shutdown: ${this.lastError ?? 'sink unavailable'}`);
+    this.spool?.close();
     await this.sink.close?.().catch((error: unknown) => this.logger.warn(`Closing the audit sink failed: ${(error as Error)?.message}`));
   }
 
+  /** Records held in memory (waiting, and the batch being written). */
   private get pending(): number {
     return this.waiting.length + this.batch.length;
+  }
+
+  /** Records not in the sink yet: in memory and in the spool. */
+  private get unwritten(): number {
+    return this.pending + (this.spool?.pending ?? 0);
+  }
+
+  /**
+   * Moves what waits in memory, and `entry`, to the spool, chained in order. When the disk refuses
+   * them, the chain is as it was (no record numbered and lost: no gap), what waited stays in
+   * memory, and false says `entry` did not fit.
+   */
+  private spill(entry: AuditEntry): boolean {
+    if (!this.opened) return false; // the chain's head is not known yet: nothing can be numbered
+    const head = { seq: this.seq, hash: this.lastHash };
+    const entries = [...this.waiting, entry];
+    const records = this.chainNext(entries);
+    if (this.spoolRecords(records)) {
+      this.waiting = [];
+      this.keepRecent(batchBytesOf(records), records.length);
+      return true;
+    }
+    this.seq = head.seq;
+    this.lastHash = head.hash;
+    return false;
+  }
+
+  private spoolRecords(records: AuditRecord[]): boolean {
+    try {
+      this.spool!.append(batchBytesOf(records), records.length);
+      this.spoolFailed = false;
+      return true;
+    } catch (error) {
+      if (!this.spoolFailed) this.logger.error(`The audit spool ${this.spool!.file} cannot be written (${(error as Error).message}): records that do not fit in memory are dropped`);
+      this.spoolFailed = true;
+      return false;
+    }
   }
 
   private schedule(delayMs: number): void {
@@ -199,11 +284,22 @@ export class AuditTrail {
   private async writeOnce(): Promise<void> {
     try {
       if (!this.opened) await this.open();
-      while (this.batch.length > 0 || this.waiting.length > 0) {
-        if (this.batch.length === 0) this.batch = this.chainNext(this.waiting.splice(0, this.settings.batchSize));
-        await this.sink.append(this.batch);
-        this.written += this.batch.length;
-        this.batch = [];
+      // Chain order: the batch in hand, then the spool (chained after it), then what waits (not chained yet).
+      while (this.batch.length > 0 || (this.spool?.pending ?? 0) > 0 || this.waiting.length > 0) {
+        if (this.batch.length === 0 && this.spool && this.spool.pending > 0) {
+          const { records, end } = this.spool.next(this.settings.batchSize);
+          if (records.length > 0) await this.sink.append(records);
+          this.spool.advance(end, records.length);
+          this.written += records.length;
+        } else {
+          if (this.batch.length === 0) {
+            this.batch = this.chainNext(this.waiting.splice(0, this.settings.batchSize));
+            this.keepRecent(batchBytesOf(this.batch), this.batch.length);
+          }
+          await this.sink.append(this.batch);
+          this.written += this.batch.length;
+          this.batch = [];
+        }
         if (this.failing) this.recovered();
       }
       if (this.failing) this.recovered(); // opened at last, with nothing waiting
@@ -227,11 +323,13 @@ export class AuditTrail {
 
   private async open(): Promise<void> {
     await this.sink.open?.();
-    const tail = await this.sink.tail?.(this.settings.chain);
+    // What a previous run spooled is newer than anything in the sink: the chain goes on from there.
+    const tail = this.spool?.load(this.settings.chain) ?? (await this.sink.tail?.(this.settings.chain));
     if (tail) {
       this.seq = tail.seq;
       this.lastHash = tail.hash;
     }
+    if (this.spool && this.spool.pending > 0) await this.sink.tail?.(this.settings.chain); // the sink learns where its chain stands
     this.opened = true;
   }
 
@@ -267,6 +365,7 @@ export class AuditTrail {
         remoteAddress: entry.remoteAddress ?? null,
         hash: '',
       };
+      if (entry.count !== undefined) record.count = entry.count;
       // What the hash covers (as `hashRecord`): flattened once by hashing, the same text gives the line.
       const hashed = record.prevHash + canonicalRecordJson(record, redacted === args ? argsJson : undefined);
       record.hash = hash('sha256', hashed);
@@ -274,9 +373,7 @@ export class AuditTrail {
       text += `${hashed.slice(record.prevHash.length, -1)},"hash":"${record.hash}"}\n`;
       batch[index] = record;
     }
-    const bytes = Buffer.from(text);
-    rememberBatchBytes(batch, bytes);
-    this.keepRecent(bytes, entries.length);
+    rememberBatchBytes(batch, Buffer.from(text));
     return batch;
   }
 

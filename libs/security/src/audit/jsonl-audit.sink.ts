@@ -47,6 +47,8 @@ export class JsonlAuditSink implements AuditSink {
   private readonly syncIntervalMs: number;
   private lastSync = 0;
   private locked = false;
+  /** Where each chain stands in the file (read by `tail`, moved by `append`). */
+  private readonly lastSeq = new Map<string, number>();
 
   constructor(private readonly options: JsonlAuditSinkOptions) {
     this.rotateBytes = options.rotateBytes ?? 64 * 2 ** 20;
@@ -72,9 +74,13 @@ export class JsonlAuditSink implements AuditSink {
     }
   }
 
-  async append(records: readonly AuditRecord[]): Promise<void> {
+  async append(batch: readonly AuditRecord[]): Promise<void> {
     if (!this.handle) await this.open();
-    const data = batchBytesOf(records);
+    // A record already in the file (its chain reached its seq) is not written again: a batch
+    // replayed from a spool after a crash may hold records the file took just before it.
+    const records = batch.filter((record) => !(record.seq <= (this.lastSeq.get(record.chain) ?? 0)));
+    if (records.length === 0) return;
+    const data = records.length === batch.length ? batchBytesOf(batch) : batchBytesOf(records);
     const bytes = data.length;
     if (this.size > 0 && this.size + bytes > this.rotateBytes) await this.rotate();
     const handle = this.handle!;
@@ -87,6 +93,7 @@ export class JsonlAuditSink implements AuditSink {
         this.lastSync = now;
       }
       this.size = before + bytes;
+      for (const record of records) this.lastSeq.set(record.chain, record.seq);
     } catch (error) {
       // Cut a partial (or unsynced) write back off, so the retry of this batch adds each record once,
       // and let the retry open the file afresh (it may have been replaced, or its disk remounted).
@@ -99,7 +106,10 @@ export class JsonlAuditSink implements AuditSink {
   async tail(chain: string): Promise<AuditChainTail | undefined> {
     for (const file of (await trailFiles(this.options.file)).reverse()) {
       const last = await lastOfChain(file, chain);
-      if (last) return last;
+      if (last) {
+        this.lastSeq.set(chain, last.seq);
+        return last;
+      }
     }
     return undefined;
   }

@@ -47,12 +47,13 @@ const COLUMNS: ReadonlyArray<readonly [column: string, field: keyof AuditRecord,
   ['latency_ms', 'latencyMs', 'number'],
   ['trace_id', 'traceId', 'text'],
   ['remote_address', 'remoteAddress', 'text'],
+  ['count', 'count', 'number'],
   ['prev_hash', 'prevHash', 'text'],
   ['hash', 'hash', 'text'],
 ];
 const COLUMN_LIST = [...COLUMNS.map(([column]) => column), 'record'].join(', ');
 const PER_ROW = COLUMNS.length + 1;
-/** Rows per INSERT: 21 parameters each, 21 000 per statement, well below PostgreSQL's 65 535. */
+/** Rows per INSERT: 22 parameters each, 22 000 per statement, well below PostgreSQL's 65 535. */
 const ROWS_PER_INSERT = 1_000;
 const READ_PAGE = 1_000;
 
@@ -235,6 +236,8 @@ export class PostgresAuditSink implements AuditSink {
         `CREATE INDEX IF NOT EXISTS ${index('principal_time_idx')} ON ${this.table} (principal, time)`,
         `CREATE INDEX IF NOT EXISTS ${index('target_time_idx')} ON ${this.table} (target, time)`,
       ],
+      // How many refusals a record sums up (absent, NULL, on every record of one request).
+      [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS count integer`],
     ];
   }
 }

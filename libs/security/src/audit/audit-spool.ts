@@ -1,0 +1,148 @@
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { AuditRecord } from './audit-record';
+import type { AuditChainTail } from './audit-sink';
+
+/** At most this much of the spool is read into memory at a time while it is replayed. */
+const READ_BLOCK = 4 * 2 ** 20;
+
+/**
+ * A local append-only file of chained audit records that the sink could not take yet (the
+ * `buffered` policy's overflow): written in chain order, replayed in the same order when the sink
+ * returns, then emptied. How far it was replayed is kept beside it (`<file>.offset`), so a host
+ * that stops halfway replays the rest at its next start, and a record the sink took just before
+ * a crash is offered again (sinks store a record once: by id, or by its place in its chain).
+ *
+ * Writes are synchronous and small (a batch of lines): the spool is written only while the sink
+ * is down and memory is full, never on a healthy request path.
+ */
+export class AuditSpool {
+  private fd: number | undefined;
+  /** Bytes of the file that are replayed already. */
+  private offset = 0;
+  private size = 0;
+  /** Records in the file not replayed yet. */
+  private count = 0;
+
+  constructor(readonly file: string) {}
+
+  /** Records waiting in the spool. */
+  get pending(): number {
+    return this.count;
+  }
+
+  /** Bytes of records waiting in the spool. */
+  get bytes(): number {
+    return this.size - this.offset;
+  }
+
+  /**
+   * Opens the spool and finds what a previous run left in it.
+   * @returns the last record it holds for `chain`, which is newer than anything in the sink
+   */
+  load(chain: string): AuditChainTail | undefined {
+    if (!existsSync(this.file)) return undefined;
+    this.openFile();
+    this.offset = Math.min(this.readOffset(), this.size);
+    let tail: AuditChainTail | undefined;
+    this.count = 0;
+    for (const line of this.linesFrom(this.offset, Infinity).lines) {
+      this.count++;
+      const record = JSON.parse(line) as AuditRecord;
+      if (record.chain === chain) tail = { seq: record.seq, hash: record.hash };
+    }
+    return tail;
+  }
+
+  /**
+   * Appends chained records (their JSON lines, as the sink would write them).
+   * @throws when the disk cannot take them (the caller counts them as dropped)
+   */
+  append(lines: Buffer, count: number): void {
+    this.openFile();
+    const before = this.size;
+    try {
+      for (let written = 0; written < lines.length; ) written += writeSync(this.fd!, lines, written, lines.length - written);
+    } catch (error) {
+      // A partial line must not be replayed as a record: cut it off again.
+      try {
+        ftruncateSync(this.fd!, before);
+      } catch {
+        // the next append starts from `before` anyway
+      }
+      throw error;
+    }
+    this.size = before + lines.length;
+    this.count += count;
+  }
+
+  /** The next records to replay, oldest first, and where they end. */
+  next(max: number): { records: AuditRecord[]; end: number } {
+    const { lines, end } = this.linesFrom(this.offset, max);
+    return { records: lines.map((line) => JSON.parse(line) as AuditRecord), end };
+  }
+
+  /** The records up to `end` are in the sink: remembered, and the file emptied once all are. */
+  advance(end: number, count: number): void {
+    this.count -= count;
+    // Nothing left but (at most) a line a crash cut short: the spool is empty.
+    if (this.count <= 0 || end >= this.size) {
+      ftruncateSync(this.fd!, 0);
+      this.offset = 0;
+      this.size = 0;
+      this.count = 0;
+    } else {
+      this.offset = end;
+    }
+    writeFileSync(this.offsetFile, String(this.offset), { mode: 0o600 });
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private get offsetFile(): string {
+    return `${this.file}.offset`;
+  }
+
+  private openFile(): void {
+    if (this.fd !== undefined) return;
+    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+    this.fd = openSync(this.file, 'a+', 0o600);
+    this.size = fstatSync(this.fd).size;
+  }
+
+  private readOffset(): number {
+    try {
+      const offset = Number(readFileSync(this.offsetFile, 'utf8'));
+      return Number.isInteger(offset) && offset >= 0 ? offset : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Up to `max` whole lines from `start`, and the offset after the last one. */
+  private linesFrom(start: number, max: number): { lines: string[]; end: number } {
+    const lines: string[] = [];
+    let position = start;
+    let carry = Buffer.alloc(0);
+    while (position < this.size && lines.length < max) {
+      const block = Buffer.allocUnsafe(Math.min(READ_BLOCK, this.size - position));
+      const read = readSync(this.fd!, block, 0, block.length, position);
+      if (read <= 0) break;
+      const data = carry.length > 0 ? Buffer.concat([carry, block.subarray(0, read)]) : block.subarray(0, read);
+      let from = 0;
+      for (let newline = data.indexOf(0x0a); newline >= 0 && lines.length < max; newline = data.indexOf(0x0a, from)) {
+        const line = data.subarray(from, newline).toString('utf8');
+        if (line.trim()) lines.push(line);
+        from = newline + 1;
+      }
+      position += read;
+      carry = data.subarray(from);
+      if (lines.length >= max) return { lines, end: position - carry.length };
+    }
+    // A line the host could not finish writing (it died mid-write) is not a record.
+    return { lines, end: position - carry.length };
+  }
+}

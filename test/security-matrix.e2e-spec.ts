@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioTransport } from '#libs/hosting';
 import { REACHED, SecurityFixtureModule } from './fixtures/security.fixtures';
-import { connectHttpClient } from './support/fixture-app';
+import { connectHttpClient, startFixtureApp } from './support/fixture-app';
 import { startIssuer, type TestIssuer } from './support/issuer';
 import { StreamClientTransport } from './support/stream-client.transport';
 
@@ -52,18 +52,14 @@ describe('security matrix over Streamable HTTP (OAuth)', () => {
 
   beforeAll(async () => {
     issuer = await startIssuer();
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        SecurityFixtureModule.register({
-          mode: 'stateless',
-          authFailureLimit: { limit: 1_000, windowMs: 60_000 }, // the matrix fails on purpose many times
-          auth: { mode: 'oauth', issuer: issuer.issuer, jwksUri: issuer.jwksUri, resource: 'http://127.0.0.1/mcp', requiredScopes: ['mcp'] },
-        }),
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    ({ app, url } = await startFixtureApp(
+      {
+        mode: 'stateless',
+        authFailureLimit: { limit: 1_000, windowMs: 60_000 }, // the matrix fails on purpose many times
+        auth: { mode: 'oauth', issuer: issuer.issuer, jwksUri: issuer.jwksUri, resource: 'http://127.0.0.1/mcp', requiredScopes: ['mcp'] },
+      },
+      (options) => SecurityFixtureModule.register(options),
+    ));
   });
   afterAll(async () => {
     await app.close();

@@ -1,7 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { SecurityFixtureModule } from './fixtures/security.fixtures';
-import { connectHttpClient } from './support/fixture-app';
+import { connectHttpClient, startFixtureApp } from './support/fixture-app';
 import { startIssuer, type TestIssuer } from './support/issuer';
 
 describe('OAuth 2.1 resource server', () => {
@@ -12,24 +11,20 @@ describe('OAuth 2.1 resource server', () => {
 
   beforeAll(async () => {
     issuer = await startIssuer();
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        SecurityFixtureModule.register({
-          auth: {
-            mode: 'oauth',
-            issuer: issuer.issuer,
-            jwksUri: issuer.jwksUri,
-            resource: 'http://127.0.0.1/mcp',
-            requiredScopes: ['mcp'],
-            scopesSupported: ['mcp', 'tickets:read', 'tickets:write', 'reports'],
-          },
-        }),
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-    url = `${base}/mcp`;
+    ({ app, url } = await startFixtureApp(
+      {
+        auth: {
+          mode: 'oauth',
+          issuer: issuer.issuer,
+          jwksUri: issuer.jwksUri,
+          resource: 'http://127.0.0.1/mcp',
+          requiredScopes: ['mcp'],
+          scopesSupported: ['mcp', 'tickets:read', 'tickets:write', 'reports'],
+        },
+      },
+      (options) => SecurityFixtureModule.register(options),
+    ));
+    base = url.replace(/\/mcp$/, '');
   });
   afterAll(async () => {
     await app.close();

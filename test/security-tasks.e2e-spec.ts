@@ -1,5 +1,4 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema,
@@ -9,7 +8,7 @@ import {
   ListTasksResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { REACHED, SecurityFixtureModule } from './fixtures/security.fixtures';
-import { connectHttpClient } from './support/fixture-app';
+import { connectHttpClient, startFixtureApp } from './support/fixture-app';
 import { startIssuer, type TestIssuer } from './support/issuer';
 import { waitFor } from './support/wait-for';
 
@@ -32,18 +31,14 @@ describe.each(['stateless', 'stateful'] as const)('tasks/* security matrix over 
 
   beforeAll(async () => {
     issuer = await startIssuer();
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        SecurityFixtureModule.register({
-          mode,
-          authFailureLimit: { limit: 1_000, windowMs: 60_000 },
-          auth: { mode: 'oauth', issuer: issuer.issuer, jwksUri: issuer.jwksUri, resource: 'http://127.0.0.1/mcp', requiredScopes: ['mcp'] },
-        }),
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    ({ app, url } = await startFixtureApp(
+      {
+        mode,
+        authFailureLimit: { limit: 1_000, windowMs: 60_000 },
+        auth: { mode: 'oauth', issuer: issuer.issuer, jwksUri: issuer.jwksUri, resource: 'http://127.0.0.1/mcp', requiredScopes: ['mcp'] },
+      },
+      (options) => SecurityFixtureModule.register(options),
+    ));
   });
 
   afterAll(async () => {

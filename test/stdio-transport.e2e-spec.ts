@@ -10,6 +10,7 @@ import { StdioTransport } from '#libs/hosting';
 import { FixtureModule } from './fixtures/fixture.module';
 import { PipelineLog } from './fixtures/fixture.tools';
 import { StreamClientTransport } from './support/stream-client.transport';
+import { rawStdio } from './support/raw-stdio';
 import { waitFor } from './support/wait-for';
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
@@ -87,15 +88,7 @@ describe('stdio transport with the SDK client', () => {
 
 describe('stdio transport framing', () => {
   it('answers malformed lines with -32700 and keeps serving', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ http: false })] }).compile();
-    const app = moduleRef;
-    await app.init();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const lines: unknown[] = [];
-    output.setEncoding('utf8');
-    output.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((line) => lines.push(JSON.parse(line))));
-    void app.get(StdioTransport).connect(input, output);
+    const { input, lines, close } = await rawStdio();
     input.write('{not json\n');
     input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n');
     input.write('{"id":2,"method":"ping"}\n');
@@ -107,21 +100,13 @@ describe('stdio transport framing', () => {
         { jsonrpc: '2.0', id: 2, error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' } },
       ]),
     );
-    input.end();
-    await app.close();
+    await close();
   });
 });
 
 describe('stdio message size', () => {
   it('refuses a line longer than bodyLimit with -32600 as soon as it passes the limit, and keeps serving', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ http: false, bodyLimit: '1kb' })] }).compile();
-    await moduleRef.init();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const lines: unknown[] = [];
-    output.setEncoding('utf8');
-    output.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((line) => lines.push(JSON.parse(line))));
-    void moduleRef.get(StdioTransport).connect(input, output);
+    const { input, lines, close } = await rawStdio({ bodyLimit: '1kb' });
     input.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(2_000)}`);
     // Answered before the line even ends: nothing more of it is kept.
     await waitFor(() => lines.length === 1);
@@ -131,8 +116,7 @@ describe('stdio message size', () => {
       { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message is longer than 1024 bytes (bodyLimit); it was discarded up to the end of its line' } },
       { jsonrpc: '2.0', id: 2, result: {} },
     ]);
-    input.end();
-    await moduleRef.close();
+    await close();
   });
 
   it('costs a real host no more than its limit for a 64 MB line, with no stack trace on stderr', async () => {
@@ -167,14 +151,7 @@ describe('stdio message size', () => {
 
 describe('stdio handshake', () => {
   it('answers only ping before initialize, as Streamable HTTP does', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ http: false })] }).compile();
-    await moduleRef.init();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const lines: unknown[] = [];
-    output.setEncoding('utf8');
-    output.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((line) => lines.push(JSON.parse(line))));
-    void moduleRef.get(StdioTransport).connect(input, output);
+    const { input, lines, close } = await rawStdio();
     input.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
     input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
     await waitFor(() => lines.length === 2);
@@ -186,7 +163,6 @@ describe('stdio handshake', () => {
       { jsonrpc: '2.0', id: 2, result: {} },
     ]);
     expect(lines[3]).toMatchObject({ id: 4, result: { tools: expect.any(Array) } });
-    input.end();
-    await moduleRef.close();
+    await close();
   });
 });

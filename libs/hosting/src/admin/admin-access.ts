@@ -82,6 +82,14 @@ export class AdminAccess {
   }
 }
 
+/** The headers of a refused request: `WWW-Authenticate` (of `realm`) on 401, `Retry-After` on 429. */
+export function refusalHeaders(refusal: Extract<AdminAccessResult, { ok: false }>, realm: string): Record<string, string> {
+  return {
+    ...(refusal.status === 401 && { 'www-authenticate': `Bearer realm="${realm}"` }),
+    ...(refusal.retryAfterSec && { 'retry-after': String(refusal.retryAfterSec) }),
+  };
+}
+
 const isAdmin = (principal: McpPrincipal) => principal.roles.includes(ADMIN_ROLE) || principal.scopes.includes(ADMIN_SCOPE);
 
 function isLoopbackAddress(address: string): boolean {

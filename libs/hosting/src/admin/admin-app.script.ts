@@ -87,12 +87,12 @@ export const ADMIN_APP_JS = String.raw`'use strict';
   function storedKey() {
     try { return sessionStorage.getItem(KEY_STORAGE) || ''; } catch (e) { return ''; }
   }
-  function api(name, query) {
-    var url = BASE + '/api/' + name + (query ? '?' + new URLSearchParams(query).toString() : '');
-    var headers = { accept: 'application/json' };
+  /** A request to the API with the stored key; resolves to its JSON, rejects with the server's message and status. */
+  function call(path, init) {
+    var headers = Object.assign({ accept: 'application/json' }, init.headers);
     var key = storedKey();
     if (key) headers.authorization = 'Bearer ' + key;
-    return fetch(url, { headers: headers, cache: 'no-store', credentials: 'omit' }).then(function (res) {
+    return fetch(BASE + '/api/' + path, Object.assign({}, init, { headers: headers, cache: 'no-store', credentials: 'omit' })).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (body) {
         if (!res.ok) {
           var error = new Error(body.message || 'HTTP ' + res.status);
@@ -103,20 +103,11 @@ export const ADMIN_APP_JS = String.raw`'use strict';
       });
     });
   }
+  function api(name, query) {
+    return call(name + (query ? '?' + new URLSearchParams(query).toString() : ''), {});
+  }
   function post(path, body) {
-    var headers = { accept: 'application/json', 'content-type': 'application/json' };
-    var key = storedKey();
-    if (key) headers.authorization = 'Bearer ' + key;
-    return fetch(BASE + '/api/' + path, { method: 'POST', headers: headers, body: JSON.stringify(body), cache: 'no-store', credentials: 'omit' }).then(function (res) {
-      return res.json().catch(function () { return {}; }).then(function (reply) {
-        if (!res.ok) {
-          var error = new Error(reply.message || 'HTTP ' + res.status);
-          error.status = res.status;
-          throw error;
-        }
-        return reply;
-      });
-    });
+    return call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   }
   /** The approval request this page was opened for (a link sent by URL-mode elicitation), if any. */
   function focusedApproval() {

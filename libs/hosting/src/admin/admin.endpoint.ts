@@ -5,7 +5,7 @@ import type { McpPrincipal } from '#libs/core';
 import { checkOriginAndHost } from '../http/origin-host.policy';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { McpRequestObservers } from '../telemetry/request-observers';
-import { AdminAccess } from './admin-access';
+import { AdminAccess, refusalHeaders } from './admin-access';
 import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
 import { McpApprovals } from '../approvals/mcp-approvals';
 import { ApprovalDecisionError } from '#libs/invocation';
@@ -101,12 +101,7 @@ export class AdminEndpoint implements OnModuleInit {
     try {
       if (this.refusedByPolicy(req, res)) return;
       const access = await this.access.check(req);
-      if (!access.ok) {
-        const headers: Record<string, string> = {};
-        if (access.status === 401) headers['www-authenticate'] = 'Bearer realm="mcp-admin"';
-        if (access.retryAfterSec) headers['retry-after'] = String(access.retryAfterSec);
-        return this.json(res, access.status, { error: access.error, message: access.message }, headers);
-      }
+      if (!access.ok) return this.json(res, access.status, { error: access.error, message: access.message }, refusalHeaders(access, 'mcp-admin'));
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
       const name = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
       await this.answer(res, name, url.searchParams, access.principal);
@@ -130,12 +125,7 @@ export class AdminEndpoint implements OnModuleInit {
         return this.json(res, 415, { error: 'unsupported_media_type', message: 'Send the decision as Content-Type: application/json' });
       }
       const access = await this.access.authenticate(req, surface);
-      if (!access.ok) {
-        const headers: Record<string, string> = {};
-        if (access.status === 401) headers['www-authenticate'] = 'Bearer realm="mcp-admin"';
-        if (access.retryAfterSec) headers['retry-after'] = String(access.retryAfterSec);
-        return this.json(res, access.status, { error: access.error, message: access.message }, headers);
-      }
+      if (!access.ok) return this.json(res, access.status, { error: access.error, message: access.message }, refusalHeaders(access, 'mcp-admin'));
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
       const [id, decision] = url.pathname.slice(url.pathname.indexOf('/api/approvals') + '/api/approvals'.length).split('/').filter(Boolean);
       try {

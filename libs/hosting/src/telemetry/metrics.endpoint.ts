@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { AdminAccess } from '../admin/admin-access';
+import { AdminAccess, refusalHeaders } from '../admin/admin-access';
 import { checkOriginAndHost } from '../http/origin-host.policy';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { McpMetrics } from './mcp-metrics';
@@ -94,12 +94,7 @@ export class McpMetricsEndpoint implements OnModuleInit, OnApplicationBootstrap,
       }
       if (!byToken) {
         const access = await this.access.check(req, SURFACE);
-        if (!access.ok) {
-          const headers: Record<string, string> = {};
-          if (access.status === 401) headers['www-authenticate'] = 'Bearer realm="mcp-metrics"';
-          if (access.retryAfterSec) headers['retry-after'] = String(access.retryAfterSec);
-          return this.json(res, access.status, { error: access.error, message: access.message }, headers);
-        }
+        if (!access.ok) return this.json(res, access.status, { error: access.error, message: access.message }, refusalHeaders(access, 'mcp-metrics'));
       }
       const body = await this.metrics.metrics();
       res.removeHeader('x-powered-by');

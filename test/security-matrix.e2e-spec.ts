@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioTransport } from '#libs/hosting';
 import { REACHED, SecurityFixtureModule } from './fixtures/security.fixtures';
 import { connectHttpClient, startFixtureApp } from './support/fixture-app';
-import { startIssuer, type TestIssuer } from './support/issuer';
+import { credentialRefusals, startIssuer, type TestIssuer } from './support/issuer';
 import { StreamClientTransport } from './support/stream-client.transport';
 
 type Target = 'tool' | 'prompt' | 'resource' | 'list';
@@ -66,14 +66,7 @@ describe('security matrix over Streamable HTTP (OAuth)', () => {
     await issuer.close();
   });
 
-  const refusals: [string, () => Promise<string | undefined>, number, string][] = [
-    ['no credentials', async () => undefined, 401, 'No bearer token'],
-    ['a bad key', async () => 'not-a-token', 401, 'The token is not valid'],
-    ['an expired token', () => issuer.sign({ scope: 'mcp tickets:read reports' }, { expiresIn: '-10m' }), 401, 'The token has expired'],
-    ['a token for another audience', () => issuer.sign({ scope: 'mcp tickets:read reports' }, { audience: 'https://other.example/mcp' }), 401, 'audience'],
-    ['a token from another issuer', () => issuer.sign({ scope: 'mcp tickets:read reports' }, { issuer: 'https://evil.example' }), 401, 'issuer'],
-    ['a token without the server scope', () => issuer.sign({ scope: 'tickets:read reports' }), 403, 'lacks scope(s): mcp'],
-  ];
+  const refusals = credentialRefusals(() => issuer, 'tickets:read reports');
 
   describe.each(TARGETS)('%s', (target) => {
     it.each(refusals)('is refused with %s, before any code runs', async (_label, token, status, message) => {

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { REACHED, SecurityFixtureModule } from './fixtures/security.fixtures';
 import { connectHttpClient, startFixtureApp } from './support/fixture-app';
-import { startIssuer, type TestIssuer } from './support/issuer';
+import { credentialRefusals, startIssuer, type TestIssuer } from './support/issuer';
 import { waitFor } from './support/wait-for';
 
 type TaskMethod = 'tasks/get' | 'tasks/result' | 'tasks/cancel' | 'tasks/list';
@@ -56,14 +56,7 @@ describe.each(['stateless', 'stateful'] as const)('tasks/* security matrix over 
     return task.taskId;
   }
 
-  const refusals: [string, () => Promise<string | undefined>, number, string][] = [
-    ['no credentials', async () => undefined, 401, 'No bearer token'],
-    ['a bad token', async () => 'not-a-token', 401, 'The token is not valid'],
-    ['an expired token', () => issuer.sign({ scope: 'mcp reports' }, { expiresIn: '-10m' }), 401, 'The token has expired'],
-    ['a token for another audience', () => issuer.sign({ scope: 'mcp reports' }, { audience: 'https://other.example/mcp' }), 401, 'audience'],
-    ['a token from another issuer', () => issuer.sign({ scope: 'mcp reports' }, { issuer: 'https://evil.example' }), 401, 'issuer'],
-    ['a token without the server scope', () => issuer.sign({ scope: 'reports' }), 403, 'lacks scope(s): mcp'],
-  ];
+  const refusals = credentialRefusals(() => issuer, 'reports');
 
   describe.each(TASK_METHODS)('%s', (method) => {
     it.each(refusals)('is refused with %s, before any code runs', async (_label, token, status, message) => {

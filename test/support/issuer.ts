@@ -28,3 +28,21 @@ export async function startIssuer(): Promise<TestIssuer> {
   return { issuer, jwksUri: `${issuer}/jwks.json`, sign, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+
+/**
+ * Every way a request's credential is refused by an OAuth host requiring the scope `mcp`, with
+ * the status and a part of the message: [label, credential, status, message]. `scopes` are the
+ * entry scopes the tokens carry besides, so only the credential is wrong.
+ */
+export function credentialRefusals(issuerOf: () => TestIssuer, scopes: string): [string, () => Promise<string | undefined>, number, string][] {
+  // The issuer starts in a beforeAll: it is read when a test runs, not when the list is made.
+  const issuer = { sign: (...args: Parameters<TestIssuer['sign']>) => issuerOf().sign(...args) };
+  return [
+    ['no credentials', async () => undefined, 401, 'No bearer token'],
+    ['a bad token', async () => 'not-a-token', 401, 'The token is not valid'],
+    ['an expired token', () => issuer.sign({ scope: `mcp ${scopes}` }, { expiresIn: '-10m' }), 401, 'The token has expired'],
+    ['a token for another audience', () => issuer.sign({ scope: `mcp ${scopes}` }, { audience: 'https://other.example/mcp' }), 401, 'audience'],
+    ['a token from another issuer', () => issuer.sign({ scope: `mcp ${scopes}` }, { issuer: 'https://evil.example' }), 401, 'issuer'],
+    ['a token without the server scope', () => issuer.sign({ scope: scopes }), 403, 'lacks scope(s): mcp'],
+  ];
+}

@@ -87,10 +87,9 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     this.state.phase = 'stopped';
   }
 
-  /** Sends a notification that belongs to no request to every session (that `wants` it). */
+  /** Sends a notification that belongs to no request to every session (that `wants` it), stdio's too. */
   private broadcast(message: string, wants: (session: McpSession) => boolean = () => true): void {
-    const stdio = this.stdio.currentSession;
-    for (const session of stdio ? [...this.sessions.all(), stdio] : this.sessions.all()) {
+    for (const session of this.sessions.live()) {
       if (wants(session)) session.sink?.(message);
     }
   }

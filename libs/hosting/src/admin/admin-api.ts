@@ -7,7 +7,6 @@ import { HostState, type HostPhase } from '../lifecycle/host-state';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import type { McpSession } from '../session/mcp-session';
 import { SessionStore } from '../session/session.store';
-import { StdioTransport } from '../stdio/stdio.transport';
 import type { McpEntryKind } from '../telemetry/mcp-request-event';
 import { AdminCatalogReader, type AdminCatalog } from './admin-catalog.reader';
 import { McpCallStats, type McpEntryStats, type McpStatsSnapshot } from './mcp-call-stats';
@@ -84,7 +83,6 @@ export class AdminApi {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly state: HostState,
     private readonly sessions: SessionStore,
-    private readonly stdio: StdioTransport,
     private readonly dependencies: DependencyHealth,
     private readonly catalogReader: AdminCatalogReader,
     private readonly tools: ToolRegistry,
@@ -113,7 +111,7 @@ export class AdminApi {
         auth: this.options.auth.mode,
         startedAt: new Date(this.startedAt).toISOString(),
         uptimeSec: Math.floor((now - this.startedAt) / 1000),
-        sessions: this.sessions.size + (this.stdio.currentSession ? 1 : 0),
+        sessions: this.sessions.liveCount,
         inFlight: this.state.inFlight,
         catalog: { tools: this.tools.size, prompts: this.prompts.size, resources: this.resources.resources.size, resourceTemplates: this.resources.templates.size },
         process: { pid: process.pid, node: process.version, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
@@ -151,15 +149,16 @@ export class AdminApi {
 
   /** Live sessions, the most recently seen first (stdio's, if connected, included). */
   sessionList(): AdminSessions {
-    const stdio = this.stdio.currentSession;
-    const all = [...this.sessions.all(), ...(stdio ? [stdio] : [])];
+    const all = [...this.sessions.live()];
     const listed = all.sort((a, b) => b.lastSeen - a.lastSeen).slice(0, MAX_SESSIONS_LISTED);
     return {
       mode: this.options.mode,
       count: all.length,
       max: this.options.maxSessions,
       idleTtlMs: this.options.sessionIdleTtlMs,
-      sessions: listed.map((session) => describeSession(session, session === stdio ? 'stdio' : 'http', session === stdio ? this.options.stdioPrincipal.id : undefined)),
+      sessions: listed.map((session) =>
+        this.sessions.isLocal(session) ? describeSession(session, 'stdio', this.options.stdioPrincipal.id) : describeSession(session, 'http', undefined),
+      ),
     };
   }
 }

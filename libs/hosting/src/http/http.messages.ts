@@ -1,7 +1,5 @@
 /** Transport-level refusals of the Streamable HTTP endpoint: HTTP status, JSON-RPC code, message. */
 export const HttpMessages = {
-  forbiddenHost: (host: string) => [403, -32600, `Forbidden: Host "${host}" is not allowed (DNS rebinding protection); add it to allowedHosts`] as const,
-  forbiddenOrigin: (origin: string) => [403, -32600, `Forbidden: Origin "${origin}" is not allowed; add it to allowedOrigins`] as const,
   methodNotAllowed: (method: string) => [405, -32600, `Method Not Allowed: ${method} is not served on this endpoint`] as const,
   unsupportedMediaType: () => [415, -32600, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json'] as const,
   notAcceptable: (needs: string) => [406, -32600, `Not Acceptable: the Accept header must include ${needs}`] as const,
@@ -25,4 +23,4 @@ export const HttpMessages = {
   notReady: () => [503, -32600, 'Service Unavailable: the host is starting or shutting down'] as const,
 } as const;
 
-export type HttpRefusal = readonly [status: number, code: number, message: string];
+export type { HttpRefusal } from './origin-host.policy';

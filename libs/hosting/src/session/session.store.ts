@@ -22,8 +22,38 @@ export class SessionStore implements OnModuleDestroy {
 
   constructor(@Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions) {}
 
+  /** The session of a transport with one client for the life of the process (stdio), when there is one. */
+  private local: McpSession | undefined;
+
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Live sessions of every transport: the HTTP ones and the stdio session. */
+  get liveCount(): number {
+    return this.sessions.size + (this.local ? 1 : 0);
+  }
+
+  /** Every live session, the stdio one included (for notifications that belong to no request, and the dashboard). */
+  *live(): IterableIterator<McpSession> {
+    yield* this.sessions.values();
+    if (this.local) yield this.local;
+  }
+
+  /** Whether `session` is the stdio session. */
+  isLocal(session: McpSession): boolean {
+    return session === this.local;
+  }
+
+  /**
+   * Registers the session of a transport that serves one client for the life of the process
+   * (stdio): it is not subject to the limits and expiry of HTTP sessions. Returns how to remove it.
+   */
+  attachLocal(session: McpSession): () => void {
+    this.local = session;
+    return () => {
+      if (this.local === session) this.local = undefined;
+    };
   }
 
   /** Whether `owner` may open one more session; the refusal says which limit holds. */

@@ -6,6 +6,7 @@ import { classify, errorResponse, PARSE_ERROR_RESPONSE } from '../dispatch/json-
 import { HostState } from '../lifecycle/host-state';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { McpSession } from '../session/mcp-session';
+import { SessionStore } from '../session/session.store';
 import { LineSplitter } from './line-splitter';
 
 const NO_HEADERS = Object.freeze({});
@@ -23,16 +24,19 @@ export class StdioTransport {
   private session: McpSession | undefined;
   private output: Writable | undefined;
   private closed = false;
+  private detach: (() => void) | undefined;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
     private readonly state: HostState,
+    private readonly sessions: SessionStore,
   ) {}
 
   /** Starts reading `input`; resolves when it ends. */
   connect(input: Readable, output: Writable): Promise<void> {
     this.session = new McpSession('stdio', LATEST_PROTOCOL_VERSION);
+    this.detach = this.sessions.attachLocal(this.session);
     this.output = output;
     this.session.addSink((message) => this.write(message));
     const lines = new LineSplitter(this.options.bodyLimit, (line) => {
@@ -55,6 +59,7 @@ export class StdioTransport {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.detach?.();
     this.session?.close('stdio closed');
   }
 

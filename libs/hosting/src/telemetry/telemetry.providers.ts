@@ -5,7 +5,6 @@ import { catalogEntryOf } from '../admin/admin.providers';
 import { HostState } from '../lifecycle/host-state';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
 import { SessionStore } from '../session/session.store';
-import { StdioTransport } from '../stdio/stdio.transport';
 import { McpMetrics } from './mcp-metrics';
 import { McpTracing } from './mcp-tracing';
 import { McpRequestObservers } from './request-observers';
@@ -24,7 +23,6 @@ export const TELEMETRY_PROVIDERS: Provider[] = [
       observers: McpRequestObservers,
       state: HostState,
       sessions: SessionStore,
-      stdio: StdioTransport,
       tools: ToolRegistry,
       prompts: PromptRegistry,
       resources: ResourceRegistry,
@@ -33,12 +31,12 @@ export const TELEMETRY_PROVIDERS: Provider[] = [
       new McpMetrics({
         entryOf: catalogEntryOf(tools, prompts, resources),
         inFlight: () => state.inFlight,
-        sessions: () => sessions.size + (stdio.currentSession ? 1 : 0),
+        sessions: () => sessions.liveCount,
         audit: audit && (() => audit.health()),
         observers: options.metrics ? observers : undefined,
         processMetrics: options.metrics !== undefined,
       }),
-    inject: [MCP_RESOLVED_OPTIONS, McpRequestObservers, HostState, SessionStore, StdioTransport, ToolRegistry, PromptRegistry, ResourceRegistry, { token: AuditTrail, optional: true }],
+    inject: [MCP_RESOLVED_OPTIONS, McpRequestObservers, HostState, SessionStore, ToolRegistry, PromptRegistry, ResourceRegistry, { token: AuditTrail, optional: true }],
   },
   McpMetricsEndpoint,
   McpTracing,

@@ -1,17 +1,17 @@
 export { McpModule } from './mcp.module';
 export { MCP_MODULE_OPTIONS, type McpModuleExtras } from './mcp.module-definition';
 export type { McpModuleOptions, McpApprovalOptions } from './interfaces/mcp-module-options.interface';
-export { WEBHOOK_SIGNATURE_HEADER } from './approvals/approval-events';
-export { McpApprovals } from './approvals/mcp-approvals';
+export { WEBHOOK_SIGNATURE_HEADER } from '#libs/operations';
+export { McpApprovals } from '#libs/operations';
 export { StderrConsoleLogger } from './logging/stderr-console.logger';
 export { StdioTransport } from './stdio/stdio.transport';
-export { HostState, type HostPhase } from './lifecycle/host-state';
-export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask, type McpTaskStore, type McpTaskOwner, type StoredTask } from './tasks/task.store';
-export { type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from './telemetry/mcp-request-event';
-export { McpRequestObservers } from './telemetry/request-observers';
-export { McpMetrics, MCP_DURATION_BUCKETS, type McpMetricsOptions } from './telemetry/mcp-metrics';
-export { McpTracing, MCP_TRACER_NAME } from './telemetry/mcp-tracing';
-export { DependencyHealth, type McpHealthCheck, type DependencyStatus } from './health/dependency-health';
+export { HostState, type HostPhase } from '#libs/protocol';
+export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask, type McpTaskStore, type McpTaskOwner, type StoredTask } from '#libs/protocol';
+export { type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from '#libs/protocol';
+export { McpRequestObservers } from '#libs/protocol';
+export { McpMetrics, MCP_DURATION_BUCKETS, type McpMetricsOptions } from '#libs/operations';
+export { McpTracing, MCP_TRACER_NAME } from '#libs/protocol';
+export { DependencyHealth, type McpHealthCheck, type DependencyStatus } from '#libs/operations';
 export {
   McpCallStats,
   type McpCallStatsOptions,
@@ -19,4 +19,5 @@ export {
   type McpLatencySummary,
   type McpStatsSnapshot,
   type McpWindowStats,
-} from './admin/mcp-call-stats';
+} from '#libs/operations';
+export { resolveMcpOptions } from './options/mcp-options.resolver';

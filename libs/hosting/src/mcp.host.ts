@@ -12,13 +12,13 @@ import { McpResourceNotifier } from '#libs/resources';
 import { HandlerRunner, InvocationSettings, ToolInvoker } from '#libs/invocation';
 import { McpStartupError } from '#libs/core';
 import { AuditTrail, SecretRedactor } from '#libs/security';
-import { approvalPageOf } from './approvals/approval-page';
-import { notification } from './dispatch/json-rpc';
+import { approvalPageOf } from '#libs/operations';
+import { notification } from '#libs/protocol';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
-import { HostState } from './lifecycle/host-state';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from './options/resolved-options';
-import type { McpSession } from './session/mcp-session';
-import { SessionStore } from './session/session.store';
+import { HostState } from '#libs/protocol';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import type { McpSession } from '#libs/protocol';
+import { SessionStore } from '#libs/protocol';
 import { StdioTransport } from './stdio/stdio.transport';
 
 /**

@@ -3,7 +3,7 @@ import type { McpModuleOptions } from './interfaces/mcp-module-options.interface
 
 import type { Type } from '@nestjs/common';
 import type { McpAccessPolicy } from '#libs/security';
-import type { McpTaskStore } from './tasks/task.store';
+import type { McpTaskStore } from '#libs/protocol';
 
 /** Extras read when the module is defined (not from the async options). */
 export interface McpModuleExtras {

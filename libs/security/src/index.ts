@@ -25,3 +25,5 @@ export { JsonlAuditSink, readTrail, trailFiles, type JsonlAuditSinkOptions, type
 export { sensitiveFieldsOf, redactSensitive, type SensitiveFields } from './audit/sensitive-fields';
 export { resolveAuditOptions, type McpAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
 export { PostgresAuditSink, type PostgresAuditSinkOptions } from './audit/postgres-audit.sink';
+export { AuthFailureLimiter } from './auth/auth-failure.limiter';
+export { checkOriginAndHost, type OriginHostOptions, type HttpRefusal } from './http/origin-host.policy';

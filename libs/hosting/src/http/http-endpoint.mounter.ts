@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { McpStartupError } from '#libs/core';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
 import { isProtectedResourceMetadataPath, serveProtectedResourceMetadata } from './protected-resource-metadata';
 import { StreamableHttpHandler } from './streamable-http.handler';
 

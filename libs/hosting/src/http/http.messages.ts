@@ -23,4 +23,4 @@ export const HttpMessages = {
   notReady: () => [503, -32600, 'Service Unavailable: the host is starting or shutting down'] as const,
 } as const;
 
-export type { HttpRefusal } from './origin-host.policy';
+export type { HttpRefusal } from '#libs/security';

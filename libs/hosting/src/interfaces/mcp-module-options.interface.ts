@@ -1,7 +1,7 @@
 import type { McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
-import type { RequestLimits } from '../dispatch/request-limits';
-import type { McpHealthCheck } from '../health/dependency-health';
+import type { RequestLimits } from '#libs/protocol';
+import type { McpHealthCheck } from '#libs/operations';
 
 /** The `approvals` option: who decides approval requests, for how long they wait, who hears of them. */
 export interface McpApprovalOptions {

@@ -1,8 +1,8 @@
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
 import { ANONYMOUS, checkAuthOptions, resolveAuditOptions } from '#libs/security';
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../dispatch/request-limits';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '#libs/protocol';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import type { ResolvedApprovalOptions, ResolvedMcpOptions } from './resolved-options';
+import type { ResolvedApprovalOptions, ResolvedMcpOptions } from '#libs/protocol';
 
 const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const KNOWN_OPTIONS = new Set<string>([

@@ -1,12 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JsonRpcErrorCode, LATEST_PROTOCOL_VERSION } from '#libs/core';
-import { McpDispatcher, type DispatchScope } from '../dispatch/mcp.dispatcher';
-import { classify, errorResponse, PARSE_ERROR_RESPONSE } from '../dispatch/json-rpc';
-import { HostState } from '../lifecycle/host-state';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/resolved-options';
-import { McpSession } from '../session/mcp-session';
-import { SessionStore } from '../session/session.store';
+import { McpDispatcher, type DispatchScope } from '#libs/protocol';
+import { classify, errorResponse, PARSE_ERROR_RESPONSE } from '#libs/protocol';
+import { HostState } from '#libs/protocol';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { McpSession } from '#libs/protocol';
+import { SessionStore } from '#libs/protocol';
 import { LineSplitter } from './line-splitter';
 
 const NO_HEADERS = Object.freeze({});

@@ -1,0 +1,194 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { McpPrincipal } from '#libs/core';
+import { checkOriginAndHost } from '#libs/security';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { McpRequestObservers } from '#libs/protocol';
+import { AdminAccess, refusalHeaders } from './admin-access';
+import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
+import { McpApprovals } from '../approvals/mcp-approvals';
+import { ApprovalDecisionError } from '#libs/invocation';
+import { ADMIN_APP_JS } from './admin-app.script';
+import { adminStyleHash, renderAdminPage } from './admin-page';
+import { AdminMessages } from './admin.messages';
+import { McpCallStats } from './mcp-call-stats';
+import { OUTCOMES } from '../metrics/outcome-index';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals'] as const;
+/** How often the page refreshes itself. */
+const REFRESH_MS = 5_000;
+/** Sent with everything the dashboard serves. */
+const COMMON_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+/** Data is never a document: nothing may run or load from it. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+/**
+ * The admin dashboard on the application's HTTP server: the page at `path`, its script at
+ * `path/app.js`, and the JSON API at `path/api/{health,catalog,stats,audit,sessions}`.
+ *
+ * The routes are added to the HTTP adapter when the module initializes, because the path comes
+ * from the (possibly async) module options, which a controller's decorator cannot know. They go
+ * through Express like any route (this is not a hot path), after the MCP endpoint, which answers
+ * its own path first. The page carries no data, so it is served to anyone the Host/Origin policy
+ * admits; every API call is authenticated and needs an administrator (`AdminAccess`).
+ */
+@Injectable()
+export class AdminEndpoint implements OnModuleInit {
+  private readonly logger = new Logger('McpAdmin');
+  private page = '';
+  private pageCsp = '';
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly observers: McpRequestObservers,
+    private readonly stats: McpCallStats,
+    private readonly access: AdminAccess,
+    private readonly api: AdminApi,
+    private readonly approvals: McpApprovals,
+  ) {}
+
+  onModuleInit(): void {
+    const admin = this.options.admin;
+    const adapter = this.adapterHost?.httpAdapter;
+    if (!admin || !this.options.http || !adapter?.getHttpServer()) return;
+    this.observers.add(this.stats);
+    this.page = renderAdminPage({ base: admin.path, hostName: this.options.title ?? this.options.name, refreshMs: REFRESH_MS });
+    this.pageCsp = [
+      "default-src 'none'",
+      "script-src 'self'",
+      `style-src ${adminStyleHash()}`,
+      "connect-src 'self'",
+      "img-src 'self' data:",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; ');
+    const routes: [string, Handler][] = [
+      [admin.path, (req, res) => this.servePage(req, res)],
+      [`${admin.path}/app.js`, (req, res) => this.serveScript(req, res)],
+      // Before `api/:name`: approval requests answer approvers (and a request's own user), not only administrators.
+      [`${admin.path}/api/approvals`, (req, res) => void this.serveApprovals(req, res)],
+      [`${admin.path}/api/approvals/:id`, (req, res) => void this.serveApprovals(req, res)],
+      [`${admin.path}/api/:name`, (req, res) => void this.serveApi(req, res)],
+    ];
+    for (const [path, handler] of routes) adapter.get(path, handler);
+    adapter.post(`${admin.path}/api/approvals/:id/:decision`, (req: IncomingMessage, res: ServerResponse) => void this.serveApprovals(req, res));
+    this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
+  }
+
+  private servePage(req: IncomingMessage, res: ServerResponse): void {
+    if (this.refusedByPolicy(req, res)) return;
+    this.send(res, 200, 'text/html; charset=utf-8', this.page, { 'content-security-policy': this.pageCsp });
+  }
+
+  private serveScript(req: IncomingMessage, res: ServerResponse): void {
+    if (this.refusedByPolicy(req, res)) return;
+    this.send(res, 200, 'text/javascript; charset=utf-8', ADMIN_APP_JS, { 'content-security-policy': API_CSP });
+  }
+
+  private async serveApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      if (this.refusedByPolicy(req, res)) return;
+      const access = await this.access.check(req);
+      if (!access.ok) return this.json(res, access.status, { error: access.error, message: access.message }, refusalHeaders(access, 'mcp-admin'));
+      const url = new URL(req.url ?? '/', 'http://admin.invalid');
+      const name = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+      await this.answer(res, name, url.searchParams, access.principal);
+    } catch (error) {
+      this.logger.error(`Admin API failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
+      if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
+      else res.end();
+    }
+  }
+
+  /**
+   * `GET api/approvals[?status=]`, `GET api/approvals/:id`, `POST api/approvals/:id/{approve,deny}`
+   * (JSON body `{ "reason": "…" }`, optional). A POST must be `application/json`: a form on another
+   * site cannot send that without a CORS preflight, which this API never grants.
+   */
+  private async serveApprovals(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    const surface = 'approvals API';
+    try {
+      if (this.refusedByPolicy(req, res)) return;
+      if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+        return this.json(res, 415, { error: 'unsupported_media_type', message: 'Send the decision as Content-Type: application/json' });
+      }
+      const access = await this.access.authenticate(req, surface);
+      if (!access.ok) return this.json(res, access.status, { error: access.error, message: access.message }, refusalHeaders(access, 'mcp-admin'));
+      const url = new URL(req.url ?? '/', 'http://admin.invalid');
+      const [id, decision] = url.pathname.slice(url.pathname.indexOf('/api/approvals') + '/api/approvals'.length).split('/').filter(Boolean);
+      try {
+        if (!id) return this.json(res, 200, this.approvals.list(access.principal, url.searchParams.get('status')?.trim() || undefined));
+        if (req.method !== 'POST') return this.json(res, 200, { approval: this.approvals.get(access.principal, id), approver: this.approvals.isApprover(access.principal) });
+        if (decision !== 'approve' && decision !== 'deny') return this.json(res, 404, { error: 'not_found', message: AdminMessages.badDecision(decision) });
+        const reason = typeof (req.body as { reason?: unknown } | undefined)?.reason === 'string' ? ((req.body as { reason: string }).reason) : undefined;
+        return this.json(res, 200, { approval: this.approvals.decide(access.principal, id, decision === 'approve', reason) });
+      } catch (error) {
+        if (!(error instanceof ApprovalDecisionError)) throw error;
+        this.access.refused(req, surface, error.status, error.message, access.principal.id);
+        return this.json(res, error.status, { error: error.status === 404 ? 'not_found' : error.status === 403 ? 'forbidden' : 'conflict', message: error.message });
+      }
+    } catch (error) {
+      this.logger.error(`Approvals API failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
+      if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
+      else res.end();
+    }
+  }
+
+  private async answer(res: ServerResponse, name: string, query: URLSearchParams, principal: McpPrincipal): Promise<void> {
+    switch (name) {
+      case 'health':
+        return this.json(res, 200, await this.api.health(principal));
+      case 'catalog':
+        return this.json(res, 200, this.api.catalog());
+      case 'stats':
+        return this.json(res, 200, this.api.statistics());
+      case 'sessions':
+        return this.json(res, 200, this.api.sessionList());
+      case 'audit': {
+        const text = (key: string) => query.get(key)?.trim() || undefined;
+        const outcome = text('outcome');
+        if (outcome !== undefined && !OUTCOMES.includes(outcome as never)) {
+          return this.json(res, 400, { error: 'invalid', message: AdminMessages.badOutcome(outcome, OUTCOMES) });
+        }
+        const limitText = text('limit') ?? '50';
+        const limit = Number(limitText);
+        if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_AUDIT_LIMIT) {
+          return this.json(res, 400, { error: 'invalid', message: AdminMessages.badLimit(limitText, MAX_AUDIT_LIMIT) });
+        }
+        return this.json(res, 200, this.api.auditRecords({ principal: text('principal'), target: text('target'), outcome, limit }));
+      }
+      default:
+        return this.json(res, 404, { error: 'not_found', message: AdminMessages.notFound(name, API_NAMES) });
+    }
+  }
+
+  /** DNS-rebinding protection, as on the MCP endpoint: the Host (and a browser's Origin) must be allowed. */
+  private refusedByPolicy(req: IncomingMessage, res: ServerResponse): boolean {
+    const refusal = checkOriginAndHost(req.headers, this.options);
+    if (!refusal) return false;
+    this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
+    return true;
+  }
+
+  private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    this.send(res, status, 'application/json; charset=utf-8', JSON.stringify(body), { 'content-security-policy': API_CSP, ...headers });
+  }
+
+  private send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string>): void {
+    res.removeHeader('x-powered-by');
+    res.writeHead(status, { ...COMMON_HEADERS, ...headers, 'content-type': type, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+}

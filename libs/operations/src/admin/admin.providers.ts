@@ -1,0 +1,45 @@
+import type { Provider } from '@nestjs/common';
+import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import type { McpEntryKind } from '#libs/protocol';
+import { AdminAccess } from './admin-access';
+import { AdminApi } from './admin-api';
+import { AdminCatalogReader } from './admin-catalog.reader';
+import { AdminEndpoint } from './admin.endpoint';
+import { McpCallStats } from './mcp-call-stats';
+
+/**
+ * The entry a request's target counts for: the tool or prompt itself, the fixed resource, or
+ * the URI template a resource URI matched; `undefined` for names the catalog does not have.
+ */
+export function catalogEntryOf(tools: ToolRegistry, prompts: PromptRegistry, resources: ResourceRegistry) {
+  return (kind: McpEntryKind, target: string): string | undefined => {
+    switch (kind) {
+      case 'tool':
+        return tools.has(target) ? target : undefined;
+      case 'prompt':
+        return prompts.has(target) ? target : undefined;
+      case 'resource': {
+        if (resources.resources.has(target)) return target;
+        const resolved = resources.resolve(target);
+        return resolved?.kind === 'template' ? resolved.handler.template.template : undefined;
+      }
+      default:
+        return undefined;
+    }
+  };
+}
+
+/** The admin dashboard's providers, part of `McpModule` (they need its sessions, state and catalog). */
+export const ADMIN_PROVIDERS: Provider[] = [
+  {
+    provide: McpCallStats,
+    useFactory: (options: ResolvedMcpOptions, tools: ToolRegistry, prompts: PromptRegistry, resources: ResourceRegistry) =>
+      new McpCallStats({ windowMs: options.admin?.statsWindowMs ?? 5 * 60_000, entryOf: catalogEntryOf(tools, prompts, resources) }),
+    inject: [MCP_RESOLVED_OPTIONS, ToolRegistry, PromptRegistry, ResourceRegistry],
+  },
+  AdminAccess,
+  AdminCatalogReader,
+  AdminApi,
+  AdminEndpoint,
+];

@@ -1,0 +1,82 @@
+import { createHmac } from 'node:crypto';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { ApprovalRequests, type McpApprovalEvent } from '#libs/invocation';
+import { AuditTrail, type AuditEntry, type AuditOutcome } from '#libs/security';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+
+const METHODS: Record<McpApprovalEvent['type'], string> = {
+  requested: 'approvals/request',
+  approved: 'approvals/approve',
+  denied: 'approvals/deny',
+  expired: 'approvals/expire',
+  used: 'approvals/use',
+};
+
+/** The header of a webhook's signature: `sha256=<hex HMAC-SHA256 of the body>`. */
+export const WEBHOOK_SIGNATURE_HEADER = 'x-mcp-signature';
+
+/**
+ * Tells the audit trail and the `approvals.webhook` of every approval request opened, decided,
+ * expired or used: who did what, to which call of whose.
+ */
+@Injectable()
+export class ApprovalEvents implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('McpApprovals');
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly approvals: ApprovalRequests,
+    @Optional() private readonly trail?: AuditTrail,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.approvals.onEvent((event) => {
+      this.trail?.record(recordOf(event));
+      if (this.options.approvals.webhook) void this.post(event);
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  private async post(event: McpApprovalEvent): Promise<void> {
+    const webhook = this.options.approvals.webhook!;
+    const { publicUrl } = this.options.approvals;
+    const admin = this.options.admin?.path;
+    const body = JSON.stringify({
+      event: `approval.${event.type}`,
+      actor: event.actor,
+      approval: event.approval,
+      // Where a person (or a chat-ops bot with an approver's credentials) decides it.
+      ...(publicUrl && admin && { links: { page: `${publicUrl}${admin}#approval=${event.approval.id}`, api: `${publicUrl}${admin}/api/approvals/${event.approval.id}` } }),
+    });
+    const headers: Record<string, string> = { ...webhook.headers, 'content-type': 'application/json' };
+    if (webhook.secret) headers[WEBHOOK_SIGNATURE_HEADER] = `sha256=${createHmac('sha256', webhook.secret).update(body).digest('hex')}`;
+    try {
+      const response = await fetch(webhook.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(webhook.timeoutMs) });
+      await response.body?.cancel();
+      if (!response.ok) this.logger.warn(`The approvals webhook answered ${response.status} to approval.${event.type} of ${event.approval.tool}`);
+    } catch (error) {
+      this.logger.warn(`The approvals webhook could not be told of approval.${event.type} of ${event.approval.tool}: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** The audit record of an approval event: its actor as principal, the tool as target. */
+function recordOf({ type, approval, actor }: McpApprovalEvent): AuditEntry {
+  const outcome: AuditOutcome = type === 'expired' ? 'timeout' : 'ok';
+  return {
+    startedAt: Date.now(),
+    principal: actor,
+    transport: approval.transport,
+    client: type === 'requested' || type === 'used' ? approval.client : null,
+    method: METHODS[type],
+    target: approval.tool,
+    // The request's arguments (already redacted) when it is opened; who and why when it is decided.
+    arguments: type === 'requested' ? approval.arguments : { approval: approval.id, requester: approval.principal, ...(approval.reason && { reason: approval.reason }) },
+    outcome,
+    latencyMs: 0,
+  };
+}

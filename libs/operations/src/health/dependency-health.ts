@@ -1,0 +1,80 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { AuditTrail } from '#libs/security';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+
+/**
+ * A backing service the host needs (Redis, a database, …), checked by `/health/ready` and shown
+ * on the admin dashboard.
+ *
+ * @example
+ * ```ts
+ * McpModule.forRoot({ ..., healthChecks: [{ name: 'redis', check: () => redis.ping() }] })
+ * ```
+ */
+export interface McpHealthCheck {
+  /** Shown in the readiness report, e.g. `redis`. */
+  name: string;
+  /** Resolves when the dependency works, rejects (or throws) when it does not; a returned object is shown as details. */
+  check: () => unknown;
+  /** A required dependency that is down makes readiness answer 503; an optional one only reports `degraded`. @default true */
+  required?: boolean;
+  /** A check taking longer counts as down (ms). @default 2_000 */
+  timeoutMs?: number;
+}
+
+export interface DependencyStatus {
+  name: string;
+  status: 'up' | 'degraded' | 'down';
+  required: boolean;
+  details?: Record<string, unknown>;
+  error?: string;
+}
+
+/**
+ * Checks the host's dependencies: the audit trail (down under `fail-closed` while it cannot write,
+ * degraded under `buffered`) and every `healthChecks` entry, all at once, each with a time limit.
+ */
+@Injectable()
+export class DependencyHealth {
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Optional() private readonly audit?: AuditTrail,
+  ) {}
+
+  async check(): Promise<DependencyStatus[]> {
+    const checks = this.options.healthChecks.map((check) => this.run(check));
+    return [...(this.audit ? [await this.auditStatus(this.audit)] : []), ...(await Promise.all(checks))];
+  }
+
+  /** The trail's own state, and whether its sink answers now (a sink can fail while nothing is written). */
+  private async auditStatus(audit: AuditTrail): Promise<DependencyStatus> {
+    const health = audit.health();
+    const failClosed = health.policy === 'fail-closed';
+    const { lastError, ...details } = health;
+    const unreachable = await this.run({ name: 'audit', check: () => audit.ping() }).then((status) => status.error);
+    const error = lastError ?? unreachable;
+    return {
+      name: `audit:${health.sink}`,
+      status: health.state === 'ok' && !unreachable ? 'up' : failClosed ? 'down' : 'degraded',
+      required: failClosed,
+      details,
+      ...(error !== undefined && { error }),
+    };
+  }
+
+  private async run({ name, check, required = true, timeoutMs = 2_000 }: McpHealthCheck): Promise<DependencyStatus> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const result = await Promise.race([
+        Promise.resolve().then(check),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs))),
+      ]);
+      const details = typeof result === 'object' && result !== null && !Array.isArray(result) ? (result as Record<string, unknown>) : undefined;
+      return { name, status: 'up', required, ...(details && { details }) };
+    } catch (error) {
+      return { name, status: required ? 'down' : 'degraded', required, error: (error as Error)?.message ?? String(error) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+// Operations: health, metrics, the admin dashboard, approvals. Imported by the hosting library.
+export { ADMIN_ROLE, ADMIN_SCOPE, AdminAccess, refusalHeaders, type AdminAccessResult } from './admin/admin-access';
+export { MAX_AUDIT_LIMIT, AdminApi, type AdminHealth, type AdminAuditPage, type AdminSession, type AdminSessions, type AdminStats } from './admin/admin-api';
+export { ADMIN_APP_JS } from './admin/admin-app.script';
+export { AdminCatalogReader, type AdminThrottle, type AdminCatalogEntry, type AdminToolEntry, type AdminCatalog } from './admin/admin-catalog.reader';
+export { ADMIN_STYLE, adminStyleHash, escapeHtml, renderAdminPage } from './admin/admin-page';
+export { AdminEndpoint } from './admin/admin.endpoint';
+export { AdminMessages } from './admin/admin.messages';
+export { catalogEntryOf, ADMIN_PROVIDERS } from './admin/admin.providers';
+export { LATENCY_BINS, latencyBin, binValue, quantile } from './admin/latency-histogram';
+export { OTHER_ENTRY, McpCallStats, type McpCallStatsOptions, type McpLatencySummary, type McpWindowStats, type McpEntryStats, type McpStatsSnapshot } from './admin/mcp-call-stats';
+export { WEBHOOK_SIGNATURE_HEADER, ApprovalEvents } from './approvals/approval-events';
+export { approvalPageOf } from './approvals/approval-page';
+export { McpApprovals } from './approvals/mcp-approvals';
+export { DependencyHealth, type McpHealthCheck, type DependencyStatus } from './health/dependency-health';
+export { HealthController } from './health/health.controller';
+export { McpHealthIndicator } from './health/mcp.health';
+export { MCP_DURATION_BUCKETS, OTHER_LABEL, McpMetrics, type McpMetricsOptions } from './metrics/mcp-metrics';
+export { McpMetricsEndpoint } from './metrics/metrics.endpoint';
+export { OUTCOME_INDEX, OUTCOMES } from './metrics/outcome-index';
+export { TELEMETRY_PROVIDERS } from './metrics/telemetry.providers';

@@ -1,0 +1,43 @@
+import type { Provider } from '@nestjs/common';
+import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { AuditTrail } from '#libs/security';
+import { catalogEntryOf } from '../admin/admin.providers';
+import { HostState } from '#libs/protocol';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { SessionStore } from '#libs/protocol';
+import { McpMetrics } from './mcp-metrics';
+import { McpTracing } from '#libs/protocol';
+import { McpRequestObservers } from '#libs/protocol';
+import { McpMetricsEndpoint } from './metrics.endpoint';
+
+/**
+ * Prometheus metrics (the `metrics` option) and OpenTelemetry tracing, part of `McpModule`.
+ * `McpMetrics` always exists (inject it to add metrics of your own); it counts requests only
+ * while the option is on.
+ */
+export const TELEMETRY_PROVIDERS: Provider[] = [
+  {
+    provide: McpMetrics,
+    useFactory: (
+      options: ResolvedMcpOptions,
+      observers: McpRequestObservers,
+      state: HostState,
+      sessions: SessionStore,
+      tools: ToolRegistry,
+      prompts: PromptRegistry,
+      resources: ResourceRegistry,
+      audit: AuditTrail | undefined,
+    ) =>
+      new McpMetrics({
+        entryOf: catalogEntryOf(tools, prompts, resources),
+        inFlight: () => state.inFlight,
+        sessions: () => sessions.liveCount,
+        audit: audit && (() => audit.health()),
+        observers: options.metrics ? observers : undefined,
+        processMetrics: options.metrics !== undefined,
+      }),
+    inject: [MCP_RESOLVED_OPTIONS, McpRequestObservers, HostState, SessionStore, ToolRegistry, PromptRegistry, ResourceRegistry, { token: AuditTrail, optional: true }],
+  },
+  McpMetricsEndpoint,
+  McpTracing,
+];

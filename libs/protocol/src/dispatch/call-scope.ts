@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import type { McpCallKind, McpLogLevel } from '#libs/core';
+import { CallCancellation, CallContext, type CallChannel } from '#libs/invocation';
+import { HostState } from '../lifecycle/host-state';
+import { notification, type JsonRpcId } from './json-rpc';
+import { StatelessCalls } from './stateless-calls';
+import type { DispatchScope } from './method-handler';
+import type { RequestNote } from '../events/request-note';
+
+const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Sends a call's notifications on the transport of the request that started it. */
+class ScopeChannel implements CallChannel {
+  constructor(private readonly scope: DispatchScope) {}
+
+  get logLevel(): McpLogLevel | undefined {
+    return this.scope.session.logLevel;
+  }
+
+  get clientCapabilities(): Readonly<Record<string, unknown>> {
+    return this.scope.session.clientCapabilities ?? {};
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    this.scope.notify(notification(method, params));
+  }
+
+  get requestsUnavailable(): string | undefined {
+    // Without a session the answer would arrive on another POST with nothing to tie it to this call.
+    return this.scope.session.id === undefined ? 'needs a session: serve the host in stateful mode.' : undefined;
+  }
+
+  closeStream(): void {
+    this.scope.closeStream?.();
+  }
+
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+    return this.scope.session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
+  }
+}
+
+/**
+ * Runs a handler as a cancellable call: builds its `CallContext`, registers it for
+ * `notifications/cancelled`, client disconnects and shutdown draining, and unregisters it after.
+ */
+@Injectable()
+export class CallScope {
+  constructor(
+    private readonly state: HostState,
+    private readonly stateless: StatelessCalls,
+  ) {}
+
+  async run<T>(
+    scope: DispatchScope,
+    id: JsonRpcId,
+    kind: McpCallKind,
+    target: string,
+    params: Record<string, unknown>,
+    note: RequestNote | undefined,
+    body: (context: CallContext) => Promise<T>,
+  ): Promise<T> {
+    const session = scope.session;
+    const cancellation = new CallCancellation();
+    const stopWatching = scope.onLost?.((reason) => cancellation.cancel(reason));
+    session.inFlight.set(id, cancellation);
+    // Without a session, a cancellation can only find the call through its caller and id.
+    const forget = session.id === undefined ? this.stateless.add(scope.principal.id, id, cancellation) : undefined;
+    this.state.begin(cancellation);
+    const meta = (typeof params._meta === 'object' && params._meta !== null ? params._meta : NO_META) as Record<string, unknown>;
+    const progressToken = meta.progressToken;
+    const context = new CallContext({
+      requestId: id,
+      sessionId: session.id,
+      protocolVersion: session.protocolVersion,
+      kind,
+      target,
+      transport: scope.transport,
+      clientInfo: session.clientInfo,
+      caller: scope.principal,
+      headers: scope.headers,
+      remoteAddress: scope.remoteAddress,
+      meta,
+      progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
+      channel: new ScopeChannel(scope),
+      cancellation,
+    });
+    try {
+      return await body(context);
+    } finally {
+      if (note && cancellation.byClient) note.cancelledByClient((cancellation.cause as Error).message);
+      else if (note && context.failure) note.fail(context.failure, undefined, context.failureMessage);
+      forget?.();
+      session.inFlight.delete(id);
+      this.state.end(cancellation);
+      stopWatching?.();
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../resolved-options';
+import { checkRequestLimits, RequestLimitError } from './request-limits';
+import { AccessDeniedError } from '../admission/access-control';
+import { RequestNote } from '../events/request-note';
+import { outcomeOfCode, RequestTelemetry } from '../events/request-telemetry';
+import { McpTracing } from '../events/mcp-tracing';
+import { StatelessCalls } from './stateless-calls';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type MessageKind } from './json-rpc';
+import type { DispatchScope, MethodHandler } from './method-handler';
+import { CompletionMethods } from '../completion/completion.methods';
+import { LifecycleMethods } from '../lifecycle/lifecycle.methods';
+import { PromptMethods } from '../prompts/prompt.methods';
+import { ResourceMethods } from '../resources/resource.methods';
+import { TaskMethods } from '../tasks/task.methods';
+import { ToolMethods } from '../tools/tool.methods';
+
+export type { DispatchScope } from './method-handler';
+
+const NOT_INITIALIZED = 'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)';
+
+/**
+ * Answers JSON-RPC messages for any transport. It holds no connection state: everything about
+ * the client comes with the message's scope, so one dispatcher serves sessions, stateless
+ * requests and stdio alike (and, later, revisions that carry their state in `_meta`).
+ */
+@Injectable()
+export class McpDispatcher {
+  private readonly logger = new Logger('McpDispatcher');
+  private readonly handlers: ReadonlyMap<string, MethodHandler>;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    lifecycle: LifecycleMethods,
+    tools: ToolMethods,
+    prompts: PromptMethods,
+    resources: ResourceMethods,
+    completion: CompletionMethods,
+    tasks: TaskMethods,
+    private readonly telemetry: RequestTelemetry,
+    private readonly tracing: McpTracing,
+    private readonly stateless: StatelessCalls,
+  ) {
+    this.handlers = new Map(
+      [lifecycle, tools, prompts, resources, completion, tasks].flatMap((group) => Object.entries(group.methods)),
+    );
+  }
+
+  /**
+   * Handles one message; resolves to the serialized response, or `undefined` when none is due
+   * (notifications, responses, and requests the client cancelled).
+   */
+  async dispatch(kind: MessageKind, message: JsonRpcMessage, scope: DispatchScope): Promise<string | undefined> {
+    if (kind === 'notification') {
+      this.onNotification(message, scope);
+      return undefined;
+    }
+    if (kind === 'response') {
+      const error = message.error as { message?: unknown } | undefined;
+      if (!scope.session.clientRequests.settle(message.id, message.result, error)) {
+        this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
+      }
+      return undefined;
+    }
+    const id = message.id!;
+    const session = scope.session;
+    const note = new RequestNote(message.method ?? null, scope.transport, scope.principal.id, session.id, session.clientInfo, scope.remoteAddress);
+    try {
+      // A span per request when an OpenTelemetry SDK is registered; the note gets its trace id.
+      const response = await this.tracing.run(note, id, message.params, scope, () => this.answer(id, message, scope, note));
+      return note.withdrawn ? undefined : response;
+    } finally {
+      this.telemetry.finish(note);
+    }
+  }
+
+  private async answer(id: JsonRpcId, message: JsonRpcMessage, scope: DispatchScope, note: RequestNote): Promise<string> {
+    // A session is used only once `initialize` opened it (stateful HTTP opens it with the session;
+    // stdio has one from the start). Only `ping` may come first, as the spec allows.
+    if (scope.session.id !== undefined && !scope.session.opened && message.method !== 'initialize' && message.method !== 'ping') {
+      note.fail('invalid', JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
+      return errorResponse(id, JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
+    }
+    const handler = this.handlers.get(message.method!);
+    if (!handler) {
+      note.fail('not_found', JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);
+      return errorResponse(id, JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);
+    }
+    try {
+      const params = message.params ?? {};
+      checkRequestLimits(params, this.options.limits);
+      // Calls are admitted by their method groups, once the entry (and what to redact) is known.
+      if (message.method === 'tasks/result') this.telemetry.admit(note);
+      return resultResponse(id, await handler(params, id, scope, note));
+    } catch (error) {
+      if (error instanceof JsonRpcError) {
+        const outcome = error instanceof AccessDeniedError ? 'denied' : error instanceof RequestLimitError ? 'limited' : outcomeOfCode(error.code);
+        note.fail(outcome, error.code, error.message);
+        // The client's mistake, not the host's: one line, below the levels production logs keep.
+        this.logger.debug(`${message.method} refused (${error.code}): ${error.message}`);
+        return errorResponse(id, error.code, error.message, error.data);
+      }
+      this.logger.error(`${message.method} failed`, (error as Error)?.stack ?? String(error));
+      note.fail('error', JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error');
+      return errorResponse(id, JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error');
+    }
+  }
+
+  private onNotification(message: JsonRpcMessage, scope: DispatchScope): void {
+    switch (message.method) {
+      case 'notifications/initialized':
+        scope.session.initialized = true;
+        break;
+      case 'notifications/cancelled': {
+        const requestId = message.params?.requestId;
+        if (typeof requestId === 'string' || typeof requestId === 'number') {
+          const call = scope.session.id === undefined ? this.stateless.find(scope.principal.id, requestId) : scope.session.inFlight.get(requestId);
+          const reason = message.params?.reason;
+          call?.cancelByClient(typeof reason === 'string' && reason ? reason.slice(0, 200) : 'no reason given');
+        }
+        break;
+      }
+      default:
+      // Unknown notifications are ignored, as JSON-RPC requires.
+    }
+  }
+}
+

@@ -1,0 +1,37 @@
+import type { McpPrincipal, McpTransportKind } from '#libs/core';
+import type { McpSession } from '../sessions/mcp-session';
+import type { RequestNote } from '../events/request-note';
+import type { JsonRpcId } from './json-rpc';
+
+/** What a transport tells the dispatcher about one incoming message. */
+export interface DispatchScope {
+  session: McpSession;
+  transport: McpTransportKind;
+  /** Who sent the message (authenticated by the transport). */
+  principal: McpPrincipal;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The client's network address (HTTP only). */
+  remoteAddress?: string;
+  /** Sends a message tied to the request being served (its SSE stream, or stdout); false if it cannot be delivered. */
+  notify: (message: string) => boolean;
+  /**
+   * Lets a call be aborted when the transport loses its request (e.g. the client
+   * disconnected): registers `abort` and returns how to unregister it.
+   */
+  onLost?: (abort: (reason: Error) => void) => () => void;
+  /** Ends the request's SSE connection early; the client resumes it (no-op where not resumable). */
+  closeStream?: () => void;
+}
+
+/**
+ * Answers one JSON-RPC method: resolves to the `result` as JSON text. `note` collects what the
+ * audit trail and metrics need (the entry used, its arguments, why it failed).
+ */
+export type MethodHandler = (params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote) => string | Promise<string>;
+
+/** A group of JSON-RPC methods (tools, prompts, …) the dispatcher routes to. */
+export interface McpMethods {
+  readonly methods: Readonly<Record<string, MethodHandler>>;
+}
+
+export const EMPTY_RESULT = '{}';

@@ -3,8 +3,8 @@ import { dirname } from 'node:path';
 import type { AuditRecord } from './audit-record';
 import type { AuditChainTail } from './audit-sink';
 
-/** At most this much of the spool is read into memory at a time while it is replayed. */
-const READ_BLOCK = 4 * 2 ** 20;
+/** At most this much of the spool is read at a time (a replayed chunk of records is a few hundred KB). */
+const READ_BLOCK = 2 ** 20;
 
 /**
  * A local append-only file of chained audit records that the sink could not take yet (the
@@ -37,21 +37,32 @@ export class AuditSpool {
   }
 
   /**
-   * Opens the spool and finds what a previous run left in it.
+   * Opens the spool and finds what a previous run left in it, reading it a block at a time (an
+   * outage can leave gigabytes). A line the host could not finish writing (it died mid-write) is
+   * cut off: it holds no whole record, and what is appended next must start a line of its own.
    * @returns the last record it holds for `chain`, which is newer than anything in the sink
    */
   load(chain: string): AuditChainTail | undefined {
     if (!existsSync(this.file)) return undefined;
     this.openFile();
     this.offset = Math.min(this.readOffset(), this.size);
-    let tail: AuditChainTail | undefined;
     this.count = 0;
-    for (const line of this.linesFrom(this.offset, Infinity).lines) {
+    let last: Buffer | undefined;
+    let whole = this.offset;
+    for (const { line, end } of this.lines(this.offset)) {
+      whole = end;
+      if (isBlank(line)) continue;
       this.count++;
-      const record = JSON.parse(line) as AuditRecord;
-      if (record.chain === chain) tail = { seq: record.seq, hash: record.hash };
+      last = line;
     }
-    return tail;
+    if (whole < this.size) {
+      ftruncateSync(this.fd!, whole);
+      this.size = whole;
+    }
+    if (!last) return undefined;
+    const record = JSON.parse(last.toString('utf8')) as AuditRecord;
+    // One spool per chain by default; only a spool shared across a renamed chain needs the whole read.
+    return record.chain === chain ? { seq: record.seq, hash: record.hash } : this.lastOf(chain);
   }
 
   /**
@@ -78,8 +89,14 @@ export class AuditSpool {
 
   /** The next records to replay, oldest first, and where they end. */
   next(max: number): { records: AuditRecord[]; end: number } {
-    const { lines, end } = this.linesFrom(this.offset, max);
-    return { records: lines.map((line) => JSON.parse(line) as AuditRecord), end };
+    const records: AuditRecord[] = [];
+    let end = this.offset;
+    for (const { line, end: after } of this.lines(this.offset)) {
+      if (records.length >= max) break;
+      end = after;
+      if (!isBlank(line)) records.push(JSON.parse(line.toString('utf8')) as AuditRecord);
+    }
+    return { records, end };
   }
 
   /** The records up to `end` are in the sink: remembered, and the file emptied once all are. */
@@ -122,27 +139,40 @@ export class AuditSpool {
     }
   }
 
-  /** Up to `max` whole lines from `start`, and the offset after the last one. */
-  private linesFrom(start: number, max: number): { lines: string[]; end: number } {
-    const lines: string[] = [];
+  /** The last record of `chain` not replayed yet. */
+  private lastOf(chain: string): AuditChainTail | undefined {
+    let tail: AuditChainTail | undefined;
+    for (const { line } of this.lines(this.offset)) {
+      if (isBlank(line)) continue;
+      const record = JSON.parse(line.toString('utf8')) as AuditRecord;
+      if (record.chain === chain) tail = { seq: record.seq, hash: record.hash };
+    }
+    return tail;
+  }
+
+  /** The whole lines from `start` (without their newline), each with the offset after it, read a block at a time. */
+  private *lines(start: number): Generator<{ line: Buffer; end: number }> {
     let position = start;
-    let carry = Buffer.alloc(0);
-    while (position < this.size && lines.length < max) {
+    let carry: Buffer | undefined;
+    while (position < this.size) {
       const block = Buffer.allocUnsafe(Math.min(READ_BLOCK, this.size - position));
       const read = readSync(this.fd!, block, 0, block.length, position);
-      if (read <= 0) break;
-      const data = carry.length > 0 ? Buffer.concat([carry, block.subarray(0, read)]) : block.subarray(0, read);
+      if (read <= 0) return;
+      const data = carry ? Buffer.concat([carry, block.subarray(0, read)]) : block.subarray(0, read);
+      const base = position - (carry?.length ?? 0);
       let from = 0;
-      for (let newline = data.indexOf(0x0a); newline >= 0 && lines.length < max; newline = data.indexOf(0x0a, from)) {
-        const line = data.subarray(from, newline).toString('utf8');
-        if (line.trim()) lines.push(line);
+      for (let newline = data.indexOf(0x0a); newline >= 0; newline = data.indexOf(0x0a, from)) {
+        yield { line: data.subarray(from, newline), end: base + newline + 1 };
         from = newline + 1;
       }
       position += read;
-      carry = data.subarray(from);
-      if (lines.length >= max) return { lines, end: position - carry.length };
+      carry = from < data.length ? data.subarray(from) : undefined;
     }
-    // A line the host could not finish writing (it died mid-write) is not a record.
-    return { lines, end: position - carry.length };
   }
+}
+
+/** An empty line (or only whitespace) holds no record. */
+function isBlank(line: Buffer): boolean {
+  for (const byte of line) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  return true;
 }

@@ -312,6 +312,50 @@ describe('AuditTrail under the buffered policy: the spool', () => {
     expect(await verifyChain(sink.stored)).toEqual({ ok: true, count: 31, chains: 1 });
   });
 
+  it('replays a spool whose last line a crash cut short, and chains on from its last whole record', async () => {
+    const sink = new SwitchableSink();
+    const spoolFile = await spooled('torn-spool-');
+    const first = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 5, spoolFile }));
+    await first.start();
+    sink.down = true;
+    for (let n = 1; n <= 20; n++) first.record(entry(n));
+    await first.close(50);
+    // The host died while appending: half a record ends the file.
+    const whole = await readFile(spoolFile, 'utf8');
+    const lines = whole.trim().split('\n');
+    expect(lines).toHaveLength(20);
+    await writeFile(spoolFile, `${lines.slice(0, 19).join('\n')}\n${lines[19].slice(0, 40)}`);
+    // The sink is still down at the next start: new records are spooled after what is left.
+    const second = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 5, spoolFile }));
+    await second.start();
+    for (let n = 21; n <= 30; n++) second.record(entry(n));
+    sink.down = false;
+    await second.close();
+    const expected = [...Array.from({ length: 19 }, (_, i) => i + 1), ...Array.from({ length: 10 }, (_, i) => i + 21)];
+    expect(sink.stored.map((record) => record.target)).toEqual(expected.map((n) => `tool-${n}`));
+    expect(await verifyChain(sink.stored)).toEqual({ ok: true, count: 29, chains: 1 });
+    expect(second.health()).toMatchObject({ state: 'ok', spooled: 0, dropped: 0 });
+  });
+
+  it('reads a spool larger than it reads at a time without holding it whole', async () => {
+    const sink = new SwitchableSink();
+    const spoolFile = await spooled('big-spool-');
+    const first = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 100, batchSize: 500, spoolFile }));
+    await first.start();
+    sink.down = true;
+    // About 2,500 bytes a record: 3,000 of them are more than one read block.
+    const bulky = (n: number) => entry(n, { arguments: { n, note: 'x'.repeat(2_400) } });
+    for (let n = 1; n <= 3_000; n++) first.record(bulky(n));
+    await first.close(50);
+    const second = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 100, batchSize: 500, spoolFile }));
+    sink.down = false;
+    await second.start();
+    await second.close();
+    expect(sink.stored).toHaveLength(3_000);
+    expect(sink.stored.map((record) => (record.arguments as { n: number }).n)).toEqual(Array.from({ length: 3_000 }, (_, i) => i + 1));
+    expect(await verifyChain(sink.stored)).toMatchObject({ ok: true, count: 3_000 });
+  });
+
   it('drops only what a full disk cannot take: counted, shown as failing, and with no gap in the chain', async () => {
     const sink = new SwitchableSink();
     const trail = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 10, spoolFile: '/dev/full' }));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { verifyChain } from './audit-chain';
 import type { AuditEntry, AuditRecord } from './audit-record';
 import type { AuditSink } from './audit-sink';
+import { AuditSpool } from './audit-spool';
 import { AuditTrail, type AuditTrailSettings } from './audit-trail';
 import { JsonlAuditSink, readTrail, trailFiles } from './jsonl-audit.sink';
 import { redactSensitive, sensitiveFieldsOf } from './sensitive-fields';
@@ -367,6 +368,28 @@ describe('AuditTrail under the buffered policy: the spool', () => {
     await trail.flush();
     expect(sink.stored.map((record) => record.target)).toEqual(Array.from({ length: 10 }, (_, i) => `tool-${i + 1}`));
     expect(await verifyChain(sink.stored)).toMatchObject({ ok: true, count: 10 });
+    // The sink writes again and nothing more is dropped: healthy, with the drops still counted.
+    expect(trail.health()).toMatchObject({ state: 'ok', dropped: 20 });
+    await trail.close();
+  });
+
+  it('tries a full disk again at most once a second, not for every record that does not fit', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 200, spoolFile: '/dev/full' }));
+    await trail.start();
+    sink.down = true;
+    const append = jest.spyOn(AuditSpool.prototype, 'append');
+    try {
+      // Each try would chain the whole buffer again: 2,000 of them cost the request path seconds.
+      for (let n = 1; n <= 2_200; n++) trail.record(entry(n));
+      expect(append.mock.calls.length).toBeLessThanOrEqual(2);
+      expect(trail.health()).toMatchObject({ state: 'failing', dropped: 2_000 });
+    } finally {
+      append.mockRestore();
+    }
+    sink.down = false;
+    await trail.flush();
+    expect(await verifyChain(sink.stored)).toMatchObject({ ok: true, count: 200 });
     await trail.close();
   });
 

@@ -52,6 +52,8 @@ export interface AuditQuery {
 }
 
 const MAX_RETRY_DELAY_MS = 2_000;
+/** A spool whose disk refused records is tried again after this long; what does not fit meanwhile is dropped. */
+const SPOOL_RETRY_MS = 1_000;
 
 /**
  * The audit trail: takes one entry per audited request without blocking it, and writes them to
@@ -89,6 +91,7 @@ export class AuditTrail {
   /** Chained records the sink could not take yet, on disk, in chain order (`buffered` only). */
   private readonly spool: AuditSpool | undefined;
   private spoolFailed = false;
+  private spoolRetryAt = 0;
   private readonly refusals: RefusalAggregator;
 
   constructor(
@@ -232,6 +235,8 @@ export class AuditTrail {
    */
   private spill(entry: AuditEntry): boolean {
     if (!this.opened) return false; // the chain's head is not known yet: nothing can be numbered
+    // A full disk is not asked again for every request: each try chains the whole buffer.
+    if (this.spoolFailed && Date.now() < this.spoolRetryAt) return false;
     const head = { seq: this.seq, hash: this.lastHash };
     const entries = [...this.waiting, entry];
     const records = this.chainNext(entries);
@@ -251,8 +256,9 @@ export class AuditTrail {
       this.spoolFailed = false;
       return true;
     } catch (error) {
-      if (!this.spoolFailed) this.logger.error(`The audit spool ${this.spool!.file} cannot be written (${(error as Error).message}): records that do not fit in memory are dropped`);
+      if (!this.spoolFailed) this.logger.error(`The audit spool ${this.spool!.file} cannot be written (${(error as Error).message}): records that do not fit in memory are dropped; free space on its disk or set audit.spoolFile`);
       this.spoolFailed = true;
+      this.spoolRetryAt = Date.now() + SPOOL_RETRY_MS;
       return false;
     }
   }
@@ -303,6 +309,8 @@ export class AuditTrail {
         if (this.failing) this.recovered();
       }
       if (this.failing) this.recovered(); // opened at last, with nothing waiting
+      // Everything is written: a disk that refused the spool before is no reason to report a failure now.
+      this.spoolFailed = false;
     } catch (error) {
       const message = (error as Error)?.message ?? String(error);
       if (!this.failing) this.logger.error(`The audit sink "${this.sink.name}" cannot write (${message}); ${this.settings.policy === 'fail-closed' ? 'calls are refused' : 'records are buffered'} until it can`);
@@ -402,7 +410,8 @@ export class AuditTrail {
       this.lastDropLog = now;
       this.logger.error(
         `Audit record dropped (${entry.method ?? 'transport'} ${entry.target ?? ''} by ${entry.principal ?? 'unknown'}, outcome ${entry.outcome}): ` +
-          `the buffer of ${this.settings.bufferSize} is full${this.closed ? ' or the trail is closed' : ''}; ${this.dropped} dropped so far`,
+          `the buffer of ${this.settings.bufferSize} is full${this.spoolFailed ? ` and the spool ${this.spool!.file} cannot be written` : ''}` +
+          `${this.closed ? ' or the trail is closed' : ''}; ${this.dropped} dropped so far`,
       );
     }
   }

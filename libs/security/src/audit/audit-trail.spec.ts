@@ -293,6 +293,21 @@ describe('AuditTrail under the buffered policy: the spool', () => {
     await trail.close();
   });
 
+  it('spills the oldest batch at a time, so that no one request chains the whole buffer, and keeps the order', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 50, batchSize: 10, spoolFile: await spooled('batch-spool-') }));
+    await trail.start();
+    sink.down = true;
+    for (let n = 1; n <= 51; n++) trail.record(entry(n));
+    expect(trail.health()).toMatchObject({ spooled: 10, queued: 41 });
+    for (let n = 52; n <= 100; n++) trail.record(entry(n));
+    sink.down = false;
+    expect(await trail.flush()).toBe(0);
+    expect(sink.stored.map((record) => record.target)).toEqual(Array.from({ length: 100 }, (_, i) => `tool-${i + 1}`));
+    expect(await verifyChain(sink.stored)).toEqual({ ok: true, count: 100, chains: 1 });
+    await trail.close();
+  });
+
   it('replays what a previous run left in the spool before anything new, continuing its chain', async () => {
     const sink = new SwitchableSink();
     const spoolFile = await spooled('respool-');

@@ -229,25 +229,29 @@ export class AuditTrail {
   }
 
   /**
-   * Moves what waits in memory, and `entry`, to the spool, chained in order. When the disk refuses
-   * them, the chain is as it was (no record numbered and lost: no gap), what waited stays in
-   * memory, and false says `entry` did not fit.
+   * Makes room for `entry`: the oldest entries waiting in memory (a batch of them, or `entry` itself
+   * when none waits) go to the spool, chained in order. A batch at a time, so that no one request
+   * pays for chaining the whole buffer. When the disk refuses them, the chain is as it was (no
+   * record numbered and lost: no gap), what waited stays in memory, and false says `entry` did not fit.
    */
   private spill(entry: AuditEntry): boolean {
     if (!this.opened) return false; // the chain's head is not known yet: nothing can be numbered
-    // A full disk is not asked again for every request: each try chains the whole buffer.
+    // A full disk is not asked again for every request: each try chains a batch in vain.
     if (this.spoolFailed && Date.now() < this.spoolRetryAt) return false;
     const head = { seq: this.seq, hash: this.lastHash };
-    const entries = [...this.waiting, entry];
-    const records = this.chainNext(entries);
-    if (this.spoolRecords(records)) {
-      this.waiting = [];
-      this.keepRecent(batchBytesOf(records), records.length);
-      return true;
+    const taken = Math.min(this.waiting.length, this.settings.batchSize);
+    const records = this.chainNext(taken > 0 ? this.waiting.slice(0, taken) : [entry]);
+    if (!this.spoolRecords(records)) {
+      this.seq = head.seq;
+      this.lastHash = head.hash;
+      return false;
     }
-    this.seq = head.seq;
-    this.lastHash = head.hash;
-    return false;
+    if (taken > 0) {
+      this.waiting.splice(0, taken);
+      this.waiting.push(entry);
+    }
+    this.keepRecent(batchBytesOf(records), records.length);
+    return true;
   }
 
   private spoolRecords(records: AuditRecord[]): boolean {

@@ -32,6 +32,12 @@ describe('resolveAuditOptions', () => {
   it('spools the buffered policy next to the trail, per chain, and validates the spool and the refusal window', () => {
     expect(resolve({ policy: 'buffered', chain: 'desk/1' }).resolved!.settings).toMatchObject({ spoolFile: 'audit/spool/desk_1.jsonl', refusalWindowMs: 60_000 });
     expect(resolve({ policy: 'buffered', spoolFile: '/var/spool/mcp.jsonl' }).resolved!.settings.spoolFile).toBe('/var/spool/mcp.jsonl');
+    // Beside a trail file given elsewhere (on its volume, not in the working directory).
+    expect(resolve({ policy: 'buffered', chain: 'desk-1', file: '/var/log/mcp/audit.jsonl' }).resolved!.settings.spoolFile).toBe('/var/log/mcp/spool/desk-1.jsonl');
+    expect(resolve({ policy: 'buffered', chain: 'desk-1', sink: { name: 'x', append: async () => undefined } }).resolved!.settings.spoolFile).toBe('audit/spool/desk-1.jsonl');
+    expect(resolve({ policy: 'buffered', chain: 'desk-1', file: 'trail.jsonl', spoolFile: './trail.jsonl' }).problems).toEqual([
+      'audit.spoolFile is the trail file itself (give the spool a file of its own, or leave spoolFile out (spool/CHAIN.jsonl))',
+    ]);
     expect(resolve({ spoolFile: 'x.jsonl', refusalWindowMs: 5 }).problems).toEqual([
       "audit.spoolFile only applies to the 'buffered' policy (set policy: 'buffered', or remove spoolFile)",
       'audit.refusalWindowMs must be an integer ≥ 100, got 5 (set refusalWindowMs: 60000 (the default) or another integer ≥ 100)',

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { AuditFailurePolicy, AuditTrailSettings } from './audit-trail';
 import type { AuditSink } from './audit-sink';
 import { JsonlAuditSink } from './jsonl-audit.sink';
@@ -41,7 +41,8 @@ export interface McpAuditOptions {
    * `buffered` only: the local append-only file where records go when the sink is down and
    * `bufferSize` records already wait in memory; replayed in chain order when the sink is back
    * (and at the next start, if the host stopped first). Only a disk that cannot take them drops
-   * records. @default 'audit/spool/<chain>.jsonl'
+   * records. Must not be the trail file.
+   * @default 'spool/<chain>.jsonl' beside `file` (`audit/spool/<chain>.jsonl` by default and with a sink of your own)
    */
   spoolFile?: string;
   /**
@@ -102,8 +103,13 @@ export function resolveAuditOptions(value: unknown, report: (option: string, pro
     if (o.sink !== undefined && o[key] !== undefined) report(`audit.${key}`, 'only applies to the default sink, but a sink is given', `remove ${key}, or remove sink`);
   }
   const chain = text('chain', hostname())!;
-  const spoolFile = text('spoolFile', join('audit', 'spool', `${chain.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`))!;
+  // Next to the trail file (on the same volume), or under audit/ for a sink of its own.
+  const spoolDir = join(o.sink === undefined ? dirname(file) : 'audit', 'spool');
+  const spoolFile = text('spoolFile', join(spoolDir, `${chain.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`))!;
   if (o.spoolFile !== undefined && policy !== 'buffered') report('audit.spoolFile', "only applies to the 'buffered' policy", "set policy: 'buffered', or remove spoolFile");
+  if (o.sink === undefined && resolve(spoolFile) === resolve(file)) {
+    report('audit.spoolFile', 'is the trail file itself', `give the spool a file of its own, or leave spoolFile out (${join(spoolDir, 'CHAIN.jsonl')})`);
+  }
   const settings: AuditTrailSettings = {
     policy: policy === 'buffered' ? 'buffered' : 'fail-closed',
     bufferSize: integer('bufferSize', 10_000, 1),

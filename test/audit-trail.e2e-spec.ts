@@ -180,32 +180,62 @@ describe('audit trail (JSON-lines sink)', () => {
  * accounted for in the trail, but as a few records with counts rather than one record each.
  */
 describe('audit trail under a flood of unauthenticated requests', () => {
-  it('sums up like refusals per address and reason, so the trail stays small and complete', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'mcp-flood-')), 'audit.jsonl');
+  let app: INestApplication | undefined;
+  let base: string;
+  let file: string;
+  /** Stops the host: it writes the sums of the window still open. */
+  const stop = async () => {
+    await app?.close();
+    app = undefined;
+  };
+
+  beforeEach(async () => {
+    file = join(await mkdtemp(join(tmpdir(), 'mcp-flood-')), 'audit.jsonl');
     const moduleRef = await Test.createTestingModule({
       imports: [
         AuditFixtureModule.register({
           audit: { file, chain: 'flood', flushIntervalMs: 20 },
           authFailureLimit: { limit: 1_000_000, windowMs: 60_000 },
-          auth: { mode: 'apiKey', keys: [{ hash: hashApiKey(KEYS.agent), principal: 'agent-7' }] },
+          auth: {
+            mode: 'apiKey',
+            keys: [
+              { hash: hashApiKey(KEYS.agent), principal: 'agent-7' },
+              { hash: hashApiKey(KEYS.admin), principal: 'root', roles: ['admin'] },
+            ],
+          },
         }),
       ],
     }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
-    const attempt = (key?: string) =>
-      fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...(key && { 'x-api-key': key }) },
-        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
-      }).then((response) => (void response.body?.cancel(), response.status));
+    const started = moduleRef.createNestApplication({ logger: false });
+    await started.listen(0, '127.0.0.1');
+    base = (await started.getUrl()).replace('[::1]', '127.0.0.1');
+    app = started;
+  });
+  afterEach(stop);
+
+  /** `rounds` × 80 requests at once, each with the headers `headersOf(round, i)` gives; their statuses. */
+  const flood = async (rounds: number, headersOf: (round: number, i: number) => Record<string, string>) => {
     const statuses: number[] = [];
-    for (let round = 0; round < 50; round++) {
-      statuses.push(...(await Promise.all(Array.from({ length: 80 }, (_, i) => attempt(i % 4 === 0 ? `guess-${round}-${i}` : undefined)))));
+    for (let round = 0; round < rounds; round++) {
+      const sent = Array.from({ length: 80 }, (_, i) =>
+        fetch(`${base}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', ...headersOf(round, i) },
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        }).then((response) => (void response.body?.cancel(), response.status)),
+      );
+      statuses.push(...(await Promise.all(sent)));
     }
-    await app.close();
+    return statuses;
+  };
+
+  it('sums up like refusals per address and reason, so the trail stays small and complete', async () => {
+    const statuses = await flood(50, (round, i): Record<string, string> => (i % 4 === 0 ? { 'x-api-key': `guess-${round}-${i}` } : {}));
+    // Metrics still count every refusal: only the trail sums them up.
+    const metrics = await (await fetch(`${base}/metrics`, { headers: { 'x-api-key': KEYS.admin } })).text();
+    await stop();
     expect(statuses.filter((status) => status === 401)).toHaveLength(4_000);
+    expect(Number(/^mcp_unauthenticated_total\{transport="http"\} (\d+)$/m.exec(metrics)?.[1])).toBe(4_000);
     const records = await readRecords(file);
     const refusals = records.filter((record) => record.method === null);
     // No key and a bad key are two reasons: two records each (the first at once, then the sum).
@@ -219,6 +249,20 @@ describe('audit trail under a flood of unauthenticated requests', () => {
     ]);
     expect(refusals.every((record) => record.remoteAddress === '127.0.0.1')).toBe(true);
     expect(await verifyChain(records)).toMatchObject({ ok: true, count: 4 });
+    expect((await readFile(file)).length).toBeLessThan(4_000);
+  }, 60_000);
+
+  it('sums up refusals that differ only in a header the sender chose (a new Origin each time, 4 KB long)', async () => {
+    const statuses = await flood(25, (round, i) => ({ origin: `http://${round}-${i}.${'x'.repeat(4_000)}.example` }));
+    await stop();
+    expect(statuses.filter((status) => status === 403)).toHaveLength(2_000);
+    const records = await readRecords(file);
+    expect(records.map((record) => [record.outcome, record.errorCode, record.count ?? 1])).toEqual([
+      ['denied', 403, 1],
+      ['denied', 403, 1_999],
+    ]);
+    expect(records[0].error).toMatch(/^Forbidden: Origin "http:\/\/0-0\.x+…$/);
+    expect(await verifyChain(records)).toMatchObject({ ok: true, count: 2 });
     expect((await readFile(file)).length).toBeLessThan(4_000);
   }, 60_000);
 });

@@ -450,6 +450,29 @@ describe('AuditTrail refusals', () => {
     await trail.close();
   });
 
+  it('takes refusals that differ only in what the sender chose (a header value, a number) as alike', async () => {
+    const sink = new SwitchableSink();
+    const trail = new AuditTrail(sink, settings());
+    await trail.start();
+    const refusal = (errorCode: number, error: string) =>
+      entry(0, { method: null, principal: null, target: null, arguments: undefined, outcome: errorCode === 403 ? 'denied' : 'throttled', errorCode, error, remoteAddress: '203.0.113.9' });
+    // A new Origin on every request, 16 KB long: each would be a new reason, and a record of its own.
+    for (let i = 0; i < 1_000; i++) trail.recordRefusal(refusal(403, `Forbidden: Origin "http://${i}.${'x'.repeat(16_000)}.example" is not allowed; add it to allowedOrigins`));
+    // A lock-out whose message counts down the seconds.
+    for (let i = 0; i < 100; i++) trail.recordRefusal(refusal(429, `Too Many Requests: too many failed authentications from this address; retry in ${60 - (i % 60)} s`));
+    await trail.close();
+    expect(sink.stored.map((record) => [record.errorCode, record.count ?? 1])).toEqual([
+      [403, 1],
+      [429, 1],
+      [403, 999],
+      [429, 99],
+    ]);
+    // What the sender chose is kept, cut short: the first one and the last one of the window.
+    expect(sink.stored[0].error).toMatch(/^Forbidden: Origin "http:\/\/0\.x+…$/);
+    expect(sink.stored[2].error).toMatch(/^Forbidden: Origin "http:\/\/999\.x+…$/);
+    expect(sink.stored.every((record) => record.error!.length <= 1_000)).toBe(true);
+  });
+
   it('writes what a window counted when the trail closes', async () => {
     const sink = new SwitchableSink();
     const trail = new AuditTrail(sink, settings());

@@ -2,6 +2,14 @@ import type { AuditEntry } from './audit-record';
 
 /** Most keys (address × reason) one window tracks; past it, refusals are summed up per reason alone. */
 const MAX_KEYS = 10_000;
+/**
+ * What the sender chose in a refusal message: the quoted value (a `Host` or `Origin` header, a
+ * protocol version: from the first quote to the last, so quotes inside it change nothing) and
+ * numbers (seconds left of a lock-out). Two messages that differ only there give one reason.
+ */
+const SENDER_CHOSEN = /".*"|\d+/gs;
+/** What a record keeps of a refusal message (a header can be 16 KB; a tool error keeps as much). */
+const MESSAGE_LIMIT = 1_000;
 
 interface Tally {
   /** The last refusal counted (the summary record describes it). */
@@ -12,7 +20,8 @@ interface Tally {
 
 /**
  * Turns a flood of like refusals into a few records: per window, the first refusal of each
- * (address, principal, outcome, status, target, message) is recorded at once and the rest are counted;
+ * (address, principal, outcome, status, target, reason: the message without the values its sender
+ * chose) is recorded at once and the rest are counted;
  * when the window ends, one record with their `count` accounts for them. Memory is bounded: a
  * window tracks at most `MAX_KEYS` keys, and refusals past that (an attacker spraying addresses)
  * are summed up per reason, without the address.
@@ -27,14 +36,15 @@ export class RefusalAggregator {
   ) {}
 
   take(entry: AuditEntry): void {
-    let key = keyOf(entry, entry.remoteAddress ?? null, entry.error ?? null);
+    let key = keyOf(entry, entry.remoteAddress ?? null, reasonOf(entry.error));
     let tally = this.window.get(key);
     if (!tally && this.window.size >= MAX_KEYS) {
-      // Past the bound (addresses or messages made up by the sender), one key per kind of refusal.
+      // Past the bound (addresses made up by the sender), one key per kind of refusal.
       key = keyOf(entry, '*', '*');
       tally = this.window.get(key);
       entry = { ...entry, remoteAddress: null };
     }
+    if (entry.error && entry.error.length > MESSAGE_LIMIT) entry = { ...entry, error: `${entry.error.slice(0, MESSAGE_LIMIT - 1)}…` };
     if (tally) {
       tally.last = entry;
       tally.more++;
@@ -56,7 +66,12 @@ export class RefusalAggregator {
   }
 }
 
-/** Like refusals: the same outcome, status, surface and principal, from one address, with the same message. */
+/** The message without what its sender chose. */
+function reasonOf(message: string | null | undefined): string | null {
+  return message ? message.replace(SENDER_CHOSEN, '…') : null;
+}
+
+/** Like refusals: the same outcome, status, surface and principal, from one address, for the same reason. */
 function keyOf(entry: AuditEntry, address: string | null, message: string | null): string {
   return `${entry.outcome}\u0000${entry.errorCode ?? ''}\u0000${entry.target ?? ''}\u0000${entry.principal ?? ''}\u0000${address ?? '*'}\u0000${message ?? ''}`;
 }

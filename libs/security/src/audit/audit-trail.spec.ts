@@ -480,5 +480,8 @@ describe('AuditTrail refusals', () => {
     for (let i = 0; i < 10; i++) trail.recordRefusal(entry(0, { method: null, outcome: 'unauthenticated', remoteAddress: '198.51.100.1' }));
     await trail.close();
     expect(sink.stored.map((record) => record.count ?? 1)).toEqual([1, 9]);
+    // One refused after the trail closed is counted as dropped, as any record is.
+    trail.recordRefusal(entry(0, { method: null, outcome: 'unauthenticated', remoteAddress: '198.51.100.1' }));
+    expect(trail.health().dropped).toBe(1);
   });
 });

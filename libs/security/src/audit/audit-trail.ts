@@ -137,7 +137,8 @@ export class AuditTrail {
    * costs the trail a few records a minute, and every refusal is still accounted for.
    */
   recordRefusal(entry: AuditEntry): void {
-    if (!this.closed) this.refusals.take(entry);
+    if (this.closed) this.drop(entry);
+    else this.refusals.take(entry);
   }
 
   health(): AuditTrailHealth {

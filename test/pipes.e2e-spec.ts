@@ -8,13 +8,15 @@ import { PipeFixtureModule } from './fixtures/pipe.fixtures';
 import { connect, type TransportName } from './support/connect';
 
 describe.each<TransportName>(['http', 'stdio'])('pipes on @McpArgs over %s', (transport) => {
-  it('runs a pipe given as a class, as an instance, and one with injected dependencies', async () => {
+  it('runs a pipe given as a class, as an instance, and ones with injected dependencies', async () => {
     const connected = await connect(transport, {}, {}, (options) => PipeFixtureModule.register(options));
     try {
       const { client } = connected;
       expect((await client.callTool({ name: 'parseWithClass', arguments: { n: '42' } })).structuredContent).toEqual({ n: 42, type: 'number' });
       expect((await client.callTool({ name: 'parseWithInstance', arguments: { n: '7' } })).structuredContent).toEqual({ n: 7, type: 'number' });
       expect((await client.callTool({ name: 'times', arguments: { n: 4 } })).structuredContent).toEqual({ n: 40 });
+      // Not a provider: made with Multiplier from the module of PipeTools.
+      expect((await client.callTool({ name: 'offset', arguments: { n: 4 } })).structuredContent).toEqual({ n: 14 });
       // The pipe's refusal reaches the model as an error result naming the problem.
       const refused = (await client.callTool({ name: 'parseWithClass', arguments: { n: 'forty-two' } })) as CallToolResult;
       expect(refused).toEqual({ content: [{ type: 'text', text: 'Validation failed (numeric string is expected)' }], isError: true });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HttpException, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
-import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
+import { ContextIdFactory, ExternalContextCreator, ModuleRef, ModulesContainer } from '@nestjs/core';
 import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, McpToolError, retryAfterOf, type McpDiagnostic } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
@@ -36,8 +36,9 @@ export class HandlerRunner {
     private readonly contextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
     private readonly settings: InvocationSettings,
+    modules: ModulesContainer,
   ) {
-    this.pipes = new ParamPipes(moduleRef);
+    this.pipes = new ParamPipes(moduleRef, modules);
   }
 
   /**

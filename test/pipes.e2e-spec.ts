@@ -1,4 +1,4 @@
-import { Injectable, type PipeTransform } from '@nestjs/common';
+import { Injectable, ParseIntPipe, type PipeTransform } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -38,20 +38,25 @@ class NeedsUnregistered implements PipeTransform {
 
 @Injectable()
 class BrokenPipeTools {
-  @McpTool({ description: 'Its pipe cannot be made', input: z.object({ n: z.string() }) })
-  broken(@McpArgs('n', NeedsUnregistered) n: string) {
-    return n;
+  @McpTool({ description: 'Its pipes cannot be made', input: z.object({ n: z.string(), m: z.string() }) })
+  broken(@McpArgs('n', NeedsUnregistered) n: string, @McpArgs('m', ParseIntPipe, NeedsUnregistered) m: number) {
+    return n + m;
   }
 }
 
 describe('a pipe class that cannot be created', () => {
-  it('stops the start-up, naming the handler and the fix', async () => {
+  it('stops the start-up, naming the handler, each parameter and pipe, and the fix', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'x', version: '1', http: false })], providers: [BrokenPipeTools] }).compile();
     const error = await moduleRef.init().then(() => undefined, (e: unknown) => e);
     await moduleRef.close().catch(() => undefined);
     expect(error).toBeInstanceOf(McpStartupError);
+    // Nest's own reason, first line only: it names the missing dependency and the module searched.
+    const reason = "Nest can't resolve dependencies of the NeedsUnregistered (?). Please make sure that the argument Unregistered at index [0] is available in the RootTestModule module.";
+    const fix = (property: string) =>
+      `provide its dependencies in the module of BrokenPipeTools, or register NeedsUnregistered as a provider, or pass an instance: @McpArgs('${property}', new NeedsUnregistered(...))`;
     expect((error as McpStartupError).diagnostics).toEqual([
-      expect.objectContaining({ where: 'BrokenPipeTools.broken', problem: expect.stringContaining('a pipe of its parameters cannot be created') }),
+      { where: 'BrokenPipeTools.broken', problem: `pipe NeedsUnregistered of parameter #0 (@McpArgs('n')) cannot be created: ${reason}`, fix: fix('n') },
+      { where: 'BrokenPipeTools.broken', problem: `pipe NeedsUnregistered of parameter #1 (@McpArgs('m')) cannot be created: ${reason}`, fix: fix('m') },
     ]);
   });
 });

@@ -12,3 +12,17 @@ export const InvocationMessages = {
   timedOut: (tool: string, ms: number) => `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again with a narrower request.`,
   busy: (tool: string, limit: number) => `Tool "${tool}" is busy (${limit} call(s) already running). Retry in a moment.`,
 } as const;
+
+/** Start-up diagnostics of the invocation layer: what is wrong and how to fix it. */
+export const InvocationDiagnostics = {
+  /** `call` is how the parameter is decorated, e.g. `McpArgs('id')`, without its pipes. */
+  pipeNotCreated: (pipe: string, index: number, call: { decorator: string; data?: unknown }, host: string, reason: string) => {
+    const data = call.data === undefined ? '' : `'${String(call.data)}'`;
+    return {
+      problem: `pipe ${pipe} of parameter #${index} (@${call.decorator}(${data})) cannot be created: ${reason}`,
+      fix:
+        `provide its dependencies in the module of ${host}, or register ${pipe} as a provider, ` +
+        `or pass an instance: @${call.decorator}(${data || 'undefined'}, new ${pipe}(...))`,
+    };
+  },
+} as const;

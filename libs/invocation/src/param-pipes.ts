@@ -1,12 +1,25 @@
 import type { PipeTransform, Type } from '@nestjs/common';
 import { ModuleRef, type ModulesContainer } from '@nestjs/core';
-import { MCP_PARAM_ARGS_METADATA, type McpDiagnostic } from '#libs/core';
+import { MCP_PARAM_ARGS_METADATA, McpParamType, type McpDiagnostic } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
+import { InvocationDiagnostics } from './invocation.messages';
 
 /** The parameter metadata of a handler with every pipe class replaced by an instance. */
 export const MCP_RESOLVED_PARAM_ARGS_METADATA = 'mcp:param-args:resolved';
 
-type ParamMetadata = Record<string, { index: number; data?: unknown; pipes?: (Type<PipeTransform> | PipeTransform)[] }>;
+type Pipe = Type<PipeTransform> | PipeTransform;
+type ParamMetadata = Record<string, { index: number; data?: unknown; pipes?: Pipe[] }>;
+
+/** The decorator of each kind of parameter, for messages. */
+const DECORATORS: Record<number, string> = { [McpParamType.ARGS]: 'McpArgs', [McpParamType.CONTEXT]: 'McpContext', [McpParamType.CALLER]: 'McpCaller' };
+
+/** Every pipe class of a handler that could not be made, each with the diagnostic that says how to fix it. */
+export class PipeResolutionError extends Error {
+  constructor(readonly diagnostics: McpDiagnostic[]) {
+    super(diagnostics.map((d) => `${d.where}: ${d.problem}`).join('\n'));
+    this.name = 'PipeResolutionError';
+  }
+}
 
 /**
  * Pipe classes on MCP parameters (`@McpArgs('id', ParseIntPipe)`), made instances as Nest does
@@ -23,17 +36,24 @@ export class ParamPipes {
     private readonly modules: ModulesContainer,
   ) {}
 
-  /** The metadata key the pipeline of `ref` reads its parameters from (resolving pipe classes first, once). */
+  /**
+   * The metadata key the pipeline of `ref` reads its parameters from (resolving pipe classes first, once).
+   * @throws PipeResolutionError naming each pipe that cannot be made
+   */
   async resolve(ref: RegisteredHandler): Promise<string> {
     const owner = ownerOf(ref);
     if (!owner) return MCP_PARAM_ARGS_METADATA;
     const done = this.resolved.get(owner);
     if (done?.has(ref.methodName)) return MCP_RESOLVED_PARAM_ARGS_METADATA;
     const metadata = Reflect.getOwnMetadata(MCP_PARAM_ARGS_METADATA, owner, ref.methodName) as ParamMetadata;
+    const params = Object.entries(metadata).sort(([, a], [, b]) => a.index - b.index);
     const moduleRef = this.moduleRefOf(ref);
-    const entries = await Promise.all(
-      Object.entries(metadata).map(async ([key, param]) => [key, { ...param, pipes: await Promise.all((param.pipes ?? []).map((pipe) => instanceOf(pipe, moduleRef))) }] as const),
+    const made = await Promise.all(params.map(([, param]) => Promise.allSettled((param.pipes ?? []).map((pipe) => instanceOf(pipe, moduleRef)))));
+    const failures = params.flatMap(([key, param], i) =>
+      made[i].flatMap((outcome, j) => (outcome.status === 'rejected' ? [diagnosticOf(ref, key, param, param.pipes![j], outcome.reason)] : [])),
     );
+    if (failures.length > 0) throw new PipeResolutionError(failures);
+    const entries = params.map(([key, param], i) => [key, { ...param, pipes: made[i].map((outcome) => (outcome as PromiseFulfilledResult<PipeTransform>).value) }]);
     Reflect.defineMetadata(MCP_RESOLVED_PARAM_ARGS_METADATA, Object.fromEntries(entries), owner, ref.methodName);
     if (done) done.add(ref.methodName);
     else this.resolved.set(owner, new Set([ref.methodName]));
@@ -44,13 +64,10 @@ export class ParamPipes {
   async resolveAll(refs: readonly RegisteredHandler[]): Promise<McpDiagnostic[]> {
     const diagnostics: McpDiagnostic[] = [];
     for (const ref of refs) {
-      await this.resolve(ref).catch((error: unknown) =>
-        diagnostics.push({
-          where: ref.where,
-          problem: `a pipe of its parameters cannot be created: ${(error as Error).message}`,
-          fix: 'register the pipe class as a provider of a module the app imports, or pass an instance (new MyPipe(...))',
-        }),
-      );
+      await this.resolve(ref).catch((error: unknown) => {
+        if (!(error instanceof PipeResolutionError)) throw error;
+        diagnostics.push(...error.diagnostics);
+      });
     }
     return diagnostics;
   }
@@ -73,13 +90,21 @@ export class ParamPipes {
 }
 
 /** The provider registered for a pipe class, or a new instance made in `moduleRef`'s module. */
-async function instanceOf(pipe: Type<PipeTransform> | PipeTransform, moduleRef: ModuleRef): Promise<PipeTransform> {
+async function instanceOf(pipe: Pipe, moduleRef: ModuleRef): Promise<PipeTransform> {
   if (typeof pipe !== 'function') return pipe;
   try {
     return moduleRef.get(pipe, { strict: false });
   } catch {
     return moduleRef.create(pipe);
   }
+}
+
+/** Which pipe of which parameter could not be made, why, and how to fix it. */
+function diagnosticOf(ref: RegisteredHandler, key: string, param: ParamMetadata[string], pipe: Pipe, error: unknown): McpDiagnostic {
+  const call = { decorator: DECORATORS[Number(key.split(':')[0])] ?? 'McpArgs', data: param.data };
+  // Nest's first line names the missing dependency and the module searched; the rest is general advice.
+  const reason = ((error as Error)?.message ?? String(error)).split('\n')[0];
+  return { where: ref.where, ...InvocationDiagnostics.pipeNotCreated((pipe as Type).name, param.index, call, ref.hostClass.name, reason) };
 }
 
 /** The class whose own metadata holds the handler's parameters (the one that declared the method). */

@@ -3,8 +3,8 @@ import { Test } from '@nestjs/testing';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpArgs, McpStartupError, McpTool } from '#libs/core';
-import { McpModule } from '#libs/hosting';
-import { PipeFixtureModule } from './fixtures/pipe.fixtures';
+import { McpModule, type McpModuleOptions } from '#libs/hosting';
+import { Multiplier, PipeFixtureModule, PipeTools, TimesPipe } from './fixtures/pipe.fixtures';
 import { connect, type TransportName } from './support/connect';
 
 describe.each<TransportName>(['http', 'stdio'])('pipes on @McpArgs over %s', (transport) => {
@@ -22,6 +22,28 @@ describe.each<TransportName>(['http', 'stdio'])('pipes on @McpArgs over %s', (tr
       expect(refused).toEqual({ content: [{ type: 'text', text: 'Validation failed (numeric string is expected)' }], isError: true });
     } finally {
       await connected.close();
+    }
+  });
+});
+
+describe('two apps in one process hosting the same tool class', () => {
+  it('run each with the pipes of its own container', async () => {
+    // The second app provides another Multiplier: its pipes must not reach the first app's calls.
+    const other = (options: Partial<McpModuleOptions>) => ({
+      ...PipeFixtureModule.register(options),
+      providers: [{ provide: Multiplier, useValue: { factor: 100 } }, TimesPipe, PipeTools],
+    });
+    const first = await connect('stdio', {}, {}, (options) => PipeFixtureModule.register(options));
+    const second = await connect('stdio', {}, {}, other);
+    try {
+      const n = async (app: typeof first, name: string) => (await app.client.callTool({ name, arguments: { n: 4 } })).structuredContent;
+      expect(await n(first, 'times')).toEqual({ n: 40 });
+      expect(await n(first, 'offset')).toEqual({ n: 14 });
+      expect(await n(second, 'times')).toEqual({ n: 400 });
+      expect(await n(second, 'offset')).toEqual({ n: 104 });
+    } finally {
+      await first.close();
+      await second.close();
     }
   });
 });

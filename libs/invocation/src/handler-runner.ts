@@ -52,7 +52,8 @@ export class HandlerRunner {
   async run(ref: RegisteredHandler, args: unknown, context: CallContext, innermost?: NestInterceptor): Promise<unknown> {
     let handler = this.handlers.get(ref);
     if (!handler) {
-      const paramsKey = await this.pipes.resolve(ref);
+      // Resolved at start-up (McpHost); a handler that was not is resolved on its first call.
+      const paramsKey = this.pipes.keyOf(ref) ?? (await this.pipes.resolve(ref));
       if (ref.instance) {
         handler = this.handlers.get(ref) ?? this.create(ref, ref.instance, paramsKey, innermost);
         this.handlers.set(ref, handler);

@@ -4,11 +4,11 @@ import { MCP_PARAM_ARGS_METADATA, McpParamType, type McpDiagnostic } from '#libs
 import type { RegisteredHandler } from '#libs/catalog';
 import { InvocationDiagnostics } from './invocation.messages';
 
-/** The parameter metadata of a handler with every pipe class replaced by an instance. */
-export const MCP_RESOLVED_PARAM_ARGS_METADATA = 'mcp:param-args:resolved';
-
 type Pipe = Type<PipeTransform> | PipeTransform;
 type ParamMetadata = Record<string, { index: number; data?: unknown; pipes?: Pipe[] }>;
+
+/** Hosts made in this process, each keeping its resolved parameters under a key of its own. */
+let hosts = 0;
 
 /** The decorator of each kind of parameter, for messages. */
 const DECORATORS: Record<number, string> = { [McpParamType.ARGS]: 'McpArgs', [McpParamType.CONTEXT]: 'McpContext', [McpParamType.CALLER]: 'McpCaller' };
@@ -29,35 +29,36 @@ export class PipeResolutionError extends Error {
  * class would be silently ignored.
  */
 export class ParamPipes {
-  private readonly resolved = new WeakMap<object, Set<string>>();
+  /**
+   * The metadata key under which this host keeps a handler's parameters with their pipes made: a
+   * key of its own, as another app in the process may host the same class with other providers.
+   */
+  private readonly resolvedKey = `mcp:param-args:resolved:${++hosts}`;
+  private readonly resolutions = new WeakMap<RegisteredHandler, Promise<string>>();
+  private readonly keys = new WeakMap<RegisteredHandler, string>();
 
   constructor(
     private readonly moduleRef: ModuleRef,
     private readonly modules: ModulesContainer,
   ) {}
 
+  /** The metadata key the pipeline of `ref` reads its parameters from, once `resolve` has found it. */
+  keyOf(ref: RegisteredHandler): string | undefined {
+    return this.keys.get(ref);
+  }
+
   /**
-   * The metadata key the pipeline of `ref` reads its parameters from (resolving pipe classes first, once).
+   * Makes the pipe classes of `ref`'s parameters, once however many callers ask.
+   * @returns the metadata key its pipeline reads its parameters from
    * @throws PipeResolutionError naming each pipe that cannot be made
    */
-  async resolve(ref: RegisteredHandler): Promise<string> {
-    const owner = ownerOf(ref);
-    if (!owner) return MCP_PARAM_ARGS_METADATA;
-    const done = this.resolved.get(owner);
-    if (done?.has(ref.methodName)) return MCP_RESOLVED_PARAM_ARGS_METADATA;
-    const metadata = Reflect.getOwnMetadata(MCP_PARAM_ARGS_METADATA, owner, ref.methodName) as ParamMetadata;
-    const params = Object.entries(metadata).sort(([, a], [, b]) => a.index - b.index);
-    const moduleRef = this.moduleRefOf(ref);
-    const made = await Promise.all(params.map(([, param]) => Promise.allSettled((param.pipes ?? []).map((pipe) => instanceOf(pipe, moduleRef)))));
-    const failures = params.flatMap(([key, param], i) =>
-      made[i].flatMap((outcome, j) => (outcome.status === 'rejected' ? [diagnosticOf(ref, key, param, param.pipes![j], outcome.reason)] : [])),
-    );
-    if (failures.length > 0) throw new PipeResolutionError(failures);
-    const entries = params.map(([key, param], i) => [key, { ...param, pipes: made[i].map((outcome) => (outcome as PromiseFulfilledResult<PipeTransform>).value) }]);
-    Reflect.defineMetadata(MCP_RESOLVED_PARAM_ARGS_METADATA, Object.fromEntries(entries), owner, ref.methodName);
-    if (done) done.add(ref.methodName);
-    else this.resolved.set(owner, new Set([ref.methodName]));
-    return MCP_RESOLVED_PARAM_ARGS_METADATA;
+  resolve(ref: RegisteredHandler): Promise<string> {
+    let resolution = this.resolutions.get(ref);
+    if (!resolution) {
+      resolution = this.make(ref).then((key) => (this.keys.set(ref, key), key));
+      this.resolutions.set(ref, resolution);
+    }
+    return resolution;
   }
 
   /** Resolves the pipes of every handler, reporting each one that cannot be made. */
@@ -70,6 +71,23 @@ export class ParamPipes {
       });
     }
     return diagnostics;
+  }
+
+  private async make(ref: RegisteredHandler): Promise<string> {
+    const metadata: ParamMetadata = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, ref.hostClass, ref.methodName) ?? {};
+    const params = Object.entries(metadata).sort(([, a], [, b]) => a.index - b.index);
+    // Instances (or no pipes): Nest reads the decorators' own metadata as it is.
+    if (!params.some(([, param]) => param.pipes?.some((pipe) => typeof pipe === 'function'))) return MCP_PARAM_ARGS_METADATA;
+    const moduleRef = this.moduleRefOf(ref);
+    const made = await Promise.all(params.map(([, param]) => Promise.allSettled((param.pipes ?? []).map((pipe) => instanceOf(pipe, moduleRef)))));
+    const failures = params.flatMap(([key, param], i) =>
+      made[i].flatMap((outcome, j) => (outcome.status === 'rejected' ? [diagnosticOf(ref, key, param, param.pipes![j], outcome.reason)] : [])),
+    );
+    if (failures.length > 0) throw new PipeResolutionError(failures);
+    const entries = params.map(([key, param], i) => [key, { ...param, pipes: made[i].map((outcome) => (outcome as PromiseFulfilledResult<PipeTransform>).value) }]);
+    // On the handler's class itself: Nest reads it from the instance's constructor.
+    Reflect.defineMetadata(this.resolvedKey, Object.fromEntries(entries), ref.hostClass, ref.methodName);
+    return this.resolvedKey;
   }
 
   /**
@@ -105,12 +123,4 @@ function diagnosticOf(ref: RegisteredHandler, key: string, param: ParamMetadata[
   // Nest's first line names the missing dependency and the module searched; the rest is general advice.
   const reason = ((error as Error)?.message ?? String(error)).split('\n')[0];
   return { where: ref.where, ...InvocationDiagnostics.pipeNotCreated((pipe as Type).name, param.index, call, ref.hostClass.name, reason) };
-}
-
-/** The class whose own metadata holds the handler's parameters (the one that declared the method). */
-function ownerOf(ref: RegisteredHandler): object | undefined {
-  for (let type: object | null = ref.hostClass; type && type !== Function.prototype; type = Object.getPrototypeOf(type)) {
-    if (Reflect.hasOwnMetadata(MCP_PARAM_ARGS_METADATA, type, ref.methodName)) return type;
-  }
-  return undefined;
 }

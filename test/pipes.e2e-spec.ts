@@ -24,6 +24,23 @@ describe.each<TransportName>(['http', 'stdio'])('pipes on @McpArgs over %s', (tr
       await connected.close();
     }
   });
+
+  it('runs pipe classes on prompt arguments and resource template variables', async () => {
+    const connected = await connect(transport, {}, {}, (options) => PipeFixtureModule.register(options));
+    try {
+      const { client } = connected;
+      const prompt = await client.getPrompt({ name: 'repeat', arguments: { word: 'hi', times: '3' } });
+      expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'hi hi hi' } }]);
+      const resource = await client.readResource({ uri: 'numbers://12' });
+      expect(resource.contents).toEqual([{ uri: 'numbers://12', mimeType: 'text/plain', text: '120 is a number' }]);
+      // Prompts and resources report failures as protocol errors, the pipe's message included.
+      await expect(client.getPrompt({ name: 'repeat', arguments: { word: 'hi', times: 'three' } })).rejects.toThrow(
+        'MCP error -32603: prompts/get "repeat" failed: Validation failed (numeric string is expected)',
+      );
+    } finally {
+      await connected.close();
+    }
+  });
 });
 
 describe('two apps in one process hosting the same tool class', () => {

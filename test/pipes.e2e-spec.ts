@@ -17,6 +17,8 @@ describe.each<TransportName>(['http', 'stdio'])('pipes on @McpArgs over %s', (tr
       expect((await client.callTool({ name: 'times', arguments: { n: 4 } })).structuredContent).toEqual({ n: 40 });
       // Not a provider: made with Multiplier from the module of PipeTools.
       expect((await client.callTool({ name: 'offset', arguments: { n: 4 } })).structuredContent).toEqual({ n: 14 });
+      expect((await client.callTool({ name: 'scopedOffset', arguments: { n: 5 } })).structuredContent).toEqual({ n: 15 });
+      expect((await client.callTool({ name: 'scopedOffset', arguments: { n: 6 } })).structuredContent).toEqual({ n: 16 });
       // The pipe's refusal reaches the model as an error result naming the problem.
       const refused = (await client.callTool({ name: 'parseWithClass', arguments: { n: 'forty-two' } })) as CallToolResult;
       expect(refused).toEqual({ content: [{ type: 'text', text: 'Validation failed (numeric string is expected)' }], isError: true });

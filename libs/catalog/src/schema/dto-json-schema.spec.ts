@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsInt, IsOptional, IsString, Validate, ValidateNested, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { Sensitive } from '#libs/core';
 import { DtoJsonSchemaFactory } from './dto-json-schema';
 
@@ -51,5 +52,60 @@ describe('DtoJsonSchemaFactory', () => {
     const first = factory.create(Child);
     expect(Object.keys(first.properties!).sort()).toEqual(['limit', 'tenant']);
     expect(factory.create(Child).properties).toBe(first.properties);
+  });
+
+  it('refers a class-typed property under a custom validator to its own class; other classes accept anything', () => {
+    @ValidatorConstraint({ name: 'deliverable' })
+    class Deliverable implements ValidatorConstraintInterface {
+      validate() {
+        return true;
+      }
+    }
+    function shipping(field: string) {
+      class Address {
+        @IsString() [field]!: string;
+      }
+      class ShipDto {
+        @Validate(Deliverable) address!: Address;
+        // No DTO behind these: no `$ref` to a schema that does not exist.
+        @Validate(Deliverable) at!: Date;
+        @IsOptional() @ValidateNested({ each: true }) parcels?: object[];
+      }
+      return ShipDto;
+    }
+    const factory = new DtoJsonSchemaFactory();
+    const first = factory.create(shipping('city'));
+    const second = factory.create(shipping('street'));
+    expect(first.properties).toEqual({ address: { $ref: '#/$defs/Address' }, at: {}, parcels: { type: 'array', items: {} } });
+    expect(first.$defs).toEqual({ Address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } });
+    expect(second.properties!.address).toEqual({ $ref: '#/$defs/Address_2' });
+    expect(second.$defs).toEqual({ Address_2: { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] } });
+  });
+
+  it('keeps @JSONSchema on classes and properties, nested ones included', () => {
+    function feature(topic: string) {
+      @JSONSchema({ description: `Where the ${topic} is` })
+      class Place {
+        @JSONSchema({ examples: ['Berlin'] }) @IsString() city!: string;
+      }
+      @JSONSchema({ description: `Finds ${topic}` })
+      class SearchDto {
+        @JSONSchema({ description: 'Free text' }) @IsString() text!: string;
+        @IsOptional() @ValidateNested() @Type(() => Place) place?: Place;
+      }
+      return SearchDto;
+    }
+    const factory = new DtoJsonSchemaFactory();
+    factory.create(feature('tickets'));
+    const customers = factory.create(feature('customers'));
+    expect(customers).toEqual({
+      type: 'object',
+      description: 'Finds customers',
+      properties: { text: { type: 'string', description: 'Free text' }, place: { $ref: '#/$defs/Place_2' } },
+      required: ['text'],
+      $defs: {
+        Place_2: { type: 'object', description: 'Where the customers is', properties: { city: { type: 'string', examples: ['Berlin'] } }, required: ['city'] },
+      },
+    });
   });
 });

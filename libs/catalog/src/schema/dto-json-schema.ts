@@ -25,6 +25,7 @@ export class DtoJsonSchemaFactory {
   private readonly taken = new Map<string, Function>();
   /** The nested classes each class's schema refers to. */
   private readonly references = new Map<Function, Set<Function>>();
+  private readonly dtos = new Map<Function, boolean>();
 
   create(dto: Type<object>): JsonSchemaObject {
     const root = this.schemaOf(dto);
@@ -47,8 +48,13 @@ export class DtoJsonSchemaFactory {
     let schema = this.schemas.get(type);
     if (!schema) {
       const nested = new Set<Function>();
-      const reference = (child: unknown) => {
-        if (typeof child !== 'function' || child === String || child === Number || child === Boolean || child === Symbol) return primitiveSchema(child);
+      // A class-typed property refers to its class by a key of its own, not by a name another
+      // class may share; a class with no validation metadata (Date, Object, Array) has no schema.
+      const reference = (child: unknown): JsonSchemaObject | undefined => {
+        if (typeof child !== 'function') return undefined;
+        const primitive = primitiveSchema(child);
+        if (primitive) return primitive;
+        if (!this.isDto(child)) return {};
         nested.add(child);
         return { $ref: `${REF_PREFIX}${this.keyOf(child)}` };
       };
@@ -57,9 +63,10 @@ export class DtoJsonSchemaFactory {
           refPointerPrefix: REF_PREFIX,
           classTransformerMetadataStorage: defaultMetadataStorage,
           classValidatorMetadataStorage: getMetadataStorage(),
-          // Nested DTOs by their own key, not by a name another class may share.
+          // The two converters that refer to classes (the rest describe values).
           additionalConverters: {
             [ValidationTypes.NESTED_VALIDATION]: (meta: PropertyMetadata) => reference(nestedTypeOf(meta)) as never,
+            [ValidationTypes.CUSTOM_VALIDATION]: (meta: PropertyMetadata) => reference(designTypeOf(meta)) as never,
           },
         }) as JsonSchemaObject,
         type,
@@ -68,6 +75,16 @@ export class DtoJsonSchemaFactory {
       this.references.set(type, nested);
     }
     return schema;
+  }
+
+  /** Whether class-validator knows the class (or a parent): a DTO with a schema of its own. */
+  private isDto(type: Function): boolean {
+    let known = this.dtos.get(type);
+    if (known === undefined) {
+      known = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false).length > 0;
+      this.dtos.set(type, known);
+    }
+    return known;
   }
 
   private keyOf(type: Function): string {
@@ -91,13 +108,21 @@ interface PropertyMetadata {
 
 /** The class of a `@ValidateNested()` property: its `@Type(() => …)`, else its design type. */
 function nestedTypeOf(meta: PropertyMetadata): unknown {
-  const target = meta.target as Function;
-  const typeMeta = defaultMetadataStorage.findTypeMetadata(target, meta.propertyName) as { typeFunction: () => unknown } | undefined;
-  return typeMeta ? typeMeta.typeFunction() : Reflect.getMetadata('design:type', target.prototype, meta.propertyName);
+  const typeMeta = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName) as { typeFunction: () => unknown } | undefined;
+  return typeMeta ? typeMeta.typeFunction() : designTypeOf(meta);
 }
 
-function primitiveSchema(type: unknown): JsonSchemaObject {
-  return { type: type === Number ? 'number' : type === Boolean ? 'boolean' : 'string' };
+/** The type TypeScript recorded for the property (what a custom validator's schema is read from). */
+function designTypeOf(meta: PropertyMetadata): unknown {
+  return Reflect.getMetadata('design:type', (meta.target as Function).prototype, meta.propertyName);
+}
+
+/** The schema of String, Number, Boolean and Symbol, as class-validator-jsonschema gives them. */
+function primitiveSchema(type: Function): JsonSchemaObject | undefined {
+  if (type === String || type === Symbol) return { type: 'string' };
+  if (type === Number) return { type: 'number' };
+  if (type === Boolean) return { type: 'boolean' };
+  return undefined;
 }
 
 /** Adds `"x-sensitive": true` to the properties marked `@Sensitive()` on the class or a parent (read by the audit trail). */

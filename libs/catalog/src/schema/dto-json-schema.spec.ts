@@ -108,4 +108,32 @@ describe('DtoJsonSchemaFactory', () => {
       },
     });
   });
+
+  it('takes time in proportion to the DTO classes, not to their square (each is looked up along its own parents)', () => {
+    const dtoWithNested = () => {
+      class Inner {
+        @IsString() a!: string;
+        @IsInt() b!: number;
+      }
+      class Dto {
+        @IsString() s!: string;
+        @IsOptional() @IsInt() n?: number;
+        @ValidateNested() @Type(() => Inner) inner!: Inner;
+      }
+      return Dto;
+    };
+    const factory = new DtoJsonSchemaFactory();
+    // Each batch is declared (class-validator registers it) before its schemas are made.
+    const time = (count: number) => {
+      const classes = Array.from({ length: count }, dtoWithNested);
+      const start = performance.now();
+      for (const type of classes) factory.create(type);
+      return performance.now() - start;
+    };
+    time(200);
+    const small = time(500);
+    const large = time(2000);
+    // 4× the classes: about 4× the time; testing every class decorated so far for each made it ~19×.
+    expect(large / small).toBeLessThan(8);
+  });
 });

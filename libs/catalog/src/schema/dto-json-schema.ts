@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
-import { getMetadataStorage, ValidationTypes } from 'class-validator';
-import { targetConstructorToSchema } from 'class-validator-jsonschema';
+import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class-validator';
+import { validationMetadataArrayToSchemas } from 'class-validator-jsonschema';
 import { sensitiveDtoProperties, type JsonSchemaObject } from '#libs/core';
 
 // class-transformer keeps its metadata (used for nested @Type) in a storage it does not export
@@ -25,7 +25,8 @@ export class DtoJsonSchemaFactory {
   private readonly taken = new Map<string, Function>();
   /** The nested classes each class's schema refers to. */
   private readonly references = new Map<Function, Set<Function>>();
-  private readonly dtos = new Map<Function, boolean>();
+  /** The validation metadata of each class met (its own and its parents'). */
+  private readonly metadata = new Map<Function, ValidationMetadata[]>();
 
   create(dto: Type<object>): JsonSchemaObject {
     const root = this.schemaOf(dto);
@@ -59,16 +60,19 @@ export class DtoJsonSchemaFactory {
         return { $ref: `${REF_PREFIX}${this.keyOf(child)}` };
       };
       schema = markSensitive(
-        targetConstructorToSchema(type, {
-          refPointerPrefix: REF_PREFIX,
-          classTransformerMetadataStorage: defaultMetadataStorage,
-          classValidatorMetadataStorage: getMetadataStorage(),
-          // The two converters that refer to classes (the rest describe values).
-          additionalConverters: {
-            [ValidationTypes.NESTED_VALIDATION]: (meta: PropertyMetadata) => reference(nestedTypeOf(meta)) as never,
-            [ValidationTypes.CUSTOM_VALIDATION]: (meta: PropertyMetadata) => reference(designTypeOf(meta)) as never,
-          },
-        }) as JsonSchemaObject,
+        schemaNamed(
+          validationMetadataArrayToSchemas(this.metadataOf(type), {
+            refPointerPrefix: REF_PREFIX,
+            classTransformerMetadataStorage: defaultMetadataStorage,
+            classValidatorMetadataStorage: getMetadataStorage(),
+            // The two converters that refer to classes (the rest describe values).
+            additionalConverters: {
+              [ValidationTypes.NESTED_VALIDATION]: (meta: PropertyMetadata) => reference(nestedTypeOf(meta)) as never,
+              [ValidationTypes.CUSTOM_VALIDATION]: (meta: PropertyMetadata) => reference(designTypeOf(meta)) as never,
+            },
+          }) as Record<string, JsonSchemaObject>,
+          type,
+        ),
         type,
       );
       this.schemas.set(type, schema);
@@ -79,12 +83,28 @@ export class DtoJsonSchemaFactory {
 
   /** Whether class-validator knows the class (or a parent): a DTO with a schema of its own. */
   private isDto(type: Function): boolean {
-    let known = this.dtos.get(type);
-    if (known === undefined) {
-      known = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false).length > 0;
-      this.dtos.set(type, known);
+    return this.metadataOf(type).length > 0;
+  }
+
+  /**
+   * The validation metadata of a class and its parents: what class-validator's
+   * `getTargetValidationMetadatas` gives, found by looking up each class of the chain rather than
+   * by testing every class ever decorated, so that N DTOs cost N look-ups, not N² (1,000 tools
+   * with a nested DTO each: 0.16 s, was 0.38 s; 3,000: 0.56 s, was 4 s). Copies, as
+   * class-validator-jsonschema rewrites them.
+   */
+  private metadataOf(type: Function): ValidationMetadata[] {
+    let metadata = this.metadata.get(type);
+    if (!metadata) {
+      const storage = getMetadataStorage();
+      metadata = chainMetadataOf(storage, type).map((meta) => {
+        // A custom constraint is converted by its name (as class-validator-jsonschema does).
+        const constraint = meta.constraintCls ? storage.getTargetValidatorConstraints(meta.constraintCls)[0] : undefined;
+        return constraint ? { ...meta, type: constraint.name } : { ...meta };
+      });
+      this.metadata.set(type, metadata);
     }
-    return known;
+    return metadata;
   }
 
   private keyOf(type: Function): string {
@@ -98,6 +118,34 @@ export class DtoJsonSchemaFactory {
     }
     return key;
   }
+}
+
+type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
+
+/**
+ * The metadata class-validator keeps for `type` and its parents: the class's own first, then its
+ * parents' from the root down, leaving out a parent's rule the class declares again. Read from the
+ * storage's map by class, as class-validator-jsonschema reads it; the public look-up (which tests
+ * every class decorated so far) is the fallback should the map change shape.
+ */
+function chainMetadataOf(storage: MetadataStorage, type: Function): ValidationMetadata[] {
+  const byClass = (storage as unknown as { validationMetadatas?: unknown }).validationMetadatas;
+  if (!(byClass instanceof Map)) return storage.getTargetValidationMetadatas(type, '', true, false);
+  const own: ValidationMetadata[] = byClass.get(type) ?? [];
+  const parents: Function[] = [];
+  for (let proto = Object.getPrototypeOf(type.prototype); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    parents.unshift(proto.constructor);
+  }
+  const inherited = parents.flatMap((parent): ValidationMetadata[] => byClass.get(parent) ?? []);
+  return own.concat(inherited.filter((meta) => !own.some((mine) => mine.propertyName === meta.propertyName && mine.type === meta.type)));
+}
+
+/** The schema of `type` among those generated from its metadata (keyed by class name), or its nearest parent's. */
+function schemaNamed(schemas: Record<string, JsonSchemaObject>, type: Function): JsonSchemaObject {
+  for (let current: Function | null = type; current?.name; current = Object.getPrototypeOf(current)) {
+    if (schemas[current.name]) return schemas[current.name];
+  }
+  return {};
 }
 
 /** What a schema converter is told of a property. */

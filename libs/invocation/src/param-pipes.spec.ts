@@ -41,7 +41,7 @@ describe('ParamPipes', () => {
     expect(Object.values(resolved)).toEqual([expect.objectContaining({ index: 0, data: 'n', pipes: [expect.any(DoublePipe)] })]);
   });
 
-  it('leaves a handler without pipe classes on the decorators own metadata', async () => {
+  it("leaves a handler without pipe classes on its decorators' own metadata", async () => {
     const { create, pipes, handler } = setup();
     expect(await pipes.resolve(handler('withInstance'))).toBe(MCP_PARAM_ARGS_METADATA);
     expect(create).not.toHaveBeenCalled();

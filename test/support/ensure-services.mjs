@@ -7,6 +7,8 @@
 // Where it looks can be changed, for its own test: ENSURE_SERVICES_PATH (the PATH searched),
 // ENSURE_SERVICES_POSTGRES_ROOT (/usr/lib/postgresql), ENSURE_SERVICES_CHROMIUM
 // (/usr/bin/chromium), ENSURE_SERVICES_AS_ROOT (1 or 0, instead of asking the OS).
+//
+// It ends by printing where each one is and its version (what .ci/run's log shows of them).
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -15,7 +17,8 @@ const env = process.env;
 const searchPath = env.ENSURE_SERVICES_PATH ?? env.PATH ?? '';
 const postgresRoot = env.ENSURE_SERVICES_POSTGRES_ROOT ?? '/usr/lib/postgresql';
 const chromium = env.ENSURE_SERVICES_CHROMIUM ?? '/usr/bin/chromium';
-const asRoot = env.ENSURE_SERVICES_AS_ROOT !== undefined ? env.ENSURE_SERVICES_AS_ROOT === '1' : process.getuid?.() === 0;
+const asRoot =
+  env.ENSURE_SERVICES_AS_ROOT !== undefined ? env.ENSURE_SERVICES_AS_ROOT === '1' : process.getuid?.() === 0;
 
 /** The executable `name` on the search path, if any. */
 function onPath(name) {
@@ -34,34 +37,75 @@ function onPath(name) {
 /** `initdb` of an installed PostgreSQL major version (the tests start their own servers with it). */
 function postgresServer() {
   const versions = existsSync(postgresRoot) ? readdirSync(postgresRoot) : [];
-  return versions.map((version) => join(postgresRoot, version, 'bin', 'initdb')).find((initdb) => existsSync(initdb) && existsSync(initdb.replace(/initdb$/, 'postgres')));
+  return versions
+    .map((version) => join(postgresRoot, version, 'bin', 'initdb'))
+    .find((initdb) => existsSync(initdb) && existsSync(initdb.replace(/initdb$/, 'postgres')));
 }
 
 const NEEDS = [
-  { what: 'redis-server', debian: 'redis-server', find: () => onPath('redis-server'), usedBy: 'throttling shared by two processes, readiness' },
-  { what: 'PostgreSQL server (initdb, postgres)', debian: 'postgresql', find: postgresServer, usedBy: 'the PostgreSQL audit sink' },
-  { what: 'chromium', debian: 'chromium', find: () => (existsSync(chromium) ? chromium : undefined), usedBy: 'the admin dashboard in a browser' },
+  {
+    what: 'redis-server',
+    debian: 'redis-server',
+    find: () => onPath('redis-server'),
+    versionOf: (redisServer) => redisServer,
+    usedBy: 'throttling shared by two processes, readiness',
+  },
+  {
+    what: 'PostgreSQL server (initdb, postgres)',
+    debian: 'postgresql',
+    find: postgresServer,
+    versionOf: (initdb) => initdb.replace(/initdb$/, 'postgres'),
+    usedBy: 'the PostgreSQL audit sink',
+  },
+  {
+    what: 'chromium',
+    debian: 'chromium',
+    find: () => (existsSync(chromium) ? chromium : undefined),
+    versionOf: (chromiumBinary) => chromiumBinary,
+    usedBy: 'the admin dashboard in a browser',
+  },
 ];
+
+/** The first line `binary --version` prints, or a note that it printed none. */
+function version(binary) {
+  try {
+    const out = execFileSync(binary, ['--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 10_000,
+    });
+    return out.trim().split('\n')[0] || 'no version printed';
+  } catch {
+    return 'no version printed';
+  }
+}
 
 const missing = () => NEEDS.filter((need) => !need.find());
 let absent = missing();
 
 if (absent.length > 0) {
   const packages = absent.map((need) => need.debian);
-  const list = absent.map((need) => `  - ${need.what} (Debian package ${need.debian}), for ${need.usedBy}`).join('\n');
+  const list = absent
+    .map((need) => `  - ${need.what} (Debian package ${need.debian}), for ${need.usedBy}`)
+    .join('\n');
   const aptGet = onPath('apt-get');
   if (!asRoot || !aptGet) {
     console.error(
       `npm test needs servers that are not installed:\n${list}\n` +
         `Install them, then run npm test again:\n  sudo apt-get install -y ${packages.join(' ')}\n` +
-        (asRoot ? '(apt-get is not on the PATH here: install them with this system\'s package manager.)\n' : '(Run npm test as root and it installs them itself, as CI does.)\n'),
+        (asRoot
+          ? "(apt-get is not on the PATH here: install them with this system's package manager.)\n"
+          : '(Run npm test as root and it installs them itself, as CI does.)\n'),
     );
     process.exit(1);
   }
-  console.log(`npm test: installing ${packages.join(', ')} from Debian's packages (needed by the tests):\n${list}`);
+  console.log(`npm test: installing ${packages.join(', ')} from Debian's packages (the tests need them):\n${list}`);
   const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync(aptGet, ['update', '-qq'], { stdio: 'inherit', env: aptEnv });
-  execFileSync(aptGet, ['install', '-y', '-qq', ...packages], { stdio: ['ignore', 'ignore', 'inherit'], env: aptEnv });
+  execFileSync(aptGet, ['install', '-y', '-qq', ...packages], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: aptEnv,
+  });
   if (packages.includes('postgresql')) {
     // The cluster Debian creates and starts is not used: the tests start private servers.
     const service = onPath('service');
@@ -73,9 +117,13 @@ if (absent.length > 0) {
   }
   absent = missing();
   if (absent.length > 0) {
-    console.error(`npm test: still missing after apt-get install: ${absent.map((need) => need.what).join(', ')}`);
+    const names = absent.map((need) => need.what).join(', ');
+    console.error(`npm test: still missing after apt-get install: ${names}`);
     process.exit(1);
   }
 }
 
-console.log(`npm test: found ${NEEDS.map((need) => `${need.what.split(' ')[0]} at ${need.find()}`).join(', ')}`);
+for (const need of NEEDS) {
+  const found = need.find();
+  console.log(`npm test: ${need.what} at ${found}: ${version(need.versionOf(found))}`);
+}

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, posix } from 'node:path';
 
 /** One instruction of a Dockerfile, with the line it starts on. */
@@ -9,15 +9,30 @@ interface Instruction {
   args: string;
 }
 
+/** A user or group of a base image: its name and its id there. */
+type Accounts = Record<string, number>;
+
+/**
+ * The users and groups of the base images this emulator knows, as in their /etc/passwd and
+ * /etc/group (the official node images add `node`, 1000:1000); the stand-in for the base image is
+ * this machine, whose own accounts may differ.
+ */
+const BASE_IMAGE_ACCOUNTS: Record<string, { users: Accounts; groups: Accounts }> = {
+  node: { users: { root: 0, node: 1000 }, groups: { root: 0, node: 1000 } },
+};
+
 /** What a stage built: its file system (a directory), working directory, environment and runtime settings. */
 export interface EmulatedStage {
   name: string;
+  image: string;
   root: string;
   workdir: string;
   env: Record<string, string>;
   cmd: string[] | undefined;
   healthcheck: string | undefined;
   user: string | undefined;
+  /** The numeric ids USER names, in the base image. */
+  ids: { uid: number; gid: number } | undefined;
   volumes: string[];
   exposed: string[];
 }
@@ -33,6 +48,8 @@ export interface EmulatedStage {
  */
 export class DockerfileEmulator {
   readonly stages: EmulatedStage[] = [];
+  /** Only root can give files away: otherwise `COPY --chown` keeps this process's own user. */
+  readonly owns = process.getuid?.() === 0;
 
   constructor(
     private readonly context: string,
@@ -61,7 +78,19 @@ export class DockerfileEmulator {
       const name = match![2] ?? `stage-${this.stages.length}`;
       const root = join(this.out, name);
       mkdirSync(root, { recursive: true });
-      this.stages.push({ name, root, workdir: '/', env: {}, cmd: undefined, healthcheck: undefined, user: undefined, volumes: [], exposed: [] });
+      this.stages.push({
+        name,
+        image: match![1],
+        root,
+        workdir: '/',
+        env: {},
+        cmd: undefined,
+        healthcheck: undefined,
+        user: undefined,
+        ids: undefined,
+        volumes: [],
+        exposed: [],
+      });
       return;
     }
     const stage = this.stages[this.stages.length - 1] ?? fail('comes before FROM');
@@ -70,9 +99,15 @@ export class DockerfileEmulator {
         stage.workdir = posix.isAbsolute(args) ? args : posix.join(stage.workdir, args);
         mkdirSync(this.hostPath(stage, stage.workdir), { recursive: true });
         return;
-      case 'ENV':
-        for (const [, key, value] of args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|\S*)/g)) stage.env[key] = value.replace(/^"|"$/g, '');
+      case 'ENV': {
+        const pair = /([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|\S*)/g;
+        // Only the KEY=value form, without substitutions: anything else would be read wrongly.
+        if (args.replace(pair, '').trim() !== '' || args.includes('$')) {
+          fail('expected ENV KEY=value … without $ substitutions');
+        }
+        for (const [, key, value] of args.matchAll(pair)) stage.env[key] = value.replace(/^"|"$/g, '');
         return;
+      }
       case 'COPY':
         return this.copy(stage, args, fail);
       case 'RUN':
@@ -90,9 +125,15 @@ export class DockerfileEmulator {
           fail(`failed:\n${String(stdout ?? '').slice(-2_000)}\n${String(stderr ?? '').slice(-4_000)}`);
         }
         return;
-      case 'USER':
+      case 'USER': {
+        const [user, group] = args.split(':');
         stage.user = args;
+        stage.ids = {
+          uid: this.id(stage, 'users', user, fail),
+          gid: this.id(stage, 'groups', group ?? user, fail),
+        };
         return;
+      }
       case 'EXPOSE':
         stage.exposed.push(...args.split(/\s+/));
         return;
@@ -125,6 +166,11 @@ export class DockerfileEmulator {
     const paths = words.filter((word) => !word.startsWith('--'));
     for (const flag of flags) if (!/^--(from|chown)=\S+$/.test(flag)) fail(`the flag ${flag} is not emulated`);
     const from = flags.find((flag) => flag.startsWith('--from='))?.slice('--from='.length);
+    const chown = flags.find((flag) => flag.startsWith('--chown='))?.slice('--chown='.length).split(':');
+    const owner = chown && {
+      uid: this.id(stage, 'users', chown[0], fail),
+      gid: this.id(stage, 'groups', chown[1] ?? chown[0], fail),
+    };
     const source = from ? this.stages.find((candidate) => candidate.name === from) ?? fail(`no earlier stage "${from}"`) : undefined;
     if (paths.length < 2) fail('expected COPY <source>… <destination>');
     const destination = paths.pop()!;
@@ -134,9 +180,38 @@ export class DockerfileEmulator {
       const origin = source ? this.hostPath(source, path) : join(this.context, path);
       if (!existsSync(origin)) fail(`the source "${path}" does not exist ${source ? `in stage "${source.name}"` : 'in the build context'}`);
       // A directory's contents go into the destination; a file goes to it, or into it when it is a directory.
-      const to = statSync(origin).isDirectory() ? target : intoDirectory ? join(target, basename(origin)) : target;
+      const directory = statSync(origin).isDirectory();
+      const to = directory ? target : intoDirectory ? join(target, basename(origin)) : target;
+      const existed = existsSync(to);
       cpSync(origin, to, { recursive: true, dereference: false });
+      if (!owner || !this.owns) continue;
+      if (!directory) {
+        chownTree(to, owner.uid, owner.gid);
+        continue;
+      }
+      // --chown applies to what the COPY creates, not to a directory that was there before.
+      if (!existed) lchownSync(to, owner.uid, owner.gid);
+      for (const name of readdirSync(origin)) chownTree(join(to, name), owner.uid, owner.gid);
     }
+  }
+
+  /** The id of a user or group of the stage's base image; a name it does not know fails. */
+  private id(stage: EmulatedStage, kind: 'users' | 'groups', name: string, fail: (problem: string) => never): number {
+    if (/^\d+$/.test(name)) return Number(name);
+    const repository = stage.image.split(':')[0].replace(/^(docker\.io\/)?(library\/)?/, '');
+    const id = BASE_IMAGE_ACCOUNTS[repository]?.[kind][name];
+    return id ?? fail(`the ${kind.slice(0, -1)} "${name}" of ${stage.image} is not known: add it to BASE_IMAGE_ACCOUNTS`);
+  }
+}
+
+/** chown -R, without following links. */
+function chownTree(path: string, uid: number, gid: number): void {
+  lchownSync(path, uid, gid);
+  if (!lstatSync(path).isDirectory()) return;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) chownTree(child, uid, gid);
+    else lchownSync(child, uid, gid);
   }
 }
 

@@ -20,7 +20,7 @@ describe('deployment files and docs/deployment.md', () => {
 
   it('sets only real, documented variables in the image and the compose file', () => {
     const known = new Set([...Object.keys(validateEnvironment({})), 'NODE_ENV']);
-    const imageVariables = [...read('docker/Dockerfile').matchAll(/\b([A-Z][A-Z_]+)=/g)].map((match) => match[1]).filter((name) => name !== 'NEST_MCP_SKIP_CONFORMANCE_INSTALL');
+    const imageVariables = [...read('docker/Dockerfile').matchAll(/\b([A-Z][A-Z_]+)=/g)].map((match) => match[1]);
     const compose = parse(read('docker/compose.yaml')) as Compose;
     const composeVariables = Object.keys(compose.services['mcp-host'].environment ?? {});
     for (const name of [...imageVariables, ...composeVariables]) {

@@ -1,4 +1,5 @@
 export { CatalogModule } from './catalog.module';
+export { CATALOG_PROVIDERS } from './catalog.providers';
 export { ToolRegistry } from './tool.registry';
 export { JsonSchemaFactory } from './schema/json-schema.factory';
 export type { RegisteredTool } from './interfaces/registered-tool.interface';

@@ -40,3 +40,4 @@ export {
   SUPPORTED_PROTOCOL_VERSIONS,
   DEFAULT_HTTP_PROTOCOL_VERSION,
 } from './protocol/protocol-versions';
+export { optionChecks, URL_PATH, type OptionReport } from './options/option-checks';

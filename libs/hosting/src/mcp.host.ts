@@ -1,5 +1,4 @@
 import {
-  Inject,
   Injectable,
   Logger,
   Optional,
@@ -9,17 +8,16 @@ import {
 } from '@nestjs/common';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { McpResourceNotifier } from '#libs/resources';
-import { HandlerRunner, InvocationSettings, ToolInvoker } from '#libs/invocation';
+import { HandlerRunner, ToolInvoker } from '#libs/invocation';
 import { McpStartupError } from '#libs/core';
-import { AuditTrail, SecretRedactor } from '#libs/security';
-import { approvalPageOf } from '#libs/operations';
+import { AuditTrail } from '#libs/security';
 import { notification } from '#libs/protocol';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { HostState } from '#libs/protocol';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
 import type { McpSession } from '#libs/protocol';
 import { SessionStore } from '#libs/protocol';
 import { StdioTransport } from './stdio/stdio.transport';
+import { InjectHostingOptions, type HostingOptions } from './options/hosting.options';
 
 /**
  * Starts and stops the transports with the application: mounts HTTP at init (before Nest
@@ -32,7 +30,7 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
   private readonly unsubscribers: (() => void)[] = [];
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectHostingOptions() private readonly options: HostingOptions,
     private readonly registry: ToolRegistry,
     private readonly prompts: PromptRegistry,
     private readonly resources: ResourceRegistry,
@@ -43,16 +41,10 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     private readonly stdio: StdioTransport,
     private readonly sessions: SessionStore,
     private readonly state: HostState,
-    private readonly settings: InvocationSettings,
     @Optional() private readonly audit?: AuditTrail,
   ) {}
 
   onModuleInit(): void {
-    const { patterns, builtIn } = this.options.redact;
-    if (builtIn || patterns.length > 0) this.settings.redactor = new SecretRedactor(patterns, builtIn);
-    this.settings.unknownArguments = this.options.unknownArguments;
-    const { approvals, admin, http } = this.options;
-    this.settings.approvals = { ttlMs: approvals.ttlMs, waitMs: approvals.waitMs, pageOf: admin && http ? approvalPageOf(approvals.publicUrl, admin.path) : undefined };
     if (this.options.http) this.mounter.mount();
   }
 

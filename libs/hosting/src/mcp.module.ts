@@ -1,51 +1,63 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { CatalogModule } from '#libs/catalog';
-import { InvocationModule } from '#libs/invocation';
-import { PromptsModule } from '#libs/prompts';
-import { ResourcesModule } from '#libs/resources';
-import { AuditTrail, Authenticator, ScopeAndRolePolicy, MCP_ACCESS_POLICY } from '#libs/security';
-import { ADMIN_PROVIDERS } from '#libs/operations';
-import { McpCallStats } from '#libs/operations';
-import { AccessControl } from '#libs/protocol';
-import { CallScope } from '#libs/protocol';
-import { StatelessCalls } from '#libs/protocol';
-import { McpDispatcher } from '#libs/protocol';
-import { CompletionMethods } from '#libs/protocol';
-import { LifecycleMethods } from '#libs/protocol';
-import { PromptMethods } from '#libs/protocol';
-import { ResourceMethods } from '#libs/protocol';
-import { TaskMethods } from '#libs/protocol';
-import { ToolMethods } from '#libs/protocol';
-import { TaskRunner } from '#libs/protocol';
-import { InMemoryTaskStore, MCP_TASK_STORE } from '#libs/protocol';
-import { HealthController } from '#libs/operations';
-import { McpHealthIndicator } from '#libs/operations';
-import { DependencyHealth } from '#libs/operations';
-import { AuthFailureLimiter } from '#libs/security';
+import { CATALOG_PROVIDERS, JsonSchemaFactory, McpCatalog, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { INVOCATION_PROVIDERS, MCP_INVOCATION_OPTIONS } from '#libs/invocation';
+import { PROMPT_PROVIDERS } from '#libs/prompts';
+import { McpResourceNotifier, RESOURCE_PROVIDERS, ResourceReader } from '#libs/resources';
+import { AuditTrail, Authenticator, AuthFailureLimiter, MCP_ACCESS_POLICY, MCP_SECURITY_OPTIONS, ScopeAndRolePolicy, type SecurityOptions } from '#libs/security';
+import {
+  AccessControl,
+  CallScope,
+  CompletionMethods,
+  HostState,
+  InMemoryTaskStore,
+  LifecycleMethods,
+  MCP_PROTOCOL_OPTIONS,
+  MCP_TASK_STORE,
+  McpDispatcher,
+  McpRequestObservers,
+  McpTracing,
+  PromptMethods,
+  RequestTelemetry,
+  ResourceMethods,
+  SessionStore,
+  StatelessCalls,
+  TaskMethods,
+  TaskRunner,
+  ToolMethods,
+} from '#libs/protocol';
+import {
+  ADMIN_PROVIDERS,
+  ApprovalEvents,
+  DependencyHealth,
+  HealthController,
+  MCP_OPERATIONS_OPTIONS,
+  McpApprovals,
+  McpCallStats,
+  McpHealthIndicator,
+  McpMetrics,
+  TELEMETRY_PROVIDERS,
+} from '#libs/operations';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
-import { HostState } from '#libs/protocol';
-import { ApprovalEvents } from '#libs/operations';
-import { McpApprovals } from '#libs/operations';
-import {
-  MCP_ASYNC_OPTIONS_TYPE,
-  MCP_MODULE_OPTIONS,
-  MCP_OPTIONS_TYPE,
-  McpConfigurableModule,
-  type McpModuleExtras,
-} from './mcp.module-definition';
+import { MCP_ASYNC_OPTIONS_TYPE, MCP_MODULE_OPTIONS, MCP_OPTIONS_TYPE, McpConfigurableModule, type McpModuleExtras } from './mcp.module-definition';
 import { McpHost } from './mcp.host';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { resolveMcpOptions } from './options/mcp-options.resolver';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
-import { SessionStore } from '#libs/protocol';
-import { McpRequestObservers } from '#libs/protocol';
-import { RequestTelemetry } from '#libs/protocol';
-import { McpMetrics } from '#libs/operations';
-import { McpTracing } from '#libs/protocol';
-import { TELEMETRY_PROVIDERS } from '#libs/operations';
+import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from './options/mcp-options.resolver';
+import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
+
+/** Each library reads its own slice of the validated options. */
+const OPTION_SLICES = (
+  [
+    [MCP_PROTOCOL_OPTIONS, 'protocol'],
+    [MCP_INVOCATION_OPTIONS, 'invocation'],
+    [MCP_SECURITY_OPTIONS, 'security'],
+    [MCP_OPERATIONS_OPTIONS, 'operations'],
+    [MCP_HOSTING_OPTIONS, 'hosting'],
+  ] as const
+).map(([token, slice]) => ({ provide: token, useFactory: (options: ResolvedMcpOptions) => options[slice], inject: [MCP_RESOLVED_OPTIONS] }));
 
 /**
  * The MCP host. Import it once in the application's root module: every `@McpTool` method of
@@ -70,25 +82,26 @@ import { StdioTransport } from './stdio/stdio.transport';
  * ```
  */
 @Module({
-  imports: [CatalogModule, InvocationModule, PromptsModule, ResourcesModule, TerminusModule],
+  imports: [DiscoveryModule, TerminusModule],
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: (options: McpModuleOptions) => resolveMcpOptions(options), inject: [MCP_MODULE_OPTIONS] },
-    {
-      provide: Authenticator,
-      useFactory: (options: ResolvedMcpOptions) => new Authenticator(options.auth),
-      inject: [MCP_RESOLVED_OPTIONS],
-    },
+    ...OPTION_SLICES,
+    ...CATALOG_PROVIDERS,
+    ...INVOCATION_PROVIDERS,
+    ...PROMPT_PROVIDERS,
+    ...RESOURCE_PROVIDERS,
+    { provide: Authenticator, useFactory: ({ auth }: SecurityOptions) => new Authenticator(auth), inject: [MCP_SECURITY_OPTIONS] },
     {
       // `undefined` without the `audit` option: whoever injects it does so with @Optional().
       provide: AuditTrail,
-      useFactory: (options: ResolvedMcpOptions) => (options.audit ? new AuditTrail(options.audit.sink, options.audit.settings) : undefined),
-      inject: [MCP_RESOLVED_OPTIONS],
+      useFactory: ({ audit }: SecurityOptions) => (audit ? new AuditTrail(audit.sink, audit.settings) : undefined),
+      inject: [MCP_SECURITY_OPTIONS],
     },
     {
       // One count of failed authentications per address for every protected surface.
       provide: AuthFailureLimiter,
-      useFactory: ({ authFailureLimit }: ResolvedMcpOptions) => new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
-      inject: [MCP_RESOLVED_OPTIONS],
+      useFactory: ({ authFailureLimit }: SecurityOptions) => new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
+      inject: [MCP_SECURITY_OPTIONS],
     },
     RequestTelemetry,
     AccessControl,
@@ -119,7 +132,25 @@ import { StdioTransport } from './stdio/stdio.transport';
     // Prometheus metrics (`metrics` option) and OpenTelemetry spans around each request.
     ...TELEMETRY_PROVIDERS,
   ],
-  exports: [CatalogModule, ResourcesModule, McpApprovals, StdioTransport, HostState, SessionStore, McpRequestObservers, AuditTrail, DependencyHealth, McpCallStats, McpMetrics, McpTracing],
+  exports: [
+    McpCatalog,
+    ToolRegistry,
+    PromptRegistry,
+    ResourceRegistry,
+    JsonSchemaFactory,
+    ResourceReader,
+    McpResourceNotifier,
+    McpApprovals,
+    StdioTransport,
+    HostState,
+    SessionStore,
+    McpRequestObservers,
+    AuditTrail,
+    DependencyHealth,
+    McpCallStats,
+    McpMetrics,
+    McpTracing,
+  ],
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {

@@ -5,7 +5,7 @@ import { ContextIdFactory, ExternalContextCreator, ModuleRef, ModulesContainer }
 import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, McpToolError, retryAfterOf, type McpDiagnostic } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
-import { InvocationSettings } from './invocation.settings';
+import { InjectInvocationOptions, type InvocationOptions } from './invocation.options';
 import { McpParamsFactory } from './mcp-params.factory';
 import { ParamPipes } from './param-pipes';
 
@@ -35,7 +35,7 @@ export class HandlerRunner {
   constructor(
     private readonly contextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
-    private readonly settings: InvocationSettings,
+    @InjectInvocationOptions() private readonly options: InvocationOptions,
     modules: ModulesContainer,
   ) {
     this.pipes = new ParamPipes(moduleRef, modules);
@@ -108,7 +108,7 @@ export class HandlerRunner {
     context.failure = 'error';
     const reference = randomUUID();
     const details = (error as Error)?.stack ?? String(error);
-    this.logger.error(`${ref.where} failed (reference ${reference})`, this.settings.redactor?.redact(details) ?? details);
+    this.logger.error(`${ref.where} failed (reference ${reference})`, this.options.redactor?.redact(details) ?? details);
     return { kind: 'internal', reference };
   }
 

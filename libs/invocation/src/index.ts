@@ -1,6 +1,6 @@
-export { InvocationModule } from './invocation.module';
+export { INVOCATION_PROVIDERS } from './invocation.providers';
 export { ToolInvoker } from './tool.invoker';
-export { InvocationSettings } from './invocation.settings';
+export { MCP_INVOCATION_OPTIONS, InjectInvocationOptions, INVOCATION_OPTION_KEYS, INVOCATION_APPROVAL_KEYS, resolveInvocationOptions, type InvocationOptions, type ApprovalSettings } from './invocation.options';
 export { HandlerRunner, type HandlerFailure } from './handler-runner';
 export { ValidatorFactory } from './validation/validator.factory';
 export type { CompiledValidator, ValidationResult } from './validation/validation-result';
@@ -19,4 +19,3 @@ export {
   type McpApprovalStatus,
   type McpApprovalChannel,
 } from './confirmation/approval-requests';
-export type { ApprovalSettings } from './invocation.settings';

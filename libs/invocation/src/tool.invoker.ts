@@ -7,7 +7,7 @@ import { ConfirmationGate } from './confirmation/confirmation.gate';
 import { ConfirmationInterceptor } from './confirmation/confirmation.interceptor';
 import { Deadlines } from './deadlines';
 import { HandlerRunner } from './handler-runner';
-import { InvocationSettings } from './invocation.settings';
+import { InjectInvocationOptions, type InvocationOptions } from './invocation.options';
 import { InvocationMessages } from './invocation.messages';
 import { errorTextOf, toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
 import { compileUndeclaredArguments, type UndeclaredArgumentsCheck } from './validation/undeclared-arguments';
@@ -40,7 +40,7 @@ export class ToolInvoker {
     private readonly runner: HandlerRunner,
     private readonly validatorFactory: ValidatorFactory,
     private readonly confirmation: ConfirmationGate,
-    private readonly settings: InvocationSettings,
+    @InjectInvocationOptions() private readonly options: InvocationOptions,
   ) {}
 
   /** Prepares every tool up front so that schema problems stop the start-up. */
@@ -109,7 +109,7 @@ export class ToolInvoker {
   /** Every error result passes here: redacted for the caller, its kind and text kept for the audit trail. */
   private failed(result: CallToolResult, context: CallContext): CallToolResult {
     context.failure ??= 'tool_error';
-    const redacted = this.settings.redactor ? this.settings.redactor.redactDeep(result) : result;
+    const redacted = this.options.redactor ? this.options.redactor.redactDeep(result) : result;
     context.failureMessage ??= errorTextOf(redacted);
     return redacted;
   }
@@ -144,7 +144,7 @@ export class ToolInvoker {
 
   private prepare(tool: RegisteredTool): ToolValidators {
     const validators: ToolValidators = {
-      undeclared: compileUndeclaredArguments(tool.definition.inputSchema as JsonSchemaObject, tool.options.unknownArguments ?? this.settings.unknownArguments),
+      undeclared: compileUndeclaredArguments(tool.definition.inputSchema as JsonSchemaObject, tool.options.unknownArguments ?? this.options.unknownArguments),
       input: tool.input && this.validatorFactory.compile(tool.input.source, tool.input.kind, tool.definition.inputSchema as JsonSchemaObject),
       output: tool.output && this.validatorFactory.compile(tool.output.source, tool.output.kind),
     };
@@ -155,7 +155,7 @@ export class ToolInvoker {
   private toResult(tool: RegisteredTool, validators: ToolValidators, returned: unknown, context: CallContext): CallToolResult {
     const mapped = toCallToolResult(returned);
     // Secrets never leave in a result (content and structured content alike).
-    const result = this.settings.redactor ? this.settings.redactor.redactDeep(mapped) : mapped;
+    const result = this.options.redactor ? this.options.redactor.redactDeep(mapped) : mapped;
     if (!validators.output || result.isError) return result;
     if (result.structuredContent === undefined) {
       this.logger.error(`${tool.where} declares an output schema but returned no object`);

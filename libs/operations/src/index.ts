@@ -19,3 +19,4 @@ export { MCP_DURATION_BUCKETS, OTHER_LABEL, McpMetrics, type McpMetricsOptions }
 export { McpMetricsEndpoint } from './metrics/metrics.endpoint';
 export { OUTCOME_INDEX, OUTCOMES } from './metrics/outcome-index';
 export { TELEMETRY_PROVIDERS } from './metrics/telemetry.providers';
+export { MCP_OPERATIONS_OPTIONS, InjectOperationsOptions, OPERATIONS_OPTION_KEYS, resolveOperationsOptions, type OperationsOptions, type ApprovalPolicy, type OperationsContext } from './operations.options';

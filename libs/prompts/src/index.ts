@@ -1,4 +1,4 @@
-export { PromptsModule } from './prompts.module';
+export { PROMPT_PROVIDERS } from './prompt.providers';
 export { PromptGetter } from './prompt.getter';
 export { userMessage, assistantMessage } from './prompt-messages';
 export { toGetPromptResult } from './prompt-result.mapper';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredPrompt } from '#libs/catalog';
-import { HandlerRunner, InvocationSettings, ValidatorFactory, type CallContext, type CompiledValidator } from '#libs/invocation';
+import { HandlerRunner, InjectInvocationOptions, type InvocationOptions, ValidatorFactory, type CallContext, type CompiledValidator } from '#libs/invocation';
 import { toGetPromptResult } from './prompt-result.mapper';
 import { PromptMessages } from './prompts.messages';
 
@@ -18,7 +18,7 @@ export class PromptGetter {
   constructor(
     private readonly runner: HandlerRunner,
     private readonly validatorFactory: ValidatorFactory,
-    private readonly settings: InvocationSettings,
+    @InjectInvocationOptions() private readonly options: InvocationOptions,
   ) {}
 
   async get(prompt: RegisteredPrompt, rawArgs: unknown, context: CallContext): Promise<GetPromptResult> {
@@ -40,8 +40,8 @@ export class PromptGetter {
     }
     let given = args as Record<string, string>;
     const undeclared = Object.keys(given).filter((name) => !prompt.arguments.some((argument) => argument.name === name));
-    if (undeclared.length > 0 && this.settings.unknownArguments !== 'allow') {
-      if (this.settings.unknownArguments === 'refuse') {
+    if (undeclared.length > 0 && this.options.unknownArguments !== 'allow') {
+      if (this.options.unknownArguments === 'refuse') {
         throw invalidParams(PromptMessages.undeclaredArguments(prompt.name, undeclared, prompt.arguments.map((argument) => argument.name)));
       }
       given = Object.fromEntries(Object.entries(given).filter(([name]) => !undeclared.includes(name)));

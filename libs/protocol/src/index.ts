@@ -17,7 +17,7 @@ export { parseTraceparent, traceIdOf, metaOf } from './events/trace-context';
 export { HostState, type HostPhase } from './lifecycle/host-state';
 export { LifecycleMethods } from './lifecycle/lifecycle.methods';
 export { PromptMethods } from './prompts/prompt.methods';
-export { MCP_RESOLVED_OPTIONS, type ResolvedApprovalOptions, type ResolvedMcpOptions } from './resolved-options';
+export { MCP_PROTOCOL_OPTIONS, InjectProtocolOptions, PROTOCOL_OPTION_KEYS, resolveProtocolOptions, type ProtocolOptions } from './protocol.options';
 export { ResourceMethods } from './resources/resource.methods';
 export { ClientRequests } from './sessions/client-requests';
 export { McpSession, type NotificationSink } from './sessions/mcp-session';

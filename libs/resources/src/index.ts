@@ -1,4 +1,4 @@
-export { ResourcesModule } from './resources.module';
+export { RESOURCE_PROVIDERS } from './resource.providers';
 export { ResourceReader } from './resource.reader';
 export { McpResourceNotifier } from './resource.notifier';
 export { toReadResourceResult } from './resource-contents.mapper';

@@ -27,3 +27,4 @@ export { resolveAuditOptions, type McpAuditOptions, type ResolvedAuditOptions } 
 export { PostgresAuditSink, type PostgresAuditSinkOptions } from './audit/postgres-audit.sink';
 export { AuthFailureLimiter } from './auth/auth-failure.limiter';
 export { checkOriginAndHost, type OriginHostOptions, type HttpRefusal } from './http/origin-host.policy';
+export { MCP_SECURITY_OPTIONS, InjectSecurityOptions, SECURITY_OPTION_KEYS, resolveSecurityOptions, type SecurityOptions } from './security.options';

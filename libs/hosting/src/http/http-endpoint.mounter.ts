@@ -1,8 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { McpStartupError } from '#libs/core';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
+import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
+import { InjectHostingOptions, type HostingOptions } from '../options/hosting.options';
 import { isProtectedResourceMetadataPath, serveProtectedResourceMetadata } from './protected-resource-metadata';
 import { StreamableHttpHandler } from './streamable-http.handler';
 
@@ -19,7 +21,9 @@ export class HttpEndpointMounter {
   private readonly logger = new Logger('McpHttp');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectHostingOptions() private readonly options: HostingOptions,
+    @InjectProtocolOptions() private readonly protocol: ProtocolOptions,
+    @InjectSecurityOptions() private readonly security: SecurityOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly handler: StreamableHttpHandler,
   ) {}
@@ -29,7 +33,7 @@ export class HttpEndpointMounter {
    * address (or on all of them, the default) fails with a message that says what to do.
    */
   private refusePublicBindWithoutAuth(server: Server): void {
-    const { auth } = this.options;
+    const { auth } = this.security;
     if (auth.mode !== 'none' || auth.allowPublicBind) return;
     const listen = server.listen.bind(server) as (...args: unknown[]) => Server;
     server.listen = ((...args: unknown[]) => {
@@ -63,7 +67,7 @@ export class HttpEndpointMounter {
       const withQuery = `${path}?`;
       const others = server.listeners('request') as RequestListener[];
       server.removeAllListeners('request');
-      const auth = this.options.auth;
+      const auth = this.security.auth;
       server.on('request', (req: IncomingMessage, res: ServerResponse) => {
         const url = req.url!;
         if (url === path || url.startsWith(withQuery)) serve(req, res);
@@ -72,7 +76,7 @@ export class HttpEndpointMounter {
       });
     }
     this.refusePublicBindWithoutAuth(server);
-    this.logger.log(`Streamable HTTP endpoint at ${path} (${this.options.mode}${this.options.routeThroughExpress ? ', through Express' : ''})`);
+    this.logger.log(`Streamable HTTP endpoint at ${path} (${this.protocol.mode}${this.options.routeThroughExpress ? ', through Express' : ''})`);
     return true;
   }
 }

@@ -7,7 +7,9 @@ import { protectedResourceMetadataUrl } from './protected-resource-metadata';
 import { McpDispatcher, type DispatchScope } from '#libs/protocol';
 import { classify, errorResponse, PARSE_ERROR_RESPONSE, type JsonRpcMessage, type MessageKind } from '#libs/protocol';
 import { HostState } from '#libs/protocol';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
+import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
+import { InjectHostingOptions, type HostingOptions } from '../options/hosting.options';
 import { McpSession } from '#libs/protocol';
 import { ResumableStream, streamIdOf } from '#libs/protocol';
 import { SessionStore } from '#libs/protocol';
@@ -67,7 +69,9 @@ export class StreamableHttpHandler {
   private readonly resourceMetadataUrl: string | undefined;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectHostingOptions() private readonly options: HostingOptions,
+    @InjectProtocolOptions() protocol: ProtocolOptions,
+    @InjectSecurityOptions() private readonly security: SecurityOptions,
     private readonly dispatcher: McpDispatcher,
     private readonly sessions: SessionStore,
     private readonly state: HostState,
@@ -75,8 +79,8 @@ export class StreamableHttpHandler {
     private readonly telemetry: RequestTelemetry,
     private readonly authFailures: AuthFailureLimiter,
   ) {
-    this.stateful = options.mode === 'stateful';
-    this.resourceMetadataUrl = options.auth.mode === 'oauth' ? protectedResourceMetadataUrl(options.auth.resource) : undefined;
+    this.stateful = protocol.mode === 'stateful';
+    this.resourceMetadataUrl = security.auth.mode === 'oauth' ? protectedResourceMetadataUrl(security.auth.resource) : undefined;
   }
 
   /** Serves one HTTP request on the MCP path. Never throws. */
@@ -89,7 +93,7 @@ export class StreamableHttpHandler {
   }
 
   private async route(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    const refusal = checkOriginAndHost(req.headers, this.options) ?? (this.state.accepting ? undefined : HttpMessages.notReady());
+    const refusal = checkOriginAndHost(req.headers, this.security.originHost) ?? (this.state.accepting ? undefined : HttpMessages.notReady());
     if (refusal) return this.refuse(res, refusal, req);
     if (this.applyCors(req, res)) return;
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {

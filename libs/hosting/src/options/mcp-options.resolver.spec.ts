@@ -2,36 +2,37 @@ import { McpStartupError } from '#libs/core';
 import { resolveMcpOptions } from './mcp-options.resolver';
 
 describe('resolveMcpOptions', () => {
-  it('fills every default', () => {
-    const options = resolveMcpOptions({ name: 'desk', version: '1.0.0' });
-    expect(options).toMatchObject({
-      path: '/mcp',
+  it('fills every default, in the slice of the library that reads it', () => {
+    const { protocol, hosting, security, invocation, operations } = resolveMcpOptions({ name: 'desk', version: '1.0.0' });
+    expect(protocol).toEqual({
+      server: { name: 'desk', version: '1.0.0', title: undefined, instructions: undefined },
       mode: 'stateful',
-      sessionIdleTtlMs: 1_800_000,
-      maxSessions: 10_000,
-      bodyLimit: 1_048_576,
-      http: true,
-      stdio: false,
-      routeThroughExpress: false,
       pageSize: 100,
-      shutdownTimeoutMs: 10_000,
-      confirmDestructive: false,
-      taskTtlMs: 3_600_000,
-      toolTimeoutMs: 30_000,
-      limits: { maxDepth: 32, maxStringLength: 100_000, maxArrayLength: 10_000, maxArguments: 100 },
-      redact: { patterns: [], builtIn: true },
-      authFailureLimit: { limit: 20, windowMs: 60_000 },
-      cors: undefined,
-      allowedOrigins: undefined,
+      limits: { maxDepth: 32, maxStringLength: 100_000, maxArrayLength: 10_000, maxArguments: 100, maxUriLength: 2_048 },
+      sessions: { idleTtlMs: 1_800_000, max: 10_000, maxPerPrincipal: 100, maxSubscriptions: 100 },
+      tools: { timeoutMs: 30_000, confirmDestructive: false },
+      tasks: { ttlMs: 3_600_000 },
     });
-    expect([...options.allowedHosts!]).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(hosting).toEqual({ path: '/mcp', http: true, stdio: false, routeThroughExpress: false, bodyLimit: 1_048_576, cors: undefined, shutdownTimeoutMs: 10_000 });
+    expect(security).toMatchObject({ auth: { mode: 'none' }, authFailureLimit: { limit: 20, windowMs: 60_000 }, audit: undefined, stdioPrincipal: { id: 'anonymous' } });
+    expect(security.redactor).toBeDefined();
+    expect(security.originHost.allowedOrigins).toBeUndefined();
+    expect([...security.originHost.allowedHosts!]).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(invocation).toMatchObject({ unknownArguments: 'refuse', approvals: { ttlMs: 600_000, waitMs: 20_000 } });
+    // The approval page lives on the dashboard: loopback callers get a link without publicUrl.
+    expect(invocation.approvals.pageOf?.({ host: 'localhost:3000' })).toBe('http://localhost:3000/admin');
+    expect(operations).toMatchObject({ http: true, healthChecks: [], admin: { path: '/admin' }, approvals: { roles: ['admin', 'approver'], allowSelfApproval: true } });
+  });
+
+  it('has no redactor when the built-in patterns are off and none are given', () => {
+    expect(resolveMcpOptions({ name: 'a', version: '1', redact: { builtIn: false } }).security.redactor).toBeUndefined();
   });
 
   it('parses sizes and host wildcards', () => {
-    const options = resolveMcpOptions({ name: 'a', version: '1', bodyLimit: '512kb', allowedHosts: ['*'], allowedOrigins: ['https://App.example.com'] });
-    expect(options.bodyLimit).toBe(524_288);
-    expect(options.allowedHosts).toBeUndefined();
-    expect([...options.allowedOrigins!]).toEqual(['https://app.example.com']);
+    const { hosting, security } = resolveMcpOptions({ name: 'a', version: '1', bodyLimit: '512kb', allowedHosts: ['*'], allowedOrigins: ['https://App.example.com'] });
+    expect(hosting.bodyLimit).toBe(524_288);
+    expect(security.originHost.allowedHosts).toBeUndefined();
+    expect([...security.originHost.allowedOrigins!]).toEqual(['https://app.example.com']);
   });
 
   it('reports every invalid option at once, each with a fix', () => {
@@ -56,12 +57,12 @@ describe('resolveMcpOptions', () => {
     expect(diagnostics.map((d) => d.where)).toEqual([
       'McpModule option "colour"',
       'McpModule option "name"',
-      'McpModule option "path"',
       'McpModule option "mode"',
       'McpModule option "maxSessions"',
-      'McpModule option "allowedOrigins"',
+      'McpModule option "path"',
       'McpModule option "bodyLimit"',
       'McpModule option "stdio"',
+      'McpModule option "allowedOrigins"',
     ]);
     expect((error as Error).message).toContain("fix: use 'stateful' or 'stateless'");
     expect((error as Error).message).toContain("fix: give bytes (1048576) or a string like '512kb' or '4mb'");
@@ -79,10 +80,10 @@ describe('resolveMcpOptions: admin', () => {
   };
 
   it('serves the dashboard at /admin with a 5-minute window unless turned off', () => {
-    expect(resolveMcpOptions({ name: 'a', version: '1' }).admin).toEqual({ path: '/admin', statsWindowMs: 300_000 });
-    expect(resolveMcpOptions({ name: 'a', version: '1', admin: true }).admin).toEqual({ path: '/admin', statsWindowMs: 300_000 });
-    expect(resolveMcpOptions({ name: 'a', version: '1', admin: false }).admin).toBeUndefined();
-    expect(resolveMcpOptions({ name: 'a', version: '1', admin: { path: '/ops/mcp', statsWindowMinutes: 15 } }).admin).toEqual({ path: '/ops/mcp', statsWindowMs: 900_000 });
+    expect(resolveMcpOptions({ name: 'a', version: '1' }).operations.admin).toEqual({ path: '/admin', statsWindowMs: 300_000 });
+    expect(resolveMcpOptions({ name: 'a', version: '1', admin: true }).operations.admin).toEqual({ path: '/admin', statsWindowMs: 300_000 });
+    expect(resolveMcpOptions({ name: 'a', version: '1', admin: false }).operations.admin).toBeUndefined();
+    expect(resolveMcpOptions({ name: 'a', version: '1', admin: { path: '/ops/mcp', statsWindowMinutes: 15 } }).operations.admin).toEqual({ path: '/ops/mcp', statsWindowMs: 900_000 });
   });
 
   it('reports each bad admin option with a fix', () => {
@@ -111,10 +112,10 @@ describe('resolveMcpOptions: metrics', () => {
 
   it('serves /metrics on the main HTTP server unless turned off or given a port', () => {
     const main = { path: '/metrics', port: undefined, host: '127.0.0.1', token: undefined };
-    expect(resolveMcpOptions({ name: 'a', version: '1' }).metrics).toEqual(main);
-    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: true }).metrics).toEqual(main);
-    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: false }).metrics).toBeUndefined();
-    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: { port: 9464, host: '0.0.0.0', token: TOKEN } }).metrics).toEqual({
+    expect(resolveMcpOptions({ name: 'a', version: '1' }).operations.metrics).toEqual(main);
+    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: true }).operations.metrics).toEqual(main);
+    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: false }).operations.metrics).toBeUndefined();
+    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: { port: 9464, host: '0.0.0.0', token: TOKEN } }).operations.metrics).toEqual({
       path: '/metrics',
       port: 9464,
       host: '0.0.0.0',

@@ -4,7 +4,8 @@ import { JsonRpcErrorCode, LATEST_PROTOCOL_VERSION } from '#libs/core';
 import { McpDispatcher, type DispatchScope } from '#libs/protocol';
 import { classify, errorResponse, PARSE_ERROR_RESPONSE } from '#libs/protocol';
 import { HostState } from '#libs/protocol';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
+import { InjectHostingOptions, type HostingOptions } from '../options/hosting.options';
 import { McpSession } from '#libs/protocol';
 import { SessionStore } from '#libs/protocol';
 import { LineSplitter } from './line-splitter';
@@ -27,7 +28,8 @@ export class StdioTransport {
   private detach: (() => void) | undefined;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectHostingOptions() private readonly options: HostingOptions,
+    @InjectSecurityOptions() private readonly security: SecurityOptions,
     private readonly dispatcher: McpDispatcher,
     private readonly state: HostState,
     private readonly sessions: SessionStore,
@@ -83,7 +85,7 @@ export class StdioTransport {
     const scope: DispatchScope = {
       session: this.session!,
       transport: 'stdio',
-      principal: this.options.stdioPrincipal,
+      principal: this.security.stdioPrincipal,
       headers: NO_HEADERS,
       notify: (message) => this.write(message),
     };

@@ -4,7 +4,7 @@ import { McpClientRequestError } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import { redactSensitive, sensitiveFieldsOf } from '#libs/security';
 import type { CallContext } from '../context/call-context';
-import { InvocationSettings } from '../invocation.settings';
+import { InjectInvocationOptions, type InvocationOptions } from '../invocation.options';
 import { ApprovalDecisionError, ApprovalRequests, digestOfArguments, type McpApproval } from './approval-requests';
 import { ConfirmationMessages } from './confirmation.messages';
 
@@ -29,7 +29,7 @@ export const APPROVAL_META = 'nest-mcp-host/approval';
 export class ConfirmationGate {
   constructor(
     private readonly approvals: ApprovalRequests,
-    private readonly settings: InvocationSettings,
+    @InjectInvocationOptions() private readonly options: InvocationOptions,
   ) {}
 
   /** Resolves to `undefined` when the call may run, else to the result to return instead. */
@@ -47,7 +47,7 @@ export class ConfirmationGate {
       if (asked !== 'unavailable') return asked;
     }
     // The approval page, where this client's user can be sent (when the host knows its address).
-    const page = supportsUrlElicitation(context) ? this.settings.approvals.pageOf?.(context.headers) : undefined;
+    const page = supportsUrlElicitation(context) ? this.options.approvals.pageOf?.(context.headers) : undefined;
     const approval = standing ?? this.open(binding, tool, args, question, context, page !== undefined);
     if (approval instanceof ApprovalDecisionError) return refusal(approval.message);
     if (approval.channel === 'url' && page) return this.askByUrl(tool, approval, `${page}#approval=${approval.id}`, context);
@@ -88,7 +88,7 @@ export class ConfirmationGate {
       return refusal(ConfirmationMessages.notConfirmed(tool.name, 'decline'));
     }
     if (action !== 'accept') return pending(tool.name, approval, true);
-    const status = await this.approvals.waitForDecision(approval, this.settings.approvals.waitMs, context.signal);
+    const status = await this.approvals.waitForDecision(approval, this.options.approvals.waitMs, context.signal);
     if (status !== 'pending') context.completeElicitation(approval.id);
     if (status === 'approved') {
       this.approvals.use(approval);
@@ -115,7 +115,7 @@ export class ConfirmationGate {
         channel: byUrl ? 'url' : 'approvers',
         client: context.clientInfo ?? null,
         transport: context.transport,
-        ttlMs: this.settings.approvals.ttlMs,
+        ttlMs: this.options.approvals.ttlMs,
       });
     } catch (error) {
       if (error instanceof ApprovalDecisionError) return error;

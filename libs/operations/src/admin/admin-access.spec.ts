@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { Authenticator, hashApiKey, type McpAuthOptions } from '#libs/security';
-import { resolveMcpOptions } from '#libs/hosting';
 import { AdminAccess } from './admin-access';
 import { AuthFailureLimiter } from '#libs/security';
 import { McpRequestObservers } from '#libs/protocol';
@@ -13,10 +12,9 @@ const refusals: McpRequestEvent[] = [];
 const request = (remoteAddress: string, headers: Record<string, string> = {}) => ({ socket: { remoteAddress }, headers }) as unknown as IncomingMessage;
 
 function access(auth: McpAuthOptions, authFailureLimit = { limit: 20, windowMs: 60_000 }): AdminAccess {
-  const options = resolveMcpOptions({ name: 'a', version: '1', auth, authFailureLimit });
   const observers = new McpRequestObservers();
   observers.add({ observe: (event) => void refusals.push(event) });
-  return new AdminAccess(new Authenticator(options.auth), new RequestTelemetry(observers), new AuthFailureLimiter(options.authFailureLimit.limit, options.authFailureLimit.windowMs));
+  return new AdminAccess(new Authenticator(auth), new RequestTelemetry(observers), new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs));
 }
 
 describe('AdminAccess', () => {

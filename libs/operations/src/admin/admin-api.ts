@@ -4,7 +4,8 @@ import type { McpPrincipal } from '#libs/core';
 import { AuditTrail, type AuditRecord, type AuditTrailHealth } from '#libs/security';
 import { DependencyHealth, type DependencyStatus } from '../health/dependency-health';
 import { HostState, type HostPhase } from '#libs/protocol';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
+import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import type { McpSession } from '#libs/protocol';
 import { SessionStore } from '#libs/protocol';
 import type { McpEntryKind } from '#libs/protocol';
@@ -80,7 +81,8 @@ export class AdminApi {
   private readonly startedAt = Date.now();
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectProtocolOptions() private readonly protocol: ProtocolOptions,
+    @InjectSecurityOptions() private readonly security: SecurityOptions,
     private readonly state: HostState,
     private readonly sessions: SessionStore,
     private readonly dependencies: DependencyHealth,
@@ -103,12 +105,12 @@ export class AdminApi {
       checkedAt: new Date(now).toISOString(),
       principal: principal.id,
       host: {
-        name: this.options.name,
-        version: this.options.version,
-        title: this.options.title ?? null,
+        name: this.protocol.server.name,
+        version: this.protocol.server.version,
+        title: this.protocol.server.title ?? null,
         phase: this.state.phase,
-        mode: this.options.mode,
-        auth: this.options.auth.mode,
+        mode: this.protocol.mode,
+        auth: this.security.auth.mode,
         startedAt: new Date(this.startedAt).toISOString(),
         uptimeSec: Math.floor((now - this.startedAt) / 1000),
         sessions: this.sessions.liveCount,
@@ -152,12 +154,12 @@ export class AdminApi {
     const all = [...this.sessions.live()];
     const listed = all.sort((a, b) => b.lastSeen - a.lastSeen).slice(0, MAX_SESSIONS_LISTED);
     return {
-      mode: this.options.mode,
+      mode: this.protocol.mode,
       count: all.length,
-      max: this.options.maxSessions,
-      idleTtlMs: this.options.sessionIdleTtlMs,
+      max: this.protocol.sessions.max,
+      idleTtlMs: this.protocol.sessions.idleTtlMs,
       sessions: listed.map((session) =>
-        this.sessions.isLocal(session) ? describeSession(session, 'stdio', this.options.stdioPrincipal.id) : describeSession(session, 'http', undefined),
+        this.sessions.isLocal(session) ? describeSession(session, 'stdio', this.security.stdioPrincipal.id) : describeSession(session, 'http', undefined),
       ),
     };
   }

@@ -1,7 +1,7 @@
 import type { ModuleRef } from '@nestjs/core';
 import { SkipThrottle, Throttle } from '@nestjs/throttler';
 import { PromptRegistry, ResourceRegistry, ToolRegistry, type RegisteredTool } from '#libs/catalog';
-import { resolveMcpOptions } from '#libs/hosting';
+import { resolveProtocolOptions } from '#libs/protocol';
 import { AdminCatalogReader } from './admin-catalog.reader';
 
 @Throttle({ burst: { limit: 2, ttl: 1_000 } })
@@ -42,7 +42,9 @@ function reader(throttlerOptions: unknown, confirmDestructive = false): AdminCat
       return throttlerOptions;
     },
   } as unknown as ModuleRef;
-  return new AdminCatalogReader(resolveMcpOptions({ name: 'a', version: '1', confirmDestructive }), tools, new PromptRegistry(), new ResourceRegistry(), moduleRef);
+  return new AdminCatalogReader(resolveProtocolOptions({ name: 'a', version: '1', confirmDestructive }, (option, problem) => {
+    throw new Error(`${option} ${problem}`);
+  }), tools, new PromptRegistry(), new ResourceRegistry(), moduleRef);
 }
 
 describe('AdminCatalogReader', () => {

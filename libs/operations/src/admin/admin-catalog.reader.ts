@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getOptionsToken, type ThrottlerModuleOptions, type ThrottlerOptions } from '@nestjs/throttler';
 import { PromptRegistry, ResourceRegistry, ToolRegistry, type AccessRequirements, type RegisteredHandler } from '#libs/catalog';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 
 // The metadata keys of @nestjs/throttler's @Throttle and @SkipThrottle (its `throttler.constants`,
 // not exported from the package root), suffixed with the throttler's name.
@@ -64,7 +64,7 @@ export class AdminCatalogReader {
   private throttlers: (ThrottlerOptions & { name: string })[] | null | undefined;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectProtocolOptions() private readonly protocol: ProtocolOptions,
     private readonly tools: ToolRegistry,
     private readonly prompts: PromptRegistry,
     private readonly resources: ResourceRegistry,
@@ -76,11 +76,11 @@ export class AdminCatalogReader {
     return {
       tools: this.tools.all().map((tool) => ({
         ...this.entry(tool.name, tool, throttlers),
-        timeoutMs: tool.options.timeoutMs ?? this.options.toolTimeoutMs,
+        timeoutMs: tool.options.timeoutMs ?? this.protocol.tools.timeoutMs,
         maxConcurrency: tool.options.maxConcurrency ?? null,
         task: tool.options.task ?? null,
         // As the tool methods decide it: the tool's own `confirm`, else destructive tools when configured.
-        confirm: tool.options.confirm !== undefined ? tool.options.confirm !== false : this.options.confirmDestructive && tool.definition.annotations?.destructiveHint === true,
+        confirm: tool.options.confirm !== undefined ? tool.options.confirm !== false : this.protocol.tools.confirmDestructive && tool.definition.annotations?.destructiveHint === true,
       })),
       prompts: this.prompts.all().map((prompt) => this.entry(prompt.name, prompt, throttlers)),
       resources: this.resources.resources.all().map((resource) => this.entry(resource.uri, resource, throttlers)),

@@ -3,7 +3,9 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { McpPrincipal } from '#libs/core';
 import { checkOriginAndHost } from '#libs/security';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
+import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
+import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { McpRequestObservers } from '#libs/protocol';
 import { AdminAccess, refusalHeaders } from './admin-access';
 import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
@@ -49,7 +51,9 @@ export class AdminEndpoint implements OnModuleInit {
   private pageCsp = '';
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectOperationsOptions() private readonly options: OperationsOptions,
+    @InjectProtocolOptions() private readonly protocol: ProtocolOptions,
+    @InjectSecurityOptions() private readonly security: SecurityOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly observers: McpRequestObservers,
     private readonly stats: McpCallStats,
@@ -63,7 +67,7 @@ export class AdminEndpoint implements OnModuleInit {
     const adapter = this.adapterHost?.httpAdapter;
     if (!admin || !this.options.http || !adapter?.getHttpServer()) return;
     this.observers.add(this.stats);
-    this.page = renderAdminPage({ base: admin.path, hostName: this.options.title ?? this.options.name, refreshMs: REFRESH_MS });
+    this.page = renderAdminPage({ base: admin.path, hostName: this.protocol.server.title ?? this.protocol.server.name, refreshMs: REFRESH_MS });
     this.pageCsp = [
       "default-src 'none'",
       "script-src 'self'",
@@ -176,7 +180,7 @@ export class AdminEndpoint implements OnModuleInit {
 
   /** DNS-rebinding protection, as on the MCP endpoint: the Host (and a browser's Origin) must be allowed. */
   private refusedByPolicy(req: IncomingMessage, res: ServerResponse): boolean {
-    const refusal = checkOriginAndHost(req.headers, this.options);
+    const refusal = checkOriginAndHost(req.headers, this.security.originHost);
     if (!refusal) return false;
     this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
     return true;

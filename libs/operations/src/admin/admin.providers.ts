@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { MCP_OPERATIONS_OPTIONS, type OperationsOptions } from '../operations.options';
 import type { McpEntryKind } from '#libs/protocol';
 import { AdminAccess } from './admin-access';
 import { AdminApi } from './admin-api';
@@ -34,9 +34,9 @@ export function catalogEntryOf(tools: ToolRegistry, prompts: PromptRegistry, res
 export const ADMIN_PROVIDERS: Provider[] = [
   {
     provide: McpCallStats,
-    useFactory: (options: ResolvedMcpOptions, tools: ToolRegistry, prompts: PromptRegistry, resources: ResourceRegistry) =>
+    useFactory: (options: OperationsOptions, tools: ToolRegistry, prompts: PromptRegistry, resources: ResourceRegistry) =>
       new McpCallStats({ windowMs: options.admin?.statsWindowMs ?? 5 * 60_000, entryOf: catalogEntryOf(tools, prompts, resources) }),
-    inject: [MCP_RESOLVED_OPTIONS, ToolRegistry, PromptRegistry, ResourceRegistry],
+    inject: [MCP_OPERATIONS_OPTIONS, ToolRegistry, PromptRegistry, ResourceRegistry],
   },
   AdminAccess,
   AdminCatalogReader,

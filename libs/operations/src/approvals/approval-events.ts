@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ApprovalRequests, type McpApprovalEvent } from '#libs/invocation';
 import { AuditTrail, type AuditEntry, type AuditOutcome } from '#libs/security';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
 
 const METHODS: Record<McpApprovalEvent['type'], string> = {
   requested: 'approvals/request',
@@ -25,7 +25,7 @@ export class ApprovalEvents implements OnModuleInit, OnModuleDestroy {
   private unsubscribe: (() => void) | undefined;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectOperationsOptions() private readonly options: OperationsOptions,
     private readonly approvals: ApprovalRequests,
     @Optional() private readonly trail?: AuditTrail,
   ) {}

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '#libs/core';
 import { ApprovalDecisionError, ApprovalRequests, type McpApproval, type McpApprovalStatus } from '#libs/invocation';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
 import { AdminMessages } from '../admin/admin.messages';
 
 const STATUSES = new Set<string>(['pending', 'approved', 'denied', 'expired', 'used']);
@@ -21,7 +21,7 @@ const STATUSES = new Set<string>(['pending', 'approved', 'denied', 'expired', 'u
 @Injectable()
 export class McpApprovals {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectOperationsOptions() private readonly options: OperationsOptions,
     private readonly approvals: ApprovalRequests,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AuditTrail } from '#libs/security';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
 
 /**
  * A backing service the host needs (Redis, a database, …), checked by `/health/ready` and shown
@@ -37,7 +37,7 @@ export interface DependencyStatus {
 @Injectable()
 export class DependencyHealth {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectOperationsOptions() private readonly options: OperationsOptions,
     @Optional() private readonly audit?: AuditTrail,
   ) {}
 

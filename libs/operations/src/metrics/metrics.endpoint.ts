@@ -4,7 +4,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { HttpAdapterHost } from '@nestjs/core';
 import { AdminAccess, refusalHeaders } from '../admin/admin-access';
 import { checkOriginAndHost } from '#libs/security';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
+import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { McpMetrics } from './mcp-metrics';
 
 /** What refusals call the endpoint. */
@@ -30,7 +31,8 @@ export class McpMetricsEndpoint implements OnModuleInit, OnApplicationBootstrap,
   private readonly tokenDigest: Buffer | undefined;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectOperationsOptions() private readonly options: OperationsOptions,
+    @InjectSecurityOptions() private readonly security: SecurityOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly metrics: McpMetrics,
     private readonly access: AdminAccess,
@@ -88,8 +90,8 @@ export class McpMetricsEndpoint implements OnModuleInit, OnApplicationBootstrap,
   private async serve(req: IncomingMessage, res: ServerResponse, mainServer: boolean): Promise<void> {
     try {
       const byToken = this.presentsToken(req);
-      if (mainServer || (!byToken && this.options.auth.mode === 'none')) {
-        const refusal = checkOriginAndHost(req.headers, this.options);
+      if (mainServer || (!byToken && this.security.auth.mode === 'none')) {
+        const refusal = checkOriginAndHost(req.headers, this.security.originHost);
         if (refusal) return this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
       }
       if (!byToken) {

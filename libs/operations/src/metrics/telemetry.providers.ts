@@ -3,7 +3,7 @@ import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
 import { catalogEntryOf } from '../admin/admin.providers';
 import { HostState } from '#libs/protocol';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '#libs/protocol';
+import { MCP_OPERATIONS_OPTIONS, type OperationsOptions } from '../operations.options';
 import { SessionStore } from '#libs/protocol';
 import { McpMetrics } from './mcp-metrics';
 import { McpTracing } from '#libs/protocol';
@@ -19,7 +19,7 @@ export const TELEMETRY_PROVIDERS: Provider[] = [
   {
     provide: McpMetrics,
     useFactory: (
-      options: ResolvedMcpOptions,
+      options: OperationsOptions,
       observers: McpRequestObservers,
       state: HostState,
       sessions: SessionStore,
@@ -36,7 +36,7 @@ export const TELEMETRY_PROVIDERS: Provider[] = [
         observers: options.metrics ? observers : undefined,
         processMetrics: options.metrics !== undefined,
       }),
-    inject: [MCP_RESOLVED_OPTIONS, McpRequestObservers, HostState, SessionStore, ToolRegistry, PromptRegistry, ResourceRegistry, { token: AuditTrail, optional: true }],
+    inject: [MCP_OPERATIONS_OPTIONS, McpRequestObservers, HostState, SessionStore, ToolRegistry, PromptRegistry, ResourceRegistry, { token: AuditTrail, optional: true }],
   },
   McpMetricsEndpoint,
   McpTracing,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../resolved-options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { checkRequestLimits, RequestLimitError } from './request-limits';
 import { AccessDeniedError } from '../admission/access-control';
 import { RequestNote } from '../events/request-note';
@@ -31,7 +31,7 @@ export class McpDispatcher {
   private readonly handlers: ReadonlyMap<string, MethodHandler>;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectProtocolOptions() private readonly options: ProtocolOptions,
     lifecycle: LifecycleMethods,
     tools: ToolMethods,
     prompts: PromptMethods,

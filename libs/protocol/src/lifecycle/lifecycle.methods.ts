@@ -6,7 +6,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type McpLogLevel,
 } from '#libs/core';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../resolved-options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods, type MethodHandler } from '../dispatch/method-handler';
 
 const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
@@ -32,7 +32,7 @@ export class LifecycleMethods implements McpMethods {
   /** The `initialize` result per negotiated version, serialized once. */
   private readonly results = new Map<string, string>();
 
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions) {}
+  constructor(@InjectProtocolOptions() private readonly options: ProtocolOptions) {}
 
   private initialize(params: Record<string, unknown>, scope: DispatchScope): string {
     const requested = params.protocolVersion;
@@ -52,7 +52,7 @@ export class LifecycleMethods implements McpMethods {
     }
     let result = this.results.get(version);
     if (result === undefined) {
-      const { name, version: serverVersion, title, instructions } = this.options;
+      const { name, version: serverVersion, title, instructions } = this.options.server;
       result = JSON.stringify({
         protocolVersion: version,
         capabilities: CAPABILITIES,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { PromptRegistry } from '#libs/catalog';
 import { PromptGetter } from '#libs/prompts';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../resolved-options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { AccessControl, AccessDeniedError } from '../admission/access-control';
 import type { RequestNote } from '../events/request-note';
 import { RequestTelemetry } from '../events/request-telemetry';
@@ -19,7 +19,7 @@ export class PromptMethods implements McpMethods {
   };
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectProtocolOptions() private readonly options: ProtocolOptions,
     private readonly registry: PromptRegistry,
     private readonly getter: PromptGetter,
     private readonly calls: CallScope,

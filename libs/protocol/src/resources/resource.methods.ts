@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ResourceRegistry, type ResolvedResource } from '#libs/catalog';
 import { ResourceReader, resourceNotFound } from '#libs/resources';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../resolved-options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { AccessControl, AccessDeniedError } from '../admission/access-control';
 import type { RequestNote } from '../events/request-note';
 import { RequestTelemetry } from '../events/request-telemetry';
@@ -24,7 +24,7 @@ export class ResourceMethods implements McpMethods {
   };
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectProtocolOptions() private readonly options: ProtocolOptions,
     private readonly registry: ResourceRegistry,
     private readonly reader: ResourceReader,
     private readonly calls: CallScope,
@@ -57,7 +57,7 @@ export class ResourceMethods implements McpMethods {
     if (on) {
       this.requireVisible(uri, scope, note);
       const subscriptions = scope.session.subscriptions;
-      const max = this.options.maxSubscriptionsPerSession;
+      const max = this.options.sessions.maxSubscriptions;
       if (subscriptions.size >= max && !subscriptions.has(uri)) {
         throw new RequestLimitError(`Too many subscriptions: this session already has ${max} (maxSubscriptionsPerSession); unsubscribe from one first`);
       }

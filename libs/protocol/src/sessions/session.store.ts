@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { LATEST_PROTOCOL_VERSION } from '#libs/core';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../resolved-options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { McpSession } from './mcp-session';
 
 /** Why a new session cannot be opened now. */
@@ -20,7 +20,7 @@ export class SessionStore implements OnModuleDestroy {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly closeListeners = new Set<(session: McpSession) => void>();
 
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions) {}
+  constructor(@InjectProtocolOptions() private readonly options: ProtocolOptions) {}
 
   /** The session of a transport with one client for the life of the process (stdio), when there is one. */
   private local: McpSession | undefined;
@@ -58,14 +58,14 @@ export class SessionStore implements OnModuleDestroy {
 
   /** Whether `owner` may open one more session; the refusal says which limit holds. */
   refusal(owner: string, now = Date.now()): SessionRefusal | undefined {
-    if (this.sessions.size >= this.options.maxSessions) return { reason: 'full', limit: this.options.maxSessions };
+    if (this.sessions.size >= this.options.sessions.max) return { reason: 'full', limit: this.options.sessions.max };
     const own = this.owners.get(owner);
-    if (!own || own.size < this.options.maxSessionsPerPrincipal) return undefined;
+    if (!own || own.size < this.options.sessions.maxPerPrincipal) return undefined;
     // The owner's least recently used session is the first to expire.
     let oldest = now;
     for (const session of own) oldest = Math.min(oldest, session.lastSeen);
-    const retryAfterSec = Math.max(1, Math.ceil((oldest + this.options.sessionIdleTtlMs - now) / 1000));
-    return { reason: 'owner_full', limit: this.options.maxSessionsPerPrincipal, retryAfterSec };
+    const retryAfterSec = Math.max(1, Math.ceil((oldest + this.options.sessions.idleTtlMs - now) / 1000));
+    return { reason: 'owner_full', limit: this.options.sessions.maxPerPrincipal, retryAfterSec };
   }
 
   /**
@@ -80,7 +80,7 @@ export class SessionStore implements OnModuleDestroy {
     let own = this.owners.get(owner);
     if (!own) this.owners.set(owner, (own = new Set()));
     own.add(session);
-    this.sweeper ??= setInterval(() => this.sweep(), Math.min(this.options.sessionIdleTtlMs / 2, 60_000)).unref();
+    this.sweeper ??= setInterval(() => this.sweep(), Math.min(this.options.sessions.idleTtlMs / 2, 60_000)).unref();
     return session;
   }
 
@@ -115,7 +115,7 @@ export class SessionStore implements OnModuleDestroy {
   /** Ends the sessions idle for longer than the TTL. */
   sweep(now = Date.now()): void {
     for (const [id, session] of this.sessions) {
-      if (now - session.lastSeen > this.options.sessionIdleTtlMs && session.inFlight.size === 0) this.delete(id, 'session expired');
+      if (now - session.lastSeen > this.options.sessions.idleTtlMs && session.inFlight.size === 0) this.delete(id, 'session expired');
     }
   }
 

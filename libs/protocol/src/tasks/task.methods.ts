@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '#libs/catalog';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../resolved-options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { publicTask, TaskRunner } from './task.runner';
 import type { McpMethods, MethodHandler } from '../dispatch/method-handler';
 import type { RequestNote } from '../events/request-note';
@@ -22,7 +22,7 @@ export class TaskMethods implements McpMethods {
   };
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectProtocolOptions() private readonly options: ProtocolOptions,
     private readonly tasks: TaskRunner,
   ) {}
 }

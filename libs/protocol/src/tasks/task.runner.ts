@@ -7,7 +7,7 @@ import { ToolInvoker } from '#libs/invocation';
 import { CallScope } from '../dispatch/call-scope';
 import { notification, type JsonRpcId } from '../dispatch/json-rpc';
 import type { DispatchScope } from '../dispatch/method-handler';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../resolved-options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { RequestNote } from '../events/request-note';
 import { RequestTelemetry } from '../events/request-telemetry';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
@@ -27,7 +27,7 @@ export class TaskRunner {
   private readonly running = new Map<string, { cancel: (reason: Error) => void; done: Promise<void> }>();
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectProtocolOptions() private readonly options: ProtocolOptions,
     @Inject(MCP_TASK_STORE) private readonly store: McpTaskStore,
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
@@ -49,7 +49,7 @@ export class TaskRunner {
     confirm: boolean,
     created: RequestNote,
   ): Promise<CreateTaskResult> {
-    const ttl = Math.min(typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.options.taskTtlMs, this.options.taskTtlMs);
+    const ttl = Math.min(typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.options.tasks.ttlMs, this.options.tasks.ttlMs);
     const now = new Date().toISOString();
     const task: StoredTask = {
       taskId: randomUUID(),
@@ -74,7 +74,7 @@ export class TaskRunner {
       .run(background, `task:${task.taskId}:${String(id)}`, 'tool', tool.name, params, run, (context) => {
         cancel = (reason) => context.cancellation.cancel(reason);
         // A task may run for as long as it is kept.
-        return this.invoker.invoke(tool, args, context, confirm, this.options.taskTtlMs);
+        return this.invoker.invoke(tool, args, context, confirm, this.options.tasks.ttlMs);
       })
       .then(
         (result) => {

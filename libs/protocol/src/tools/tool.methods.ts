@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
-import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../resolved-options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { TaskRunner } from '../tasks/task.runner';
 import { AccessControl, AccessDeniedError } from '../admission/access-control';
 import type { RequestNote } from '../events/request-note';
@@ -21,7 +21,7 @@ export class ToolMethods implements McpMethods {
   };
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @InjectProtocolOptions() private readonly options: ProtocolOptions,
     private readonly registry: ToolRegistry,
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
@@ -55,13 +55,13 @@ export class ToolMethods implements McpMethods {
       return JSON.stringify(await this.tasks.start(tool, args, task as { ttl?: unknown }, params, id, scope, confirm, note));
     }
     if (tool.options.task === 'required') throw new JsonRpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, `Tool "${name}" must run as a task: add "task": {} to the params`);
-    const result = await this.calls.run(scope, id, 'tool', name, params, note, (context) => this.invoker.invoke(tool, args, context, confirm, this.options.toolTimeoutMs));
+    const result = await this.calls.run(scope, id, 'tool', name, params, note, (context) => this.invoker.invoke(tool, args, context, confirm, this.options.tools.timeoutMs));
     return JSON.stringify(result);
   }
 
   /** The tool's own `confirm` option wins; otherwise the host's policy for destructive tools. */
   private needsConfirmation(tool: RegisteredTool): boolean {
     const { confirm, annotations } = tool.options;
-    return confirm !== undefined ? confirm !== false : this.options.confirmDestructive && annotations?.destructiveHint === true;
+    return confirm !== undefined ? confirm !== false : this.options.tools.confirmDestructive && annotations?.destructiveHint === true;
   }
 }

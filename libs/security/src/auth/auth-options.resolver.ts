@@ -1,13 +1,12 @@
-import type { McpDiagnostic } from '#libs/core';
+import type { OptionReport } from '#libs/core';
 import type { McpAuthOptions } from './auth-options.interface';
 
 const HASH = /^sha256:[0-9a-f]{64}$/;
 
-/** Problems with the `auth` option, each with how to fix it (empty when valid). */
-export function checkAuthOptions(auth: unknown): McpDiagnostic[] {
-  const problems: McpDiagnostic[] = [];
-  const report = (field: string, problem: string, fix: string) => problems.push({ where: `McpModule option "auth${field}"`, problem, fix });
-  if (auth === undefined) return problems;
+/** Reports each problem of the `auth` option, with how to fix it. */
+export function checkAuthOptions(auth: unknown, reportOption: OptionReport): void {
+  const report = (field: string, problem: string, fix: string) => reportOption(`auth${field}`, problem, fix);
+  if (auth === undefined) return;
   const options = auth as McpAuthOptions & Record<string, unknown>;
   switch (options?.mode) {
     case 'none':
@@ -31,5 +30,4 @@ export function checkAuthOptions(auth: unknown): McpDiagnostic[] {
     default:
       report(".mode", `${JSON.stringify((auth as { mode?: unknown })?.mode)} is not an authentication mode`, "use 'none', 'apiKey' or 'oauth'");
   }
-  return problems;
 }

@@ -1,0 +1,25 @@
+import { CatalogExplorer } from './catalog.explorer';
+import { McpCatalog } from './mcp-catalog';
+import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
+import { PromptRegistry } from './prompts/prompt.registry';
+import { ResourceDefinitionFactory } from './resources/resource-definition.factory';
+import { ResourceRegistry } from './resources/resource.registry';
+import { JsonSchemaFactory } from './schema/json-schema.factory';
+import { ToolDefinitionFactory } from './tool-definition.factory';
+import { ToolRegistry } from './tool.registry';
+
+/**
+ * The catalog of one MCP server: discovers tools, prompts and resources at module init and keeps
+ * their registries. Needs Nest's `DiscoveryModule` imported beside it.
+ */
+export const CATALOG_PROVIDERS = [
+  JsonSchemaFactory,
+  ToolDefinitionFactory,
+  PromptDefinitionFactory,
+  ResourceDefinitionFactory,
+  CatalogExplorer,
+  ToolRegistry,
+  PromptRegistry,
+  ResourceRegistry,
+  McpCatalog,
+];

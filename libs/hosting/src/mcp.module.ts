@@ -3,29 +3,21 @@ import { DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { CATALOG_PROVIDERS, JsonSchemaFactory, McpCatalog, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { INVOCATION_PROVIDERS, MCP_INVOCATION_OPTIONS } from '#libs/invocation';
-import { PROMPT_PROVIDERS } from '#libs/prompts';
-import { McpResourceNotifier, RESOURCE_PROVIDERS, ResourceReader } from '#libs/resources';
-import { AuditTrail, Authenticator, AuthFailureLimiter, MCP_ACCESS_POLICY, MCP_SECURITY_OPTIONS, ScopeAndRolePolicy, type SecurityOptions } from '#libs/security';
+import { PROMPT_PROVIDERS, PromptMethods } from '#libs/prompts';
+import { McpResourceNotifier, RESOURCE_PROVIDERS, ResourceMethods, ResourceReader } from '#libs/resources';
+import { AuditRecorder, AuditTrail, Authenticator, AuthFailureLimiter, MCP_ACCESS_POLICY, MCP_SECURITY_OPTIONS, ScopeAndRolePolicy, type SecurityOptions } from '#libs/security';
 import {
-  AccessControl,
-  CallScope,
-  CompletionMethods,
+  ENGINE_METHOD_GROUPS,
   HostState,
   InMemoryTaskStore,
-  LifecycleMethods,
+  MCP_METHOD_GROUPS,
   MCP_PROTOCOL_OPTIONS,
   MCP_TASK_STORE,
-  McpDispatcher,
   McpRequestObservers,
   McpTracing,
-  PromptMethods,
-  RequestTelemetry,
-  ResourceMethods,
+  PROTOCOL_PROVIDERS,
   SessionStore,
-  StatelessCalls,
-  TaskMethods,
-  TaskRunner,
-  ToolMethods,
+  type McpMethods,
 } from '#libs/protocol';
 import {
   ADMIN_PROVIDERS,
@@ -103,27 +95,30 @@ const OPTION_SLICES = (
       useFactory: ({ authFailureLimit }: SecurityOptions) => new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
       inject: [MCP_SECURITY_OPTIONS],
     },
-    RequestTelemetry,
-    AccessControl,
-    HostState,
-    SessionStore,
-    CallScope,
-    StatelessCalls,
-    LifecycleMethods,
-    ToolMethods,
-    PromptMethods,
-    ResourceMethods,
-    CompletionMethods,
-    TaskMethods,
-    TaskRunner,
-    McpDispatcher,
+    {
+      // Every request the engine answers reaches the trail through this observer, and only through it.
+      provide: AuditRecorder,
+      useFactory: (observers: McpRequestObservers, trail?: AuditTrail) => {
+        if (!trail) return undefined;
+        const recorder = new AuditRecorder(trail);
+        observers.add(recorder);
+        return recorder;
+      },
+      inject: [McpRequestObservers, { token: AuditTrail, optional: true }],
+    },
+    ...PROTOCOL_PROVIDERS,
+    {
+      // The dispatcher's routes: the engine's method groups and the features' own.
+      provide: MCP_METHOD_GROUPS,
+      useFactory: (...groups: McpMethods[]) => groups,
+      inject: [...ENGINE_METHOD_GROUPS, PromptMethods, ResourceMethods],
+    },
     StreamableHttpHandler,
     HttpEndpointMounter,
     StdioTransport,
     McpHealthIndicator,
     DependencyHealth,
     McpHost,
-    McpRequestObservers,
     // Approval requests of confirmed calls: audited, and announced to the approvals webhook.
     ApprovalEvents,
     McpApprovals,

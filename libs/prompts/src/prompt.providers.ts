@@ -1,4 +1,5 @@
 import { PromptGetter } from './prompt.getter';
+import { PromptMethods } from './prompt.methods';
 
-/** Serves the prompts found by the catalog. */
-export const PROMPT_PROVIDERS = [PromptGetter];
+/** The prompts feature: its MCP methods and the getter that runs prompt handlers. */
+export const PROMPT_PROVIDERS = [PromptGetter, PromptMethods];

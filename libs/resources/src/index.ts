@@ -1,5 +1,6 @@
 export { RESOURCE_PROVIDERS } from './resource.providers';
 export { ResourceReader } from './resource.reader';
+export { ResourceMethods } from './resource.methods';
 export { McpResourceNotifier } from './resource.notifier';
 export { toReadResourceResult } from './resource-contents.mapper';
 export { resourceNotFound } from './resource-not-found';

@@ -1,5 +1,6 @@
 import { McpResourceNotifier } from './resource.notifier';
+import { ResourceMethods } from './resource.methods';
 import { ResourceReader } from './resource.reader';
 
-/** Serves the resources found by the catalog and their update notifications. */
-export const RESOURCE_PROVIDERS = [ResourceReader, McpResourceNotifier];
+/** The resources feature: its MCP methods, the reader and the update notifier. */
+export const RESOURCE_PROVIDERS = [ResourceReader, ResourceMethods, McpResourceNotifier];

@@ -20,6 +20,7 @@ export { RedactingConsoleLogger } from './redaction/redacting-console.logger';
 export type { AuditOutcome, AuditEntry, AuditRecord } from './audit/audit-record';
 export { MCP_AUDIT_SINK, InjectAuditSink, type AuditSink, type AuditChainTail } from './audit/audit-sink';
 export { canonicalJson, hashRecord, verifyChain, GENESIS_HASH, type ChainVerification } from './audit/audit-chain';
+export { AuditRecorder, type AuditableEvent } from './audit/audit-recorder';
 export { AuditTrail, type AuditTrailSettings, type AuditTrailHealth, type AuditQuery, type AuditFailurePolicy } from './audit/audit-trail';
 export { JsonlAuditSink, readTrail, trailFiles, type JsonlAuditSinkOptions, type JsonlLocation } from './audit/jsonl-audit.sink';
 export { sensitiveFieldsOf, redactSensitive, type SensitiveFields } from './audit/sensitive-fields';

@@ -33,12 +33,14 @@ export class PromptDefinitionFactory {
 
     let args: McpPromptArgument[] = explicit ?? [];
     let kind = schemaSource ? schemaKindOf(schemaSource) : undefined;
+    let argumentsSchema: JsonSchemaObject | undefined;
     if (schemaSource) {
       if (!kind || kind === 'json-schema') {
         report(CatalogMessages.unsupportedSchema('input'));
         kind = undefined;
       } else {
-        args = argumentsOf(this.schemas.create(schemaSource));
+        argumentsSchema = this.schemas.create(schemaSource);
+        args = argumentsOf(argumentsSchema);
       }
     }
     if (diagnostics.length > 0) return { diagnostics };
@@ -58,6 +60,7 @@ export class PromptDefinitionFactory {
       ...handlerFields(candidate, where, bindings),
       arguments: args,
       validation: schemaSource && kind ? { source: schemaSource, kind } : undefined,
+      argumentsSchema,
       complete: { ...options.complete },
     };
     return { prompt, diagnostics };

@@ -1,5 +1,5 @@
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
-import type { McpCompleter, McpPromptArgument, McpPromptOptions, SchemaSource } from '#libs/core';
+import type { JsonSchemaObject, McpCompleter, McpPromptArgument, McpPromptOptions, SchemaSource } from '#libs/core';
 import type { RegisteredHandler } from '../interfaces/registered-handler.interface';
 import type { SchemaKind } from '../schema/schema-kind';
 
@@ -13,5 +13,7 @@ export interface RegisteredPrompt extends RegisteredHandler {
   readonly arguments: readonly McpPromptArgument[];
   /** A DTO or zod schema that validates (and may transform) the arguments. */
   readonly validation: { source: SchemaSource; kind: SchemaKind } | undefined;
+  /** The JSON Schema of `validation`'s DTO or zod schema (what marks arguments sensitive). */
+  readonly argumentsSchema: JsonSchemaObject | undefined;
   readonly complete: Readonly<Record<string, McpCompleter>>;
 }

@@ -18,7 +18,7 @@ import { BodyTooLargeError, readBody } from './body-reader';
 import { HttpMessages, type HttpRefusal } from './http.messages';
 import { checkOriginAndHost } from '#libs/security';
 import { SseStream } from './sse-stream';
-import { outcomeOfStatus, RequestTelemetry } from '#libs/protocol';
+import { outcomeOfStatus, RequestEvents } from '#libs/protocol';
 
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
@@ -76,7 +76,7 @@ export class StreamableHttpHandler {
     private readonly sessions: SessionStore,
     private readonly state: HostState,
     private readonly authenticator: Authenticator,
-    private readonly telemetry: RequestTelemetry,
+    private readonly telemetry: RequestEvents,
     private readonly authFailures: AuthFailureLimiter,
   ) {
     this.stateful = protocol.mode === 'stateful';

@@ -4,7 +4,7 @@ import { AdminAccess } from './admin-access';
 import { AuthFailureLimiter } from '#libs/security';
 import { McpRequestObservers } from '#libs/protocol';
 import type { McpRequestEvent } from '#libs/protocol';
-import { RequestTelemetry } from '#libs/protocol';
+import { RequestEvents } from '#libs/protocol';
 
 /** What the access check reported as refused (through the same observers metrics use). */
 const refusals: McpRequestEvent[] = [];
@@ -14,7 +14,7 @@ const request = (remoteAddress: string, headers: Record<string, string> = {}) =>
 function access(auth: McpAuthOptions, authFailureLimit = { limit: 20, windowMs: 60_000 }): AdminAccess {
   const observers = new McpRequestObservers();
   observers.add({ observe: (event) => void refusals.push(event) });
-  return new AdminAccess(new Authenticator(auth), new RequestTelemetry(observers), new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs));
+  return new AdminAccess(new Authenticator(auth), new RequestEvents(observers), new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs));
 }
 
 describe('AdminAccess', () => {

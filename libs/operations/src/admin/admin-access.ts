@@ -4,7 +4,7 @@ import type { McpPrincipal } from '#libs/core';
 import { Authenticator } from '#libs/security';
 import { AuthFailureLimiter } from '#libs/security';
 import { AdminMessages } from './admin.messages';
-import { outcomeOfStatus, RequestTelemetry } from '#libs/protocol';
+import { outcomeOfStatus, RequestEvents } from '#libs/protocol';
 
 /** The role that opens the admin API. */
 export const ADMIN_ROLE = 'admin';
@@ -26,7 +26,7 @@ export type AdminAccessResult =
 export class AdminAccess {
   constructor(
     private readonly authenticator: Authenticator,
-    private readonly telemetry: RequestTelemetry,
+    private readonly telemetry: RequestEvents,
     /** Shared with the MCP endpoint: one count of failures per address across every surface. */
     private readonly failures: AuthFailureLimiter,
   ) {}

@@ -16,6 +16,8 @@ function event(target: string | undefined, latencyMs: number, outcome: AuditOutc
     transport: 'http',
     principal: 'p',
     sessionId: undefined,
+    audited: false,
+    startedAt: 0,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { AuditOutcome } from '#libs/security';
-import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '#libs/protocol';
+import { traitsOf, type McpEntryKind, type McpRequestEvent, type McpRequestObserver } from '#libs/protocol';
 import { LATENCY_BINS, latencyBin, quantile } from './latency-histogram';
 import { OUTCOME_INDEX, OUTCOMES } from '../metrics/outcome-index';
 
@@ -158,7 +158,7 @@ export class McpCallStats implements McpRequestObserver {
     this.requests.add(epoch, outcome, ms, now);
     const kind = event.entryKind;
     // Per entry, calls only: not subscriptions (which name a resource too).
-    if (kind === undefined || event.target === undefined || (method !== 'tools/call' && method !== 'prompts/get' && method !== 'resources/read')) return;
+    if (kind === undefined || event.target === undefined || !traitsOf(method)?.runs) return;
     const map = this.byKind[kind];
     if (!map) return;
     (map.get(event.target) ?? this.firstSight(kind, map, event.target))?.add(epoch, outcome, ms, now);

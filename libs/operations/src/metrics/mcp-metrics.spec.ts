@@ -16,6 +16,8 @@ function event(method: string | null, target: string | undefined, latencyMs: num
     transport,
     principal: 'p',
     sessionId: undefined,
+    audited: false,
+    startedAt: 0,
   };
 }
 

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { AuditOutcome, AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '#libs/protocol';
-import type { McpRequestObservers } from '#libs/protocol';
+import { MCP_METHOD_NAMES, type McpRequestObservers } from '#libs/protocol';
 import { OUTCOME_INDEX, OUTCOMES } from './outcome-index';
 
 /** Upper bounds (seconds) of `mcp_request_duration_seconds`: 1 ms to 30 s. */
@@ -13,12 +13,7 @@ export const OTHER_LABEL = 'other';
  * The `method` label's values: the methods the host answers (and `tasks/run`, a task's background
  * run). Anything else a client sends is counted as `other`, so callers cannot grow the label set.
  */
-const KNOWN_METHODS: ReadonlySet<string> = new Set([
-  'initialize', 'ping', 'logging/setLevel', 'completion/complete',
-  'tools/list', 'tools/call', 'prompts/list', 'prompts/get',
-  'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe',
-  'tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list', 'tasks/run',
-]);
+const KNOWN_METHODS: ReadonlySet<string> = new Set(MCP_METHOD_NAMES);
 /** Refusals counted on their own, by transport (`mcp_throttled_total`, …). */
 const REFUSALS = ['throttled', 'denied', 'unauthenticated'] as const;
 const TRANSPORTS = ['http', 'stdio'] as const;

@@ -6,7 +6,6 @@ import { HostState } from '#libs/protocol';
 import { MCP_OPERATIONS_OPTIONS, type OperationsOptions } from '../operations.options';
 import { SessionStore } from '#libs/protocol';
 import { McpMetrics } from './mcp-metrics';
-import { McpTracing } from '#libs/protocol';
 import { McpRequestObservers } from '#libs/protocol';
 import { McpMetricsEndpoint } from './metrics.endpoint';
 
@@ -39,5 +38,4 @@ export const TELEMETRY_PROVIDERS: Provider[] = [
     inject: [MCP_OPERATIONS_OPTIONS, McpRequestObservers, HostState, SessionStore, ToolRegistry, PromptRegistry, ResourceRegistry, { token: AuditTrail, optional: true }],
   },
   McpMetricsEndpoint,
-  McpTracing,
 ];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpCompleter, type McpPrincipal } from '#libs/core';
 import { PromptRegistry, ResourceRegistry } from '#libs/catalog';
 import { AccessControl } from '../admission/access-control';
-import type { McpMethods, MethodHandler } from '../dispatch/method-handler';
+import type { McpMethods } from '../dispatch/method-handler';
 
 /** The spec caps a completion result at 100 values. */
 const MAX_VALUES = 100;
@@ -10,7 +10,7 @@ const MAX_VALUES = 100;
 /** `completion/complete` for prompt arguments and resource-template variables. */
 @Injectable()
 export class CompletionMethods implements McpMethods {
-  readonly methods: Record<string, MethodHandler> = {
+  readonly methods: McpMethods['methods'] = {
     'completion/complete': (params, _id, scope) => this.complete(params, scope.principal),
   };
 

@@ -3,18 +3,14 @@ import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options
 import { checkRequestLimits, RequestLimitError } from './request-limits';
 import { AccessDeniedError } from '../admission/access-control';
 import { RequestNote } from '../events/request-note';
-import { outcomeOfCode, RequestTelemetry } from '../events/request-telemetry';
+import { outcomeOfCode, RequestEvents } from '../events/request-events';
+import { CallAdmission } from '../admission/call-admission';
 import { McpTracing } from '../events/mcp-tracing';
 import { StatelessCalls } from './stateless-calls';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type MessageKind } from './json-rpc';
-import type { DispatchScope, MethodHandler } from './method-handler';
-import { CompletionMethods } from '../completion/completion.methods';
-import { LifecycleMethods } from '../lifecycle/lifecycle.methods';
-import { PromptMethods } from '../prompts/prompt.methods';
-import { ResourceMethods } from '../resources/resource.methods';
-import { TaskMethods } from '../tasks/task.methods';
-import { ToolMethods } from '../tools/tool.methods';
+import { MCP_METHOD_GROUPS, type DispatchScope, type McpMethods, type MethodHandler } from './method-handler';
+import { MCP_REQUEST_METHODS, traitsOf } from './mcp-method.table';
 
 export type { DispatchScope } from './method-handler';
 
@@ -32,19 +28,13 @@ export class McpDispatcher {
 
   constructor(
     @InjectProtocolOptions() private readonly options: ProtocolOptions,
-    lifecycle: LifecycleMethods,
-    tools: ToolMethods,
-    prompts: PromptMethods,
-    resources: ResourceMethods,
-    completion: CompletionMethods,
-    tasks: TaskMethods,
-    private readonly telemetry: RequestTelemetry,
+    @Inject(MCP_METHOD_GROUPS) groups: readonly McpMethods[],
+    private readonly events: RequestEvents,
+    private readonly admission: CallAdmission,
     private readonly tracing: McpTracing,
     private readonly stateless: StatelessCalls,
   ) {
-    this.handlers = new Map(
-      [lifecycle, tools, prompts, resources, completion, tasks].flatMap((group) => Object.entries(group.methods)),
-    );
+    this.handlers = routesOf(groups);
   }
 
   /**
@@ -65,13 +55,14 @@ export class McpDispatcher {
     }
     const id = message.id!;
     const session = scope.session;
-    const note = new RequestNote(message.method ?? null, scope.transport, scope.principal.id, session.id, session.clientInfo, scope.remoteAddress);
+    const method = message.method ?? null;
+    const note = new RequestNote(method, traitsOf(method), scope.transport, scope.principal.id, session.id, session.clientInfo, scope.remoteAddress);
     try {
       // A span per request when an OpenTelemetry SDK is registered; the note gets its trace id.
       const response = await this.tracing.run(note, id, message.params, scope, () => this.answer(id, message, scope, note));
       return note.withdrawn ? undefined : response;
     } finally {
-      this.telemetry.finish(note);
+      this.events.finish(note);
     }
   }
 
@@ -90,8 +81,9 @@ export class McpDispatcher {
     try {
       const params = message.params ?? {};
       checkRequestLimits(params, this.options.limits);
-      // Calls are admitted by their method groups, once the entry (and what to redact) is known.
-      if (message.method === 'tasks/result') this.telemetry.admit(note);
+      // Calls of catalog entries pass the audit gate in their admission, once the entry is known
+      // to exist for this caller; guarded methods that name no entry (task results) pass it here.
+      if (note.traits?.guarded && !note.traits.names) this.admission.checkAuditGate(note);
       return resultResponse(id, await handler(params, id, scope, note));
     } catch (error) {
       if (error instanceof JsonRpcError) {
@@ -127,3 +119,22 @@ export class McpDispatcher {
   }
 }
 
+
+/**
+ * The route of every method of the table, from the groups that answer them.
+ * @throws Error when a method has no handler, two, or a handler has no row in the table
+ */
+function routesOf(groups: readonly McpMethods[]): ReadonlyMap<string, MethodHandler> {
+  const routes = new Map<string, MethodHandler>();
+  const problems: string[] = [];
+  for (const group of groups) {
+    for (const [method, handler] of Object.entries(group.methods)) {
+      if (!traitsOf(method)) problems.push(`${group.constructor.name} answers "${method}", which the method table does not list`);
+      else if (routes.has(method)) problems.push(`"${method}" is answered by two method groups`);
+      else if (handler) routes.set(method, handler);
+    }
+  }
+  for (const method of MCP_REQUEST_METHODS) if (!routes.has(method)) problems.push(`no method group answers "${method}"`);
+  if (problems.length > 0) throw new Error(`The MCP method table and the method groups disagree:\n- ${problems.join('\n- ')}`);
+  return routes;
+}

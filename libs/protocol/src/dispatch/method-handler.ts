@@ -2,6 +2,7 @@ import type { McpPrincipal, McpTransportKind } from '#libs/core';
 import type { McpSession } from '../sessions/mcp-session';
 import type { RequestNote } from '../events/request-note';
 import type { JsonRpcId } from './json-rpc';
+import type { McpRequestMethod } from './mcp-method.table';
 
 /** What a transport tells the dispatcher about one incoming message. */
 export interface DispatchScope {
@@ -29,9 +30,18 @@ export interface DispatchScope {
  */
 export type MethodHandler = (params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote) => string | Promise<string>;
 
-/** A group of JSON-RPC methods (tools, prompts, …) the dispatcher routes to. */
+/**
+ * A group of MCP methods (tools, prompts, …) the dispatcher routes to. Its keys are rows of the
+ * method table (`mcp-method.table.ts`), so a misspelt method does not compile.
+ */
 export interface McpMethods {
-  readonly methods: Readonly<Record<string, MethodHandler>>;
+  readonly methods: Readonly<Partial<Record<McpRequestMethod, MethodHandler>>>;
 }
+
+/**
+ * The method groups the dispatcher routes to, provided by the module that assembles the host
+ * (the prompts and resources features own theirs, and the engine does not depend on them).
+ */
+export const MCP_METHOD_GROUPS = Symbol('MCP:METHOD_GROUPS');
 
 export const EMPTY_RESULT = '{}';

@@ -1,13 +1,13 @@
-import type { AuditOutcome } from '#libs/security';
+import type { AuditableEvent, AuditOutcome } from '#libs/security';
 
 /** Which catalog entry a request used, for per-entry metrics and stats. */
 export type McpEntryKind = 'tool' | 'prompt' | 'resource';
 
 /**
  * One finished MCP request (or transport refusal), as the dispatcher and the HTTP transport
- * report it to every `McpRequestObserver` (metrics, dashboard statistics, audit).
+ * report it to every `McpRequestObserver` (metrics, dashboard statistics, the audit recorder).
  */
-export interface McpRequestEvent {
+export interface McpRequestEvent extends AuditableEvent {
   /** JSON-RPC method, or `null` for a transport refusal before any message was read. */
   readonly method: string | null;
   /** `tool`/`prompt`/`resource` for calls of a catalog entry (then `target` names it). */

@@ -5,6 +5,7 @@ import type { PromptRegistry, ToolRegistry } from '#libs/catalog';
 import type { DispatchScope } from '../dispatch/method-handler';
 import type { McpSession } from '../sessions/mcp-session';
 import { McpTracing } from './mcp-tracing';
+import { traitsOf } from '../dispatch/mcp-method.table';
 import { RequestNote } from './request-note';
 import { parseTraceparent } from './trace-context';
 
@@ -22,7 +23,7 @@ function scope(headers: Record<string, string> = {}, transport: 'http' | 'stdio'
   return { session, transport, principal: { id: 'ops', scopes: [], roles: [], claims: {} }, headers, remoteAddress: transport === 'http' ? '127.0.0.1' : undefined, notify: () => true };
 }
 
-const note = (method: string) => new RequestNote(method, 'http', 'ops', 'session-1', undefined, '127.0.0.1');
+const note = (method: string) => new RequestNote(method, traitsOf(method), 'http', 'ops', 'session-1', undefined, '127.0.0.1');
 
 describe('parseTraceparent', () => {
   it('reads W3C traceparent values and refuses malformed ones', () => {

@@ -18,6 +18,7 @@ import {
 } from '@opentelemetry/api';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
 import type { JsonRpcId } from '../dispatch/json-rpc';
+import { traitsOf } from '../dispatch/mcp-method.table';
 import type { DispatchScope } from '../dispatch/method-handler';
 import type { RequestNote } from './request-note';
 import { metaOf, parseTraceparent, traceIdOf } from './trace-context';
@@ -46,13 +47,6 @@ const HEADER_GETTER: TextMapGetter<Readonly<Record<string, string | string[] | u
   get: (carrier, key) => carrier[key],
 };
 
-/** Methods whose `params.name` names a catalog entry (the span name's target). */
-const NAMED_ENTRY: ReadonlyMap<string, 'tool' | 'prompt'> = new Map([
-  ['tools/call', 'tool'],
-  ['prompts/get', 'prompt'],
-]);
-/** Methods whose `params.uri` names a resource. */
-const RESOURCE_METHODS: ReadonlySet<string> = new Set(['resources/read', 'resources/subscribe', 'resources/unsubscribe']);
 
 /**
  * OpenTelemetry tracing of MCP requests, after the semantic conventions for MCP servers
@@ -122,9 +116,9 @@ export class McpTracing {
 
   /** `{method} {name}` for a tool or prompt the catalog has; just the method otherwise (low cardinality). */
   private spanName(method: string, params: Record<string, unknown> | undefined): string {
-    const kind = NAMED_ENTRY.get(method);
+    const kind = traitsOf(method)?.names?.kind;
     const name = params?.name;
-    if (kind === undefined || typeof name !== 'string') return method;
+    if ((kind !== 'tool' && kind !== 'prompt') || typeof name !== 'string') return method;
     return (kind === 'tool' ? this.tools.has(name) : this.prompts.has(name)) ? `${method} ${name}` : method;
   }
 
@@ -169,12 +163,13 @@ function requestAttributes(method: string, id: JsonRpcId, params: Record<string,
   if (scope.transport === 'http') attributes['network.protocol.name'] = 'http';
   if (scope.remoteAddress !== undefined) attributes['client.address'] = scope.remoteAddress;
   const name = params?.name;
-  if (method === 'tools/call' && typeof name === 'string') {
+  const kind = traitsOf(method)?.names?.kind;
+  if (kind === 'tool' && typeof name === 'string') {
     attributes['gen_ai.tool.name'] = name;
     attributes['gen_ai.operation.name'] = 'execute_tool';
-  } else if (method === 'prompts/get' && typeof name === 'string') {
+  } else if (kind === 'prompt' && typeof name === 'string') {
     attributes['gen_ai.prompt.name'] = name;
-  } else if (RESOURCE_METHODS.has(method) && typeof params?.uri === 'string') {
+  } else if (kind === 'resource' && typeof params?.uri === 'string') {
     attributes['mcp.resource.uri'] = params.uri;
   }
   return attributes;

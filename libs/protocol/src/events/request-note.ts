@@ -1,5 +1,6 @@
 import type { AuditOutcome, SensitiveFields } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent } from './mcp-request-event';
+import type { McpMethodTraits } from '../dispatch/mcp-method.table';
 
 /**
  * What the host learns about one request while serving it: the method handlers fill in the
@@ -21,12 +22,19 @@ export class RequestNote implements McpRequestEvent {
 
   constructor(
     readonly method: string | null,
+    /** The method's row in the method table (`undefined`: a method the host does not answer). */
+    readonly traits: McpMethodTraits | undefined,
     readonly transport: 'http' | 'stdio',
     readonly principal: string | undefined,
     readonly sessionId: string | undefined,
     readonly client: { name: string; version: string } | undefined,
     readonly remoteAddress: string | undefined,
   ) {}
+
+  /** Recorded in the audit trail whatever its outcome (else only when it fails). */
+  get audited(): boolean {
+    return this.traits?.audited === true;
+  }
 
   /** Names the catalog entry the request used. */
   entry(kind: McpEntryKind, target: string, args?: unknown, sensitive?: SensitiveFields): void {
@@ -35,6 +43,9 @@ export class RequestNote implements McpRequestEvent {
     this.arguments = args;
     this.sensitive = sensitive;
   }
+
+  /** Refused before any method ran (see `RequestEvents.refusal`). */
+  refusal = false;
 
   /** The client cancelled the request (`notifications/cancelled`): no response is sent, as the spec asks. */
   withdrawn = false;

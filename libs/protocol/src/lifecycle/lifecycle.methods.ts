@@ -7,7 +7,7 @@ import {
   type McpLogLevel,
 } from '#libs/core';
 import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
-import { EMPTY_RESULT, type DispatchScope, type McpMethods, type MethodHandler } from '../dispatch/method-handler';
+import { EMPTY_RESULT, type DispatchScope, type McpMethods } from '../dispatch/method-handler';
 
 const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
@@ -24,7 +24,7 @@ const CAPABILITIES = {
 /** `initialize`, `ping` and `logging/setLevel`. */
 @Injectable()
 export class LifecycleMethods implements McpMethods {
-  readonly methods: Record<string, MethodHandler> = {
+  readonly methods: McpMethods['methods'] = {
     initialize: (params, _id, scope) => this.initialize(params, scope),
     ping: () => EMPTY_RESULT,
     'logging/setLevel': (params, _id, scope) => this.setLogLevel(params, scope),

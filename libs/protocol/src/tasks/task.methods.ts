@@ -2,13 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '#libs/catalog';
 import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { publicTask, TaskRunner } from './task.runner';
-import type { McpMethods, MethodHandler } from '../dispatch/method-handler';
+import type { McpMethods } from '../dispatch/method-handler';
 import type { RequestNote } from '../events/request-note';
 
 /** `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` (2025-11-25, experimental). */
 @Injectable()
 export class TaskMethods implements McpMethods {
-  readonly methods: Record<string, MethodHandler> = {
+  readonly methods: McpMethods['methods'] = {
     'tasks/get': async (params, _id, scope, note) => JSON.stringify(publicTask(await this.tasks.get(taskIdOf(params, note), scope))),
     'tasks/result': async (params, _id, scope, note) => JSON.stringify(await this.tasks.result(taskIdOf(params, note), scope)),
     'tasks/cancel': async (params, _id, scope, note) => JSON.stringify(await this.tasks.cancel(taskIdOf(params, note), scope)),

@@ -9,7 +9,8 @@ import { notification, type JsonRpcId } from '../dispatch/json-rpc';
 import type { DispatchScope } from '../dispatch/method-handler';
 import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { RequestNote } from '../events/request-note';
-import { RequestTelemetry } from '../events/request-telemetry';
+import { RequestEvents } from '../events/request-events';
+import { MCP_METHODS } from '../dispatch/mcp-method.table';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
 const TERMINAL = new Set<Task['status']>(['completed', 'failed', 'cancelled']);
@@ -31,7 +32,7 @@ export class TaskRunner {
     @Inject(MCP_TASK_STORE) private readonly store: McpTaskStore,
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
-    private readonly telemetry: RequestTelemetry,
+    private readonly telemetry: RequestEvents,
   ) {}
 
   static isTerminal(task: Task): boolean {
@@ -66,7 +67,7 @@ export class TaskRunner {
     const background: DispatchScope = { ...scope, notify: (message) => (scope.session.sink?.(message), scope.session.sink !== undefined), onLost: undefined };
     let cancel: (reason: Error) => void = () => undefined;
     // The background run is audited on its own when it ends, with the task's outcome and run time.
-    const run = new RequestNote('tasks/run', scope.transport, scope.principal.id, scope.session.id, scope.session.clientInfo, scope.remoteAddress);
+    const run = new RequestNote('tasks/run', MCP_METHODS['tasks/run'], scope.transport, scope.principal.id, scope.session.id, scope.session.clientInfo, scope.remoteAddress);
     run.entry('tool', tool.name, args, created.sensitive);
     // The run belongs to the trace of the call that created the task.
     run.traceId = created.traceId;

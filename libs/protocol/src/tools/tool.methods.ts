@@ -1,21 +1,20 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
 import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { TaskRunner } from '../tasks/task.runner';
-import { AccessControl, AccessDeniedError } from '../admission/access-control';
+import { AccessControl } from '../admission/access-control';
+import { CallAdmission } from '../admission/call-admission';
 import type { RequestNote } from '../events/request-note';
-import { sensitiveFieldsOfTool } from '../events/sensitive-fields.cache';
-import { RequestTelemetry } from '../events/request-telemetry';
 import { CallScope } from '../dispatch/call-scope';
-import type { DispatchScope, McpMethods, MethodHandler } from '../dispatch/method-handler';
+import type { DispatchScope, McpMethods } from '../dispatch/method-handler';
 import type { JsonRpcId } from '../dispatch/json-rpc';
 
 /** `tools/list` and `tools/call`. */
 @Injectable()
 export class ToolMethods implements McpMethods {
-  readonly methods: Record<string, MethodHandler> = {
+  readonly methods: McpMethods['methods'] = {
     'tools/list': (params, _id, scope) => this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'tools/call': (params, id, scope, note) => this.call(params, id, scope, note),
   };
@@ -27,26 +26,18 @@ export class ToolMethods implements McpMethods {
     private readonly calls: CallScope,
     private readonly tasks: TaskRunner,
     private readonly access: AccessControl,
-    private readonly telemetry: RequestTelemetry,
+    private readonly admission: CallAdmission,
   ) {}
 
   private async call(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
     const name = params.name;
     if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "name" must be a string');
-    const registered = this.registry.get(name);
     const args = params.arguments;
-    note.entry('tool', name, args, sensitiveFieldsOfTool(registered));
-    // A tool the caller may not use is answered exactly like one that does not exist.
-    const tool = this.access.visible(scope.principal, registered);
-    if (!tool) {
-      const message = `Unknown tool: ${name}`;
-      throw registered ? new AccessDeniedError(JsonRpcErrorCode.INVALID_PARAMS, message) : new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, message);
-    }
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
     }
-    await this.access.authorizeCall(scope.principal, 'tool', name, args, tool);
-    this.telemetry.admit(note);
+    const notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`);
+    const tool = await this.admission.admit({ kind: 'tool', target: name, entry: this.registry.get(name), args, notFound }, scope, note);
     const confirm = this.needsConfirmation(tool);
     const task = params.task;
     if (task !== undefined) {

@@ -1,20 +1,30 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import { ResourceRegistry, type ResolvedResource } from '#libs/catalog';
-import { ResourceReader, resourceNotFound } from '#libs/resources';
-import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
-import { AccessControl, AccessDeniedError } from '../admission/access-control';
-import type { RequestNote } from '../events/request-note';
-import { RequestTelemetry } from '../events/request-telemetry';
-import { CallScope } from '../dispatch/call-scope';
-import { RequestLimitError } from '../dispatch/request-limits';
-import { EMPTY_RESULT, type DispatchScope, type McpMethods, type MethodHandler } from '../dispatch/method-handler';
-import type { JsonRpcId } from '../dispatch/json-rpc';
+import { ResourceRegistry } from '#libs/catalog';
+import {
+  AccessControl,
+  AccessDeniedError,
+  CallAdmission,
+  CallScope,
+  EMPTY_RESULT,
+  InjectProtocolOptions,
+  RequestLimitError,
+  type DispatchScope,
+  type JsonRpcId,
+  type McpMethods,
+  type ProtocolOptions,
+  type RequestNote,
+} from '#libs/protocol';
+import { resourceNotFound } from './resource-not-found';
+import { ResourceReader } from './resource.reader';
 
-/** `resources/list`, `resources/templates/list`, `resources/read`, `resources/(un)subscribe`. */
+/**
+ * `resources/list`, `resources/templates/list`, `resources/read`, `resources/(un)subscribe`:
+ * parameter checks, then the one admission, then the reader.
+ */
 @Injectable()
 export class ResourceMethods implements McpMethods {
-  readonly methods: Record<string, MethodHandler> = {
+  readonly methods: McpMethods['methods'] = {
     'resources/list': (params, _id, scope) => this.registry.resources.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'resources/templates/list': (params, _id, scope) =>
       this.registry.templates.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
@@ -29,33 +39,28 @@ export class ResourceMethods implements McpMethods {
     private readonly reader: ResourceReader,
     private readonly calls: CallScope,
     private readonly access: AccessControl,
-    private readonly telemetry: RequestTelemetry,
+    private readonly admission: CallAdmission,
   ) {}
-
-  /** A resource the caller may not read is answered exactly like one that does not exist. */
-  private requireVisible(uri: string, scope: DispatchScope, note?: RequestNote): ResolvedResource {
-    const resolved = this.registry.resolve(uri);
-    note?.entry('resource', uri, resolved?.variables);
-    if (!resolved) throw resourceNotFound(uri);
-    if (!this.access.allows(scope.principal, resolved.handler)) {
-      const notFound = resourceNotFound(uri);
-      throw new AccessDeniedError(notFound.code, notFound.message, notFound.data);
-    }
-    return resolved;
-  }
 
   private async read(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
     const uri = requireUri('resources/read', params);
-    const resolved = this.requireVisible(uri, scope, note);
-    await this.access.authorizeCall(scope.principal, 'resource', uri, resolved.variables, resolved.handler);
-    this.telemetry.admit(note);
+    const resolved = this.registry.resolve(uri);
+    const request = { kind: 'resource', target: uri, entry: resolved?.handler, args: resolved?.variables, notFound: () => resourceNotFound(uri) } as const;
+    await this.admission.admit(request, scope, note);
     return JSON.stringify(await this.calls.run(scope, id, 'resource', uri, params, note, (context) => this.reader.read(uri, context)));
   }
 
+  /** Subscribing runs nothing, so it needs only the entry to be visible (no call rule, no audit gate). */
   private subscribe(params: Record<string, unknown>, scope: DispatchScope, on: boolean, note?: RequestNote): string {
     const uri = requireUri(on ? 'resources/subscribe' : 'resources/unsubscribe', params);
     if (on) {
-      this.requireVisible(uri, scope, note);
+      const resolved = this.registry.resolve(uri);
+      note?.entry('resource', uri, resolved?.variables);
+      if (!resolved) throw resourceNotFound(uri);
+      if (!this.access.allows(scope.principal, resolved.handler)) {
+        const notFound = resourceNotFound(uri);
+        throw new AccessDeniedError(notFound.code, notFound.message, notFound.data);
+      }
       const subscriptions = scope.session.subscriptions;
       const max = this.options.sessions.maxSubscriptions;
       if (subscriptions.size >= max && !subscriptions.has(uri)) {

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { PromptRegistry } from '#libs/catalog';
+import {
+  AccessControl,
+  CallAdmission,
+  CallScope,
+  InjectProtocolOptions,
+  type DispatchScope,
+  type JsonRpcId,
+  type McpMethods,
+  type ProtocolOptions,
+  type RequestNote,
+} from '#libs/protocol';
+import { PromptGetter } from './prompt.getter';
+
+/** `prompts/list` and `prompts/get`: parameter checks, then the one admission, then the getter. */
+@Injectable()
+export class PromptMethods implements McpMethods {
+  readonly methods: McpMethods['methods'] = {
+    'prompts/list': (params, _id, scope) => this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
+    'prompts/get': (params, id, scope, note) => this.get(params, id, scope, note),
+  };
+
+  constructor(
+    @InjectProtocolOptions() private readonly options: ProtocolOptions,
+    private readonly registry: PromptRegistry,
+    private readonly getter: PromptGetter,
+    private readonly calls: CallScope,
+    private readonly access: AccessControl,
+    private readonly admission: CallAdmission,
+  ) {}
+
+  private async get(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
+    const name = params.name;
+    if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'prompts/get: "name" must be a string');
+    const notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown prompt: ${name}`);
+    const request = { kind: 'prompt', target: name, entry: this.registry.get(name), args: params.arguments, notFound } as const;
+    const prompt = await this.admission.admit(request, scope, note);
+    return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, note, (context) => this.getter.get(prompt, params.arguments, context)));
+  }
+}

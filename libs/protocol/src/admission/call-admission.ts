@@ -1,0 +1,70 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import type { RegisteredHandler } from '#libs/catalog';
+import { AuditTrail } from '#libs/security';
+import type { DispatchScope } from '../dispatch/method-handler';
+import type { McpEntryKind } from '../events/mcp-request-event';
+import type { RequestNote } from '../events/request-note';
+import { AccessControl, AccessDeniedError } from './access-control';
+import { sensitiveFieldsOfEntry } from './sensitive-fields.cache';
+
+/** A call of a catalog entry, as its method group read it from the request. */
+export interface CallRequest<T extends RegisteredHandler> {
+  kind: McpEntryKind;
+  /** Tool or prompt name, or resource URI. */
+  target: string;
+  /** The entry, or `undefined` when the catalog has none by that name or URI. */
+  entry: T | undefined;
+  /** The arguments as sent (a resource's template variables). */
+  args: unknown;
+  /** The error a caller gets for an entry that does not exist (and for one hidden from them). */
+  notFound: () => JsonRpcError;
+}
+
+const UNAUDITABLE = 'Service unavailable: the audit trail cannot be written, so calls are refused until it can (audit policy fail-closed)';
+
+/**
+ * The one admission of every call of a tool, prompt or resource, in this order:
+ * 1. the request's note names the entry and its arguments, with the fields to redact, for the
+ *    audit trail (so even a refused call is recorded with what it asked for, redacted);
+ * 2. an entry that does not exist, or that the access policy hides from this caller, gets the
+ *    same "unknown" error (a hidden entry's existence is never revealed; audited as `denied`);
+ * 3. the access policy's rule on the call itself (`authorizeCall`, with the arguments);
+ * 4. the audit gate: under a fail-closed trail that cannot write, nothing runs.
+ * The invocation then applies, for tools, human confirmation (`ConfirmationGate`), and for every
+ * kind Nest's guards, interceptors and pipes (`HandlerRunner`). docs/security.md shows the order.
+ */
+@Injectable()
+export class CallAdmission {
+  constructor(
+    private readonly access: AccessControl,
+    @Optional() private readonly trail?: AuditTrail,
+  ) {}
+
+  /**
+   * @returns the entry, admitted for this caller
+   * @throws JsonRpcError the not-found error, a `-32602` "not allowed", or a `-32603` "unavailable"
+   */
+  async admit<T extends RegisteredHandler>(request: CallRequest<T>, scope: DispatchScope, note: RequestNote): Promise<T> {
+    const { kind, target, entry, args } = request;
+    note.entry(kind, target, args, sensitiveFieldsOfEntry(kind, entry));
+    if (!entry || !this.access.allows(scope.principal, entry)) {
+      const notFound = request.notFound();
+      throw entry ? new AccessDeniedError(notFound.code, notFound.message, notFound.data) : notFound;
+    }
+    await this.access.authorizeCall(scope.principal, kind, target, args, entry);
+    this.checkAuditGate(note);
+    return entry;
+  }
+
+  /**
+   * Step 4 alone, for guarded requests that name no entry (task results).
+   * @throws JsonRpcError `-32603` when the audit trail is fail-closed and cannot take the call
+   */
+  checkAuditGate(note: RequestNote): void {
+    if (this.trail && !this.trail.admits()) {
+      note.fail('unavailable', JsonRpcErrorCode.INTERNAL_ERROR, UNAUDITABLE);
+      throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, UNAUDITABLE);
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import type { McpEntryKind } from '../events/mcp-request-event';
+
+/** What the engine needs to know about one MCP method, besides who answers it. */
+export interface McpMethodTraits {
+  /** Recorded in the audit trail even when it succeeds (a request that fails is always recorded). */
+  readonly audited: boolean;
+  /**
+   * Runs catalog code or hands out what such code produced (task results): refused while a
+   * fail-closed audit trail cannot write, so nothing runs unaudited.
+   */
+  readonly guarded: boolean;
+  /** The catalog entry the request names: `params.name` of a tool or prompt, `params.uri` of a resource. */
+  readonly names?: { readonly kind: McpEntryKind; readonly by: 'name' | 'uri' };
+  /** Runs the entry it names (counted per entry on the dashboard); a subscription names one without running it. */
+  readonly runs?: boolean;
+  /** Not sent by clients: reported like a request (a task's background run). */
+  readonly internal?: boolean;
+}
+
+const plain = { audited: false, guarded: false } as const;
+
+/**
+ * The MCP methods the host answers: the one table every list of method names is derived from
+ * (the dispatcher's routes, the audited and guarded sets, span names, the metrics' `method`
+ * label, per-entry statistics). A new method is a row here plus its handler in a method group;
+ * the dispatcher refuses to start when the two disagree.
+ */
+export const MCP_METHODS = {
+  initialize: { audited: true, guarded: false },
+  ping: plain,
+  'logging/setLevel': plain,
+  'completion/complete': plain,
+  'tools/list': plain,
+  'tools/call': { audited: true, guarded: true, names: { kind: 'tool', by: 'name' }, runs: true },
+  'prompts/list': plain,
+  'prompts/get': { audited: true, guarded: true, names: { kind: 'prompt', by: 'name' }, runs: true },
+  'resources/list': plain,
+  'resources/templates/list': plain,
+  'resources/read': { audited: true, guarded: true, names: { kind: 'resource', by: 'uri' }, runs: true },
+  'resources/subscribe': { audited: true, guarded: false, names: { kind: 'resource', by: 'uri' } },
+  'resources/unsubscribe': { audited: false, guarded: false, names: { kind: 'resource', by: 'uri' } },
+  'tasks/get': { audited: true, guarded: false },
+  'tasks/result': { audited: true, guarded: true },
+  'tasks/cancel': { audited: true, guarded: false },
+  'tasks/list': { audited: true, guarded: false },
+  'tasks/run': { audited: true, guarded: false, internal: true },
+} as const satisfies Record<string, McpMethodTraits>;
+
+/** A method of the table (`tasks/run` included). */
+export type McpMethodName = keyof typeof MCP_METHODS;
+
+/** The methods a client may send, each answered by exactly one method group. */
+export type McpRequestMethod = {
+  [K in McpMethodName]: (typeof MCP_METHODS)[K] extends { internal: true } ? never : K;
+}[McpMethodName];
+
+const TRAITS: ReadonlyMap<string, McpMethodTraits> = new Map(Object.entries(MCP_METHODS));
+
+/** Every method of the table, in its order. */
+export const MCP_METHOD_NAMES: readonly McpMethodName[] = Object.keys(MCP_METHODS) as McpMethodName[];
+
+/** The methods clients send (the table less its internal rows). */
+export const MCP_REQUEST_METHODS: readonly McpRequestMethod[] = MCP_METHOD_NAMES.filter(
+  (name) => !(MCP_METHODS[name] as McpMethodTraits).internal,
+) as McpRequestMethod[];
+
+/** The traits of `method`, or `undefined` for a method the host does not answer. */
+export function traitsOf(method: string | null): McpMethodTraits | undefined {
+  return method === null ? undefined : TRAITS.get(method);
+}

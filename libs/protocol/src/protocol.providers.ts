@@ -1,0 +1,42 @@
+import type { Provider } from '@nestjs/common';
+import { AccessControl } from './admission/access-control';
+import { CallAdmission } from './admission/call-admission';
+import { CompletionMethods } from './completion/completion.methods';
+import { CallScope } from './dispatch/call-scope';
+import { McpDispatcher } from './dispatch/mcp.dispatcher';
+import { StatelessCalls } from './dispatch/stateless-calls';
+import { McpTracing } from './events/mcp-tracing';
+import { RequestEvents } from './events/request-events';
+import { McpRequestObservers } from './events/request-observers';
+import { HostState } from './lifecycle/host-state';
+import { LifecycleMethods } from './lifecycle/lifecycle.methods';
+import { SessionStore } from './sessions/session.store';
+import { TaskMethods } from './tasks/task.methods';
+import { TaskRunner } from './tasks/task.runner';
+import { ToolMethods } from './tools/tool.methods';
+
+/**
+ * The protocol engine's providers: dispatch, admission, request events, sessions, tasks and the
+ * method groups it owns. The module that assembles a host adds the `MCP_METHOD_GROUPS` list
+ * (these groups plus the prompts' and resources' own) and the option slice.
+ */
+export const PROTOCOL_PROVIDERS: Provider[] = [
+  AccessControl,
+  CallAdmission,
+  CallScope,
+  StatelessCalls,
+  McpDispatcher,
+  McpRequestObservers,
+  RequestEvents,
+  McpTracing,
+  HostState,
+  SessionStore,
+  TaskRunner,
+  LifecycleMethods,
+  ToolMethods,
+  CompletionMethods,
+  TaskMethods,
+];
+
+/** The method groups of the engine itself, to put first in `MCP_METHOD_GROUPS`. */
+export const ENGINE_METHOD_GROUPS = [LifecycleMethods, ToolMethods, CompletionMethods, TaskMethods] as const;

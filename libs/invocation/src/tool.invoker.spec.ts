@@ -3,7 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { JsonRpcError, JsonRpcErrorCode, McpArgs, McpContext, McpTool, McpToolError, RETRY_AFTER_META, type McpCallContext } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, McpArgs, McpContext, McpTool, McpToolError, RETRY_AFTER_META, type JsonSchemaObject, type McpCallContext } from '#libs/core';
 import { CATALOG_PROVIDERS, ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { McpThrottledException, SecretRedactor } from '#libs/security';
 import { CallCancellation } from './context/call-cancellation';
@@ -19,7 +19,7 @@ const received = new Map<string, unknown>();
 const releases: (() => void)[] = [];
 
 const TICKET = z.object({ title: z.string().min(3), priority: z.enum(['low', 'high']) });
-const NOTE_SCHEMA = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
+const NOTE_SCHEMA: JsonSchemaObject = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
 
 @Injectable()
 class DeskTools {

@@ -66,15 +66,33 @@ describe('admin API', () => {
     const page = await get('/admin').expect(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers).toMatchObject({ 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
-    expect(page.headers['content-security-policy']).toMatch(
-      /^default-src 'none'; script-src 'self'; style-src 'sha256-[A-Za-z0-9+/=]+'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+    // Nothing inline: the script and the style sheet are files under the admin path.
+    expect(page.headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     expect(page.headers['x-powered-by']).toBeUndefined();
     expect(page.text).toContain('<script src="/admin/app.js" defer></script>');
+    expect(page.text).toContain('<link rel="stylesheet" href="/admin/app.css">');
+    expect(page.text).not.toMatch(/<style|\{\{/);
     expect(page.text).not.toContain('resetPassword');
     const script = await get('/admin/app.js').expect(200);
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(script.headers['cache-control']).toBe('no-store');
+    expect(script.text).toMatch(/^'use strict';$/m);
+    const style = await get('/admin/app.css').expect(200);
+    expect(style.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(style.text).toContain(':root {');
+    // Kept by the browser but revalidated on every use: 304 while the file is the same.
+    for (const asset of [script, style]) {
+      expect(asset.headers).toMatchObject({ 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; frame-ancestors 'none'" });
+      expect(asset.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    }
+    expect(script.headers.etag).not.toBe(style.headers.etag);
+    const unchanged = await get('/admin/app.css').set('if-none-match', style.headers.etag).expect(304);
+    expect(unchanged.headers).toMatchObject({ etag: style.headers.etag, 'cache-control': 'no-cache' });
+    expect(unchanged.text ?? '').toBe('');
+    expect((await get('/admin/app.js').set('if-none-match', `W/"old", ${script.headers.etag}`).expect(304)).headers.etag).toBe(script.headers.etag);
+    expect((await get('/admin/app.js').set('if-none-match', '"old"').expect(200)).text).toBe(script.text);
+    await request(base).get('/admin/app.css').set('host', 'evil.example').expect(403);
     await request(base).get('/admin').set('host', 'evil.example').expect(403);
     await request(base).get('/admin/api/health').set('host', 'evil.example').set('authorization', `Bearer ${KEYS.admin}`).expect(403);
     await get('/admin/api/health', KEYS.admin).set('origin', 'https://evil.example').expect(403);
@@ -209,6 +227,8 @@ describe('admin API without authentication or audit', () => {
       const base = moved.url.replace(/\/mcp$/, '');
       const page = await request(base).get('/ops/mcp-admin').expect(200);
       expect(page.text).toContain('<script src="/ops/mcp-admin/app.js" defer></script>');
+      expect(page.text).toContain('<link rel="stylesheet" href="/ops/mcp-admin/app.css">');
+      await request(base).get('/ops/mcp-admin/app.css').expect(200).expect('content-type', 'text/css; charset=utf-8');
       await request(base).get('/ops/mcp-admin/api/stats').expect(200);
       await request(base).get('/admin').expect(404);
     } finally {

@@ -78,6 +78,11 @@ describe('the Docker image (docker/Dockerfile)', () => {
       const found = await client.callTool({ name: 'search_tickets', arguments: { status: 'open', limit: 2 } });
       expect(found.structuredContent).toMatchObject({ count: 2 });
       await client.close();
+      // The admin dashboard's files, which tsc does not emit, made it into the image (npm run build copies them).
+      for (const [path, type] of [['/admin', 'text/html'], ['/admin/app.js', 'text/javascript'], ['/admin/app.css', 'text/css']]) {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`);
+        expect({ path, status: response.status, type: response.headers.get('content-type') }).toEqual({ path, status: 200, type: `${type}; charset=utf-8` });
+      }
     } finally {
       host.kill('SIGTERM');
       await exited;

@@ -1,9 +1,9 @@
 // Operations: health, metrics, the admin dashboard, approvals. Imported by the hosting library.
 export { ADMIN_ROLE, ADMIN_SCOPE, AdminAccess, refusalHeaders, type AdminAccessResult } from './admin/admin-access';
 export { MAX_AUDIT_LIMIT, AdminApi, type AdminHealth, type AdminAuditPage, type AdminSession, type AdminSessions, type AdminStats } from './admin/admin-api';
-export { ADMIN_APP_JS } from './admin/admin-app.script';
+export { ADMIN_ASSETS_DIR, AdminAssets, type AdminAsset } from './admin/admin-assets';
 export { AdminCatalogReader, type AdminThrottle, type AdminCatalogEntry, type AdminToolEntry, type AdminCatalog } from './admin/admin-catalog.reader';
-export { ADMIN_STYLE, adminStyleHash, escapeHtml, renderAdminPage } from './admin/admin-page';
+export { escapeHtml, renderAdminPage, type AdminPageValues } from './admin/admin-page';
 export { AdminEndpoint } from './admin/admin.endpoint';
 export { AdminMessages } from './admin/admin.messages';
 export { catalogEntryOf, ADMIN_PROVIDERS } from './admin/admin.providers';

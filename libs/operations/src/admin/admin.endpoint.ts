@@ -11,8 +11,8 @@ import { AdminAccess, refusalHeaders } from './admin-access';
 import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
 import { McpApprovals } from '../approvals/mcp-approvals';
 import { ApprovalDecisionError } from '#libs/invocation';
-import { ADMIN_APP_JS } from './admin-app.script';
-import { adminStyleHash, renderAdminPage } from './admin-page';
+import { AdminAssets, type AdminAsset } from './admin-assets';
+import { renderAdminPage } from './admin-page';
 import { AdminMessages } from './admin.messages';
 import { McpCallStats } from './mcp-call-stats';
 import { OUTCOMES } from '../metrics/outcome-index';
@@ -22,7 +22,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals'] as const;
 /** How often the page refreshes itself. */
 const REFRESH_MS = 5_000;
-/** Sent with everything the dashboard serves. */
+/** Sent with everything the dashboard serves (the script and style sheet replace `cache-control`). */
 const COMMON_HEADERS = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
@@ -33,10 +33,28 @@ const COMMON_HEADERS = {
 };
 /** Data is never a document: nothing may run or load from it. */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+/** The page's: its script and style sheet are files under the admin path, nothing is inline. */
+const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+/**
+ * The script and style sheet may be kept, but are revalidated on every use (`If-None-Match`,
+ * answered 304 while their hash is the same), so an upgraded host is never served stale files.
+ */
+const ASSET_CACHE_CONTROL = 'no-cache';
 
 /**
  * The admin dashboard on the application's HTTP server: the page at `path`, its script at
- * `path/app.js`, and the JSON API at `path/api/{health,catalog,stats,audit,sessions}`.
+ * `path/app.js`, its style sheet at `path/app.css`, and the JSON API at
+ * `path/api/{health,catalog,stats,audit,sessions,approvals}`. The page, script and style sheet
+ * are the files of `assets/` (`AdminAssets`), read once when the module initializes.
  *
  * The routes are added to the HTTP adapter when the module initializes, because the path comes
  * from the (possibly async) module options, which a controller's decorator cannot know. They go
@@ -48,7 +66,6 @@ const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 export class AdminEndpoint implements OnModuleInit {
   private readonly logger = new Logger('McpAdmin');
   private page = '';
-  private pageCsp = '';
 
   constructor(
     @InjectOperationsOptions() private readonly options: OperationsOptions,
@@ -67,20 +84,12 @@ export class AdminEndpoint implements OnModuleInit {
     const adapter = this.adapterHost?.httpAdapter;
     if (!admin || !this.options.http || !adapter?.getHttpServer()) return;
     this.observers.add(this.stats);
-    this.page = renderAdminPage({ base: admin.path, hostName: this.protocol.server.title ?? this.protocol.server.name, refreshMs: REFRESH_MS });
-    this.pageCsp = [
-      "default-src 'none'",
-      "script-src 'self'",
-      `style-src ${adminStyleHash()}`,
-      "connect-src 'self'",
-      "img-src 'self' data:",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; ');
+    const assets = AdminAssets.load();
+    this.page = renderAdminPage(assets.pageTemplate, { base: admin.path, hostName: this.protocol.server.title ?? this.protocol.server.name, refreshMs: REFRESH_MS });
     const routes: [string, Handler][] = [
       [admin.path, (req, res) => this.servePage(req, res)],
-      [`${admin.path}/app.js`, (req, res) => this.serveScript(req, res)],
+      [`${admin.path}/app.js`, (req, res) => this.serveAsset(req, res, assets.script)],
+      [`${admin.path}/app.css`, (req, res) => this.serveAsset(req, res, assets.style)],
       // Before `api/:name`: approval requests answer approvers (and a request's own user), not only administrators.
       [`${admin.path}/api/approvals`, (req, res) => void this.serveApprovals(req, res)],
       [`${admin.path}/api/approvals/:id`, (req, res) => void this.serveApprovals(req, res)],
@@ -93,12 +102,18 @@ export class AdminEndpoint implements OnModuleInit {
 
   private servePage(req: IncomingMessage, res: ServerResponse): void {
     if (this.refusedByPolicy(req, res)) return;
-    this.send(res, 200, 'text/html; charset=utf-8', this.page, { 'content-security-policy': this.pageCsp });
+    this.send(res, 200, 'text/html; charset=utf-8', this.page, { 'content-security-policy': PAGE_CSP });
   }
 
-  private serveScript(req: IncomingMessage, res: ServerResponse): void {
+  /** The script or style sheet: whole, or 304 when the browser's copy is the current one. */
+  private serveAsset(req: IncomingMessage, res: ServerResponse, asset: AdminAsset): void {
     if (this.refusedByPolicy(req, res)) return;
-    this.send(res, 200, 'text/javascript; charset=utf-8', ADMIN_APP_JS, { 'content-security-policy': API_CSP });
+    const headers = { 'content-security-policy': API_CSP, 'cache-control': ASSET_CACHE_CONTROL, etag: asset.etag };
+    if (!AdminAssets.notModified(asset, req.headers['if-none-match'])) return this.send(res, 200, asset.contentType, asset.body, headers);
+    // No Content-Length on a 304: it would have to be the full body's (RFC 9110, 8.6).
+    res.removeHeader('x-powered-by');
+    res.writeHead(304, { ...COMMON_HEADERS, ...headers });
+    res.end();
   }
 
   private async serveApi(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,4 +1,4 @@
-/** What the admin API (and the metrics endpoint, `surface`) says when it refuses a request. */
+/** What the admin API (and the metrics endpoint, `surface`) says when it refuses a request, and the dashboard's start-up errors. */
 export const AdminMessages = {
   unauthenticated: (why: string, surface = 'admin API') =>
     surface === 'approvals API' ? `${why}. Sign in with your API key or token.` : `${why}. The ${surface} needs an admin key or token.`,
@@ -14,4 +14,7 @@ export const AdminMessages = {
   selfApproval: (principal: string) => `"${principal}" may not decide a request of its own: another approver must (approvals.allowSelfApproval is off).`,
   badStatus: (status: string, known: readonly string[]) => `status "${status}" is not a status; use one of: ${known.join(', ')}.`,
   badDecision: (decision: string) => `"${decision}" is no decision; POST to .../approve or .../deny.`,
+  missingAsset: (path: string, why: string) =>
+    `The admin dashboard cannot read ${path} (${why}): a build must copy libs/**/assets next to the compiled code ` +
+    '(npm run build does, with scripts/copy-assets.mjs); rebuild, or turn the dashboard off with the option admin: false.',
 } as const;

@@ -1,13 +1,13 @@
-/**
- * The dashboard's script, served as `<admin path>/app.js` (the page's CSP allows scripts from
- * 'self' only, so nothing runs inline). Plain ES2020 for the browser, no build step: it reads the
- * admin API every few seconds and renders it with DOM nodes and `textContent` only — never
- * `innerHTML` — so tool names, arguments or errors cannot inject markup.
- *
- * Kept as a string (no backticks or template placeholders inside) because the TypeScript build
- * only emits `.ts` files; `admin-page.spec.ts` checks that it parses.
+/*
+ * The admin dashboard's script, served as `<admin path>/app.js` (the page's CSP allows scripts
+ * from 'self' only, so nothing runs inline). Plain ES2020 for the browser, no build step: it
+ * reads the admin API every few seconds and renders it with DOM nodes and `textContent` only
+ * (never as markup), so tool names, arguments or errors cannot inject any. Everything lives in
+ * one function scope: the page gets no globals. Its settings come from the page's <html>
+ * attributes (data-base, data-refresh-ms). Checked by admin-page.spec.ts (it parses, uses no
+ * markup sinks, looks up only elements admin.html has).
  */
-export const ADMIN_APP_JS = String.raw`'use strict';
+'use strict';
 (function () {
   var root = document.documentElement;
   var BASE = root.getAttribute('data-base') || '/admin';
@@ -464,4 +464,3 @@ export const ADMIN_APP_JS = String.raw`'use strict';
   }
   start();
 })();
-`;

@@ -8,7 +8,8 @@ import type { DispatchScope } from '../dispatch/method-handler';
 import { StatelessCalls } from '../dispatch/stateless-calls';
 import { McpRequestObservers } from '../events/request-observers';
 import { RequestNote } from '../events/request-note';
-import { RequestTelemetry } from '../events/request-telemetry';
+import { RequestEvents } from '../events/request-events';
+import { traitsOf } from '../dispatch/mcp-method.table';
 import type { McpRequestEvent } from '../events/mcp-request-event';
 import { HostState } from '../lifecycle/host-state';
 import type { ProtocolOptions } from '../protocol.options';
@@ -44,7 +45,7 @@ function setup() {
   const finished: McpRequestEvent[] = [];
   observers.add({ observe: (event) => finished.push(event) });
   const options = { tasks: { ttlMs: TASK_TTL } } as ProtocolOptions;
-  const runner = new TaskRunner(options, store, invoker, new CallScope(new HostState(), new StatelessCalls()), new RequestTelemetry(observers));
+  const runner = new TaskRunner(options, store, invoker, new CallScope(new HostState(), new StatelessCalls()), new RequestEvents(observers));
   return { runner, store, calls, finished };
 }
 
@@ -59,7 +60,7 @@ function scopeOf(principal: string, sessionId: string | null = 's1') {
   return { scope, onStream, onRequest };
 }
 
-const created = (scope: DispatchScope) => new RequestNote('tools/call', 'http', scope.principal.id, scope.session.id, undefined, undefined);
+const created = (scope: DispatchScope) => new RequestNote('tools/call', traitsOf('tools/call'), 'http', scope.principal.id, scope.session.id, undefined, undefined);
 
 /** Lets the promise chain behind a settled call run to its end. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { CATALOG_PROVIDERS, JsonSchemaFactory, McpCatalog, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { CATALOG_PROVIDERS, JsonSchemaFactory, MCP_CATALOG_OPTIONS, McpCatalog, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { INVOCATION_PROVIDERS, MCP_INVOCATION_OPTIONS } from '#libs/invocation';
 import { PROMPT_PROVIDERS } from '#libs/prompts';
 import { McpResourceNotifier, RESOURCE_PROVIDERS, ResourceReader } from '#libs/resources';
@@ -51,6 +51,7 @@ import { StdioTransport } from './stdio/stdio.transport';
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
   [
+    [MCP_CATALOG_OPTIONS, 'catalog'],
     [MCP_PROTOCOL_OPTIONS, 'protocol'],
     [MCP_INVOCATION_OPTIONS, 'invocation'],
     [MCP_SECURITY_OPTIONS, 'security'],

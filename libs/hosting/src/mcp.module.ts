@@ -39,6 +39,8 @@ import {
   McpMetrics,
   TELEMETRY_PROVIDERS,
 } from '#libs/operations';
+import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
+import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_MODULE_OPTIONS, MCP_OPTIONS_TYPE, McpConfigurableModule, type McpModuleExtras } from './mcp.module-definition';
@@ -83,7 +85,7 @@ const OPTION_SLICES = (
  * ```
  */
 @Module({
-  imports: [DiscoveryModule, TerminusModule],
+  imports: [DiscoveryModule, TerminusModule, McpEndpointsModule],
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: (options: McpModuleOptions) => resolveMcpOptions(options), inject: [MCP_MODULE_OPTIONS] },
     ...OPTION_SLICES,
@@ -151,6 +153,7 @@ const OPTION_SLICES = (
     McpCallStats,
     McpMetrics,
     McpTracing,
+    McpEndpointsModule,
   ],
 })
 export class McpModule extends McpConfigurableModule {
@@ -163,7 +166,10 @@ export class McpModule extends McpConfigurableModule {
   }
 }
 
-/** Applies the module-level extras: the health controller, the task store and the access policy. */
+/**
+ * Applies the module-level extras: the health controller, the task store and the access policy;
+ * and registers the endpoint with the app-wide `McpEndpoints` (which needs to know of the probes).
+ */
 function withExtras(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
   return {
     ...definition,
@@ -172,6 +178,7 @@ function withExtras(definition: DynamicModule, extras: McpModuleExtras): Dynamic
       ...(definition.providers ?? []),
       { provide: MCP_TASK_STORE, useClass: extras.taskStore ?? InMemoryTaskStore },
       { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },
+      mcpEndpointProvider(extras.health !== false),
     ],
   };
 }

@@ -162,6 +162,41 @@ describe('Several MCP endpoints in one Nest application', () => {
   });
 });
 
+describe('A feature module importing the same endpoint object as the root module', () => {
+  it('gets that endpoint’s services injected (Nest treats one dynamic module object as one module)', async () => {
+    const billingMcp = billingEndpoint();
+
+    @Injectable()
+    class RefundSetup {
+      constructor(readonly catalog: McpCatalog) {}
+
+      onModuleInit() {
+        this.catalog.addTool({ name: 'refund', description: 'Refunds an invoice' }, () => 'refunded');
+      }
+    }
+
+    @Module({ imports: [billingMcp], providers: [RefundSetup] })
+    class RefundModule {}
+
+    const moduleRef = await Test.createTestingModule({ imports: [SupportModule, BillingModule, RefundModule, supportEndpoint(), billingMcp] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    const billing = await connectHttpClient(`${base}/mcp/billing`, { 'x-api-key': BILLING_KEY });
+    const support = await connectHttpClient(`${base}/mcp/support`, { 'x-api-key': SUPPORT_KEY });
+    try {
+      expect(app.get(McpEndpoints).all()).toHaveLength(2);
+      expect(app.get(RefundSetup).catalog).toBe(app.get(McpEndpoints).get('billing').get(McpCatalog));
+      expect((await billing.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['refund', 'send_invoice']);
+      expect((await support.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['find_customer', 'open_ticket']);
+    } finally {
+      await billing.close();
+      await support.close();
+      await app.close();
+    }
+  });
+});
+
 describe('Start-up errors of endpoints that clash', () => {
   it('refuses two endpoints on the same path, saying how to fix it', async () => {
     const error = await startupError([supportEndpoint(), billingEndpoint({ path: '/mcp/support' })]);

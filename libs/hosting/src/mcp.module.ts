@@ -67,6 +67,10 @@ const OPTION_SLICES = (
  * every provider is served over Streamable HTTP (on the Nest HTTP server) and/or stdio, with
  * health probes at `/health/live` and `/health/ready`.
  *
+ * Each `forRoot()` / `forRootAsync()` import is one endpoint with its own catalog, sessions and
+ * options; to serve several, give each its own `path`, `name` and `include` (the modules whose
+ * tools it serves). Clashes (same path, two dashboards or probes, stdio twice) fail at start-up.
+ *
  * @example
  * ```ts
  * @Module({

@@ -123,7 +123,9 @@ export class CatalogExplorer implements OnModuleInit {
     if (!include) return this.discovery.getProviders();
     const modules = [...this.modules.values()].filter(({ metatype }) => include.includes(metatype));
     for (const wanted of include) {
-      if (!modules.some(({ metatype }) => metatype === wanted)) diagnostics.push({ where: 'McpModule option "include"', ...CatalogMessages.notImported(wanted.name) });
+      if (!modules.some(({ metatype }) => metatype === wanted)) {
+        diagnostics.push({ where: 'McpModule option "include"', ...CatalogMessages.notImported(wanted.name) });
+      }
     }
     return this.discovery.getProviders({}, modules);
   }

@@ -30,7 +30,8 @@ export function resolveCatalogOptions(o: Record<string, unknown>, report: Option
     report(
       'include',
       'must be an array of module classes',
-      'list the feature modules whose tools this endpoint serves, e.g. include: [BillingModule] (the class, also for a module imported as BillingModule.register(...))',
+      'list the feature modules whose tools this endpoint serves, e.g. include: [BillingModule] ' +
+        '(the class, also for a module imported as BillingModule.register(...))',
     );
     return { include: undefined };
   }

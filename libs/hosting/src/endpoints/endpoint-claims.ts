@@ -23,7 +23,8 @@ export function endpointClaims({ protocol, hosting, operations }: ResolvedMcpOpt
     if (operations.admin) onServer('admin', operations.admin.path);
     if (operations.metrics && operations.metrics.port === undefined) onServer('metrics', operations.metrics.path);
   }
-  if (operations.metrics?.port !== undefined) claims.push({ surface: 'metricsPort', key: `port:${operations.metrics.port}`, shown: `port ${operations.metrics.port}` });
+  const port = operations.metrics?.port;
+  if (port !== undefined) claims.push({ surface: 'metricsPort', key: `port:${port}`, shown: `port ${port}` });
   // The controller is a Nest route, there whenever the module has it.
   if (health) onServer('health', '/health');
   if (hosting.stdio) claims.push({ surface: 'stdio', key: 'stdio', shown: 'stdin/stdout' });

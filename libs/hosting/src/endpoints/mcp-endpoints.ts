@@ -65,7 +65,10 @@ export class McpEndpoints {
    * @throws McpStartupError listing every claim another endpoint already holds, with the fix
    * @internal
    */
-  register(endpoint: { name: string; path: string | undefined; authMode: McpEndpointRef['authMode']; moduleRef: ModuleRef }, claims: readonly EndpointClaim[]): McpEndpointRef {
+  register(
+    endpoint: { name: string; path: string | undefined; authMode: McpEndpointRef['authMode']; moduleRef: ModuleRef },
+    claims: readonly EndpointClaim[],
+  ): McpEndpointRef {
     const problems: McpDiagnostic[] = [];
     for (const claim of claims) {
       const holder = this.claims.get(claim.key);

@@ -6,7 +6,11 @@ import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { InjectHostingOptions, type HostingOptions } from '../options/hosting.options';
 import { McpEndpoints } from '../endpoints/mcp-endpoints';
-import { isProtectedResourceMetadataPath, protectedResourceMetadataUrl, serveProtectedResourceMetadata } from './protected-resource-metadata';
+import {
+  isProtectedResourceMetadataPath,
+  protectedResourceMetadataUrl,
+  serveProtectedResourceMetadata,
+} from './protected-resource-metadata';
 import { StreamableHttpHandler } from './streamable-http.handler';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -75,7 +79,8 @@ export class HttpEndpointMounter {
       const metadataPath = auth.mode === 'oauth' ? new URL(protectedResourceMetadataUrl(auth.resource)).pathname : undefined;
       // The only OAuth endpoint answers every metadata path; with several, each answers its resource's own.
       const soleOAuth = this.endpoints.all().filter((endpoint) => endpoint.authMode === 'oauth').length <= 1;
-      const servesMetadata = (url: string) => metadataPath !== undefined && (url === metadataPath || (soleOAuth && isProtectedResourceMetadataPath(url)));
+      const servesMetadata = (url: string) =>
+        metadataPath !== undefined && (url === metadataPath || (soleOAuth && isProtectedResourceMetadataPath(url)));
       server.on('request', (req: IncomingMessage, res: ServerResponse) => {
         const url = req.url!;
         if (url === path || url.startsWith(withQuery)) serve(req, res);

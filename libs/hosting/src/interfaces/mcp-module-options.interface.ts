@@ -69,7 +69,10 @@ export interface McpModuleOptions {
    *   SupportModule,
    *   BillingModule,
    *   McpModule.forRoot({ name: 'support', version: '1.0.0', path: '/mcp/support', include: [SupportModule] }),
-   *   McpModule.forRoot({ name: 'billing', version: '1.0.0', path: '/mcp/billing', include: [BillingModule], admin: false, metrics: false, health: false }),
+   *   McpModule.forRoot({
+   *     name: 'billing', version: '1.0.0', path: '/mcp/billing', include: [BillingModule],
+   *     admin: false, metrics: false, health: false, // the dashboard, metrics and probes stay with 'support'
+   *   }),
    * ]
    * ```
    */

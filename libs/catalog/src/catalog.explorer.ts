@@ -1,5 +1,5 @@
-import { Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { Injectable, Logger, Optional, type OnModuleInit, type Type } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import {
   MCP_COMPLETION_METADATA,
   MCP_PROMPT_METADATA,
@@ -15,6 +15,8 @@ import {
   type McpResourceOptions,
   type McpResourceTemplateOptions,
 } from '#libs/core';
+import { InjectCatalogOptions, type CatalogOptions } from './catalog.options';
+import { CatalogMessages } from './catalog.messages';
 import type { RegisteredTool } from './interfaces/registered-tool.interface';
 import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
 import { PromptRegistry } from './prompts/prompt.registry';
@@ -39,7 +41,8 @@ interface Found {
  * Finds `@McpTool`, `@McpPrompt`, `@McpResource` and `@McpResourceTemplate` methods on every
  * provider at module init and registers them; reports every problem at once. Method decorators
  * are not indexed by `DiscoveryService`, so each provider's methods are scanned. Request-scoped
- * providers are registered without an instance and resolved per call.
+ * providers are registered without an instance and resolved per call. With the `include`
+ * option, only the providers declared in the listed modules are scanned.
  */
 @Injectable()
 export class CatalogExplorer implements OnModuleInit {
@@ -55,6 +58,9 @@ export class CatalogExplorer implements OnModuleInit {
     private readonly toolRegistry: ToolRegistry,
     private readonly promptRegistry: PromptRegistry,
     private readonly resourceRegistry: ResourceRegistry,
+    private readonly modules: ModulesContainer,
+    // Absent when the catalog is used on its own (CatalogModule): every module is scanned.
+    @Optional() @InjectCatalogOptions() private readonly options?: CatalogOptions,
   ) {}
 
   onModuleInit(): void {
@@ -97,7 +103,7 @@ export class CatalogExplorer implements OnModuleInit {
   private scan(): Found {
     const found: Found = { tools: [], prompts: [], resources: [], templates: [], completions: [], diagnostics: [] };
     const visited = new Set<Type<object>>();
-    for (const wrapper of this.discovery.getProviders()) {
+    for (const wrapper of this.providers(found.diagnostics)) {
       const hostClass = wrapper.metatype as Type<object> | undefined;
       if (!hostClass || typeof hostClass !== 'function' || !hostClass.prototype || visited.has(hostClass)) continue;
       const requestScoped = !wrapper.isDependencyTreeStatic();
@@ -109,6 +115,19 @@ export class CatalogExplorer implements OnModuleInit {
       }
     }
     return found;
+  }
+
+  /** Every provider of the application, or those of the `include`d modules. */
+  private providers(diagnostics: McpDiagnostic[]): ReturnType<DiscoveryService['getProviders']> {
+    const include = this.options?.include;
+    if (!include) return this.discovery.getProviders();
+    const modules = [...this.modules.values()].filter(({ metatype }) => include.includes(metatype));
+    for (const wanted of include) {
+      if (!modules.some(({ metatype }) => metatype === wanted)) {
+        diagnostics.push({ where: 'McpModule option "include"', ...CatalogMessages.notImported(wanted.name) });
+      }
+    }
+    return this.discovery.getProviders({}, modules);
   }
 
   private inspect(found: Found, hostClass: Type<object>, methodName: string, instance: object | undefined): void {

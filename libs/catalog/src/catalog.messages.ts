@@ -1,5 +1,9 @@
 /** Start-up diagnostics of the catalog: what is wrong and how to fix it. */
 export const CatalogMessages = {
+  notImported: (module: string) => ({
+    problem: `${module} is not a module of this application, so it has no tools to serve`,
+    fix: `import ${module} in the application (e.g. in AppModule's imports), or remove it from include`,
+  }),
   duplicateName: (name: string, other: string) => ({
     problem: `tool name "${name}" is already used by ${other}`,
     fix: `give one of them a distinct name: @McpTool({ name: '...' })`,

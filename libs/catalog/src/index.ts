@@ -14,3 +14,10 @@ export type { SchemaKind } from './schema/schema-kind';
 export { encodeCursor, decodeCursor } from './pagination/list-cursor';
 export { McpCatalog, type McpCatalogKind } from './mcp-catalog';
 export type { McpDynamicHandler } from './dynamic-handler';
+export {
+  MCP_CATALOG_OPTIONS,
+  InjectCatalogOptions,
+  CATALOG_OPTION_KEYS,
+  resolveCatalogOptions,
+  type CatalogOptions,
+} from './catalog.options';

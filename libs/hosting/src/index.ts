@@ -21,3 +21,5 @@ export {
   type McpWindowStats,
 } from '#libs/operations';
 export { resolveMcpOptions } from './options/mcp-options.resolver';
+export { McpEndpoints, type McpEndpointRef } from './endpoints/mcp-endpoints';
+export { McpEndpointsModule } from './endpoints/mcp-endpoints.module';

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { CATALOG_PROVIDERS, JsonSchemaFactory, McpCatalog, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { CATALOG_PROVIDERS, JsonSchemaFactory, MCP_CATALOG_OPTIONS, McpCatalog, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { INVOCATION_PROVIDERS, MCP_INVOCATION_OPTIONS } from '#libs/invocation';
 import { PROMPT_PROVIDERS, PromptMethods } from '#libs/prompts';
 import { McpResourceNotifier, RESOURCE_PROVIDERS, ResourceMethods, ResourceReader } from '#libs/resources';
@@ -31,6 +31,8 @@ import {
   McpMetrics,
   TELEMETRY_PROVIDERS,
 } from '#libs/operations';
+import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
+import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_MODULE_OPTIONS, MCP_OPTIONS_TYPE, McpConfigurableModule, type McpModuleExtras } from './mcp.module-definition';
@@ -43,6 +45,7 @@ import { StdioTransport } from './stdio/stdio.transport';
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
   [
+    [MCP_CATALOG_OPTIONS, 'catalog'],
     [MCP_PROTOCOL_OPTIONS, 'protocol'],
     [MCP_INVOCATION_OPTIONS, 'invocation'],
     [MCP_SECURITY_OPTIONS, 'security'],
@@ -55,6 +58,10 @@ const OPTION_SLICES = (
  * The MCP host. Import it once in the application's root module: every `@McpTool` method of
  * every provider is served over Streamable HTTP (on the Nest HTTP server) and/or stdio, with
  * health probes at `/health/live` and `/health/ready`.
+ *
+ * Each `forRoot()` / `forRootAsync()` import is one endpoint with its own catalog, sessions and
+ * options; to serve several, give each its own `path`, `name` and `include` (the modules whose
+ * tools it serves). Clashes (same path, two dashboards or probes, stdio twice) fail at start-up.
  *
  * @example
  * ```ts
@@ -74,7 +81,7 @@ const OPTION_SLICES = (
  * ```
  */
 @Module({
-  imports: [DiscoveryModule, TerminusModule],
+  imports: [DiscoveryModule, TerminusModule, McpEndpointsModule],
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: (options: McpModuleOptions) => resolveMcpOptions(options), inject: [MCP_MODULE_OPTIONS] },
     ...OPTION_SLICES,
@@ -145,6 +152,7 @@ const OPTION_SLICES = (
     McpCallStats,
     McpMetrics,
     McpTracing,
+    McpEndpointsModule,
   ],
 })
 export class McpModule extends McpConfigurableModule {
@@ -157,7 +165,10 @@ export class McpModule extends McpConfigurableModule {
   }
 }
 
-/** Applies the module-level extras: the health controller, the task store and the access policy. */
+/**
+ * Applies the module-level extras: the health controller, the task store and the access policy;
+ * and registers the endpoint with the app-wide `McpEndpoints` (which needs to know of the probes).
+ */
 function withExtras(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
   return {
     ...definition,
@@ -166,6 +177,7 @@ function withExtras(definition: DynamicModule, extras: McpModuleExtras): Dynamic
       ...(definition.providers ?? []),
       { provide: MCP_TASK_STORE, useClass: extras.taskStore ?? InMemoryTaskStore },
       { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },
+      mcpEndpointProvider(extras.health !== false),
     ],
   };
 }

@@ -5,7 +5,12 @@ import { McpStartupError } from '#libs/core';
 import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { InjectHostingOptions, type HostingOptions } from '../options/hosting.options';
-import { isProtectedResourceMetadataPath, serveProtectedResourceMetadata } from './protected-resource-metadata';
+import { McpEndpoints } from '../endpoints/mcp-endpoints';
+import {
+  isProtectedResourceMetadataPath,
+  protectedResourceMetadataUrl,
+  serveProtectedResourceMetadata,
+} from './protected-resource-metadata';
 import { StreamableHttpHandler } from './streamable-http.handler';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -15,6 +20,8 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
  * on the underlying `node:http` server, in front of Express (whose router, body parser and
  * ETag hashing would cost most of the throughput), and passes every other request to the
  * Express app unchanged. With `routeThroughExpress` it is an ordinary Express route instead.
+ * With several endpoints in one application, the mounters chain: each answers its own path
+ * and passes the rest to the listeners it found (the previous endpoint's, then Express).
  */
 @Injectable()
 export class HttpEndpointMounter {
@@ -26,6 +33,7 @@ export class HttpEndpointMounter {
     @InjectSecurityOptions() private readonly security: SecurityOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly handler: StreamableHttpHandler,
+    private readonly endpoints: McpEndpoints,
   ) {}
 
   /**
@@ -68,10 +76,15 @@ export class HttpEndpointMounter {
       const others = server.listeners('request') as RequestListener[];
       server.removeAllListeners('request');
       const auth = this.security.auth;
+      const metadataPath = auth.mode === 'oauth' ? new URL(protectedResourceMetadataUrl(auth.resource)).pathname : undefined;
+      // The only OAuth endpoint answers every metadata path; with several, each answers its resource's own.
+      const soleOAuth = this.endpoints.all().filter((endpoint) => endpoint.authMode === 'oauth').length <= 1;
+      const servesMetadata = (url: string) =>
+        metadataPath !== undefined && (url === metadataPath || (soleOAuth && isProtectedResourceMetadataPath(url)));
       server.on('request', (req: IncomingMessage, res: ServerResponse) => {
         const url = req.url!;
         if (url === path || url.startsWith(withQuery)) serve(req, res);
-        else if (auth.mode === 'oauth' && isProtectedResourceMetadataPath(url.split('?')[0])) serveProtectedResourceMetadata(req, res, auth);
+        else if (auth.mode === 'oauth' && servesMetadata(url.split('?')[0])) serveProtectedResourceMetadata(req, res, auth);
         else for (const listener of others) listener.call(server, req, res);
       });
     }

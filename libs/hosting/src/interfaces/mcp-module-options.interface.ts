@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import type { McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
 import type { RequestLimits } from '#libs/protocol';
@@ -53,8 +54,29 @@ export interface McpModuleOptions {
   title?: string;
   /** Instructions for the model, sent in the `initialize` result. */
   instructions?: string;
-  /** HTTP path of the Streamable HTTP endpoint. @default '/mcp' */
+  /** HTTP path of the Streamable HTTP endpoint; each endpoint of an application needs its own. @default '/mcp' */
   path?: string;
+  /**
+   * The modules whose tools, prompts and resources this endpoint serves: only the providers
+   * declared in these modules are scanned, not those of the modules they import (list each one,
+   * as GraphQL's `include` does). Give a module by its class, also when it is imported as
+   * `BillingModule.register(...)`. Without it, the endpoint serves every provider of the
+   * application. Use it with several `McpModule.forRoot()` imports, one endpoint each.
+   * @default every module
+   * @example
+   * ```ts
+   * imports: [
+   *   SupportModule,
+   *   BillingModule,
+   *   McpModule.forRoot({ name: 'support', version: '1.0.0', path: '/mcp/support', include: [SupportModule] }),
+   *   McpModule.forRoot({
+   *     name: 'billing', version: '1.0.0', path: '/mcp/billing', include: [BillingModule],
+   *     admin: false, metrics: false, health: false, // the dashboard, metrics and probes stay with 'support'
+   *   }),
+   * ]
+   * ```
+   */
+  include?: Type[];
   /** `stateful`: sessions with `Mcp-Session-Id`; `stateless`: every request stands alone. @default 'stateful' */
   mode?: 'stateful' | 'stateless';
   /** A session unused for this long is ended (ms). @default 1_800_000 (30 min) */

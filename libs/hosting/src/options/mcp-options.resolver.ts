@@ -1,4 +1,5 @@
 import { McpStartupError, type McpDiagnostic, type OptionReport } from '#libs/core';
+import { CATALOG_OPTION_KEYS, resolveCatalogOptions, type CatalogOptions } from '#libs/catalog';
 import { resolveSecurityOptions, SECURITY_OPTION_KEYS, type SecurityOptions } from '#libs/security';
 import { INVOCATION_OPTION_KEYS, resolveInvocationOptions, type InvocationOptions } from '#libs/invocation';
 import { PROTOCOL_OPTION_KEYS, resolveProtocolOptions, type ProtocolOptions } from '#libs/protocol';
@@ -8,6 +9,7 @@ import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from 
 
 /** `McpModuleOptions` after validation, in the slices the libraries read. */
 export interface ResolvedMcpOptions {
+  catalog: CatalogOptions;
   protocol: ProtocolOptions;
   invocation: InvocationOptions;
   security: SecurityOptions;
@@ -16,6 +18,7 @@ export interface ResolvedMcpOptions {
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+  ...CATALOG_OPTION_KEYS,
   ...PROTOCOL_OPTION_KEYS,
   ...HOSTING_OPTION_KEYS,
   ...SECURITY_OPTION_KEYS,
@@ -35,6 +38,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   for (const key of Object.keys(o)) {
     if (!KNOWN_OPTIONS.has(key)) report(key, 'is not a known option', `remove it; known options are: ${[...KNOWN_OPTIONS].join(', ')}`);
   }
+  const catalog = resolveCatalogOptions(o, report);
   const protocol = resolveProtocolOptions(o, report);
   const hosting = resolveHostingOptions(o, report);
   const security = resolveSecurityOptions(o, report);
@@ -46,7 +50,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     approvalPage: admin && hosting.http ? approvalPageOf(approvals.publicUrl, admin.path) : undefined,
   });
   if (problems.length > 0) throw new McpStartupError(problems);
-  return { protocol, invocation, security, operations, hosting };
+  return { catalog, protocol, invocation, security, operations, hosting };
 }
 
 /** Token of the `ResolvedMcpOptions` (internal: libraries inject their own slice). */

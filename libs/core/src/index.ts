@@ -17,6 +17,7 @@ export type {
   McpCallKind,
   McpClientRequestOptions,
 } from './interfaces/mcp-call-context.interface';
+export { ANONYMOUS_PRINCIPAL } from './principal/anonymous-principal';
 export { McpParamType } from './interfaces/mcp-param-type.enum';
 export { McpToolError } from './errors/mcp-tool.error';
 export { McpClientRequestError } from './errors/mcp-client-request.error';

@@ -5,7 +5,7 @@ export { HandlerRunner, type HandlerFailure } from './handler-runner';
 export { ValidatorFactory } from './validation/validator.factory';
 export type { CompiledValidator, ValidationResult } from './validation/validation-result';
 export { McpExecutionContext } from './mcp-execution-context';
-export { CallContext, ANONYMOUS_CALLER, type CallContextInit, type CallFailure } from './context/call-context';
+export { CallContext, type CallContextInit, type CallFailure } from './context/call-context';
 export type { CallChannel } from './context/call-channel.interface';
 export { CallCancellation } from './context/call-cancellation';
 export { toCallToolResult, toolErrorResult } from './results/tool-result.mapper';

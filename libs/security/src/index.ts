@@ -1,4 +1,4 @@
-export { Authenticator, ANONYMOUS } from './auth/authenticator';
+export { Authenticator } from './auth/authenticator';
 export type { AuthResult, AuthRefusal } from './auth/auth-result';
 export type { McpAuthOptions, McpApiKey, McpApiKeyAuth, McpOAuthAuth, McpNoAuth } from './auth/auth-options.interface';
 export { hashApiKey } from './auth/api-key';

@@ -1,8 +1,7 @@
 import { Inject } from '@nestjs/common';
-import { optionChecks, type McpPrincipal, type OptionReport } from '#libs/core';
+import { ANONYMOUS_PRINCIPAL, optionChecks, type McpPrincipal, type OptionReport } from '#libs/core';
 import type { McpAuthOptions } from './auth/auth-options.interface';
 import { checkAuthOptions } from './auth/auth-options.resolver';
-import { ANONYMOUS } from './auth/authenticator';
 import { resolveAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
 import type { OriginHostOptions } from './http/origin-host.policy';
 import { SecretRedactor } from './redaction/secret-redactor';
@@ -64,7 +63,7 @@ export function resolveSecurityOptions(o: Record<string, unknown>, report: Optio
     authFailureLimit: authFailureLimit ?? { limit: 20, windowMs: 60_000 },
     redactor: builtIn || patterns.length > 0 ? new SecretRedactor(patterns, builtIn) : undefined,
     audit,
-    stdioPrincipal: stdio && typeof stdio.id === 'string' ? { id: stdio.id, scopes: stdio.scopes ?? [], roles: stdio.roles ?? [], claims: {} } : ANONYMOUS,
+    stdioPrincipal: stdio && typeof stdio.id === 'string' ? { id: stdio.id, scopes: stdio.scopes ?? [], roles: stdio.roles ?? [], claims: {} } : ANONYMOUS_PRINCIPAL,
     originHost: resolveOriginHost(o, report),
   };
 }

@@ -1,12 +1,21 @@
 import { IntrinsicException } from '@nestjs/common';
 
-/** JSON-RPC 2.0 and MCP error codes the host answers with. */
+/**
+ * Every JSON-RPC 2.0 and MCP error code the host answers with: the one table (no code is
+ * written as a number anywhere else).
+ */
 export const JsonRpcErrorCode = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
+  /**
+   * The body of an HTTP refusal of the Streamable HTTP transport (unknown session, failed
+   * authentication, too many failures): the server-defined code the official SDK uses there.
+   */
+  TRANSPORT_REFUSED: -32001,
+  /** MCP 2025-11-25: the resource a request names does not exist. */
   RESOURCE_NOT_FOUND: -32002,
 } as const;
 

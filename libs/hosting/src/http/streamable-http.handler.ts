@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DEFAULT_HTTP_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type McpPrincipal } from '#libs/core';
+import { DEFAULT_HTTP_PROTOCOL_VERSION, JsonRpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type McpPrincipal } from '#libs/core';
 import { Authenticator, type AuditOutcome, type AuthRefusal } from '#libs/security';
 import { protectedResourceMetadataUrl } from './protected-resource-metadata';
 import { McpDispatcher, type DispatchScope } from '#libs/protocol';
@@ -87,7 +87,7 @@ export class StreamableHttpHandler {
   handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): void {
     this.route(req, res).catch((error: unknown) => {
       this.logger.error('Unexpected transport failure', (error as Error)?.stack ?? String(error));
-      if (!res.headersSent) this.refuse(res, [500, -32603, 'Internal error'], req);
+      if (!res.headersSent) this.refuse(res, [500, JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error'], req);
       else res.end();
     });
   }
@@ -150,7 +150,7 @@ export class StreamableHttpHandler {
       }
     }
     const classified = classify(parsed);
-    if ('invalid' in classified) return this.reply(res, 400, errorResponse(classified.id, -32600, `Invalid Request: ${classified.invalid}`));
+    if ('invalid' in classified) return this.reply(res, 400, errorResponse(classified.id, JsonRpcErrorCode.INVALID_REQUEST, `Invalid Request: ${classified.invalid}`));
     const { kind, message } = classified;
 
     const isInitialize = kind === 'request' && message.method === 'initialize';
@@ -366,7 +366,7 @@ export class StreamableHttpHandler {
       ...(refusal.scope?.length ? [`scope="${refusal.scope.join(' ')}"`] : []),
     ];
     res.setHeader('www-authenticate', `Bearer ${params.join(', ')}`);
-    this.refuse(res, [refusal.status, -32001, refusal.status === 401 ? `Unauthorized: ${refusal.description}` : `Forbidden: ${refusal.description}`], req);
+    this.refuse(res, [refusal.status, JsonRpcErrorCode.TRANSPORT_REFUSED, refusal.status === 401 ? `Unauthorized: ${refusal.description}` : `Forbidden: ${refusal.description}`], req);
   }
 
   private reply(res: ServerResponse, status: number, body: string): void {

@@ -75,11 +75,11 @@ export class StdioTransport {
     }
     const classified = classify(parsed);
     if ('invalid' in classified) {
-      this.write(errorResponse(classified.id, -32600, `Invalid Request: ${classified.invalid}`));
+      this.write(errorResponse(classified.id, JsonRpcErrorCode.INVALID_REQUEST, `Invalid Request: ${classified.invalid}`));
       return;
     }
     if (!this.state.accepting && classified.kind === 'request') {
-      this.write(errorResponse(classified.message.id!, -32600, 'The host is shutting down'));
+      this.write(errorResponse(classified.message.id!, JsonRpcErrorCode.INVALID_REQUEST, 'The host is shutting down'));
       return;
     }
     const scope: DispatchScope = {

@@ -7,6 +7,7 @@ import type {
   Root,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
+  ANONYMOUS_PRINCIPAL,
   McpClientRequestError,
   type McpCallContext,
   type McpCallKind,
@@ -22,8 +23,6 @@ import type { CallCancellation } from './call-cancellation';
 const LEVELS: readonly McpLogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 const RANK = new Map(LEVELS.map((level, index) => [level, index]));
 
-/** The anonymous caller, until authentication sets a real one. */
-export const ANONYMOUS_CALLER: McpPrincipal = Object.freeze({ id: 'anonymous', scopes: [], roles: [], claims: {} });
 
 /** What a transport knows about a call when it starts it. */
 export type CallContextInit = Omit<
@@ -84,7 +83,7 @@ export class CallContext implements McpCallContext {
     this.target = init.target;
     this.transport = init.transport;
     this.clientInfo = init.clientInfo;
-    this.caller = init.caller ?? ANONYMOUS_CALLER;
+    this.caller = init.caller ?? ANONYMOUS_PRINCIPAL;
     this.headers = init.headers;
     this.meta = init.meta;
     this.remoteAddress = init.remoteAddress;

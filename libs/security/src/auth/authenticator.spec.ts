@@ -1,14 +1,15 @@
 import { startIssuer, type TestIssuer } from '../../../../test/support/issuer';
 import { hashApiKey } from './api-key';
 import type { McpOAuthAuth } from './auth-options.interface';
-import { ANONYMOUS, Authenticator } from './authenticator';
+import { ANONYMOUS_PRINCIPAL } from '#libs/core';
+import { Authenticator } from './authenticator';
 
 describe('Authenticator', () => {
   describe("mode 'none'", () => {
     it('lets every caller in as the anonymous principal, whatever it sends', async () => {
       const auth = new Authenticator({ mode: 'none' });
       expect(auth.mode).toBe('none');
-      expect(await auth.authenticate({ authorization: 'Bearer whatever' })).toEqual({ ok: true, principal: ANONYMOUS });
+      expect(await auth.authenticate({ authorization: 'Bearer whatever' })).toEqual({ ok: true, principal: ANONYMOUS_PRINCIPAL });
       expect(auth.unauthenticated).toEqual({ id: 'anonymous', scopes: [], roles: [], claims: {} });
     });
 

@@ -1,11 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import type { McpPrincipal } from '#libs/core';
+import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '#libs/core';
 import { keyDigest, sameDigest, storedDigest } from './api-key';
 import type { McpApiKeyAuth, McpAuthOptions, McpOAuthAuth } from './auth-options.interface';
 import type { AuthResult } from './auth-result';
 
-export const ANONYMOUS: McpPrincipal = Object.freeze({ id: 'anonymous', scopes: [], roles: [], claims: {} });
 
 /**
  * Who sent a request: checks its credentials (API key or OAuth JWT) and returns the principal,
@@ -21,7 +20,7 @@ export class Authenticator {
 
   constructor(private readonly options: McpAuthOptions) {
     const fixed = options.mode === 'none' ? options.principal : undefined;
-    this.unauthenticated = fixed ? { id: fixed.id, scopes: fixed.scopes ?? [], roles: fixed.roles ?? [], claims: {} } : ANONYMOUS;
+    this.unauthenticated = fixed ? { id: fixed.id, scopes: fixed.scopes ?? [], roles: fixed.roles ?? [], claims: {} } : ANONYMOUS_PRINCIPAL;
     // jose caches the key set and refetches it when a token names an unknown `kid`.
     this.keys = options.mode === 'apiKey' ? options.keys.map((key) => ({ digest: storedDigest(key.hash), key })) : [];
     this.jwks = options.mode === 'oauth' ? createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 }) : undefined;

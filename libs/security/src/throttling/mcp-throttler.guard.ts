@@ -1,6 +1,6 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { ThrottlerException, ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
-import { MCP_CONTEXT_TYPE, type McpCallContext, type McpRetryable } from '#libs/core';
+import { ANONYMOUS_PRINCIPAL, MCP_CONTEXT_TYPE, type McpCallContext, type McpRetryable } from '#libs/core';
 
 const NO_RESPONSE = { header: () => undefined };
 
@@ -27,7 +27,7 @@ export class McpThrottlerGuard extends ThrottlerGuard {
   protected override async getTracker(req: Record<string, any>): Promise<string> {
     const call = req.mcp as McpCallContext | undefined;
     if (!call) return super.getTracker(req);
-    return call.caller.id !== 'anonymous' ? `principal:${call.caller.id}` : `address:${call.remoteAddress ?? call.transport}`;
+    return call.caller.id !== ANONYMOUS_PRINCIPAL.id ? `principal:${call.caller.id}` : `address:${call.remoteAddress ?? call.transport}`;
   }
 
   protected override generateKey(context: ExecutionContext, suffix: string, name: string): string {

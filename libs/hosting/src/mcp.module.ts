@@ -35,6 +35,9 @@ import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
+import { HttpAuthentication } from './http/http-authentication';
+import { HttpCors } from './http/http-cors';
+import { HttpResponder } from './http/http-responder';
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_MODULE_OPTIONS, MCP_OPTIONS_TYPE, McpConfigurableModule, type McpModuleExtras } from './mcp.module-definition';
 import { McpHost } from './mcp.host';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
@@ -120,6 +123,9 @@ const OPTION_SLICES = (
       useFactory: (...groups: McpMethods[]) => groups,
       inject: [...ENGINE_METHOD_GROUPS, PromptMethods, ResourceMethods],
     },
+    HttpResponder,
+    HttpCors,
+    HttpAuthentication,
     StreamableHttpHandler,
     HttpEndpointMounter,
     StdioTransport,

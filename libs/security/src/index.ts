@@ -27,5 +27,6 @@ export { sensitiveFieldsOf, redactSensitive, type SensitiveFields } from './audi
 export { resolveAuditOptions, type McpAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
 export { PostgresAuditSink, type PostgresAuditSinkOptions } from './audit/postgres-audit.sink';
 export { AuthFailureLimiter } from './auth/auth-failure.limiter';
+export { API_SECURITY_HEADERS, API_SECURITY_HEADER_LIST, PAGE_SECURITY_HEADERS, SSE_SECURITY_HEADERS } from './http/security-headers';
 export { checkOriginAndHost, type OriginHostOptions, type HttpRefusal } from './http/origin-host.policy';
 export { MCP_SECURITY_OPTIONS, InjectSecurityOptions, SECURITY_OPTION_KEYS, resolveSecurityOptions, type SecurityOptions } from './security.options';

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { SSE_SECURITY_HEADERS } from '#libs/security';
 
 const KEEP_ALIVE_MS = 15_000;
 
@@ -15,10 +16,9 @@ export class SseStream {
   ) {
     res.writeHead(200, {
       'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
+      ...SSE_SECURITY_HEADERS,
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-      'x-content-type-options': 'nosniff',
       ...headers,
     });
     res.flushHeaders();

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { McpPrincipal } from '#libs/core';
-import { checkOriginAndHost } from '#libs/security';
+import { checkOriginAndHost, PAGE_SECURITY_HEADERS } from '#libs/security';
 import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
 import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
@@ -23,14 +23,7 @@ const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals
 /** How often the page refreshes itself. */
 const REFRESH_MS = 5_000;
 /** Sent with everything the dashboard serves (the script and style sheet replace `cache-control`). */
-const COMMON_HEADERS = {
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
+const COMMON_HEADERS = PAGE_SECURITY_HEADERS;
 /** Data is never a document: nothing may run or load from it. */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 /** The page's: its script and style sheet are files under the admin path, nothing is inline. */

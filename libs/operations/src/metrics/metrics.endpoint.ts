@@ -3,14 +3,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AdminAccess, refusalHeaders } from '../admin/admin-access';
-import { checkOriginAndHost } from '#libs/security';
+import { API_SECURITY_HEADERS, checkOriginAndHost } from '#libs/security';
 import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { McpMetrics } from './mcp-metrics';
 
 /** What refusals call the endpoint. */
 const SURFACE = 'metrics endpoint';
-const COMMON_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+const COMMON_HEADERS = API_SECURITY_HEADERS;
 
 /**
  * Serves `McpMetrics` in the Prometheus text format: at `metrics.path` on the application's HTTP

@@ -1,0 +1,52 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Injectable } from '@nestjs/common';
+import { API_SECURITY_HEADERS, API_SECURITY_HEADER_LIST, type AuditOutcome } from '#libs/security';
+import { errorResponse, outcomeOfStatus, RequestEvents } from '#libs/protocol';
+import type { HttpRefusal } from './http.messages';
+
+const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json', ...API_SECURITY_HEADERS });
+
+/** What a refusal adds to its status line: headers, the `Allow` of a 405, and what the audit trail records. */
+export interface RefusalExtras {
+  headers?: Record<string, string>;
+  allow?: string;
+  outcome?: AuditOutcome;
+  principal?: string;
+}
+
+/**
+ * Writes the MCP endpoint's JSON answers and refusals, with the security headers, and reports
+ * every refusal as a request event (metrics, audit).
+ */
+@Injectable()
+export class HttpResponder {
+  constructor(private readonly events: RequestEvents) {}
+
+  /** A JSON-RPC response as `application/json`, with extra headers (a new session's id, CORS). */
+  json(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
+    if (!headers && !res.hasHeader('access-control-allow-origin')) {
+      // Flat header arrays skip Node's header-object processing on this hot path.
+      res.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), ...API_SECURITY_HEADER_LIST]);
+    } else {
+      res.writeHead(status, { ...JSON_HEADERS, ...headers, 'content-length': Buffer.byteLength(body) });
+    }
+    res.end(body);
+  }
+
+  /** An empty answer with the security headers (202 for notifications, 204 for a stream with nothing left). */
+  empty(res: ServerResponse, status: number, headers?: Record<string, string>): void {
+    res.writeHead(status, { ...API_SECURITY_HEADERS, ...headers }).end();
+  }
+
+  /** A transport-level refusal: status, a JSON-RPC error body, and a refusal event. */
+  refuse(res: ServerResponse, [status, code, message]: HttpRefusal, req?: IncomingMessage, extra: RefusalExtras = {}): void {
+    const headers: Record<string, string> = { ...JSON_HEADERS, ...extra.headers };
+    if (status === 405) headers.allow = extra.allow ?? 'GET, POST, DELETE';
+    if (status === 503) headers['retry-after'] = '5';
+    // A refused request's unread body must not be parsed as the connection's next request.
+    if (status === 413 || status === 403) headers.connection = 'close';
+    res.writeHead(status, headers).end(errorResponse(null, code, message));
+    if (req && !req.complete) req.resume();
+    this.events.refusal(extra.outcome ?? outcomeOfStatus(status), status, message, 'http', req?.socket.remoteAddress, extra.principal);
+  }
+}

@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
-import type { DispatchScope } from '../dispatch/method-handler';
+import type { DispatchScope } from '../methods/method-handler';
 import type { McpEntryKind } from '../events/mcp-request-event';
 import type { RequestNote } from '../events/request-note';
 import { AccessControl, AccessDeniedError } from './access-control';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpCompleter, type McpPrincipal } from '#libs/core';
 import { PromptRegistry, ResourceRegistry } from '#libs/catalog';
 import { AccessControl } from '../admission/access-control';
-import type { McpMethods } from '../dispatch/method-handler';
+import type { McpMethods } from '../methods/method-handler';
 
 /** The spec caps a completion result at 100 values. */
 const MAX_VALUES = 100;

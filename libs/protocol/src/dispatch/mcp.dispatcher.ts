@@ -1,18 +1,18 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
-import { checkRequestLimits, RequestLimitError } from './request-limits';
+import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
+import { checkRequestLimits, RequestLimitError } from '../wire/request-limits';
 import { AccessDeniedError } from '../admission/access-control';
 import { RequestNote } from '../events/request-note';
 import { outcomeOfCode, RequestEvents } from '../events/request-events';
 import { CallAdmission } from '../admission/call-admission';
-import { McpTracing } from '../events/mcp-tracing';
-import { StatelessCalls } from './stateless-calls';
+import { McpTracing } from './mcp-tracing';
+import { StatelessCalls } from '../calls/stateless-calls';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type MessageKind } from './json-rpc';
-import { MCP_METHOD_GROUPS, type DispatchScope, type McpMethods, type MethodHandler } from './method-handler';
-import { MCP_REQUEST_METHODS, traitsOf } from './mcp-method.table';
+import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type MessageKind } from '../wire/json-rpc';
+import { MCP_METHOD_GROUPS, type DispatchScope, type McpMethods, type MethodHandler } from '../methods/method-handler';
+import { MCP_REQUEST_METHODS, traitsOf } from '../wire/mcp-method.table';
 
-export type { DispatchScope } from './method-handler';
+export type { DispatchScope } from '../methods/method-handler';
 
 const NOT_INITIALIZED = 'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)';
 

@@ -1,7 +1,8 @@
 import type { AuditableEvent, AuditOutcome } from '#libs/security';
 
-/** Which catalog entry a request used, for per-entry metrics and stats. */
-export type McpEntryKind = 'tool' | 'prompt' | 'resource';
+import type { McpEntryKind } from '../wire/mcp-method.table';
+
+export type { McpEntryKind };
 
 /**
  * One finished MCP request (or transport refusal), as the dispatcher and the HTTP transport

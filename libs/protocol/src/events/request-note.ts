@@ -1,6 +1,6 @@
 import type { AuditOutcome, SensitiveFields } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent } from './mcp-request-event';
-import type { McpMethodTraits } from '../dispatch/mcp-method.table';
+import type { McpMethodTraits } from '../wire/mcp-method.table';
 
 /**
  * What the host learns about one request while serving it: the method handlers fill in the

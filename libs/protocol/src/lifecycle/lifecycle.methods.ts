@@ -6,8 +6,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type McpLogLevel,
 } from '#libs/core';
-import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
-import { EMPTY_RESULT, type DispatchScope, type McpMethods } from '../dispatch/method-handler';
+import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
+import { EMPTY_RESULT, type DispatchScope, type McpMethods } from '../methods/method-handler';
 
 const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 

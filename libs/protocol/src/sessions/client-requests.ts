@@ -1,5 +1,5 @@
 import { McpClientRequestError } from '#libs/core';
-import { notification } from '../dispatch/json-rpc';
+import { notification } from '../wire/json-rpc';
 
 interface Pending {
   method: string;

@@ -1,6 +1,6 @@
 import { LATEST_PROTOCOL_VERSION } from '#libs/core';
 import { CallCancellation } from '#libs/invocation';
-import type { ProtocolOptions } from '../protocol.options';
+import type { ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from './mcp-session';
 import { SessionStore } from './session.store';
 

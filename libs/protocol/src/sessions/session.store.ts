@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { LATEST_PROTOCOL_VERSION } from '#libs/core';
-import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from './mcp-session';
 
 /** Why a new session cannot be opened now. */

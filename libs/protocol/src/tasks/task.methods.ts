@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '#libs/catalog';
-import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { publicTask, TaskRunner } from './task.runner';
-import type { McpMethods } from '../dispatch/method-handler';
+import type { McpMethods } from '../methods/method-handler';
 import type { RequestNote } from '../events/request-note';
 
 /** `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` (2025-11-25, experimental). */

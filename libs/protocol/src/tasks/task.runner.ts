@@ -4,13 +4,13 @@ import { RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult, type
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
-import { CallScope } from '../dispatch/call-scope';
-import { notification, type JsonRpcId } from '../dispatch/json-rpc';
-import type { DispatchScope } from '../dispatch/method-handler';
-import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
+import { CallScope } from '../calls/call-scope';
+import { notification, type JsonRpcId } from '../wire/json-rpc';
+import type { DispatchScope } from '../methods/method-handler';
+import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { RequestNote } from '../events/request-note';
 import { RequestEvents } from '../events/request-events';
-import { MCP_METHODS } from '../dispatch/mcp-method.table';
+import { MCP_METHODS } from '../wire/mcp-method.table';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
 const TERMINAL = new Set<Task['status']>(['completed', 'failed', 'cancelled']);

@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
-import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
+import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { TaskRunner } from '../tasks/task.runner';
 import { AccessControl } from '../admission/access-control';
 import { CallAdmission } from '../admission/call-admission';
 import type { RequestNote } from '../events/request-note';
-import { CallScope } from '../dispatch/call-scope';
-import type { DispatchScope, McpMethods } from '../dispatch/method-handler';
-import type { JsonRpcId } from '../dispatch/json-rpc';
+import { CallScope } from '../calls/call-scope';
+import type { DispatchScope, McpMethods } from '../methods/method-handler';
+import type { JsonRpcId } from '../wire/json-rpc';
 
 /** `tools/list` and `tools/call`. */
 @Injectable()

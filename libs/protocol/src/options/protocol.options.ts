@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { optionChecks, type OptionReport } from '#libs/core';
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from './dispatch/request-limits';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../wire/request-limits';
 
 /** What the protocol engine needs of the module's options: the server, its sessions, lists, calls and tasks. */
 export interface ProtocolOptions {

@@ -2,11 +2,11 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentele
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { PromptRegistry, ToolRegistry } from '#libs/catalog';
-import type { DispatchScope } from '../dispatch/method-handler';
+import type { DispatchScope } from '../methods/method-handler';
 import type { McpSession } from '../sessions/mcp-session';
 import { McpTracing } from './mcp-tracing';
-import { traitsOf } from '../dispatch/mcp-method.table';
-import { RequestNote } from './request-note';
+import { traitsOf } from '../wire/mcp-method.table';
+import { RequestNote } from '../events/request-note';
 import { parseTraceparent } from './trace-context';
 
 const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

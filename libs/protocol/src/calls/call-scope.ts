@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { McpCallKind, McpLogLevel } from '#libs/core';
 import { CallCancellation, CallContext, type CallChannel } from '#libs/invocation';
 import { HostState } from '../lifecycle/host-state';
-import { notification, type JsonRpcId } from './json-rpc';
+import { notification, type JsonRpcId } from '../wire/json-rpc';
 import { StatelessCalls } from './stateless-calls';
-import type { DispatchScope } from './method-handler';
+import type { DispatchScope } from '../methods/method-handler';
 import type { RequestNote } from '../events/request-note';
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});

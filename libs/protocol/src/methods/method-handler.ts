@@ -1,8 +1,8 @@
 import type { McpPrincipal, McpTransportKind } from '#libs/core';
 import type { McpSession } from '../sessions/mcp-session';
 import type { RequestNote } from '../events/request-note';
-import type { JsonRpcId } from './json-rpc';
-import type { McpRequestMethod } from './mcp-method.table';
+import type { JsonRpcId } from '../wire/json-rpc';
+import type { McpRequestMethod } from '../wire/mcp-method.table';
 
 /** What a transport tells the dispatcher about one incoming message. */
 export interface DispatchScope {

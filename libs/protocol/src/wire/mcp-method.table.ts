@@ -1,4 +1,5 @@
-import type { McpEntryKind } from '../events/mcp-request-event';
+/** Which catalog entry a request uses, for the audit trail, per-entry metrics and statistics. */
+export type McpEntryKind = 'tool' | 'prompt' | 'resource';
 
 /** What the engine needs to know about one MCP method, besides who answers it. */
 export interface McpMethodTraits {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CallCancellation } from '#libs/invocation';
-import type { JsonRpcId } from './json-rpc';
+import type { JsonRpcId } from '../wire/json-rpc';
 
 /**
  * The calls in flight on stateless HTTP requests, by principal and request id. Without a session

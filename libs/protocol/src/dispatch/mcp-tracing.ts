@@ -17,10 +17,10 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
-import type { JsonRpcId } from '../dispatch/json-rpc';
-import { traitsOf } from '../dispatch/mcp-method.table';
-import type { DispatchScope } from '../dispatch/method-handler';
-import type { RequestNote } from './request-note';
+import type { JsonRpcId } from '../wire/json-rpc';
+import { traitsOf } from '../wire/mcp-method.table';
+import type { DispatchScope } from '../methods/method-handler';
+import type { RequestNote } from '../events/request-note';
 import { metaOf, parseTraceparent, traceIdOf } from './trace-context';
 
 /** The instrumentation scope the host's spans are reported under. */

@@ -1,12 +1,12 @@
-import { CatalogExplorer } from './catalog.explorer';
-import { McpCatalog } from './mcp-catalog';
+import { CatalogExplorer } from './discovery/catalog.explorer';
+import { McpCatalog } from './runtime/mcp-catalog';
 import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
 import { PromptRegistry } from './prompts/prompt.registry';
 import { ResourceDefinitionFactory } from './resources/resource-definition.factory';
 import { ResourceRegistry } from './resources/resource.registry';
 import { JsonSchemaFactory } from './schema/json-schema.factory';
-import { ToolDefinitionFactory } from './tool-definition.factory';
-import { ToolRegistry } from './tool.registry';
+import { ToolDefinitionFactory } from './tools/tool-definition.factory';
+import { ToolRegistry } from './tools/tool.registry';
 
 /**
  * The catalog of one MCP server: discovers tools, prompts and resources at module init and keeps

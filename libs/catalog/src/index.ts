@@ -1,23 +1,23 @@
 export { CatalogModule } from './catalog.module';
 export { CATALOG_PROVIDERS } from './catalog.providers';
-export { ToolRegistry } from './tool.registry';
+export { ToolRegistry } from './tools/tool.registry';
 export { JsonSchemaFactory } from './schema/json-schema.factory';
-export type { RegisteredTool } from './interfaces/registered-tool.interface';
-export { OPEN_ACCESS, type RegisteredHandler, type ArgsBinding, type AccessRequirements } from './interfaces/registered-handler.interface';
+export type { RegisteredTool } from './tools/registered-tool.interface';
+export { OPEN_ACCESS, type RegisteredHandler, type ArgsBinding, type AccessRequirements } from './handlers/registered-handler.interface';
 export { PromptRegistry } from './prompts/prompt.registry';
 export type { RegisteredPrompt } from './prompts/registered-prompt.interface';
 export { ResourceRegistry, type ResolvedResource } from './resources/resource.registry';
 export type { RegisteredResource, RegisteredResourceTemplate } from './resources/registered-resource.interface';
 export { UriTemplate } from './resources/uri-template';
-export { CatalogList, type CatalogEntry, type ListView } from './catalog-list';
+export { CatalogList, type CatalogEntry, type ListView } from './lists/catalog-list';
 export type { SchemaKind } from './schema/schema-kind';
 export { encodeCursor, decodeCursor } from './pagination/list-cursor';
-export { McpCatalog, type McpCatalogKind } from './mcp-catalog';
-export type { McpDynamicHandler } from './dynamic-handler';
+export { McpCatalog, type McpCatalogKind } from './runtime/mcp-catalog';
+export type { McpDynamicHandler } from './runtime/dynamic-handler';
 export {
   MCP_CATALOG_OPTIONS,
   InjectCatalogOptions,
   CATALOG_OPTION_KEYS,
   resolveCatalogOptions,
   type CatalogOptions,
-} from './catalog.options';
+} from './discovery/catalog.options';

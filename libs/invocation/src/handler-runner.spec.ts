@@ -27,7 +27,7 @@ import { CallCancellation } from './context/call-cancellation';
 import { CallContext } from './context/call-context';
 import { HandlerRunner } from './handler-runner';
 import { INVOCATION_PROVIDERS } from './invocation.providers';
-import { MCP_INVOCATION_OPTIONS, type InvocationOptions } from './invocation.options';
+import { MCP_INVOCATION_OPTIONS, type InvocationOptions } from './options/invocation.options';
 import { McpExecutionContext } from './mcp-execution-context';
 
 /** What the guard, interceptor and filter saw, in order. */

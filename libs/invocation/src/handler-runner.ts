@@ -5,7 +5,7 @@ import { ContextIdFactory, ExternalContextCreator, ModuleRef, ModulesContainer }
 import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, McpToolError, retryAfterOf, type McpDiagnostic } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
-import { InjectInvocationOptions, type InvocationOptions } from './invocation.options';
+import { InjectInvocationOptions, type InvocationOptions } from './options/invocation.options';
 import { McpParamsFactory } from './mcp-params.factory';
 import { ParamPipes } from './param-pipes';
 

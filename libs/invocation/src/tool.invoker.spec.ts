@@ -9,7 +9,7 @@ import { McpThrottledException, SecretRedactor } from '#libs/security';
 import { CallCancellation } from './context/call-cancellation';
 import { CallContext } from './context/call-context';
 import { INVOCATION_PROVIDERS } from './invocation.providers';
-import { MCP_INVOCATION_OPTIONS, type InvocationOptions } from './invocation.options';
+import { MCP_INVOCATION_OPTIONS, type InvocationOptions } from './options/invocation.options';
 import { ToolInvoker } from './tool.invoker';
 
 /** The arguments each tool's method received, by tool. */

@@ -7,7 +7,7 @@ import { ConfirmationGate } from './confirmation/confirmation.gate';
 import { ConfirmationInterceptor } from './confirmation/confirmation.interceptor';
 import { Deadlines } from './deadlines';
 import { HandlerRunner } from './handler-runner';
-import { InjectInvocationOptions, type InvocationOptions } from './invocation.options';
+import { InjectInvocationOptions, type InvocationOptions } from './options/invocation.options';
 import { InvocationMessages } from './invocation.messages';
 import { errorTextOf, toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
 import { compileUndeclaredArguments, type UndeclaredArgumentsCheck } from './validation/undeclared-arguments';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaObject, McpDiagnostic, McpPromptArgument, SchemaSource } from '#libs/core';
-import { CatalogMessages, CatalogResourceMessages } from '../catalog.messages';
-import { handlerFields, inspectHandlerParameters } from '../handler-parameters';
+import { CatalogMessages, CatalogResourceMessages } from '../messages/catalog.messages';
+import { handlerFields, inspectHandlerParameters } from '../handlers/handler-parameters';
 import { JsonSchemaFactory } from '../schema/json-schema.factory';
 import { schemaKindOf } from '../schema/schema-kind';
-import { presentation, type HandlerCandidate } from '../tool-definition.factory';
+import { presentation, type HandlerCandidate } from '../tools/tool-definition.factory';
 import type { RegisteredPrompt } from './registered-prompt.interface';
 
 /** Builds a prompt's definition and argument list from `@McpPrompt` and its parameters. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CatalogList } from '../catalog-list';
+import { CatalogList } from '../lists/catalog-list';
 import type { RegisteredPrompt } from './registered-prompt.interface';
 
 /** The prompts the host serves, with `prompts/list` pages serialized once per version. */

@@ -1,6 +1,6 @@
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaObject, McpCompleter, McpPromptArgument, McpPromptOptions, SchemaSource } from '#libs/core';
-import type { RegisteredHandler } from '../interfaces/registered-handler.interface';
+import type { RegisteredHandler } from '../handlers/registered-handler.interface';
 import type { SchemaKind } from '../schema/schema-kind';
 
 /** A prompt known to the catalog. */

@@ -1,6 +1,6 @@
 import type { Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCompleter } from '#libs/core';
-import type { RegisteredHandler } from '../interfaces/registered-handler.interface';
+import type { RegisteredHandler } from '../handlers/registered-handler.interface';
 import type { UriTemplate } from './uri-template';
 
 /** A resource at a fixed URI. */

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { McpDiagnostic, McpResourceOptions, McpResourceTemplateOptions } from '#libs/core';
-import { CatalogResourceMessages } from '../catalog.messages';
-import { handlerFields, inspectHandlerParameters } from '../handler-parameters';
-import { presentation, type HandlerCandidate } from '../tool-definition.factory';
+import { CatalogResourceMessages } from '../messages/catalog.messages';
+import { handlerFields, inspectHandlerParameters } from '../handlers/handler-parameters';
+import { presentation, type HandlerCandidate } from '../tools/tool-definition.factory';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-resource.interface';
 import { UriTemplate } from './uri-template';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { McpDiagnostic } from '#libs/core';
-import { CatalogList } from '../catalog-list';
-import { CatalogResourceMessages } from '../catalog.messages';
+import { CatalogList } from '../lists/catalog-list';
+import { CatalogResourceMessages } from '../messages/catalog.messages';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-resource.interface';
 
 /** What a URI resolves to: a fixed resource, or a template and the variables it matched. */

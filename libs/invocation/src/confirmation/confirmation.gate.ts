@@ -4,7 +4,7 @@ import { McpClientRequestError } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import { redactSensitive, sensitiveFieldsOf } from '#libs/security';
 import type { CallContext } from '../context/call-context';
-import { InjectInvocationOptions, type InvocationOptions } from '../invocation.options';
+import { InjectInvocationOptions, type InvocationOptions } from '../options/invocation.options';
 import { ApprovalDecisionError, ApprovalRequests, digestOfArguments, type McpApproval } from './approval-requests';
 import { ConfirmationMessages } from './confirmation.messages';
 

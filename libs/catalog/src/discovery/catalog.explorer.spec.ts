@@ -3,8 +3,8 @@ import { Test } from '@nestjs/testing';
 import { z } from 'zod';
 import { IsString } from 'class-validator';
 import { McpArgs, McpCompletion, McpContext, McpPrompt, McpResource, McpResourceTemplate, McpStartupError, McpTool, type McpCallContext } from '#libs/core';
-import { CatalogModule } from './catalog.module';
-import { ToolRegistry } from './tool.registry';
+import { CatalogModule } from '../catalog.module';
+import { ToolRegistry } from '../tools/tool.registry';
 
 class NameDto {
   @IsString()

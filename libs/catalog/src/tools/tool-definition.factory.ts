@@ -9,12 +9,12 @@ import {
   type McpToolOptions,
   type SchemaSource,
 } from '#libs/core';
-import { CatalogMessages } from './catalog.messages';
-import { handlerFields, inspectHandlerParameters } from './handler-parameters';
-import type { AccessRequirements } from './interfaces/registered-handler.interface';
-import type { RegisteredTool } from './interfaces/registered-tool.interface';
-import { JsonSchemaFactory } from './schema/json-schema.factory';
-import { isObjectJsonSchema, schemaKindOf, type SchemaKind } from './schema/schema-kind';
+import { CatalogMessages } from '../messages/catalog.messages';
+import { handlerFields, inspectHandlerParameters } from '../handlers/handler-parameters';
+import type { AccessRequirements } from '../handlers/registered-handler.interface';
+import type { RegisteredTool } from './registered-tool.interface';
+import { JsonSchemaFactory } from '../schema/json-schema.factory';
+import { isObjectJsonSchema, schemaKindOf, type SchemaKind } from '../schema/schema-kind';
 
 interface CandidateOptions {
   tool: McpToolOptions;

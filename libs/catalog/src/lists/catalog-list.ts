@@ -1,5 +1,5 @@
 import type { McpDiagnostic } from '#libs/core';
-import { decodeCursor, encodeCursor } from './pagination/list-cursor';
+import { decodeCursor, encodeCursor } from '../pagination/list-cursor';
 
 /** A caller's view of a list: which entries it may see, and a key shared by callers who see the same. */
 export interface ListView<T> {

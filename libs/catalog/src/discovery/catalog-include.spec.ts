@@ -2,11 +2,11 @@ import { Injectable, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { McpPrompt, McpResource, McpStartupError, McpTool } from '#libs/core';
-import { CATALOG_PROVIDERS } from './catalog.providers';
+import { CATALOG_PROVIDERS } from '../catalog.providers';
 import { MCP_CATALOG_OPTIONS, resolveCatalogOptions, type CatalogOptions } from './catalog.options';
-import { PromptRegistry } from './prompts/prompt.registry';
-import { ResourceRegistry } from './resources/resource.registry';
-import { ToolRegistry } from './tool.registry';
+import { PromptRegistry } from '../prompts/prompt.registry';
+import { ResourceRegistry } from '../resources/resource.registry';
+import { ToolRegistry } from '../tools/tool.registry';
 
 @Injectable()
 class SupportTools {

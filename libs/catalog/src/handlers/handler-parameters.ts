@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { MCP_PARAM_ARGS_METADATA, McpParamType } from '#libs/core';
-import { CatalogMessages } from './catalog.messages';
-import { OPEN_ACCESS, type ArgsBinding, type RegisteredHandler } from './interfaces/registered-handler.interface';
+import { CatalogMessages } from '../messages/catalog.messages';
+import { OPEN_ACCESS, type ArgsBinding, type RegisteredHandler } from './registered-handler.interface';
 
 type ParamMetadata = Record<string, { index: number; data?: string }>;
 type Report = (message: { problem: string; fix: string }) => void;

@@ -1,9 +1,9 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolOptions, SchemaSource } from '#libs/core';
 import type { SchemaKind } from '../schema/schema-kind';
-import type { RegisteredHandler } from './registered-handler.interface';
+import type { RegisteredHandler } from '../handlers/registered-handler.interface';
 
-export type { ArgsBinding } from './registered-handler.interface';
+export type { ArgsBinding } from '../handlers/registered-handler.interface';
 
 /** A tool known to the catalog: its wire definition and everything needed to invoke it. */
 export interface RegisteredTool extends RegisteredHandler {

@@ -16,16 +16,16 @@ import {
   type McpResourceTemplateOptions,
 } from '#libs/core';
 import { InjectCatalogOptions, type CatalogOptions } from './catalog.options';
-import { CatalogMessages } from './catalog.messages';
-import type { RegisteredTool } from './interfaces/registered-tool.interface';
-import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
-import { PromptRegistry } from './prompts/prompt.registry';
-import type { RegisteredPrompt } from './prompts/registered-prompt.interface';
-import type { RegisteredResource, RegisteredResourceTemplate } from './resources/registered-resource.interface';
-import { ResourceDefinitionFactory } from './resources/resource-definition.factory';
-import { ResourceRegistry } from './resources/resource.registry';
-import { ToolDefinitionFactory } from './tool-definition.factory';
-import { ToolRegistry } from './tool.registry';
+import { CatalogMessages } from '../messages/catalog.messages';
+import type { RegisteredTool } from '../tools/registered-tool.interface';
+import { PromptDefinitionFactory } from '../prompts/prompt-definition.factory';
+import { PromptRegistry } from '../prompts/prompt.registry';
+import type { RegisteredPrompt } from '../prompts/registered-prompt.interface';
+import type { RegisteredResource, RegisteredResourceTemplate } from '../resources/registered-resource.interface';
+import { ResourceDefinitionFactory } from '../resources/resource-definition.factory';
+import { ResourceRegistry } from '../resources/resource.registry';
+import { ToolDefinitionFactory } from '../tools/tool-definition.factory';
+import { ToolRegistry } from '../tools/tool.registry';
 
 /** What one scan of the providers found. */
 interface Found {

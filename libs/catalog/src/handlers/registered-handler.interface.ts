@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { CatalogEntry } from '../catalog-list';
+import type { CatalogEntry } from '../lists/catalog-list';
 
 /** Where the validated arguments go in the handler's parameter list. */
 export interface ArgsBinding {

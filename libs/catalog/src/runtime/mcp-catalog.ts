@@ -8,12 +8,12 @@ import {
   type McpToolOptions,
 } from '#libs/core';
 import { dynamicHost, type McpDynamicHandler } from './dynamic-handler';
-import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
-import { PromptRegistry } from './prompts/prompt.registry';
-import { ResourceDefinitionFactory } from './resources/resource-definition.factory';
-import { ResourceRegistry } from './resources/resource.registry';
-import { ToolDefinitionFactory } from './tool-definition.factory';
-import { ToolRegistry } from './tool.registry';
+import { PromptDefinitionFactory } from '../prompts/prompt-definition.factory';
+import { PromptRegistry } from '../prompts/prompt.registry';
+import { ResourceDefinitionFactory } from '../resources/resource-definition.factory';
+import { ResourceRegistry } from '../resources/resource.registry';
+import { ToolDefinitionFactory } from '../tools/tool-definition.factory';
+import { ToolRegistry } from '../tools/tool.registry';
 
 export type McpCatalogKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
-import { CatalogList } from './catalog-list';
-import { CatalogMessages } from './catalog.messages';
-import type { RegisteredTool } from './interfaces/registered-tool.interface';
+import { CatalogList } from '../lists/catalog-list';
+import { CatalogMessages } from '../messages/catalog.messages';
+import type { RegisteredTool } from './registered-tool.interface';
 import { isValidToolName } from './tool-name.rules';
 
 /**

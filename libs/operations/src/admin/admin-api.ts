@@ -10,7 +10,7 @@ import type { McpSession } from '#libs/protocol';
 import { SessionStore } from '#libs/protocol';
 import type { McpEntryKind } from '#libs/protocol';
 import { AdminCatalogReader, type AdminCatalog } from './admin-catalog.reader';
-import { McpCallStats, type McpEntryStats, type McpStatsSnapshot } from './mcp-call-stats';
+import { McpCallStats, type McpEntryStats, type McpStatsSnapshot } from '../stats/mcp-call-stats';
 
 /** Most audit records one request returns. */
 export const MAX_AUDIT_LIMIT = 500;

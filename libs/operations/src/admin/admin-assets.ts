@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AdminMessages } from './admin.messages';
+import { AdminMessages } from '../access/admin.messages';
 
 /**
  * Where the dashboard's files are: `assets/` beside this module, both in the sources (which

@@ -3,19 +3,19 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { McpPrincipal } from '#libs/core';
 import { checkOriginAndHost, PAGE_SECURITY_HEADERS } from '#libs/security';
-import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
+import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
 import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { McpRequestObservers } from '#libs/protocol';
-import { AdminAccess, refusalHeaders } from './admin-access';
+import { AdminAccess, refusalHeaders } from '../access/admin-access';
 import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
 import { McpApprovals } from '../approvals/mcp-approvals';
 import { ApprovalDecisionError } from '#libs/invocation';
 import { AdminAssets, type AdminAsset } from './admin-assets';
 import { renderAdminPage } from './admin-page';
-import { AdminMessages } from './admin.messages';
-import { McpCallStats } from './mcp-call-stats';
-import { OUTCOMES } from '../metrics/outcome-index';
+import { AdminMessages } from '../access/admin.messages';
+import { McpCallStats } from '../stats/mcp-call-stats';
+import { OUTCOMES } from '../stats/outcome-index';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

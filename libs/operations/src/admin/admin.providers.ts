@@ -1,34 +1,13 @@
 import type { Provider } from '@nestjs/common';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
-import { MCP_OPERATIONS_OPTIONS, type OperationsOptions } from '../operations.options';
-import type { McpEntryKind } from '#libs/protocol';
-import { AdminAccess } from './admin-access';
+import { MCP_OPERATIONS_OPTIONS, type OperationsOptions } from '../options/operations.options';
+import { AdminAccess } from '../access/admin-access';
 import { AdminApi } from './admin-api';
 import { AdminCatalogReader } from './admin-catalog.reader';
 import { AdminEndpoint } from './admin.endpoint';
-import { McpCallStats } from './mcp-call-stats';
+import { McpCallStats } from '../stats/mcp-call-stats';
+import { catalogEntryOf } from '../stats/catalog-entry';
 
-/**
- * The entry a request's target counts for: the tool or prompt itself, the fixed resource, or
- * the URI template a resource URI matched; `undefined` for names the catalog does not have.
- */
-export function catalogEntryOf(tools: ToolRegistry, prompts: PromptRegistry, resources: ResourceRegistry) {
-  return (kind: McpEntryKind, target: string): string | undefined => {
-    switch (kind) {
-      case 'tool':
-        return tools.has(target) ? target : undefined;
-      case 'prompt':
-        return prompts.has(target) ? target : undefined;
-      case 'resource': {
-        if (resources.resources.has(target)) return target;
-        const resolved = resources.resolve(target);
-        return resolved?.kind === 'template' ? resolved.handler.template.template : undefined;
-      }
-      default:
-        return undefined;
-    }
-  };
-}
 
 /** The admin dashboard's providers, part of `McpModule` (they need its sessions, state and catalog). */
 export const ADMIN_PROVIDERS: Provider[] = [

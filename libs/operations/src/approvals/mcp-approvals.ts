@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '#libs/core';
 import { ApprovalDecisionError, ApprovalRequests, type McpApproval, type McpApprovalStatus } from '#libs/invocation';
-import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
-import { AdminMessages } from '../admin/admin.messages';
+import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
+import { AdminMessages } from '../access/admin.messages';
 
 const STATUSES = new Set<string>(['pending', 'approved', 'denied', 'expired', 'used']);
 

@@ -1,26 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AuditTrail } from '#libs/security';
-import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
+import type { McpHealthCheck } from '../options/health-check.interface';
+import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
 
-/**
- * A backing service the host needs (Redis, a database, …), checked by `/health/ready` and shown
- * on the admin dashboard.
- *
- * @example
- * ```ts
- * McpModule.forRoot({ ..., healthChecks: [{ name: 'redis', check: () => redis.ping() }] })
- * ```
- */
-export interface McpHealthCheck {
-  /** Shown in the readiness report, e.g. `redis`. */
-  name: string;
-  /** Resolves when the dependency works, rejects (or throws) when it does not; a returned object is shown as details. */
-  check: () => unknown;
-  /** A required dependency that is down makes readiness answer 503; an optional one only reports `degraded`. @default true */
-  required?: boolean;
-  /** A check taking longer counts as down (ms). @default 2_000 */
-  timeoutMs?: number;
-}
+export type { McpHealthCheck };
 
 export interface DependencyStatus {
   name: string;

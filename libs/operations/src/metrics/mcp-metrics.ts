@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric
 import type { AuditOutcome, AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '#libs/protocol';
 import { MCP_METHOD_NAMES, type McpRequestObservers } from '#libs/protocol';
-import { OUTCOME_INDEX, OUTCOMES } from './outcome-index';
+import { OUTCOME_INDEX, OUTCOMES } from '../stats/outcome-index';
 
 /** Upper bounds (seconds) of `mcp_request_duration_seconds`: 1 ms to 30 s. */
 export const MCP_DURATION_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { AdminAccess, refusalHeaders } from '../admin/admin-access';
+import { AdminAccess, refusalHeaders } from '../access/admin-access';
 import { API_SECURITY_HEADERS, checkOriginAndHost } from '#libs/security';
-import { InjectOperationsOptions, type OperationsOptions } from '../operations.options';
+import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { McpMetrics } from './mcp-metrics';
 

@@ -1,9 +1,9 @@
 import type { Provider } from '@nestjs/common';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
-import { catalogEntryOf } from '../admin/admin.providers';
+import { catalogEntryOf } from '../stats/catalog-entry';
 import { HostState } from '#libs/protocol';
-import { MCP_OPERATIONS_OPTIONS, type OperationsOptions } from '../operations.options';
+import { MCP_OPERATIONS_OPTIONS, type OperationsOptions } from '../options/operations.options';
 import { SessionStore } from '#libs/protocol';
 import { McpMetrics } from './mcp-metrics';
 import { McpRequestObservers } from '#libs/protocol';

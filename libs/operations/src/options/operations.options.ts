@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { URL_PATH, type OptionReport } from '#libs/core';
 import { INVOCATION_APPROVAL_KEYS } from '#libs/invocation';
-import type { McpHealthCheck } from './health/dependency-health';
+import type { McpHealthCheck } from './health-check.interface';
 
 /** Who decides approval requests and who hears of them (the `approvals` option's policy part). */
 export interface ApprovalPolicy {

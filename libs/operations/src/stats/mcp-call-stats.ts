@@ -1,7 +1,7 @@
 import type { AuditOutcome } from '#libs/security';
 import { traitsOf, type McpEntryKind, type McpRequestEvent, type McpRequestObserver } from '#libs/protocol';
 import { LATENCY_BINS, latencyBin, quantile } from './latency-histogram';
-import { OUTCOME_INDEX, OUTCOMES } from '../metrics/outcome-index';
+import { OUTCOME_INDEX, OUTCOMES } from './outcome-index';
 
 const OUTCOME_COUNT = OUTCOMES.length;
 /** A window is this many buckets; one more slot holds the bucket being filled. */

@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { IsString } from 'class-validator';
+import { McpArgs, McpTool } from '#libs/core';
+import { Authenticator } from '#libs/security';
+import { McpMetrics } from '#libs/operations';
+import { McpModule } from './mcp.module';
+
+// Records which optional packages are required (a factory runs on the first `require`, which may
+// come from the imports above: hence functions, hoisted, and a set kept on the global).
+function mockLoaded(): Set<string> {
+  const store = globalThis as { mcpOptionalLoaded?: Set<string> };
+  return (store.mcpOptionalLoaded ??= new Set());
+}
+function mockRecord(name: string): unknown {
+  mockLoaded().add(name);
+  return jest.requireActual(name);
+}
+jest.mock('zod', () => mockRecord('zod'));
+jest.mock('jose', () => mockRecord('jose'));
+jest.mock('prom-client', () => mockRecord('prom-client'));
+jest.mock('@modelcontextprotocol/sdk/types.js', () => mockRecord('@modelcontextprotocol/sdk/types.js'));
+// pg and ioredis: add them here once their sinks have left the security barrel (subpath entries).
+
+class LookupDto {
+  @IsString()
+  id!: string;
+}
+
+@Injectable()
+class Tools {
+  @McpTool({ description: 'Looks up by DTO' })
+  byDto(@McpArgs() args: LookupDto) {
+    return args.id;
+  }
+
+  @McpTool({ description: 'Looks up by JSON Schema', input: { type: 'object', properties: { id: { type: 'string' } } } })
+  byJsonSchema(@McpArgs() args: { id: string }) {
+    return args.id;
+  }
+}
+
+describe('optional dependencies', () => {
+  it('are not loaded by a host that does not use them (no zod schema, no OAuth, no metrics)', async () => {
+    @Module({ imports: [McpModule.forRoot({ name: 'lean', version: '1.0.0', http: false })], providers: [Tools] })
+    class LeanModule {}
+    const app = await NestFactory.createApplicationContext(LeanModule, { logger: false });
+    try {
+      expect([...mockLoaded()]).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('are loaded when the feature needing them is used', async () => {
+    new Authenticator({ mode: 'apiKey', keys: [] });
+    expect(mockLoaded().has('jose')).toBe(false);
+    new Authenticator({ mode: 'oauth', issuer: 'https://issuer.example', jwksUri: 'https://issuer.example/jwks', resource: 'https://mcp.example/mcp' });
+    expect(mockLoaded().has('jose')).toBe(true);
+
+    const metrics = new McpMetrics({ processMetrics: false });
+    expect(mockLoaded().has('prom-client')).toBe(false);
+    expect(await metrics.metrics()).toContain('# TYPE mcp_requests_total counter');
+    expect(mockLoaded().has('prom-client')).toBe(true);
+  });
+});

@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { TerminusModule } from '@nestjs/terminus';
 import { CATALOG_PROVIDERS, JsonSchemaFactory, McpCatalog, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { INVOCATION_PROVIDERS, MCP_INVOCATION_OPTIONS } from '#libs/invocation';
 import { PROMPT_PROVIDERS } from '#libs/prompts';
@@ -27,18 +26,7 @@ import {
   TaskRunner,
   ToolMethods,
 } from '#libs/protocol';
-import {
-  ADMIN_PROVIDERS,
-  ApprovalEvents,
-  DependencyHealth,
-  HealthController,
-  MCP_OPERATIONS_OPTIONS,
-  McpApprovals,
-  McpCallStats,
-  McpHealthIndicator,
-  McpMetrics,
-  TELEMETRY_PROVIDERS,
-} from '#libs/operations';
+import { DependencyHealth, MCP_OPERATIONS_OPTIONS, McpApprovals, McpCallStats, McpMetrics, operationsParts, type OperationsSwitches } from '#libs/operations';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_MODULE_OPTIONS, MCP_OPTIONS_TYPE, McpConfigurableModule, type McpModuleExtras } from './mcp.module-definition';
@@ -82,7 +70,7 @@ const OPTION_SLICES = (
  * ```
  */
 @Module({
-  imports: [DiscoveryModule, TerminusModule],
+  imports: [DiscoveryModule],
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: (options: McpModuleOptions) => resolveMcpOptions(options), inject: [MCP_MODULE_OPTIONS] },
     ...OPTION_SLICES,
@@ -120,17 +108,10 @@ const OPTION_SLICES = (
     StreamableHttpHandler,
     HttpEndpointMounter,
     StdioTransport,
-    McpHealthIndicator,
-    DependencyHealth,
     McpHost,
     McpRequestObservers,
-    // Approval requests of confirmed calls: audited, and announced to the approvals webhook.
-    ApprovalEvents,
-    McpApprovals,
-    // The admin dashboard (`admin` option): page, JSON API and per-entry call statistics.
-    ...ADMIN_PROVIDERS,
-    // Prometheus metrics (`metrics` option) and OpenTelemetry spans around each request.
-    ...TELEMETRY_PROVIDERS,
+    // Health, metrics, the admin dashboard and approvals: added by forRoot/forRootAsync, only the
+    // parts that are on (see operationsParts).
   ],
   exports: [
     McpCatalog,
@@ -154,21 +135,36 @@ const OPTION_SLICES = (
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {
-    return withExtras(super.forRoot(options), options);
+    const mount = options.mount ?? {};
+    const metrics = options.metrics;
+    const http = options.http !== false;
+    // The options are known here: a part they turn off (or that has nowhere to be served) is left out.
+    return withExtras(super.forRoot(options), options, {
+      health: options.health !== false,
+      admin: mount.admin !== false && options.admin !== false && http,
+      metrics: mount.metrics !== false && metrics !== false && (http || (typeof metrics === 'object' && metrics.port !== undefined)),
+    });
   }
 
   static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withExtras(super.forRootAsync(options), options);
+    return withExtras(super.forRootAsync(options), options, {
+      health: options.health !== false,
+      admin: options.mount?.admin !== false,
+      metrics: options.mount?.metrics !== false,
+    });
   }
 }
 
-/** Applies the module-level extras: the health controller, the task store and the access policy. */
-function withExtras(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
+/** Applies the module-level extras: the operations parts, the task store and the access policy. */
+function withExtras(definition: DynamicModule, extras: McpModuleExtras, on: OperationsSwitches): DynamicModule {
+  const operations = operationsParts(on);
   return {
     ...definition,
-    controllers: [...(definition.controllers ?? []), ...(extras.health === false ? [] : [HealthController])],
+    imports: [...(definition.imports ?? []), ...operations.imports],
+    controllers: [...(definition.controllers ?? []), ...operations.controllers],
     providers: [
       ...(definition.providers ?? []),
+      ...operations.providers,
       { provide: MCP_TASK_STORE, useClass: extras.taskStore ?? InMemoryTaskStore },
       { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },
     ],

@@ -21,6 +21,7 @@ jest.mock('zod', () => mockRecord('zod'));
 jest.mock('jose', () => mockRecord('jose'));
 jest.mock('prom-client', () => mockRecord('prom-client'));
 jest.mock('@modelcontextprotocol/sdk/types.js', () => mockRecord('@modelcontextprotocol/sdk/types.js'));
+jest.mock('@nestjs/terminus', () => mockRecord('@nestjs/terminus'));
 // pg and ioredis: add them here once their sinks have left the security barrel (subpath entries).
 
 class LookupDto {
@@ -42,8 +43,8 @@ class Tools {
 }
 
 describe('optional dependencies', () => {
-  it('are not loaded by a host that does not use them (no zod schema, no OAuth, no metrics)', async () => {
-    @Module({ imports: [McpModule.forRoot({ name: 'lean', version: '1.0.0', http: false })], providers: [Tools] })
+  it('are not loaded by a host that does not use them (no zod schema, no OAuth, no metrics, no health probes)', async () => {
+    @Module({ imports: [McpModule.forRoot({ name: 'lean', version: '1.0.0', http: false, health: false })], providers: [Tools] })
     class LeanModule {}
     const app = await NestFactory.createApplicationContext(LeanModule, { logger: false });
     try {
@@ -63,5 +64,9 @@ describe('optional dependencies', () => {
     expect(mockLoaded().has('prom-client')).toBe(false);
     expect(await metrics.metrics()).toContain('# TYPE mcp_requests_total counter');
     expect(mockLoaded().has('prom-client')).toBe(true);
+
+    expect(mockLoaded().has('@nestjs/terminus')).toBe(false);
+    McpModule.forRoot({ name: 'probed', version: '1.0.0', http: false });
+    expect(mockLoaded().has('@nestjs/terminus')).toBe(true);
   });
 });

@@ -24,6 +24,8 @@ export { McpClientRequestError } from './errors/mcp-client-request.error';
 export { JsonRpcError, JsonRpcErrorCode } from './errors/json-rpc.error';
 export { RETRY_AFTER_META, retryAfterOf, type McpRetryable } from './errors/retry-after';
 export { McpStartupError, type McpDiagnostic } from './errors/mcp-startup.error';
+export { MissingDependencyError } from './errors/missing-dependency.error';
+export { optionalDependency } from './optional/optional-dependency';
 export { text, image, audio, embeddedResource, resourceLink } from './content/content.helpers';
 export {
   MCP_TOOL_METADATA,

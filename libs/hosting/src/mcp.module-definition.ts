@@ -7,8 +7,20 @@ import type { McpTaskStore } from '#libs/protocol';
 
 /** Extras read when the module is defined (not from the async options). */
 export interface McpModuleExtras {
-  /** Mount `/health/live` and `/health/ready`. @default true */
+  /** Mount `/health/live` and `/health/ready` (loads `@nestjs/terminus`). @default true */
   health?: boolean;
+  /**
+   * Which operations parts are in the module, for `forRootAsync`, whose options are known too
+   * late to decide (`forRoot` decides from its options: a part turned off there is left out by
+   * itself). A part left out is not instantiated at all; options that turn it on then stop the
+   * start with a message saying how to fix it.
+   * @default { admin: true, metrics: true }
+   * @example
+   * ```ts
+   * McpModule.forRootAsync({ useFactory: () => ({ ..., admin: false, metrics: false }), mount: { admin: false, metrics: false } })
+   * ```
+   */
+  mount?: { admin?: boolean; metrics?: boolean };
   /** The task store class (its dependencies must be global or exported to the app). @default InMemoryTaskStore */
   taskStore?: Type<McpTaskStore>;
   /** Who may see and use which entry. @default ScopeAndRolePolicy (all required scopes, one of the roles) */
@@ -23,5 +35,5 @@ export const {
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
   // Every extra is listed so that Nest keeps it out of the options (applied by McpModule).
-  .setExtras<McpModuleExtras>({ health: true, taskStore: undefined, accessPolicy: undefined }, (definition) => definition)
+  .setExtras<McpModuleExtras>({ health: true, mount: undefined, taskStore: undefined, accessPolicy: undefined }, (definition) => definition)
   .build();

@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { TerminusModule } from '@nestjs/terminus';
 import { CATALOG_PROVIDERS, JsonSchemaFactory, MCP_CATALOG_OPTIONS, McpCatalog, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { INVOCATION_PROVIDERS, MCP_INVOCATION_OPTIONS } from '#libs/invocation';
 import { PROMPT_PROVIDERS, PromptMethods } from '#libs/prompts';
@@ -19,18 +18,7 @@ import {
   SessionStore,
   type McpMethods,
 } from '#libs/protocol';
-import {
-  ADMIN_PROVIDERS,
-  ApprovalEvents,
-  DependencyHealth,
-  HealthController,
-  MCP_OPERATIONS_OPTIONS,
-  McpApprovals,
-  McpCallStats,
-  McpHealthIndicator,
-  McpMetrics,
-  TELEMETRY_PROVIDERS,
-} from '#libs/operations';
+import { DependencyHealth, MCP_OPERATIONS_OPTIONS, McpApprovals, McpCallStats, McpMetrics, operationsParts, type OperationsSwitches } from '#libs/operations';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -84,7 +72,7 @@ const OPTION_SLICES = (
  * ```
  */
 @Module({
-  imports: [DiscoveryModule, TerminusModule, McpEndpointsModule],
+  imports: [DiscoveryModule, McpEndpointsModule],
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: (options: McpModuleOptions) => resolveMcpOptions(options), inject: [MCP_MODULE_OPTIONS] },
     ...OPTION_SLICES,
@@ -129,16 +117,9 @@ const OPTION_SLICES = (
     StreamableHttpHandler,
     HttpEndpointMounter,
     StdioTransport,
-    McpHealthIndicator,
-    DependencyHealth,
     McpHost,
-    // Approval requests of confirmed calls: audited, and announced to the approvals webhook.
-    ApprovalEvents,
-    McpApprovals,
-    // The admin dashboard (`admin` option): page, JSON API and per-entry call statistics.
-    ...ADMIN_PROVIDERS,
-    // Prometheus metrics (`metrics` option) and OpenTelemetry spans around each request.
-    ...TELEMETRY_PROVIDERS,
+    // Health, metrics, the admin dashboard and approvals: added by forRoot/forRootAsync, only the
+    // parts that are on (see operationsParts).
   ],
   exports: [
     McpCatalog,
@@ -163,24 +144,39 @@ const OPTION_SLICES = (
 })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {
-    return withExtras(super.forRoot(options), options);
+    const mount = options.mount ?? {};
+    const metrics = options.metrics;
+    const http = options.http !== false;
+    // The options are known here: a part they turn off (or that has nowhere to be served) is left out.
+    return withExtras(super.forRoot(options), options, {
+      health: options.health !== false,
+      admin: mount.admin !== false && options.admin !== false && http,
+      metrics: mount.metrics !== false && metrics !== false && (http || (typeof metrics === 'object' && metrics.port !== undefined)),
+    });
   }
 
   static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withExtras(super.forRootAsync(options), options);
+    return withExtras(super.forRootAsync(options), options, {
+      health: options.health !== false,
+      admin: options.mount?.admin !== false,
+      metrics: options.mount?.metrics !== false,
+    });
   }
 }
 
 /**
- * Applies the module-level extras: the health controller, the task store and the access policy;
+ * Applies the module-level extras: the operations parts, the task store and the access policy;
  * and registers the endpoint with the app-wide `McpEndpoints` (which needs to know of the probes).
  */
-function withExtras(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
+function withExtras(definition: DynamicModule, extras: McpModuleExtras, on: OperationsSwitches): DynamicModule {
+  const operations = operationsParts(on);
   return {
     ...definition,
-    controllers: [...(definition.controllers ?? []), ...(extras.health === false ? [] : [HealthController])],
+    imports: [...(definition.imports ?? []), ...operations.imports],
+    controllers: [...(definition.controllers ?? []), ...operations.controllers],
     providers: [
       ...(definition.providers ?? []),
+      ...operations.providers,
       { provide: MCP_TASK_STORE, useClass: extras.taskStore ?? InMemoryTaskStore },
       { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },
       mcpEndpointProvider(extras.health !== false),

@@ -6,7 +6,7 @@ export { AdminCatalogReader, type AdminThrottle, type AdminCatalogEntry, type Ad
 export { escapeHtml, renderAdminPage, type AdminPageValues } from './admin/admin-page';
 export { AdminEndpoint } from './admin/admin.endpoint';
 export { AdminMessages } from './access/admin.messages';
-export { ADMIN_PROVIDERS } from './admin/admin.providers';
+export { CALL_STATS_PROVIDER } from './admin/admin.providers';
 export { catalogEntryOf } from './stats/catalog-entry';
 export { LATENCY_BINS, latencyBin, binValue, quantile } from './stats/latency-histogram';
 export { OTHER_ENTRY, McpCallStats, type McpCallStatsOptions, type McpLatencySummary, type McpWindowStats, type McpEntryStats, type McpStatsSnapshot } from './stats/mcp-call-stats';
@@ -14,10 +14,10 @@ export { WEBHOOK_SIGNATURE_HEADER, ApprovalEvents } from './approvals/approval-e
 export { approvalPageOf } from './approvals/approval-page';
 export { McpApprovals } from './approvals/mcp-approvals';
 export { DependencyHealth, type McpHealthCheck, type DependencyStatus } from './health/dependency-health';
-export { HealthController } from './health/health.controller';
-export { McpHealthIndicator } from './health/mcp.health';
 export { MCP_DURATION_BUCKETS, OTHER_LABEL, McpMetrics, type McpMetricsOptions } from './metrics/mcp-metrics';
 export { McpMetricsEndpoint } from './metrics/metrics.endpoint';
 export { OUTCOME_INDEX, OUTCOMES } from './stats/outcome-index';
-export { TELEMETRY_PROVIDERS } from './metrics/telemetry.providers';
+export { METRICS_PROVIDER } from './metrics/mcp-metrics.provider';
 export { MCP_OPERATIONS_OPTIONS, InjectOperationsOptions, OPERATIONS_OPTION_KEYS, resolveOperationsOptions, type OperationsOptions, type ApprovalPolicy, type OperationsContext } from './options/operations.options';
+export { operationsParts, type OperationsSwitches, type OperationsParts } from './operations.parts';
+export { OperationsMessages } from './operations.messages';

@@ -1,12 +1,25 @@
 import type { Type } from '@nestjs/common';
-import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class-validator';
-import { validationMetadataArrayToSchemas } from 'class-validator-jsonschema';
-import { sensitiveDtoProperties, type JsonSchemaObject } from '#libs/core';
+import type { MetadataStorage } from 'class-validator';
+import { optionalDependency, sensitiveDtoProperties, type JsonSchemaObject } from '#libs/core';
 
+// Loaded with the first DTO met: a host whose schemas are all zod or JSON Schema loads none of them.
+const FEATURE = 'a class-validator DTO as a schema';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const classValidator = optionalDependency('class-validator', FEATURE, (): typeof import('class-validator') => require('class-validator'));
+const jsonSchemas = optionalDependency(
+  'class-validator-jsonschema',
+  FEATURE,
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (): typeof import('class-validator-jsonschema') => require('class-validator-jsonschema'),
+);
 // class-transformer keeps its metadata (used for nested @Type) in a storage it does not export
 // from the package root; the documented deep import is the CommonJS build's storage module.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage');
+const transformerStorage = optionalDependency(
+  'class-transformer',
+  FEATURE,
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (): { findTypeMetadata(target: Function, property: string): unknown } => require('class-transformer/cjs/storage').defaultMetadataStorage,
+);
 
 const REF_PREFIX = '#/$defs/';
 
@@ -59,11 +72,12 @@ export class DtoJsonSchemaFactory {
         nested.add(child);
         return { $ref: `${REF_PREFIX}${this.keyOf(child)}` };
       };
+      const { getMetadataStorage, ValidationTypes } = classValidator();
       schema = markSensitive(
         schemaNamed(
-          validationMetadataArrayToSchemas(this.metadataOf(type), {
+          jsonSchemas().validationMetadataArrayToSchemas(this.metadataOf(type), {
             refPointerPrefix: REF_PREFIX,
-            classTransformerMetadataStorage: defaultMetadataStorage,
+            classTransformerMetadataStorage: transformerStorage() as never,
             classValidatorMetadataStorage: getMetadataStorage(),
             // The two converters that refer to classes (the rest describe values).
             additionalConverters: {
@@ -96,7 +110,7 @@ export class DtoJsonSchemaFactory {
   private metadataOf(type: Function): ValidationMetadata[] {
     let metadata = this.metadata.get(type);
     if (!metadata) {
-      const storage = getMetadataStorage();
+      const storage = classValidator().getMetadataStorage();
       metadata = chainMetadataOf(storage, type).map((meta) => {
         // A custom constraint is converted by its name (as class-validator-jsonschema does).
         const constraint = meta.constraintCls ? storage.getTargetValidatorConstraints(meta.constraintCls)[0] : undefined;
@@ -156,7 +170,7 @@ interface PropertyMetadata {
 
 /** The class of a `@ValidateNested()` property: its `@Type(() => …)`, else its design type. */
 function nestedTypeOf(meta: PropertyMetadata): unknown {
-  const typeMeta = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName) as { typeFunction: () => unknown } | undefined;
+  const typeMeta = transformerStorage().findTypeMetadata(meta.target as Function, meta.propertyName) as { typeFunction: () => unknown } | undefined;
   return typeMeta ? typeMeta.typeFunction() : designTypeOf(meta);
 }
 

@@ -1,8 +1,12 @@
 import { Injectable, type Type } from '@nestjs/common';
-import { z } from 'zod';
-import type { JsonSchemaObject, SchemaSource, ZodLikeSchema } from '#libs/core';
+import type { z } from 'zod';
+import { optionalDependency, type JsonSchemaObject, type SchemaSource, type ZodLikeSchema } from '#libs/core';
 import { DtoJsonSchemaFactory } from './dto-json-schema';
 import { schemaKindOf } from './schema-kind';
+
+/** zod is loaded only when a zod schema is given (whoever passes one has zod installed). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const zod = optionalDependency('zod', 'a zod schema as `input`, `output` or prompt `args`', (): typeof import('zod') => require('zod'));
 
 /** Produces the JSON Schema published for a tool's input or output, from any schema source. */
 @Injectable()
@@ -14,7 +18,7 @@ export class JsonSchemaFactory {
       case 'dto':
         return this.dtos.create(source as Type<object>);
       case 'zod': {
-        const { $schema: _ignored, ...schema } = z.toJSONSchema(source as unknown as z.ZodType, {
+        const { $schema: _ignored, ...schema } = zod().toJSONSchema(source as unknown as z.ZodType, {
           target: 'draft-2020-12',
           io: 'input',
           unrepresentable: 'any',

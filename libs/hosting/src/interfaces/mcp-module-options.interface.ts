@@ -213,7 +213,8 @@ export interface McpModuleOptions {
    * `host:port` (then not on the main server). Protected like the admin API: a principal with the
    * role `admin` or the scope `mcp:admin` (`Authorization: Bearer <key or token>` or `X-API-Key`),
    * or `Authorization: Bearer <token>` when `token` is set; with `auth: { mode: 'none' }`, loopback
-   * callers only (or the token). `false` turns metrics off (nothing is counted).
+   * callers only (or the token). `false` turns metrics off (nothing is counted, and prom-client
+   * is not loaded); so does `http: false` without a `port`, as there is nowhere to serve them.
    * @default { path: '/metrics' } (on the main HTTP server)
    * @example
    * ```ts

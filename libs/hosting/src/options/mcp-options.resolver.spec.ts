@@ -123,6 +123,11 @@ describe('resolveMcpOptions: metrics', () => {
     });
   });
 
+  it('turns metrics off on a host without HTTP unless they have a port of their own', () => {
+    expect(resolveMcpOptions({ name: 'a', version: '1', http: false, stdio: true }).operations.metrics).toBeUndefined();
+    expect(resolveMcpOptions({ name: 'a', version: '1', http: false, stdio: true, metrics: { port: 9464 } }).operations.metrics).toMatchObject({ port: 9464 });
+  });
+
   it('reports each bad metrics option with a fix', () => {
     expect(problemsOf('on')).toEqual(['McpModule option "metrics": must be true, false or an object, got "on"']);
     expect(problemsOf({ path: 'metrics/', port: 70_000, token: 'short', colour: 1 })).toEqual([

@@ -1,9 +1,15 @@
 import type { Type } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
-import type { JsonSchemaObject } from '#libs/core';
+import type { ValidationError } from 'class-validator';
+import { optionalDependency, type JsonSchemaObject } from '#libs/core';
 import type { CompiledValidator } from './validation-result';
 import { findWrongTypes } from './wrong-types';
+
+// Loaded with the first DTO validator compiled (at start-up): hosts without DTOs load neither.
+const FEATURE = 'a class-validator DTO as a schema';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const classValidator = optionalDependency('class-validator', FEATURE, (): typeof import('class-validator') => require('class-validator'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const classTransformer = optionalDependency('class-transformer', FEATURE, (): typeof import('class-transformer') => require('class-transformer'));
 
 /**
  * Validates with class-validator, as Nest's `ValidationPipe` would, and hands the tool a DTO
@@ -14,6 +20,8 @@ import { findWrongTypes } from './wrong-types';
  * string \"3\"", not "must not be greater than 100; must not be less than 1; …")
  */
 export function compileDtoValidator(dto: Type<object>, schema?: JsonSchemaObject): CompiledValidator {
+  const { plainToInstance } = classTransformer();
+  const { validateSync } = classValidator();
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return { ok: false, issues: ['(arguments): must be an object'] };

@@ -1,15 +1,27 @@
-import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type { default as Ajv2020, ErrorObject } from 'ajv/dist/2020';
 import type { JsonSchemaObject } from '#libs/core';
 import type { CompiledValidator } from './validation-result';
 
-// One Ajv instance for the process: compiled schemas are cached by it.
-const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
-addFormats(ajv);
+// One Ajv instance for the process: compiled schemas are cached by it. Created with the first
+// JSON Schema compiled (at start-up, never per call), so hosts whose schemas are all DTOs or zod
+// do not load ajv and ajv-formats.
+let ajv: Ajv2020 | undefined;
+
+function engine(): Ajv2020 {
+  if (!ajv) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { default: Ajv } = require('ajv/dist/2020') as typeof import('ajv/dist/2020');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
+    ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
+    addFormats(ajv);
+  }
+  return ajv;
+}
 
 /** Compiles a JSON Schema (draft 2020-12) into a validator. @throws when the schema is invalid. */
 export function compileJsonSchema(schema: JsonSchemaObject): CompiledValidator {
-  const validate = ajv.compile(schema);
+  const validate = engine().compile(schema);
   return (value) => (validate(value) ? { ok: true, value } : { ok: false, issues: (validate.errors ?? []).map(describeAjvError) });
 }
 

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import type { Histogram, Metric, Registry } from 'prom-client';
+import { optionalDependency } from '#libs/core';
 import type { AuditOutcome, AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '#libs/protocol';
 import { MCP_METHOD_NAMES, type McpRequestObservers } from '#libs/protocol';
@@ -41,6 +42,13 @@ export interface McpMetricsOptions {
   maxSeries?: number;
 }
 
+/**
+ * prom-client is loaded when the registry is first used (the `metrics` option on, or a host that
+ * reads `registry`), not when the library is: `observe()` keeps its counts without it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const promClient = optionalDependency('prom-client', 'metrics (the `metrics` option, or McpMetrics.registry)', (): typeof import('prom-client') => require('prom-client'));
+
 /** The counts of one (method, kind, target) combination. */
 class RequestSeries {
   /** Non-cumulative; the last slot is above the highest bound. */
@@ -62,46 +70,53 @@ class MethodSeries {
   constructor(readonly label: string) {}
 }
 
+type SeriesHistogram = Histogram<'method' | 'kind' | 'target'>;
+let seriesHistogramClass: (new (name: string, help: string, all: () => Iterable<RequestSeries>) => SeriesHistogram) | undefined;
+
 /**
  * `mcp_request_duration_seconds`, exposed from the counts `McpMetrics` keeps itself: prom-client's
  * own `observe()` hashes the labels into a new string on every call, which the request path avoids.
+ * The class extends prom-client's `Histogram`, so it is defined once prom-client is loaded.
  */
-class SeriesHistogram extends Histogram<'method' | 'kind' | 'target'> {
-  constructor(
-    private readonly metricName: string,
-    private readonly metricHelp: string,
-    private readonly all: () => Iterable<RequestSeries>,
-  ) {
-    super({ name: metricName, help: metricHelp, labelNames: ['method', 'kind', 'target'], buckets: [...MCP_DURATION_BUCKETS], registers: [] });
-  }
-
-  override get(): ReturnType<Histogram['get']> {
-    return this.getForPromString();
-  }
-
-  /** What the registry prints (it prefers this to `get()`). */
-  async getForPromString(): Promise<Awaited<ReturnType<Histogram['get']>>> {
-    const bucket = `${this.metricName}_bucket`;
-    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
-    for (const series of this.all()) {
-      if (series.count === 0) continue;
-      let cumulative = 0;
-      for (let i = 0; i < MCP_DURATION_BUCKETS.length; i++) {
-        cumulative += series.buckets[i];
-        values.push({ labels: { ...series.labels, le: MCP_DURATION_BUCKETS[i] }, value: cumulative, metricName: bucket });
-      }
-      values.push({ labels: { ...series.labels, le: '+Inf' }, value: series.count, metricName: bucket });
-      values.push({ labels: series.labels, value: series.sum, metricName: `${this.metricName}_sum` });
-      values.push({ labels: series.labels, value: series.count, metricName: `${this.metricName}_count` });
+function seriesHistogram(metricName: string, metricHelp: string, all: () => Iterable<RequestSeries>): SeriesHistogram {
+  seriesHistogramClass ??= class extends promClient().Histogram<'method' | 'kind' | 'target'> {
+    constructor(
+      private readonly metricName: string,
+      private readonly metricHelp: string,
+      private readonly all: () => Iterable<RequestSeries>,
+    ) {
+      super({ name: metricName, help: metricHelp, labelNames: ['method', 'kind', 'target'], buckets: [...MCP_DURATION_BUCKETS], registers: [] });
     }
-    // prom-client's typings say `type` is an enum; the registry prints the string it really holds.
-    const data = { name: this.metricName, help: this.metricHelp, type: 'histogram', values, aggregator: 'sum' };
-    return data as unknown as Awaited<ReturnType<Histogram['get']>>;
-  }
 
-  override reset(): void {
-    // The counts belong to McpMetrics; a registry reset does not clear them.
-  }
+    override get(): ReturnType<Histogram['get']> {
+      return this.getForPromString();
+    }
+
+    /** What the registry prints (it prefers this to `get()`). */
+    async getForPromString(): Promise<Awaited<ReturnType<Histogram['get']>>> {
+      const bucket = `${this.metricName}_bucket`;
+      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+      for (const series of this.all()) {
+        if (series.count === 0) continue;
+        let cumulative = 0;
+        for (let i = 0; i < MCP_DURATION_BUCKETS.length; i++) {
+          cumulative += series.buckets[i];
+          values.push({ labels: { ...series.labels, le: MCP_DURATION_BUCKETS[i] }, value: cumulative, metricName: bucket });
+        }
+        values.push({ labels: { ...series.labels, le: '+Inf' }, value: series.count, metricName: bucket });
+        values.push({ labels: series.labels, value: series.sum, metricName: `${this.metricName}_sum` });
+        values.push({ labels: series.labels, value: series.count, metricName: `${this.metricName}_count` });
+      }
+      // prom-client's typings say `type` is an enum; the registry prints the string it really holds.
+      const data = { name: this.metricName, help: this.metricHelp, type: 'histogram', values, aggregator: 'sum' };
+      return data as unknown as Awaited<ReturnType<Histogram['get']>>;
+    }
+
+    override reset(): void {
+      // The counts belong to McpMetrics; a registry reset does not clear them.
+    }
+  };
+  return new seriesHistogramClass(metricName, metricHelp, all);
 }
 
 let processRegistry: Registry | undefined;
@@ -113,6 +128,7 @@ let processRegistry: Registry | undefined;
  */
 function processMetrics(): Metric[] {
   if (!processRegistry) {
+    const { Registry, collectDefaultMetrics } = promClient();
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry, prefix: 'mcp_' });
   }
@@ -146,8 +162,7 @@ function processMetrics(): Metric[] {
  * ```
  */
 export class McpMetrics implements McpRequestObserver {
-  /** Every metric `metrics()` exposes; add your own here. */
-  readonly registry = new Registry();
+  private promRegistry: Registry | undefined;
   private readonly methods = new Map<string, MethodSeries>();
   private readonly all: RequestSeries[] = [];
   /** `REFUSALS.length` counts per transport. */
@@ -158,8 +173,20 @@ export class McpMetrics implements McpRequestObserver {
 
   constructor(private readonly options: McpMetricsOptions = {}) {
     this.maxSeries = options.maxSeries ?? 2_000;
+  }
+
+  /** Every metric `metrics()` exposes; add your own here. Loads prom-client on first use. */
+  get registry(): Registry {
+    return (this.promRegistry ??= this.createRegistry());
+  }
+
+  /** The registry with the host's metrics, reading the counts `observe()` keeps. */
+  private createRegistry(): Registry {
+    const { Counter, Gauge, Registry } = promClient();
+    const registry = new Registry();
+    const options = this.options;
     const all = this.all;
-    const register = (metric: unknown) => this.registry.registerMetric(metric as Metric);
+    const register = (metric: unknown) => registry.registerMetric(metric as Metric);
     register(
       new Counter({
         name: 'mcp_requests_total',
@@ -177,7 +204,7 @@ export class McpMetrics implements McpRequestObserver {
         },
       }),
     );
-    register(new SeriesHistogram('mcp_request_duration_seconds', 'Time from receipt to answer of MCP requests, in seconds.', () => all));
+    register(seriesHistogram('mcp_request_duration_seconds', 'Time from receipt to answer of MCP requests, in seconds.', () => all));
     const refused = this.refused;
     REFUSALS.forEach((refusal, index) =>
       register(
@@ -228,6 +255,7 @@ export class McpMetrics implements McpRequestObserver {
       total('mcp_audit_dropped_total', 'Audit records dropped (the buffer full and the spool not writable, or the trail closed).', (health) => health.dropped);
       total('mcp_audit_failures_total', 'Failed writes to the audit sink.', (health) => health.failures);
     }
+    return registry;
   }
 
   /** Adds the process metrics and starts observing requests (when given `observers`). */

@@ -20,7 +20,7 @@ export interface OperationsOptions {
   healthChecks: McpHealthCheck[];
   /** `undefined`: no admin dashboard. */
   admin: { path: string; statsWindowMs: number } | undefined;
-  /** `undefined`: no metrics. `port` set: served on a listener of its own at `host:port`, not on the main server. */
+  /** `undefined`: no metrics (turned off, or no HTTP server and no `port`). `port` set: served on a listener of its own at `host:port`, not on the main server. */
   metrics: { path: string; port: number | undefined; host: string; token: string | undefined } | undefined;
   approvals: ApprovalPolicy;
 }
@@ -142,7 +142,10 @@ const METRICS_KEYS = new Set(['path', 'port', 'host', 'token']);
 /** A metrics token shorter than this is too easy to guess. */
 const MIN_METRICS_TOKEN = 16;
 
-/** Prometheus metrics: on by default at `/metrics` on the main HTTP server; `false` turns them off. */
+/**
+ * Prometheus metrics: on by default at `/metrics` on the main HTTP server; `false` turns them off,
+ * and so does a host without HTTP unless `port` gives them a listener of their own.
+ */
 function resolveMetricsOptions(value: unknown, context: OperationsContext & { adminPath: string | undefined }, report: OptionReport): OperationsOptions['metrics'] {
   if (value === false) return undefined;
   if (value !== undefined && value !== true && (typeof value !== 'object' || value === null || Array.isArray(value))) {
@@ -180,6 +183,9 @@ function resolveMetricsOptions(value: unknown, context: OperationsContext & { ad
       "keep host '127.0.0.1', or set metrics.token for scrapers from elsewhere (or configure auth)",
     );
   }
+  // Without HTTP and without a port of their own there is nowhere to serve them: nothing is counted
+  // (and prom-client is not loaded), as with `metrics: false`.
+  if (!context.http && port === undefined) return undefined;
   return { path: path as string, port: port as number | undefined, host: host as string, token: token as string | undefined };
 }
 

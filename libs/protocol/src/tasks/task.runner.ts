@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RELATED_TASK_META_KEY, type CallToolResult, type CreateTaskResult, type Task } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
@@ -13,6 +13,12 @@ import { RequestEvents } from '../events/request-events';
 import { MCP_METHODS } from '../wire/mcp-method.table';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
+/**
+ * The `_meta` key that ties a result to its task (the spec's `io.modelcontextprotocol/related-task`).
+ * Written out rather than imported: the SDK's `types.js` is a large zod module that would be loaded
+ * at start-up for this one string (libs import only types from it).
+ */
+const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 const TERMINAL = new Set<Task['status']>(['completed', 'failed', 'cancelled']);
 const POLL_INTERVAL_MS = 500;
 

@@ -1,10 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '#libs/core';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
+import { ANONYMOUS_PRINCIPAL, optionalDependency, type McpPrincipal } from '#libs/core';
 import { keyDigest, sameDigest, storedDigest } from './api-key';
 import type { McpApiKeyAuth, McpAuthOptions, McpOAuthAuth } from './auth-options.interface';
 import type { AuthResult } from './auth-result';
 
+/** jose is loaded only by hosts in OAuth mode (it is ESM-only: Node >= 20.19 requires it as ESM). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const jose = optionalDependency('jose', "auth: { mode: 'oauth' }", (): typeof import('jose') => require('jose'));
 
 /**
  * Who sent a request: checks its credentials (API key or OAuth JWT) and returns the principal,
@@ -23,7 +26,7 @@ export class Authenticator {
     this.unauthenticated = fixed ? { id: fixed.id, scopes: fixed.scopes ?? [], roles: fixed.roles ?? [], claims: {} } : ANONYMOUS_PRINCIPAL;
     // jose caches the key set and refetches it when a token names an unknown `kid`.
     this.keys = options.mode === 'apiKey' ? options.keys.map((key) => ({ digest: storedDigest(key.hash), key })) : [];
-    this.jwks = options.mode === 'oauth' ? createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 }) : undefined;
+    this.jwks = options.mode === 'oauth' ? jose().createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 }) : undefined;
   }
 
   get mode(): McpAuthOptions['mode'] {
@@ -60,7 +63,7 @@ export class Authenticator {
     if (!token) return { ok: false, status: 401, description: 'No bearer token: send Authorization: Bearer <access token>', scope: options.requiredScopes };
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.jwks!, {
+      ({ payload } = await jose().jwtVerify(token, this.jwks!, {
         issuer: options.issuer,
         audience: [options.resource, ...(options.audiences ?? [])],
         clockTolerance: options.clockSkewSec ?? 30,
@@ -91,6 +94,7 @@ function bearer(headers: IncomingHttpHeaders): string | undefined {
 }
 
 function describeJwtError(error: unknown): string {
+  const joseErrors = jose().errors;
   if (error instanceof joseErrors.JWTExpired) return 'The token has expired';
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return 'The token is not meant for this server (audience)';

@@ -1,0 +1,71 @@
+import 'reflect-metadata';
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { McpArgs, McpTool } from '#libs/core';
+import { Authenticator } from '#libs/security';
+import { McpMetrics } from '#libs/operations';
+import { McpModule } from './mcp.module';
+
+// Records which optional packages are required (a factory runs on the first `require`, which may
+// come from the imports above: hence functions, hoisted, and a set kept on the global).
+function mockLoaded(): Set<string> {
+  const store = globalThis as { mcpOptionalLoaded?: Set<string> };
+  return (store.mcpOptionalLoaded ??= new Set());
+}
+function mockRecord(name: string): unknown {
+  mockLoaded().add(name);
+  return jest.requireActual(name);
+}
+jest.mock('zod', () => mockRecord('zod'));
+jest.mock('jose', () => mockRecord('jose'));
+jest.mock('prom-client', () => mockRecord('prom-client'));
+jest.mock('@modelcontextprotocol/sdk/types.js', () => mockRecord('@modelcontextprotocol/sdk/types.js'));
+jest.mock('@nestjs/terminus', () => mockRecord('@nestjs/terminus'));
+jest.mock('class-validator', () => mockRecord('class-validator'));
+jest.mock('class-transformer', () => mockRecord('class-transformer'));
+jest.mock('class-validator-jsonschema', () => mockRecord('class-validator-jsonschema'));
+jest.mock('ajv/dist/2020', () => mockRecord('ajv/dist/2020'));
+// pg and ioredis: add them here once their sinks have left the security barrel (subpath entries).
+
+@Injectable()
+class Tools {
+  @McpTool({ description: 'Looks up by JSON Schema', input: { type: 'object', properties: { id: { type: 'string' } } } })
+  byJsonSchema(@McpArgs() args: { id: string }) {
+    return args.id;
+  }
+
+  @McpTool({ description: 'Takes no arguments' })
+  ping() {
+    return 'pong';
+  }
+}
+
+describe('optional dependencies', () => {
+  it('are not loaded by a host that does not use them (no DTO, no zod schema, no OAuth, no metrics, no health probes)', async () => {
+    @Module({ imports: [McpModule.forRoot({ name: 'lean', version: '1.0.0', http: false, health: false })], providers: [Tools] })
+    class LeanModule {}
+    const app = await NestFactory.createApplicationContext(LeanModule, { logger: false });
+    try {
+      // ajv compiles the JSON Schema tool's validator; nothing else is needed.
+      expect([...mockLoaded()]).toEqual(['ajv/dist/2020']);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('are loaded when the feature needing them is used', async () => {
+    new Authenticator({ mode: 'apiKey', keys: [] });
+    expect(mockLoaded().has('jose')).toBe(false);
+    new Authenticator({ mode: 'oauth', issuer: 'https://issuer.example', jwksUri: 'https://issuer.example/jwks', resource: 'https://mcp.example/mcp' });
+    expect(mockLoaded().has('jose')).toBe(true);
+
+    const metrics = new McpMetrics({ processMetrics: false });
+    expect(mockLoaded().has('prom-client')).toBe(false);
+    expect(await metrics.metrics()).toContain('# TYPE mcp_requests_total counter');
+    expect(mockLoaded().has('prom-client')).toBe(true);
+
+    expect(mockLoaded().has('@nestjs/terminus')).toBe(false);
+    McpModule.forRoot({ name: 'probed', version: '1.0.0', http: false });
+    expect(mockLoaded().has('@nestjs/terminus')).toBe(true);
+  });
+});

@@ -22,6 +22,7 @@ export interface McpHealthCheck {
   timeoutMs?: number;
 }
 
+/** One dependency's state in `/health/ready` and the dashboard: a required one that is `down` makes the host not ready. */
 export interface DependencyStatus {
   name: string;
   status: 'up' | 'degraded' | 'down';

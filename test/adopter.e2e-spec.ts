@@ -138,10 +138,9 @@ function writeAdopterApp(app: string, tarball: string): void {
       'nest-mcp-host': `file:${join('packs', basename(tarball))}`,
       ...from(['@nestjs/common', '@nestjs/core', '@nestjs/platform-express', '@nestjs/throttler', '@nestjs/terminus']),
       ...from(['reflect-metadata', 'rxjs', 'class-validator', 'class-transformer']),
-      // Optional peers, installed to show that only their subpath entries load them.
+      // Optional peers, installed to show that only their subpath entries load them. (zod, the
+      // third, comes with @modelcontextprotocol/sdk, a dependency of the package.)
       ...from(['pg', 'ioredis']),
-      // Loaded by the root entry until schemas load zod lazily (then: drop it here).
-      ...from(['zod']),
     },
     devDependencies: from(['typescript', '@types/node']),
   };

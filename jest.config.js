@@ -8,7 +8,12 @@ const shared = {
     '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/)'],
-  moduleNameMapper: { '^#libs/(.*)$': '<rootDir>/libs/$1/src/index.ts' },
+  // The package's internal imports and its public entries, from the sources (as tsconfig.json's paths).
+  moduleNameMapper: {
+    '^#libs/(.*)$': '<rootDir>/libs/$1/src/index.ts',
+    '^nest-mcp-host$': '<rootDir>/libs/index.ts',
+    '^nest-mcp-host/(postgres|redis)$': '<rootDir>/libs/$1.ts',
+  },
   rootDir: __dirname,
 };
 

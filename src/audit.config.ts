@@ -1,4 +1,5 @@
-import { PostgresAuditSink, type McpAuditOptions } from '#libs/security';
+import type { McpAuditOptions } from 'nest-mcp-host';
+import { PostgresAuditSink } from 'nest-mcp-host/postgres';
 import type { HostEnvironment } from './host.config';
 
 /** The support desk's audit trail, from AUDIT_* (see docs/deployment.md). */

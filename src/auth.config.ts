@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { McpApiKey, McpAuthOptions } from '#libs/security';
+import type { McpApiKey, McpAuthOptions } from 'nest-mcp-host';
 import type { HostEnvironment } from './host.config';
 import { ALL_DESK_SCOPES } from './support/desk.scopes';
 

@@ -2,7 +2,7 @@
 import './tracing';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { StderrConsoleLogger } from '#libs/hosting';
+import { StderrConsoleLogger } from 'nest-mcp-host';
 import { AppModule } from './app.module';
 import { LOG_LEVELS, validateEnvironment } from './host.config';
 

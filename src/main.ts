@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
-import { RedactingConsoleLogger } from '#libs/security';
+import { RedactingConsoleLogger } from 'nest-mcp-host';
 import { AppModule } from './app.module';
 import { LOG_LEVELS, validateEnvironment, type HostEnvironment } from './host.config';
 

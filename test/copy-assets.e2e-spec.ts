@@ -3,14 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-const SCRIPT = join(__dirname, '..', 'scripts', 'copy-assets.mjs');
+const SCRIPT = join(__dirname, '..', 'libs', 'scripts', 'copy-assets.mjs');
 
 /**
- * scripts/copy-assets.mjs, the build's step that puts libs' non-TypeScript files (the admin
+ * libs/scripts/copy-assets.mjs, the build's step that puts libs' non-TypeScript files (the admin
  * dashboard's page, script and style sheet) next to the compiled code, run as `npm run build`
  * runs it, on a tree of its own.
  */
-describe('scripts/copy-assets.mjs', () => {
+describe('libs/scripts/copy-assets.mjs', () => {
   let root: string;
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(root, path)), { recursive: true });

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { finalize, type Observable } from 'rxjs';
-import { McpExecutionContext } from '#libs/invocation';
+import { McpExecutionContext } from 'nest-mcp-host';
 
 /** Logs how long each tool call took, with the client that made it (debug level). */
 @Injectable()

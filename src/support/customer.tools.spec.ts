@@ -1,4 +1,4 @@
-import { McpToolError } from '#libs/core';
+import { McpToolError } from 'nest-mcp-host';
 import { CustomerTools } from './customer.tools';
 import { CustomersStore } from './customers.store';
 import { CustomerOutput } from './support.schemas';

@@ -1,6 +1,5 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
-import { McpArgs, McpTool, McpToolError } from '#libs/core';
-import { RequireScopes } from '#libs/security';
+import { McpArgs, McpTool, McpToolError, RequireScopes } from 'nest-mcp-host';
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { DeskScopes } from './desk.scopes';
 import { CustomersStore } from './customers.store';

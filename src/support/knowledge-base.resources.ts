@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { McpArgs, McpCompletion, McpResource, McpResourceTemplate } from '#libs/core';
-import { resourceNotFound } from '#libs/resources';
-import { RequireScopes } from '#libs/security';
+import {
+  McpArgs,
+  McpCompletion,
+  McpResource,
+  McpResourceTemplate,
+  resourceNotFound,
+  RequireScopes,
+} from 'nest-mcp-host';
 import { DeskScopes } from './desk.scopes';
 import { KnowledgeBaseStore } from './knowledge-base.store';
 

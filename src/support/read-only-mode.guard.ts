@@ -1,6 +1,6 @@
 import { ForbiddenException, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { MCP_CONTEXT_TYPE, MCP_TOOL_METADATA, type McpToolOptions } from '#libs/core';
+import { MCP_CONTEXT_TYPE, MCP_TOOL_METADATA, type McpToolOptions } from 'nest-mcp-host';
 import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 
 /**

@@ -1,4 +1,4 @@
-import { McpToolError, type McpCallContext } from '#libs/core';
+import { McpToolError, type McpCallContext } from 'nest-mcp-host';
 import { ReportTools } from './report.tools';
 import { TicketsStore } from './tickets.store';
 

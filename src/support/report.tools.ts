@@ -1,7 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, UseInterceptors } from '@nestjs/common';
-import { embeddedResource, McpArgs, McpContext, McpTool, McpToolError, text, type McpCallContext } from '#libs/core';
-import { RequireScopes } from '#libs/security';
+import {
+  embeddedResource,
+  McpArgs,
+  McpContext,
+  McpTool,
+  McpToolError,
+  text,
+  type McpCallContext,
+  RequireScopes,
+} from 'nest-mcp-host';
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { DeskScopes } from './desk.scopes';
 import { ExportReportDto } from './dto/export-report.dto';

@@ -1,5 +1,5 @@
 import { Reflector } from '@nestjs/core';
-import { MCP_TOOL_METADATA, McpToolError, type McpCallContext, type McpToolOptions } from '#libs/core';
+import { MCP_TOOL_METADATA, McpToolError, type McpCallContext, type McpToolOptions } from 'nest-mcp-host';
 import { CustomersStore } from './customers.store';
 import { TicketOutput } from './support.schemas';
 import { TicketTools } from './ticket.tools';

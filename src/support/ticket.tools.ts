@@ -1,6 +1,5 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
-import { McpArgs, McpContext, McpTool, McpToolError, type McpCallContext } from '#libs/core';
-import { RequireScopes } from '#libs/security';
+import { McpArgs, McpContext, McpTool, McpToolError, type McpCallContext, RequireScopes } from 'nest-mcp-host';
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { DeskScopes } from './desk.scopes';
 import { CustomersStore } from './customers.store';

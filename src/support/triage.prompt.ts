@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { embeddedResource, McpArgs, McpCompletion, McpPrompt, McpToolError } from '#libs/core';
-import { userMessage } from '#libs/prompts';
-import { RequireScopes } from '#libs/security';
+import {
+  embeddedResource,
+  McpArgs,
+  McpCompletion,
+  McpPrompt,
+  McpToolError,
+  userMessage,
+  RequireScopes,
+} from 'nest-mcp-host';
 import { DeskScopes } from './desk.scopes';
 import { TicketsStore } from './tickets.store';
 

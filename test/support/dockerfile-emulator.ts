@@ -183,7 +183,9 @@ export class DockerfileEmulator {
       const directory = statSync(origin).isDirectory();
       const to = directory ? target : intoDirectory ? join(target, basename(origin)) : target;
       const existed = existsSync(to);
-      cpSync(origin, to, { recursive: true, dereference: false });
+      // Links are copied as they are, as Docker does: cp would otherwise make a relative link
+      // (node_modules/nest-mcp-host -> ../libs) absolute, reaching into the stage it came from.
+      cpSync(origin, to, { recursive: true, dereference: false, verbatimSymlinks: true });
       if (!owner || !this.owns) continue;
       if (!directory) {
         chownTree(to, owner.uid, owner.gid);

@@ -6,7 +6,8 @@
  *   npm run audit:verify -- --postgres "$DATABASE_URL"    # the PostgreSQL sink's table
  *   npm run audit:verify -- --postgres "$DATABASE_URL" --schema audit --table desk_calls
  */
-import { PostgresAuditSink, readTrail, verifyChain, type AuditRecord, type JsonlLocation } from '#libs/security';
+import { readTrail, verifyChain, type AuditRecord, type JsonlLocation } from 'nest-mcp-host';
+import { PostgresAuditSink } from 'nest-mcp-host/postgres';
 
 const USAGE = 'usage: npm run audit:verify -- [<trail.jsonl>] | --postgres [<connection-url>] [--schema <name>] [--table <name>]';
 const VALUE_FLAGS = new Set(['--schema', '--table']);

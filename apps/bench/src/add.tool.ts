@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IsNumber } from 'class-validator';
-import { McpArgs, McpTool } from '#libs/core';
+import { McpArgs, McpTool } from 'nest-mcp-host';
 
 export class AddDto {
   @IsNumber()

@@ -1,8 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { McpModule } from '#libs/hosting';
-import { FixedWindowThrottlerStorage, hashApiKey, McpThrottlerGuard } from '#libs/security';
+import { McpModule, FixedWindowThrottlerStorage, hashApiKey, McpThrottlerGuard } from 'nest-mcp-host';
 import { AddTool } from './add.tool';
 import { CatalogFiller } from './catalog-filler';
 import { NoopTools } from './noop.tools';

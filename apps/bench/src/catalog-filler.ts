@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { McpCatalog } from '#libs/catalog';
+import { McpCatalog } from 'nest-mcp-host';
 
 export const FILLER_COUNT = 100;
 

@@ -5,8 +5,7 @@ import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { IsInt, IsString, Max, Min } from 'class-validator';
-import { McpArgs, McpTool } from '#libs/core';
-import { McpModule, StderrConsoleLogger } from '#libs/hosting';
+import { McpArgs, McpTool, McpModule, StderrConsoleLogger } from 'nest-mcp-host';
 
 class LookupDto {
   @IsString()

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpArgs, McpTool } from '#libs/core';
+import { McpArgs, McpTool } from 'nest-mcp-host';
 
 export const NOOP_TOOL_COUNT = 100;
 

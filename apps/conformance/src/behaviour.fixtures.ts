@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable, UseInterceptors } from '@nestjs/common';
-import { McpArgs, McpContext, McpTool, type McpCallContext } from '#libs/core';
+import { McpArgs, McpContext, McpTool, type McpCallContext } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
 
 /** Tools the suite calls to check notifications during a call, SSE polling and schema preservation. */

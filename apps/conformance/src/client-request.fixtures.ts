@@ -1,6 +1,6 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
 import { z } from 'zod';
-import { McpArgs, McpContext, McpTool, type McpCallContext } from '#libs/core';
+import { McpArgs, McpContext, McpTool, type McpCallContext } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
 
 /** Tools that ask the client for something: sampling and elicitation. */

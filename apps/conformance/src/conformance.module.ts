@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { McpModule } from '#libs/hosting';
+import { McpModule } from 'nest-mcp-host';
 import { BehaviourFixtures } from './behaviour.fixtures';
 import { ContentFixtures } from './content.fixtures';
 import { ClientRequestFixtures } from './client-request.fixtures';

@@ -1,5 +1,5 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
-import { McpTool, McpToolError, audio, embeddedResource, image, text } from '#libs/core';
+import { McpTool, McpToolError, audio, embeddedResource, image, text } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
 import { RED_PIXEL_PNG, SILENT_WAV } from './fixture-media';
 

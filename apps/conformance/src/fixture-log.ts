@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import { McpExecutionContext } from '#libs/invocation';
+import { McpExecutionContext } from 'nest-mcp-host';
 
 /**
  * Records every fixture invocation as a JSON line in `$FIXTURE_LOG`, so the conformance run

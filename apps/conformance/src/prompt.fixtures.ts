@@ -1,6 +1,5 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
-import { McpArgs, McpPrompt, embeddedResource, image } from '#libs/core';
-import { userMessage } from '#libs/prompts';
+import { McpArgs, McpPrompt, embeddedResource, image, userMessage } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
 import { RED_PIXEL_PNG } from './fixture-media';
 

@@ -1,5 +1,5 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
-import { McpArgs, McpResource, McpResourceTemplate } from '#libs/core';
+import { McpArgs, McpResource, McpResourceTemplate } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
 import { RED_PIXEL_PNG } from './fixture-media';
 

@@ -25,7 +25,9 @@ jest.mock('class-validator', () => mockRecord('class-validator'));
 jest.mock('class-transformer', () => mockRecord('class-transformer'));
 jest.mock('class-validator-jsonschema', () => mockRecord('class-validator-jsonschema'));
 jest.mock('ajv/dist/2020', () => mockRecord('ajv/dist/2020'));
-// pg and ioredis: add them here once their sinks have left the security barrel (subpath entries).
+// pg and ioredis are only behind the subpath entries nest-mcp-host/postgres and nest-mcp-host/redis.
+jest.mock('pg', () => mockRecord('pg'));
+jest.mock('ioredis', () => mockRecord('ioredis'));
 
 @Injectable()
 class Tools {

@@ -15,7 +15,6 @@ export {
 export { McpThrottlerGuard, McpThrottledException } from './throttling/mcp-throttler.guard';
 export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/secret-redactor';
 export { FixedWindowThrottlerStorage } from './throttling/fixed-window.storage';
-export { RedisThrottlerStorage } from './throttling/redis.storage';
 export { RedactingConsoleLogger } from './redaction/redacting-console.logger';
 export type { AuditOutcome, AuditEntry, AuditRecord } from './audit/audit-record';
 export { MCP_AUDIT_SINK, InjectAuditSink, type AuditSink, type AuditChainTail } from './audit/audit-sink';
@@ -25,7 +24,6 @@ export { AuditTrail, type AuditTrailSettings, type AuditTrailHealth, type AuditQ
 export { JsonlAuditSink, readTrail, trailFiles, type JsonlAuditSinkOptions, type JsonlLocation } from './audit/jsonl-audit.sink';
 export { sensitiveFieldsOf, redactSensitive, type SensitiveFields } from './audit/sensitive-fields';
 export { resolveAuditOptions, type McpAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
-export { PostgresAuditSink, type PostgresAuditSinkOptions } from './audit/postgres-audit.sink';
 export { AuthFailureLimiter } from './auth/auth-failure.limiter';
 export { API_SECURITY_HEADERS, API_SECURITY_HEADER_LIST, PAGE_SECURITY_HEADERS, SSE_SECURITY_HEADERS } from './http/security-headers';
 export { checkOriginAndHost, type OriginHostOptions, type HttpRefusal } from './http/origin-host.policy';

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { JsonSchemaFactory } from '#libs/catalog';
+import { JsonSchemaFactory } from 'nest-mcp-host';
 import { AddCommentDto } from './add-comment.dto';
 import { CloseTicketDto } from './close-ticket.dto';
 import { CreateTicketDto } from './create-ticket.dto';

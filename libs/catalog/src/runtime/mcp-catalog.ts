@@ -15,6 +15,7 @@ import { ResourceRegistry } from '../resources/resource.registry';
 import { ToolDefinitionFactory } from '../tools/tool-definition.factory';
 import { ToolRegistry } from '../tools/tool.registry';
 
+/** The kinds of catalog entry `McpCatalog` adds, removes, enables and disables. */
 export type McpCatalogKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
 
 const HEADLINE = 'Cannot add to the MCP catalog';

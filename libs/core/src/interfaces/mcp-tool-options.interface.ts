@@ -24,7 +24,19 @@ export interface McpIcon {
  */
 export type McpUnknownArguments = 'refuse' | 'strip' | 'allow';
 
-/** Options of `@McpTool()`. */
+/**
+ * Options of `@McpTool()`.
+ *
+ * @example
+ * ```ts
+ * @McpTool({
+ *   name: 'close_ticket',
+ *   description: 'Closes a ticket with a resolution the customer can read.',
+ *   annotations: { destructiveHint: true, idempotentHint: true },
+ *   timeoutMs: 5_000,
+ * })
+ * ```
+ */
 export interface McpToolOptions {
   /** Tool name; defaults to the method name. 1–128 characters of `A-Z a-z 0-9 _ - .` */
   name?: string;

@@ -16,5 +16,5 @@ export const AdminMessages = {
   badDecision: (decision: string) => `"${decision}" is no decision; POST to .../approve or .../deny.`,
   missingAsset: (path: string, why: string) =>
     `The admin dashboard cannot read ${path} (${why}): a build must copy libs/**/assets next to the compiled code ` +
-    '(npm run build does, with scripts/copy-assets.mjs); rebuild, or turn the dashboard off with the option admin: false.',
+    '(the package build does, with libs/scripts/copy-assets.mjs); rebuild, or turn the dashboard off with the option admin: false.',
 } as const;

@@ -5,6 +5,7 @@ import { InjectOperationsOptions, type OperationsOptions } from '../options/oper
 
 export type { McpHealthCheck };
 
+/** One dependency's state in `/health/ready` and the dashboard: a required one that is `down` makes the host not ready. */
 export interface DependencyStatus {
   name: string;
   status: 'up' | 'degraded' | 'down';

@@ -21,6 +21,7 @@ const TRANSPORTS = ['http', 'stdio'] as const;
 /** Raw names (unknown methods, template-matched URIs) remembered as aliases of their series. */
 const MAX_ALIASES = 10_000;
 
+/** Options of `McpMetrics`: how request targets become label values, and the gauges it reads. */
 export interface McpMetricsOptions {
   /**
    * The catalog entry a target counts for (tool or prompt name, resource URI or URI template), or

@@ -12,6 +12,7 @@ const MAX_ALIASES = 10_000;
 /** Where entries go once `maxEntries` are tracked. */
 export const OTHER_ENTRY = '(other)';
 
+/** Options of `McpCallStats`: its window, how many entries it tracks, how targets map to entries. */
 export interface McpCallStatsOptions {
   /** The sliding window (ms); kept in 30 buckets of `windowMs / 30` each. */
   windowMs: number;
@@ -48,6 +49,7 @@ export interface McpWindowStats {
   latencyMs: McpLatencySummary | null;
 }
 
+/** One catalog entry's calls over the window, and since the host started. */
 export interface McpEntryStats extends McpWindowStats {
   kind: McpEntryKind;
   /** Tool or prompt name, resource URI, or URI template. */
@@ -58,6 +60,7 @@ export interface McpEntryStats extends McpWindowStats {
   lastCallAt: string | null;
 }
 
+/** What `McpCallStats.snapshot()` returns (and `GET /admin/api/stats` answers). */
 export interface McpStatsSnapshot {
   windowMs: number;
   bucketMs: number;

@@ -60,6 +60,7 @@ export function hashRecord(record: Omit<AuditRecord, 'hash'> & { hash?: string }
   return hash('sha256', record.prevHash + canonicalJson(fields));
 }
 
+/** What `verifyChain` found: every record and link verified, or the first record that breaks the chain and why. */
 export type ChainVerification =
   | { ok: true; count: number; chains: number }
   | { ok: false; count: number; brokenAt: { id: string; seq: number; chain: string; position: number }; reason: string };

@@ -6,6 +6,7 @@ import { batchBytesOf } from './audit-chain';
 import type { AuditRecord } from './audit-record';
 import type { AuditChainTail, AuditSink } from './audit-sink';
 
+/** Options of `JsonlAuditSink`: the file, its rotation and how often it is synced to disk. */
 export interface JsonlAuditSinkOptions {
   /** The file written to, e.g. `audit/audit.jsonl`; rotated files sit beside it as `audit.000001.jsonl`, … */
   file: string;
@@ -21,7 +22,7 @@ export interface JsonlAuditSinkOptions {
   syncIntervalMs?: number;
 }
 
-/** Where a record read back from the trail's files sits. */
+/** Where a record read back from the trail's files sits (`readTrail`). */
 export interface JsonlLocation {
   file: string;
   line: number;

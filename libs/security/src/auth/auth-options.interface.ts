@@ -49,4 +49,18 @@ export interface McpOAuthAuth {
   rolesClaim?: string;
 }
 
+/**
+ * The `auth` option of `McpModule`: who may call the HTTP endpoint.
+ *
+ * @example
+ * ```ts
+ * auth: { mode: 'apiKey', keys: [{ hash: hashApiKey(process.env.DESK_KEY!), principal: 'desk-bot', scopes: ['tickets:read'] }] }
+ * auth: {
+ *   mode: 'oauth',
+ *   issuer: 'https://login.example.com',
+ *   jwksUri: 'https://login.example.com/.well-known/jwks.json',
+ *   resource: 'https://mcp.example.com/mcp',
+ * }
+ * ```
+ */
 export type McpAuthOptions = McpNoAuth | McpApiKeyAuth | McpOAuthAuth;

@@ -33,8 +33,17 @@ export interface McpCallRequest {
   requirements: AccessRequirements;
 }
 
+/** Token of the access policy in use (the `accessPolicy` module extra, `ScopeAndRolePolicy` by default). */
 export const MCP_ACCESS_POLICY = Symbol('MCP:ACCESS_POLICY');
-export const InjectAccessPolicy = () => Inject(MCP_ACCESS_POLICY);
+
+/**
+ * Injects the access policy in use.
+ * @example
+ * ```ts
+ * constructor(@InjectAccessPolicy() private readonly policy: McpAccessPolicy) {}
+ * ```
+ */
+export const InjectAccessPolicy = (): ParameterDecorator => Inject(MCP_ACCESS_POLICY);
 
 /** All required scopes, and one of the required roles when there are any. */
 @Injectable()

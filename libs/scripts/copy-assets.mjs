@@ -3,11 +3,11 @@
 // dist excluded) is copied, with everything in it, to the same relative place under <output
 // root>, where the compiled code resolves it from its own __dirname:
 //
-//   node scripts/copy-assets.mjs libs dist/libs
-//   libs/operations/src/admin/assets/admin.js -> dist/libs/operations/src/admin/assets/admin.js
+//   node scripts/copy-assets.mjs . dist   (in libs/, by its build script)
+//   operations/src/admin/assets/admin.js -> dist/operations/src/admin/assets/admin.js
 //
 // An output `assets` folder is replaced, not merged, so a file deleted from the sources does not
-// linger in the build. Paths are relative to the current directory (npm runs scripts at the root).
+// linger in the build. Paths are relative to the current directory (npm runs a package's scripts in its folder).
 import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 

@@ -1,0 +1,120 @@
+// The public API of the `nest-mcp-host` package: every name here is for applications, so each is
+// listed by name. Names the libraries export only for each other stay in their own barrels.
+// Nothing reachable from here loads `pg` or `ioredis`: those backends are the subpath entries
+// `nest-mcp-host/postgres` and `nest-mcp-host/redis`.
+
+// Module and options
+export { McpModule, McpEndpoints } from '#libs/hosting';
+export type { McpModuleOptions, McpApprovalOptions, McpModuleExtras, McpEndpointRef } from '#libs/hosting';
+
+// Decorators: tools, prompts, resources, their parameters, authorization, DTO fields
+export {
+  McpTool,
+  McpPrompt,
+  McpResource,
+  McpResourceTemplate,
+  McpCompletion,
+  McpArgs,
+  McpContext,
+  McpCaller,
+  Sensitive,
+} from '#libs/core';
+export { RequireScopes, Roles } from '#libs/security';
+export type {
+  McpToolOptions,
+  McpToolAnnotations,
+  McpIcon,
+  McpUnknownArguments,
+  McpPromptOptions,
+  McpPromptArgument,
+  McpCompleter,
+  McpCompletionOptions,
+  McpResourceOptions,
+  McpResourceTemplateOptions,
+  McpResourceAnnotations,
+  SchemaSource,
+  JsonSchemaObject,
+  ZodLikeSchema,
+} from '#libs/core';
+
+// The call: context, caller, results and errors
+export type {
+  McpCallContext,
+  McpCallLogger,
+  McpPrincipal,
+  McpLogLevel,
+  McpTransportKind,
+  McpCallKind,
+  McpClientRequestOptions,
+  McpRetryable,
+  McpDiagnostic,
+} from '#libs/core';
+export { text, image, audio, embeddedResource, resourceLink } from '#libs/core';
+export { userMessage, assistantMessage } from '#libs/prompts';
+export { McpToolError, McpClientRequestError, JsonRpcError, JsonRpcErrorCode, McpStartupError, MissingDependencyError, ANONYMOUS_PRINCIPAL } from '#libs/core';
+export { resourceNotFound } from '#libs/resources';
+export { McpExecutionContext } from '#libs/invocation';
+export {
+  MCP_CONTEXT_TYPE,
+  MCP_TOOL_METADATA,
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+} from '#libs/core';
+
+// The catalog at run time, resource notifications, schemas
+export { McpCatalog, JsonSchemaFactory } from '#libs/catalog';
+export type { McpCatalogKind, McpDynamicHandler } from '#libs/catalog';
+export { McpResourceNotifier } from '#libs/resources';
+
+// Security: API keys, access policy, throttling, redaction
+export { hashApiKey, ScopeAndRolePolicy, MCP_ACCESS_POLICY, InjectAccessPolicy } from '#libs/security';
+export type {
+  McpAuthOptions,
+  McpApiKey,
+  McpApiKeyAuth,
+  McpOAuthAuth,
+  McpNoAuth,
+  McpAccessPolicy,
+  McpCallRequest,
+  AccessRequirements,
+} from '#libs/security';
+export { McpThrottlerGuard, McpThrottledException, FixedWindowThrottlerStorage } from '#libs/security';
+export { RedactingConsoleLogger } from '#libs/security';
+export { StderrConsoleLogger } from '#libs/hosting';
+
+// Audit trail (the PostgreSQL sink is `nest-mcp-host/postgres`)
+export { JsonlAuditSink, readTrail, verifyChain, MCP_AUDIT_SINK, InjectAuditSink } from '#libs/security';
+export type {
+  McpAuditOptions,
+  AuditFailurePolicy,
+  AuditSink,
+  AuditChainTail,
+  AuditRecord,
+  AuditEntry,
+  AuditOutcome,
+  ChainVerification,
+  JsonlAuditSinkOptions,
+  JsonlLocation,
+} from '#libs/security';
+
+// Approvals, tasks, health, metrics, statistics
+export { McpApprovals, WEBHOOK_SIGNATURE_HEADER } from '#libs/hosting';
+export { ApprovalDecisionError } from '#libs/invocation';
+export type { McpApproval, McpApprovalEvent, McpApprovalStatus, McpApprovalChannel } from '#libs/invocation';
+export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask } from '#libs/hosting';
+export type { McpTaskStore, McpTaskOwner, StoredTask } from '#libs/hosting';
+export { DependencyHealth, McpMetrics, McpCallStats, McpRequestObservers, MCP_TRACER_NAME } from '#libs/hosting';
+export type {
+  McpHealthCheck,
+  DependencyStatus,
+  McpMetricsOptions,
+  McpCallStatsOptions,
+  McpEntryStats,
+  McpLatencySummary,
+  McpStatsSnapshot,
+  McpWindowStats,
+  McpRequestEvent,
+  McpRequestObserver,
+  McpEntryKind,
+} from '#libs/hosting';

@@ -1,0 +1,3 @@
+// `nest-mcp-host/postgres`: the PostgreSQL audit sink, apart from the root entry so that only the
+// applications that use it load `pg` (an optional peer dependency: `npm install pg`).
+export { PostgresAuditSink, type PostgresAuditSinkOptions } from './security/src/audit/postgres-audit.sink';

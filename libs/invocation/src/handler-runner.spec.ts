@@ -26,6 +26,7 @@ import { SecretRedactor } from '#libs/security';
 import { CallCancellation } from './context/call-cancellation';
 import { CallContext } from './context/call-context';
 import { HandlerRunner } from './handler-runner';
+import { HandlerFailedError } from './results/handler-failed.error';
 import { INVOCATION_PROVIDERS } from './invocation.providers';
 import { MCP_INVOCATION_OPTIONS, type InvocationOptions } from './options/invocation.options';
 import { McpExecutionContext } from './mcp-execution-context';
@@ -229,8 +230,7 @@ describe('HandlerRunner', () => {
       const error = await failureOf(runner.run(tool('guarded'), { id: 'T-1' }, context));
       expect(error).toBeInstanceOf(ForbiddenException);
       expect(seen).toEqual(['guard:mcp:guarded:{"id":"T-1"}']);
-      expect(runner.classify(tool('guarded'), error, context)).toEqual({ kind: 'business', message: 'Forbidden resource' });
-      expect(context.failure).toBe('denied');
+      expect(runner.classify(tool('guarded'), error, context)).toEqual({ kind: 'business', outcome: 'denied', message: 'Forbidden resource' });
     });
   });
 
@@ -260,8 +260,7 @@ describe('HandlerRunner', () => {
       const context = callContext('double');
       const error = await failureOf(runner.run(tool('double'), { n: 'twenty' }, context));
       expect(error).toBeInstanceOf(BadRequestException);
-      expect(runner.classify(tool('double'), error, context)).toEqual({ kind: 'business', message: 'Validation failed (numeric string is expected)' });
-      expect(context.failure).toBe('invalid');
+      expect(runner.classify(tool('double'), error, context)).toEqual({ kind: 'business', outcome: 'invalid', message: 'Validation failed (numeric string is expected)' });
     });
   });
 
@@ -270,8 +269,7 @@ describe('HandlerRunner', () => {
       const context = callContext('filtered');
       const error = await failureOf(runner.run(tool('filtered'), {}, context));
       expect(seen).toEqual(['filter:mcp:upstream 503']);
-      expect(runner.classify(tool('filtered'), error, context)).toEqual({ kind: 'business', message: 'Lookup is unavailable right now (upstream 503)' });
-      expect(context.failure).toBe('tool_error');
+      expect(runner.classify(tool('filtered'), error, context)).toEqual({ kind: 'business', outcome: 'tool_error', message: 'Lookup is unavailable right now (upstream 503)' });
     });
 
     it('may answer with a result of their own', async () => {
@@ -284,8 +282,7 @@ describe('HandlerRunner', () => {
       const context = callContext('crash');
       const error = await failureOf(runner.run(tool('crash'), {}, context));
       const failure = runner.classify(tool('crash'), error, context);
-      expect(failure).toEqual({ kind: 'internal', reference: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-      expect(context.failure).toBe('error');
+      expect(failure).toEqual({ kind: 'internal', outcome: 'error', reference: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       const reference = (failure as { reference: string }).reference;
       const ours = logged.mock.calls.find(([message]) => message === `DeskTools.crash failed (reference ${reference})`);
       expect(ours).toBeDefined();
@@ -294,8 +291,10 @@ describe('HandlerRunner', () => {
     });
 
     it('tells the client of a crash only the reference (runOrThrow, for prompts and resources)', async () => {
-      const error = (await failureOf(runner.runOrThrow(tool('crash'), {}, callContext('crash'), 'Prompt "crash"'))) as JsonRpcError;
+      const error = (await failureOf(runner.runOrThrow(tool('crash'), {}, callContext('crash'), 'Prompt "crash"'))) as HandlerFailedError;
+      expect(error).toBeInstanceOf(HandlerFailedError);
       expect(error).toBeInstanceOf(JsonRpcError);
+      expect(error.failure).toBe('error');
       expect(error.code).toBe(JsonRpcErrorCode.INTERNAL_ERROR);
       expect(error.message).toMatch(/^Prompt "crash" failed with an internal error \(reference [0-9a-f-]{36}\)$/);
       expect(JSON.stringify({ message: error.message, data: error.data })).not.toMatch(/hunter2|TypeError|at /);
@@ -308,8 +307,10 @@ describe('HandlerRunner', () => {
     ])('passes on the message of a failure meant for the client (%s)', async (name, expected, recorded) => {
       const context = callContext(name);
       const error = await failureOf(runner.run(tool(name), {}, context));
-      expect(runner.classify(tool(name), error, context)).toEqual(expected);
-      expect(context.failure).toBe(recorded);
+      expect(runner.classify(tool(name), error, context)).toEqual({ ...expected, outcome: recorded });
+      const thrown = (await failureOf(runner.runOrThrow(tool(name), {}, callContext(name), `Prompt "${name}"`))) as HandlerFailedError;
+      expect(thrown).toBeInstanceOf(HandlerFailedError);
+      expect([thrown.code, thrown.message, thrown.failure]).toEqual([JsonRpcErrorCode.INTERNAL_ERROR, `Prompt "${name}" failed: ${expected.message}`, recorded]);
       expect(logged).not.toHaveBeenCalledWith(expect.stringContaining(`DeskTools.${name} failed`), expect.anything());
     });
 
@@ -319,11 +320,14 @@ describe('HandlerRunner', () => {
       expect(runner.classify(tool('protocol'), error, context)).toEqual({ kind: 'protocol', error });
       const thrown = (await failureOf(runner.runOrThrow(tool('protocol'), {}, callContext('protocol'), 'Resource'))) as JsonRpcError;
       expect([thrown.code, thrown.message]).toEqual([JsonRpcErrorCode.INVALID_PARAMS, 'cursor is not valid']);
+      // The dispatcher records a protocol error from its code: it carries no outcome of its own.
+      expect(thrown).not.toBeInstanceOf(HandlerFailedError);
     });
 
     it("prefixes a business failure with the label in runOrThrow", async () => {
       const thrown = (await failureOf(runner.runOrThrow(tool('closed'), {}, callContext('closed'), 'Prompt "closed"', { name: 'closed' }))) as JsonRpcError;
       expect([thrown.code, thrown.message, thrown.data]).toEqual([JsonRpcErrorCode.INTERNAL_ERROR, 'Prompt "closed" failed: Ticket T-1 is already closed; reopen it first.', { name: 'closed' }]);
+      expect((thrown as HandlerFailedError).failure).toBe('tool_error');
     });
 
     it('reports a call that failed because it was cancelled as cancelled, not as a crash', async () => {
@@ -331,8 +335,11 @@ describe('HandlerRunner', () => {
       const running = failureOf(runner.run(tool('waits'), {}, context));
       context.cancellation.cancel(new Error('client went away'));
       const error = await running;
-      expect(runner.classify(tool('waits'), error, context)).toEqual({ kind: 'cancelled' });
-      expect(context.failure).toBe('cancelled');
+      expect(runner.classify(tool('waits'), error, context)).toEqual({ kind: 'cancelled', outcome: 'cancelled' });
+      const cancelled = callContext('waits');
+      const thrown = failureOf(runner.runOrThrow(tool('waits'), {}, cancelled, 'Resource "waits"'));
+      cancelled.cancellation.cancel(new Error('client went away'));
+      expect(await thrown).toMatchObject({ code: JsonRpcErrorCode.INTERNAL_ERROR, message: 'Resource "waits" failed: cancelled', failure: 'cancelled' });
     });
   });
 

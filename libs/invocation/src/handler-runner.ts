@@ -8,17 +8,24 @@ import type { CallContext } from './context/call-context';
 import { InjectInvocationOptions, type InvocationOptions } from './options/invocation.options';
 import { McpParamsFactory } from './mcp-params.factory';
 import { ParamPipes } from './param-pipes';
+import { HandlerFailedError } from './results/handler-failed.error';
+import type { CallFailure } from './results/invocation';
 
 type NestHandler = (args: unknown, context: CallContext) => Promise<unknown>;
 
 const PIPELINE = { guards: true, interceptors: true, filters: true };
 
-/** How a failed handler is reported to the client. */
+const CANCELLED = Object.freeze({ kind: 'cancelled', outcome: 'cancelled' } as const);
+
+/**
+ * How a failed handler is reported to the client and, but for protocol errors (which the
+ * dispatcher records from their code), the `outcome` the audit trail records for it.
+ */
 export type HandlerFailure =
   | { kind: 'protocol'; error: JsonRpcError }
-  | { kind: 'business'; message: string; retryAfterSeconds?: number }
-  | { kind: 'cancelled' }
-  | { kind: 'internal'; reference: string };
+  | { kind: 'business'; outcome: CallFailure; message: string; retryAfterSeconds?: number }
+  | { kind: 'cancelled'; outcome: 'cancelled' }
+  | { kind: 'internal'; outcome: 'error'; reference: string };
 
 /**
  * Runs provider methods (tools, prompts, resources) through Nest's guards, interceptors, pipes
@@ -68,6 +75,8 @@ export class HandlerRunner {
    * Runs a handler whose failures are protocol errors (prompts, resources): a client-facing
    * message becomes `-32603 "<label> failed: <message>"`; anything else is logged and reported
    * with a reference only.
+   * @throws HandlerFailedError when the handler failed, carrying the outcome for the audit trail
+   * @throws JsonRpcError the handler's own protocol error, as it is
    */
   async runOrThrow(ref: RegisteredHandler, args: unknown, context: CallContext, label: string, data?: unknown): Promise<unknown> {
     try {
@@ -80,36 +89,30 @@ export class HandlerRunner {
         : failure.kind === 'cancelled' ? `${label} failed: cancelled`
         : `${label} failed with an internal error (reference ${failure.reference})`;
       const retryAfterSeconds = failure.kind === 'business' ? failure.retryAfterSeconds : undefined;
-      throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, message, retryAfterSeconds === undefined ? data : { ...(data as object), retryAfterSeconds });
+      throw new HandlerFailedError(JsonRpcErrorCode.INTERNAL_ERROR, message, retryAfterSeconds === undefined ? data : { ...(data as object), retryAfterSeconds }, failure.outcome);
     }
   }
 
   /**
    * Classifies an exception: `McpToolError` and Nest `HttpException`s carry messages meant for
    * the client; anything else is logged with a reference and reported without its details.
+   * Reads the context (was the call cancelled?) but writes nothing on it: the outcome is returned.
    */
   classify(ref: RegisteredHandler, error: unknown, context: CallContext): HandlerFailure {
     if (error instanceof JsonRpcError) return { kind: 'protocol', error };
-    if (error instanceof McpToolError) {
-      context.failure ??= 'tool_error';
-      return { kind: 'business', message: error.message };
-    }
+    if (error instanceof McpToolError) return { kind: 'business', outcome: 'tool_error', message: error.message };
     if (error instanceof HttpException) {
       // Guards refuse with 403, the throttler with 429: the audit trail tells them apart.
       const status = error.getStatus();
-      context.failure ??= status === 403 || status === 401 ? 'denied' : status === 429 ? 'throttled' : status === 400 ? 'invalid' : 'tool_error';
+      const outcome = status === 403 || status === 401 ? 'denied' : status === 429 ? 'throttled' : status === 400 ? 'invalid' : 'tool_error';
       const retryAfterSeconds = retryAfterOf(error);
-      return { kind: 'business', message: httpExceptionMessage(error), ...(retryAfterSeconds !== undefined && { retryAfterSeconds }) };
+      return { kind: 'business', outcome, message: httpExceptionMessage(error), ...(retryAfterSeconds !== undefined && { retryAfterSeconds }) };
     }
-    if (context.cancellation.isCancelled) {
-      context.failure ??= 'cancelled';
-      return { kind: 'cancelled' };
-    }
-    context.failure = 'error';
+    if (context.cancellation.isCancelled) return CANCELLED;
     const reference = randomUUID();
     const details = (error as Error)?.stack ?? String(error);
     this.logger.error(`${ref.where} failed (reference ${reference})`, this.options.redactor?.redact(details) ?? details);
-    return { kind: 'internal', reference };
+    return { kind: 'internal', outcome: 'error', reference };
   }
 
   private create(ref: RegisteredHandler, instance: object, paramsKey: string, innermost?: NestInterceptor, contextId?: ReturnType<typeof ContextIdFactory.create>): NestHandler {

@@ -76,6 +76,11 @@ class DeskTools {
     throw new McpToolError('login refused for password=hunter2');
   }
 
+  @McpTool({ description: 'Answers an error result of its own' })
+  refuses() {
+    return { content: [{ type: 'text', text: 'no such customer\nfor password=hunter2' }], isError: true };
+  }
+
   @McpTool({ description: 'Throttled' })
   throttled() {
     throw new McpThrottledException('Rate limit reached for "throttled". Retry in 7 s.', 7);
@@ -157,16 +162,16 @@ describe('ToolInvoker', () => {
   });
 
   it('runs the tool with its validated arguments and maps what it returns', async () => {
-    const context = callContext('create_ticket');
-    expect(await invoker.invoke(tool('create_ticket'), { title: 'Printer jam', priority: 'low' }, context)).toEqual({ content: [{ type: 'text', text: 'opened "Printer jam"' }] });
+    const invocation = await invoker.invoke(tool('create_ticket'), { title: 'Printer jam', priority: 'low' }, callContext('create_ticket'));
+    expect(invocation).toEqual({ value: { content: [{ type: 'text', text: 'opened "Printer jam"' }] } });
     expect(received.get('create_ticket')).toEqual({ title: 'Printer jam', priority: 'low' });
-    expect(context.failure).toBeUndefined();
+    expect(invocation.failure).toBeUndefined();
+    expect(invocation.failureMessage).toBeUndefined();
   });
 
   describe('argument validation', () => {
     it('answers an error result that names every field at fault, and does not run the tool', async () => {
-      const context = callContext('create_ticket');
-      const result = await invoker.invoke(tool('create_ticket'), { title: 'x', priority: 'urgent' }, context);
+      const { value: result, failure, failureMessage } = await invoker.invoke(tool('create_ticket'), { title: 'x', priority: 'urgent' }, callContext('create_ticket'));
       expect(result.isError).toBe(true);
       expect(text(result)).toBe(
         'Invalid arguments for tool "create_ticket":\n' +
@@ -174,12 +179,12 @@ describe('ToolInvoker', () => {
           '- priority: Invalid option: expected one of "low"|"high"',
       );
       expect(received.has('create_ticket')).toBe(false);
-      expect(context.failure).toBe('invalid');
-      expect(context.failureMessage).toBe(text(result).replace(/\s*\n\s*/g, ' '));
+      expect(failure).toBe('invalid');
+      expect(failureMessage).toBe(text(result).replace(/\s*\n\s*/g, ' '));
     });
 
     it('treats missing arguments as an empty object, so required fields are named', async () => {
-      const result = await invoker.invoke(tool('create_ticket'), undefined, callContext('create_ticket'));
+      const { value: result } = await invoker.invoke(tool('create_ticket'), undefined, callContext('create_ticket'));
       expect(result.isError).toBe(true);
       expect(text(result)).toBe(
         'Invalid arguments for tool "create_ticket":\n' +
@@ -189,21 +194,21 @@ describe('ToolInvoker', () => {
     });
 
     it('refuses arguments the schema does not declare (the default policy), naming them and what is accepted', async () => {
-      const context = callContext('create_ticket');
-      const result = await invoker.invoke(tool('create_ticket'), { title: 'Printer jam', priority: 'low', id: 'T-9' }, context);
+      const { value: result, failure } = await invoker.invoke(tool('create_ticket'), { title: 'Printer jam', priority: 'low', id: 'T-9' }, callContext('create_ticket'));
       expect(result).toEqual({ content: [{ type: 'text', text: 'Invalid arguments for tool "create_ticket":\n- id: is not an accepted argument (accepted: title, priority)' }], isError: true });
       expect(received.has('create_ticket')).toBe(false);
-      expect(context.failure).toBe('invalid');
+      expect(failure).toBe('invalid');
     });
 
     it('reports undeclared and invalid arguments of one call together', async () => {
-      const result = await invoker.invoke(tool('create_ticket'), { title: 'x', priority: 'low', id: 'T-9' }, callContext('create_ticket'));
+      const { value: result } = await invoker.invoke(tool('create_ticket'), { title: 'x', priority: 'low', id: 'T-9' }, callContext('create_ticket'));
       expect(text(result)).toMatch(/^Invalid arguments for tool "create_ticket":\n- id: is not an accepted argument \(accepted: title, priority\)\n- title: .+$/);
     });
 
     it("strips undeclared arguments under the tool's 'strip' policy", async () => {
-      const result = await invoker.invoke(tool('note_strip'), { text: 'hello', id: 'T-9' }, callContext('note_strip'));
+      const { value: result, failure } = await invoker.invoke(tool('note_strip'), { text: 'hello', id: 'T-9' }, callContext('note_strip'));
       expect(result.isError).toBeUndefined();
+      expect(failure).toBeUndefined();
       expect(received.get('note_strip')).toEqual({ text: 'hello' });
     });
 
@@ -216,28 +221,27 @@ describe('ToolInvoker', () => {
   describe('output schema', () => {
     it('returns conforming output as structured content with its JSON as text', async () => {
       expect(await invoker.invoke(tool('count'), {}, callContext('count', { answer: { open: 3 } }))).toEqual({
-        content: [{ type: 'text', text: '{"open":3}' }],
-        structuredContent: { open: 3 },
+        value: { content: [{ type: 'text', text: '{"open":3}' }], structuredContent: { open: 3 } },
       });
     });
 
     it('answers an error result (and logs the mismatch) when the output does not match', async () => {
-      const context = callContext('count', { answer: { open: 'many' } });
-      expect(await invoker.invoke(tool('count'), {}, context)).toEqual({
+      const { value, failure } = await invoker.invoke(tool('count'), {}, callContext('count', { answer: { open: 'many' } }));
+      expect(value).toEqual({
         content: [{ type: 'text', text: 'Tool "count" produced a result that does not match its output schema; the error was logged on the server.' }],
         isError: true,
       });
-      expect(context.failure).toBe('error');
+      expect(failure).toBe('error');
       expect(logged).toHaveBeenCalledWith('DeskTools.count returned output that fails its schema: open: Invalid input: expected number, received string');
     });
 
     it('answers an error result when a tool with an output schema returns no object', async () => {
-      const context = callContext('count', { answer: 'three' });
-      expect(await invoker.invoke(tool('count'), {}, context)).toEqual({
+      const { value, failure } = await invoker.invoke(tool('count'), {}, callContext('count', { answer: 'three' }));
+      expect(value).toEqual({
         content: [{ type: 'text', text: 'Tool "count" declares an output schema but returned no structured object; the error was logged on the server.' }],
         isError: true,
       });
-      expect(context.failure).toBe('error');
+      expect(failure).toBe('error');
     });
   });
 
@@ -245,16 +249,18 @@ describe('ToolInvoker', () => {
     it("stops a tool at its own timeout: an error result, and the call's signal aborted", async () => {
       const context = callContext('stuck');
       const started = Date.now();
-      const result = await invoker.invoke(tool('stuck'), {}, context, false, 60_000);
+      const { value: result, failure, failureMessage } = await invoker.invoke(tool('stuck'), {}, context, false, 60_000);
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(result).toEqual({ content: [{ type: 'text', text: 'Tool "stuck" timed out after 30 ms and was stopped. Try again with a narrower request.' }], isError: true });
-      expect(context.failure).toBe('timeout');
+      expect(failure).toBe('timeout');
+      expect(failureMessage).toBe('Tool "stuck" timed out after 30 ms and was stopped. Try again with a narrower request.');
       expect(context.signal.aborted).toBe(true);
       expect((context.signal.reason as Error).message).toBe('timed out after 30 ms');
     });
 
     it('uses the deadline the caller gives when the tool has none', async () => {
-      const result = await invoker.invoke(tool('slow'), {}, callContext('slow'), false, 20);
+      const { value: result, failure } = await invoker.invoke(tool('slow'), {}, callContext('slow'), false, 20);
+      expect(failure).toBe('timeout');
       expect(text(result)).toBe('Tool "slow" timed out after 20 ms and was stopped. Try again with a narrower request.');
     });
 
@@ -262,63 +268,87 @@ describe('ToolInvoker', () => {
       const pending = invoker.invoke(tool('slow'), {}, callContext('slow'), false, 5_000);
       await new Promise((resolve) => setTimeout(resolve, 10));
       releases.shift()!();
-      expect(await pending).toEqual({ content: [{ type: 'text', text: 'finally' }] });
+      expect(await pending).toEqual({ value: { content: [{ type: 'text', text: 'finally' }] } });
     });
   });
 
   describe('concurrency', () => {
     it('answers "busy" beyond maxConcurrency, and frees the slot when the running call ends', async () => {
       const first = invoker.invoke(tool('exclusive'), {}, callContext('exclusive'));
-      const second = callContext('exclusive');
-      expect(await invoker.invoke(tool('exclusive'), {}, second)).toEqual({
+      const { value: second, failure } = await invoker.invoke(tool('exclusive'), {}, callContext('exclusive'));
+      expect(second).toEqual({
         content: [{ type: 'text', text: 'Tool "exclusive" is busy (1 call(s) already running). Retry in a moment.' }],
         isError: true,
       });
-      expect(second.failure).toBe('limited');
+      expect(failure).toBe('limited');
       await new Promise((resolve) => setTimeout(resolve, 10));
       releases.shift()!();
-      expect(text(await first)).toBe('done');
+      expect(text((await first).value)).toBe('done');
       const third = invoker.invoke(tool('exclusive'), {}, callContext('exclusive'));
       await new Promise((resolve) => setTimeout(resolve, 10));
       releases.shift()!();
-      expect(text(await third)).toBe('done');
+      expect(text((await third).value)).toBe('done');
     });
   });
 
   describe('redaction', () => {
     it('removes secrets from results, in text and structured content alike', async () => {
       expect(await invoker.invoke(tool('leaky'), {}, callContext('leaky'))).toEqual({
-        content: [{ type: 'text', text: '{"dsn":"postgres://desk:[REDACTED]@db:5432/desk"}' }],
-        structuredContent: { dsn: 'postgres://desk:[REDACTED]@db:5432/desk' },
+        value: {
+          content: [{ type: 'text', text: '{"dsn":"postgres://desk:[REDACTED]@db:5432/desk"}' }],
+          structuredContent: { dsn: 'postgres://desk:[REDACTED]@db:5432/desk' },
+        },
       });
     });
 
     it('removes secrets from error results and from what the audit trail keeps of them', async () => {
-      const context = callContext('leaky_error');
-      expect(await invoker.invoke(tool('leaky_error'), {}, context)).toEqual({ content: [{ type: 'text', text: 'login refused for password=[REDACTED]' }], isError: true });
-      expect(context.failure).toBe('tool_error');
-      expect(context.failureMessage).toBe('login refused for password=[REDACTED]');
+      expect(await invoker.invoke(tool('leaky_error'), {}, callContext('leaky_error'))).toEqual({
+        value: { content: [{ type: 'text', text: 'login refused for password=[REDACTED]' }], isError: true },
+        failure: 'tool_error',
+        failureMessage: 'login refused for password=[REDACTED]',
+      });
     });
   });
 
   describe('failures', () => {
     it('says when to retry a throttled call, in words and in _meta', async () => {
-      const context = callContext('throttled');
-      expect(await invoker.invoke(tool('throttled'), {}, context)).toEqual({
+      const { value, failure } = await invoker.invoke(tool('throttled'), {}, callContext('throttled'));
+      expect(value).toEqual({
         content: [{ type: 'text', text: 'Rate limit reached for "throttled". Retry in 7 s.' }],
         isError: true,
         _meta: { [RETRY_AFTER_META]: 7 },
       });
-      expect(context.failure).toBe('throttled');
+      expect(failure).toBe('throttled');
     });
 
     it('reports a crash with a reference only', async () => {
-      const context = callContext('crash');
-      const result = await invoker.invoke(tool('crash'), {}, context);
+      const { value: result, failure, failureMessage } = await invoker.invoke(tool('crash'), {}, callContext('crash'));
       expect(result.isError).toBe(true);
       expect(text(result)).toMatch(/^Tool "crash" failed with an internal error \(reference [0-9a-f-]{36}\)\. The details were logged on the server\.$/);
       expect(JSON.stringify(result)).not.toContain('10.1.2.3');
-      expect(context.failure).toBe('error');
+      expect(failure).toBe('error');
+      expect(failureMessage).toBe(text(result));
+    });
+
+    it('records an error result the tool answers itself as tool_error, redacted and on one line', async () => {
+      expect(await invoker.invoke(tool('refuses'), {}, callContext('refuses'))).toEqual({
+        value: { content: [{ type: 'text', text: 'no such customer\nfor password=[REDACTED]' }], isError: true },
+        failure: 'tool_error',
+        failureMessage: 'no such customer for password=[REDACTED]',
+      });
+    });
+
+    it('keeps the first outcome: a call that timed out stays timed out when the tool then fails as cancelled', async () => {
+      const context = callContext('abortable');
+      const invocation = await invoker.invoke(tool('abortable'), {}, context, false, 20);
+      // The tool saw the abort and rejected; its late failure changes nothing already answered.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(context.signal.aborted).toBe(true);
+      expect(invocation).toEqual({
+        value: { content: [{ type: 'text', text: 'Tool "abortable" timed out after 20 ms and was stopped. Try again with a narrower request.' }], isError: true },
+        failure: 'timeout',
+        failureMessage: 'Tool "abortable" timed out after 20 ms and was stopped. Try again with a narrower request.',
+      });
     });
 
     it('rejects with a protocol error instead of answering a result', async () => {
@@ -330,8 +360,11 @@ describe('ToolInvoker', () => {
       const pending = invoker.invoke(tool('abortable'), {}, context, false, 5_000);
       await new Promise((resolve) => setTimeout(resolve, 10));
       context.cancellation.cancel(new Error('client went away'));
-      expect(await pending).toEqual({ content: [{ type: 'text', text: 'Call to tool "abortable" was cancelled.' }], isError: true });
-      expect(context.failure).toBe('cancelled');
+      expect(await pending).toEqual({
+        value: { content: [{ type: 'text', text: 'Call to tool "abortable" was cancelled.' }], isError: true },
+        failure: 'cancelled',
+        failureMessage: 'Call to tool "abortable" was cancelled.',
+      });
     });
   });
 });

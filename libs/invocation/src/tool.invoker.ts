@@ -9,6 +9,7 @@ import { Deadlines } from './deadlines';
 import { HandlerRunner } from './handler-runner';
 import { InjectInvocationOptions, type InvocationOptions } from './options/invocation.options';
 import { InvocationMessages } from './invocation.messages';
+import type { CallFailure, Invocation } from './results/invocation';
 import { errorTextOf, toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
 import { compileUndeclaredArguments, type UndeclaredArgumentsCheck } from './validation/undeclared-arguments';
 import type { CompiledValidator } from './validation/validation-result';
@@ -25,7 +26,8 @@ interface ToolValidators {
 /**
  * Runs tool calls: validates arguments with the tool's compiled validator, runs the method
  * through Nest's pipeline, and maps the outcome to a `CallToolResult`. Tool failures become
- * `isError` results; only protocol errors (`JsonRpcError`) propagate.
+ * `isError` results, returned with why the call failed (see `Invocation`); only protocol errors
+ * (`JsonRpcError`) propagate.
  */
 @Injectable()
 export class ToolInvoker {
@@ -61,10 +63,18 @@ export class ToolInvoker {
   }
 
   /**
+   * Runs one call of `tool`.
    * @param confirm ask the user before running (see `ConfirmationGate`); the caller decides from
    * the tool's `confirm` option and the host's policy.
+   * @returns the result to answer with and, when it is an error result, why the call failed:
+   * `invalid` arguments, `limited` (busy), `timeout`, `error` (a crash or output that breaks the
+   * schema), `denied`/`throttled`/`cancelled`, or `tool_error`. The first outcome wins: a call
+   * that timed out stays `timeout` however the tool ends afterwards.
+   * @throws JsonRpcError a protocol error the tool's pipeline threw
+   * @example
+   * const { value, failure } = await invoker.invoke(tool, { title: 'Printer jam' }, context);
    */
-  async invoke(tool: RegisteredTool, rawArgs: unknown, context: CallContext, confirm = false, defaultTimeoutMs = 30_000): Promise<CallToolResult> {
+  async invoke(tool: RegisteredTool, rawArgs: unknown, context: CallContext, confirm = false, defaultTimeoutMs = 30_000): Promise<Invocation<CallToolResult>> {
     const validators = this.validators.get(tool) ?? this.prepare(tool);
     let args: unknown = rawArgs ?? {};
     let issues: string[] | undefined;
@@ -74,48 +84,40 @@ export class ToolInvoker {
       if (validation.ok) args = validation.value;
       else issues = issues ? [...issues, ...validation.issues] : validation.issues;
     }
-    if (issues) {
-      context.failure = 'invalid';
-      return this.failed(toolErrorResult(InvocationMessages.invalidArguments(tool.name, issues)), context);
-    }
+    if (issues) return this.failed(toolErrorResult(InvocationMessages.invalidArguments(tool.name, issues)), 'invalid');
     const limit = tool.options.maxConcurrency;
     const running = this.running.get(tool) ?? 0;
-    if (limit !== undefined && running >= limit) {
-      context.failure = 'limited';
-      return this.failed(toolErrorResult(InvocationMessages.busy(tool.name, limit)), context);
-    }
+    if (limit !== undefined && running >= limit) return this.failed(toolErrorResult(InvocationMessages.busy(tool.name, limit)), 'limited');
     this.running.set(tool, running + 1);
     const timeoutMs = tool.options.timeoutMs ?? defaultTimeoutMs;
     const innermost = confirm ? this.confirmationInterceptor(tool) : undefined;
     const run = this.runner
       .run(tool, args, context, innermost)
-      .then((returned) => this.toResult(tool, validators, returned, context), (error: unknown) => this.failureResult(tool, error, context))
+      .then((returned) => this.toResult(tool, validators, returned), (error: unknown) => this.failureResult(tool, error, context))
       // The slot is freed when the tool really stops, even if the caller was answered earlier.
       .finally(() => this.running.set(tool, (this.running.get(tool) ?? 1) - 1));
-    // Answered by whichever comes first: the tool, or its deadline.
-    return new Promise<CallToolResult>((resolve, reject) => {
+    // Answered by whichever comes first: the tool, or its deadline. The first answer settles the
+    // promise, so its outcome is the one recorded (a timed-out tool that later fails stays `timeout`).
+    return new Promise<Invocation<CallToolResult>>((resolve, reject) => {
       const cancelDeadline = this.deadlines.add(timeoutMs, () => {
-        context.failure = 'timeout';
         context.cancellation.cancel(new Error(`timed out after ${timeoutMs} ms`));
-        resolve(this.failed(toolErrorResult(InvocationMessages.timedOut(tool.name, timeoutMs)), context));
+        resolve(this.failed(toolErrorResult(InvocationMessages.timedOut(tool.name, timeoutMs)), 'timeout'));
       });
       run.then(
-        (result) => (cancelDeadline(), resolve(result.isError ? this.failed(result, context) : result)),
+        (outcome) => (cancelDeadline(), resolve(outcome)),
         (error: unknown) => (cancelDeadline(), reject(error)),
       );
     });
   }
 
   /** Every error result passes here: redacted for the caller, its kind and text kept for the audit trail. */
-  private failed(result: CallToolResult, context: CallContext): CallToolResult {
-    context.failure ??= 'tool_error';
+  private failed(result: CallToolResult, failure: CallFailure): Invocation<CallToolResult> {
     const redacted = this.options.redactor ? this.options.redactor.redactDeep(result) : result;
-    context.failureMessage ??= errorTextOf(redacted);
-    return redacted;
+    return { value: redacted, failure, failureMessage: errorTextOf(redacted) };
   }
 
   /** A tool's failure as the result the model sees; protocol errors propagate. */
-  private failureResult(tool: RegisteredTool, error: unknown, context: CallContext): CallToolResult {
+  private failureResult(tool: RegisteredTool, error: unknown, context: CallContext): Invocation<CallToolResult> {
     const failure = this.runner.classify(tool, error, context);
     switch (failure.kind) {
       case 'protocol':
@@ -124,12 +126,12 @@ export class ToolInvoker {
         const result = toolErrorResult(failure.message);
         // When to retry, for a client to act on (a throttled call); the message says it in words.
         if (failure.retryAfterSeconds !== undefined) result._meta = { [RETRY_AFTER_META]: failure.retryAfterSeconds };
-        return result;
+        return this.failed(result, failure.outcome);
       }
       case 'cancelled':
-        return toolErrorResult(InvocationMessages.cancelled(tool.name));
+        return this.failed(toolErrorResult(InvocationMessages.cancelled(tool.name)), failure.outcome);
       case 'internal':
-        return toolErrorResult(InvocationMessages.internalError(tool.name, failure.reference));
+        return this.failed(toolErrorResult(InvocationMessages.internalError(tool.name, failure.reference)), failure.outcome);
     }
   }
 
@@ -152,22 +154,22 @@ export class ToolInvoker {
     return validators;
   }
 
-  private toResult(tool: RegisteredTool, validators: ToolValidators, returned: unknown, context: CallContext): CallToolResult {
+  private toResult(tool: RegisteredTool, validators: ToolValidators, returned: unknown): Invocation<CallToolResult> {
     const mapped = toCallToolResult(returned);
+    // An error result the tool made itself: `failed` redacts it.
+    if (mapped.isError) return this.failed(mapped, 'tool_error');
     // Secrets never leave in a result (content and structured content alike).
     const result = this.options.redactor ? this.options.redactor.redactDeep(mapped) : mapped;
-    if (!validators.output || result.isError) return result;
+    if (!validators.output) return { value: result };
     if (result.structuredContent === undefined) {
       this.logger.error(`${tool.where} declares an output schema but returned no object`);
-      context.failure = 'error';
-      return toolErrorResult(InvocationMessages.missingStructuredContent(tool.name));
+      return this.failed(toolErrorResult(InvocationMessages.missingStructuredContent(tool.name)), 'error');
     }
     const validation = validators.output(result.structuredContent);
     if (!validation.ok) {
       this.logger.error(`${tool.where} returned output that fails its schema: ${validation.issues.join('; ')}`);
-      context.failure = 'error';
-      return toolErrorResult(InvocationMessages.invalidOutput(tool.name));
+      return this.failed(toolErrorResult(InvocationMessages.invalidOutput(tool.name)), 'error');
     }
-    return result;
+    return { value: result };
   }
 }

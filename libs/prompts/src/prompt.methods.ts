@@ -37,6 +37,6 @@ export class PromptMethods implements McpMethods {
     const notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown prompt: ${name}`);
     const request = { kind: 'prompt', target: name, entry: this.registry.get(name), args: params.arguments, notFound } as const;
     const prompt = await this.admission.admit(request, scope, note);
-    return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, note, (context) => this.getter.get(prompt, params.arguments, context)));
+    return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, note, async (context) => ({ value: await this.getter.get(prompt, params.arguments, context) })));
   }
 }

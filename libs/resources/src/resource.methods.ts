@@ -47,7 +47,7 @@ export class ResourceMethods implements McpMethods {
     const resolved = this.registry.resolve(uri);
     const request = { kind: 'resource', target: uri, entry: resolved?.handler, args: resolved?.variables, notFound: () => resourceNotFound(uri) } as const;
     await this.admission.admit(request, scope, note);
-    return JSON.stringify(await this.calls.run(scope, id, 'resource', uri, params, note, (context) => this.reader.read(uri, context)));
+    return JSON.stringify(await this.calls.run(scope, id, 'resource', uri, params, note, async (context) => ({ value: await this.reader.read(uri, context) })));
   }
 
   /** Subscribing runs nothing, so it needs only the entry to be visible (no call rule, no audit gate). */

@@ -44,14 +44,10 @@ const unreachable = (method: string, why: string) => Promise.reject(new McpClien
 const unsupported = (what: string) =>
   Promise.reject(new McpClientRequestError(`The client does not support ${what}: it did not declare that capability in initialize.`, 'unsupported'));
 
-/** The `McpCallContext` handed to tools. */
 /**
- * Why a call failed, as the host records it: its arguments were invalid, it hit a limit, ran out
- * of time, was refused by a guard (`denied`) or the throttler, was cancelled, failed on purpose
- * (`tool_error`) or by accident (`error`).
+ * The `McpCallContext` handed to tools. How the call ended is not kept here: the invoker returns
+ * it (see `Invocation`), so nothing a tool holds can change what the audit trail records.
  */
-export type CallFailure = 'invalid' | 'limited' | 'timeout' | 'denied' | 'throttled' | 'cancelled' | 'tool_error' | 'error';
-
 export class CallContext implements McpCallContext {
   readonly requestId: string | number;
   readonly sessionId: string | undefined;
@@ -66,10 +62,6 @@ export class CallContext implements McpCallContext {
   readonly remoteAddress: string | undefined;
   /** @internal the call's cancellation state, shared with the transport. */
   readonly cancellation: CallCancellation;
-  /** @internal why the call failed, when it did (for the audit trail and metrics). */
-  failure: CallFailure | undefined = undefined;
-  /** @internal what the caller was told when the call failed (secrets redacted), for the audit trail. */
-  failureMessage: string | undefined = undefined;
   private readonly progressToken: string | number | undefined;
   private readonly channel: CallChannel;
   private lastProgress = -Infinity;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { McpCallKind, McpLogLevel } from '#libs/core';
-import { CallCancellation, CallContext, type CallChannel } from '#libs/invocation';
+import { CallCancellation, CallContext, HandlerFailedError, type CallChannel, type CallFailure, type Invocation } from '#libs/invocation';
 import { HostState } from '../lifecycle/host-state';
 import { notification, type JsonRpcId } from '../wire/json-rpc';
 import { StatelessCalls } from './stateless-calls';
@@ -42,6 +42,8 @@ class ScopeChannel implements CallChannel {
 /**
  * Runs a handler as a cancellable call: builds its `CallContext`, registers it for
  * `notifications/cancelled`, client disconnects and shutdown draining, and unregisters it after.
+ * How the call ended goes on the request's note: the failure the body returns with its value, or
+ * the one a `HandlerFailedError` it throws carries (a client's cancellation wins over both).
  */
 @Injectable()
 export class CallScope {
@@ -57,7 +59,7 @@ export class CallScope {
     target: string,
     params: Record<string, unknown>,
     note: RequestNote | undefined,
-    body: (context: CallContext) => Promise<T>,
+    body: (context: CallContext) => Promise<Invocation<T>>,
   ): Promise<T> {
     const session = scope.session;
     const cancellation = new CallCancellation();
@@ -84,11 +86,20 @@ export class CallScope {
       channel: new ScopeChannel(scope),
       cancellation,
     });
+    let failure: CallFailure | undefined;
+    let failureMessage: string | undefined;
     try {
-      return await body(context);
+      const outcome = await body(context);
+      failure = outcome.failure;
+      failureMessage = outcome.failureMessage;
+      return outcome.value;
+    } catch (error) {
+      // The dispatcher notes the JSON-RPC error after this; `fail` keeps this outcome, the first.
+      if (error instanceof HandlerFailedError) failure = error.failure;
+      throw error;
     } finally {
       if (note && cancellation.byClient) note.cancelledByClient((cancellation.cause as Error).message);
-      else if (note && context.failure) note.fail(context.failure, undefined, context.failureMessage);
+      else if (note && failure) note.fail(failure, undefined, failureMessage);
       forget?.();
       session.inFlight.delete(id);
       this.state.end(cancellation);

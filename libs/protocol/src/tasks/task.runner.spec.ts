@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, type McpPrincipal } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
-import type { CallContext, ToolInvoker } from '#libs/invocation';
+import type { CallContext, CallFailure, Invocation, ToolInvoker } from '#libs/invocation';
 import { CallScope } from '../calls/call-scope';
 import type { DispatchScope } from '../methods/method-handler';
 import { StatelessCalls } from '../calls/stateless-calls';
@@ -26,7 +26,8 @@ interface PendingCall {
   args: unknown;
   confirm: boolean;
   timeoutMs: number;
-  resolve: (result: CallToolResult) => void;
+  /** Answers the call with `result` and, for an error result, the outcome the invoker reports. */
+  resolve: (result: CallToolResult, failure?: CallFailure, failureMessage?: string) => void;
   reject: (error: unknown) => void;
 }
 
@@ -38,7 +39,9 @@ function setup() {
   const calls: PendingCall[] = [];
   const invoker = {
     invoke: (_tool: RegisteredTool, args: unknown, context: CallContext, confirm: boolean, timeoutMs: number) =>
-      new Promise<CallToolResult>((resolve, reject) => calls.push({ context, args, confirm, timeoutMs, resolve, reject })),
+      new Promise<Invocation<CallToolResult>>((resolve, reject) =>
+        calls.push({ context, args, confirm, timeoutMs, resolve: (value, failure, failureMessage) => resolve({ value, failure, failureMessage }), reject }),
+      ),
   } as unknown as ToolInvoker;
   const store = new InMemoryTaskStore();
   const observers = new McpRequestObservers();
@@ -147,14 +150,16 @@ describe('TaskRunner', () => {
       ]);
     });
 
-    it('fails when the tool answers with an error result', async () => {
-      const { runner, calls } = setup();
+    it('fails when the tool answers with an error result, and audits the run with the outcome the invoker reports', async () => {
+      const { runner, calls, finished } = setup();
       const { scope, onStream } = scopeOf('alice');
       const task = await startTask(runner, scope);
-      calls[0].resolve({ content: [{ type: 'text', text: 'no data for that month' }], isError: true });
+      calls[0].resolve({ content: [{ type: 'text', text: 'no data for that month' }], isError: true }, 'tool_error', 'no data for that month');
       await settle();
       expect((await runner.get(task.taskId, scope)).status).toBe('failed');
       expect(onStream.map((m) => (m.params as { status: string }).status)).toEqual(['failed']);
+      expect(finished).toHaveLength(1);
+      expect(finished[0]).toMatchObject({ method: 'tasks/run', outcome: 'tool_error', errorCode: undefined, error: 'no data for that month' });
     });
 
     it('fails with the protocol error the call threw', async () => {

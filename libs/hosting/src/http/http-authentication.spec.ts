@@ -6,6 +6,15 @@ import { startIssuer, type TestIssuer } from '../../../../test/support/issuer';
 import { HttpAuthentication } from './http-authentication';
 import { HttpResponder } from './http-responder';
 
+/** A JSON-RPC answer, as the tests read it. */
+interface RpcAnswer {
+  jsonrpc: '2.0';
+  id: unknown;
+  result: { [key: string]: any };
+  error: { code: number; message: string };
+}
+const rpcOf = async (response: Response) => (await response.json()) as RpcAnswer;
+
 const NO_KEY = 'Unauthorized: No API key: send Authorization: Bearer <key> or X-API-Key: <key>';
 const BAD_KEY = 'Unauthorized: The API key is not valid';
 
@@ -53,7 +62,7 @@ describe('HttpAuthentication', () => {
       expect(authentication.authenticates).toBe(false);
       const response = await fetch(url, { headers: { authorization: 'Bearer anything' } });
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ id: 'desk-bot', scopes: ['tickets:read'], roles: [], claims: {} });
+      expect(await rpcOf(response)).toEqual({ id: 'desk-bot', scopes: ['tickets:read'], roles: [], claims: {} });
       expect(events).toEqual([]);
     });
   });
@@ -69,7 +78,7 @@ describe('HttpAuthentication', () => {
       expect(authentication.authenticates).toBe(true);
       const response = await fetch(url, { headers: { 'x-api-key': 'agent-key' } });
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ id: 'agent-1', scopes: [], roles: ['agent'], claims: {} });
+      expect(await rpcOf(response)).toEqual({ id: 'agent-1', scopes: [], roles: ['agent'], claims: {} });
       expect(events).toEqual([]);
     });
 
@@ -80,7 +89,7 @@ describe('HttpAuthentication', () => {
       expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp"');
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: NO_KEY } });
+      expect(await rpcOf(response)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: NO_KEY } });
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({ method: null, refusal: true, outcome: 'unauthenticated', errorCode: 401, error: NO_KEY, remoteAddress: '127.0.0.1' });
     });
@@ -90,7 +99,7 @@ describe('HttpAuthentication', () => {
       const response = await fetch(url, { headers: { authorization: 'Bearer guess' } });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp", error="invalid_token", error_description="The API key is not valid"');
-      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: BAD_KEY } });
+      expect(await rpcOf(response)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: BAD_KEY } });
       expect(events[0]).toMatchObject({ outcome: 'unauthenticated', errorCode: 401 });
     });
 
@@ -105,7 +114,7 @@ describe('HttpAuthentication', () => {
       expect(locked.status).toBe(429);
       const retryAfter = locked.headers.get('retry-after');
       expect(retryAfter).toMatch(/^(59|60)$/);
-      expect(await locked.json()).toEqual({
+      expect(await rpcOf(locked)).toEqual({
         jsonrpc: '2.0',
         id: null,
         error: { code: -32001, message: `Too Many Requests: too many failed authentications from this address; retry in ${retryAfter} s` },
@@ -140,7 +149,7 @@ describe('HttpAuthentication', () => {
       const response = await fetch(url);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(`Bearer ${METADATA}, scope="mcp"`);
-      expect((await response.json()).error).toEqual({ code: -32001, message: 'Unauthorized: No bearer token: send Authorization: Bearer <access token>' });
+      expect((await rpcOf(response)).error).toEqual({ code: -32001, message: 'Unauthorized: No bearer token: send Authorization: Bearer <access token>' });
       expect(events[0]).toMatchObject({ outcome: 'unauthenticated', errorCode: 401 });
     });
 
@@ -149,7 +158,7 @@ describe('HttpAuthentication', () => {
       const response = await fetch(url, { headers: { authorization: `Bearer ${await issuer.sign({ scope: 'tickets:read' })}` } });
       expect(response.status).toBe(403);
       expect(response.headers.get('www-authenticate')).toBe(`Bearer ${METADATA}, error="insufficient_scope", error_description="The token lacks scope(s): mcp", scope="mcp"`);
-      expect((await response.json()).error).toEqual({ code: -32001, message: 'Forbidden: The token lacks scope(s): mcp' });
+      expect((await rpcOf(response)).error).toEqual({ code: -32001, message: 'Forbidden: The token lacks scope(s): mcp' });
       expect(events[0]).toMatchObject({ outcome: 'denied', errorCode: 403 });
     });
 
@@ -159,14 +168,14 @@ describe('HttpAuthentication', () => {
       const response = await fetch(url, { headers: { authorization: `Bearer ${notYet}` } });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(`Bearer ${METADATA}, error="invalid_token", error_description="The token's 'nbf' claim is not valid"`);
-      expect((await response.json()).error.message).toBe('Unauthorized: The token\'s "nbf" claim is not valid');
+      expect((await rpcOf(response)).error.message).toBe('Unauthorized: The token\'s "nbf" claim is not valid');
     });
 
     it('lets a valid token in as its subject', async () => {
       const { url } = await start(oauth());
       const response = await fetch(url, { headers: { authorization: `Bearer ${await issuer.sign({ scope: 'mcp', sub: 'user-7' })}` } });
       expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ id: 'user-7', scopes: ['mcp'], roles: [] });
+      expect(await rpcOf(response)).toMatchObject({ id: 'user-7', scopes: ['mcp'], roles: [] });
     });
   });
 });

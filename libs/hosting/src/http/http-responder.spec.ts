@@ -4,6 +4,15 @@ import { McpRequestObservers, RequestEvents, type McpRequestEvent } from '#libs/
 import { HttpResponder } from './http-responder';
 import { HttpMessages } from './http.messages';
 
+/** A JSON-RPC answer, as the tests read it. */
+interface RpcAnswer {
+  jsonrpc: '2.0';
+  id: unknown;
+  result: { [key: string]: any };
+  error: { code: number; message: string };
+}
+const rpcOf = async (response: Response) => (await response.json()) as RpcAnswer;
+
 /** Serves `handle` on a loopback port; each test sends one request to it with `fetch`. */
 async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
   const server = createServer(handle);
@@ -91,7 +100,7 @@ describe('HttpResponder', () => {
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.headers.get('cache-control')).toBe('no-store');
-      expect(await response.json()).toEqual({
+      expect(await rpcOf(response)).toEqual({
         jsonrpc: '2.0',
         id: null,
         error: { code: -32600, message: 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json' },
@@ -140,7 +149,7 @@ describe('HttpResponder', () => {
       const put = await fetch(url, { method: 'PUT' });
       expect(put.status).toBe(405);
       expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
-      expect((await put.json()).error).toEqual({ code: -32600, message: 'Method Not Allowed: PUT is not served on this endpoint' });
+      expect((await rpcOf(put)).error).toEqual({ code: -32600, message: 'Method Not Allowed: PUT is not served on this endpoint' });
       const get = await fetch(url);
       expect(get.headers.get('allow')).toBe('POST');
       await get.text();
@@ -165,7 +174,7 @@ describe('HttpResponder', () => {
       const response = await fetch(url, { method: 'POST', body: 'x'.repeat(256 * 1024) });
       expect(response.status).toBe(status);
       expect(response.headers.get('connection')).toBe('close');
-      expect((await response.json()).error.message).toBe('no');
+      expect((await rpcOf(response)).error.message).toBe('no');
     });
 
     it('keeps the connection of other refusals', async () => {

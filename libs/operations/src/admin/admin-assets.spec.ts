@@ -38,7 +38,7 @@ describe('AdminAssets', () => {
     writeFileSync(join(dir, 'admin.html'), '<p></p>');
     expect(() => AdminAssets.load(dir)).toThrow(
       `The admin dashboard cannot read ${join(dir, 'admin.js')} (ENOENT): a build must copy libs/**/assets next to the compiled code ` +
-        '(npm run build does, with scripts/copy-assets.mjs); rebuild, or turn the dashboard off with the option admin: false.',
+        '(the package build does, with libs/scripts/copy-assets.mjs); rebuild, or turn the dashboard off with the option admin: false.',
     );
   });
 

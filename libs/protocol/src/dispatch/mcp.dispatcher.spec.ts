@@ -398,10 +398,10 @@ describe('McpDispatcher', () => {
       const built = setup({
         'tools/call': (params, id, scope, note) =>
           callScope.run(scope, id, 'tool', params.name as string, params, note, (context) =>
-            new Promise<string>((resolve) => {
+            new Promise<{ value: string }>((resolve) => {
               context.signal.addEventListener('abort', () => {
                 aborted.push((context.signal.reason as Error).message);
-                resolve('{"content":[],"isError":true}');
+                resolve({ value: '{"content":[],"isError":true}' });
               });
             }),
           ),

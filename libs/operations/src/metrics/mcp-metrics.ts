@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
-import type { AuditOutcome, AuditTrailHealth } from '#libs/security';
+import type { AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '#libs/protocol';
 import type { McpRequestObservers } from '#libs/protocol';
 import { OUTCOME_INDEX, OUTCOMES } from './outcome-index';

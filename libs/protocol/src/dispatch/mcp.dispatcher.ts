@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectProtocolOptions, type ProtocolOptions } from '../protocol.options';
 import { checkRequestLimits, RequestLimitError } from './request-limits';
 import { AccessDeniedError } from '../admission/access-control';

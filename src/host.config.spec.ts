@@ -34,7 +34,7 @@ describe('validateEnvironment', () => {
   it('needs DATABASE_URL for the PostgreSQL audit sink, and says which values are allowed', () => {
     expect(() => validateEnvironment({ AUDIT_SINK: 'postgres' })).toThrow('DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres');
     expect(() => validateEnvironment({ AUDIT_SINK: 'kafka', AUDIT_POLICY: 'maybe' })).toThrow(
-      /AUDIT_SINK="kafka" must be "jsonl", "postgres" or "off"\n  - AUDIT_POLICY="maybe" must be "fail-closed" or "buffered"/,
+      /AUDIT_SINK="kafka" must be "jsonl", "postgres" or "off"\n {2}- AUDIT_POLICY="maybe" must be "fail-closed" or "buffered"/,
     );
     expect(validateEnvironment({ AUDIT_SINK: 'postgres', DATABASE_URL: 'postgres://u:p@db:5432/mcp' })).toMatchObject({ AUDIT_SINK: 'postgres', DATABASE_URL: 'postgres://u:p@db:5432/mcp' });
   });

@@ -12,6 +12,7 @@ import { AppModule } from '../src/app.module';
 import { connectHttpClient } from './support/fixture-app';
 
 // Globals of the page, for the callbacks playwright runs in the browser (the project has no DOM lib).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped on purpose: no DOM types to give them.
 declare const document: any, window: any, sessionStorage: any, getComputedStyle: any;
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,6 +1,5 @@
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpPrincipal } from '#libs/core';
 import { hashApiKey, ScopeAndRolePolicy, type McpCallRequest } from '#libs/security';
 import { SecurityFixtureModule } from './fixtures/security.fixtures';

@@ -29,7 +29,7 @@ async function startDesk(env) {
   child.stderr.on('data', (c) => (log += c));
   const url = `http://127.0.0.1:${port}/mcp`;
   for (let i = 0; i < 200; i++) {
-    try { if ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok) break; } catch {}
+    try { if ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok) break; } catch { /* not listening yet: poll again */ }
     await new Promise((r) => setTimeout(r, 50));
   }
   return { url, base: `http://127.0.0.1:${port}`, child, log: () => log, pid: child.pid, audit: join(dir, 'audit.jsonl'), stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
@@ -70,7 +70,7 @@ const figures = {};
   const first = await agent.callTool({ name: 'close_ticket', arguments: args });
   const text = first.content[0].text;
   const token = first._meta?.['nest-mcp-host/confirmationToken'] ?? /"nest-mcp-host\/confirmationToken": "([^"]+)"/.exec(text)?.[1];
-  const retry = await agent.callTool({ name: 'close_ticket', arguments: args, _meta: token ? { 'nest-mcp-host/confirmationToken': token } : {} });
+  await agent.callTool({ name: 'close_ticket', arguments: args, _meta: token ? { 'nest-mcp-host/confirmationToken': token } : {} });
   const ticket = (await agent.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-2002' } })).structuredContent;
   figures.selfConfirmation = { tokenShownToModel: Boolean(token), closedWithoutAPerson: ticket.status === 'closed' };
   const before = (await agent.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-2008' } })).structuredContent;

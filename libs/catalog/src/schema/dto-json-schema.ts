@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-unsafe-function-type -- classes typed `Function`, as class-validator and
+   class-transformer type them: map keys, read for `name` and `prototype`, never called. */
 import type { Type } from '@nestjs/common';
 import type { MetadataStorage } from 'class-validator';
 import { optionalDependency, sensitiveDtoProperties, type JsonSchemaObject } from '#libs/core';

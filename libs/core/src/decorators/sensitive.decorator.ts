@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-unsafe-function-type -- DTO classes (`target.constructor`, a `Function`)
+   are map keys here: compared, never called. */
 /** DTO classes and their properties marked `@Sensitive()` (decorators run once, at class definition). */
 const SENSITIVE_PROPERTIES = new Map<Function, Set<string>>();
 

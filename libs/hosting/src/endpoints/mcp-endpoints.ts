@@ -73,7 +73,7 @@ export class McpEndpoints {
     for (const claim of claims) {
       const holder = this.claims.get(claim.key);
       if (!holder) continue;
-      const { option, fix } = EndpointSurfaces[claim.surface];
+      const { option } = EndpointSurfaces[claim.surface];
       problems.push({
         where: `McpModule "${endpoint.name}" option "${option}"`,
         problem: EndpointMessages.clash(claim.shown, claim.surface, holder.endpoint, holder.claim.surface),

@@ -10,6 +10,7 @@ import { HttpResponder } from './http-responder';
 interface RpcAnswer {
   jsonrpc: '2.0';
   id: unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body the test reads field by field
   result: { [key: string]: any };
   error: { code: number; message: string };
 }

@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Injectable, Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
@@ -35,6 +35,7 @@ import { StreamableHttpHandler } from './streamable-http.handler';
 interface RpcAnswer {
   jsonrpc: '2.0';
   id: unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body the test reads field by field
   result: { [key: string]: any };
   error: { code: number; message: string };
 }

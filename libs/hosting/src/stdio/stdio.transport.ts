@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { JsonRpcErrorCode, LATEST_PROTOCOL_VERSION } from '#libs/core';
 import { McpDispatcher, type DispatchScope } from '#libs/protocol';
 import { classify, errorResponse, PARSE_ERROR_RESPONSE } from '#libs/protocol';

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import type { McpPrincipal } from '#libs/core';
 import { AuditTrail, type AuditRecord, type AuditTrailHealth } from '#libs/security';

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getOptionsToken, type ThrottlerModuleOptions, type ThrottlerOptions } from '@nestjs/throttler';
 import { PromptRegistry, ResourceRegistry, ToolRegistry, type AccessRequirements, type RegisteredHandler } from '#libs/catalog';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ApprovalRequests, type McpApprovalEvent } from '#libs/invocation';
 import { AuditTrail, type AuditEntry, type AuditOutcome } from '#libs/security';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';

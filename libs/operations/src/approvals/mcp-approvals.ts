@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '#libs/core';
 import { ApprovalDecisionError, ApprovalRequests, type McpApproval, type McpApprovalStatus } from '#libs/invocation';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { AuditTrail } from '#libs/security';
 import type { McpHealthCheck } from '../options/health-check.interface';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';

@@ -1,6 +1,6 @@
 import type { Histogram, Metric, Registry } from 'prom-client';
 import { optionalDependency } from '#libs/core';
-import type { AuditOutcome, AuditTrailHealth } from '#libs/security';
+import type { AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '#libs/protocol';
 import { MCP_METHOD_NAMES, type McpRequestObservers } from '#libs/protocol';
 import { OUTCOME_INDEX, OUTCOMES } from '../stats/outcome-index';

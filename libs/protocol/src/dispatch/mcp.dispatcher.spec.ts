@@ -394,6 +394,8 @@ describe('McpDispatcher', () => {
     /** A tools/call handler that runs as a real cancellable call and ends only when aborted. */
     function cancellable() {
       const aborted: string[] = [];
+      // Assigned once the dispatcher is built; read only later, by the handler the dispatcher calls.
+      // eslint-disable-next-line prefer-const
       let callScope!: CallScope;
       const built = setup({
         'tools/call': (params, id, scope, note) =>

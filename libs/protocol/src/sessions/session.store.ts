@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { LATEST_PROTOCOL_VERSION } from '#libs/core';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from './mcp-session';

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '#libs/catalog';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { publicTask, TaskRunner } from './task.runner';

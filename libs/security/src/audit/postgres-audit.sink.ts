@@ -243,6 +243,7 @@ export class PostgresAuditSink implements AuditSink {
 }
 
 /** NUL characters and lone surrogates: PostgreSQL text and jsonb cannot hold them. */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point: PostgreSQL rejects it.
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 /** The same, as `JSON.stringify` writes them. */
 const UNSTORABLE_JSON = /\\u0000|\\ud[89a-f]/i;

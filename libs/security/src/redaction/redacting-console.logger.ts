@@ -26,7 +26,7 @@ export class RedactingConsoleLogger extends ConsoleLogger {
     formattedLogLevel: string,
     contextMessage: string,
     timestampDiff: string,
-    params?: Record<string, any>,
+    params?: Record<string, unknown>,
   ): string {
     return this.secrets.redact(super.formatMessage(logLevel, message, pidMessage, formattedLogLevel, contextMessage, timestampDiff, params));
   }

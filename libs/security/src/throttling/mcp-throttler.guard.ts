@@ -18,13 +18,13 @@ const NO_RESPONSE = { header: () => undefined };
  */
 @Injectable()
 export class McpThrottlerGuard extends ThrottlerGuard {
-  protected override getRequestResponse(context: ExecutionContext): { req: Record<string, any>; res: Record<string, any> } {
+  protected override getRequestResponse(context: ExecutionContext): { req: Record<string, unknown>; res: Record<string, unknown> } {
     if (context.getType<string>() !== MCP_CONTEXT_TYPE) return super.getRequestResponse(context);
     const call = context.getArgByIndex<McpCallContext>(1);
     return { req: { headers: call.headers, mcp: call }, res: NO_RESPONSE };
   }
 
-  protected override async getTracker(req: Record<string, any>): Promise<string> {
+  protected override async getTracker(req: Record<string, unknown>): Promise<string> {
     const call = req.mcp as McpCallContext | undefined;
     if (!call) return super.getTracker(req);
     return call.caller.id !== ANONYMOUS_PRINCIPAL.id ? `principal:${call.caller.id}` : `address:${call.remoteAddress ?? call.transport}`;

@@ -85,7 +85,7 @@
 
   // ---- the API ----
   function storedKey() {
-    try { return sessionStorage.getItem(KEY_STORAGE) || ''; } catch (e) { return ''; }
+    try { return sessionStorage.getItem(KEY_STORAGE) || ''; } catch { return ''; }
   }
   /** A request to the API with the stored key; resolves to its JSON, rejects with the server's message and status. */
   function call(path, init) {
@@ -417,13 +417,13 @@
       event.preventDefault();
       var value = $('key').value.trim();
       if (!value) return;
-      try { sessionStorage.setItem(KEY_STORAGE, value); } catch (e) { /* private mode: the key lives as long as the page */ }
+      try { sessionStorage.setItem(KEY_STORAGE, value); } catch { /* private mode: the key lives as long as the page */ }
       $('key').value = '';
       catalogJson = null;
       refresh(true);
     });
     $('forget').addEventListener('click', function () {
-      try { sessionStorage.removeItem(KEY_STORAGE); } catch (e) { /* nothing stored */ }
+      try { sessionStorage.removeItem(KEY_STORAGE); } catch { /* nothing stored */ }
       $('forget').hidden = true;
       refresh(true);
     });

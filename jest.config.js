@@ -7,7 +7,9 @@ const shared = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: { warnOnly: false } }],
     '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|jose|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/)',
+  ],
   // The package's internal imports and its public entries, from the sources (as tsconfig.json's paths).
   moduleNameMapper: {
     '^#libs/(.*)$': '<rootDir>/libs/$1/src/index.ts',

@@ -89,7 +89,8 @@ describe('architecture', () => {
         const target = specifier.slice('#libs/'.length);
         if (target === file.lib) wrong.push(`${relative(LIBS_DIR, file.path)} imports its own barrel ${specifier}`);
         else if (!layerOf.has(target)) wrong.push(`${relative(LIBS_DIR, file.path)} imports unknown ${specifier}`);
-        else if (layerOf.get(target)! >= layerOf.get(file.lib)!) wrong.push(`${relative(LIBS_DIR, file.path)} (${file.lib}) imports ${specifier}`);
+        else if (layerOf.get(target)! >= layerOf.get(file.lib)!)
+          wrong.push(`${relative(LIBS_DIR, file.path)} (${file.lib}) imports ${specifier}`);
       }
     }
     expect(wrong).toEqual([]);

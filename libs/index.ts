@@ -51,7 +51,15 @@ export type {
 } from '#libs/core';
 export { text, image, audio, embeddedResource, resourceLink } from '#libs/core';
 export { userMessage, assistantMessage } from '#libs/prompts';
-export { McpToolError, McpClientRequestError, JsonRpcError, JsonRpcErrorCode, McpStartupError, MissingDependencyError, ANONYMOUS_PRINCIPAL } from '#libs/core';
+export {
+  McpToolError,
+  McpClientRequestError,
+  JsonRpcError,
+  JsonRpcErrorCode,
+  McpStartupError,
+  MissingDependencyError,
+  ANONYMOUS_PRINCIPAL,
+} from '#libs/core';
 export { resourceNotFound } from '#libs/resources';
 export { McpExecutionContext } from '#libs/invocation';
 export {

@@ -39,7 +39,9 @@ export class AppModule {
             confirmDestructive: true,
             approvals: {
               ...(env.APPROVALS_PUBLIC_URL && { publicUrl: env.APPROVALS_PUBLIC_URL }),
-              ...(env.APPROVALS_WEBHOOK_URL && { webhook: { url: env.APPROVALS_WEBHOOK_URL, secret: env.APPROVALS_WEBHOOK_SECRET } }),
+              ...(env.APPROVALS_WEBHOOK_URL && {
+                webhook: { url: env.APPROVALS_WEBHOOK_URL, secret: env.APPROVALS_WEBHOOK_SECRET },
+              }),
             },
             http: transport === 'http',
             stdio: transport === 'stdio',

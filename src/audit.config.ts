@@ -6,6 +6,7 @@ import type { HostEnvironment } from './host.config';
 export function auditOptions(env: HostEnvironment): McpAuditOptions | false {
   if (env.AUDIT_SINK === 'off') return false;
   const common: McpAuditOptions = { policy: env.AUDIT_POLICY, ...(env.AUDIT_CHAIN && { chain: env.AUDIT_CHAIN }) };
-  if (env.AUDIT_SINK === 'postgres') return { ...common, sink: new PostgresAuditSink({ connectionString: env.DATABASE_URL }) };
+  if (env.AUDIT_SINK === 'postgres')
+    return { ...common, sink: new PostgresAuditSink({ connectionString: env.DATABASE_URL }) };
   return { ...common, file: env.AUDIT_FILE };
 }

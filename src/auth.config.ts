@@ -8,7 +8,10 @@ export const LOCAL_OPERATOR = { id: 'local-operator', scopes: [...ALL_DESK_SCOPE
 
 /** The `auth` option of the host from its environment. @throws Error when the key file cannot be read */
 export function authOptions(
-  env: Pick<HostEnvironment, 'AUTH_MODE' | 'MCP_API_KEYS_FILE' | 'OAUTH_ISSUER' | 'OAUTH_JWKS_URI' | 'MCP_RESOURCE_URL' | 'OAUTH_REQUIRED_SCOPES'>,
+  env: Pick<
+    HostEnvironment,
+    'AUTH_MODE' | 'MCP_API_KEYS_FILE' | 'OAUTH_ISSUER' | 'OAUTH_JWKS_URI' | 'MCP_RESOURCE_URL' | 'OAUTH_REQUIRED_SCOPES'
+  >,
 ): McpAuthOptions {
   if (env.AUTH_MODE === 'none') return { mode: 'none', principal: LOCAL_OPERATOR };
   if (env.AUTH_MODE === 'oauth') {
@@ -25,7 +28,9 @@ export function authOptions(
   try {
     keys = (JSON.parse(readFileSync(env.MCP_API_KEYS_FILE, 'utf8')) as { keys: McpApiKey[] }).keys;
   } catch (error) {
-    throw new Error(`MCP_API_KEYS_FILE="${env.MCP_API_KEYS_FILE}" cannot be read as { "keys": [...] }: ${(error as Error).message}`);
+    throw new Error(
+      `MCP_API_KEYS_FILE="${env.MCP_API_KEYS_FILE}" cannot be read as { "keys": [...] }: ${(error as Error).message}`,
+    );
   }
   return { mode: 'apiKey', keys };
 }

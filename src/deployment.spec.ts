@@ -8,7 +8,15 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 const documented = new Set([...read('docs/deployment.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]));
 
 interface Compose {
-  services: Record<string, { build?: { context: string; dockerfile: string }; environment?: Record<string, string>; depends_on?: Record<string, unknown>; volumes?: string[] }>;
+  services: Record<
+    string,
+    {
+      build?: { context: string; dockerfile: string };
+      environment?: Record<string, string>;
+      depends_on?: Record<string, unknown>;
+      volumes?: string[];
+    }
+  >;
 }
 
 /** The deployment files and their documentation describe the host as it really is. */
@@ -24,7 +32,11 @@ describe('deployment files and docs/deployment.md', () => {
     const compose = parse(read('docker/compose.yaml')) as Compose;
     const composeVariables = Object.keys(compose.services['mcp-host'].environment ?? {});
     for (const name of [...imageVariables, ...composeVariables]) {
-      expect({ name, known: known.has(name), documented: documented.has(name) }).toEqual({ name, known: true, documented: true });
+      expect({ name, known: known.has(name), documented: documented.has(name) }).toEqual({
+        name,
+        known: true,
+        documented: true,
+      });
     }
     // The compose environment itself passes the host's validation.
     expect(() => validateEnvironment({ ...compose.services['mcp-host'].environment })).not.toThrow();
@@ -34,7 +46,10 @@ describe('deployment files and docs/deployment.md', () => {
     const compose = parse(read('docker/compose.yaml')) as Compose;
     const host = compose.services['mcp-host'];
     expect(existsSync(join(root, 'docker', host.build!.context, host.build!.dockerfile))).toBe(true);
-    expect(host.depends_on).toEqual({ redis: { condition: 'service_healthy' }, postgres: { condition: 'service_healthy' } });
+    expect(host.depends_on).toEqual({
+      redis: { condition: 'service_healthy' },
+      postgres: { condition: 'service_healthy' },
+    });
     expect(host.environment).toMatchObject({ AUDIT_SINK: 'postgres', REDIS_URL: 'redis://redis:6379' });
     expect(host.environment!.DATABASE_URL).toMatch(/@postgres:5432\//);
     const mount = compose.services.prometheus.volumes![0].split(':')[0];

@@ -32,15 +32,23 @@ describe('validateEnvironment', () => {
   });
 
   it('needs DATABASE_URL for the PostgreSQL audit sink, and says which values are allowed', () => {
-    expect(() => validateEnvironment({ AUDIT_SINK: 'postgres' })).toThrow('DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres');
+    expect(() => validateEnvironment({ AUDIT_SINK: 'postgres' })).toThrow(
+      'DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres',
+    );
     expect(() => validateEnvironment({ AUDIT_SINK: 'kafka', AUDIT_POLICY: 'maybe' })).toThrow(
       /AUDIT_SINK="kafka" must be "jsonl", "postgres" or "off"\n {2}- AUDIT_POLICY="maybe" must be "fail-closed" or "buffered"/,
     );
-    expect(validateEnvironment({ AUDIT_SINK: 'postgres', DATABASE_URL: 'postgres://u:p@db:5432/mcp' })).toMatchObject({ AUDIT_SINK: 'postgres', DATABASE_URL: 'postgres://u:p@db:5432/mcp' });
+    expect(validateEnvironment({ AUDIT_SINK: 'postgres', DATABASE_URL: 'postgres://u:p@db:5432/mcp' })).toMatchObject({
+      AUDIT_SINK: 'postgres',
+      DATABASE_URL: 'postgres://u:p@db:5432/mcp',
+    });
   });
 
   it('adds configured hosts and origins', () => {
-    const env = validateEnvironment({ MCP_ALLOWED_HOSTS: 'desk.example, mcp.desk.example', MCP_ALLOWED_ORIGINS: 'https://desk.example' });
+    const env = validateEnvironment({
+      MCP_ALLOWED_HOSTS: 'desk.example, mcp.desk.example',
+      MCP_ALLOWED_ORIGINS: 'https://desk.example',
+    });
     expect(env.MCP_ALLOWED_HOSTS).toEqual(['localhost', '127.0.0.1', '[::1]', 'desk.example', 'mcp.desk.example']);
     expect(env.MCP_ALLOWED_ORIGINS).toEqual(['https://desk.example']);
   });
@@ -49,7 +57,13 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ AUTH_MODE: 'oauth', OAUTH_ISSUER: 'https://id.example' })).toThrow(
       'Invalid environment:\n  - OAUTH_JWKS_URI must be an absolute URL when AUTH_MODE=oauth\n  - MCP_RESOURCE_URL must be an absolute URL when AUTH_MODE=oauth',
     );
-    const env = validateEnvironment({ AUTH_MODE: 'oauth', OAUTH_ISSUER: 'https://id.example', OAUTH_JWKS_URI: 'https://id.example/jwks', MCP_RESOURCE_URL: 'https://mcp.example/mcp', OAUTH_REQUIRED_SCOPES: 'mcp' });
+    const env = validateEnvironment({
+      AUTH_MODE: 'oauth',
+      OAUTH_ISSUER: 'https://id.example',
+      OAUTH_JWKS_URI: 'https://id.example/jwks',
+      MCP_RESOURCE_URL: 'https://mcp.example/mcp',
+      OAUTH_REQUIRED_SCOPES: 'mcp',
+    });
     expect(env).toMatchObject({ AUTH_MODE: 'oauth', OAUTH_REQUIRED_SCOPES: ['mcp'] });
   });
 

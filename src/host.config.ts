@@ -50,39 +50,57 @@ export const LOG_LEVELS = {
 } as const;
 
 const list = (value: unknown) =>
-  typeof value === 'string' && value.trim() ? value.split(',').map((item) => item.trim()).filter(Boolean) : [];
+  typeof value === 'string' && value.trim()
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : [];
 
 /** @throws Error naming every variable that is wrong and how to set it. */
 export function validateEnvironment(env: Record<string, unknown>): HostEnvironment {
   const problems: string[] = [];
   const port = Number(env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT="${env.PORT}" must be an integer from 0 to 65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    problems.push(`PORT="${env.PORT}" must be an integer from 0 to 65535`);
   const mode = env.MCP_MODE ?? 'stateful';
-  if (mode !== 'stateful' && mode !== 'stateless') problems.push(`MCP_MODE="${mode}" must be "stateful" or "stateless"`);
+  if (mode !== 'stateful' && mode !== 'stateless')
+    problems.push(`MCP_MODE="${mode}" must be "stateful" or "stateless"`);
   const readOnly = String(env.SUPPORT_READ_ONLY ?? 'false');
-  if (readOnly !== 'true' && readOnly !== 'false') problems.push(`SUPPORT_READ_ONLY="${readOnly}" must be "true" or "false"`);
+  if (readOnly !== 'true' && readOnly !== 'false')
+    problems.push(`SUPPORT_READ_ONLY="${readOnly}" must be "true" or "false"`);
   const stepMs = Number(env.SUPPORT_REPORT_STEP_MS ?? 250);
-  if (!Number.isInteger(stepMs) || stepMs < 0) problems.push(`SUPPORT_REPORT_STEP_MS="${env.SUPPORT_REPORT_STEP_MS}" must be a whole number of milliseconds`);
+  if (!Number.isInteger(stepMs) || stepMs < 0)
+    problems.push(`SUPPORT_REPORT_STEP_MS="${env.SUPPORT_REPORT_STEP_MS}" must be a whole number of milliseconds`);
   const throttleLimit = Number(env.THROTTLE_LIMIT ?? 120);
-  if (!Number.isInteger(throttleLimit) || throttleLimit < 1) problems.push(`THROTTLE_LIMIT="${env.THROTTLE_LIMIT}" must be a whole number ≥ 1`);
+  if (!Number.isInteger(throttleLimit) || throttleLimit < 1)
+    problems.push(`THROTTLE_LIMIT="${env.THROTTLE_LIMIT}" must be a whole number ≥ 1`);
   const throttleTtl = Number(env.THROTTLE_TTL_MS ?? 60_000);
-  if (!Number.isInteger(throttleTtl) || throttleTtl < 1) problems.push(`THROTTLE_TTL_MS="${env.THROTTLE_TTL_MS}" must be a whole number of milliseconds ≥ 1`);
+  if (!Number.isInteger(throttleTtl) || throttleTtl < 1)
+    problems.push(`THROTTLE_TTL_MS="${env.THROTTLE_TTL_MS}" must be a whole number of milliseconds ≥ 1`);
   const redisUrl = typeof env.REDIS_URL === 'string' && env.REDIS_URL ? env.REDIS_URL : undefined;
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push(`REDIS_URL="${redisUrl}" must start with redis:// or rediss://`);
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
+    problems.push(`REDIS_URL="${redisUrl}" must start with redis:// or rediss://`);
   const authMode = env.AUTH_MODE ?? 'none';
-  if (authMode !== 'none' && authMode !== 'apiKey' && authMode !== 'oauth') problems.push(`AUTH_MODE="${authMode}" must be "none", "apiKey" or "oauth"`);
+  if (authMode !== 'none' && authMode !== 'apiKey' && authMode !== 'oauth')
+    problems.push(`AUTH_MODE="${authMode}" must be "none", "apiKey" or "oauth"`);
   if (authMode === 'oauth') {
     for (const name of ['OAUTH_ISSUER', 'OAUTH_JWKS_URI', 'MCP_RESOURCE_URL']) {
-      if (typeof env[name] !== 'string' || !URL.canParse(env[name] as string)) problems.push(`${name} must be an absolute URL when AUTH_MODE=oauth`);
+      if (typeof env[name] !== 'string' || !URL.canParse(env[name] as string))
+        problems.push(`${name} must be an absolute URL when AUTH_MODE=oauth`);
     }
   }
   const auditSink = env.AUDIT_SINK ?? 'jsonl';
-  if (auditSink !== 'jsonl' && auditSink !== 'postgres' && auditSink !== 'off') problems.push(`AUDIT_SINK="${auditSink}" must be "jsonl", "postgres" or "off"`);
+  if (auditSink !== 'jsonl' && auditSink !== 'postgres' && auditSink !== 'off')
+    problems.push(`AUDIT_SINK="${auditSink}" must be "jsonl", "postgres" or "off"`);
   const auditPolicy = env.AUDIT_POLICY ?? 'fail-closed';
-  if (auditPolicy !== 'fail-closed' && auditPolicy !== 'buffered') problems.push(`AUDIT_POLICY="${auditPolicy}" must be "fail-closed" or "buffered"`);
+  if (auditPolicy !== 'fail-closed' && auditPolicy !== 'buffered')
+    problems.push(`AUDIT_POLICY="${auditPolicy}" must be "fail-closed" or "buffered"`);
   const databaseUrl = typeof env.DATABASE_URL === 'string' && env.DATABASE_URL ? env.DATABASE_URL : undefined;
-  if (auditSink === 'postgres' && !databaseUrl) problems.push('DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres');
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  if (auditSink === 'postgres' && !databaseUrl)
+    problems.push('DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   const url = (name: string) => {
     const value = typeof env[name] === 'string' && env[name] ? (env[name] as string) : undefined;
     if (value !== undefined && !/^https?:\/\//.test(value)) problems.push(`${name}="${value}" must be an http(s) URL`);
@@ -90,10 +108,15 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   };
   const approvalsPublicUrl = url('APPROVALS_PUBLIC_URL');
   const approvalsWebhookUrl = url('APPROVALS_WEBHOOK_URL');
-  const approvalsWebhookSecret = typeof env.APPROVALS_WEBHOOK_SECRET === 'string' && env.APPROVALS_WEBHOOK_SECRET ? env.APPROVALS_WEBHOOK_SECRET : undefined;
-  if (approvalsWebhookSecret !== undefined && approvalsWebhookSecret.length < 16) problems.push('APPROVALS_WEBHOOK_SECRET must be at least 16 characters (e.g. `openssl rand -hex 24`)');
+  const approvalsWebhookSecret =
+    typeof env.APPROVALS_WEBHOOK_SECRET === 'string' && env.APPROVALS_WEBHOOK_SECRET
+      ? env.APPROVALS_WEBHOOK_SECRET
+      : undefined;
+  if (approvalsWebhookSecret !== undefined && approvalsWebhookSecret.length < 16)
+    problems.push('APPROVALS_WEBHOOK_SECRET must be at least 16 characters (e.g. `openssl rand -hex 24`)');
   const logLevel = env.LOG_LEVEL ?? 'log';
-  if (typeof logLevel !== 'string' || !Object.hasOwn(LOG_LEVELS, logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${Object.keys(LOG_LEVELS).join(', ')}`);
+  if (typeof logLevel !== 'string' || !Object.hasOwn(LOG_LEVELS, logLevel))
+    problems.push(`LOG_LEVEL="${logLevel}" must be one of ${Object.keys(LOG_LEVELS).join(', ')}`);
   if (problems.length > 0) throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
 
   const origins = list(env.MCP_ALLOWED_ORIGINS);
@@ -113,7 +136,10 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     THROTTLE_LIMIT: throttleLimit,
     THROTTLE_TTL_MS: throttleTtl,
     REDIS_URL: redisUrl,
-    MCP_API_KEYS_FILE: typeof env.MCP_API_KEYS_FILE === 'string' && env.MCP_API_KEYS_FILE ? env.MCP_API_KEYS_FILE : 'config/api-keys.example.json',
+    MCP_API_KEYS_FILE:
+      typeof env.MCP_API_KEYS_FILE === 'string' && env.MCP_API_KEYS_FILE
+        ? env.MCP_API_KEYS_FILE
+        : 'config/api-keys.example.json',
     AUDIT_SINK: auditSink as HostEnvironment['AUDIT_SINK'],
     AUDIT_FILE: typeof env.AUDIT_FILE === 'string' && env.AUDIT_FILE ? env.AUDIT_FILE : 'audit/audit.jsonl',
     AUDIT_POLICY: auditPolicy as HostEnvironment['AUDIT_POLICY'],

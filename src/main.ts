@@ -11,11 +11,15 @@ import { LOG_LEVELS, validateEnvironment, type HostEnvironment } from './host.co
 /** The support desk over Streamable HTTP: `npm start` (HOST, PORT override the address). */
 async function bootstrap(): Promise<void> {
   const { LOG_LEVEL } = validateEnvironment(process.env);
-  const app = await NestFactory.create(AppModule.register({ transport: 'http' }), { logger: new RedactingConsoleLogger({ logLevels: [...LOG_LEVELS[LOG_LEVEL]] }) });
+  const app = await NestFactory.create(AppModule.register({ transport: 'http' }), {
+    logger: new RedactingConsoleLogger({ logLevels: [...LOG_LEVELS[LOG_LEVEL]] }),
+  });
   app.enableShutdownHooks();
   const config = app.get<ConfigService<HostEnvironment, true>>(ConfigService);
   await app.listen(config.get('PORT'), config.get('HOST'));
   const url = (await app.getUrl()).replace('[::1]', 'localhost');
-  new Logger('SupportDesk').log(`MCP endpoint: ${url}/mcp — health: ${url}/health/ready — admin dashboard: ${url}/admin`);
+  new Logger('SupportDesk').log(
+    `MCP endpoint: ${url}/mcp — health: ${url}/health/ready — admin dashboard: ${url}/admin`,
+  );
 }
 void bootstrap();

@@ -21,12 +21,18 @@ describe('src/tracing.ts', () => {
 
   it('chooses exporters from OTEL_TRACES_EXPORTER, else OTLP when an endpoint is set', () => {
     expect(traceExportersFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual(['otlp']);
-    expect(traceExportersFrom({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toEqual(['otlp']);
+    expect(traceExportersFrom({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toEqual([
+      'otlp',
+    ]);
     expect(traceExportersFrom({ OTEL_TRACES_EXPORTER: 'console' })).toEqual(['console']);
     expect(traceExportersFrom({ OTEL_TRACES_EXPORTER: 'otlp, Console,otlp' })).toEqual(['otlp', 'console']);
-    expect(traceExportersFrom({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual([]);
+    expect(
+      traceExportersFrom({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }),
+    ).toEqual([]);
     expect(traceExportersFrom({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'console' })).toEqual([]);
-    expect(() => traceExportersFrom({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow('OTEL_TRACES_EXPORTER="zipkin": unknown exporter zipkin; use otlp, console or none (comma-separated)');
+    expect(() => traceExportersFrom({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(
+      'OTEL_TRACES_EXPORTER="zipkin": unknown exporter zipkin; use otlp, console or none (comma-separated)',
+    );
   });
 
   it('names the service support-desk unless OTEL_SERVICE_NAME says otherwise', () => {
@@ -46,10 +52,21 @@ describe('src/tracing.ts', () => {
       expect(provider).toBeDefined();
       // Registered with W3C propagation, as the host's tracing expects.
       expect(propagation.fields()).toEqual(expect.arrayContaining(['traceparent', 'tracestate', 'baggage']));
-      trace.getTracer('test').startSpan('tools/call add', { attributes: { 'gen_ai.tool.name': 'add' } }).end();
+      trace
+        .getTracer('test')
+        .startSpan('tools/call add', { attributes: { 'gen_ai.tool.name': 'add' } })
+        .end();
       await provider.shutdown();
-      const spans = lines.map((line) => JSON.parse(line) as { name: string; traceId: string; attributes: Record<string, unknown> });
-      expect(spans).toEqual([expect.objectContaining({ name: 'tools/call add', traceId: expect.stringMatching(/^[\da-f]{32}$/), attributes: { 'gen_ai.tool.name': 'add' } })]);
+      const spans = lines.map(
+        (line) => JSON.parse(line) as { name: string; traceId: string; attributes: Record<string, unknown> },
+      );
+      expect(spans).toEqual([
+        expect.objectContaining({
+          name: 'tools/call add',
+          traceId: expect.stringMatching(/^[\da-f]{32}$/),
+          attributes: { 'gen_ai.tool.name': 'add' },
+        }),
+      ]);
       expect(stdout).not.toHaveBeenCalled();
     } finally {
       write.mockRestore();

@@ -4,8 +4,21 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { ExportResultCode, hrTimeToMicroseconds, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  resourceFromAttributes,
+  type Resource,
+} from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 /** `service.name` unless `OTEL_SERVICE_NAME` (or `OTEL_RESOURCE_ATTRIBUTES`) says otherwise. */
@@ -23,9 +36,15 @@ export function traceExportersFrom(env: NodeJS.ProcessEnv): ExporterName[] {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return [];
   const requested = env.OTEL_TRACES_EXPORTER?.trim();
   if (requested) {
-    const names = requested.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+    const names = requested
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean);
     const unknown = names.filter((name) => !EXPORTERS.includes(name as ExporterName));
-    if (unknown.length > 0) throw new Error(`OTEL_TRACES_EXPORTER="${requested}": unknown exporter ${unknown.join(', ')}; use otlp, console or none (comma-separated)`);
+    if (unknown.length > 0)
+      throw new Error(
+        `OTEL_TRACES_EXPORTER="${requested}": unknown exporter ${unknown.join(', ')}; use otlp, console or none (comma-separated)`,
+      );
     return names.includes('none') ? [] : [...new Set(names as ExporterName[])];
   }
   return env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() ? ['otlp'] : [];
@@ -49,7 +68,9 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): NodeTracerPr
   if (exporters.length === 0) return undefined;
   const spanProcessors: SpanProcessor[] = exporters.map((name) =>
     // Batches to the collector; the console gets each span as it ends.
-    name === 'otlp' ? new BatchSpanProcessor(new OTLPTraceExporter()) : new SimpleSpanProcessor(new StderrSpanExporter()),
+    name === 'otlp'
+      ? new BatchSpanProcessor(new OTLPTraceExporter())
+      : new SimpleSpanProcessor(new StderrSpanExporter()),
   );
   const provider = new NodeTracerProvider({ resource: tracingResource(), spanProcessors });
   provider.register();

@@ -44,9 +44,14 @@ describe('admin API', () => {
 
   beforeAll(async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'mcp-admin-')), 'audit.jsonl');
-    ({ app, base } = await startAudited({ auth: AUTH, audit: { file, flushIntervalMs: 10 }, admin: { statsWindowMinutes: 10 } }));
+    ({ app, base } = await startAudited({
+      auth: AUTH,
+      audit: { file, flushIntervalMs: 10 },
+      admin: { statsWindowMinutes: 10 },
+    }));
     agent = await connectHttpClient(`${base}/mcp`, { 'x-api-key': KEYS.agent });
-    const call = (name: string, args: Record<string, unknown> = {}) => agent.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      agent.callTool({ name, arguments: args }) as Promise<CallToolResult>;
     await call('resetPassword', { login: 'ada', newPassword: 'correct horse battery' });
     await call('resetPassword', { login: 'ada', newPassword: 'short' });
     await call('refuse');
@@ -65,7 +70,12 @@ describe('admin API', () => {
   it('serves the page to anyone the Host policy admits, with strict headers and no data', async () => {
     const page = await get('/admin').expect(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(page.headers).toMatchObject({ 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+    expect(page.headers).toMatchObject({
+      'cache-control': 'no-store',
+      'x-frame-options': 'DENY',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    });
     // Nothing inline: the script and the style sheet are files under the admin path.
     expect(page.headers['content-security-policy']).toBe(
       "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -83,26 +93,42 @@ describe('admin API', () => {
     expect(style.text).toContain(':root {');
     // Kept by the browser but revalidated on every use: 304 while the file is the same.
     for (const asset of [script, style]) {
-      expect(asset.headers).toMatchObject({ 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; frame-ancestors 'none'" });
+      expect(asset.headers).toMatchObject({
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      });
       expect(asset.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
     }
     expect(script.headers.etag).not.toBe(style.headers.etag);
     const unchanged = await get('/admin/app.css').set('if-none-match', style.headers.etag).expect(304);
     expect(unchanged.headers).toMatchObject({ etag: style.headers.etag, 'cache-control': 'no-cache' });
     expect(unchanged.text ?? '').toBe('');
-    expect((await get('/admin/app.js').set('if-none-match', `W/"old", ${script.headers.etag}`).expect(304)).headers.etag).toBe(script.headers.etag);
+    expect(
+      (await get('/admin/app.js').set('if-none-match', `W/"old", ${script.headers.etag}`).expect(304)).headers.etag,
+    ).toBe(script.headers.etag);
     expect((await get('/admin/app.js').set('if-none-match', '"old"').expect(200)).text).toBe(script.text);
     await request(base).get('/admin/app.css').set('host', 'evil.example').expect(403);
     await request(base).get('/admin').set('host', 'evil.example').expect(403);
-    await request(base).get('/admin/api/health').set('host', 'evil.example').set('authorization', `Bearer ${KEYS.admin}`).expect(403);
+    await request(base)
+      .get('/admin/api/health')
+      .set('host', 'evil.example')
+      .set('authorization', `Bearer ${KEYS.admin}`)
+      .expect(403);
     await get('/admin/api/health', KEYS.admin).set('origin', 'https://evil.example').expect(403);
   });
 
   it('needs an administrator: the role admin or the scope mcp:admin', async () => {
     const none = await get('/admin/api/health').expect(401);
     expect(none.headers['www-authenticate']).toBe('Bearer realm="mcp-admin"');
-    expect(none.body).toEqual({ error: 'unauthenticated', message: 'No API key: send Authorization: Bearer <key> or X-API-Key: <key>. The admin API needs an admin key or token.' });
-    expect((await get('/admin/api/stats', 'wrong-key').expect(401)).body.message).toBe('The API key is not valid. The admin API needs an admin key or token.');
+    expect(none.body).toEqual({
+      error: 'unauthenticated',
+      message:
+        'No API key: send Authorization: Bearer <key> or X-API-Key: <key>. The admin API needs an admin key or token.',
+    });
+    expect((await get('/admin/api/stats', 'wrong-key').expect(401)).body.message).toBe(
+      'The API key is not valid. The admin API needs an admin key or token.',
+    );
     const agentRefused = await get('/admin/api/stats', KEYS.agent).expect(403);
     expect(agentRefused.body).toEqual({
       error: 'forbidden',
@@ -110,15 +136,28 @@ describe('admin API', () => {
     });
     expect(agentRefused.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
     expect((await get('/admin/api/health', KEYS.admin).expect(200)).body.principal).toBe('ops');
-    expect((await request(base).get('/admin/api/health').set('x-api-key', KEYS.scoped).expect(200)).body.principal).toBe('ops-bot');
-    expect((await get('/admin/api/nope', KEYS.admin).expect(404)).body.message).toBe('No admin API "nope"; there are: health, catalog, stats, audit, sessions, approvals.');
+    expect(
+      (await request(base).get('/admin/api/health').set('x-api-key', KEYS.scoped).expect(200)).body.principal,
+    ).toBe('ops-bot');
+    expect((await get('/admin/api/nope', KEYS.admin).expect(404)).body.message).toBe(
+      'No admin API "nope"; there are: health, catalog, stats, audit, sessions, approvals.',
+    );
   });
 
   it('reports the host and its dependencies as readiness does', async () => {
     const { body } = await get('/admin/api/health', KEYS.admin).expect(200);
     expect(body).toMatchObject({
       status: 'ok',
-      host: { name: 'audited', version: '1.0.0', phase: 'ready', mode: 'stateful', auth: 'apiKey', sessions: 1, inFlight: 0, catalog: { tools: 8, prompts: 1, resources: 1, resourceTemplates: 0 } },
+      host: {
+        name: 'audited',
+        version: '1.0.0',
+        phase: 'ready',
+        mode: 'stateful',
+        auth: 'apiKey',
+        sessions: 1,
+        inFlight: 0,
+        catalog: { tools: 8, prompts: 1, resources: 1, resourceTemplates: 0 },
+      },
       dependencies: [{ name: 'audit:jsonl', status: 'up', required: true }],
     });
   });
@@ -126,11 +165,28 @@ describe('admin API', () => {
   it('counts calls and errors per entry over the window, every catalog entry listed, made-up names not', async () => {
     const { body } = await get('/admin/api/stats', KEYS.admin).expect(200);
     expect(body).toMatchObject({ windowMinutes: 10, windowMs: 600_000, bucketMs: 20_000 });
-    const byName = Object.fromEntries(body.entries.map((entry: { kind: string; name: string }) => [`${entry.kind}:${entry.name}`, entry]));
+    const byName = Object.fromEntries(
+      body.entries.map((entry: { kind: string; name: string }) => [`${entry.kind}:${entry.name}`, entry]),
+    );
     expect(Object.keys(byName)).toEqual([
-      'tool:connect', 'tool:count', 'tool:digest', 'tool:forbidden', 'tool:purge', 'tool:rare', 'tool:refuse', 'tool:resetPassword', 'prompt:summary', 'resource:desk://status',
+      'tool:connect',
+      'tool:count',
+      'tool:digest',
+      'tool:forbidden',
+      'tool:purge',
+      'tool:rare',
+      'tool:refuse',
+      'tool:resetPassword',
+      'prompt:summary',
+      'resource:desk://status',
     ]);
-    expect(byName['tool:resetPassword']).toMatchObject({ calls: 2, errors: 1, errorRate: 0.5, outcomes: { ok: 1, invalid: 1 }, total: { calls: 2, errors: 1 } });
+    expect(byName['tool:resetPassword']).toMatchObject({
+      calls: 2,
+      errors: 1,
+      errorRate: 0.5,
+      outcomes: { ok: 1, invalid: 1 },
+      total: { calls: 2, errors: 1 },
+    });
     expect(byName['tool:refuse']).toMatchObject({ calls: 1, errors: 1, outcomes: { tool_error: 1 } });
     expect(byName['tool:rare']).toMatchObject({ calls: 2, errors: 1, outcomes: { ok: 1, throttled: 1 } });
     expect(byName['tool:purge']).toMatchObject({ calls: 1, errors: 1, outcomes: { denied: 1 } });
@@ -152,16 +208,32 @@ describe('admin API', () => {
     expect(tool('rare')).toMatchObject({
       where: 'AuditedTools.rare',
       access: { scopes: [], roles: [] },
-      throttle: [{ throttler: 'default', limit: 1, ttlMs: 60_000, blockDurationMs: 60_000, skipped: false, source: 'method' }],
+      throttle: [
+        { throttler: 'default', limit: 1, ttlMs: 60_000, blockDurationMs: 60_000, skipped: false, source: 'method' },
+      ],
       timeoutMs: 30_000,
       maxConcurrency: null,
       confirm: false,
     });
-    expect(tool('resetPassword').throttle).toEqual([{ throttler: 'default', limit: 1_000_000, ttlMs: 60_000, blockDurationMs: 60_000, skipped: false, source: 'module' }]);
-    expect(tool('resetPassword').definition.inputSchema).toMatchObject({ type: 'object', properties: { login: { type: 'string' }, newPassword: { type: 'string', 'x-sensitive': true } } });
+    expect(tool('resetPassword').throttle).toEqual([
+      {
+        throttler: 'default',
+        limit: 1_000_000,
+        ttlMs: 60_000,
+        blockDurationMs: 60_000,
+        skipped: false,
+        source: 'module',
+      },
+    ]);
+    expect(tool('resetPassword').definition.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { login: { type: 'string' }, newPassword: { type: 'string', 'x-sensitive': true } },
+    });
     expect(tool('purge').access).toEqual({ scopes: ['admin'], roles: [] });
     expect(body.prompts).toMatchObject([{ name: 'summary' }]);
-    expect(body.resources).toMatchObject([{ name: 'desk://status', definition: { uri: 'desk://status', name: 'status' } }]);
+    expect(body.resources).toMatchObject([
+      { name: 'desk://status', definition: { uri: 'desk://status', name: 'status' } },
+    ]);
   });
 
   it('lists live sessions with their principal and client', async () => {
@@ -194,11 +266,21 @@ describe('admin API', () => {
     }
     expect(records.map((record) => record.outcome)).toEqual(['invalid', 'ok']);
     const { body } = await get('/admin/api/audit?principal=agent-7&outcome=throttled&limit=5', KEYS.admin).expect(200);
-    expect(body).toMatchObject({ enabled: true, health: { sink: 'jsonl', state: 'ok' }, filter: { principal: 'agent-7', outcome: 'throttled', limit: 5 } });
-    expect(body.records).toMatchObject([{ method: 'tools/call', target: 'rare', outcome: 'throttled', principal: 'agent-7' }]);
+    expect(body).toMatchObject({
+      enabled: true,
+      health: { sink: 'jsonl', state: 'ok' },
+      filter: { principal: 'agent-7', outcome: 'throttled', limit: 5 },
+    });
+    expect(body.records).toMatchObject([
+      { method: 'tools/call', target: 'rare', outcome: 'throttled', principal: 'agent-7' },
+    ]);
     expect(JSON.stringify(body)).not.toContain('correct horse battery');
-    expect((await get('/admin/api/audit?outcome=bogus', KEYS.admin).expect(400)).body.message).toMatch(/^outcome "bogus" is not an outcome; use one of: ok, tool_error, /);
-    expect((await get('/admin/api/audit?limit=0', KEYS.admin).expect(400)).body.message).toBe('limit "0" must be an integer from 1 to 500.');
+    expect((await get('/admin/api/audit?outcome=bogus', KEYS.admin).expect(400)).body.message).toMatch(
+      /^outcome "bogus" is not an outcome; use one of: ok, tool_error, /,
+    );
+    expect((await get('/admin/api/audit?limit=0', KEYS.admin).expect(400)).body.message).toBe(
+      'limit "0" must be an integer from 1 to 500.',
+    );
   });
 });
 
@@ -209,7 +291,12 @@ describe('admin API without authentication or audit', () => {
       const base = url.replace(/\/mcp$/, '');
       const health = await request(base).get('/admin/api/health').expect(200);
       expect(health.body.principal).toBe('anonymous');
-      expect((await request(base).get('/admin/api/audit').expect(200)).body).toEqual({ enabled: false, health: null, filter: { limit: 50 }, records: [] });
+      expect((await request(base).get('/admin/api/audit').expect(200)).body).toEqual({
+        enabled: false,
+        health: null,
+        filter: { limit: 50 },
+        records: [],
+      });
     } finally {
       await app.close();
     }
@@ -218,7 +305,9 @@ describe('admin API without authentication or audit', () => {
   it('is not mounted with admin: false, and moves with admin.path', async () => {
     const off = await startFixtureApp({ admin: false });
     try {
-      await request(off.url.replace(/\/mcp$/, '')).get('/admin').expect(404);
+      await request(off.url.replace(/\/mcp$/, ''))
+        .get('/admin')
+        .expect(404);
     } finally {
       await off.app.close();
     }

@@ -16,7 +16,16 @@ import { connectHttpClient } from './support/fixture-app';
 declare const document: any, window: any, sessionStorage: any, getComputedStyle: any;
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 // The demo keys of config/api-keys.example.json (README).
 const ADMIN_KEY = 'desk-demo-admin-key';
 const READER_KEY = 'desk-demo-read-only-key';
@@ -34,9 +43,15 @@ interface StatsEntry {
 /** The support desk as `AUTH_MODE=apiKey npm start` runs it, on a free loopback port. */
 async function startDesk(): Promise<{ app: INestApplication; base: string }> {
   const saved = { ...process.env };
-  Object.assign(process.env, { AUTH_MODE: 'apiKey', AUDIT_FILE: join(tmpdir(), `desk-admin-audit-${randomUUID()}.jsonl`), SUPPORT_REPORT_STEP_MS: '10' });
+  Object.assign(process.env, {
+    AUTH_MODE: 'apiKey',
+    AUDIT_FILE: join(tmpdir(), `desk-admin-audit-${randomUUID()}.jsonl`),
+    SUPPORT_REPORT_STEP_MS: '10',
+  });
   try {
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule.register({ transport: 'http' })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [AppModule.register({ transport: 'http' })],
+    }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
     return { app, base: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
@@ -64,8 +79,14 @@ describe('admin dashboard in chromium', () => {
   const call = async (client: Client, name: string, args: Record<string, unknown>, fails: boolean) => {
     const count = expected.get(name) ?? { calls: 0, errors: 0 };
     expected.set(name, { calls: count.calls + 1, errors: count.errors + (fails ? 1 : 0) });
-    const result = await client.callTool({ name, arguments: args }).catch((error: Error) => ({ isError: true, content: [], thrown: error.message }));
-    expect({ name, args, failed: Boolean((result as CallToolResult).isError), result }).toMatchObject({ name, args, failed: fails });
+    const result = await client
+      .callTool({ name, arguments: args })
+      .catch((error: Error) => ({ isError: true, content: [], thrown: error.message }));
+    expect({ name, args, failed: Boolean((result as CallToolResult).isError), result }).toMatchObject({
+      name,
+      args,
+      failed: fails,
+    });
   };
   const apiStats = async (): Promise<StatsEntry[]> => {
     const response = await fetch(`${base}/admin/api/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
@@ -80,7 +101,10 @@ describe('admin dashboard in chromium', () => {
   const refreshes = async () => Number(await page.getAttribute('html', 'data-refreshes'));
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; npm test does it first when run as root)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; npm test does it first when run as root)`,
+      );
     ({ app, base } = await startDesk());
     admin = await connectHttpClient(`${base}/mcp`, { authorization: `Bearer ${ADMIN_KEY}` });
     reader = await connectHttpClient(`${base}/mcp`, { 'x-api-key': READER_KEY });
@@ -90,9 +114,19 @@ describe('admin dashboard in chromium', () => {
     await call(admin, 'get_ticket', { ticketId: 'T-9998' }, true);
     await call(admin, 'search_customers', { query: 'contoso' }, false);
     await call(admin, 'get_customer', {}, true); // invalid arguments
-    await call(admin, 'create_ticket', { customerId: 'C-0000', subject: 'Nobody', description: 'No such customer.', priority: 'low' }, true);
+    await call(
+      admin,
+      'create_ticket',
+      { customerId: 'C-0000', subject: 'Nobody', description: 'No such customer.', priority: 'low' },
+      true,
+    );
     await call(reader, 'search_tickets', { status: 'open' }, false);
-    await call(reader, 'create_ticket', { customerId: 'C-1002', subject: 'Denied', description: 'Needs tickets:write.', priority: 'low' }, true); // hidden: denied
+    await call(
+      reader,
+      'create_ticket',
+      { customerId: 'C-1002', subject: 'Denied', description: 'Needs tickets:write.', priority: 'low' },
+      true,
+    ); // hidden: denied
     await reader.readResource({ uri: 'kb://articles' });
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -109,10 +143,16 @@ describe('admin dashboard in chromium', () => {
   it('asks for a key, and shows the 403 message to a key that is not an admin', async () => {
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => message.type() === 'error' && !/status of 40[13]/.test(message.text()) && errors.push(message.text()));
+    page.on(
+      'console',
+      (message) =>
+        message.type() === 'error' && !/status of 40[13]/.test(message.text()) && errors.push(message.text()),
+    );
     await page.goto(`${base}/admin`);
     await page.waitForSelector('html[data-state="unauthorized"]');
-    expect(await page.textContent('#notice')).toBe('401 Not signed in. No API key: send Authorization: Bearer <key> or X-API-Key: <key>. The admin API needs an admin key or token.');
+    expect(await page.textContent('#notice')).toBe(
+      '401 Not signed in. No API key: send Authorization: Bearer <key> or X-API-Key: <key>. The admin API needs an admin key or token.',
+    );
     expect(await page.isVisible('#key-form')).toBe(true);
 
     await page.fill('#key', READER_KEY);
@@ -141,7 +181,11 @@ describe('admin dashboard in chromium', () => {
     // One more call, then the page's own refresh must show it.
     await call(admin, 'search_tickets', { status: 'open', limit: 5 }, false);
     const seen = await refreshes();
-    await page.waitForFunction((after) => Number(document.documentElement.getAttribute('data-refreshes')) > after, seen, { timeout: 15_000 });
+    await page.waitForFunction(
+      (after) => Number(document.documentElement.getAttribute('data-refreshes')) > after,
+      seen,
+      { timeout: 15_000 },
+    );
 
     const api = await apiStats();
     for (const [tool, counts] of expected) {
@@ -154,13 +198,21 @@ describe('admin dashboard in chromium', () => {
     // Tools nobody called are listed with zeros.
     expect(await shownRow('tool:close_ticket')).toEqual({ calls: 0, errors: 0 });
     expect(await shownRow('resource:kb://articles')).toEqual({ calls: 1, errors: 0 });
-    expect(await page.textContent('#stats-rows tr[data-entry="tool:get_ticket"] [data-col="errorRate"]')).toBe('66.7 %');
+    expect(await page.textContent('#stats-rows tr[data-entry="tool:get_ticket"] [data-col="errorRate"]')).toBe(
+      '66.7 %',
+    );
 
     expect(await page.textContent('#session-count')).toBe('2');
-    expect(await page.$$eval('#session-rows tr[data-session] td:nth-child(2)', (cells) => cells.map((cell) => cell.textContent).sort())).toEqual(['desk-admin', 'desk-reader']);
+    expect(
+      await page.$$eval('#session-rows tr[data-session] td:nth-child(2)', (cells) =>
+        cells.map((cell) => cell.textContent).sort(),
+      ),
+    ).toEqual(['desk-admin', 'desk-reader']);
     expect(await page.textContent('#card-sessions')).toBe('2');
     // Numbers are right-aligned.
-    expect(await page.$eval('#stats-rows [data-col="calls"]', (cell) => getComputedStyle(cell).textAlign)).toBe('right');
+    expect(await page.$eval('#stats-rows [data-col="calls"]', (cell) => getComputedStyle(cell).textAlign)).toBe(
+      'right',
+    );
   }, 30_000); // it waits for the page's own refresh, every 5 s
 
   it('shows recent audit records, filtered, and the catalog with its throttling', async () => {
@@ -172,8 +224,16 @@ describe('admin dashboard in chromium', () => {
       const rows = [...document.querySelectorAll('#audit-rows tr[data-record]')];
       return rows.length === 2 && rows.every((row) => row.textContent!.includes('get_ticket'));
     });
-    expect(await page.$$eval('#audit-rows tr[data-record] td:nth-child(5)', (cells) => cells.map((cell) => cell.textContent))).toEqual(['tool_error', 'tool_error']);
-    expect(await page.$$eval('#audit-rows tr[data-record] td:nth-child(2)', (cells) => cells.map((cell) => cell.textContent))).toEqual(['desk-admin', 'desk-admin']);
+    expect(
+      await page.$$eval('#audit-rows tr[data-record] td:nth-child(5)', (cells) =>
+        cells.map((cell) => cell.textContent),
+      ),
+    ).toEqual(['tool_error', 'tool_error']);
+    expect(
+      await page.$$eval('#audit-rows tr[data-record] td:nth-child(2)', (cells) =>
+        cells.map((cell) => cell.textContent),
+      ),
+    ).toEqual(['desk-admin', 'desk-admin']);
     await page.click('#audit-clear');
     await page.waitForFunction(() => document.querySelectorAll('#audit-rows tr[data-record]').length > 2);
 
@@ -194,8 +254,14 @@ describe('admin dashboard in chromium', () => {
     expect(await page.textContent(`${row} td:nth-child(3)`)).toBe('close_ticket');
     expect(JSON.parse((await page.textContent(`${row} pre`))!)).toEqual(closing);
     await page.click(`${row} button[data-decide="approve"]`);
-    await page.waitForFunction(() => !document.querySelector('#notice').hidden && document.querySelector('#notice').textContent.startsWith('Not approved:'));
-    expect(await page.textContent('#notice')).toBe('Not approved: "desk-admin" may not decide a request of its own: another approver must (approvals.allowSelfApproval is off).');
+    await page.waitForFunction(
+      () =>
+        !document.querySelector('#notice').hidden &&
+        document.querySelector('#notice').textContent.startsWith('Not approved:'),
+    );
+    expect(await page.textContent('#notice')).toBe(
+      'Not approved: "desk-admin" may not decide a request of its own: another approver must (approvals.allowSelfApproval is off).',
+    );
     expect(await page.isVisible('#stats-panel')).toBe(true); // the dashboard stays usable
   });
 
@@ -212,22 +278,35 @@ describe('admin dashboard in chromium', () => {
     await page.fill(`${row} input[data-reason]`, 'router swap confirmed');
     await page.click(`${row} button[data-decide="approve"]`);
     await page.waitForSelector('#approval-rows tr[data-status="approved"]');
-    expect(await page.textContent('#approval-rows tr[data-status="approved"] td:nth-child(7)')).toBe('desk-approver: router swap confirmed');
-    const closed = await admin.callTool({ name: 'close_ticket', arguments: { ticketId: 'T-2003', resolution: 'Replaced the faulty router.' } });
+    expect(await page.textContent('#approval-rows tr[data-status="approved"] td:nth-child(7)')).toBe(
+      'desk-approver: router swap confirmed',
+    );
+    const closed = await admin.callTool({
+      name: 'close_ticket',
+      arguments: { ticketId: 'T-2003', resolution: 'Replaced the faulty router.' },
+    });
     expect(closed.structuredContent).toEqual({ id: 'T-2003', status: 'closed', alreadyClosed: false });
     await mkdir(OUTPUT, { recursive: true });
     await page.screenshot({ path: join(OUTPUT, 'admin-approvals.png'), fullPage: true });
   });
 
   it('opens one request from its link, for the person it was sent to', async () => {
-    await admin.callTool({ name: 'close_ticket', arguments: { ticketId: 'T-2004', resolution: 'Duplicate of T-2003.' } });
-    const listed = (await (await fetch(`${base}/admin/api/approvals?status=pending`, { headers: { 'x-api-key': APPROVER_KEY } })).json()) as { approvals: { id: string }[] };
+    await admin.callTool({
+      name: 'close_ticket',
+      arguments: { ticketId: 'T-2004', resolution: 'Duplicate of T-2003.' },
+    });
+    const listed = (await (
+      await fetch(`${base}/admin/api/approvals?status=pending`, { headers: { 'x-api-key': APPROVER_KEY } })
+    ).json()) as { approvals: { id: string }[] };
     await page.goto(`${base}/admin#approval=${listed.approvals[0].id}`);
     await page.waitForSelector('html[data-mode="approval"][data-state="ok"]');
     expect(await page.$$eval('#approval-rows tr[data-approval]', (rows) => rows.length)).toBe(1);
     await page.click('#approval-rows button[data-decide="deny"]');
     await page.waitForSelector('#approval-rows tr[data-status="denied"]');
-    const denied = (await admin.callTool({ name: 'close_ticket', arguments: { ticketId: 'T-2004', resolution: 'Duplicate of T-2003.' } })) as CallToolResult;
+    const denied = (await admin.callTool({
+      name: 'close_ticket',
+      arguments: { ticketId: 'T-2004', resolution: 'Duplicate of T-2003.' },
+    })) as CallToolResult;
     expect((denied.content[0] as { text: string }).text).toMatch(/^"close_ticket" was denied by desk-approver\./);
     // Back to the full dashboard for the screenshot, with the administrator's key.
     await page.evaluate((key) => sessionStorage.setItem('mcp-admin-key', key), ADMIN_KEY);

@@ -34,7 +34,7 @@ describe('an app that installs the packed nest-mcp-host', () => {
     if (app) rmSync(app, { recursive: true, force: true });
   });
 
-  it('installs one copy of @nestjs/core: the package takes the app\'s Nest (a peer), never its own', () => {
+  it("installs one copy of @nestjs/core: the package takes the app's Nest (a peer), never its own", () => {
     expect(copiesOf('@nestjs/core', join(app, 'node_modules'))).toEqual([join(app, 'node_modules', '@nestjs', 'core')]);
     const listed = run(npm(), ['ls', '@nestjs/core', '--all', '--parseable'], app).trim().split('\n');
     // The app's own dependency and the package's peer, deduped to one path.
@@ -54,18 +54,26 @@ describe('an app that installs the packed nest-mcp-host', () => {
     expect(existsSync(join(app, 'dist', 'main.js'))).toBe(true);
   }, 120_000);
 
-  it("type-checks the entries under the old `moduleResolution: node` too (internal imports made relative, typesVersions)", () => {
+  it('type-checks the entries under the old `moduleResolution: node` too (internal imports made relative, typesVersions)', () => {
     run(tsc(app), ['--noEmit', '-p', 'tsconfig.node10.json'], app);
   }, 120_000);
 
   it('serves the tool over Streamable HTTP to the SDK client', async () => {
     const port = await freePort();
-    const host = spawn(process.execPath, ['dist/main.js'], { cwd: app, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const host = spawn(process.execPath, ['dist/main.js'], {
+      cwd: app,
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(host);
     let log = '';
     host.stdout!.on('data', (chunk) => (log += chunk));
     host.stderr!.on('data', (chunk) => (log += chunk));
-    const live = () => fetch(`http://127.0.0.1:${port}/health/live`).then((response) => response.ok, () => false);
+    const live = () =>
+      fetch(`http://127.0.0.1:${port}/health/live`).then(
+        (response) => response.ok,
+        () => false,
+      );
     await waitForAsync(async () => host.exitCode !== null || (await live()), 30_000).catch(() => undefined);
     if (!(await live())) throw new Error(`the adopter app did not start:\n${log.slice(-3_000)}`);
 
@@ -74,8 +82,13 @@ describe('an app that installs the packed nest-mcp-host', () => {
     expect(client.getServerVersion()).toEqual({ name: 'my-host', version: '1.0.0' });
     const [tool] = (await client.listTools()).tools;
     expect(tool).toMatchObject({ name: 'add', description: 'Adds two numbers', annotations: { readOnlyHint: true } });
-    expect(tool.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } });
-    expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).toEqual({ content: [{ type: 'text', text: '42' }] });
+    expect(tool.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+    });
+    expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).toEqual({
+      content: [{ type: 'text', text: '42' }],
+    });
     const refused = (await client.callTool({ name: 'add', arguments: { a: 'two', b: 40 } })) as CallToolResult;
     expect(refused.isError).toBe(true);
     await client.close();
@@ -83,14 +96,21 @@ describe('an app that installs the packed nest-mcp-host', () => {
   }, 60_000);
 
   it('serves the tool over stdio to the SDK client', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['dist/main-stdio.js'], cwd: app, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['dist/main-stdio.js'],
+      cwd: app,
+      stderr: 'pipe',
+    });
     let log = '';
     transport.stderr?.on('data', (chunk) => (log += chunk));
     const client = new Client({ name: 'adopter-stdio', version: '1.0.0' });
     try {
       await client.connect(transport);
       expect(client.getServerVersion()).toEqual({ name: 'my-host-stdio', version: '1.0.0' });
-      expect(await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })).toEqual({ content: [{ type: 'text', text: '42' }] });
+      expect(await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })).toEqual({
+        content: [{ type: 'text', text: '42' }],
+      });
     } catch (error) {
       throw new Error(`${(error as Error).message}; the stdio host logged:\n${log.slice(-3_000)}`);
     } finally {
@@ -103,7 +123,7 @@ describe('an app that installs the packed nest-mcp-host', () => {
       JSON.parse(
         node(
           `require(${JSON.stringify(entry)});` +
-            "const files = Object.keys(require.cache);" +
+            'const files = Object.keys(require.cache);' +
             "console.log(JSON.stringify(['pg', 'ioredis', 'zod', 'prom-client'].filter((name) => files.some((file) => file.includes(`/node_modules/${name}/`)))));",
           app,
         ),
@@ -117,7 +137,8 @@ describe('an app that installs the packed nest-mcp-host', () => {
 
 /** `npm run pack` of the built libs (libs/dist), into `destination`; the tarball's path. */
 function pack(destination: string): string {
-  if (!existsSync(join(ROOT, 'libs', 'dist', 'index.d.ts'))) throw new Error('libs/dist is not built: run `npm run build` first');
+  if (!existsSync(join(ROOT, 'libs', 'dist', 'index.d.ts')))
+    throw new Error('libs/dist is not built: run `npm run build` first');
   const out = run(process.execPath, [join(ROOT, 'libs', 'scripts', 'pack.mjs'), '--no-build', destination], ROOT);
   return out.trim().split('\n').pop()!;
 }
@@ -128,7 +149,8 @@ function pack(destination: string): string {
  * `strict`, the README's example files verbatim, and entry points for HTTP and stdio.
  */
 function writeAdopterApp(app: string, tarball: string): void {
-  const version = (name: string) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version as string;
+  const version = (name: string) =>
+    JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version as string;
   const from = (names: string[]) => Object.fromEntries(names.map((name) => [name, version(name)]));
   const pkg = {
     name: 'adopter-app',
@@ -167,7 +189,15 @@ function writeAdopterApp(app: string, tarball: string): void {
     strictPropertyInitialization: false,
   };
   write(app, 'tsconfig.json', JSON.stringify({ compilerOptions, include: ['src'] }, null, 2));
-  write(app, 'tsconfig.build.json', JSON.stringify({ extends: './tsconfig.json', include: ['src'], exclude: ['node_modules', 'test', 'dist', '**/*spec.ts'] }, null, 2));
+  write(
+    app,
+    'tsconfig.build.json',
+    JSON.stringify(
+      { extends: './tsconfig.json', include: ['src'], exclude: ['node_modules', 'test', 'dist', '**/*spec.ts'] },
+      null,
+      2,
+    ),
+  );
   // The tsconfig of `nest new` before Nest 11: CommonJS with the node10 resolution (no "exports").
   write(
     app,
@@ -258,7 +288,8 @@ export function typingChecks(options: PostgresAuditSinkOptions): unknown[] {
 function readmeExamples(): Map<string, string> {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const blocks = new Map<string, string>();
-  for (const [, path, code] of readme.matchAll(/<!-- adopter-example: (\S+)[^>]*-->\n```ts\n([\s\S]*?)```/g)) blocks.set(path, code);
+  for (const [, path, code] of readme.matchAll(/<!-- adopter-example: (\S+)[^>]*-->\n```ts\n([\s\S]*?)```/g))
+    blocks.set(path, code);
   return blocks;
 }
 
@@ -269,7 +300,9 @@ function copiesOf(name: string, modules: string): string[] {
   for (const entry of readdirSync(modules, { withFileTypes: true })) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     const packages = entry.name.startsWith('@')
-      ? readdirSync(join(modules, entry.name), { withFileTypes: true }).filter((scoped) => scoped.isDirectory()).map((scoped) => join(modules, entry.name, scoped.name))
+      ? readdirSync(join(modules, entry.name), { withFileTypes: true })
+          .filter((scoped) => scoped.isDirectory())
+          .map((scoped) => join(modules, entry.name, scoped.name))
       : [join(modules, entry.name)];
     for (const dir of packages) found.push(...copiesOf(name, join(dir, 'node_modules')));
   }
@@ -302,11 +335,16 @@ function node(script: string, cwd: string): string {
  * project (the user and global npmrc, with the registry and cache, still apply).
  */
 function run(command: string, args: string[], cwd: string): string {
-  const [file, argv] = /\.c?js$/.test(command) || command.endsWith('/tsc') ? [process.execPath, [command, ...args]] : [command, args];
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_(config|package|lifecycle)_/i.test(key)));
+  const [file, argv] =
+    /\.c?js$/.test(command) || command.endsWith('/tsc') ? [process.execPath, [command, ...args]] : [command, args];
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^npm_(config|package|lifecycle)_/i.test(key)),
+  );
   const result = spawnSync(file, argv, { cwd, encoding: 'utf8', env: { ...env, CI: 'true' }, maxBuffer: 64 * 2 ** 20 });
   if (result.status !== 0) {
-    throw new Error(`${[command, ...args].join(' ')} failed (${result.status ?? result.signal}) in ${cwd}:\n${result.stdout.slice(-4_000)}\n${result.stderr.slice(-4_000)}`);
+    throw new Error(
+      `${[command, ...args].join(' ')} failed (${result.status ?? result.signal}) in ${cwd}:\n${result.stdout.slice(-4_000)}\n${result.stderr.slice(-4_000)}`,
+    );
   }
   return result.stdout;
 }

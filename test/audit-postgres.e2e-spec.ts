@@ -143,7 +143,9 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
           time: new Date(record.time),
         },
       ]);
-      const { rows: lookups } = await db.query(`SELECT count(*)::int AS n FROM mcp_audit_records WHERE principal = 'agent-7' AND arguments @> '{"login":"ada"}'`);
+      const { rows: lookups } = await db.query(
+        `SELECT count(*)::int AS n FROM mcp_audit_records WHERE principal = 'agent-7' AND arguments @> '{"login":"ada"}'`,
+      );
       expect(lookups).toEqual([{ n: 13 + 750 }]);
     } finally {
       await db.end();
@@ -152,7 +154,12 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
 
   it('stores exactly what no PostgreSQL text can hold (lone surrogates, NUL in keys and in client)', async () => {
     const [plain] = chainOf(1, 'host-odd');
-    const fields = { ...plain, arguments: { 'k\u0000': '\ud800 lone', list: ['\udc00', '😀'] }, client: { name: 'x\u0000y', version: '1' }, principal: 'p\u0000' };
+    const fields = {
+      ...plain,
+      arguments: { 'k\u0000': '\ud800 lone', list: ['\udc00', '😀'] },
+      client: { name: 'x\u0000y', version: '1' },
+      principal: 'p\u0000',
+    };
     const record = { ...fields, hash: hashRecord(fields) };
     await sink.append([record]);
     expect(await collect(sink, 'host-odd')).toEqual([record]);
@@ -172,18 +179,33 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
       const db = new PgClient({ connectionString: server.url });
       await db.connect();
       try {
-        const { rows } = await db.query(`SELECT (SELECT count(*)::int FROM audit.desk_calls) AS n, (SELECT array_agg(version) FROM audit.desk_calls_migrations) AS versions`);
+        const { rows } = await db.query(
+          `SELECT (SELECT count(*)::int FROM audit.desk_calls) AS n, (SELECT array_agg(version) FROM audit.desk_calls_migrations) AS versions`,
+        );
         expect(rows).toEqual([{ n: 3, versions: [1, 2] }]);
       } finally {
         await db.end();
       }
-      const verified = await run(process.execPath, [VERIFY, '--postgres', server.url, '--schema', 'audit', '--table', 'desk_calls']);
+      const verified = await run(process.execPath, [
+        VERIFY,
+        '--postgres',
+        server.url,
+        '--schema',
+        'audit',
+        '--table',
+        'desk_calls',
+      ]);
       expect(verified.stdout).toContain('OK: 3 record(s) in 1 chain(s)');
-      const elsewhere = await run(process.execPath, [VERIFY, '--postgres', '--table', 'desk_calls'], { env: { ...process.env, DATABASE_URL: server.url } }).then(
+      const elsewhere = await run(process.execPath, [VERIFY, '--postgres', '--table', 'desk_calls'], {
+        env: { ...process.env, DATABASE_URL: server.url },
+      }).then(
         () => ({ code: 0, stderr: '' }),
         (error: { code: number; stderr: string }) => error,
       );
-      expect(elsewhere).toMatchObject({ code: 2, stderr: expect.stringContaining('relation "desk_calls" does not exist') });
+      expect(elsewhere).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('relation "desk_calls" does not exist'),
+      });
     } finally {
       await other.close();
     }
@@ -221,17 +243,25 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
     const db = new PgClient({ connectionString: server.url });
     await db.connect();
     try {
-      await db.query(`UPDATE mcp_audit_records SET record = replace(record, '"outcome":"ok"', '"outcome":"denied"') WHERE chain = 'host-a' AND seq = 7`);
+      await db.query(
+        `UPDATE mcp_audit_records SET record = replace(record, '"outcome":"ok"', '"outcome":"denied"') WHERE chain = 'host-a' AND seq = 7`,
+      );
     } finally {
       await db.end();
     }
-    expect(await verifyChain(sink.read('host-a'))).toMatchObject({ ok: false, brokenAt: { chain: 'host-a', seq: 7 }, reason: expect.stringContaining('altered') });
+    expect(await verifyChain(sink.read('host-a'))).toMatchObject({
+      ok: false,
+      brokenAt: { chain: 'host-a', seq: 7 },
+      reason: expect.stringContaining('altered'),
+    });
     const broken = await run(process.execPath, [VERIFY, '--postgres', server.url]).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => error,
     );
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/^BROKEN at record #7 \(id [0-9a-f-]{36}, chain host-a, seq 7\) in table mcp_audit_records: its hash does not match its contents/);
+    expect(broken.stderr).toMatch(
+      /^BROKEN at record #7 \(id [0-9a-f-]{36}, chain host-a, seq 7\) in table mcp_audit_records: its hash does not match its contents/,
+    );
   });
 
   it('names a row whose query columns were edited, though its record text was not', async () => {
@@ -239,18 +269,26 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
     await db.connect();
     try {
       await db.query(`UPDATE mcp_audit_records SET principal = 'someone-else' WHERE chain = 'host-b' AND seq = 42`);
-      await db.query(`UPDATE mcp_audit_records SET arguments = jsonb_set(arguments, '{login}', '"eve"') WHERE chain = 'host-b' AND seq = 43`);
+      await db.query(
+        `UPDATE mcp_audit_records SET arguments = jsonb_set(arguments, '{login}', '"eve"') WHERE chain = 'host-b' AND seq = 43`,
+      );
     } finally {
       await db.end();
     }
     const records = await collect(sink, 'host-b');
     expect(records[41].principal).toBe('someone-else');
     expect(records[42].arguments).toMatchObject({ login: 'eve' });
-    expect(await verifyChain(records)).toMatchObject({ ok: false, brokenAt: { chain: 'host-b', seq: 42 }, reason: expect.stringContaining('altered') });
+    expect(await verifyChain(records)).toMatchObject({
+      ok: false,
+      brokenAt: { chain: 'host-b', seq: 42 },
+      reason: expect.stringContaining('altered'),
+    });
   });
 
   it('refuses table names that are not plain identifiers, saying how to fix them', () => {
-    expect(() => new PostgresAuditSink({ connectionString: server.url, table: 'audit; DROP TABLE x' })).toThrow(/option "table": "audit; DROP TABLE x" is not a plain SQL identifier/);
+    expect(() => new PostgresAuditSink({ connectionString: server.url, table: 'audit; DROP TABLE x' })).toThrow(
+      /option "table": "audit; DROP TABLE x" is not a plain SQL identifier/,
+    );
   });
 });
 
@@ -273,7 +311,11 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
     const spoolFile = join(await mkdtemp(join(tmpdir(), 'mcp-spool-')), 'spool', 'load.jsonl');
     const buffering = policy === 'buffered' ? { bufferSize: 200, spoolFile } : {};
     const moduleRef = await Test.createTestingModule({
-      imports: [AuditFixtureModule.register({ audit: { sink, policy, chain: `load-${policy}`, flushIntervalMs: 10, ...buffering } })],
+      imports: [
+        AuditFixtureModule.register({
+          audit: { sink, policy, chain: `load-${policy}`, flushIntervalMs: 10, ...buffering },
+        }),
+      ],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
@@ -322,11 +364,21 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
       if (policy === 'fail-closed') {
         expect(refused.length).toBeGreaterThan(0);
         expect(ready.status).toBe(503);
-        expect(readiness.error).toMatchObject({ 'audit:postgres': { status: 'down', required: true, state: 'failing', error: expect.any(String) } });
+        expect(readiness.error).toMatchObject({
+          'audit:postgres': { status: 'down', required: true, state: 'failing', error: expect.any(String) },
+        });
       } else {
         expect(refused).toEqual([]);
         expect(ready.status).toBe(200);
-        expect(readiness.info).toMatchObject({ 'audit:postgres': { status: 'up', degraded: true, required: false, state: 'failing', error: expect.any(String) } });
+        expect(readiness.info).toMatchObject({
+          'audit:postgres': {
+            status: 'up',
+            degraded: true,
+            required: false,
+            state: 'failing',
+            error: expect.any(String),
+          },
+        });
         // The memory buffer overflowed: the rest waited in the spool, shown by readiness and metrics.
         expect(duringOutage.queued).toBeGreaterThan(0);
         expect(duringOutage.spooled).toBeGreaterThan(0);
@@ -344,12 +396,16 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
     try {
       const records = await collect(reader, `load-${policy}`);
       expect(await verifyChain(records)).toMatchObject({ ok: true });
-      const audited = records.filter((record) => record.method === 'tools/call' && record.outcome === 'ok').map((record) => (record.arguments as { n: number }).n);
+      const audited = records
+        .filter((record) => record.method === 'tools/call' && record.outcome === 'ok')
+        .map((record) => (record.arguments as { n: number }).n);
       // Every call that ran has exactly one record: none lost, none twice.
       expect([...audited].sort((a, b) => a - b)).toEqual([...COUNTED].sort((a, b) => a - b));
       expect(trail.health()).toMatchObject({ dropped: 0, spooled: 0 });
       if (policy === 'fail-closed') {
-        const unavailable = records.filter((record) => record.outcome === 'unavailable').map((record) => (record.arguments as { n: number }).n);
+        const unavailable = records
+          .filter((record) => record.outcome === 'unavailable')
+          .map((record) => (record.arguments as { n: number }).n);
         expect(unavailable.sort((a, b) => a - b)).toEqual([...refused].sort((a, b) => a - b));
         expect(COUNTED.filter((n) => refused.includes(n))).toEqual([]);
       }

@@ -56,7 +56,8 @@ describe('audit trail (JSON-lines sink)', () => {
     url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
 
     const agent: Client = await connectHttpClient(url, { authorization: `Bearer ${KEYS.agent}` });
-    const call = (name: string, args: Record<string, unknown> = {}) => agent.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      agent.callTool({ name, arguments: args }) as Promise<CallToolResult>;
     await call('resetPassword', { login: 'ada', newPassword: 'correct horse battery' });
     await call('connect', { account: 'acme', pin: '4321' });
     await call('resetPassword', { login: 'ada', newPassword: 'short' });
@@ -77,7 +78,11 @@ describe('audit trail (JSON-lines sink)', () => {
     await agent.close();
     const anonymous = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer wrong-key' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer wrong-key',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'purge' } }),
     });
     expect(anonymous.status).toBe(401);
@@ -87,7 +92,10 @@ describe('audit trail (JSON-lines sink)', () => {
   });
 
   const find = (method: string, target: string | null, outcome?: string) =>
-    records.filter((record) => record.method === method && record.target === target && (outcome === undefined || record.outcome === outcome));
+    records.filter(
+      (record) =>
+        record.method === method && record.target === target && (outcome === undefined || record.outcome === outcome),
+    );
 
   it('records every call with who, from which client, what, the outcome and the latency', () => {
     const [reset] = find('tools/call', 'resetPassword', 'ok');
@@ -109,8 +117,12 @@ describe('audit trail (JSON-lines sink)', () => {
   });
 
   it('records a task three times: its creation, its background run (tasks/run) and the fetch of its result', () => {
-    expect(find('tools/call', 'digest', 'ok')).toMatchObject([{ principal: 'agent-7', arguments: { token: '[REDACTED]' } }]);
-    expect(find('tasks/run', 'digest', 'ok')).toMatchObject([{ principal: 'agent-7', arguments: { token: '[REDACTED]' } }]);
+    expect(find('tools/call', 'digest', 'ok')).toMatchObject([
+      { principal: 'agent-7', arguments: { token: '[REDACTED]' } },
+    ]);
+    expect(find('tasks/run', 'digest', 'ok')).toMatchObject([
+      { principal: 'agent-7', arguments: { token: '[REDACTED]' } },
+    ]);
     expect(find('tasks/run', 'digest')[0].latencyMs).toBeGreaterThanOrEqual(15);
     expect(find('tasks/result', taskId, 'ok')).toHaveLength(1);
   });
@@ -127,17 +139,33 @@ describe('audit trail (JSON-lines sink)', () => {
 
   it('records each kind of failure and refusal with its own outcome, and refused calls never ran', () => {
     // A failed call's record says what the caller was told, secrets redacted as for the caller.
-    expect(find('tools/call', 'resetPassword', 'invalid')).toMatchObject([{ errorCode: null, error: expect.stringMatching(/^Invalid arguments for tool "resetPassword": - newPassword: newPassword must be longer than or equal to 8 characters/) }]);
-    expect(find('tools/call', 'refuse', 'tool_error')).toMatchObject([{ errorCode: null, error: 'the ticket is locked (tried postgres://desk:[REDACTED]@db/tickets)' }]);
-    expect(refused).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the ticket is locked\n(tried postgres://desk:[REDACTED]@db/tickets)' }] });
+    expect(find('tools/call', 'resetPassword', 'invalid')).toMatchObject([
+      {
+        errorCode: null,
+        error: expect.stringMatching(
+          /^Invalid arguments for tool "resetPassword": - newPassword: newPassword must be longer than or equal to 8 characters/,
+        ),
+      },
+    ]);
+    expect(find('tools/call', 'refuse', 'tool_error')).toMatchObject([
+      { errorCode: null, error: 'the ticket is locked (tried postgres://desk:[REDACTED]@db/tickets)' },
+    ]);
+    expect(refused).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'the ticket is locked\n(tried postgres://desk:[REDACTED]@db/tickets)' }],
+    });
     expect(JSON.stringify(records)).not.toContain('hunter2');
-    expect(find('tools/call', 'forbidden', 'denied')).toMatchObject([{ error: expect.stringContaining('not on weekends') }]);
+    expect(find('tools/call', 'forbidden', 'denied')).toMatchObject([
+      { error: expect.stringContaining('not on weekends') },
+    ]);
     expect(find('tools/call', 'rare', 'ok')).toHaveLength(1);
     expect(find('tools/call', 'rare', 'throttled')).toHaveLength(1);
     // Hidden from the caller (missing scope): the client saw "Unknown tool", the trail says denied.
     expect(find('tools/call', 'purge', 'denied')).toMatchObject([{ errorCode: -32602, error: 'Unknown tool: purge' }]);
     expect(find('tools/call', 'doesNotExist', 'invalid')).toHaveLength(1);
-    expect(records.filter((record) => record.outcome === 'unauthenticated')).toMatchObject([{ method: null, errorCode: 401, principal: null }]);
+    expect(records.filter((record) => record.outcome === 'unauthenticated')).toMatchObject([
+      { method: null, errorCode: 401, principal: null },
+    ]);
     expect(RAN.filter((name) => name === 'purge')).toHaveLength(0);
     expect(RAN.filter((name) => name === 'rare')).toHaveLength(1);
   });
@@ -230,7 +258,9 @@ describe('audit trail under a flood of unauthenticated requests', () => {
   };
 
   it('sums up like refusals per address and reason, so the trail stays small and complete', async () => {
-    const statuses = await flood(50, (round, i): Record<string, string> => (i % 4 === 0 ? { 'x-api-key': `guess-${round}-${i}` } : {}));
+    const statuses = await flood(50, (round, i): Record<string, string> =>
+      i % 4 === 0 ? { 'x-api-key': `guess-${round}-${i}` } : {},
+    );
     // Metrics still count every refusal: only the trail sums them up.
     const metrics = await (await fetch(`${base}/metrics`, { headers: { 'x-api-key': KEYS.admin } })).text();
     await stop();
@@ -239,7 +269,9 @@ describe('audit trail under a flood of unauthenticated requests', () => {
     const records = await readRecords(file);
     const refusals = records.filter((record) => record.method === null);
     // No key and a bad key are two reasons: two records each (the first at once, then the sum).
-    const summary = refusals.map((record) => [record.outcome, record.error, record.count ?? 1] as [string, string, number]);
+    const summary = refusals.map(
+      (record) => [record.outcome, record.error, record.count ?? 1] as [string, string, number],
+    );
     // The two first ones (in whichever order they arrived), then the two sums at the window's end.
     expect([...summary.slice(0, 2).sort(), ...summary.slice(2).sort()]).toEqual([
       ['unauthenticated', 'Unauthorized: No API key: send Authorization: Bearer <key> or X-API-Key: <key>', 1],

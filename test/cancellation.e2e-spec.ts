@@ -47,11 +47,19 @@ describe.each(cases)('a request the client cancels, over %s (%s)', (transport, m
       const log = app.get(PipelineLog);
       await waitFor(() => log.events.some((event) => event.startsWith('slow:aborted@')));
       // The SDK uses the request id as the progress token.
-      cancelledId = (wire.find((message) => 'method' in message && message.method === 'notifications/progress') as unknown as { params: { progressToken: unknown } }).params.progressToken;
+      cancelledId = (
+        wire.find((message) => 'method' in message && message.method === 'notifications/progress') as unknown as {
+          params: { progressToken: unknown };
+        }
+      ).params.progressToken;
       // The client is still served afterwards, and the late answer never came.
-      expect(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).toEqual({ content: [{ type: 'text', text: '3' }] });
+      expect(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).toEqual({
+        content: [{ type: 'text', text: '3' }],
+      });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const answered = wire.filter((message) => 'id' in message && ('result' in message || 'error' in message)).map((message) => (message as { id: unknown }).id);
+      const answered = wire
+        .filter((message) => 'id' in message && ('result' in message || 'error' in message))
+        .map((message) => (message as { id: unknown }).id);
       expect(answered).toHaveLength(1); // the `add` call's answer
       expect(answered).not.toContain(cancelledId);
       expect(errors).toEqual([]);
@@ -59,7 +67,10 @@ describe.each(cases)('a request the client cancels, over %s (%s)', (transport, m
       await connected.close();
     }
     expect(cancelledId).toEqual(expect.any(Number));
-    const records = (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as AuditRecord);
+    const records = (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as AuditRecord);
     expect(records.find((record) => record.target === 'slow')).toMatchObject({
       method: 'tools/call',
       outcome: 'cancelled',

@@ -7,7 +7,14 @@ import { connectHttpClient } from './support/fixture-app';
 /** Every line the application logged, with its level. */
 class CapturingLogger implements LoggerService {
   readonly lines: { level: string; message: string; extra: unknown[] }[] = [];
-  private push = (level: string) => (message: unknown, ...extra: unknown[]) => void this.lines.push({ level, message: String(message instanceof Error ? `${message.message}\n${message.stack}` : message), extra });
+  private push =
+    (level: string) =>
+    (message: unknown, ...extra: unknown[]) =>
+      void this.lines.push({
+        level,
+        message: String(message instanceof Error ? `${message.message}\n${message.stack}` : message),
+        extra,
+      });
   log = this.push('log');
   error = this.push('error');
   warn = this.push('warn');
@@ -31,23 +38,35 @@ describe("a client's mistakes in the host's log", () => {
     const client = await connectHttpClient(url);
     try {
       const start = logger.lines.length;
-      const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as McpError);
+      const failure = (promise: Promise<unknown>) =>
+        promise.then(
+          () => undefined,
+          (error: unknown) => error as McpError,
+        );
       for (let i = 0; i < 5; i++) {
-        expect(await failure(client.readResource({ uri: 'kb://articles/no-such-article' }))).toMatchObject({ code: -32002 });
+        expect(await failure(client.readResource({ uri: 'kb://articles/no-such-article' }))).toMatchObject({
+          code: -32002,
+        });
         expect(await failure(client.readResource({ uri: 'kb://nothing/here' }))).toMatchObject({ code: -32002 });
         expect(await failure(client.getPrompt({ name: 'nope' }))).toMatchObject({ code: -32602 });
         expect(await failure(client.callTool({ name: 'nope' }))).toMatchObject({ code: -32602 });
         expect((await client.callTool({ name: 'add', arguments: { a: 'x', b: 1 } })).isError).toBe(true);
       }
       const mistakes = logger.lines.slice(start);
-      expect(mistakes.filter((line) => line.level === 'error' || line.level === 'warn' || line.level === 'fatal')).toEqual([]);
-      expect(mistakes.filter((line) => line.message.includes('\n') || line.extra.some((extra) => String(extra).includes('\n    at ')))).toEqual([]);
+      expect(
+        mistakes.filter((line) => line.level === 'error' || line.level === 'warn' || line.level === 'fatal'),
+      ).toEqual([]);
+      expect(
+        mistakes.filter(
+          (line) => line.message.includes('\n') || line.extra.some((extra) => String(extra).includes('\n    at ')),
+        ),
+      ).toEqual([]);
 
       const crash = await client.callTool({ name: 'failInternal' });
       expect(crash.isError).toBe(true);
       const errors = logger.lines.slice(start).filter((line) => line.level === 'error');
       // The host's own fault is an error, with the reference the client was given and its stack.
-      const reference = /reference ([0-9a-f-]{36})/.exec(((crash.content as { text: string }[])[0]).text)![1];
+      const reference = /reference ([0-9a-f-]{36})/.exec((crash.content as { text: string }[])[0].text)![1];
       expect(errors.find((line) => line.message.includes(reference))?.extra.join('\n')).toMatch(/\n\s+at /);
     } finally {
       await client.close();

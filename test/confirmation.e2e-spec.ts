@@ -4,7 +4,11 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { ElicitRequestSchema, ElicitationCompleteNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { McpApprovals } from '#libs/hosting';
 import { hashApiKey, type AuditRecord } from '#libs/security';
 import { ContentFixtures } from './fixtures/fixture.content';
@@ -13,7 +17,12 @@ import { connectHttpClient, startFixtureApp } from './support/fixture-app';
 import { waitFor, waitForAsync } from './support/wait-for';
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
-const KEYS = { agent: 'agent-key-0123456789', other: 'other-agent-key-0123', ops: 'ops-approver-key-0123', boss: 'boss-admin-key-012345' };
+const KEYS = {
+  agent: 'agent-key-0123456789',
+  other: 'other-agent-key-0123',
+  ops: 'ops-approver-key-0123',
+  boss: 'boss-admin-key-012345',
+};
 const auth = {
   mode: 'apiKey' as const,
   keys: [
@@ -34,14 +43,27 @@ describe.each<TransportName>(['http', 'stdio'])('confirmation of destructive too
         questions.push(request.params.message);
         return accept ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
       });
-      expect(await connected.client.callTool({ name: 'deleteArchive', arguments: { archive: 'q1' } })).toEqual({ content: [{ type: 'text', text: 'deleted q1' }] });
+      expect(await connected.client.callTool({ name: 'deleteArchive', arguments: { archive: 'q1' } })).toEqual({
+        content: [{ type: 'text', text: 'deleted q1' }],
+      });
       accept = false;
-      const declined = (await connected.client.callTool({ name: 'deleteArchive', arguments: { archive: 'q2' } })) as CallToolResult;
+      const declined = (await connected.client.callTool({
+        name: 'deleteArchive',
+        arguments: { archive: 'q2' },
+      })) as CallToolResult;
       expect(declined).toEqual({
-        content: [{ type: 'text', text: 'The user did not confirm "deleteArchive" (decline); it was not run. Do not retry without asking the user.' }],
+        content: [
+          {
+            type: 'text',
+            text: 'The user did not confirm "deleteArchive" (decline); it was not run. Do not retry without asking the user.',
+          },
+        ],
         isError: true,
       });
-      expect(questions).toEqual(['Allow "deleteArchive" to run with {"archive":"q1"}?', 'Allow "deleteArchive" to run with {"archive":"q2"}?']);
+      expect(questions).toEqual([
+        'Allow "deleteArchive" to run with {"archive":"q1"}?',
+        'Allow "deleteArchive" to run with {"archive":"q2"}?',
+      ]);
       expect(connected.app.get(ContentFixtures).deleted).toEqual(['q1']);
     } finally {
       await connected.close();
@@ -49,27 +71,46 @@ describe.each<TransportName>(['http', 'stdio'])('confirmation of destructive too
   });
 
   it('holds the call of a client that cannot ask its user until a person approves it; nothing the model sends approves it', async () => {
-    const connected = await connect(transport, {}, { confirmDestructive: true, stdioPrincipal: { id: 'desktop-user' } });
+    const connected = await connect(
+      transport,
+      {},
+      { confirmDestructive: true, stdioPrincipal: { id: 'desktop-user' } },
+    );
     try {
       const { client, app } = connected;
       const first = (await client.callTool({ name: 'deleteArchive', arguments: { archive: 'q3' } })) as CallToolResult;
       expect(first.isError).toBe(true);
-      expect(textOf(first)).toMatch(/^"deleteArchive" needs a person's approval before it runs, and it was not run\. An approval request is waiting for an approver\./);
+      expect(textOf(first)).toMatch(
+        /^"deleteArchive" needs a person's approval before it runs, and it was not run\. An approval request is waiting for an approver\./,
+      );
       expect(first._meta).toEqual({ 'nest-mcp-host/approval': { status: 'pending', expiresAt: expect.any(String) } });
       const approvals = app.get(McpApprovals);
       const ops = { id: 'ops', scopes: [], roles: ['approver'], claims: {} };
       const [pending] = approvals.list(ops, 'pending').approvals;
       // The approval's id, which a person uses to decide it, is never shown to the model.
       expect(JSON.stringify(first)).not.toContain(pending.id);
-      expect(pending).toMatchObject({ tool: 'deleteArchive', arguments: { archive: 'q3' }, status: 'pending', channel: 'approvers' });
+      expect(pending).toMatchObject({
+        tool: 'deleteArchive',
+        arguments: { archive: 'q3' },
+        status: 'pending',
+        channel: 'approvers',
+      });
       // Whatever the model sends along, the call does not run before the decision.
-      const pushy = (await client.callTool({ name: 'deleteArchive', arguments: { archive: 'q3' }, _meta: { approval: pending.id, confirmed: true } })) as CallToolResult;
+      const pushy = (await client.callTool({
+        name: 'deleteArchive',
+        arguments: { archive: 'q3' },
+        _meta: { approval: pending.id, confirmed: true },
+      })) as CallToolResult;
       expect(pushy.isError).toBe(true);
       expect(app.get(ContentFixtures).deleted).toEqual([]);
       approvals.decide(ops, pending.id, true, 'checked with the owner');
-      expect(await client.callTool({ name: 'deleteArchive', arguments: { archive: 'q3' } })).toEqual({ content: [{ type: 'text', text: 'deleted q3' }] });
+      expect(await client.callTool({ name: 'deleteArchive', arguments: { archive: 'q3' } })).toEqual({
+        content: [{ type: 'text', text: 'deleted q3' }],
+      });
       // Used up: the next call asks again.
-      expect(((await client.callTool({ name: 'deleteArchive', arguments: { archive: 'q3' } })) as CallToolResult).isError).toBe(true);
+      expect(
+        ((await client.callTool({ name: 'deleteArchive', arguments: { archive: 'q3' } })) as CallToolResult).isError,
+      ).toBe(true);
       expect(app.get(ContentFixtures).deleted).toEqual(['q3']);
     } finally {
       await connected.close();
@@ -79,7 +120,9 @@ describe.each<TransportName>(['http', 'stdio'])('confirmation of destructive too
   it('runs destructive tools without asking when the policy is off', async () => {
     const connected = await connect(transport);
     try {
-      expect(await connected.client.callTool({ name: 'deleteArchive', arguments: { archive: 'q4' } })).toEqual({ content: [{ type: 'text', text: 'deleted q4' }] });
+      expect(await connected.client.callTool({ name: 'deleteArchive', arguments: { archive: 'q4' } })).toEqual({
+        content: [{ type: 'text', text: 'deleted q4' }],
+      });
     } finally {
       await connected.close();
     }
@@ -104,8 +147,13 @@ describe.each(['stateful', 'stateless'] as const)('approval requests over Stream
       let text = '';
       req.on('data', (chunk) => (text += chunk));
       req.on('end', () => {
-        hooks.push({ body: JSON.parse(text) as Record<string, unknown>, signature: req.headers['x-mcp-signature'] as string | undefined });
-        const ok = req.headers['x-mcp-signature'] === `sha256=${createHmac('sha256', 'webhook-secret-0123456789').update(text).digest('hex')}`;
+        hooks.push({
+          body: JSON.parse(text) as Record<string, unknown>,
+          signature: req.headers['x-mcp-signature'] as string | undefined,
+        });
+        const ok =
+          req.headers['x-mcp-signature'] ===
+          `sha256=${createHmac('sha256', 'webhook-secret-0123456789').update(text).digest('hex')}`;
         res.writeHead(ok ? 204 : 401).end();
       });
     });
@@ -116,7 +164,12 @@ describe.each(['stateful', 'stateless'] as const)('approval requests over Stream
       auth,
       confirmDestructive: true,
       audit: { file, flushIntervalMs: 10 },
-      approvals: { webhook: { url: `http://127.0.0.1:${(hookServer.address() as { port: number }).port}/hook`, secret: 'webhook-secret-0123456789' } },
+      approvals: {
+        webhook: {
+          url: `http://127.0.0.1:${(hookServer.address() as { port: number }).port}/hook`,
+          secret: 'webhook-secret-0123456789',
+        },
+      },
     }));
     base = url.replace(/\/mcp$/, '');
   });
@@ -141,27 +194,42 @@ describe.each(['stateful', 'stateless'] as const)('approval requests over Stream
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   const pendingFor = async (archive: string) =>
-    ((await (await api(KEYS.ops, '?status=pending')).json()) as { approvals: { id: string; arguments: { archive: string }; principal: string }[] }).approvals.find(
-      (approval) => approval.arguments.archive === archive,
-    )!;
+    (
+      (await (await api(KEYS.ops, '?status=pending')).json()) as {
+        approvals: { id: string; arguments: { archive: string }; principal: string }[];
+      }
+    ).approvals.find((approval) => approval.arguments.archive === archive)!;
 
   it('runs the same call by the same principal once an approver approved it, out of band, and only once', async () => {
     const archive = `a-${mode}`;
     expect((await callOnce(KEYS.agent, archive)).isError).toBe(true);
     const request = await pendingFor(archive);
-    expect(request).toMatchObject({ principal: 'agent', status: 'pending', channel: 'approvers', question: `Allow "deleteArchive" to run with {"archive":"${archive}"}?` });
+    expect(request).toMatchObject({
+      principal: 'agent',
+      status: 'pending',
+      channel: 'approvers',
+      question: `Allow "deleteArchive" to run with {"archive":"${archive}"}?`,
+    });
 
     // The requester cannot see, list or decide it; it is no approver.
     expect((await api(KEYS.agent, '')).status).toBe(403);
     expect((await api(KEYS.agent, `/${request.id}`)).status).toBe(404);
     expect((await api(KEYS.agent, `/${request.id}/approve`, {})).status).toBe(404);
     // A decision is JSON: a form posted from another site cannot carry one.
-    const form = await fetch(`${base}/admin/api/approvals/${request.id}/approve`, { method: 'POST', headers: { 'x-api-key': KEYS.ops, 'content-type': 'application/x-www-form-urlencoded' }, body: 'reason=x' });
+    const form = await fetch(`${base}/admin/api/approvals/${request.id}/approve`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.ops, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'reason=x',
+    });
     expect(form.status).toBe(415);
 
     const approved = await api(KEYS.ops, `/${request.id}/approve`, { reason: 'archive is a copy' });
     expect(approved.status).toBe(200);
-    expect(((await approved.json()) as { approval: unknown }).approval).toMatchObject({ status: 'approved', decidedBy: 'ops', reason: 'archive is a copy' });
+    expect(((await approved.json()) as { approval: unknown }).approval).toMatchObject({
+      status: 'approved',
+      decidedBy: 'ops',
+      reason: 'archive is a copy',
+    });
     expect((await api(KEYS.ops, `/${request.id}/deny`, {})).status).toBe(409); // decided once
 
     // Not for another principal, nor for other arguments.
@@ -179,7 +247,9 @@ describe.each(['stateful', 'stateless'] as const)('approval requests over Stream
     await callOnce(KEYS.agent, archive);
     const request = await pendingFor(archive);
     expect((await api(KEYS.boss, `/${request.id}/deny`, { reason: 'that archive is the only copy' })).status).toBe(200);
-    expect(textOf(await callOnce(KEYS.agent, archive))).toBe('"deleteArchive" was denied by boss: that archive is the only copy. It was not run; do not retry unless the user asks for it.');
+    expect(textOf(await callOnce(KEYS.agent, archive))).toBe(
+      '"deleteArchive" was denied by boss: that archive is the only copy. It was not run; do not retry unless the user asks for it.',
+    );
     expect(app.get(ContentFixtures).deleted).not.toContain(archive);
   });
 
@@ -189,13 +259,18 @@ describe.each(['stateful', 'stateless'] as const)('approval requests over Stream
     const request = await pendingFor(archive);
     const self = await api(KEYS.ops, `/${request.id}/approve`, {});
     expect(self.status).toBe(403);
-    expect(((await self.json()) as { message: string }).message).toBe('"ops" may not decide a request of its own: another approver must (approvals.allowSelfApproval is off).');
+    expect(((await self.json()) as { message: string }).message).toBe(
+      '"ops" may not decide a request of its own: another approver must (approvals.allowSelfApproval is off).',
+    );
     expect((await api(KEYS.boss, `/${request.id}/approve`, {})).status).toBe(200);
   });
 
   it('audits every request, decision and use, and tells the webhook, signed', async () => {
     await waitForAsync(async () => (await readFile(file, 'utf8')).includes('approvals/use'));
-    const records = (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as AuditRecord);
+    const records = (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as AuditRecord);
     const approvalRecords = records.filter((record) => record.method?.startsWith('approvals/'));
     expect(approvalRecords.map((record) => [record.method, record.principal])).toEqual(
       expect.arrayContaining([
@@ -205,9 +280,14 @@ describe.each(['stateful', 'stateless'] as const)('approval requests over Stream
         ['approvals/deny', 'boss'],
       ]),
     );
-    expect(approvalRecords.find((record) => record.method === 'approvals/approve')).toMatchObject({ target: 'deleteArchive', arguments: { requester: 'agent', reason: 'archive is a copy' } });
+    expect(approvalRecords.find((record) => record.method === 'approvals/approve')).toMatchObject({
+      target: 'deleteArchive',
+      arguments: { requester: 'agent', reason: 'archive is a copy' },
+    });
     await waitFor(() => hooks.some((hook) => hook.body.event === 'approval.used'));
-    expect(hooks.map((hook) => hook.body.event)).toEqual(expect.arrayContaining(['approval.requested', 'approval.approved', 'approval.denied', 'approval.used']));
+    expect(hooks.map((hook) => hook.body.event)).toEqual(
+      expect.arrayContaining(['approval.requested', 'approval.approved', 'approval.denied', 'approval.used']),
+    );
     expect(hooks.every((hook) => hook.signature?.startsWith('sha256='))).toBe(true);
   });
 });
@@ -216,9 +296,16 @@ describe('approval through URL-mode elicitation', () => {
   it('sends the user to the approval page, where they decide their own call; the waiting call then runs', async () => {
     const { app, url } = await startFixtureApp({ auth, confirmDestructive: true });
     const base = url.replace(/\/mcp$/, '');
-    const client = await connectHttpClient(url, { 'x-api-key': KEYS.agent }, { capabilities: { elicitation: { url: {} } } });
+    const client = await connectHttpClient(
+      url,
+      { 'x-api-key': KEYS.agent },
+      { capabilities: { elicitation: { url: {} } } },
+    );
     const completed: string[] = [];
-    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => void completed.push(notification.params.elicitationId));
+    client.setNotificationHandler(
+      ElicitationCompleteNotificationSchema,
+      (notification) => void completed.push(notification.params.elicitationId),
+    );
     let link = '';
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       const params = request.params as { mode: string; url: string; elicitationId: string };
@@ -232,13 +319,27 @@ describe('approval through URL-mode elicitation', () => {
         const shown = await fetch(`${base}/admin/api/approvals/${id}`, { headers: { 'x-api-key': KEYS.agent } });
         expect(((await shown.json()) as { approval: { tool: string } }).approval.tool).toBe('deleteArchive');
         // Another principal who got hold of the link cannot.
-        expect((await fetch(`${base}/admin/api/approvals/${id}/approve`, { method: 'POST', headers: { 'x-api-key': KEYS.other, 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
-        await fetch(`${base}/admin/api/approvals/${id}/approve`, { method: 'POST', headers: { 'x-api-key': KEYS.agent, 'content-type': 'application/json' }, body: '{}' });
+        expect(
+          (
+            await fetch(`${base}/admin/api/approvals/${id}/approve`, {
+              method: 'POST',
+              headers: { 'x-api-key': KEYS.other, 'content-type': 'application/json' },
+              body: '{}',
+            })
+          ).status,
+        ).toBe(404);
+        await fetch(`${base}/admin/api/approvals/${id}/approve`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEYS.agent, 'content-type': 'application/json' },
+          body: '{}',
+        });
       }, 50);
       return { action: 'accept' };
     });
     try {
-      expect(await client.callTool({ name: 'deleteArchive', arguments: { archive: 'by-url' } })).toEqual({ content: [{ type: 'text', text: 'deleted by-url' }] });
+      expect(await client.callTool({ name: 'deleteArchive', arguments: { archive: 'by-url' } })).toEqual({
+        content: [{ type: 'text', text: 'deleted by-url' }],
+      });
       expect(link).toMatch(new RegExp(`^${base}/admin#approval=[A-Za-z0-9_-]{24}$`));
       await waitFor(() => completed.length === 1);
       expect(completed[0]).toBe(new URL(link).hash.replace('#approval=', ''));

@@ -53,9 +53,18 @@ describe('libs/scripts/copy-assets.mjs', () => {
 
   it('says what is wrong with its arguments', () => {
     write('libs/ops/src/assets/a.js', 'a');
-    expect(run('libs')).toMatchObject({ status: 2, stderr: expect.stringContaining('Usage: node scripts/copy-assets.mjs <source root> <output root>') });
-    expect(run('nope', 'dist')).toMatchObject({ status: 1, stderr: expect.stringContaining('the source root nope is not a directory') });
-    expect(run('libs', 'libs/out')).toMatchObject({ status: 1, stderr: expect.stringContaining('the output root libs/out must lie outside libs') });
+    expect(run('libs')).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('Usage: node scripts/copy-assets.mjs <source root> <output root>'),
+    });
+    expect(run('nope', 'dist')).toMatchObject({
+      status: 1,
+      stderr: expect.stringContaining('the source root nope is not a directory'),
+    });
+    expect(run('libs', 'libs/out')).toMatchObject({
+      status: 1,
+      stderr: expect.stringContaining('the output root libs/out must lie outside libs'),
+    });
     expect(run('libs', 'libs')).toMatchObject({ status: 1 });
   });
 });

@@ -38,7 +38,10 @@ describe('the Docker image (docker/Dockerfile)', () => {
   it('builds from exactly the files it copies, starts, passes its health check and serves MCP', async () => {
     const out = buildDirectory();
     // The npm cache of this machine stands in for the registry's: the same packages, sooner.
-    const emulator = new DockerfileEmulator(ROOT, out, { npm_config_prefer_offline: 'true', npm_config_loglevel: 'error' });
+    const emulator = new DockerfileEmulator(ROOT, out, {
+      npm_config_prefer_offline: 'true',
+      npm_config_loglevel: 'error',
+    });
     const runtime = emulator.build(readFileSync(join(ROOT, 'docker', 'Dockerfile'), 'utf8'));
     // Multi-stage: the runtime has only what it copies from the build stage.
     expect(emulator.stages.map((stage) => stage.name)).toEqual(['build', 'runtime']);
@@ -52,7 +55,10 @@ describe('the Docker image (docker/Dockerfile)', () => {
     const port = await freePort();
     // The image's environment, its paths under the stage's directory, on loopback for the test.
     const env: Record<string, string> = Object.fromEntries(
-      Object.entries(runtime.env).map(([key, value]) => [key, value.startsWith('/') ? emulator.hostPath(runtime, value) : value]),
+      Object.entries(runtime.env).map(([key, value]) => [
+        key,
+        value.startsWith('/') ? emulator.hostPath(runtime, value) : value,
+      ]),
     );
     Object.assign(env, { HOST: '127.0.0.1', PORT: String(port) });
     const [command, ...args] = runtime.cmd!;
@@ -68,20 +74,33 @@ describe('the Docker image (docker/Dockerfile)', () => {
     host.stderr.on('data', (chunk) => (log += chunk));
     const exited = new Promise((resolve) => host.once('exit', resolve));
     try {
-      const healthy = () => spawnSync('sh', ['-c', runtime.healthcheck!], { env: { ...process.env, PORT: String(port) } }).status === 0;
+      const healthy = () =>
+        spawnSync('sh', ['-c', runtime.healthcheck!], { env: { ...process.env, PORT: String(port) } }).status === 0;
       await waitForAsync(async () => healthy() || host.exitCode !== null, 30_000).catch(() => undefined);
       if (!healthy()) throw new Error(`the image's HEALTHCHECK never passed; the host logged:\n${log.slice(-3_000)}`);
 
       const client = new Client({ name: 'image-check', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { 'X-API-Key': 'desk-demo-admin-key' } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+          requestInit: { headers: { 'X-API-Key': 'desk-demo-admin-key' } },
+        }),
+      );
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('search_tickets');
       const found = await client.callTool({ name: 'search_tickets', arguments: { status: 'open', limit: 2 } });
       expect(found.structuredContent).toMatchObject({ count: 2 });
       await client.close();
       // The admin dashboard's files, which tsc does not emit, made it into the image (npm run build copies them).
-      for (const [path, type] of [['/admin', 'text/html'], ['/admin/app.js', 'text/javascript'], ['/admin/app.css', 'text/css']]) {
+      for (const [path, type] of [
+        ['/admin', 'text/html'],
+        ['/admin/app.js', 'text/javascript'],
+        ['/admin/app.css', 'text/css'],
+      ]) {
         const response = await fetch(`http://127.0.0.1:${port}${path}`);
-        expect({ path, status: response.status, type: response.headers.get('content-type') }).toEqual({ path, status: 200, type: `${type}; charset=utf-8` });
+        expect({ path, status: response.status, type: response.headers.get('content-type') }).toEqual({
+          path,
+          status: 200,
+          type: `${type}; charset=utf-8`,
+        });
       }
     } finally {
       host.kill('SIGTERM');
@@ -96,7 +115,10 @@ describe('the Docker image (docker/Dockerfile)', () => {
   it('names the Dockerfile line of a COPY whose source is missing', () => {
     const out = buildDirectory();
     const dockerfile = join(out, 'Dockerfile');
-    writeFileSync(dockerfile, 'FROM node:20-bookworm-slim AS build\nWORKDIR /app\nCOPY test/conformance/install.mjs test/conformance/missing-suite.mjs ./\n');
+    writeFileSync(
+      dockerfile,
+      'FROM node:20-bookworm-slim AS build\nWORKDIR /app\nCOPY test/conformance/install.mjs test/conformance/missing-suite.mjs ./\n',
+    );
     expect(() => new DockerfileEmulator(ROOT, out).build(readFileSync(dockerfile, 'utf8'))).toThrow(
       'Dockerfile line 3 (COPY test/conformance/install.mjs test/conformance/missing-suite.mjs ./): the source "test/conformance/missing-suite.mjs" does not exist in the build context',
     );

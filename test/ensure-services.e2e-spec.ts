@@ -97,7 +97,9 @@ describe('npm test on a fresh machine (test/support/ensure-services.mjs)', () =>
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.stdout.split('\n')).toEqual([
       expect.stringMatching(/^npm test: redis-server at \S+: Redis server v=\d/),
-      expect.stringMatching(/^npm test: PostgreSQL server \(initdb, postgres\) at \S+initdb: postgres \(PostgreSQL\) \d/),
+      expect.stringMatching(
+        /^npm test: PostgreSQL server \(initdb, postgres\) at \S+initdb: postgres \(PostgreSQL\) \d/,
+      ),
       expect.stringMatching(/^npm test: chromium at \S+: Chromium \d/),
       '',
     ]);

@@ -42,7 +42,12 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
   };
 
   const stillServing = async () => {
-    const response = await send({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } });
+    const response = await send({
+      jsonrpc: '2.0',
+      id: 99,
+      method: 'tools/call',
+      params: { name: 'add', arguments: { a: 1, b: 2 } },
+    });
     expect(response.status).toBe(200);
     expect(response.json().result).toEqual({ content: [{ type: 'text', text: '3' }] });
   };
@@ -61,13 +66,20 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
   it('answers malformed JSON with 400 and -32700', async () => {
     const response = await send('{"jsonrpc": "2.0", "id": 1, "method": ');
     expect(response.status).toBe(400);
-    expect(response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } });
+    expect(response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+    });
   });
 
   it('answers an invalid JSON-RPC message with 400 and -32600', async () => {
     const response = await send({ id: 3, method: 'ping' });
     expect(response.status).toBe(400);
-    expect(response.json()).toMatchObject({ id: 3, error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' } });
+    expect(response.json()).toMatchObject({
+      id: 3,
+      error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' },
+    });
     const batch = await send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     expect(batch.status).toBe(400);
     expect(batch.json().error).toMatchObject({ code: -32600, message: expect.stringContaining('batch') });
@@ -76,16 +88,28 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
   it('answers an unknown method with -32601', async () => {
     const response = await send({ jsonrpc: '2.0', id: 'x', method: 'tools/explode' });
     expect(response.status).toBe(200);
-    expect(response.json()).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32601, message: 'Method not found: tools/explode' } });
+    expect(response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'x',
+      error: { code: -32601, message: 'Method not found: tools/explode' },
+    });
   });
 
   it('refuses oversized request contents before any tool runs, naming the place and the limit', async () => {
     let deep: unknown = 'bottom';
     for (let i = 0; i < 40; i++) deep = { deeper: deep };
-    const call = (args: unknown) => send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: args } });
-    expect((await call({ message: deep })).json().error).toEqual({ code: -32602, message: expect.stringMatching(/^Request too large: params\.arguments\.message(\.deeper)+ is nested deeper than 32 levels$/) });
+    const call = (args: unknown) =>
+      send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: args } });
+    expect((await call({ message: deep })).json().error).toEqual({
+      code: -32602,
+      message: expect.stringMatching(
+        /^Request too large: params\.arguments\.message(\.deeper)+ is nested deeper than 32 levels$/,
+      ),
+    });
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`a${i}`, i]));
-    expect((await call(many)).json().error!.message).toBe('Request too large: params.arguments has 101 arguments; at most 100 are accepted');
+    expect((await call(many)).json().error!.message).toBe(
+      'Request too large: params.arguments has 101 arguments; at most 100 are accepted',
+    );
     const longList = await call({ message: 'x', list: Array.from({ length: 10_001 }, () => 0) });
     expect(longList.status).toBe(413); // the 2 kB body limit of this app comes first
   });
@@ -98,7 +122,11 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
   });
 
   it('answers ping with an empty result', async () => {
-    expect((await send({ jsonrpc: '2.0', id: 5, method: 'ping' })).json()).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+    expect((await send({ jsonrpc: '2.0', id: 5, method: 'ping' })).json()).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      result: {},
+    });
   });
 
   it('refuses a wrong content type with 415', async () => {
@@ -112,7 +140,12 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
   });
 
   it('refuses an oversized body with 413 before running anything', async () => {
-    const response = await send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'x'.repeat(4096) } } });
+    const response = await send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { message: 'x'.repeat(4096) } },
+    });
     expect(response.status).toBe(413);
     expect(response.json().error!.message).toContain('exceeds 2048 bytes');
   });
@@ -121,10 +154,16 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
     const origin = await send({ jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://evil.example' });
     expect(origin.status).toBe(403);
     expect(origin.json().error!.message).toContain('Origin "https://evil.example" is not allowed');
-    const host = await rawPost(url, { host: 'evil.example:80' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    const host = await rawPost(
+      url,
+      { host: 'evil.example:80' },
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    );
     expect(host.status).toBe(403);
     expect(host.body).toContain('Host \\"evil.example:80\\" is not allowed');
-    expect((await send({ jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'http://localhost:6274' })).status).toBe(200);
+    expect((await send({ jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'http://localhost:6274' })).status).toBe(
+      200,
+    );
   });
 
   it('refuses an unsupported MCP-Protocol-Version with 400', async () => {
@@ -143,7 +182,12 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
     it('aborts a call whose client disconnects', async () => {
       const log = app.get(PipelineLog);
       const before = log.events.length;
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', _meta: { progressToken: 1 } } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'slow', _meta: { progressToken: 1 } },
+      });
       await rawPost(url, {}, body, 150);
       await waitFor(() => log.events.slice(before).some((event) => event.startsWith('slow:aborted@')));
     });
@@ -154,19 +198,29 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
       const missing = await send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': '' });
       expect(missing.status).toBe(400);
       expect(missing.json().error!.message).toContain('Mcp-Session-Id header is required');
-      const unknown = await send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': 'no-such-session' });
+      const unknown = await send(
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { 'mcp-session-id': 'no-such-session' },
+      );
       expect(unknown.status).toBe(404);
       expect(unknown.json().error).toMatchObject({ code: -32001 });
     });
 
     it('keeps a call running when its stream drops, and resumes the stream with Last-Event-ID', async () => {
       const log = app.get(PipelineLog);
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'slow', _meta: { progressToken: 8 } } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/call',
+        params: { name: 'slow', _meta: { progressToken: 8 } },
+      });
       const partial = await rawPost(url, { 'mcp-session-id': sessionId! }, body, 150);
       const ids = [...partial.body.matchAll(/^id: (\S+)$/gm)].map((match) => match[1]);
       expect(partial.body).toMatch(/^id: \S+_0\nretry: 500\ndata: \n\n/); // priming event first (SEP-1699)
       expect(ids.length).toBeGreaterThan(1);
-      const resumed = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId!, 'last-event-id': ids.at(-1)! } });
+      const resumed = await fetch(url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId!, 'last-event-id': ids.at(-1)! },
+      });
       const rest = await resumed.text(); // the server ends the stream after the response
       expect(rest).toContain('"result":{"content":[{"type":"text","text":"finished"}]}');
       expect(rest).not.toContain(`id: ${ids.at(-1)}\n`); // nothing already received is sent again
@@ -174,10 +228,20 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
     });
 
     it('sends the priming event to 2025-11-25 clients only: older ones cannot parse an event without data', async () => {
-      const call = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', _meta: { progressToken: id } } });
+      const call = (id: number) =>
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'slow', _meta: { progressToken: id } },
+        });
       const older = await send(initialize(2, '2025-06-18'), { 'mcp-session-id': '' });
       const olderSession = older.headers.get('mcp-session-id')!;
-      const oldStream = await rawPost(url, { 'mcp-session-id': olderSession, 'mcp-protocol-version': '2025-06-18' }, call(21));
+      const oldStream = await rawPost(
+        url,
+        { 'mcp-session-id': olderSession, 'mcp-protocol-version': '2025-06-18' },
+        call(21),
+      );
       expect(oldStream.body).not.toMatch(/^data: ?$/m); // every event carries a message
       expect(oldStream.body).not.toContain('retry:');
       expect(oldStream.body).toMatch(/^id: \S+_1\nevent: message\ndata: \{/); // still resumable by event id
@@ -192,7 +256,10 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
       const controller = new AbortController();
       const texts: string[] = [];
       const open = async () => {
-        const stream = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session }, signal: controller.signal });
+        const stream = await fetch(url, {
+          headers: { accept: 'text/event-stream', 'mcp-session-id': session },
+          signal: controller.signal,
+        });
         expect(stream.status).toBe(200);
         expect(stream.headers.get('content-type')).toBe('text/event-stream');
         const index = texts.push('') - 1;
@@ -204,7 +271,9 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
       for (let i = 0; i < 8; i++) await open();
       const ninth = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session } });
       expect(ninth.status).toBe(429);
-      expect(((await ninth.json()) as { error: { message: string } }).error.message).toBe('Too Many Requests: this session already has 8 open GET streams; close one before opening another');
+      expect(((await ninth.json()) as { error: { message: string } }).error.message).toBe(
+        'Too Many Requests: this session already has 8 open GET streams; close one before opening another',
+      );
       // A list change is announced once, on one stream: not on none, not on all of them.
       app.get(McpCatalog).addPrompt({ name: `extra_prompt_${mode}`, description: 'Added at run time' }, () => 'extra');
       await waitFor(() => texts.some((text) => text.includes('notifications/prompts/list_changed')));
@@ -234,13 +303,24 @@ describe('health and graceful shutdown', () => {
     const base = url.replace(/\/mcp$/, '');
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ok', info: { mcp: { status: 'up', phase: 'ready', tools: 23 } } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ok',
+      info: { mcp: { status: 'up', phase: 'ready', tools: 23 } },
+    });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
 
-    const init = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(initialize()) });
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT },
+      body: JSON.stringify(initialize()),
+    });
     const session = init.headers.get('mcp-session-id')!;
     const headers = { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': session };
-    const slow = fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow' } }) });
+    const slow = fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow' } }),
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     const closing = app.close();
     let draining = await fetch(`${base}/health/ready`);
@@ -250,9 +330,16 @@ describe('health and graceful shutdown', () => {
     }
     expect(draining.status).toBe(503);
     // terminus's own word for a host going away, not a broken one.
-    expect(await draining.json()).toMatchObject({ status: 'shutting_down', error: { mcp: { status: 'down', phase: 'draining', inFlight: 1 } } });
+    expect(await draining.json()).toMatchObject({
+      status: 'shutting_down',
+      error: { mcp: { status: 'down', phase: 'draining', inFlight: 1 } },
+    });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
-    const refused = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }) });
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }),
+    });
     expect(refused.status).toBe(503);
     const finished = (await (await slow).json()) as { result: { content: { text: string }[] } };
     expect(finished.result.content[0].text).toBe('finished');
@@ -261,7 +348,12 @@ describe('health and graceful shutdown', () => {
 });
 
 /** A POST through `node:http`, for headers fetch will not send (Host) or an early disconnect. */
-function rawPost(url: string, headers: Record<string, string>, body: string, disconnectAfterMs?: number): Promise<{ status: number; body: string }> {
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  disconnectAfterMs?: number,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, {
       method: 'POST',
@@ -272,7 +364,11 @@ function rawPost(url: string, headers: Record<string, string>, body: string, dis
       res.setEncoding('utf8');
       res.on('data', (chunk) => (text += chunk));
       res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      if (disconnectAfterMs !== undefined) setTimeout(() => { req.destroy(); resolve({ status: res.statusCode!, body: text }); }, disconnectAfterMs);
+      if (disconnectAfterMs !== undefined)
+        setTimeout(() => {
+          req.destroy();
+          resolve({ status: res.statusCode!, body: text });
+        }, disconnectAfterMs);
     });
     req.on('error', (error) => (disconnectAfterMs === undefined ? reject(error) : undefined));
     req.end(body);

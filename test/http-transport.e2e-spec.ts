@@ -46,7 +46,31 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
       cursor = page.nextCursor;
     }
     expect(names.sort()).toEqual(
-      ['add', 'askModel', 'askUser', 'countSlowly', 'deleteArchive', 'echo', 'editArticle', 'failBusiness', 'failInternal', 'forbidden', 'greet', 'instanceNumber', 'listRoots', 'mixed', 'openConsent', 'sampleWithTools', 'register', 'secret', 'shout', 'slow', 'teapot', 'weather', 'whoami'].sort(),
+      [
+        'add',
+        'askModel',
+        'askUser',
+        'countSlowly',
+        'deleteArchive',
+        'echo',
+        'editArticle',
+        'failBusiness',
+        'failInternal',
+        'forbidden',
+        'greet',
+        'instanceNumber',
+        'listRoots',
+        'mixed',
+        'openConsent',
+        'sampleWithTools',
+        'register',
+        'secret',
+        'shout',
+        'slow',
+        'teapot',
+        'weather',
+        'whoami',
+      ].sort(),
     );
   });
 
@@ -55,7 +79,10 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
   });
 
   it('publishes JSON Schemas generated from DTOs, zod and raw schemas', async () => {
-    const tools = new Map<string, { inputSchema: Record<string, unknown>; outputSchema?: unknown; annotations?: unknown }>();
+    const tools = new Map<
+      string,
+      { inputSchema: Record<string, unknown>; outputSchema?: unknown; annotations?: unknown }
+    >();
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : {});
@@ -63,24 +90,43 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
       cursor = page.nextCursor;
     } while (cursor);
     expect(tools.get('add')).toMatchObject({
-      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
       annotations: { readOnlyHint: true },
     });
     expect(tools.get('register')!.inputSchema).toMatchObject({
-      properties: { name: { type: 'string', maxLength: 20 }, age: { type: 'integer', minimum: 0, maximum: 150 }, tier: { enum: ['gold', 'silver'] } },
+      properties: {
+        name: { type: 'string', maxLength: 20 },
+        age: { type: 'integer', minimum: 0, maximum: 150 },
+        tier: { enum: ['gold', 'silver'] },
+      },
       required: ['name', 'age'],
       $defs: { AddressDto: { properties: { city: { type: 'string' } } } },
     });
-    expect(tools.get('greet')!.inputSchema).toMatchObject({ type: 'object', properties: { name: { type: 'string', minLength: 1 } } });
-    expect(tools.get('weather')!.outputSchema).toMatchObject({ type: 'object', properties: { celsius: { type: 'number' } } });
+    expect(tools.get('greet')!.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 1 } },
+    });
+    expect(tools.get('weather')!.outputSchema).toMatchObject({
+      type: 'object',
+      properties: { celsius: { type: 'number' } },
+    });
   });
 
   it('calls a DTO tool and maps a string to text content', async () => {
-    expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).toEqual({ content: [{ type: 'text', text: '42' }] });
+    expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).toEqual({
+      content: [{ type: 'text', text: '42' }],
+    });
   });
 
   it('answers invalid DTO arguments with isError naming each field', async () => {
-    const result = (await client.callTool({ name: 'register', arguments: { name: 'x'.repeat(25), age: -1, address: { city: 7 } } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'register',
+      arguments: { name: 'x'.repeat(25), age: -1, address: { city: 7 } },
+    })) as CallToolResult;
     expect(result.isError).toBe(true);
     const message = textOf(result);
     expect(message).toContain('Invalid arguments for tool "register"');
@@ -103,7 +149,10 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
 
   it('validates raw JSON Schema input and binds a single argument', async () => {
     expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'hi' } }))).toBe('hi');
-    const bad = (await client.callTool({ name: 'echo', arguments: { message: 'far too long a message', extra: 1 } })) as CallToolResult;
+    const bad = (await client.callTool({
+      name: 'echo',
+      arguments: { message: 'far too long a message', extra: 1 },
+    })) as CallToolResult;
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toContain('message: must NOT have more than 10 characters');
     expect(textOf(bad)).toContain('extra: is not an accepted argument');
@@ -111,7 +160,10 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
 
   it('returns validated structured content with its JSON as text', async () => {
     const result = await client.callTool({ name: 'weather', arguments: { city: 'Oslo' } });
-    expect(result).toEqual({ content: [{ type: 'text', text: '{"city":"Oslo","celsius":21.5}' }], structuredContent: { city: 'Oslo', celsius: 21.5 } });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: '{"city":"Oslo","celsius":21.5}' }],
+      structuredContent: { city: 'Oslo', celsius: 21.5 },
+    });
     const bad = (await client.callTool({ name: 'weather', arguments: { city: 'bad' } })) as CallToolResult;
     expect(bad).toMatchObject({ isError: true });
     expect(textOf(bad)).toContain('does not match its output schema');
@@ -142,7 +194,10 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
   });
 
   it('runs class guards: denied without the header, allowed with it', async () => {
-    expect(await client.callTool({ name: 'secret' })).toEqual({ content: [{ type: 'text', text: 'Forbidden resource' }], isError: true });
+    expect(await client.callTool({ name: 'secret' })).toEqual({
+      content: [{ type: 'text', text: 'Forbidden resource' }],
+      isError: true,
+    });
     const allowed = await connectHttpClient(url, { 'x-allow': 'yes' });
     expect(textOf(await allowed.callTool({ name: 'secret' }))).toBe('the secret');
     await allowed.close();
@@ -152,8 +207,14 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
   it('runs method interceptors and filters, and maps Nest exceptions', async () => {
     expect(textOf(await client.callTool({ name: 'shout', arguments: { word: 'quiet' } }))).toBe('QUIET');
     expect(app.get(PipelineLog).events).toContain('interceptor:mcp');
-    expect(await client.callTool({ name: 'teapot', arguments: {} })).toEqual({ content: [{ type: 'text', text: "filtered: I'm a teapot" }], isError: true });
-    expect(await client.callTool({ name: 'forbidden' })).toEqual({ content: [{ type: 'text', text: 'Only supervisors may do this' }], isError: true });
+    expect(await client.callTool({ name: 'teapot', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: "filtered: I'm a teapot" }],
+      isError: true,
+    });
+    expect(await client.callTool({ name: 'forbidden' })).toEqual({
+      content: [{ type: 'text', text: 'Only supervisors may do this' }],
+      isError: true,
+    });
   });
 
   it('resolves request-scoped providers per call', async () => {
@@ -166,7 +227,8 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
     const result = await client.callTool({ name: 'whoami' });
     expect(result.structuredContent).toEqual({
       transport: 'http',
-      sessionId: mode === 'stateful' ? client.transport && (client.transport as { sessionId?: string }).sessionId : null,
+      sessionId:
+        mode === 'stateful' ? client.transport && (client.transport as { sessionId?: string }).sessionId : null,
       protocolVersion: '2025-11-25',
       client: mode === 'stateful' ? 'e2e-client' : null,
     });
@@ -175,8 +237,14 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP (%s) with the
   it('streams progress and log notifications, then the result', async () => {
     const progress: number[] = [];
     const logs: unknown[] = [];
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params.data));
-    const result = await client.callTool({ name: 'slow' }, undefined, { onprogress: (p) => void progress.push(p.progress), timeout: 10_000 });
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (notification) => void logs.push(notification.params.data),
+    );
+    const result = await client.callTool({ name: 'slow' }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+      timeout: 10_000,
+    });
     expect(textOf(result)).toBe('finished');
     await waitFor(() => progress.length === 50, 2_000); // the SDK client dispatches notifications asynchronously
     expect(progress).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
@@ -208,9 +276,13 @@ describe('unknownArguments', () => {
     const { app, url } = await startFixtureApp({ unknownArguments: 'strip' });
     const client = await connectHttpClient(url);
     try {
-      expect(await client.callTool({ name: 'add', arguments: { a: 1, b: 2, c: 100 } })).toEqual({ content: [{ type: 'text', text: '3' }] });
+      expect(await client.callTool({ name: 'add', arguments: { a: 1, b: 2, c: 100 } })).toEqual({
+        content: [{ type: 'text', text: '3' }],
+      });
       expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'hi', extra: 1 } }))).toBe('hi');
-      expect((await client.getPrompt({ name: 'greeting', arguments: { name: 'Ada', role: 'admin' } })).messages).toHaveLength(1);
+      expect(
+        (await client.getPrompt({ name: 'greeting', arguments: { name: 'Ada', role: 'admin' } })).messages,
+      ).toHaveLength(1);
     } finally {
       await client.close();
       await app.close();
@@ -218,6 +290,8 @@ describe('unknownArguments', () => {
   });
 
   it('refuses an unknown policy at start-up, saying which ones there are', async () => {
-    await expect(startFixtureApp({ unknownArguments: 'ignore' as 'allow' })).rejects.toThrow(`McpModule option "unknownArguments": "ignore" is not a policy`);
+    await expect(startFixtureApp({ unknownArguments: 'ignore' as 'allow' })).rejects.toThrow(
+      `McpModule option "unknownArguments": "ignore" is not a policy`,
+    );
   });
 });

@@ -12,11 +12,14 @@ describe.each<TransportName>(['http', 'stdio'])('per-tool time and concurrency l
   beforeAll(async () => {
     connected = await connect(transport, {}, { toolTimeoutMs: 2_000 });
     const catalog = connected.app.get(McpCatalog);
-    catalog.addTool({ name: 'stubborn', description: 'Ignores its signal for a while', timeoutMs: 150 }, async (_args, ctx) => {
-      ctx.signal.addEventListener('abort', () => aborted.push(String((ctx.signal.reason as Error).message)));
-      await sleep(600);
-      return 'too late';
-    });
+    catalog.addTool(
+      { name: 'stubborn', description: 'Ignores its signal for a while', timeoutMs: 150 },
+      async (_args, ctx) => {
+        ctx.signal.addEventListener('abort', () => aborted.push(String((ctx.signal.reason as Error).message)));
+        await sleep(600);
+        return 'too late';
+      },
+    );
     catalog.addTool({ name: 'single', description: 'One at a time', maxConcurrency: 1 }, async () => {
       await sleep(300);
       return 'done';
@@ -28,15 +31,23 @@ describe.each<TransportName>(['http', 'stdio'])('per-tool time and concurrency l
     const started = Date.now();
     const result = (await connected.client.callTool({ name: 'stubborn' })) as CallToolResult;
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe('Tool "stubborn" timed out after 150 ms and was stopped. Try again with a narrower request.');
+    expect(textOf(result)).toBe(
+      'Tool "stubborn" timed out after 150 ms and was stopped. Try again with a narrower request.',
+    );
     expect(Date.now() - started).toBeLessThan(550); // answered at the timeout, not when the tool gave up
     expect(aborted).toEqual(['timed out after 150 ms']);
   });
 
   it('refuses calls beyond the tool concurrency limit until one finishes', async () => {
-    const [first, second] = await Promise.all([connected.client.callTool({ name: 'single' }), sleep(50).then(() => connected.client.callTool({ name: 'single' }))]);
+    const [first, second] = await Promise.all([
+      connected.client.callTool({ name: 'single' }),
+      sleep(50).then(() => connected.client.callTool({ name: 'single' })),
+    ]);
     expect(textOf(first)).toBe('done');
-    expect(second).toEqual({ content: [{ type: 'text', text: 'Tool "single" is busy (1 call(s) already running). Retry in a moment.' }], isError: true });
+    expect(second).toEqual({
+      content: [{ type: 'text', text: 'Tool "single" is busy (1 call(s) already running). Retry in a moment.' }],
+      isError: true,
+    });
     expect(textOf(await connected.client.callTool({ name: 'single' }))).toBe('done');
   });
 });
@@ -49,7 +60,9 @@ describe('secret redaction', () => {
         note: 'db at postgres://desk:hunter2@db/desk, password=hunter2, ref TKT-SECRET-42',
       }));
       const result = (await connected.client.callTool({ name: 'leaky' })) as CallToolResult;
-      expect(result.structuredContent).toEqual({ note: 'db at postgres://desk:[REDACTED]@db/desk, password=[REDACTED], ref [REDACTED]' });
+      expect(result.structuredContent).toEqual({
+        note: 'db at postgres://desk:[REDACTED]@db/desk, password=[REDACTED], ref [REDACTED]',
+      });
       expect(textOf(result)).not.toContain('hunter2');
     } finally {
       await connected.close();

@@ -28,14 +28,18 @@ const TOKEN = 'scrape-token-9f8e7d6c5b4a';
 const call = (client: Client, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
   client.callTool({ name, arguments: args, ...(meta && { _meta: meta }) }) as Promise<CallToolResult>;
 
-async function scrape(url: string, headers: Record<string, string> = {}): Promise<{ samples: PromSample[]; types: Map<string, string> }> {
+async function scrape(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ samples: PromSample[]; types: Map<string, string> }> {
   const response = await fetch(url, { headers });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
   return parsePrometheusText(await response.text());
 }
 
-const requests = (samples: PromSample[], labels: Record<string, string>) => sampleValue(samples, 'mcp_requests_total', labels);
+const requests = (samples: PromSample[], labels: Record<string, string>) =>
+  sampleValue(samples, 'mcp_requests_total', labels);
 
 /** Prometheus metrics and OpenTelemetry spans of a real host, driven by the SDK client over HTTP. */
 describe('Prometheus metrics', () => {
@@ -49,7 +53,10 @@ describe('Prometheus metrics', () => {
       app = started.app;
       base = started.url.replace(/\/mcp$/, '');
       client = await connectHttpClient(started.url);
-      for (let i = 0; i < 3; i++) expect(await call(client, 'add', { a: i, b: 1 })).toMatchObject({ content: [{ type: 'text', text: String(i + 1) }] });
+      for (let i = 0; i < 3; i++)
+        expect(await call(client, 'add', { a: i, b: 1 })).toMatchObject({
+          content: [{ type: 'text', text: String(i + 1) }],
+        });
       for (let i = 0; i < 2; i++) expect(await call(client, 'failBusiness')).toMatchObject({ isError: true });
       await expect(call(client, 'no_such_tool')).rejects.toMatchObject({ code: -32602 });
       await expect(call(client, 'made_up_too')).rejects.toMatchObject({ code: -32602 });
@@ -66,24 +73,46 @@ describe('Prometheus metrics', () => {
       const { samples, types } = await scrape(`${base}/metrics`);
       expect(requests(samples, { method: 'initialize', kind: '', target: '', outcome: 'ok' })).toBe(1);
       expect(requests(samples, { method: 'tools/call', kind: 'tool', target: 'add', outcome: 'ok' })).toBe(3);
-      expect(requests(samples, { method: 'tools/call', kind: 'tool', target: 'failBusiness', outcome: 'tool_error' })).toBe(2);
+      expect(
+        requests(samples, { method: 'tools/call', kind: 'tool', target: 'failBusiness', outcome: 'tool_error' }),
+      ).toBe(2);
       expect(requests(samples, { method: 'tools/call', kind: 'tool', target: 'other', outcome: 'invalid' })).toBe(2);
-      expect(requests(samples, { method: 'resources/read', kind: 'resource', target: 'kb://articles/{slug}', outcome: 'ok' })).toBe(2);
-      expect(requests(samples, { method: 'resources/read', kind: 'resource', target: 'kb://articles/{slug}', outcome: 'not_found' })).toBe(1);
+      expect(
+        requests(samples, {
+          method: 'resources/read',
+          kind: 'resource',
+          target: 'kb://articles/{slug}',
+          outcome: 'ok',
+        }),
+      ).toBe(2);
+      expect(
+        requests(samples, {
+          method: 'resources/read',
+          kind: 'resource',
+          target: 'kb://articles/{slug}',
+          outcome: 'not_found',
+        }),
+      ).toBe(1);
       // Nothing else was called: no other tools/call series, no made-up names as label values.
-      const callSeries = samples.filter((sample) => sample.name === 'mcp_requests_total' && sample.labels.method === 'tools/call');
-      expect(callSeries.map((sample) => `${sample.labels.target}/${sample.labels.outcome}=${sample.value}`).sort()).toEqual([
-        'add/ok=3',
-        'failBusiness/tool_error=2',
-        'other/invalid=2',
-      ]);
-      expect(samples.some((sample) => Object.values(sample.labels).some((value) => value.includes('no_such_tool') || value.includes('vpn-setup')))).toBe(false);
+      const callSeries = samples.filter(
+        (sample) => sample.name === 'mcp_requests_total' && sample.labels.method === 'tools/call',
+      );
+      expect(
+        callSeries.map((sample) => `${sample.labels.target}/${sample.labels.outcome}=${sample.value}`).sort(),
+      ).toEqual(['add/ok=3', 'failBusiness/tool_error=2', 'other/invalid=2']);
+      expect(
+        samples.some((sample) =>
+          Object.values(sample.labels).some((value) => value.includes('no_such_tool') || value.includes('vpn-setup')),
+        ),
+      ).toBe(false);
 
       const add = { method: 'tools/call', kind: 'tool', target: 'add' };
       expect(sampleValue(samples, 'mcp_request_duration_seconds_count', add)).toBe(3);
       expect(sampleValue(samples, 'mcp_request_duration_seconds_bucket', { ...add, le: '+Inf' })).toBe(3);
       expect(sampleValue(samples, 'mcp_request_duration_seconds_sum', add)).toBeGreaterThan(0);
-      const buckets = samples.filter((sample) => sample.name === 'mcp_request_duration_seconds_bucket' && sample.labels.target === 'add').map((sample) => sample.value);
+      const buckets = samples
+        .filter((sample) => sample.name === 'mcp_request_duration_seconds_bucket' && sample.labels.target === 'add')
+        .map((sample) => sample.value);
       expect(buckets).toHaveLength(15);
       expect(buckets).toEqual([...buckets].sort((a, b) => a - b));
 
@@ -92,7 +121,14 @@ describe('Prometheus metrics', () => {
       expect(sampleValue(samples, 'mcp_throttled_total', { transport: 'http' })).toBe(0);
       expect(sampleValue(samples, 'mcp_process_cpu_user_seconds_total')).toBeGreaterThan(0);
       expect(samples.filter((sample) => sample.name.startsWith('mcp_audit_'))).toEqual([]);
-      expect(Object.fromEntries(['mcp_requests_total', 'mcp_request_duration_seconds', 'mcp_in_flight', 'mcp_denied_total'].map((name) => [name, types.get(name)]))).toEqual({
+      expect(
+        Object.fromEntries(
+          ['mcp_requests_total', 'mcp_request_duration_seconds', 'mcp_in_flight', 'mcp_denied_total'].map((name) => [
+            name,
+            types.get(name),
+          ]),
+        ),
+      ).toEqual({
         mcp_requests_total: 'counter',
         mcp_request_duration_seconds: 'histogram',
         mcp_in_flight: 'gauge',
@@ -122,7 +158,11 @@ describe('Prometheus metrics', () => {
 
     beforeAll(async () => {
       const file = join(await mkdtemp(join(tmpdir(), 'mcp-metrics-')), 'audit.jsonl');
-      const started = await startFixtureApp({ auth: AUTH, audit: { file, flushIntervalMs: 10 }, metrics: { token: TOKEN } });
+      const started = await startFixtureApp({
+        auth: AUTH,
+        audit: { file, flushIntervalMs: 10 },
+        metrics: { token: TOKEN },
+      });
       app = started.app;
       base = started.url.replace(/\/mcp$/, '');
       agent = await connectHttpClient(started.url, { 'x-api-key': KEYS.agent });
@@ -137,12 +177,23 @@ describe('Prometheus metrics', () => {
     it('refuses scrapes without admin credentials, like the admin API, and counts the refusals', async () => {
       const none = await request(base).get('/metrics').expect(401);
       expect(none.headers['www-authenticate']).toBe('Bearer realm="mcp-metrics"');
-      expect(none.body).toEqual({ error: 'unauthenticated', message: 'No API key: send Authorization: Bearer <key> or X-API-Key: <key>. The metrics endpoint needs an admin key or token.' });
+      expect(none.body).toEqual({
+        error: 'unauthenticated',
+        message:
+          'No API key: send Authorization: Bearer <key> or X-API-Key: <key>. The metrics endpoint needs an admin key or token.',
+      });
       await request(base).get('/metrics').set('authorization', 'Bearer not-the-token-000000').expect(401);
       const agentScrape = await request(base).get('/metrics').set('x-api-key', KEYS.agent).expect(403);
-      expect(agentScrape.body.message).toBe('"agent-7" is not an administrator: the metrics endpoint needs the role "admin" or the scope "mcp:admin".');
+      expect(agentScrape.body.message).toBe(
+        '"agent-7" is not an administrator: the metrics endpoint needs the role "admin" or the scope "mcp:admin".',
+      );
       // An MCP request without a key is refused by the transport.
-      await request(base).post('/mcp').set('content-type', 'application/json').set('accept', 'application/json, text/event-stream').send({ jsonrpc: '2.0', id: 1, method: 'ping' }).expect(401);
+      await request(base)
+        .post('/mcp')
+        .set('content-type', 'application/json')
+        .set('accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: 1, method: 'ping' })
+        .expect(401);
 
       const { samples } = await scrape(`${base}/metrics`, { authorization: `Bearer ${KEYS.admin}` });
       expect(sampleValue(samples, 'mcp_unauthenticated_total', { transport: 'http' })).toBe(3);
@@ -185,12 +236,19 @@ describe('Prometheus metrics', () => {
         expect(requests(samples, { method: 'tools/call', target: 'add', outcome: 'ok' })).toBe(1);
         await scrape(`${own}/metrics?x=1`, { authorization: `Bearer ${KEYS.admin}` });
         // Prometheus addresses targets by IP and port: with a credential the Host is not checked here.
-        await request(own).get('/metrics').set('host', '10.1.2.3:9464').set('authorization', `Bearer ${TOKEN}`).expect(200);
+        await request(own)
+          .get('/metrics')
+          .set('host', '10.1.2.3:9464')
+          .set('authorization', `Bearer ${TOKEN}`)
+          .expect(200);
         await request(own).get('/metrics').expect(401);
         await request(own).get('/other').expect(404);
         await request(own).post('/metrics').expect(405).expect('allow', 'GET, HEAD');
         // Not on the main server.
-        await request(url.replace(/\/mcp$/, '')).get('/metrics').set('authorization', `Bearer ${TOKEN}`).expect(404);
+        await request(url.replace(/\/mcp$/, ''))
+          .get('/metrics')
+          .set('authorization', `Bearer ${TOKEN}`)
+          .expect(404);
       } finally {
         await app.close();
       }
@@ -204,7 +262,9 @@ describe('Prometheus metrics', () => {
       const client = await connectHttpClient(url);
       await call(client, 'add', { a: 1, b: 1 });
       await client.close();
-      await request(url.replace(/\/mcp$/, '')).get('/metrics').expect(404);
+      await request(url.replace(/\/mcp$/, ''))
+        .get('/metrics')
+        .expect(404);
       expect(await app.get(McpMetrics).metrics()).not.toContain('mcp_requests_total{');
     } finally {
       await app.close();
@@ -241,12 +301,20 @@ describe('OpenTelemetry tracing', () => {
     return (await readFile(file, 'utf8'))
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { method: string; target: string | null; outcome: string; traceId: string | null });
+      .map(
+        (line) =>
+          JSON.parse(line) as { method: string; target: string | null; outcome: string; traceId: string | null },
+      );
   };
 
   it('makes a SERVER span child of the _meta traceparent, with the MCP attributes, and the audit record carries its trace id', async () => {
     exporter.reset();
-    await call(client, 'add', { a: 20, b: 22 }, { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`, tracestate: 'vendor=opaque' });
+    await call(
+      client,
+      'add',
+      { a: 20, b: 22 },
+      { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`, tracestate: 'vendor=opaque' },
+    );
     const [span] = exporter.getFinishedSpans().filter((finished) => finished.name === 'tools/call add');
     expect(span).toBeDefined();
     expect(span.kind).toBe(SpanKind.SERVER);
@@ -287,20 +355,33 @@ describe('OpenTelemetry tracing', () => {
     expect(unknown.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Unknown tool: no_such_tool' });
   });
 
-  it('gives a task\'s background run the trace id of the call that created it', async () => {
+  it("gives a task's background run the trace id of the call that created it", async () => {
     const traceId = 'feedfacefeedfacefeedfacefeedface';
     const { task } = (await client.request(
-      { method: 'tools/call', params: { name: 'countSlowly', arguments: { to: 2 }, task: {}, _meta: { traceparent: `00-${traceId}-${CLIENT_SPAN}-01` } } } as never,
+      {
+        method: 'tools/call',
+        params: {
+          name: 'countSlowly',
+          arguments: { to: 2 },
+          task: {},
+          _meta: { traceparent: `00-${traceId}-${CLIENT_SPAN}-01` },
+        },
+      } as never,
       CreateTaskResultSchema,
     )) as { task: { taskId: string } };
-    expect(exporter.getFinishedSpans().find((span) => span.name === 'tools/call countSlowly')?.spanContext().traceId).toBe(traceId);
+    expect(
+      exporter
+        .getFinishedSpans()
+        .find((span) => span.name === 'tools/call countSlowly')
+        ?.spanContext().traceId,
+    ).toBe(traceId);
     await waitForAsync(async () => (await auditRecords()).some((entry) => entry.method === 'tasks/run'));
     const run = (await auditRecords()).find((entry) => entry.method === 'tasks/run')!;
     expect(run).toMatchObject({ outcome: 'ok', traceId });
     expect(task.taskId).toMatch(/^[\da-f-]{36}$/);
   });
 
-  it('still records the caller\'s trace id in the audit trail when no SDK is registered', async () => {
+  it("still records the caller's trace id in the audit trail when no SDK is registered", async () => {
     trace.disable();
     exporter.reset();
     const traceId = 'c0ffee00c0ffee00c0ffee00c0ffee00';

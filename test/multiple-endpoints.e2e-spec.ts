@@ -67,7 +67,10 @@ const billingEndpoint = (extra: Partial<McpModuleOptions> & { health?: boolean }
 async function startupError(imports: DynamicModule[]): Promise<McpStartupError> {
   const error = await Test.createTestingModule({ imports: [SupportModule, BillingModule, ...imports] })
     .compile()
-    .then(() => undefined, (e: unknown) => e);
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(McpStartupError);
   return error as McpStartupError;
 }
@@ -79,7 +82,9 @@ describe('Several MCP endpoints in one Nest application', () => {
   let billing: Client;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [SupportModule, BillingModule, supportEndpoint(), billingEndpoint()] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [SupportModule, BillingModule, supportEndpoint(), billingEndpoint()],
+    }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
     base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
@@ -124,7 +129,12 @@ describe('Several MCP endpoints in one Nest application', () => {
       fetch(`${base}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
       });
     const supportKeyOnBilling = await initialize('/mcp/billing', { 'x-api-key': SUPPORT_KEY });
     expect(supportKeyOnBilling.status).toBe(401);
@@ -137,7 +147,10 @@ describe('Several MCP endpoints in one Nest application', () => {
   it('leaves other paths to the application: one health probe, the dashboard of the endpoint that has it, 404 elsewhere', async () => {
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ok', info: { mcp: { status: 'up', phase: 'ready', tools: 2 } } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ok',
+      info: { mcp: { status: 'up', phase: 'ready', tools: 2 } },
+    });
     expect((await fetch(`${base}/admin`)).status).toBe(200);
     expect((await fetch(`${base}/mcp`)).status).toBe(404);
   });
@@ -153,12 +166,17 @@ describe('Several MCP endpoints in one Nest application', () => {
     catalog.addTool({ name: 'refund', description: 'Refunds an invoice' }, () => 'refunded');
     try {
       expect((await billing.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['refund', 'send_invoice']);
-      expect((await support.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['find_customer', 'open_ticket']);
+      expect((await support.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+        'find_customer',
+        'open_ticket',
+      ]);
       expect(await billing.callTool({ name: 'refund' })).toEqual({ content: [{ type: 'text', text: 'refunded' }] });
     } finally {
       catalog.remove('tool', 'refund');
     }
-    expect(() => endpoints.get('sales')).toThrow('No MCP endpoint is named "sales"; the application has "support", "billing". Use the `name` given to McpModule.forRoot().');
+    expect(() => endpoints.get('sales')).toThrow(
+      'No MCP endpoint is named "sales"; the application has "support", "billing". Use the `name` given to McpModule.forRoot().',
+    );
   });
 });
 
@@ -178,7 +196,9 @@ describe('A feature module importing the same endpoint object as the root module
     @Module({ imports: [billingMcp], providers: [RefundSetup] })
     class RefundModule {}
 
-    const moduleRef = await Test.createTestingModule({ imports: [SupportModule, BillingModule, RefundModule, supportEndpoint(), billingMcp] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [SupportModule, BillingModule, RefundModule, supportEndpoint(), billingMcp],
+    }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
     const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
@@ -188,7 +208,10 @@ describe('A feature module importing the same endpoint object as the root module
       expect(app.get(McpEndpoints).all()).toHaveLength(2);
       expect(app.get(RefundSetup).catalog).toBe(app.get(McpEndpoints).get('billing').get(McpCatalog));
       expect((await billing.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['refund', 'send_invoice']);
-      expect((await support.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['find_customer', 'open_ticket']);
+      expect((await support.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+        'find_customer',
+        'open_ticket',
+      ]);
     } finally {
       await billing.close();
       await support.close();
@@ -212,7 +235,14 @@ describe('Start-up errors of endpoints that clash', () => {
   it('reports every surface two endpoints both claim at once: name, dashboard, metrics, health probes, stdio', async () => {
     const error = await startupError([
       supportEndpoint({ stdio: true }),
-      McpModule.forRoot({ name: 'support', version: '1.0.0', path: '/mcp/other', include: [BillingModule], stdio: true, auth: { mode: 'apiKey', keys: [{ hash: hashApiKey(BILLING_KEY), principal: 'b' }] } }),
+      McpModule.forRoot({
+        name: 'support',
+        version: '1.0.0',
+        path: '/mcp/other',
+        include: [BillingModule],
+        stdio: true,
+        auth: { mode: 'apiKey', keys: [{ hash: hashApiKey(BILLING_KEY), principal: 'b' }] },
+      }),
     ]);
     expect(error.diagnostics.map(({ where, problem }) => `${where}: ${problem}`)).toEqual([
       'McpModule "support" option "name": the name "support" is already taken by the server name of McpModule "support"',
@@ -221,8 +251,12 @@ describe('Start-up errors of endpoints that clash', () => {
       'McpModule "support" option "health": the path \'/health\' is already taken by the health probes (/health/live, /health/ready) of McpModule "support"',
       'McpModule "support" option "stdio": stdin/stdout is already taken by the stdio transport of McpModule "support"',
     ]);
-    expect(error.message).toContain('fix: keep the probes on one endpoint: set health: false in the McpModule.forRoot() of the others');
-    expect(error.message).toContain("fix: keep the dashboard on one endpoint (admin: false on the others), or give each its own: admin: { path: '/admin/billing' }");
+    expect(error.message).toContain(
+      'fix: keep the probes on one endpoint: set health: false in the McpModule.forRoot() of the others',
+    );
+    expect(error.message).toContain(
+      "fix: keep the dashboard on one endpoint (admin: false on the others), or give each its own: admin: { path: '/admin/billing' }",
+    );
     expect(error.message).toContain('fix: one process has one stdin/stdout: set stdio: true on one endpoint only');
   });
 

@@ -12,16 +12,32 @@ describe.each<TransportName>(['http', 'stdio'])('pipes on @McpArgs over %s', (tr
     const connected = await connect(transport, {}, {}, (options) => PipeFixtureModule.register(options));
     try {
       const { client } = connected;
-      expect((await client.callTool({ name: 'parseWithClass', arguments: { n: '42' } })).structuredContent).toEqual({ n: 42, type: 'number' });
-      expect((await client.callTool({ name: 'parseWithInstance', arguments: { n: '7' } })).structuredContent).toEqual({ n: 7, type: 'number' });
+      expect((await client.callTool({ name: 'parseWithClass', arguments: { n: '42' } })).structuredContent).toEqual({
+        n: 42,
+        type: 'number',
+      });
+      expect((await client.callTool({ name: 'parseWithInstance', arguments: { n: '7' } })).structuredContent).toEqual({
+        n: 7,
+        type: 'number',
+      });
       expect((await client.callTool({ name: 'times', arguments: { n: 4 } })).structuredContent).toEqual({ n: 40 });
       // Not a provider: made with Multiplier from the module of PipeTools.
       expect((await client.callTool({ name: 'offset', arguments: { n: 4 } })).structuredContent).toEqual({ n: 14 });
-      expect((await client.callTool({ name: 'scopedOffset', arguments: { n: 5 } })).structuredContent).toEqual({ n: 15 });
-      expect((await client.callTool({ name: 'scopedOffset', arguments: { n: 6 } })).structuredContent).toEqual({ n: 16 });
+      expect((await client.callTool({ name: 'scopedOffset', arguments: { n: 5 } })).structuredContent).toEqual({
+        n: 15,
+      });
+      expect((await client.callTool({ name: 'scopedOffset', arguments: { n: 6 } })).structuredContent).toEqual({
+        n: 16,
+      });
       // The pipe's refusal reaches the model as an error result naming the problem.
-      const refused = (await client.callTool({ name: 'parseWithClass', arguments: { n: 'forty-two' } })) as CallToolResult;
-      expect(refused).toEqual({ content: [{ type: 'text', text: 'Validation failed (numeric string is expected)' }], isError: true });
+      const refused = (await client.callTool({
+        name: 'parseWithClass',
+        arguments: { n: 'forty-two' },
+      })) as CallToolResult;
+      expect(refused).toEqual({
+        content: [{ type: 'text', text: 'Validation failed (numeric string is expected)' }],
+        isError: true,
+      });
     } finally {
       await connected.close();
     }
@@ -55,7 +71,8 @@ describe('two apps in one process hosting the same tool class', () => {
     const first = await connect('stdio', {}, {}, (options) => PipeFixtureModule.register(options));
     const second = await connect('stdio', {}, {}, other);
     try {
-      const n = async (app: typeof first, name: string) => (await app.client.callTool({ name, arguments: { n: 4 } })).structuredContent;
+      const n = async (app: typeof first, name: string) =>
+        (await app.client.callTool({ name, arguments: { n: 4 } })).structuredContent;
       expect(await n(first, 'times')).toEqual({ n: 40 });
       expect(await n(first, 'offset')).toEqual({ n: 14 });
       expect(await n(second, 'times')).toEqual({ n: 400 });
@@ -87,17 +104,32 @@ class BrokenPipeTools {
 
 describe('a pipe class that cannot be created', () => {
   it('stops the start-up, naming the handler, each parameter and pipe, and the fix', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ name: 'x', version: '1', http: false })], providers: [BrokenPipeTools] }).compile();
-    const error = await moduleRef.init().then(() => undefined, (e: unknown) => e);
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ name: 'x', version: '1', http: false })],
+      providers: [BrokenPipeTools],
+    }).compile();
+    const error = await moduleRef.init().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await moduleRef.close().catch(() => undefined);
     expect(error).toBeInstanceOf(McpStartupError);
     // Nest's own reason, first line only: it names the missing dependency and the module searched.
-    const reason = "Nest can't resolve dependencies of the NeedsUnregistered (?). Please make sure that the argument Unregistered at index [0] is available in the RootTestModule module.";
+    const reason =
+      "Nest can't resolve dependencies of the NeedsUnregistered (?). Please make sure that the argument Unregistered at index [0] is available in the RootTestModule module.";
     const fix = (property: string) =>
       `provide its dependencies in the module of BrokenPipeTools, or register NeedsUnregistered as a provider, or pass an instance: @McpArgs('${property}', new NeedsUnregistered(...))`;
     expect((error as McpStartupError).diagnostics).toEqual([
-      { where: 'BrokenPipeTools.broken', problem: `pipe NeedsUnregistered of parameter #0 (@McpArgs('n')) cannot be created: ${reason}`, fix: fix('n') },
-      { where: 'BrokenPipeTools.broken', problem: `pipe NeedsUnregistered of parameter #1 (@McpArgs('m')) cannot be created: ${reason}`, fix: fix('m') },
+      {
+        where: 'BrokenPipeTools.broken',
+        problem: `pipe NeedsUnregistered of parameter #0 (@McpArgs('n')) cannot be created: ${reason}`,
+        fix: fix('n'),
+      },
+      {
+        where: 'BrokenPipeTools.broken',
+        problem: `pipe NeedsUnregistered of parameter #1 (@McpArgs('m')) cannot be created: ${reason}`,
+        fix: fix('m'),
+      },
     ]);
   });
 });

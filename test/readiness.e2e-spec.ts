@@ -8,10 +8,18 @@ import { Test } from '@nestjs/testing';
 import { AppModule } from '../src/app.module';
 import { freePort } from './support/free-port';
 
-type Health = { status: string; info?: Record<string, { status: string }>; error?: Record<string, { status: string; error?: string }> };
+type Health = {
+  status: string;
+  info?: Record<string, { status: string }>;
+  error?: Record<string, { status: string; error?: string }>;
+};
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   for (let attempt = 0; attempt < 100; attempt++) {
     const up = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1');
@@ -38,9 +46,14 @@ describe('readiness follows the required dependencies; liveness does not', () =>
     redisPort = await freePort();
     redis = await startRedis(redisPort);
     const saved = { ...process.env };
-    Object.assign(process.env, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, AUDIT_FILE: join(tmpdir(), `ready-audit-${randomUUID()}.jsonl`) });
+    Object.assign(process.env, {
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      AUDIT_FILE: join(tmpdir(), `ready-audit-${randomUUID()}.jsonl`),
+    });
     try {
-      const moduleRef = await Test.createTestingModule({ imports: [AppModule.register({ transport: 'http' })] }).compile();
+      const moduleRef = await Test.createTestingModule({
+        imports: [AppModule.register({ transport: 'http' })],
+      }).compile();
       app = moduleRef.createNestApplication({ logger: false });
       await app.listen(0, '127.0.0.1');
       base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
@@ -61,7 +74,11 @@ describe('readiness follows the required dependencies; liveness does not', () =>
   it('is ready with Redis and the audit trail up', async () => {
     const ready = await probe('/health/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body.info).toMatchObject({ mcp: { status: 'up' }, redis: { status: 'up' }, 'audit:jsonl': { status: 'up' } });
+    expect(ready.body.info).toMatchObject({
+      mcp: { status: 'up' },
+      redis: { status: 'up' },
+      'audit:jsonl': { status: 'up' },
+    });
   });
 
   it('answers 503 naming Redis while it is down, keeps liveness at 200, and recovers', async () => {

@@ -40,7 +40,12 @@ describe.each<TransportName>(['http', 'stdio'])('the catalog at run time over %s
   it('adds a tool that is listed, announced and callable with validated arguments', async () => {
     changes.length = 0;
     catalog.addTool(
-      { name: 'tenant_status', description: 'Status of a tenant', input: z.object({ tenant: z.string() }), annotations: { readOnlyHint: true } },
+      {
+        name: 'tenant_status',
+        description: 'Status of a tenant',
+        input: z.object({ tenant: z.string() }),
+        annotations: { readOnlyHint: true },
+      },
       ({ tenant }: { tenant: string }, context) => `tenant ${tenant} is up (${context.transport})`,
     );
     await waitFor(() => changes.includes('tools'));
@@ -55,7 +60,9 @@ describe.each<TransportName>(['http', 'stdio'])('the catalog at run time over %s
   it('disables, enables and removes it', async () => {
     catalog.disable('tool', 'tenant_status');
     expect(await toolNames()).not.toContain('tenant_status');
-    await expect(connected.client.callTool({ name: 'tenant_status', arguments: { tenant: 'x' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      connected.client.callTool({ name: 'tenant_status', arguments: { tenant: 'x' } }),
+    ).rejects.toMatchObject({ code: -32602 });
     catalog.enable('tool', 'tenant_status');
     expect(await toolNames()).toContain('tenant_status');
     expect(catalog.remove('tool', 'tenant_status')).toBe(true);
@@ -65,13 +72,25 @@ describe.each<TransportName>(['http', 'stdio'])('the catalog at run time over %s
 
   it('adds prompts and resources the same way', async () => {
     changes.length = 0;
-    catalog.addPrompt({ name: 'runtime_prompt', description: 'Added at run time', args: [{ name: 'topic', required: true }] }, ({ topic }: { topic: string }) => `Talk about ${topic}`);
+    catalog.addPrompt(
+      { name: 'runtime_prompt', description: 'Added at run time', args: [{ name: 'topic', required: true }] },
+      ({ topic }: { topic: string }) => `Talk about ${topic}`,
+    );
     catalog.addResource({ uri: 'runtime://note', name: 'note', mimeType: 'text/plain' }, () => 'a note');
-    catalog.addResourceTemplate({ uriTemplate: 'runtime://notes/{id}', name: 'notes' }, ({ id }: { id: string }) => `note ${id}`);
+    catalog.addResourceTemplate(
+      { uriTemplate: 'runtime://notes/{id}', name: 'notes' },
+      ({ id }: { id: string }) => `note ${id}`,
+    );
     await waitFor(() => changes.includes('prompts') && changes.includes('resources'));
-    expect((await connected.client.getPrompt({ name: 'runtime_prompt', arguments: { topic: 'MCP' } })).messages[0].content).toEqual({ type: 'text', text: 'Talk about MCP' });
-    expect((await connected.client.readResource({ uri: 'runtime://note' })).contents).toEqual([{ uri: 'runtime://note', mimeType: 'text/plain', text: 'a note' }]);
-    expect((await connected.client.readResource({ uri: 'runtime://notes/7' })).contents[0]).toMatchObject({ text: 'note 7' });
+    expect(
+      (await connected.client.getPrompt({ name: 'runtime_prompt', arguments: { topic: 'MCP' } })).messages[0].content,
+    ).toEqual({ type: 'text', text: 'Talk about MCP' });
+    expect((await connected.client.readResource({ uri: 'runtime://note' })).contents).toEqual([
+      { uri: 'runtime://note', mimeType: 'text/plain', text: 'a note' },
+    ]);
+    expect((await connected.client.readResource({ uri: 'runtime://notes/7' })).contents[0]).toMatchObject({
+      text: 'note 7',
+    });
     catalog.disable('resourceTemplate', 'runtime://notes/{id}');
     await expect(connected.client.readResource({ uri: 'runtime://notes/7' })).rejects.toMatchObject({ code: -32002 });
     catalog.remove('prompt', 'runtime_prompt');
@@ -84,6 +103,8 @@ describe.each<TransportName>(['http', 'stdio'])('the catalog at run time over %s
     expect(() => catalog.addTool({ name: 'bad name', description: '' }, () => 'x')).toThrow(
       /Cannot add to the MCP catalog: 1 problem\(s\) found\n.*the tool has no description/,
     );
-    expect(() => catalog.addResourceTemplate({ uriTemplate: 'kb://articles/{other}', name: 'clash' }, () => 'x')).toThrow(/matches the same URIs as "kb:\/\/articles\/\{slug\}"/);
+    expect(() =>
+      catalog.addResourceTemplate({ uriTemplate: 'kb://articles/{other}', name: 'clash' }, () => 'x'),
+    ).toThrow(/matches the same URIs as "kb:\/\/articles\/\{slug\}"/);
   });
 });

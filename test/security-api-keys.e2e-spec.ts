@@ -23,8 +23,18 @@ describe('API-key authentication and scope/role authorization over HTTP', () => 
             mode: 'apiKey',
             keys: [
               { hash: hashApiKey(KEYS.reader), principal: 'reader-bot', scopes: ['tickets:read'] },
-              { hash: hashApiKey(KEYS.supervisor), principal: 'sam', scopes: ['tickets:read', 'tickets:write', 'reports'], roles: ['supervisor'] },
-              { hash: hashApiKey(KEYS.expired), principal: 'old-bot', scopes: ['tickets:read'], expiresAt: '2020-01-01T00:00:00Z' },
+              {
+                hash: hashApiKey(KEYS.supervisor),
+                principal: 'sam',
+                scopes: ['tickets:read', 'tickets:write', 'reports'],
+                roles: ['supervisor'],
+              },
+              {
+                hash: hashApiKey(KEYS.expired),
+                principal: 'old-bot',
+                scopes: ['tickets:read'],
+                expiresAt: '2020-01-01T00:00:00Z',
+              },
             ],
           },
         }),
@@ -40,7 +50,12 @@ describe('API-key authentication and scope/role authorization over HTTP', () => 
     fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
     });
 
   it('answers 401 with WWW-Authenticate without a key, with a bad key and with an expired key', async () => {
@@ -49,10 +64,14 @@ describe('API-key authentication and scope/role authorization over HTTP', () => 
     expect(none.headers.get('www-authenticate')).toBe('Bearer realm="mcp"');
     const bad = await post({ authorization: 'Bearer nope' });
     expect(bad.status).toBe(401);
-    expect(bad.headers.get('www-authenticate')).toBe('Bearer realm="mcp", error="invalid_token", error_description="The API key is not valid"');
+    expect(bad.headers.get('www-authenticate')).toBe(
+      'Bearer realm="mcp", error="invalid_token", error_description="The API key is not valid"',
+    );
     const expired = await post({ 'x-api-key': KEYS.expired });
     expect(expired.status).toBe(401);
-    expect(((await expired.json()) as { error: { message: string } }).error.message).toBe('Unauthorized: The API key has expired');
+    expect(((await expired.json()) as { error: { message: string } }).error.message).toBe(
+      'Unauthorized: The API key has expired',
+    );
     expect((await post({ 'x-api-key': KEYS.reader })).status).toBe(200);
   });
 
@@ -61,18 +80,44 @@ describe('API-key authentication and scope/role authorization over HTTP', () => 
     const supervisor = await connectHttpClient(url, { 'x-api-key': KEYS.supervisor });
     try {
       expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'readTicket']);
-      expect((await supervisor.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['buildReport', 'hello', 'readTicket', 'reassign', 'writeTicket']);
+      expect((await supervisor.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+        'buildReport',
+        'hello',
+        'readTicket',
+        'reassign',
+        'writeTicket',
+      ]);
       expect((await reader.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['openPrompt']);
-      expect((await reader.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['desk://motd', 'desk://queue']);
-      expect((await supervisor.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['desk://audit', 'desk://motd', 'desk://queue']);
+      expect((await reader.listResources()).resources.map((resource) => resource.uri).sort()).toEqual([
+        'desk://motd',
+        'desk://queue',
+      ]);
+      expect((await supervisor.listResources()).resources.map((resource) => resource.uri).sort()).toEqual([
+        'desk://audit',
+        'desk://motd',
+        'desk://queue',
+      ]);
 
-      expect(await reader.callTool({ name: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello reader-bot' }] });
+      expect(await reader.callTool({ name: 'hello' })).toEqual({
+        content: [{ type: 'text', text: 'hello reader-bot' }],
+      });
       // Hidden entries are answered like entries that do not exist.
-      await expect(reader.callTool({ name: 'writeTicket' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: writeTicket') });
-      await expect(reader.callTool({ name: 'reassign' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: reassign') });
-      await expect(reader.getPrompt({ name: 'reportPrompt' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: reportPrompt') });
+      await expect(reader.callTool({ name: 'writeTicket' })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown tool: writeTicket'),
+      });
+      await expect(reader.callTool({ name: 'reassign' })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown tool: reassign'),
+      });
+      await expect(reader.getPrompt({ name: 'reportPrompt' })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown prompt: reportPrompt'),
+      });
       await expect(reader.readResource({ uri: 'desk://audit' })).rejects.toMatchObject({ code: -32002 });
-      expect(await supervisor.callTool({ name: 'reassign' })).toEqual({ content: [{ type: 'text', text: 'reassigned' }] });
+      expect(await supervisor.callTool({ name: 'reassign' })).toEqual({
+        content: [{ type: 'text', text: 'reassigned' }],
+      });
     } finally {
       await reader.close();
       await supervisor.close();
@@ -85,7 +130,13 @@ describe('API-key authentication and scope/role authorization over HTTP', () => 
     const ping = (key: string) =>
       fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': key, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-api-key': key,
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-11-25',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
       });
     expect((await ping(KEYS.reader)).status).toBe(200);
@@ -95,10 +146,14 @@ describe('API-key authentication and scope/role authorization over HTTP', () => 
 
 describe('authentication off', () => {
   it('refuses to listen beyond loopback, and says how to fix it', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [SecurityFixtureModule.register({ auth: { mode: 'none' } })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [SecurityFixtureModule.register({ auth: { mode: 'none' } })],
+    }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     try {
-      await expect(app.listen(0, '0.0.0.0')).rejects.toThrow(/authentication is off \('none'\) but the host would listen on 0\.0\.0\.0\n\s+fix: listen on 127\.0\.0\.1/);
+      await expect(app.listen(0, '0.0.0.0')).rejects.toThrow(
+        /authentication is off \('none'\) but the host would listen on 0\.0\.0\.0\n\s+fix: listen on 127\.0\.0\.1/,
+      );
     } finally {
       await app.close();
     }
@@ -106,13 +161,19 @@ describe('authentication off', () => {
 
   it('serves every caller as the configured principal on loopback', async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [SecurityFixtureModule.register({ auth: { mode: 'none', principal: { id: 'local-dev', scopes: ['tickets:read'] } } })],
+      imports: [
+        SecurityFixtureModule.register({
+          auth: { mode: 'none', principal: { id: 'local-dev', scopes: ['tickets:read'] } },
+        }),
+      ],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
     const client = await connectHttpClient(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`);
     try {
-      expect(await client.callTool({ name: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello local-dev' }] });
+      expect(await client.callTool({ name: 'hello' })).toEqual({
+        content: [{ type: 'text', text: 'hello local-dev' }],
+      });
       expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'readTicket']);
     } finally {
       await client.close();
@@ -137,8 +198,18 @@ describe('failed authentications', () => {
     const ping = (key: string) =>
       fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': key, 'mcp-protocol-version': '2025-11-25' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-api-key': key,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
       });
     try {
       expect((await ping('guess-1')).status).toBe(401);
@@ -146,7 +217,9 @@ describe('failed authentications', () => {
       const refused = await ping('guess-3');
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(50);
-      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/^Too Many Requests: too many failed authentications from this address; retry in \d+ s$/);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+        /^Too Many Requests: too many failed authentications from this address; retry in \d+ s$/,
+      );
       expect((await ping('the-right-key')).status).toBe(429); // even a right key waits out the window
     } finally {
       await app.close();
@@ -179,7 +252,8 @@ describe('failed authentications', () => {
       expect((await guess('/admin/api/health', 'guess-2')).status).toBe(401);
       expect((await guess('/metrics', 'guess-3')).status).toBe(401);
       expect((await guess('/admin/api/health', 'guess-4')).status).toBe(401);
-      for (const path of ['/mcp', '/admin/api/health', '/metrics']) expect({ path, status: (await guess(path, 'guess-5')).status }).toEqual({ path, status: 429 });
+      for (const path of ['/mcp', '/admin/api/health', '/metrics'])
+        expect({ path, status: (await guess(path, 'guess-5')).status }).toEqual({ path, status: 429 });
       expect((await guess('/admin/api/health', 'the-right-key')).status).toBe(429);
     } finally {
       await app.close();
@@ -202,15 +276,22 @@ describe('a policy that needs the arguments', () => {
       imports: [
         SecurityFixtureModule.register({
           accessPolicy: TenantPolicy,
-          auth: { mode: 'apiKey', keys: [{ hash: hashApiKey('acme-key'), principal: 'acme-bot', scopes: ['tickets:read'] }] },
+          auth: {
+            mode: 'apiKey',
+            keys: [{ hash: hashApiKey('acme-key'), principal: 'acme-bot', scopes: ['tickets:read'] }],
+          },
         }),
       ],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
-    const client = await connectHttpClient(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`, { 'x-api-key': 'acme-key' });
+    const client = await connectHttpClient(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`, {
+      'x-api-key': 'acme-key',
+    });
     try {
-      expect(await client.callTool({ name: 'readTicket', arguments: { id: 'acme-17' } })).toEqual({ content: [{ type: 'text', text: 'ticket acme-17' }] });
+      expect(await client.callTool({ name: 'readTicket', arguments: { id: 'acme-17' } })).toEqual({
+        content: [{ type: 'text', text: 'ticket acme-17' }],
+      });
       await expect(client.callTool({ name: 'readTicket', arguments: { id: 'globex-3' } })).rejects.toMatchObject({
         code: -32602,
         message: expect.stringContaining('Not allowed: acme-bot may not use tool "readTicket" with these arguments'),

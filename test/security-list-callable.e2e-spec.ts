@@ -2,7 +2,13 @@ import { PassThrough } from 'node:stream';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ListTasksResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CancelTaskResultSchema,
+  CreateTaskResultSchema,
+  GetTaskResultSchema,
+  ListTasksResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { StdioTransport } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
 import { ROLES, SCOPES, SecurityFixtureModule } from './fixtures/security.fixtures';
@@ -22,7 +28,7 @@ interface Principal {
 /** Principals with every mix of scopes and roles, drawn from a seeded generator so runs repeat. */
 function principals(count: number, seed: number): Principal[] {
   let state = seed;
-  const next = () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   return Array.from({ length: count }, (_, index) => ({
     id: `p${index}`,
     scopes: SCOPES.filter(() => next() < 0.5),
@@ -30,7 +36,11 @@ function principals(count: number, seed: number): Principal[] {
   }));
 }
 
-const succeeds = (promise: Promise<unknown>) => promise.then(() => true, () => false);
+const succeeds = (promise: Promise<unknown>) =>
+  promise.then(
+    () => true,
+    () => false,
+  );
 
 /** Asserts that what `client` lists is exactly what it can use, for every kind of entry. */
 async function expectListedIsCallable(client: Client): Promise<void> {
@@ -39,61 +49,107 @@ async function expectListedIsCallable(client: Client): Promise<void> {
   const resources = new Set((await client.listResources()).resources.map((resource) => resource.uri));
   for (const name of TOOLS) {
     const args = name === 'readTicket' ? { id: 'T-1' } : {};
-    expect({ name, callable: await succeeds(client.callTool({ name, arguments: args })) }).toEqual({ name, callable: tools.has(name) });
+    expect({ name, callable: await succeeds(client.callTool({ name, arguments: args })) }).toEqual({
+      name,
+      callable: tools.has(name),
+    });
   }
-  for (const name of PROMPTS) expect({ name, callable: await succeeds(client.getPrompt({ name })) }).toEqual({ name, callable: prompts.has(name) });
-  for (const uri of RESOURCES) expect({ uri, callable: await succeeds(client.readResource({ uri })) }).toEqual({ uri, callable: resources.has(uri) });
+  for (const name of PROMPTS)
+    expect({ name, callable: await succeeds(client.getPrompt({ name })) }).toEqual({
+      name,
+      callable: prompts.has(name),
+    });
+  for (const uri of RESOURCES)
+    expect({ uri, callable: await succeeds(client.readResource({ uri })) }).toEqual({
+      uri,
+      callable: resources.has(uri),
+    });
   expect(tools.has('hello') && prompts.has('openPrompt') && resources.has('desk://motd')).toBe(true); // open entries stay open
 }
 
 /** Every `tasks/*` method a caller may use on a task: each works exactly on the tasks `tasks/list` shows it. */
-async function expectTasksListedAreUsable(client: Client, allTaskIds: readonly string[], own: readonly string[]): Promise<void> {
-  const request = (method: string, params: Record<string, unknown>, schema: Parameters<Client['request']>[1]) => client.request({ method, params } as never, schema);
-  const listed = new Set(((await request('tasks/list', {}, ListTasksResultSchema)) as { tasks: { taskId: string }[] }).tasks.map((task) => task.taskId));
+async function expectTasksListedAreUsable(
+  client: Client,
+  allTaskIds: readonly string[],
+  own: readonly string[],
+): Promise<void> {
+  const request = (method: string, params: Record<string, unknown>, schema: Parameters<Client['request']>[1]) =>
+    client.request({ method, params } as never, schema);
+  const listed = new Set(
+    ((await request('tasks/list', {}, ListTasksResultSchema)) as { tasks: { taskId: string }[] }).tasks.map(
+      (task) => task.taskId,
+    ),
+  );
   expect([...listed].sort()).toEqual([...own].sort());
   for (const taskId of allTaskIds) {
     const usable = listed.has(taskId);
-    expect({ taskId, get: await succeeds(request('tasks/get', { taskId }, GetTaskResultSchema)) }).toEqual({ taskId, get: usable });
-    expect({ taskId, result: await succeeds(request('tasks/result', { taskId }, CallToolResultSchema)) }).toEqual({ taskId, result: usable });
+    expect({ taskId, get: await succeeds(request('tasks/get', { taskId }, GetTaskResultSchema)) }).toEqual({
+      taskId,
+      get: usable,
+    });
+    expect({ taskId, result: await succeeds(request('tasks/result', { taskId }, CallToolResultSchema)) }).toEqual({
+      taskId,
+      result: usable,
+    });
     // Its own tasks have completed, so cancelling fails, but not as an unknown task.
-    const cancelled = await request('tasks/cancel', { taskId }, CancelTaskResultSchema).then(() => 'cancelled', (error: Error) => error.message);
+    const cancelled = await request('tasks/cancel', { taskId }, CancelTaskResultSchema).then(
+      () => 'cancelled',
+      (error: Error) => error.message,
+    );
     expect({ taskId, known: !cancelled.includes('Unknown task') }).toEqual({ taskId, known: usable });
   }
 }
 
 describe('listed ⇔ callable, for generated principals', () => {
-  it.each(['stateful', 'stateless'] as const)('holds for every tasks/* method over HTTP (API keys, %s)', async (mode) => {
-    const generated = principals(12, 7);
-    const keys = generated.map((principal) => ({ key: `key-for-${principal.id}`, principal }));
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        SecurityFixtureModule.register({
-          mode,
-          auth: { mode: 'apiKey', keys: keys.map(({ key, principal }) => ({ hash: hashApiKey(key), principal: principal.id, scopes: principal.scopes, roles: principal.roles })) },
-        }),
-      ],
-    }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
-    const clients = await Promise.all(keys.map(({ key }) => connectHttpClient(url, { 'x-api-key': key })));
-    try {
-      // Every principal that may run the task tool starts one; the others cannot.
-      const own = new Map<Client, string[]>();
-      for (const client of clients) {
-        const created = await client
-          .request({ method: 'tools/call', params: { name: 'buildReport', arguments: {}, task: {} } } as never, CreateTaskResultSchema)
-          .then((result) => [(result as { task: { taskId: string } }).task.taskId], () => []);
-        own.set(client, created);
+  it.each(['stateful', 'stateless'] as const)(
+    'holds for every tasks/* method over HTTP (API keys, %s)',
+    async (mode) => {
+      const generated = principals(12, 7);
+      const keys = generated.map((principal) => ({ key: `key-for-${principal.id}`, principal }));
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          SecurityFixtureModule.register({
+            mode,
+            auth: {
+              mode: 'apiKey',
+              keys: keys.map(({ key, principal }) => ({
+                hash: hashApiKey(key),
+                principal: principal.id,
+                scopes: principal.scopes,
+                roles: principal.roles,
+              })),
+            },
+          }),
+        ],
+      }).compile();
+      const app = moduleRef.createNestApplication({ logger: false });
+      await app.listen(0, '127.0.0.1');
+      const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+      const clients = await Promise.all(keys.map(({ key }) => connectHttpClient(url, { 'x-api-key': key })));
+      try {
+        // Every principal that may run the task tool starts one; the others cannot.
+        const own = new Map<Client, string[]>();
+        for (const client of clients) {
+          const created = await client
+            .request(
+              { method: 'tools/call', params: { name: 'buildReport', arguments: {}, task: {} } } as never,
+              CreateTaskResultSchema,
+            )
+            .then(
+              (result) => [(result as { task: { taskId: string } }).task.taskId],
+              () => [],
+            );
+          own.set(client, created);
+        }
+        const all = [...own.values()].flat();
+        expect(all.length).toBeGreaterThan(1);
+        for (const client of clients) await expectTasksListedAreUsable(client, all, own.get(client)!);
+      } finally {
+        await Promise.all(clients.map((client) => client.close()));
+        await app.close();
       }
-      const all = [...own.values()].flat();
-      expect(all.length).toBeGreaterThan(1);
-      for (const client of clients) await expectTasksListedAreUsable(client, all, own.get(client)!);
-    } finally {
-      await Promise.all(clients.map((client) => client.close()));
-      await app.close();
-    }
-  });
+    },
+  );
 
   it('holds over HTTP (API keys)', async () => {
     const generated = principals(12, 7);
@@ -101,7 +157,15 @@ describe('listed ⇔ callable, for generated principals', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         SecurityFixtureModule.register({
-          auth: { mode: 'apiKey', keys: keys.map(({ key, principal }) => ({ hash: hashApiKey(key), principal: principal.id, scopes: principal.scopes, roles: principal.roles })) },
+          auth: {
+            mode: 'apiKey',
+            keys: keys.map(({ key, principal }) => ({
+              hash: hashApiKey(key),
+              principal: principal.id,
+              scopes: principal.scopes,
+              roles: principal.roles,
+            })),
+          },
         }),
       ],
     }).compile();
@@ -121,7 +185,9 @@ describe('listed ⇔ callable, for generated principals', () => {
 
   it('holds over stdio (the configured local principal)', async () => {
     for (const principal of principals(5, 11)) {
-      const moduleRef = await Test.createTestingModule({ imports: [SecurityFixtureModule.register({ http: false, stdioPrincipal: principal })] }).compile();
+      const moduleRef = await Test.createTestingModule({
+        imports: [SecurityFixtureModule.register({ http: false, stdioPrincipal: principal })],
+      }).compile();
       await moduleRef.init();
       const app: INestApplicationContext = moduleRef;
       const toServer = new PassThrough();

@@ -22,9 +22,14 @@ const requestFor: Record<Target, { method: string; params: Record<string, unknow
 async function expectHidden(client: Client, target: Target): Promise<void> {
   switch (target) {
     case 'tool':
-      return void (await expect(client.callTool({ name: 'readTicket', arguments: { id: 'T-1' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: readTicket') }));
+      return void (await expect(
+        client.callTool({ name: 'readTicket', arguments: { id: 'T-1' } }),
+      ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: readTicket') }));
     case 'prompt':
-      return void (await expect(client.getPrompt({ name: 'reportPrompt' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: reportPrompt') }));
+      return void (await expect(client.getPrompt({ name: 'reportPrompt' })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown prompt: reportPrompt'),
+      }));
     case 'resource':
       return void (await expect(client.readResource({ uri: 'desk://queue' })).rejects.toMatchObject({ code: -32002 }));
     case 'list':
@@ -35,11 +40,15 @@ async function expectHidden(client: Client, target: Target): Promise<void> {
 async function expectAllowed(client: Client, target: Target): Promise<void> {
   switch (target) {
     case 'tool':
-      return void expect(await client.callTool({ name: 'readTicket', arguments: { id: 'T-1' } })).toEqual({ content: [{ type: 'text', text: 'ticket T-1' }] });
+      return void expect(await client.callTool({ name: 'readTicket', arguments: { id: 'T-1' } })).toEqual({
+        content: [{ type: 'text', text: 'ticket T-1' }],
+      });
     case 'prompt':
       return void expect((await client.getPrompt({ name: 'reportPrompt' })).messages).toHaveLength(1);
     case 'resource':
-      return void expect((await client.readResource({ uri: 'desk://queue' })).contents[0]).toMatchObject({ text: 'queue' });
+      return void expect((await client.readResource({ uri: 'desk://queue' })).contents[0]).toMatchObject({
+        text: 'queue',
+      });
     case 'list':
       return void expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('readTicket');
   }
@@ -56,7 +65,13 @@ describe('security matrix over Streamable HTTP (OAuth)', () => {
       {
         mode: 'stateless',
         authFailureLimit: { limit: 1_000, windowMs: 60_000 }, // the matrix fails on purpose many times
-        auth: { mode: 'oauth', issuer: issuer.issuer, jwksUri: issuer.jwksUri, resource: 'http://127.0.0.1/mcp', requiredScopes: ['mcp'] },
+        auth: {
+          mode: 'oauth',
+          issuer: issuer.issuer,
+          jwksUri: issuer.jwksUri,
+          resource: 'http://127.0.0.1/mcp',
+          requiredScopes: ['mcp'],
+        },
       },
       (options) => SecurityFixtureModule.register(options),
     ));
@@ -74,7 +89,12 @@ describe('security matrix over Streamable HTTP (OAuth)', () => {
       const credential = await token();
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2025-11-25', ...(credential && { authorization: `Bearer ${credential}` }) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'mcp-protocol-version': '2025-11-25',
+          ...(credential && { authorization: `Bearer ${credential}` }),
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...requestFor[target] }),
       });
       expect(response.status).toBe(status);
@@ -94,7 +114,9 @@ describe('security matrix over Streamable HTTP (OAuth)', () => {
     });
 
     it('is served to a caller with the scopes', async () => {
-      const client = await connectHttpClient(url, { authorization: `Bearer ${await issuer.sign({ scope: 'mcp tickets:read reports' })}` });
+      const client = await connectHttpClient(url, {
+        authorization: `Bearer ${await issuer.sign({ scope: 'mcp tickets:read reports' })}`,
+      });
       try {
         await expectAllowed(client, target);
       } finally {
@@ -106,7 +128,9 @@ describe('security matrix over Streamable HTTP (OAuth)', () => {
 
 describe('security matrix over stdio (the configured principal)', () => {
   async function stdioClient(scopes: string[]): Promise<{ client: Client; close: () => Promise<void> }> {
-    const moduleRef = await Test.createTestingModule({ imports: [SecurityFixtureModule.register({ http: false, stdioPrincipal: { id: 'operator', scopes } })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [SecurityFixtureModule.register({ http: false, stdioPrincipal: { id: 'operator', scopes } })],
+    }).compile();
     await moduleRef.init();
     const toServer = new PassThrough();
     const fromServer = new PassThrough();

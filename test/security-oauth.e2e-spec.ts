@@ -34,8 +34,17 @@ describe('OAuth 2.1 resource server', () => {
   const initialize = (token?: string) =>
     fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(token && { authorization: `Bearer ${token}` }),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
     });
   const metadata = 'resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"';
 
@@ -51,9 +60,21 @@ describe('OAuth 2.1 resource server', () => {
 
   it.each([
     ['no token', async () => undefined, `Bearer ${metadata}, scope="mcp"`],
-    ['an expired token', () => issuer.sign({ scope: 'mcp' }, { expiresIn: '-10m' }), `Bearer ${metadata}, error="invalid_token", error_description="The token has expired"`],
-    ['a token for another audience', () => issuer.sign({ scope: 'mcp' }, { audience: 'https://other.example/mcp' }), `Bearer ${metadata}, error="invalid_token", error_description="The token is not meant for this server (audience)"`],
-    ['a token from another issuer', () => issuer.sign({ scope: 'mcp' }, { issuer: 'https://evil.example' }), `Bearer ${metadata}, error="invalid_token", error_description="The token comes from an issuer this server does not trust"`],
+    [
+      'an expired token',
+      () => issuer.sign({ scope: 'mcp' }, { expiresIn: '-10m' }),
+      `Bearer ${metadata}, error="invalid_token", error_description="The token has expired"`,
+    ],
+    [
+      'a token for another audience',
+      () => issuer.sign({ scope: 'mcp' }, { audience: 'https://other.example/mcp' }),
+      `Bearer ${metadata}, error="invalid_token", error_description="The token is not meant for this server (audience)"`,
+    ],
+    [
+      'a token from another issuer',
+      () => issuer.sign({ scope: 'mcp' }, { issuer: 'https://evil.example' }),
+      `Bearer ${metadata}, error="invalid_token", error_description="The token comes from an issuer this server does not trust"`,
+    ],
   ])('answers 401 to %s', async (_label, token, header) => {
     const response = await initialize(await token());
     expect(response.status).toBe(401);
@@ -63,14 +84,20 @@ describe('OAuth 2.1 resource server', () => {
   it('answers 403 insufficient_scope when the token lacks the required scope', async () => {
     const response = await initialize(await issuer.sign({ scope: 'tickets:read' }));
     expect(response.status).toBe(403);
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer ${metadata}, error="insufficient_scope", error_description="The token lacks scope(s): mcp", scope="mcp"`);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer ${metadata}, error="insufficient_scope", error_description="The token lacks scope(s): mcp", scope="mcp"`,
+    );
   });
 
   it('accepts a valid token and authorizes with its scopes and roles', async () => {
     const token = await issuer.sign({ scope: 'mcp tickets:read', roles: ['supervisor'] });
     const client = await connectHttpClient(url, { authorization: `Bearer ${token}` });
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'readTicket', 'reassign']);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+        'hello',
+        'readTicket',
+        'reassign',
+      ]);
       expect(await client.callTool({ name: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello user-42' }] });
     } finally {
       await client.close();

@@ -84,7 +84,10 @@ describe('session limits', () => {
       // Another principal is not affected.
       expect((await open('admin-key')).status).toBe(200);
       // Ending a session makes room again.
-      const ended = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': sessions[0], 'x-api-key': 'reader-key' } });
+      const ended = await fetch(url, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': sessions[0], 'x-api-key': 'reader-key' },
+      });
       expect(ended.status).toBe(200);
       expect((await open('reader-key')).status).toBe(200);
     } finally {
@@ -99,7 +102,9 @@ describe('session limits', () => {
       expect((await post(url, initialize('2025-11-25'))).status).toBe(200);
       const refused = await post(url, initialize('2025-11-25'));
       expect(refused.status).toBe(429);
-      expect(((await refused.json()) as Json).error.message).toMatch(/^Too Many Requests: this address \(127\.0\.0\.1\) already has 2 open sessions/);
+      expect(((await refused.json()) as Json).error.message).toMatch(
+        /^Too Many Requests: this address \(127\.0\.0\.1\) already has 2 open sessions/,
+      );
     } finally {
       await app.close();
     }
@@ -153,10 +158,17 @@ describe('McpModule.forRootAsync', () => {
 
   it('refuses to start with invalid options, saying how to fix them', async () => {
     const error = await Test.createTestingModule({
-      imports: [McpModule.forRootAsync({ useFactory: () => ({ name: 'x', version: '1', mode: 'sticky' as 'stateful', pageSize: 0 }) })],
+      imports: [
+        McpModule.forRootAsync({
+          useFactory: () => ({ name: 'x', version: '1', mode: 'sticky' as 'stateful', pageSize: 0 }),
+        }),
+      ],
     })
       .compile()
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(McpStartupError);
     expect((error as Error).message).toContain(`McpModule option "mode": "sticky" is not a mode`);
     expect((error as Error).message).toContain(`McpModule option "pageSize": must be an integer ≥ 1, got 0`);
@@ -164,21 +176,40 @@ describe('McpModule.forRootAsync', () => {
 });
 
 describe('routeThroughExpress', () => {
-  it.each([true, false])('serves the same endpoint as an Express route that application middleware sees (%s), or in front of Express', async (throughExpress) => {
-    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ routeThroughExpress: throughExpress, mode: 'stateless' })] }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    // The application's own Express middleware, as a team would add for its other routes.
-    app.use((_req: unknown, res: { setHeader: (name: string, value: string) => void }, next: () => void) => (res.setHeader('x-seen-by-middleware', 'yes'), next()));
-    await app.listen(0, '127.0.0.1');
-    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
-    try {
-      const response = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } });
-      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '5' }] } });
-      expect(response.headers.get('x-seen-by-middleware')).toBe(throughExpress ? 'yes' : null);
-    } finally {
-      await app.close();
-    }
-  });
+  it.each([true, false])(
+    'serves the same endpoint as an Express route that application middleware sees (%s), or in front of Express',
+    async (throughExpress) => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [FixtureModule.register({ routeThroughExpress: throughExpress, mode: 'stateless' })],
+      }).compile();
+      const app = moduleRef.createNestApplication({ logger: false });
+      // The application's own Express middleware, as a team would add for its other routes.
+      app.use(
+        (_req: unknown, res: { setHeader: (name: string, value: string) => void }, next: () => void) => (
+          res.setHeader('x-seen-by-middleware', 'yes'),
+          next()
+        ),
+      );
+      await app.listen(0, '127.0.0.1');
+      const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+      try {
+        const response = await post(url, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'add', arguments: { a: 2, b: 3 } },
+        });
+        expect(await response.json()).toEqual({
+          jsonrpc: '2.0',
+          id: 1,
+          result: { content: [{ type: 'text', text: '5' }] },
+        });
+        expect(response.headers.get('x-seen-by-middleware')).toBe(throughExpress ? 'yes' : null);
+      } finally {
+        await app.close();
+      }
+    },
+  );
 });
 
 describe('CORS', () => {
@@ -187,7 +218,11 @@ describe('CORS', () => {
     try {
       const preflight = await fetch(url, {
         method: 'OPTIONS',
-        headers: { origin: 'https://desk.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-session-id' },
+        headers: {
+          origin: 'https://desk.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type, mcp-session-id',
+        },
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe('https://desk.example.com');

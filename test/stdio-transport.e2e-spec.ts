@@ -113,7 +113,15 @@ describe('stdio message size', () => {
     input.write(`${'x'.repeat(50_000)}"}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
     await waitFor(() => lines.length === 2);
     expect(lines).toEqual([
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message is longer than 1024 bytes (bodyLimit); it was discarded up to the end of its line' } },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message:
+            'Invalid Request: the message is longer than 1024 bytes (bodyLimit); it was discarded up to the end of its line',
+        },
+      },
       { jsonrpc: '2.0', id: 2, result: {} },
     ]);
     await close();
@@ -130,14 +138,21 @@ describe('stdio message size', () => {
     host.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise((resolve) => host.once('exit', resolve));
     try {
-      const write = (data: string) => new Promise<void>((resolve, reject) => host.stdin.write(data, (error) => (error ? reject(error) : resolve())));
+      const write = (data: string) =>
+        new Promise<void>((resolve, reject) => host.stdin.write(data, (error) => (error ? reject(error) : resolve())));
       await write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"');
       const megabyte = 'x'.repeat(2 ** 20);
       for (let i = 0; i < 64; i++) await write(megabyte);
       await write('"}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
       await waitFor(() => stdout.includes('"id":2'), 30_000);
-      const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
-      expect(answers.map((answer) => [answer.id, answer.error?.code])).toEqual([[null, -32600], [2, undefined]]);
+      const answers = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
+      expect(answers.map((answer) => [answer.id, answer.error?.code])).toEqual([
+        [null, -32600],
+        [2, undefined],
+      ]);
       // Peak resident memory of the host (Linux): the line was never held, let alone copied.
       const peakKb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${host.pid}/status`, 'utf8'))![1]);
       expect(peakKb).toBeLessThan(300 * 1024);
@@ -155,11 +170,21 @@ describe('stdio handshake', () => {
     input.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
     input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
     await waitFor(() => lines.length === 2);
-    input.write('{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}\n');
+    input.write(
+      '{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}\n',
+    );
     input.write('{"jsonrpc":"2.0","id":4,"method":"tools/list"}\n');
     await waitFor(() => lines.length === 4);
     expect(lines.slice(0, 2)).toEqual([
-      { jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)' } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32600,
+          message:
+            'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)',
+        },
+      },
       { jsonrpc: '2.0', id: 2, result: {} },
     ]);
     expect(lines[3]).toMatchObject({ id: 4, result: { tools: expect.any(Array) } });

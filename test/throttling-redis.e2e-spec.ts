@@ -16,7 +16,13 @@ const freePort = () =>
 
 async function untilReady(url: string): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
-    if (await fetch(url).then((response) => response.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${url} never became ready`);
@@ -32,14 +38,26 @@ describe('throttling shared through Redis by two host processes', () => {
 
   it('counts calls made to either host against one limit', async () => {
     const redisPort = await freePort();
-    const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const redis = spawn(
+      'redis-server',
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     processes.push(redis);
     await waitFor(() => redis.exitCode === null, 1_000);
     const hosts = await Promise.all(
       [0, 1].map(async () => {
         const port = await freePort();
         const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
-          env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`, THROTTLE_LIMIT: '3', THROTTLE_TTL_MS: '60000', AUDIT_FILE: join(tmpdir(), `redis-audit-${port}.jsonl`) },
+          env: {
+            ...process.env,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+            THROTTLE_LIMIT: '3',
+            THROTTLE_TTL_MS: '60000',
+            AUDIT_FILE: join(tmpdir(), `redis-audit-${port}.jsonl`),
+          },
           stdio: 'ignore',
         });
         processes.push(child);
@@ -49,10 +67,13 @@ describe('throttling shared through Redis by two host processes', () => {
     );
     const [a, b] = await Promise.all(hosts.map((url) => connectHttpClient(url)));
     try {
-      const call = (client: typeof a) => client.callTool({ name: 'get_customer', arguments: { customerId: 'C-1001' } }) as Promise<CallToolResult>;
+      const call = (client: typeof a) =>
+        client.callTool({ name: 'get_customer', arguments: { customerId: 'C-1001' } }) as Promise<CallToolResult>;
       const results = [await call(a), await call(b), await call(a), await call(b)];
       expect(results.map((result) => result.isError === true)).toEqual([false, false, false, true]);
-      expect((results[3].content[0] as { text: string }).text).toMatch(/^Rate limit reached for "get_customer": at most 3 call\(s\) per 60 s\. Retry in \d+ s\.$/);
+      expect((results[3].content[0] as { text: string }).text).toMatch(
+        /^Rate limit reached for "get_customer": at most 3 call\(s\) per 60 s\. Retry in \d+ s\.$/,
+      );
       // Another tool has its own budget.
       expect((await b.callTool({ name: 'search_customers', arguments: {} })).isError).toBeUndefined();
     } finally {

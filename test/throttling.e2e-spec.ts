@@ -34,7 +34,13 @@ class ThrottledTools {
     McpModule.forRoot({
       name: 'throttled',
       version: '1.0.0',
-      auth: { mode: 'apiKey', keys: [{ hash: hashApiKey('key-a'), principal: 'alice' }, { hash: hashApiKey('key-b'), principal: 'bob' }] },
+      auth: {
+        mode: 'apiKey',
+        keys: [
+          { hash: hashApiKey('key-a'), principal: 'alice' },
+          { hash: hashApiKey('key-b'), principal: 'bob' },
+        ],
+      },
     }),
   ],
   providers: [ThrottledTools, { provide: APP_GUARD, useClass: McpThrottlerGuard }],
@@ -61,12 +67,16 @@ describe.each([
       const calls = await Promise.all(Array.from({ length: 4 }, () => alice.callTool({ name: 'lookup' })));
       expect(calls.filter((result) => !result.isError)).toHaveLength(3);
       const refused = calls.find((result) => result.isError)!;
-      expect(textOf(refused)).toMatch(/^Rate limit reached for "lookup": at most 3 call\(s\) per 1 s\. Retry in \d+ s\.$/);
+      expect(textOf(refused)).toMatch(
+        /^Rate limit reached for "lookup": at most 3 call\(s\) per 1 s\. Retry in \d+ s\.$/,
+      );
       expect(textOf(await bob.callTool({ name: 'lookup' }))).toBe('found'); // bob has his own budget
 
       expect(textOf(await alice.callTool({ name: 'expensive' }))).toBe('computed');
       const expensive = await alice.callTool({ name: 'expensive' });
-      expect(textOf(expensive)).toMatch(/^Rate limit reached for "expensive": at most 1 call\(s\) per 60 s\. Retry in (5\d|60) s\.$/);
+      expect(textOf(expensive)).toMatch(
+        /^Rate limit reached for "expensive": at most 1 call\(s\) per 60 s\. Retry in (5\d|60) s\.$/,
+      );
       // The retry time is machine-readable too, the same number the message gives.
       const seconds = Number(/Retry in (\d+) s/.exec(textOf(expensive))![1]);
       expect(expensive._meta).toEqual({ 'nest-mcp-host/retryAfterSeconds': seconds });

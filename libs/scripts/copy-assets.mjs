@@ -24,7 +24,9 @@ if (!existsSync(source) || !statSync(source).isDirectory()) {
 }
 // Inside the source root only under a skipped folder (e.g. libs/dist), else copies would be copied again.
 if (output === source || (output.startsWith(source + sep) && !relative(source, output).split(sep).includes('dist'))) {
-  console.error(`copy-assets: the output root ${to} must lie outside ${from} (or under a dist folder, which is skipped)`);
+  console.error(
+    `copy-assets: the output root ${to} must lie outside ${from} (or under a dist folder, which is skipped)`,
+  );
   process.exit(1);
 }
 

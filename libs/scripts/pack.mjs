@@ -17,23 +17,41 @@ const destination = resolve(args.find((arg) => !arg.startsWith('--')) ?? join(ro
 function npm(npmArgs, stdout) {
   const cli = process.env.npm_execpath;
   const [command, prefix] = cli && /\.c?js$/.test(cli) ? [process.execPath, [cli]] : ['npm', []];
-  return execFileSync(command, [...prefix, ...npmArgs], { cwd: root, encoding: 'utf8', stdio: ['ignore', stdout, 'inherit'] });
+  return execFileSync(command, [...prefix, ...npmArgs], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', stdout, 'inherit'],
+  });
 }
 
 if (build) npm(['run', 'build', '--silent', '-w', 'nest-mcp-host'], 'inherit');
 mkdirSync(destination, { recursive: true });
 // --ignore-scripts: prepack would build again (it is there for a plain `npm pack` / `npm publish` in libs/).
-const [pack] = JSON.parse(npm(['pack', '-w', 'nest-mcp-host', '--ignore-scripts', '--json', '--pack-destination', destination], 'pipe'));
+const [pack] = JSON.parse(
+  npm(['pack', '-w', 'nest-mcp-host', '--ignore-scripts', '--json', '--pack-destination', destination], 'pipe'),
+);
 
 const SHIPPED = /^(package\.json|README\.md|LICENSE|dist\/.+(?<!\.spec)\.(js|d\.ts)|dist\/.+\/assets\/[^/]+)$/;
 const unexpected = pack.files.map((file) => file.path).filter((path) => !SHIPPED.test(path));
-const missing = ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/postgres.js', 'dist/redis.js', 'dist/operations/src/admin/assets/admin.html', 'dist/operations/src/admin/assets/admin.css'].filter(
-  (path) => !pack.files.some((file) => file.path === path),
-);
+const missing = [
+  'package.json',
+  'README.md',
+  'LICENSE',
+  'dist/index.js',
+  'dist/index.d.ts',
+  'dist/postgres.js',
+  'dist/redis.js',
+  'dist/operations/src/admin/assets/admin.html',
+  'dist/operations/src/admin/assets/admin.css',
+].filter((path) => !pack.files.some((file) => file.path === path));
 if (unexpected.length || missing.length) {
-  console.error(`${pack.filename}: ${[...unexpected.map((path) => `unexpected ${path}`), ...missing.map((path) => `missing ${path}`)].join(', ')}`);
+  console.error(
+    `${pack.filename}: ${[...unexpected.map((path) => `unexpected ${path}`), ...missing.map((path) => `missing ${path}`)].join(', ')}`,
+  );
   console.error('Fix "files" in libs/package.json (or run `npm run build` first when packing with --no-build).');
   process.exit(1);
 }
-console.log(`${pack.files.length} files, ${(pack.size / 1024).toFixed(0)} kB packed, ${(pack.unpackedSize / 1024).toFixed(0)} kB unpacked`);
+console.log(
+  `${pack.files.length} files, ${(pack.size / 1024).toFixed(0)} kB packed, ${(pack.unpackedSize / 1024).toFixed(0)} kB unpacked`,
+);
 console.log(join(destination, pack.filename));

@@ -17,7 +17,9 @@ for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true }))
   const file = join(entry.parentPath, entry.name);
   const source = readFileSync(file, 'utf8');
   const rewritten = source.replace(INTERNAL, (_match, quote, name) => {
-    let target = relative(entry.parentPath, join(dist, name, 'src', 'index.js')).split(sep).join('/');
+    let target = relative(entry.parentPath, join(dist, name, 'src', 'index.js'))
+      .split(sep)
+      .join('/');
     if (!target.startsWith('.')) target = `./${target}`;
     return `${quote}${target}${quote}`;
   });
@@ -25,4 +27,6 @@ for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true }))
   writeFileSync(file, rewritten);
   files++;
 }
-console.log(`rewrite-internal-imports: #libs/* made relative in ${files} file(s) of ${relative(process.cwd(), dist) || '.'}`);
+console.log(
+  `rewrite-internal-imports: #libs/* made relative in ${files} file(s) of ${relative(process.cwd(), dist) || '.'}`,
+);

@@ -10,10 +10,14 @@ export class CallTimingInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const call = McpExecutionContext.create(context).getCallContext();
     const started = performance.now();
-    return next.handle().pipe(
-      finalize(() =>
-        this.logger.debug(`${call.target} for ${call.clientInfo?.name ?? 'unknown client'} took ${(performance.now() - started).toFixed(1)} ms`),
-      ),
-    );
+    return next
+      .handle()
+      .pipe(
+        finalize(() =>
+          this.logger.debug(
+            `${call.target} for ${call.clientInfo?.name ?? 'unknown client'} took ${(performance.now() - started).toFixed(1)} ms`,
+          ),
+        ),
+      );
   }
 }

@@ -22,7 +22,10 @@ describe('CustomerTools', () => {
 
     it('lists up to ten customers by default, fewer when asked', () => {
       expect(tools.search({}).count).toBe(8);
-      expect(tools.search({ tier: 'premium', limit: 2 }).customers.map((customer) => customer.id)).toEqual(['C-1002', 'C-1004']);
+      expect(tools.search({ tier: 'premium', limit: 2 }).customers.map((customer) => customer.id)).toEqual([
+        'C-1002',
+        'C-1004',
+      ]);
     });
   });
 
@@ -34,7 +37,12 @@ describe('CustomerTools', () => {
     });
 
     it('counts a ticket opened since', () => {
-      tickets.create({ customerId: 'C-1002', subject: 'New issue', description: 'Something else broke.', priority: 'low' });
+      tickets.create({
+        customerId: 'C-1002',
+        subject: 'New issue',
+        description: 'Something else broke.',
+        priority: 'low',
+      });
       expect(tools.get({ customerId: 'C-1002' }).openTickets).toBe(3);
     });
 

@@ -25,7 +25,10 @@ export class CustomerTools {
   })
   search(@McpArgs() { query, tier, limit }: SearchCustomersDto) {
     const found = this.customers.search({ query, tier, limit: limit ?? 10 });
-    return { customers: found.map(({ id, name, company, tier: t }) => ({ id, name, company, tier: t })), count: found.length };
+    return {
+      customers: found.map(({ id, name, company, tier: t }) => ({ id, name, company, tier: t })),
+      count: found.length,
+    };
   }
 
   @McpTool({

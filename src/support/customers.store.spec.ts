@@ -18,7 +18,10 @@ describe('CustomersStore', () => {
   });
 
   it('filters by tier and stops at the limit', () => {
-    expect(store.search({ tier: 'enterprise', limit: 50 }).map((customer) => customer.id)).toEqual(['C-1001', 'C-1006']);
+    expect(store.search({ tier: 'enterprise', limit: 50 }).map((customer) => customer.id)).toEqual([
+      'C-1001',
+      'C-1006',
+    ]);
     expect(store.search({ limit: 50 })).toHaveLength(8);
     expect(store.search({ limit: 3 }).map((customer) => customer.id)).toEqual(['C-1001', 'C-1002', 'C-1003']);
   });

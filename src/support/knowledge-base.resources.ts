@@ -24,7 +24,10 @@ export class KnowledgeBaseResources {
     mimeType: 'text/markdown',
   })
   index() {
-    return this.kb.all().map((article) => `- [${article.title}](kb://articles/${article.slug})`).join('\n');
+    return this.kb
+      .all()
+      .map((article) => `- [${article.title}](kb://articles/${article.slug})`)
+      .join('\n');
   }
 
   @McpResourceTemplate({

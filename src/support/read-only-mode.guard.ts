@@ -18,6 +18,8 @@ export class ReadOnlyModeGuard implements CanActivate {
     if (!this.options.readOnly || context.getType<string>() !== MCP_CONTEXT_TYPE) return true;
     const tool = this.reflector.get<McpToolOptions | undefined>(MCP_TOOL_METADATA, context.getHandler());
     if (tool?.annotations?.readOnlyHint) return true;
-    throw new ForbiddenException('The support desk is in read-only mode: only read-only tools can be called right now.');
+    throw new ForbiddenException(
+      'The support desk is in read-only mode: only read-only tools can be called right now.',
+    );
   }
 }

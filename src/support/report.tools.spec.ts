@@ -29,7 +29,10 @@ describe('ReportTools.export', () => {
     const result = await tools.export({ status: 'closed' }, context);
     const closed = new TicketsStore().search({ status: 'closed', limit: 100 }).length;
     expect(calls).toEqual([{ progress: closed, total: closed, message: `${closed} of ${closed} tickets` }]);
-    expect(result[0]).toEqual({ type: 'text', text: `Report of ${closed} ticket(s) with status closed: ${closed} closed.` });
+    expect(result[0]).toEqual({
+      type: 'text',
+      text: `Report of ${closed} ticket(s) with status closed: ${closed} closed.`,
+    });
     expect((result[1] as { resource: { text: string } }).resource.text.split('\n')).toHaveLength(closed + 1);
   });
 
@@ -62,7 +65,9 @@ describe('ReportTools.export', () => {
     const controller = new AbortController();
     controller.abort();
     const { context, calls } = fakeContext(controller.signal);
-    await expect(tools.export({}, context)).rejects.toThrow(new McpToolError('Report cancelled after 0 of 20 tickets.'));
+    await expect(tools.export({}, context)).rejects.toThrow(
+      new McpToolError('Report cancelled after 0 of 20 tickets.'),
+    );
     expect(calls).toEqual([]);
   });
 

@@ -60,7 +60,9 @@ export class ReportTools {
 }
 
 function toCsvRow(ticket: Ticket): string {
-  return [ticket.id, ticket.customerId, ticket.status, ticket.priority, `"${ticket.subject.replace(/"/g, '""')}"`].join(',');
+  return [ticket.id, ticket.customerId, ticket.status, ticket.priority, `"${ticket.subject.replace(/"/g, '""')}"`].join(
+    ',',
+  );
 }
 
 function summarise(tickets: readonly Ticket[]): string {

@@ -2,14 +2,70 @@ import type { Customer, Ticket, TicketPriority, TicketStatus } from './support.t
 
 /** Demo data for the embedded in-memory stores. */
 export const SEED_CUSTOMERS: readonly Customer[] = [
-  { id: 'C-1001', name: 'Alice Martin', email: 'alice.martin@northwind.example', company: 'Northwind Traders', tier: 'enterprise', createdAt: '2024-02-12T09:30:00Z' },
-  { id: 'C-1002', name: 'Bruno Costa', email: 'bruno@contoso.example', company: 'Contoso Ltd', tier: 'premium', createdAt: '2024-05-03T14:10:00Z' },
-  { id: 'C-1003', name: 'Chen Wei', email: 'chen.wei@fabrikam.example', company: 'Fabrikam Inc', tier: 'standard', createdAt: '2024-07-21T08:00:00Z' },
-  { id: 'C-1004', name: 'Dana Novak', email: 'dana.novak@tailspin.example', company: 'Tailspin Toys', tier: 'premium', createdAt: '2024-09-09T16:45:00Z' },
-  { id: 'C-1005', name: 'Emeka Obi', email: 'emeka@wingtip.example', company: 'Wingtip Toys', tier: 'standard', createdAt: '2025-01-15T11:20:00Z' },
-  { id: 'C-1006', name: 'Fatima Zahra', email: 'fatima.zahra@adatum.example', company: 'Adatum Corp', tier: 'enterprise', createdAt: '2025-03-02T10:05:00Z' },
-  { id: 'C-1007', name: 'Gustav Larsen', email: 'gustav@litware.example', company: 'Litware', tier: 'standard', createdAt: '2025-06-30T13:40:00Z' },
-  { id: 'C-1008', name: 'Hana Sato', email: 'hana.sato@proseware.example', company: 'Proseware', tier: 'premium', createdAt: '2025-08-18T07:55:00Z' },
+  {
+    id: 'C-1001',
+    name: 'Alice Martin',
+    email: 'alice.martin@northwind.example',
+    company: 'Northwind Traders',
+    tier: 'enterprise',
+    createdAt: '2024-02-12T09:30:00Z',
+  },
+  {
+    id: 'C-1002',
+    name: 'Bruno Costa',
+    email: 'bruno@contoso.example',
+    company: 'Contoso Ltd',
+    tier: 'premium',
+    createdAt: '2024-05-03T14:10:00Z',
+  },
+  {
+    id: 'C-1003',
+    name: 'Chen Wei',
+    email: 'chen.wei@fabrikam.example',
+    company: 'Fabrikam Inc',
+    tier: 'standard',
+    createdAt: '2024-07-21T08:00:00Z',
+  },
+  {
+    id: 'C-1004',
+    name: 'Dana Novak',
+    email: 'dana.novak@tailspin.example',
+    company: 'Tailspin Toys',
+    tier: 'premium',
+    createdAt: '2024-09-09T16:45:00Z',
+  },
+  {
+    id: 'C-1005',
+    name: 'Emeka Obi',
+    email: 'emeka@wingtip.example',
+    company: 'Wingtip Toys',
+    tier: 'standard',
+    createdAt: '2025-01-15T11:20:00Z',
+  },
+  {
+    id: 'C-1006',
+    name: 'Fatima Zahra',
+    email: 'fatima.zahra@adatum.example',
+    company: 'Adatum Corp',
+    tier: 'enterprise',
+    createdAt: '2025-03-02T10:05:00Z',
+  },
+  {
+    id: 'C-1007',
+    name: 'Gustav Larsen',
+    email: 'gustav@litware.example',
+    company: 'Litware',
+    tier: 'standard',
+    createdAt: '2025-06-30T13:40:00Z',
+  },
+  {
+    id: 'C-1008',
+    name: 'Hana Sato',
+    email: 'hana.sato@proseware.example',
+    company: 'Proseware',
+    tier: 'premium',
+    createdAt: '2025-08-18T07:55:00Z',
+  },
 ];
 
 const SUBJECTS: ReadonlyArray<[string, string]> = [

@@ -8,7 +8,9 @@ import { TicketsStore } from './tickets.store';
 /** Just enough of a call context for the tools that log to the client. */
 function fakeContext(): McpCallContext & { logged: unknown[] } {
   const logged: unknown[] = [];
-  return { logged, log: { info: (data: unknown) => void logged.push(data) } } as unknown as McpCallContext & { logged: unknown[] };
+  return { logged, log: { info: (data: unknown) => void logged.push(data) } } as unknown as McpCallContext & {
+    logged: unknown[];
+  };
 }
 
 describe('TicketTools', () => {
@@ -26,21 +28,41 @@ describe('TicketTools', () => {
     expect(annotations('search')).toMatchObject({ readOnlyHint: true });
     expect(annotations('get')).toMatchObject({ readOnlyHint: true });
     expect(annotations('create')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
-    expect(annotations('comment')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(annotations('comment')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
     expect(annotations('close')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
   });
 
   describe('search_tickets', () => {
     it('combines the filters and returns a summary of each ticket', () => {
       expect(tools.search({ status: 'pending', assignee: 'tom.becker' })).toEqual({
-        tickets: [{ id: 'T-2002', subject: 'Invoice shows wrong VAT rate', status: 'pending', priority: 'high', customerId: 'C-1002', assignee: 'tom.becker' }],
+        tickets: [
+          {
+            id: 'T-2002',
+            subject: 'Invoice shows wrong VAT rate',
+            status: 'pending',
+            priority: 'high',
+            customerId: 'C-1002',
+            assignee: 'tom.becker',
+          },
+        ],
         count: 1,
       });
-      expect(tools.search({ priority: 'urgent', customerId: 'C-1008' }).tickets.map((ticket) => ticket.id)).toEqual(['T-2016']);
+      expect(tools.search({ priority: 'urgent', customerId: 'C-1008' }).tickets.map((ticket) => ticket.id)).toEqual([
+        'T-2016',
+      ]);
     });
 
     it('returns twenty tickets by default, fewer when asked', () => {
-      store.create({ customerId: 'C-1001', subject: 'One more', description: 'The twenty-first ticket.', priority: 'low' });
+      store.create({
+        customerId: 'C-1001',
+        subject: 'One more',
+        description: 'The twenty-first ticket.',
+        priority: 'low',
+      });
       expect(tools.search({}).count).toBe(20);
       expect(tools.search({ limit: 2 }).tickets.map((ticket) => ticket.id)).toEqual(['T-2001', 'T-2002']);
     });
@@ -54,22 +76,39 @@ describe('TicketTools', () => {
     });
 
     it('tells the model how to find the right id when the ticket is unknown', () => {
-      expect(() => tools.get({ ticketId: 'T-9999' })).toThrow(new McpToolError('No ticket T-9999. Use search_tickets to find the right id.'));
+      expect(() => tools.get({ ticketId: 'T-9999' })).toThrow(
+        new McpToolError('No ticket T-9999. Use search_tickets to find the right id.'),
+      );
     });
   });
 
   describe('create_ticket', () => {
     it('opens the ticket and tells the client', () => {
       const ctx = fakeContext();
-      const created = tools.create({ customerId: 'C-1003', subject: 'Printer jam', description: 'The printer jams on every page.', priority: 'low' }, ctx);
+      const created = tools.create(
+        {
+          customerId: 'C-1003',
+          subject: 'Printer jam',
+          description: 'The printer jams on every page.',
+          priority: 'low',
+        },
+        ctx,
+      );
       expect(created).toEqual({ id: 'T-2021', status: 'open' });
       expect(store.find('T-2021')).toMatchObject({ customerId: 'C-1003', subject: 'Printer jam', assignee: null });
       expect(ctx.logged).toEqual(['ticket T-2021 opened for C-1003']);
     });
 
     it('refuses an unknown customer without creating anything', () => {
-      const input = { customerId: 'C-9999', subject: 'Printer jam', description: 'The printer jams on every page.', priority: 'low' as const };
-      expect(() => tools.create(input, fakeContext())).toThrow(new McpToolError('No customer C-9999. Use search_customers to find the right id.'));
+      const input = {
+        customerId: 'C-9999',
+        subject: 'Printer jam',
+        description: 'The printer jams on every page.',
+        priority: 'low' as const,
+      };
+      expect(() => tools.create(input, fakeContext())).toThrow(
+        new McpToolError('No customer C-9999. Use search_customers to find the right id.'),
+      );
       expect(store.all()).toHaveLength(20);
     });
   });
@@ -93,9 +132,17 @@ describe('TicketTools', () => {
 
   describe('close_ticket', () => {
     it('closes with the resolution, and changes nothing when called again', () => {
-      expect(tools.close({ ticketId: 'T-2001', resolution: 'Reset the account lock.' })).toEqual({ id: 'T-2001', status: 'closed', alreadyClosed: false });
+      expect(tools.close({ ticketId: 'T-2001', resolution: 'Reset the account lock.' })).toEqual({
+        id: 'T-2001',
+        status: 'closed',
+        alreadyClosed: false,
+      });
       const closedAt = store.find('T-2001')!.updatedAt;
-      expect(tools.close({ ticketId: 'T-2001', resolution: 'A second resolution.' })).toEqual({ id: 'T-2001', status: 'closed', alreadyClosed: true });
+      expect(tools.close({ ticketId: 'T-2001', resolution: 'A second resolution.' })).toEqual({
+        id: 'T-2001',
+        status: 'closed',
+        alreadyClosed: true,
+      });
       expect(store.find('T-2001')).toMatchObject({ resolution: 'Reset the account lock.', updatedAt: closedAt });
     });
 

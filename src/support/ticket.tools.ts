@@ -24,13 +24,21 @@ export class TicketTools {
   @McpTool({
     name: 'search_tickets',
     title: 'Search tickets',
-    description: 'Lists tickets filtered by status, priority, customer, assignee or words in the subject/description (newest ids last).',
+    description:
+      'Lists tickets filtered by status, priority, customer, assignee or words in the subject/description (newest ids last).',
     annotations: { readOnlyHint: true, openWorldHint: false },
   })
   search(@McpArgs() { limit, ...filter }: SearchTicketsDto) {
     const found = this.tickets.search({ ...filter, limit: limit ?? 20 });
     return {
-      tickets: found.map(({ id, subject, status, priority, customerId, assignee }) => ({ id, subject, status, priority, customerId, assignee })),
+      tickets: found.map(({ id, subject, status, priority, customerId, assignee }) => ({
+        id,
+        subject,
+        status,
+        priority,
+        customerId,
+        assignee,
+      })),
       count: found.length,
     };
   }
@@ -71,7 +79,8 @@ export class TicketTools {
   })
   comment(@McpArgs() { ticketId, author, body }: AddCommentDto) {
     const ticket = this.require(ticketId);
-    if (ticket.status === 'closed') throw new McpToolError(`Ticket ${ticketId} is closed; open a new ticket instead of commenting.`);
+    if (ticket.status === 'closed')
+      throw new McpToolError(`Ticket ${ticketId} is closed; open a new ticket instead of commenting.`);
     this.tickets.addComment(ticket, author, body);
     return { id: ticket.id, status: ticket.status, comments: ticket.comments.length };
   }

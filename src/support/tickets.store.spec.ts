@@ -8,13 +8,23 @@ describe('TicketsStore', () => {
     const open = store.search({ status: 'open', limit: 100 });
     expect(open.length).toBeGreaterThan(0);
     expect(open.every((ticket) => ticket.status === 'open')).toBe(true);
-    expect(store.search({ customerId: 'C-1001', limit: 100 }).every((ticket) => ticket.customerId === 'C-1001')).toBe(true);
-    expect(store.search({ text: 'VAT', limit: 100 }).map((ticket) => ticket.subject)).toEqual(['Invoice shows wrong VAT rate', 'Invoice shows wrong VAT rate']);
+    expect(store.search({ customerId: 'C-1001', limit: 100 }).every((ticket) => ticket.customerId === 'C-1001')).toBe(
+      true,
+    );
+    expect(store.search({ text: 'VAT', limit: 100 }).map((ticket) => ticket.subject)).toEqual([
+      'Invoice shows wrong VAT rate',
+      'Invoice shows wrong VAT rate',
+    ]);
     expect(store.search({ limit: 3 })).toHaveLength(3);
   });
 
   it('numbers new tickets after the seeded ones and opens them unassigned', () => {
-    const ticket = store.create({ customerId: 'C-1003', subject: 'Help', description: 'Need help quickly', priority: 'high' });
+    const ticket = store.create({
+      customerId: 'C-1003',
+      subject: 'Help',
+      description: 'Need help quickly',
+      priority: 'high',
+    });
     expect(ticket).toMatchObject({ id: 'T-2021', status: 'open', assignee: null, comments: [] });
     expect(store.find('T-2021')).toBe(ticket);
   });

@@ -27,7 +27,13 @@ export class TriagePrompt {
     const ticket = this.tickets.find(ticketId);
     if (!ticket) throw new McpToolError(`No ticket ${ticketId}; use search_tickets to find one.`);
     return [
-      userMessage(embeddedResource({ uri: `desk://tickets/${ticket.id}`, mimeType: 'application/json', text: JSON.stringify(ticket, null, 2) })),
+      userMessage(
+        embeddedResource({
+          uri: `desk://tickets/${ticket.id}`,
+          mimeType: 'application/json',
+          text: JSON.stringify(ticket, null, 2),
+        }),
+      ),
       userMessage(
         `Triage ticket ${ticket.id} above. 1) Classify it (billing, access, integration, product). ` +
           '2) Say whether its priority fits; 3) find a matching article in kb://articles and cite it; ' +

@@ -25,11 +25,20 @@ const cpuMs = (pid) => {
 function once(tools) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const host = spawn(process.execPath, [SUBJECT], { cwd: root, env: { ...process.env, COLD_TOOLS: String(tools) }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const host = spawn(process.execPath, [SUBJECT], {
+      cwd: root,
+      env: { ...process.env, COLD_TOOLS: String(tools) },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let out = '';
     const send = (message) => host.stdin.write(`${JSON.stringify(message)}\n`);
     // Sent at once: the host reads them as soon as it serves stdio.
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cold', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cold', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'tool_1', arguments: { id: 'x', limit: 3 } } });
     host.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -69,10 +78,22 @@ function nestAlone() {
 }
 
 const rows = [];
-for (const [label, run] of [['Nest alone (application context)', () => nestAlone()], ['100 tools', () => once(100)], ['1,000 tools', () => once(1_000)]]) {
+for (const [label, run] of [
+  ['Nest alone (application context)', () => nestAlone()],
+  ['100 tools', () => once(100)],
+  ['1,000 tools', () => once(1_000)],
+]) {
   const results = [];
   for (let i = 0; i < RUNS; i++) results.push(await run());
-  rows.push({ label, ms: median(results.map((r) => r.ms)), cpu: median(results.map((r) => r.cpu)), rss: median(results.map((r) => r.rss)) });
+  rows.push({
+    label,
+    ms: median(results.map((r) => r.ms)),
+    cpu: median(results.map((r) => r.cpu)),
+    rss: median(results.map((r) => r.rss)),
+  });
 }
 console.log('| | spawn → first tools/call answered | CPU used by then | idle RSS |\n|---|---:|---:|---:|');
-for (const row of rows) console.log(`| ${row.label} | ${(row.ms / 1000).toFixed(2)} s | ${(row.cpu / 1000).toFixed(2)} s | ${row.rss.toFixed(0)} MB |`);
+for (const row of rows)
+  console.log(
+    `| ${row.label} | ${(row.ms / 1000).toFixed(2)} s | ${(row.cpu / 1000).toFixed(2)} s | ${row.rss.toFixed(0)} MB |`,
+  );

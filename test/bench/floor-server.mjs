@@ -53,8 +53,12 @@ createServer((req, res) => {
       return;
     }
     const result = answer(message);
-    send(res, 200, result
-      ? { jsonrpc: '2.0', id: message.id, result }
-      : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } });
+    send(
+      res,
+      200,
+      result
+        ? { jsonrpc: '2.0', id: message.id, result }
+        : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } },
+    );
   });
 }).listen(Number(process.env.PORT ?? 3003), '127.0.0.1');

@@ -103,7 +103,8 @@ function subset(items, list, variable) {
   if (!list) return items;
   const ids = list.split(',').map((id) => id.trim());
   const unknown = ids.filter((id) => !items.some((item) => item.id === id));
-  if (unknown.length > 0) throw new Error(`${variable}: unknown ${unknown.join(', ')} (known: ${items.map((i) => i.id).join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`${variable}: unknown ${unknown.join(', ')} (known: ${items.map((i) => i.id).join(', ')})`);
   return items.filter((item) => ids.includes(item.id));
 }
 
@@ -112,7 +113,7 @@ function subset(items, list, variable) {
 
 function wrkVersion() {
   const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
-  return probe.error ? undefined : /^wrk \S+/.exec(probe.stdout)?.[0] ?? 'wrk';
+  return probe.error ? undefined : (/^wrk \S+/.exec(probe.stdout)?.[0] ?? 'wrk');
 }
 
 function ensureWrk() {
@@ -177,14 +178,23 @@ async function mcpPost(url, body, headers = {}) {
 
 async function startServer(server) {
   const port = await freePort();
-  const auditFile = server.auditTrail ? join(mkdtempSync(join(tmpdir(), 'mcp-bench-audit-')), 'audit.jsonl') : undefined;
+  const auditFile = server.auditTrail
+    ? join(mkdtempSync(join(tmpdir(), 'mcp-bench-audit-')), 'audit.jsonl')
+    : undefined;
   const child = spawn('taskset', ['-c', '0', process.execPath, server.entry], {
     env: { ...process.env, PORT: String(port), ...server.env, ...(auditFile && { BENCH_AUDIT_FILE: auditFile }) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
-  const running = { server, child, url: `http://127.0.0.1:${port}/mcp`, headers: { ...server.headers }, stderr: () => stderr, auditFile };
+  const running = {
+    server,
+    child,
+    url: `http://127.0.0.1:${port}/mcp`,
+    headers: { ...server.headers },
+    stderr: () => stderr,
+    auditFile,
+  };
   child.once('exit', (code, signal) => (running.exited = { code, signal }));
 
   try {
@@ -203,7 +213,9 @@ async function waitUntilReady(running, port) {
     assertAlive(running);
     if (await portAccepts(port)) {
       if (!running.server.readyPath) return;
-      const response = await fetch(`http://127.0.0.1:${port}${running.server.readyPath}`, { headers: { Connection: 'close' } }).catch(() => undefined);
+      const response = await fetch(`http://127.0.0.1:${port}${running.server.readyPath}`, {
+        headers: { Connection: 'close' },
+      }).catch(() => undefined);
       await response?.arrayBuffer();
       if (response?.status === 200) return;
     }
@@ -214,19 +226,30 @@ async function waitUntilReady(running, port) {
 
 /** initialize + notifications/initialized; answers the headers every later request must carry. */
 async function openSession(url, serverHeaders) {
-  const initialize = await mcpPost(url, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
-  }, serverHeaders);
+  const initialize = await mcpPost(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
+    },
+    serverHeaders,
+  );
   const sessionId = initialize.headers.get('mcp-session-id');
   if (initialize.status !== 200 || !initialize.message?.result || !sessionId) {
-    throw new Error(`initialize failed: HTTP ${initialize.status}, session id ${sessionId}, body ${initialize.text.slice(0, 300)}`);
+    throw new Error(
+      `initialize failed: HTTP ${initialize.status}, session id ${sessionId}, body ${initialize.text.slice(0, 300)}`,
+    );
   }
   const headers = { 'Mcp-Session-Id': sessionId };
-  const initialized = await mcpPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...serverHeaders, ...headers });
-  if (initialized.status !== 202) throw new Error(`notifications/initialized answered HTTP ${initialized.status}: ${initialized.text.slice(0, 300)}`);
+  const initialized = await mcpPost(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { ...serverHeaders, ...headers },
+  );
+  if (initialized.status !== 202)
+    throw new Error(`notifications/initialized answered HTTP ${initialized.status}: ${initialized.text.slice(0, 300)}`);
   return headers;
 }
 
@@ -248,8 +271,11 @@ async function stopServer(running) {
 
 /** The audited variant must have written an intact trail of every call it served. */
 function checkAuditTrail(file) {
-  const verify = spawnSync(process.execPath, [join(root, 'dist', 'apps', 'audit-verify', 'src', 'main.js'), file], { encoding: 'utf8' });
-  if (verify.status !== 0) throw new Error(`audit trail of the audited run does not verify: ${verify.stdout}${verify.stderr}`);
+  const verify = spawnSync(process.execPath, [join(root, 'dist', 'apps', 'audit-verify', 'src', 'main.js'), file], {
+    encoding: 'utf8',
+  });
+  if (verify.status !== 0)
+    throw new Error(`audit trail of the audited run does not verify: ${verify.stdout}${verify.stderr}`);
   console.log(`  audit trail: ${verify.stdout.trim()}`);
   rmSync(dirname(file), { recursive: true, force: true });
 }
@@ -265,7 +291,8 @@ async function verifyAnswer(running, scenario) {
   if (message?.id !== scenario.body.id || !scenario.check(message.result)) {
     throw new Error(`${where}: unexpected answer: ${text.slice(0, 500)}`);
   }
-  if (!text.includes(scenario.expect)) throw new Error(`${where}: the answer lacks ${scenario.expect}: ${text.slice(0, 500)}`);
+  if (!text.includes(scenario.expect))
+    throw new Error(`${where}: the answer lacks ${scenario.expect}: ${text.slice(0, 500)}`);
   return Buffer.byteLength(text);
 }
 
@@ -326,7 +353,12 @@ function cpuTicks(serverPid) {
       // utime, stime, cutime, cstime are fields 14-17 of stat, i.e. 11-14 after the command name
       return fields.slice(11, 15).reduce((sum, value) => sum + Number(value), 0);
     };
-    const [user, nice, system] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 4).map(Number);
+    const [user, nice, system] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1, 4)
+      .map(Number);
     return { machine: user + nice + system, ours: processTicks('self') + processTicks(serverPid) };
   } catch {
     return undefined;
@@ -359,7 +391,15 @@ function spawnWrk(args) {
 
 async function runWrk(running, scenario, script, seconds) {
   const before = cpuTicks(running.child.pid);
-  const { code, out } = await spawnWrk(['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, running.url]);
+  const { code, out } = await spawnWrk([
+    '-t1',
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    '--latency',
+    '-s',
+    script,
+    running.url,
+  ]);
   const load = otherLoad(before, cpuTicks(running.child.pid), seconds);
   const where = `${running.server.id} ${scenario.id}`;
   await sleep(100); // lets the exit event of a server that died during the run arrive
@@ -372,7 +412,10 @@ async function runWrk(running, scenario, script, seconds) {
   if (!check || !rps || !p50 || !p99) throw new Error(`${where}: cannot read wrk's output:\n${out}`);
 
   const [non2xx, unexpected] = [Number(check[1]), Number(check[2])];
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)?.slice(1).map(Number) ?? [0, 0, 0, 0];
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/
+    .exec(out)
+    ?.slice(1)
+    .map(Number) ?? [0, 0, 0, 0];
   const [connectErrors, readErrors, writeErrors, timeouts] = socket;
   if (non2xx > 0) throw new Error(`${where}: ${non2xx} non-2xx responses during the run\n${out}`);
   if (unexpected > 0) throw new Error(`${where}: ${unexpected} 2xx responses without ${scenario.expect}\n${out}`);
@@ -400,7 +443,9 @@ async function measure(running, scenario, script) {
     const result = await runWrk(running, scenario, script, SECONDS);
     if (!best || result.otherLoad < best.otherLoad) best = result;
     if (!(result.otherLoad >= QUIET_LOAD)) break;
-    console.log(`  (${running.server.id} ${scenario.id}: other processes used ${result.otherLoad.toFixed(0)}% of a core meanwhile${attempt < ATTEMPTS ? '; measuring again' : ''})`);
+    console.log(
+      `  (${running.server.id} ${scenario.id}: other processes used ${result.otherLoad.toFixed(0)}% of a core meanwhile${attempt < ATTEMPTS ? '; measuring again' : ''})`,
+    );
   }
   return { ...best, disturbed: best.otherLoad >= QUIET_LOAD };
 }
@@ -488,7 +533,9 @@ async function main() {
   };
   process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
 
-  console.log(`${SERVERS.map((s) => s.id).join(', ')} × ${SCENARIOS.map((s) => s.id).join(', ')}: ${ROUNDS} round(s) of ${SECONDS} s (+${WARMUP_SECONDS} s warm-up)`);
+  console.log(
+    `${SERVERS.map((s) => s.id).join(', ')} × ${SCENARIOS.map((s) => s.id).join(', ')}: ${ROUNDS} round(s) of ${SECONDS} s (+${WARMUP_SECONDS} s warm-up)`,
+  );
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const server of SERVERS) {

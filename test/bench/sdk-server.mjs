@@ -14,23 +14,40 @@ function buildServer() {
   const server = new McpServer({ name: 'sdk-v1', version: '1.0.0' });
   server.registerTool(
     'add',
-    { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() }, annotations: { readOnlyHint: true } },
+    {
+      description: 'Adds two numbers',
+      inputSchema: { a: z.number(), b: z.number() },
+      annotations: { readOnlyHint: true },
+    },
     async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
   );
   for (const tool of NOOP_TOOLS) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: { value: z.string().optional() } }, async () => ({
-      content: [{ type: 'text', text: 'ok' }],
-    }));
+    server.registerTool(
+      tool.name,
+      { description: tool.description, inputSchema: { value: z.string().optional() } },
+      async () => ({
+        content: [{ type: 'text', text: 'ok' }],
+      }),
+    );
   }
   for (const prompt of PROMPTS) {
-    server.registerPrompt(prompt.name, { description: prompt.description, argsSchema: { topic: z.string().describe('What about') } }, ({ topic }) => ({
-      messages: [{ role: 'user', content: { type: 'text', text: `Tell me about ${topic}` } }],
-    }));
+    server.registerPrompt(
+      prompt.name,
+      { description: prompt.description, argsSchema: { topic: z.string().describe('What about') } },
+      ({ topic }) => ({
+        messages: [{ role: 'user', content: { type: 'text', text: `Tell me about ${topic}` } }],
+      }),
+    );
   }
   for (const resource of RESOURCES) {
-    server.registerResource(resource.name, resource.uri, { description: resource.description, mimeType: resource.mimeType }, async (uri) => ({
-      contents: [{ uri: uri.href, mimeType: 'text/plain', text: resource.name }],
-    }));
+    server.registerResource(
+      resource.name,
+      resource.uri,
+      { description: resource.description, mimeType: resource.mimeType },
+      async (uri) => ({
+        contents: [{ uri: uri.href, mimeType: 'text/plain', text: resource.name }],
+      }),
+    );
   }
   return server;
 }
@@ -53,7 +70,9 @@ function readJson(req) {
 }
 
 function sendError(res, status, code, message) {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
 }
 
 createServer(async (req, res) => {

@@ -21,7 +21,8 @@ if (process.env.NEST_MCP_SKIP_CONFORMANCE_INSTALL === '1') {
   console.log(`conformance suite: npm ci in test/conformance (${stale.join(', ')})`);
   // The root install's own flags (e.g. --omit=optional) must not decide what the suite gets.
   const env = { ...process.env };
-  for (const key of ['npm_config_omit', 'npm_config_include', 'npm_config_production', 'npm_config_only']) delete env[key];
+  for (const key of ['npm_config_omit', 'npm_config_include', 'npm_config_production', 'npm_config_only'])
+    delete env[key];
   // Reuse the npm that runs the root install; spawning npm.cmd on Windows needs a shell.
   const npmCli = /npm-cli\.js$/.test(process.env.npm_execpath ?? '') ? process.env.npm_execpath : undefined;
   const [command, prefix, shell] = npmCli
@@ -47,6 +48,8 @@ if (process.env.NEST_MCP_SKIP_CONFORMANCE_INSTALL === '1') {
     process.exit(1);
   }
   if (!binaryPackage()) {
-    console.log(`conformance suite: no Node 22 package for ${process.platform}-${process.arch}; run.mjs will need Node >= 22 or $CONFORMANCE_NODE`);
+    console.log(
+      `conformance suite: no Node 22 package for ${process.platform}-${process.arch}; run.mjs will need Node >= 22 or $CONFORMANCE_NODE`,
+    );
   }
 }

@@ -101,7 +101,10 @@ function tail(file, lines = 20) {
 async function waitUntilReady(url, server, logFile) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (exited(server)) throw new HarnessError(`the fixture server exited (code ${server.exitCode}) before it was ready:\n${tail(logFile)}`);
+    if (exited(server))
+      throw new HarnessError(
+        `the fixture server exited (code ${server.exitCode}) before it was ready:\n${tail(logFile)}`,
+      );
     try {
       if ((await fetch(url, { signal: AbortSignal.timeout(1_000) })).status === 200) return;
     } catch {
@@ -140,7 +143,8 @@ function readBaseline() {
     if (key) section = key[1];
     else if (item && section) {
       if (section === 'server') names.push(item[2]);
-    } else throw new HarnessError(`baseline.yml: cannot read "${raw}" (expected "server:" then "  - <scenario>" lines)`);
+    } else
+      throw new HarnessError(`baseline.yml: cannot read "${raw}" (expected "server:" then "  - <scenario>" lines)`);
   }
   return names;
 }
@@ -149,7 +153,8 @@ function readBaseline() {
 function listScenarios(node, suite) {
   const { stdout, status } = spawnSync(node, [suite, 'list', '--server'], { encoding: 'utf8' });
   const names = [...stdout.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]);
-  if (status !== 0 || names.length === 0) throw new HarnessError(`\`conformance list --server\` failed (exit ${status})`);
+  if (status !== 0 || names.length === 0)
+    throw new HarnessError(`\`conformance list --server\` failed (exit ${status})`);
   return names;
 }
 
@@ -179,14 +184,21 @@ function judge(scenarios, checks, expected, invoked) {
           .map((check) => `[${check.id}] ${check.status}: ${check.errorMessage ?? check.description}`)
       : ['no checks.json: the scenario crashed (see suite.log)'];
     if (expected.has(scenario)) {
-      return why.length > 0 ? { scenario, verdict: 'expected', why } : { scenario, verdict: 'stale', why: ['passes but is listed in baseline.yml: remove it'] };
+      return why.length > 0
+        ? { scenario, verdict: 'expected', why }
+        : { scenario, verdict: 'stale', why: ['passes but is listed in baseline.yml: remove it'] };
     }
     if (why.length > 0) return { scenario, verdict: 'failed', why };
     const missing = (FIXTURES[scenario] ?? []).filter((fixture) => !invoked.has(fixture));
-    if (missing.length > 0) return { scenario, verdict: 'failed', why: [`passed without reaching its fixture ${missing.join(', ')}`] };
+    if (missing.length > 0)
+      return { scenario, verdict: 'failed', why: [`passed without reaching its fixture ${missing.join(', ')}`] };
     // A scenario may pass on INFO checks alone (e.g. SSE polling against a JSON response): say so.
     const vacuous = !results.some((check) => check.status === 'SUCCESS');
-    return { scenario, verdict: 'passed', why: vacuous ? ['(passed on INFO checks only: nothing applicable was tested)'] : [] };
+    return {
+      scenario,
+      verdict: 'passed',
+      why: vacuous ? ['(passed on INFO checks only: nothing applicable was tested)'] : [],
+    };
   });
 }
 
@@ -203,8 +215,20 @@ function report(verdicts) {
  * scenario (with the baseline), then the next release's frozen requirements of 2025-11-25.
  */
 const SUITES = [
-  { label: '@modelcontextprotocol/conformance 0.1.16, --suite all', pkg: undefined, dir: 'suite-all', args: ['--suite', 'all', '--expected-failures', baselineFile], baseline: true },
-  { label: '@modelcontextprotocol/conformance 0.2.0-alpha.12, --requirements 2025-11-25', pkg: 'conformance-next', dir: 'requirements-2025-11-25', args: ['--requirements', '2025-11-25'], baseline: false },
+  {
+    label: '@modelcontextprotocol/conformance 0.1.16, --suite all',
+    pkg: undefined,
+    dir: 'suite-all',
+    args: ['--suite', 'all', '--expected-failures', baselineFile],
+    baseline: true,
+  },
+  {
+    label: '@modelcontextprotocol/conformance 0.2.0-alpha.12, --requirements 2025-11-25',
+    pkg: 'conformance-next',
+    dir: 'requirements-2025-11-25',
+    args: ['--requirements', '2025-11-25'],
+    baseline: false,
+  },
 ];
 
 /** Runs one suite against the server at `url`; returns its verdicts and the suite's exit code. */
@@ -218,7 +242,12 @@ async function runSuite(node, suite, url, fixtureLog) {
   const listed = suite.baseline ? listScenarios(node, entry) : undefined;
   const unknown = [...expected].filter((name) => !listed.includes(name));
   if (unknown.length > 0) throw new HarnessError(`baseline.yml lists unknown scenarios: ${unknown.join(', ')}`);
-  const exit = await runToFile(node, [entry, 'server', '--url', url, ...suite.args, '-o', dir], join(dir, 'suite.log'), SUITE_TIMEOUT_MS);
+  const exit = await runToFile(
+    node,
+    [entry, 'server', '--url', url, ...suite.args, '-o', dir],
+    join(dir, 'suite.log'),
+    SUITE_TIMEOUT_MS,
+  );
   const checks = readChecks(dir);
   // The requirements run chooses its own scenarios: judge the ones it ran.
   const verdicts = judge(listed ?? [...checks.keys()], checks, expected, readInvoked(fixtureLog));
@@ -227,8 +256,12 @@ async function runSuite(node, suite, url, fixtureLog) {
 
 async function main() {
   const node = node22();
-  if (!existsSync(serverEntry)) throw new HarnessError(`${relative(root, serverEntry)} is missing: run \`npm run build\` first`);
-  if (!node) throw new HarnessError(`no Node >= 22 for ${process.platform}-${process.arch}: run with Node >= 22 or set CONFORMANCE_NODE`);
+  if (!existsSync(serverEntry))
+    throw new HarnessError(`${relative(root, serverEntry)} is missing: run \`npm run build\` first`);
+  if (!node)
+    throw new HarnessError(
+      `no Node >= 22 for ${process.platform}-${process.arch}: run with Node >= 22 or set CONFORMANCE_NODE`,
+    );
 
   rmSync(output, { recursive: true, force: true });
   mkdirSync(output, { recursive: true });
@@ -256,7 +289,9 @@ async function main() {
       const count = (verdict) => result.verdicts.filter((item) => item.verdict === verdict).length;
       const suiteFailed = count('failed') + count('stale');
       const checks = result.verdicts.length;
-      console.log(`${count('passed')} of ${checks} scenarios passed; ${result.expected} expected failure(s) in ${relative(root, baselineFile)}`);
+      console.log(
+        `${count('passed')} of ${checks} scenarios passed; ${result.expected} expected failure(s) in ${relative(root, baselineFile)}`,
+      );
       if (suiteFailed === 0 && result.exit !== 0) {
         // The suite saw a problem this harness did not: never report green over a red suite.
         console.log(`✗ the suite exited with code ${result.exit} (see ${suite.dir}/suite.log)`);
@@ -268,7 +303,9 @@ async function main() {
   } finally {
     await stop(server);
   }
-  console.log(`\nlogs and checks: ${relative(root, output)}/ (server.log, fixtures.jsonl, <suite>/suite.log, <suite>/server-*/checks.json)`);
+  console.log(
+    `\nlogs and checks: ${relative(root, output)}/ (server.log, fixtures.jsonl, <suite>/suite.log, <suite>/server-*/checks.json)`,
+  );
   console.log(`conformance: ${passed} passed, ${failed} failed`);
   if (failed > 0) process.exitCode = 1;
 }

@@ -112,7 +112,8 @@ export class DockerfileEmulator {
         return this.copy(stage, args, fail);
       case 'RUN':
         // The stage is a directory, not a root: an absolute path would reach this machine's own.
-        if (/(^|[\s;&|=])\/(?!dev\/null)/.test(args)) fail('reaches an absolute path, which only a container could give it: use paths relative to WORKDIR');
+        if (/(^|[\s;&|=])\/(?!dev\/null)/.test(args))
+          fail('reaches an absolute path, which only a container could give it: use paths relative to WORKDIR');
         try {
           execFileSync('sh', ['-c', args], {
             cwd: this.hostPath(stage, stage.workdir),
@@ -139,7 +140,8 @@ export class DockerfileEmulator {
         return;
       case 'VOLUME':
         for (const volume of args.split(/\s+/)) {
-          if (!existsSync(this.hostPath(stage, volume))) fail(`${volume} does not exist in the image: an empty volume would be owned by root, not the USER`);
+          if (!existsSync(this.hostPath(stage, volume)))
+            fail(`${volume} does not exist in the image: an empty volume would be owned by root, not the USER`);
           stage.volumes.push(volume);
         }
         return;
@@ -166,19 +168,25 @@ export class DockerfileEmulator {
     const paths = words.filter((word) => !word.startsWith('--'));
     for (const flag of flags) if (!/^--(from|chown)=\S+$/.test(flag)) fail(`the flag ${flag} is not emulated`);
     const from = flags.find((flag) => flag.startsWith('--from='))?.slice('--from='.length);
-    const chown = flags.find((flag) => flag.startsWith('--chown='))?.slice('--chown='.length).split(':');
+    const chown = flags
+      .find((flag) => flag.startsWith('--chown='))
+      ?.slice('--chown='.length)
+      .split(':');
     const owner = chown && {
       uid: this.id(stage, 'users', chown[0], fail),
       gid: this.id(stage, 'groups', chown[1] ?? chown[0], fail),
     };
-    const source = from ? this.stages.find((candidate) => candidate.name === from) ?? fail(`no earlier stage "${from}"`) : undefined;
+    const source = from
+      ? (this.stages.find((candidate) => candidate.name === from) ?? fail(`no earlier stage "${from}"`))
+      : undefined;
     if (paths.length < 2) fail('expected COPY <source>… <destination>');
     const destination = paths.pop()!;
     const target = this.hostPath(stage, destination);
     const intoDirectory = destination.endsWith('/') || paths.length > 1;
     for (const path of paths) {
       const origin = source ? this.hostPath(source, path) : join(this.context, path);
-      if (!existsSync(origin)) fail(`the source "${path}" does not exist ${source ? `in stage "${source.name}"` : 'in the build context'}`);
+      if (!existsSync(origin))
+        fail(`the source "${path}" does not exist ${source ? `in stage "${source.name}"` : 'in the build context'}`);
       // A directory's contents go into the destination; a file goes to it, or into it when it is a directory.
       const directory = statSync(origin).isDirectory();
       const to = directory ? target : intoDirectory ? join(target, basename(origin)) : target;
@@ -202,7 +210,9 @@ export class DockerfileEmulator {
     if (/^\d+$/.test(name)) return Number(name);
     const repository = stage.image.split(':')[0].replace(/^(docker\.io\/)?(library\/)?/, '');
     const id = BASE_IMAGE_ACCOUNTS[repository]?.[kind][name];
-    return id ?? fail(`the ${kind.slice(0, -1)} "${name}" of ${stage.image} is not known: add it to BASE_IMAGE_ACCOUNTS`);
+    return (
+      id ?? fail(`the ${kind.slice(0, -1)} "${name}" of ${stage.image} is not known: add it to BASE_IMAGE_ACCOUNTS`)
+    );
   }
 }
 

@@ -85,9 +85,7 @@ let absent = missing();
 
 if (absent.length > 0) {
   const packages = absent.map((need) => need.debian);
-  const list = absent
-    .map((need) => `  - ${need.what} (Debian package ${need.debian}), for ${need.usedBy}`)
-    .join('\n');
+  const list = absent.map((need) => `  - ${need.what} (Debian package ${need.debian}), for ${need.usedBy}`).join('\n');
   const aptGet = onPath('apt-get');
   if (!asRoot || !aptGet) {
     console.error(

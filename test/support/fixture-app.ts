@@ -18,7 +18,11 @@ export async function startFixtureApp(
 }
 
 /** Connects an SDK `Client` over Streamable HTTP. */
-export async function connectHttpClient(url: string, headers: Record<string, string> = {}, options: ClientOptions = {}): Promise<Client> {
+export async function connectHttpClient(
+  url: string,
+  headers: Record<string, string> = {},
+  options: ClientOptions = {},
+): Promise<Client> {
   const client = new Client({ name: 'e2e-client', version: '0.0.1' }, options);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;

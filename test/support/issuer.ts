@@ -4,7 +4,10 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 export interface TestIssuer {
   issuer: string;
   jwksUri: string;
-  sign: (claims: Record<string, unknown>, options?: { expiresIn?: string; issuer?: string; audience?: string }) => Promise<string>;
+  sign: (
+    claims: Record<string, unknown>,
+    options?: { expiresIn?: string; issuer?: string; audience?: string },
+  ) => Promise<string>;
   close: () => Promise<void>;
 }
 
@@ -12,11 +15,16 @@ export interface TestIssuer {
 export async function startIssuer(): Promise<TestIssuer> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'key-1', alg: 'ES256', use: 'sig' };
-  const server: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+  const server: Server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const issuer = `http://127.0.0.1:${port}`;
-  const sign = (claims: Record<string, unknown>, options: { expiresIn?: string; issuer?: string; audience?: string } = {}) =>
+  const sign = (
+    claims: Record<string, unknown>,
+    options: { expiresIn?: string; issuer?: string; audience?: string } = {},
+  ) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', kid: 'key-1' })
       .setIssuer(options.issuer ?? issuer)
@@ -25,24 +33,46 @@ export async function startIssuer(): Promise<TestIssuer> {
       .setIssuedAt()
       .setExpirationTime(options.expiresIn ?? '5m')
       .sign(privateKey as CryptoKey);
-  return { issuer, jwksUri: `${issuer}/jwks.json`, sign, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    issuer,
+    jwksUri: `${issuer}/jwks.json`,
+    sign,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
-
 
 /**
  * Every way a request's credential is refused by an OAuth host requiring the scope `mcp`, with
  * the status and a part of the message: [label, credential, status, message]. `scopes` are the
  * entry scopes the tokens carry besides, so only the credential is wrong.
  */
-export function credentialRefusals(issuerOf: () => TestIssuer, scopes: string): [string, () => Promise<string | undefined>, number, string][] {
+export function credentialRefusals(
+  issuerOf: () => TestIssuer,
+  scopes: string,
+): [string, () => Promise<string | undefined>, number, string][] {
   // The issuer starts in a beforeAll: it is read when a test runs, not when the list is made.
   const issuer = { sign: (...args: Parameters<TestIssuer['sign']>) => issuerOf().sign(...args) };
   return [
     ['no credentials', async () => undefined, 401, 'No bearer token'],
     ['a bad token', async () => 'not-a-token', 401, 'The token is not valid'],
-    ['an expired token', () => issuer.sign({ scope: `mcp ${scopes}` }, { expiresIn: '-10m' }), 401, 'The token has expired'],
-    ['a token for another audience', () => issuer.sign({ scope: `mcp ${scopes}` }, { audience: 'https://other.example/mcp' }), 401, 'audience'],
-    ['a token from another issuer', () => issuer.sign({ scope: `mcp ${scopes}` }, { issuer: 'https://evil.example' }), 401, 'issuer'],
+    [
+      'an expired token',
+      () => issuer.sign({ scope: `mcp ${scopes}` }, { expiresIn: '-10m' }),
+      401,
+      'The token has expired',
+    ],
+    [
+      'a token for another audience',
+      () => issuer.sign({ scope: `mcp ${scopes}` }, { audience: 'https://other.example/mcp' }),
+      401,
+      'audience',
+    ],
+    [
+      'a token from another issuer',
+      () => issuer.sign({ scope: `mcp ${scopes}` }, { issuer: 'https://evil.example' }),
+      401,
+      'issuer',
+    ],
     ['a token without the server scope', () => issuer.sign({ scope: scopes }), 403, 'lacks scope(s): mcp'],
   ];
 }

@@ -8,14 +8,24 @@ import { freePort } from './free-port';
 /** Where the PostgreSQL server binaries are: `pg_config --bindir`, else Debian's `/usr/lib/postgresql/<newest>/bin`. */
 function binDir(): string {
   try {
-    const dir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dir = execFileSync('pg_config', ['--bindir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     if (existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'postgres'))) return dir;
   } catch {
     // no pg_config (or only the client's): fall through to Debian's layout
   }
-  const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
-  const dir = versions.map((version) => `/usr/lib/postgresql/${version}/bin`).find((candidate) => existsSync(join(candidate, 'initdb')) && existsSync(join(candidate, 'postgres')));
-  if (!dir) throw new Error("PostgreSQL server binaries (initdb, postgres) not found: install Debian's postgresql package (apt-get install postgresql); npm test does it first when run as root");
+  const versions = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))
+    : [];
+  const dir = versions
+    .map((version) => `/usr/lib/postgresql/${version}/bin`)
+    .find((candidate) => existsSync(join(candidate, 'initdb')) && existsSync(join(candidate, 'postgres')));
+  if (!dir)
+    throw new Error(
+      "PostgreSQL server binaries (initdb, postgres) not found: install Debian's postgresql package (apt-get install postgresql); npm test does it first when run as root",
+    );
   return dir;
 }
 
@@ -28,10 +38,13 @@ interface ServerUser {
 function serverUser(): ServerUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
   try {
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    const id = (flag: string) =>
+      Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
     return { uid: id('-u'), gid: id('-g') };
   } catch {
-    throw new Error("PostgreSQL refuses to run as root and there is no 'postgres' OS user to run it as: install Debian's postgresql package (it creates the user), or run the tests as another user");
+    throw new Error(
+      "PostgreSQL refuses to run as root and there is no 'postgres' OS user to run it as: install Debian's postgresql package (it creates the user), or run the tests as another user",
+    );
   }
 }
 
@@ -83,7 +96,17 @@ export class PostgresServer {
       chmodSync(root, 0o700);
       if (user) chownSync(root, user.uid, user.gid);
       const server = new PostgresServer(bin, user, root, await freePort());
-      server.run('initdb', ['-D', server.dataDir, '-U', 'mcp', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+      server.run('initdb', [
+        '-D',
+        server.dataDir,
+        '-U',
+        'mcp',
+        '--auth=trust',
+        '--no-sync',
+        '-E',
+        'UTF8',
+        '--locale=C',
+      ]);
       await server.start();
       return server;
     } catch (error) {
@@ -105,10 +128,20 @@ export class PostgresServer {
   async start(): Promise<void> {
     if (this.process) throw new Error(`PostgreSQL on port ${this.port} is already running`);
     const [command, args] = asServerUser(this.user, join(this.bin, 'postgres'), [
-      '-D', this.dataDir, '-p', String(this.port), '-h', '127.0.0.1', '-k', this.root,
+      '-D',
+      this.dataDir,
+      '-p',
+      String(this.port),
+      '-h',
+      '127.0.0.1',
+      '-k',
+      this.root,
       // fsync off survives a killed server (only an OS crash loses data); synchronous_commit must
       // stay on, or an immediate stop loses commits the clients were told about.
-      '-c', 'fsync=off', '-c', 'full_page_writes=off',
+      '-c',
+      'fsync=off',
+      '-c',
+      'full_page_writes=off',
     ]);
     const child = spawn(command, args, { cwd: this.root, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
@@ -143,7 +176,10 @@ export class PostgresServer {
   async stop(): Promise<void> {
     const child = this.process;
     if (!child) return;
-    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+    const exited =
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise((resolve) => child.once('exit', resolve));
     this.stopNow();
     await exited;
   }

@@ -21,7 +21,8 @@ export class StreamClientTransport implements Transport {
   async start(): Promise<void> {
     this.fromServer.on('data', (chunk: Buffer) => {
       this.buffer.append(chunk);
-      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) this.onmessage?.(message);
+      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage())
+        this.onmessage?.(message);
     });
   }
 

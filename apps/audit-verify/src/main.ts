@@ -9,7 +9,8 @@
 import { readTrail, verifyChain, type AuditRecord, type JsonlLocation } from 'nest-mcp-host';
 import { PostgresAuditSink } from 'nest-mcp-host/postgres';
 
-const USAGE = 'usage: npm run audit:verify -- [<trail.jsonl>] | --postgres [<connection-url>] [--schema <name>] [--table <name>]';
+const USAGE =
+  'usage: npm run audit:verify -- [<trail.jsonl>] | --postgres [<connection-url>] [--schema <name>] [--table <name>]';
 const VALUE_FLAGS = new Set(['--schema', '--table']);
 
 class UsageError extends Error {}
@@ -27,7 +28,8 @@ async function main(args: string[]): Promise<number> {
   }
   if (paths.length > 1) throw new UsageError(`unexpected argument(s) ${paths.slice(1).join(', ')}`);
   const url = paths[0] ?? process.env.DATABASE_URL;
-  if (!url) throw new UsageError('--postgres needs a connection URL (postgres://user:password@host:5432/db) or DATABASE_URL');
+  if (!url)
+    throw new UsageError('--postgres needs a connection URL (postgres://user:password@host:5432/db) or DATABASE_URL');
   return verifyPostgres(url, flags.get('--schema'), flags.get('--table'));
 }
 
@@ -64,7 +66,11 @@ async function verifyFile(file: string): Promise<number> {
   return report(result, where ? `${where.file}:${where.line}` : file);
 }
 
-async function verifyPostgres(connectionString: string, schema: string | undefined, table = 'mcp_audit_records'): Promise<number> {
+async function verifyPostgres(
+  connectionString: string,
+  schema: string | undefined,
+  table = 'mcp_audit_records',
+): Promise<number> {
   const sink = new PostgresAuditSink({ connectionString, table, ...(schema && { schema }) });
   const name = schema ? `${schema}.${table}` : table;
   try {

@@ -32,12 +32,29 @@ export class BenchModule {
           version: '1.0.0',
           mode: 'stateless',
           pageSize: 200,
-          ...(secure && { auth: { mode: 'apiKey' as const, keys: [{ hash: hashApiKey(BENCH_API_KEY), principal: 'bench', scopes: [] }] } }),
+          ...(secure && {
+            auth: {
+              mode: 'apiKey' as const,
+              keys: [{ hash: hashApiKey(BENCH_API_KEY), principal: 'bench', scopes: [] }],
+            },
+          }),
           ...(auditFile && { audit: { file: auditFile } }),
         }),
-        ...(secure ? [ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 1_000, limit: 10_000_000 }], storage: new FixedWindowThrottlerStorage() })] : []),
+        ...(secure
+          ? [
+              ThrottlerModule.forRoot({
+                throttlers: [{ name: 'default', ttl: 1_000, limit: 10_000_000 }],
+                storage: new FixedWindowThrottlerStorage(),
+              }),
+            ]
+          : []),
       ],
-      providers: [AddTool, NoopTools, CatalogFiller, ...(secure ? [{ provide: APP_GUARD, useClass: McpThrottlerGuard }] : [])],
+      providers: [
+        AddTool,
+        NoopTools,
+        CatalogFiller,
+        ...(secure ? [{ provide: APP_GUARD, useClass: McpThrottlerGuard }] : []),
+      ],
     };
   }
 }

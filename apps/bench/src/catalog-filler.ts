@@ -11,10 +11,22 @@ export class CatalogFiller implements OnModuleInit {
   onModuleInit(): void {
     for (let index = 0; index < FILLER_COUNT; index++) {
       this.catalog.addPrompt(
-        { name: `prompt_${index}`, description: `Catalog filler prompt ${index}`, args: [{ name: 'topic', description: 'What about', required: true }] },
+        {
+          name: `prompt_${index}`,
+          description: `Catalog filler prompt ${index}`,
+          args: [{ name: 'topic', description: 'What about', required: true }],
+        },
         ({ topic }: { topic: string }) => `Tell me about ${topic}`,
       );
-      this.catalog.addResource({ uri: `bench://items/${index}`, name: `item_${index}`, mimeType: 'text/plain', description: `Catalog filler resource ${index}` }, () => `item ${index}`);
+      this.catalog.addResource(
+        {
+          uri: `bench://items/${index}`,
+          name: `item_${index}`,
+          mimeType: 'text/plain',
+          description: `Catalog filler resource ${index}`,
+        },
+        () => `item ${index}`,
+      );
     }
   }
 }

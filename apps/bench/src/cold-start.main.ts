@@ -17,7 +17,11 @@ class LookupDto {
   limit!: number;
 }
 
-const JSON_INPUT = { type: 'object', properties: { id: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 100 } }, required: ['id'] };
+const JSON_INPUT = {
+  type: 'object',
+  properties: { id: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 100 } },
+  required: ['id'],
+};
 
 @Injectable()
 class GeneratedTools {}
@@ -27,11 +31,19 @@ for (let index = 0; index < count; index++) {
   const prototype = GeneratedTools.prototype;
   const name = `tool_${index}`;
   const dto = index % 2 === 0;
-  Object.defineProperty(prototype, name, { value: (args: { id: string }) => `tool ${index}: ${args.id}`, writable: true, configurable: true });
+  Object.defineProperty(prototype, name, {
+    value: (args: { id: string }) => `tool ${index}: ${args.id}`,
+    writable: true,
+    configurable: true,
+  });
   // What the compiler records for a hand-written `tool_7(@McpArgs() args: LookupDto)`.
   Reflect.defineMetadata('design:paramtypes', [dto ? LookupDto : Object], prototype, name);
   McpArgs()(prototype, name, 0);
-  McpTool({ name, description: `Looks up item ${index}`, ...(dto ? {} : { input: JSON_INPUT }) })(prototype, name, Object.getOwnPropertyDescriptor(prototype, name)!);
+  McpTool({ name, description: `Looks up item ${index}`, ...(dto ? {} : { input: JSON_INPUT }) })(
+    prototype,
+    name,
+    Object.getOwnPropertyDescriptor(prototype, name)!,
+  );
 }
 
 @Module({
@@ -41,7 +53,9 @@ for (let index = 0; index < count; index++) {
 class ColdStartModule {}
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.createApplicationContext(ColdStartModule, { logger: new StderrConsoleLogger({ logLevels: ['error', 'warn'] }) });
+  const app = await NestFactory.createApplicationContext(ColdStartModule, {
+    logger: new StderrConsoleLogger({ logLevels: ['error', 'warn'] }),
+  });
   process.stdin.once('end', () => void app.close());
 }
 void bootstrap();

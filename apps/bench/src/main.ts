@@ -3,7 +3,13 @@ import { NestFactory } from '@nestjs/core';
 import { BenchModule } from './bench.module';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(BenchModule.register({ secure: process.env.BENCH_SECURE === '1', auditFile: process.env.BENCH_AUDIT_FILE || undefined }), { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(
+    BenchModule.register({
+      secure: process.env.BENCH_SECURE === '1',
+      auditFile: process.env.BENCH_AUDIT_FILE || undefined,
+    }),
+    { logger: ['error', 'warn'] },
+  );
   app.enableShutdownHooks();
   const port = Number(process.env.PORT ?? 3002);
   await app.listen(port, '127.0.0.1');

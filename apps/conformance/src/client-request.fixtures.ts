@@ -7,14 +7,25 @@ import { FixtureLogInterceptor } from './fixture-log';
 @Injectable()
 @UseInterceptors(FixtureLogInterceptor)
 export class ClientRequestFixtures {
-  @McpTool({ name: 'test_sampling', description: 'Asks the client model to answer a prompt', input: z.object({ prompt: z.string() }) })
+  @McpTool({
+    name: 'test_sampling',
+    description: 'Asks the client model to answer a prompt',
+    input: z.object({ prompt: z.string() }),
+  })
   async sampling(@McpArgs('prompt') prompt: string, @McpContext() ctx: McpCallContext) {
-    const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+    const result = await ctx.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+      maxTokens: 100,
+    });
     const content = Array.isArray(result.content) ? result.content[0] : result.content;
     return `LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`;
   }
 
-  @McpTool({ name: 'test_elicitation', description: 'Asks the user for a name and email', input: z.object({ message: z.string() }) })
+  @McpTool({
+    name: 'test_elicitation',
+    description: 'Asks the user for a name and email',
+    input: z.object({ message: z.string() }),
+  })
   async elicitation(@McpArgs('message') message: string, @McpContext() ctx: McpCallContext) {
     const result = await ctx.elicit({
       message,
@@ -64,7 +75,11 @@ export class ClientRequestFixtures {
               { const: 'value3', title: 'Third Option' },
             ],
           },
-          legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+          legacyEnum: {
+            type: 'string',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
           untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
           titledMulti: {
             type: 'array',

@@ -10,6 +10,13 @@ import { ResourceFixtures } from './resource.fixtures';
 /** The official conformance suite's fixtures, built on the public API only. */
 @Module({
   imports: [McpModule.forRoot({ name: 'nest-mcp-host-conformance', version: '1.0.0', pageSize: 1000 })],
-  providers: [FixtureLogInterceptor, ContentFixtures, BehaviourFixtures, PromptFixtures, ResourceFixtures, ClientRequestFixtures],
+  providers: [
+    FixtureLogInterceptor,
+    ContentFixtures,
+    BehaviourFixtures,
+    PromptFixtures,
+    ResourceFixtures,
+    ClientRequestFixtures,
+  ],
 })
 export class ConformanceModule {}

@@ -24,7 +24,11 @@ export class ContentFixtures {
 
   @McpTool({ name: 'test_embedded_resource', description: 'Returns an embedded resource' })
   embeddedResource() {
-    return embeddedResource({ uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' });
+    return embeddedResource({
+      uri: 'test://embedded-resource',
+      mimeType: 'text/plain',
+      text: 'This is an embedded resource content.',
+    });
   }
 
   @McpTool({ name: 'test_multiple_content_types', description: 'Returns text, an image and a resource' })
@@ -32,7 +36,11 @@ export class ContentFixtures {
     return [
       text('Multiple content types test:'),
       image(RED_PIXEL_PNG, 'image/png'),
-      embeddedResource({ uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' }),
+      embeddedResource({
+        uri: 'test://mixed-content-resource',
+        mimeType: 'application/json',
+        text: '{"test":"data","value":123}',
+      }),
     ];
   }
 

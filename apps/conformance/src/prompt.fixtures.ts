@@ -34,7 +34,9 @@ export class PromptFixtures {
   })
   withEmbeddedResource(@McpArgs('resourceUri') resourceUri: string) {
     return [
-      userMessage(embeddedResource({ uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' })),
+      userMessage(
+        embeddedResource({ uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' }),
+      ),
       userMessage('Please process the embedded resource above.'),
     ];
   }

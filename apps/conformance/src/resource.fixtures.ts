@@ -7,17 +7,32 @@ import { RED_PIXEL_PNG } from './fixture-media';
 @Injectable()
 @UseInterceptors(FixtureLogInterceptor)
 export class ResourceFixtures {
-  @McpResource({ uri: 'test://static-text', name: 'static-text', description: 'A static text resource', mimeType: 'text/plain' })
+  @McpResource({
+    uri: 'test://static-text',
+    name: 'static-text',
+    description: 'A static text resource',
+    mimeType: 'text/plain',
+  })
   staticText() {
     return 'This is the content of the static text resource.';
   }
 
-  @McpResource({ uri: 'test://static-binary', name: 'static-binary', description: 'A static binary resource', mimeType: 'image/png' })
+  @McpResource({
+    uri: 'test://static-binary',
+    name: 'static-binary',
+    description: 'A static binary resource',
+    mimeType: 'image/png',
+  })
   staticBinary() {
     return Buffer.from(RED_PIXEL_PNG, 'base64');
   }
 
-  @McpResource({ uri: 'test://watched-resource', name: 'watched-resource', description: 'A resource clients subscribe to', mimeType: 'text/plain' })
+  @McpResource({
+    uri: 'test://watched-resource',
+    name: 'watched-resource',
+    description: 'A resource clients subscribe to',
+    mimeType: 'text/plain',
+  })
   watched() {
     return 'Watched resource content';
   }

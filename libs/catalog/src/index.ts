@@ -3,7 +3,12 @@ export { CATALOG_PROVIDERS } from './catalog.providers';
 export { ToolRegistry } from './tools/tool.registry';
 export { JsonSchemaFactory } from './schema/json-schema.factory';
 export type { RegisteredTool } from './tools/registered-tool.interface';
-export { OPEN_ACCESS, type RegisteredHandler, type ArgsBinding, type AccessRequirements } from './handlers/registered-handler.interface';
+export {
+  OPEN_ACCESS,
+  type RegisteredHandler,
+  type ArgsBinding,
+  type AccessRequirements,
+} from './handlers/registered-handler.interface';
 export { PromptRegistry } from './prompts/prompt.registry';
 export type { RegisteredPrompt } from './prompts/registered-prompt.interface';
 export { ResourceRegistry, type ResolvedResource } from './resources/resource.registry';

@@ -5,8 +5,17 @@ export { McpCompletion, type McpCompletionOptions } from './decorators/mcp-compl
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
 export { Sensitive, sensitiveDtoProperties } from './decorators/sensitive.decorator';
 export type { McpPromptOptions, McpPromptArgument, McpCompleter } from './interfaces/mcp-prompt-options.interface';
-export type { McpResourceOptions, McpResourceTemplateOptions, McpResourceAnnotations } from './interfaces/mcp-resource-options.interface';
-export type { McpToolOptions, McpToolAnnotations, McpIcon, McpUnknownArguments } from './interfaces/mcp-tool-options.interface';
+export type {
+  McpResourceOptions,
+  McpResourceTemplateOptions,
+  McpResourceAnnotations,
+} from './interfaces/mcp-resource-options.interface';
+export type {
+  McpToolOptions,
+  McpToolAnnotations,
+  McpIcon,
+  McpUnknownArguments,
+} from './interfaces/mcp-tool-options.interface';
 export type { SchemaSource, JsonSchemaObject, ZodLikeSchema } from './interfaces/schema-source.interface';
 export type {
   McpCallContext,

@@ -6,7 +6,15 @@ export { McpApprovals } from '#libs/operations';
 export { StderrConsoleLogger } from './logging/stderr-console.logger';
 export { StdioTransport } from './stdio/stdio.transport';
 export { HostState, type HostPhase } from '#libs/protocol';
-export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask, type McpTaskStore, type McpTaskOwner, type StoredTask } from '#libs/protocol';
+export {
+  MCP_TASK_STORE,
+  InjectTaskStore,
+  InMemoryTaskStore,
+  ownsTask,
+  type McpTaskStore,
+  type McpTaskOwner,
+  type StoredTask,
+} from '#libs/protocol';
 export { type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from '#libs/protocol';
 export { McpRequestObservers } from '#libs/protocol';
 export { McpMetrics, MCP_DURATION_BUCKETS, type McpMetricsOptions } from '#libs/operations';

@@ -50,7 +50,12 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
 
   async onApplicationBootstrap(): Promise<void> {
     this.invoker.prepareAll(this.registry.all());
-    const handlers = [...this.registry.all(), ...this.prompts.all(), ...this.resources.resources.all(), ...this.resources.templates.all()];
+    const handlers = [
+      ...this.registry.all(),
+      ...this.prompts.all(),
+      ...this.resources.resources.all(),
+      ...this.resources.templates.all(),
+    ];
     const problems = await this.runner.prepareAll(handlers);
     if (problems.length > 0) throw new McpStartupError(problems);
     // The trail's sink opens (and finds where its chain stands) before the first call is taken.
@@ -60,7 +65,11 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
       this.registry.onChange(listChanged('tools')),
       this.prompts.onChange(listChanged('prompts')),
       this.resources.onChange(listChanged('resources')),
-      this.notifier.onUpdated((uri) => this.broadcast(notification('notifications/resources/updated', { uri }), (session) => session.subscriptions.has(uri))),
+      this.notifier.onUpdated((uri) =>
+        this.broadcast(notification('notifications/resources/updated', { uri }), (session) =>
+          session.subscriptions.has(uri),
+        ),
+      ),
     );
     if (this.options.stdio) {
       void this.stdio.connect(process.stdin, process.stdout);
@@ -71,7 +80,8 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribers.forEach((unsubscribe) => unsubscribe());
     const aborted = await this.state.drain(this.options.shutdownTimeoutMs);
-    if (aborted > 0) this.logger.warn(`${aborted} call(s) still running after ${this.options.shutdownTimeoutMs} ms were aborted`);
+    if (aborted > 0)
+      this.logger.warn(`${aborted} call(s) still running after ${this.options.shutdownTimeoutMs} ms were aborted`);
     this.sessions.closeAll();
     this.stdio.close();
     // Every record taken, including those of the calls just drained, is written before exit.

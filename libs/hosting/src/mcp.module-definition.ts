@@ -35,5 +35,8 @@ export const {
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
   // Every extra is listed so that Nest keeps it out of the options (applied by McpModule).
-  .setExtras<McpModuleExtras>({ health: true, mount: undefined, taskStore: undefined, accessPolicy: undefined }, (definition) => definition)
+  .setExtras<McpModuleExtras>(
+    { health: true, mount: undefined, taskStore: undefined, accessPolicy: undefined },
+    (definition) => definition,
+  )
   .build();

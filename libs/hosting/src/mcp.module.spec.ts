@@ -37,7 +37,10 @@ describe('McpModule: operations parts', () => {
   });
 
   it('refuses to start when forRootAsync options turn on a part its mount extra left out, saying how to fix it', async () => {
-    const mcp = McpModule.forRootAsync({ useFactory: () => ({ name: 'async', version: '1.0.0' }), mount: { admin: false, metrics: false } });
+    const mcp = McpModule.forRootAsync({
+      useFactory: () => ({ name: 'async', version: '1.0.0' }),
+      mount: { admin: false, metrics: false },
+    });
     const started = start(mcp);
     await expect(started).rejects.toThrow(McpStartupError);
     await expect(started).rejects.toThrow(

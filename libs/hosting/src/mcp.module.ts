@@ -1,10 +1,27 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { CATALOG_PROVIDERS, JsonSchemaFactory, MCP_CATALOG_OPTIONS, McpCatalog, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import {
+  CATALOG_PROVIDERS,
+  JsonSchemaFactory,
+  MCP_CATALOG_OPTIONS,
+  McpCatalog,
+  PromptRegistry,
+  ResourceRegistry,
+  ToolRegistry,
+} from '#libs/catalog';
 import { INVOCATION_PROVIDERS, MCP_INVOCATION_OPTIONS } from '#libs/invocation';
 import { PROMPT_PROVIDERS, PromptMethods } from '#libs/prompts';
 import { McpResourceNotifier, RESOURCE_PROVIDERS, ResourceMethods, ResourceReader } from '#libs/resources';
-import { AuditRecorder, AuditTrail, Authenticator, AuthFailureLimiter, MCP_ACCESS_POLICY, MCP_SECURITY_OPTIONS, ScopeAndRolePolicy, type SecurityOptions } from '#libs/security';
+import {
+  AuditRecorder,
+  AuditTrail,
+  Authenticator,
+  AuthFailureLimiter,
+  MCP_ACCESS_POLICY,
+  MCP_SECURITY_OPTIONS,
+  ScopeAndRolePolicy,
+  type SecurityOptions,
+} from '#libs/security';
 import {
   ENGINE_METHOD_GROUPS,
   HostState,
@@ -18,7 +35,15 @@ import {
   SessionStore,
   type McpMethods,
 } from '#libs/protocol';
-import { DependencyHealth, MCP_OPERATIONS_OPTIONS, McpApprovals, McpCallStats, McpMetrics, operationsParts, type OperationsSwitches } from '#libs/operations';
+import {
+  DependencyHealth,
+  MCP_OPERATIONS_OPTIONS,
+  McpApprovals,
+  McpCallStats,
+  McpMetrics,
+  operationsParts,
+  type OperationsSwitches,
+} from '#libs/operations';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -26,7 +51,13 @@ import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { HttpAuthentication } from './http/http-authentication';
 import { HttpCors } from './http/http-cors';
 import { HttpResponder } from './http/http-responder';
-import { MCP_ASYNC_OPTIONS_TYPE, MCP_MODULE_OPTIONS, MCP_OPTIONS_TYPE, McpConfigurableModule, type McpModuleExtras } from './mcp.module-definition';
+import {
+  MCP_ASYNC_OPTIONS_TYPE,
+  MCP_MODULE_OPTIONS,
+  MCP_OPTIONS_TYPE,
+  McpConfigurableModule,
+  type McpModuleExtras,
+} from './mcp.module-definition';
 import { McpHost } from './mcp.host';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from './options/mcp-options.resolver';
@@ -43,7 +74,11 @@ const OPTION_SLICES = (
     [MCP_OPERATIONS_OPTIONS, 'operations'],
     [MCP_HOSTING_OPTIONS, 'hosting'],
   ] as const
-).map(([token, slice]) => ({ provide: token, useFactory: (options: ResolvedMcpOptions) => options[slice], inject: [MCP_RESOLVED_OPTIONS] }));
+).map(([token, slice]) => ({
+  provide: token,
+  useFactory: (options: ResolvedMcpOptions) => options[slice],
+  inject: [MCP_RESOLVED_OPTIONS],
+}));
 
 /**
  * The MCP host. Import it once in the application's root module: every `@McpTool` method of
@@ -74,13 +109,21 @@ const OPTION_SLICES = (
 @Module({
   imports: [DiscoveryModule, McpEndpointsModule],
   providers: [
-    { provide: MCP_RESOLVED_OPTIONS, useFactory: (options: McpModuleOptions) => resolveMcpOptions(options), inject: [MCP_MODULE_OPTIONS] },
+    {
+      provide: MCP_RESOLVED_OPTIONS,
+      useFactory: (options: McpModuleOptions) => resolveMcpOptions(options),
+      inject: [MCP_MODULE_OPTIONS],
+    },
     ...OPTION_SLICES,
     ...CATALOG_PROVIDERS,
     ...INVOCATION_PROVIDERS,
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,
-    { provide: Authenticator, useFactory: ({ auth }: SecurityOptions) => new Authenticator(auth), inject: [MCP_SECURITY_OPTIONS] },
+    {
+      provide: Authenticator,
+      useFactory: ({ auth }: SecurityOptions) => new Authenticator(auth),
+      inject: [MCP_SECURITY_OPTIONS],
+    },
     {
       // `undefined` without the `audit` option: whoever injects it does so with @Optional().
       provide: AuditTrail,
@@ -90,7 +133,8 @@ const OPTION_SLICES = (
     {
       // One count of failed authentications per address for every protected surface.
       provide: AuthFailureLimiter,
-      useFactory: ({ authFailureLimit }: SecurityOptions) => new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
+      useFactory: ({ authFailureLimit }: SecurityOptions) =>
+        new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
       inject: [MCP_SECURITY_OPTIONS],
     },
     {
@@ -151,7 +195,10 @@ export class McpModule extends McpConfigurableModule {
     return withExtras(super.forRoot(options), options, {
       health: options.health !== false,
       admin: mount.admin !== false && options.admin !== false && http,
-      metrics: mount.metrics !== false && metrics !== false && (http || (typeof metrics === 'object' && metrics.port !== undefined)),
+      metrics:
+        mount.metrics !== false &&
+        metrics !== false &&
+        (http || (typeof metrics === 'object' && metrics.port !== undefined)),
     });
   }
 

@@ -31,7 +31,10 @@ jest.mock('ioredis', () => mockRecord('ioredis'));
 
 @Injectable()
 class Tools {
-  @McpTool({ description: 'Looks up by JSON Schema', input: { type: 'object', properties: { id: { type: 'string' } } } })
+  @McpTool({
+    description: 'Looks up by JSON Schema',
+    input: { type: 'object', properties: { id: { type: 'string' } } },
+  })
   byJsonSchema(@McpArgs() args: { id: string }) {
     return args.id;
   }
@@ -44,7 +47,10 @@ class Tools {
 
 describe('optional dependencies', () => {
   it('are not loaded by a host that does not use them (no DTO, no zod schema, no OAuth, no metrics, no health probes)', async () => {
-    @Module({ imports: [McpModule.forRoot({ name: 'lean', version: '1.0.0', http: false, health: false })], providers: [Tools] })
+    @Module({
+      imports: [McpModule.forRoot({ name: 'lean', version: '1.0.0', http: false, health: false })],
+      providers: [Tools],
+    })
     class LeanModule {}
     const app = await NestFactory.createApplicationContext(LeanModule, { logger: false });
     try {
@@ -58,7 +64,12 @@ describe('optional dependencies', () => {
   it('are loaded when the feature needing them is used', async () => {
     new Authenticator({ mode: 'apiKey', keys: [] });
     expect(mockLoaded().has('jose')).toBe(false);
-    new Authenticator({ mode: 'oauth', issuer: 'https://issuer.example', jwksUri: 'https://issuer.example/jwks', resource: 'https://mcp.example/mcp' });
+    new Authenticator({
+      mode: 'oauth',
+      issuer: 'https://issuer.example',
+      jwksUri: 'https://issuer.example/jwks',
+      resource: 'https://mcp.example/mcp',
+    });
     expect(mockLoaded().has('jose')).toBe(true);
 
     const metrics = new McpMetrics({ processMetrics: false });

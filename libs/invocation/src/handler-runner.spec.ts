@@ -20,7 +20,15 @@ import { DiscoveryModule, REQUEST } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { map } from 'rxjs';
 import { z } from 'zod';
-import { JsonRpcError, JsonRpcErrorCode, McpArgs, McpContext, McpToolError, McpTool, type McpCallContext } from '#libs/core';
+import {
+  JsonRpcError,
+  JsonRpcErrorCode,
+  McpArgs,
+  McpContext,
+  McpToolError,
+  McpTool,
+  type McpCallContext,
+} from '#libs/core';
 import { CATALOG_PROVIDERS, ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { SecretRedactor } from '#libs/security';
 import { CallCancellation } from './context/call-cancellation';
@@ -193,13 +201,24 @@ describe('HandlerRunner', () => {
   let logged: jest.SpyInstance;
 
   const tool = (name: string): RegisteredTool => tools.get(name)!;
-  const failureOf = (promise: Promise<unknown>) => promise.then(() => Promise.reject(new Error('expected a failure')), (error: unknown) => error);
+  const failureOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => Promise.reject(new Error('expected a failure')),
+      (error: unknown) => error,
+    );
 
   beforeAll(async () => {
     // The catalog and invocation providers as McpModule lists them, with the invocation slice of the options.
     moduleRef = await Test.createTestingModule({
       imports: [DiscoveryModule],
-      providers: [...CATALOG_PROVIDERS, ...INVOCATION_PROVIDERS, { provide: MCP_INVOCATION_OPTIONS, useValue: options }, DeskTools, PerCallTools, RecordingGuard],
+      providers: [
+        ...CATALOG_PROVIDERS,
+        ...INVOCATION_PROVIDERS,
+        { provide: MCP_INVOCATION_OPTIONS, useValue: options },
+        DeskTools,
+        PerCallTools,
+        RecordingGuard,
+      ],
     }).compile();
     await moduleRef.init();
     runner = moduleRef.get(HandlerRunner);
@@ -216,7 +235,11 @@ describe('HandlerRunner', () => {
   afterEach(() => logged.mockRestore());
 
   it('calls the method with the arguments and the call context its parameters ask for', async () => {
-    expect(await runner.run(tool('echo'), { text: 'hi' }, callContext('echo'))).toEqual({ text: 'hi', caller: 'alice', kind: 'tool' });
+    expect(await runner.run(tool('echo'), { text: 'hi' }, callContext('echo'))).toEqual({
+      text: 'hi',
+      caller: 'alice',
+      kind: 'tool',
+    });
   });
 
   describe('guards', () => {
@@ -230,7 +253,11 @@ describe('HandlerRunner', () => {
       const error = await failureOf(runner.run(tool('guarded'), { id: 'T-1' }, context));
       expect(error).toBeInstanceOf(ForbiddenException);
       expect(seen).toEqual(['guard:mcp:guarded:{"id":"T-1"}']);
-      expect(runner.classify(tool('guarded'), error, context)).toEqual({ kind: 'business', outcome: 'denied', message: 'Forbidden resource' });
+      expect(runner.classify(tool('guarded'), error, context)).toEqual({
+        kind: 'business',
+        outcome: 'denied',
+        message: 'Forbidden resource',
+      });
     });
   });
 
@@ -260,7 +287,11 @@ describe('HandlerRunner', () => {
       const context = callContext('double');
       const error = await failureOf(runner.run(tool('double'), { n: 'twenty' }, context));
       expect(error).toBeInstanceOf(BadRequestException);
-      expect(runner.classify(tool('double'), error, context)).toEqual({ kind: 'business', outcome: 'invalid', message: 'Validation failed (numeric string is expected)' });
+      expect(runner.classify(tool('double'), error, context)).toEqual({
+        kind: 'business',
+        outcome: 'invalid',
+        message: 'Validation failed (numeric string is expected)',
+      });
     });
   });
 
@@ -269,7 +300,11 @@ describe('HandlerRunner', () => {
       const context = callContext('filtered');
       const error = await failureOf(runner.run(tool('filtered'), {}, context));
       expect(seen).toEqual(['filter:mcp:upstream 503']);
-      expect(runner.classify(tool('filtered'), error, context)).toEqual({ kind: 'business', outcome: 'tool_error', message: 'Lookup is unavailable right now (upstream 503)' });
+      expect(runner.classify(tool('filtered'), error, context)).toEqual({
+        kind: 'business',
+        outcome: 'tool_error',
+        message: 'Lookup is unavailable right now (upstream 503)',
+      });
     });
 
     it('may answer with a result of their own', async () => {
@@ -282,7 +317,11 @@ describe('HandlerRunner', () => {
       const context = callContext('crash');
       const error = await failureOf(runner.run(tool('crash'), {}, context));
       const failure = runner.classify(tool('crash'), error, context);
-      expect(failure).toEqual({ kind: 'internal', outcome: 'error', reference: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(failure).toEqual({
+        kind: 'internal',
+        outcome: 'error',
+        reference: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
       const reference = (failure as { reference: string }).reference;
       const ours = logged.mock.calls.find(([message]) => message === `DeskTools.crash failed (reference ${reference})`);
       expect(ours).toBeDefined();
@@ -291,7 +330,9 @@ describe('HandlerRunner', () => {
     });
 
     it('tells the client of a crash only the reference (runOrThrow, for prompts and resources)', async () => {
-      const error = (await failureOf(runner.runOrThrow(tool('crash'), {}, callContext('crash'), 'Prompt "crash"'))) as HandlerFailedError;
+      const error = (await failureOf(
+        runner.runOrThrow(tool('crash'), {}, callContext('crash'), 'Prompt "crash"'),
+      )) as HandlerFailedError;
       expect(error).toBeInstanceOf(HandlerFailedError);
       expect(error).toBeInstanceOf(JsonRpcError);
       expect(error.failure).toBe('error');
@@ -308,9 +349,15 @@ describe('HandlerRunner', () => {
       const context = callContext(name);
       const error = await failureOf(runner.run(tool(name), {}, context));
       expect(runner.classify(tool(name), error, context)).toEqual({ ...expected, outcome: recorded });
-      const thrown = (await failureOf(runner.runOrThrow(tool(name), {}, callContext(name), `Prompt "${name}"`))) as HandlerFailedError;
+      const thrown = (await failureOf(
+        runner.runOrThrow(tool(name), {}, callContext(name), `Prompt "${name}"`),
+      )) as HandlerFailedError;
       expect(thrown).toBeInstanceOf(HandlerFailedError);
-      expect([thrown.code, thrown.message, thrown.failure]).toEqual([JsonRpcErrorCode.INTERNAL_ERROR, `Prompt "${name}" failed: ${expected.message}`, recorded]);
+      expect([thrown.code, thrown.message, thrown.failure]).toEqual([
+        JsonRpcErrorCode.INTERNAL_ERROR,
+        `Prompt "${name}" failed: ${expected.message}`,
+        recorded,
+      ]);
       expect(logged).not.toHaveBeenCalledWith(expect.stringContaining(`DeskTools.${name} failed`), expect.anything());
     });
 
@@ -318,15 +365,23 @@ describe('HandlerRunner', () => {
       const context = callContext('protocol');
       const error = await failureOf(runner.run(tool('protocol'), {}, context));
       expect(runner.classify(tool('protocol'), error, context)).toEqual({ kind: 'protocol', error });
-      const thrown = (await failureOf(runner.runOrThrow(tool('protocol'), {}, callContext('protocol'), 'Resource'))) as JsonRpcError;
+      const thrown = (await failureOf(
+        runner.runOrThrow(tool('protocol'), {}, callContext('protocol'), 'Resource'),
+      )) as JsonRpcError;
       expect([thrown.code, thrown.message]).toEqual([JsonRpcErrorCode.INVALID_PARAMS, 'cursor is not valid']);
       // The dispatcher records a protocol error from its code: it carries no outcome of its own.
       expect(thrown).not.toBeInstanceOf(HandlerFailedError);
     });
 
-    it("prefixes a business failure with the label in runOrThrow", async () => {
-      const thrown = (await failureOf(runner.runOrThrow(tool('closed'), {}, callContext('closed'), 'Prompt "closed"', { name: 'closed' }))) as JsonRpcError;
-      expect([thrown.code, thrown.message, thrown.data]).toEqual([JsonRpcErrorCode.INTERNAL_ERROR, 'Prompt "closed" failed: Ticket T-1 is already closed; reopen it first.', { name: 'closed' }]);
+    it('prefixes a business failure with the label in runOrThrow', async () => {
+      const thrown = (await failureOf(
+        runner.runOrThrow(tool('closed'), {}, callContext('closed'), 'Prompt "closed"', { name: 'closed' }),
+      )) as JsonRpcError;
+      expect([thrown.code, thrown.message, thrown.data]).toEqual([
+        JsonRpcErrorCode.INTERNAL_ERROR,
+        'Prompt "closed" failed: Ticket T-1 is already closed; reopen it first.',
+        { name: 'closed' },
+      ]);
       expect((thrown as HandlerFailedError).failure).toBe('tool_error');
     });
 
@@ -339,7 +394,11 @@ describe('HandlerRunner', () => {
       const cancelled = callContext('waits');
       const thrown = failureOf(runner.runOrThrow(tool('waits'), {}, cancelled, 'Resource "waits"'));
       cancelled.cancellation.cancel(new Error('client went away'));
-      expect(await thrown).toMatchObject({ code: JsonRpcErrorCode.INTERNAL_ERROR, message: 'Resource "waits" failed: cancelled', failure: 'cancelled' });
+      expect(await thrown).toMatchObject({
+        code: JsonRpcErrorCode.INTERNAL_ERROR,
+        message: 'Resource "waits" failed: cancelled',
+        failure: 'cancelled',
+      });
     });
   });
 

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { HttpException, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef, ModulesContainer } from '@nestjs/core';
-import { JsonRpcError, JsonRpcErrorCode, MCP_CONTEXT_TYPE, McpToolError, retryAfterOf, type McpDiagnostic } from '#libs/core';
+import {
+  JsonRpcError,
+  JsonRpcErrorCode,
+  MCP_CONTEXT_TYPE,
+  McpToolError,
+  retryAfterOf,
+  type McpDiagnostic,
+} from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
 import { InjectInvocationOptions, type InvocationOptions } from './options/invocation.options';
@@ -56,7 +63,12 @@ export class HandlerRunner {
     return this.pipes.resolveAll(refs);
   }
 
-  async run(ref: RegisteredHandler, args: unknown, context: CallContext, innermost?: NestInterceptor): Promise<unknown> {
+  async run(
+    ref: RegisteredHandler,
+    args: unknown,
+    context: CallContext,
+    innermost?: NestInterceptor,
+  ): Promise<unknown> {
     let handler = this.handlers.get(ref);
     if (!handler) {
       // Resolved at start-up (McpHost); a handler that was not is resolved on its first call.
@@ -78,18 +90,31 @@ export class HandlerRunner {
    * @throws HandlerFailedError when the handler failed, carrying the outcome for the audit trail
    * @throws JsonRpcError the handler's own protocol error, as it is
    */
-  async runOrThrow(ref: RegisteredHandler, args: unknown, context: CallContext, label: string, data?: unknown): Promise<unknown> {
+  async runOrThrow(
+    ref: RegisteredHandler,
+    args: unknown,
+    context: CallContext,
+    label: string,
+    data?: unknown,
+  ): Promise<unknown> {
     try {
       return await this.run(ref, args, context);
     } catch (error) {
       const failure = this.classify(ref, error, context);
       if (failure.kind === 'protocol') throw failure.error;
       const message =
-        failure.kind === 'business' ? `${label} failed: ${failure.message}`
-        : failure.kind === 'cancelled' ? `${label} failed: cancelled`
-        : `${label} failed with an internal error (reference ${failure.reference})`;
+        failure.kind === 'business'
+          ? `${label} failed: ${failure.message}`
+          : failure.kind === 'cancelled'
+            ? `${label} failed: cancelled`
+            : `${label} failed with an internal error (reference ${failure.reference})`;
       const retryAfterSeconds = failure.kind === 'business' ? failure.retryAfterSeconds : undefined;
-      throw new HandlerFailedError(JsonRpcErrorCode.INTERNAL_ERROR, message, retryAfterSeconds === undefined ? data : { ...(data as object), retryAfterSeconds }, failure.outcome);
+      throw new HandlerFailedError(
+        JsonRpcErrorCode.INTERNAL_ERROR,
+        message,
+        retryAfterSeconds === undefined ? data : { ...(data as object), retryAfterSeconds },
+        failure.outcome,
+      );
     }
   }
 
@@ -104,18 +129,39 @@ export class HandlerRunner {
     if (error instanceof HttpException) {
       // Guards refuse with 403, the throttler with 429: the audit trail tells them apart.
       const status = error.getStatus();
-      const outcome = status === 403 || status === 401 ? 'denied' : status === 429 ? 'throttled' : status === 400 ? 'invalid' : 'tool_error';
+      const outcome =
+        status === 403 || status === 401
+          ? 'denied'
+          : status === 429
+            ? 'throttled'
+            : status === 400
+              ? 'invalid'
+              : 'tool_error';
       const retryAfterSeconds = retryAfterOf(error);
-      return { kind: 'business', outcome, message: httpExceptionMessage(error), ...(retryAfterSeconds !== undefined && { retryAfterSeconds }) };
+      return {
+        kind: 'business',
+        outcome,
+        message: httpExceptionMessage(error),
+        ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
+      };
     }
     if (context.cancellation.isCancelled) return CANCELLED;
     const reference = randomUUID();
     const details = (error as Error)?.stack ?? String(error);
-    this.logger.error(`${ref.where} failed (reference ${reference})`, this.options.redactor?.redact(details) ?? details);
+    this.logger.error(
+      `${ref.where} failed (reference ${reference})`,
+      this.options.redactor?.redact(details) ?? details,
+    );
     return { kind: 'internal', outcome: 'error', reference };
   }
 
-  private create(ref: RegisteredHandler, instance: object, paramsKey: string, innermost?: NestInterceptor, contextId?: ReturnType<typeof ContextIdFactory.create>): NestHandler {
+  private create(
+    ref: RegisteredHandler,
+    instance: object,
+    paramsKey: string,
+    innermost?: NestInterceptor,
+    contextId?: ReturnType<typeof ContextIdFactory.create>,
+  ): NestHandler {
     const original = (instance as Record<string, (...args: unknown[]) => unknown>)[ref.methodName];
     const method = innermost ? withInnermostInterceptor(original, innermost) : original;
     return this.contextCreator.create(
@@ -131,7 +177,12 @@ export class HandlerRunner {
     ) as NestHandler;
   }
 
-  private async requestScoped(ref: RegisteredHandler, context: CallContext, paramsKey: string, innermost?: NestInterceptor): Promise<NestHandler> {
+  private async requestScoped(
+    ref: RegisteredHandler,
+    context: CallContext,
+    paramsKey: string,
+    innermost?: NestInterceptor,
+  ): Promise<NestHandler> {
     const contextId = ContextIdFactory.create();
     this.moduleRef.registerRequestByContextId(context, contextId);
     const instance = await this.moduleRef.resolve(ref.hostClass, contextId, { strict: false });
@@ -143,18 +194,27 @@ export class HandlerRunner {
  * A stand-in for `method` carrying all its metadata (so guards, `Reflector` and
  * `context.getHandler()` see the same decorators) plus one more interceptor, innermost.
  */
-function withInnermostInterceptor(method: (...args: unknown[]) => unknown, interceptor: NestInterceptor): (...args: unknown[]) => unknown {
+function withInnermostInterceptor(
+  method: (...args: unknown[]) => unknown,
+  interceptor: NestInterceptor,
+): (...args: unknown[]) => unknown {
   const wrapped = function (this: unknown, ...params: unknown[]) {
     return method.apply(this, params);
   };
-  for (const key of Reflect.getOwnMetadataKeys(method)) Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, method), wrapped);
-  Reflect.defineMetadata(INTERCEPTORS_METADATA, [...(Reflect.getOwnMetadata(INTERCEPTORS_METADATA, method) ?? []), interceptor], wrapped);
+  for (const key of Reflect.getOwnMetadataKeys(method))
+    Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, method), wrapped);
+  Reflect.defineMetadata(
+    INTERCEPTORS_METADATA,
+    [...(Reflect.getOwnMetadata(INTERCEPTORS_METADATA, method) ?? []), interceptor],
+    wrapped,
+  );
   return wrapped;
 }
 
 /** Nest exceptions carry client-facing messages (a `ValidationPipe` gives an array of them). */
 function httpExceptionMessage(error: HttpException): string {
   const response = error.getResponse();
-  const message = typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
+  const message =
+    typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
   return Array.isArray(message) ? message.join('; ') : String(message ?? error.message);
 }

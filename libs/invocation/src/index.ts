@@ -1,6 +1,14 @@
 export { INVOCATION_PROVIDERS } from './invocation.providers';
 export { ToolInvoker } from './tool.invoker';
-export { MCP_INVOCATION_OPTIONS, InjectInvocationOptions, INVOCATION_OPTION_KEYS, INVOCATION_APPROVAL_KEYS, resolveInvocationOptions, type InvocationOptions, type ApprovalSettings } from './options/invocation.options';
+export {
+  MCP_INVOCATION_OPTIONS,
+  InjectInvocationOptions,
+  INVOCATION_OPTION_KEYS,
+  INVOCATION_APPROVAL_KEYS,
+  resolveInvocationOptions,
+  type InvocationOptions,
+  type ApprovalSettings,
+} from './options/invocation.options';
 export { HandlerRunner, type HandlerFailure } from './handler-runner';
 export { ValidatorFactory } from './validation/validator.factory';
 export type { CompiledValidator, ValidationResult } from './validation/validation-result';

@@ -9,14 +9,22 @@ export const InvocationMessages = {
   internalError: (tool: string, reference: string) =>
     `Tool "${tool}" failed with an internal error (reference ${reference}). The details were logged on the server.`,
   cancelled: (tool: string) => `Call to tool "${tool}" was cancelled.`,
-  timedOut: (tool: string, ms: number) => `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again with a narrower request.`,
-  busy: (tool: string, limit: number) => `Tool "${tool}" is busy (${limit} call(s) already running). Retry in a moment.`,
+  timedOut: (tool: string, ms: number) =>
+    `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again with a narrower request.`,
+  busy: (tool: string, limit: number) =>
+    `Tool "${tool}" is busy (${limit} call(s) already running). Retry in a moment.`,
 } as const;
 
 /** Start-up diagnostics of the invocation layer: what is wrong and how to fix it. */
 export const InvocationDiagnostics = {
   /** `call` is how the parameter is decorated, e.g. `McpArgs('id')`, without its pipes. */
-  pipeNotCreated: (pipe: string, index: number, call: { decorator: string; data?: unknown }, host: string, reason: string) => {
+  pipeNotCreated: (
+    pipe: string,
+    index: number,
+    call: { decorator: string; data?: unknown },
+    host: string,
+    reason: string,
+  ) => {
     const data = call.data === undefined ? '' : `'${String(call.data)}'`;
     return {
       problem: `pipe ${pipe} of parameter #${index} (@${call.decorator}(${data})) cannot be created: ${reason}`,

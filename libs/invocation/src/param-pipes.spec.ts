@@ -22,8 +22,19 @@ class Tools {
 /** A container where no pipe is registered: every pipe class is made with `create`. */
 function setup() {
   const create = jest.fn(async (type: new () => PipeTransform) => new type());
-  const moduleRef = { get: () => { throw new Error('not registered'); }, create } as unknown as ModuleRef;
-  const handler = (methodName: keyof Tools) => ({ where: `Tools.${methodName}`, hostClass: Tools, methodName, instance: new Tools() }) as unknown as RegisteredHandler;
+  const moduleRef = {
+    get: () => {
+      throw new Error('not registered');
+    },
+    create,
+  } as unknown as ModuleRef;
+  const handler = (methodName: keyof Tools) =>
+    ({
+      where: `Tools.${methodName}`,
+      hostClass: Tools,
+      methodName,
+      instance: new Tools(),
+    }) as unknown as RegisteredHandler;
   return { create, pipes: new ParamPipes(moduleRef, new ModulesContainer()), handler };
 }
 
@@ -38,7 +49,9 @@ describe('ParamPipes', () => {
     // Known without waiting from now on: the per-call path does not await it again.
     expect(pipes.keyOf(ref)).toBe(keys[0]);
     const resolved = Reflect.getMetadata(keys[0], Tools, 'withClass');
-    expect(Object.values(resolved)).toEqual([expect.objectContaining({ index: 0, data: 'n', pipes: [expect.any(DoublePipe)] })]);
+    expect(Object.values(resolved)).toEqual([
+      expect.objectContaining({ index: 0, data: 'n', pipes: [expect.any(DoublePipe)] }),
+    ]);
   });
 
   it("leaves a handler without pipe classes on its decorators' own metadata", async () => {

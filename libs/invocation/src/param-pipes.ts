@@ -11,7 +11,11 @@ type ParamMetadata = Record<string, { index: number; data?: unknown; pipes?: Pip
 let hosts = 0;
 
 /** The decorator of each kind of parameter, for messages. */
-const DECORATORS: Record<number, string> = { [McpParamType.ARGS]: 'McpArgs', [McpParamType.CONTEXT]: 'McpContext', [McpParamType.CALLER]: 'McpCaller' };
+const DECORATORS: Record<number, string> = {
+  [McpParamType.ARGS]: 'McpArgs',
+  [McpParamType.CONTEXT]: 'McpContext',
+  [McpParamType.CALLER]: 'McpCaller',
+};
 
 /** Every pipe class of a handler that could not be made, each with the diagnostic that says how to fix it. */
 export class PipeResolutionError extends Error {
@@ -77,14 +81,22 @@ export class ParamPipes {
     const metadata: ParamMetadata = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, ref.hostClass, ref.methodName) ?? {};
     const params = Object.entries(metadata).sort(([, a], [, b]) => a.index - b.index);
     // Instances (or no pipes): Nest reads the decorators' own metadata as it is.
-    if (!params.some(([, param]) => param.pipes?.some((pipe) => typeof pipe === 'function'))) return MCP_PARAM_ARGS_METADATA;
+    if (!params.some(([, param]) => param.pipes?.some((pipe) => typeof pipe === 'function')))
+      return MCP_PARAM_ARGS_METADATA;
     const moduleRef = this.moduleRefOf(ref);
-    const made = await Promise.all(params.map(([, param]) => Promise.allSettled((param.pipes ?? []).map((pipe) => instanceOf(pipe, moduleRef)))));
+    const made = await Promise.all(
+      params.map(([, param]) => Promise.allSettled((param.pipes ?? []).map((pipe) => instanceOf(pipe, moduleRef)))),
+    );
     const failures = params.flatMap(([key, param], i) =>
-      made[i].flatMap((outcome, j) => (outcome.status === 'rejected' ? [diagnosticOf(ref, key, param, param.pipes![j], outcome.reason)] : [])),
+      made[i].flatMap((outcome, j) =>
+        outcome.status === 'rejected' ? [diagnosticOf(ref, key, param, param.pipes![j], outcome.reason)] : [],
+      ),
     );
     if (failures.length > 0) throw new PipeResolutionError(failures);
-    const entries = params.map(([key, param], i) => [key, { ...param, pipes: made[i].map((outcome) => (outcome as PromiseFulfilledResult<PipeTransform>).value) }]);
+    const entries = params.map(([key, param], i) => [
+      key,
+      { ...param, pipes: made[i].map((outcome) => (outcome as PromiseFulfilledResult<PipeTransform>).value) },
+    ]);
     // On the handler's class itself: Nest reads it from the instance's constructor.
     Reflect.defineMetadata(this.resolvedKey, Object.fromEntries(entries), ref.hostClass, ref.methodName);
     return this.resolvedKey;
@@ -118,9 +130,18 @@ async function instanceOf(pipe: Pipe, moduleRef: ModuleRef): Promise<PipeTransfo
 }
 
 /** Which pipe of which parameter could not be made, why, and how to fix it. */
-function diagnosticOf(ref: RegisteredHandler, key: string, param: ParamMetadata[string], pipe: Pipe, error: unknown): McpDiagnostic {
+function diagnosticOf(
+  ref: RegisteredHandler,
+  key: string,
+  param: ParamMetadata[string],
+  pipe: Pipe,
+  error: unknown,
+): McpDiagnostic {
   const call = { decorator: DECORATORS[Number(key.split(':')[0])] ?? 'McpArgs', data: param.data };
   // Nest's first line names the missing dependency and the module searched; the rest is general advice.
   const reason = ((error as Error)?.message ?? String(error)).split('\n')[0];
-  return { where: ref.where, ...InvocationDiagnostics.pipeNotCreated((pipe as Type).name, param.index, call, ref.hostClass.name, reason) };
+  return {
+    where: ref.where,
+    ...InvocationDiagnostics.pipeNotCreated((pipe as Type).name, param.index, call, ref.hostClass.name, reason),
+  };
 }

@@ -3,7 +3,17 @@ import { DiscoveryModule } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { JsonRpcError, JsonRpcErrorCode, McpArgs, McpContext, McpTool, McpToolError, RETRY_AFTER_META, type JsonSchemaObject, type McpCallContext } from '#libs/core';
+import {
+  JsonRpcError,
+  JsonRpcErrorCode,
+  McpArgs,
+  McpContext,
+  McpTool,
+  McpToolError,
+  RETRY_AFTER_META,
+  type JsonSchemaObject,
+  type McpCallContext,
+} from '#libs/core';
 import { CATALOG_PROVIDERS, ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { McpThrottledException, SecretRedactor } from '#libs/security';
 import { CallCancellation } from './context/call-cancellation';
@@ -129,7 +139,8 @@ function callContext(target: string, meta: Record<string, unknown> = {}): CallCo
   });
 }
 
-const text = (result: CallToolResult) => result.content.map((block) => (block.type === 'text' ? block.text : `<${block.type}>`)).join('\n');
+const text = (result: CallToolResult) =>
+  result.content.map((block) => (block.type === 'text' ? block.text : `<${block.type}>`)).join('\n');
 
 describe('ToolInvoker', () => {
   let moduleRef: TestingModule;
@@ -142,7 +153,12 @@ describe('ToolInvoker', () => {
   beforeAll(async () => {
     moduleRef = await Test.createTestingModule({
       imports: [DiscoveryModule],
-      providers: [...CATALOG_PROVIDERS, ...INVOCATION_PROVIDERS, { provide: MCP_INVOCATION_OPTIONS, useValue: options }, DeskTools],
+      providers: [
+        ...CATALOG_PROVIDERS,
+        ...INVOCATION_PROVIDERS,
+        { provide: MCP_INVOCATION_OPTIONS, useValue: options },
+        DeskTools,
+      ],
     }).compile();
     await moduleRef.init();
     invoker = moduleRef.get(ToolInvoker);
@@ -162,7 +178,11 @@ describe('ToolInvoker', () => {
   });
 
   it('runs the tool with its validated arguments and maps what it returns', async () => {
-    const invocation = await invoker.invoke(tool('create_ticket'), { title: 'Printer jam', priority: 'low' }, callContext('create_ticket'));
+    const invocation = await invoker.invoke(
+      tool('create_ticket'),
+      { title: 'Printer jam', priority: 'low' },
+      callContext('create_ticket'),
+    );
     expect(invocation).toEqual({ value: { content: [{ type: 'text', text: 'opened "Printer jam"' }] } });
     expect(received.get('create_ticket')).toEqual({ title: 'Printer jam', priority: 'low' });
     expect(invocation.failure).toBeUndefined();
@@ -171,7 +191,11 @@ describe('ToolInvoker', () => {
 
   describe('argument validation', () => {
     it('answers an error result that names every field at fault, and does not run the tool', async () => {
-      const { value: result, failure, failureMessage } = await invoker.invoke(tool('create_ticket'), { title: 'x', priority: 'urgent' }, callContext('create_ticket'));
+      const {
+        value: result,
+        failure,
+        failureMessage,
+      } = await invoker.invoke(tool('create_ticket'), { title: 'x', priority: 'urgent' }, callContext('create_ticket'));
       expect(result.isError).toBe(true);
       expect(text(result)).toBe(
         'Invalid arguments for tool "create_ticket":\n' +
@@ -194,19 +218,41 @@ describe('ToolInvoker', () => {
     });
 
     it('refuses arguments the schema does not declare (the default policy), naming them and what is accepted', async () => {
-      const { value: result, failure } = await invoker.invoke(tool('create_ticket'), { title: 'Printer jam', priority: 'low', id: 'T-9' }, callContext('create_ticket'));
-      expect(result).toEqual({ content: [{ type: 'text', text: 'Invalid arguments for tool "create_ticket":\n- id: is not an accepted argument (accepted: title, priority)' }], isError: true });
+      const { value: result, failure } = await invoker.invoke(
+        tool('create_ticket'),
+        { title: 'Printer jam', priority: 'low', id: 'T-9' },
+        callContext('create_ticket'),
+      );
+      expect(result).toEqual({
+        content: [
+          {
+            type: 'text',
+            text: 'Invalid arguments for tool "create_ticket":\n- id: is not an accepted argument (accepted: title, priority)',
+          },
+        ],
+        isError: true,
+      });
       expect(received.has('create_ticket')).toBe(false);
       expect(failure).toBe('invalid');
     });
 
     it('reports undeclared and invalid arguments of one call together', async () => {
-      const { value: result } = await invoker.invoke(tool('create_ticket'), { title: 'x', priority: 'low', id: 'T-9' }, callContext('create_ticket'));
-      expect(text(result)).toMatch(/^Invalid arguments for tool "create_ticket":\n- id: is not an accepted argument \(accepted: title, priority\)\n- title: .+$/);
+      const { value: result } = await invoker.invoke(
+        tool('create_ticket'),
+        { title: 'x', priority: 'low', id: 'T-9' },
+        callContext('create_ticket'),
+      );
+      expect(text(result)).toMatch(
+        /^Invalid arguments for tool "create_ticket":\n- id: is not an accepted argument \(accepted: title, priority\)\n- title: .+$/,
+      );
     });
 
     it("strips undeclared arguments under the tool's 'strip' policy", async () => {
-      const { value: result, failure } = await invoker.invoke(tool('note_strip'), { text: 'hello', id: 'T-9' }, callContext('note_strip'));
+      const { value: result, failure } = await invoker.invoke(
+        tool('note_strip'),
+        { text: 'hello', id: 'T-9' },
+        callContext('note_strip'),
+      );
       expect(result.isError).toBeUndefined();
       expect(failure).toBeUndefined();
       expect(received.get('note_strip')).toEqual({ text: 'hello' });
@@ -226,19 +272,35 @@ describe('ToolInvoker', () => {
     });
 
     it('answers an error result (and logs the mismatch) when the output does not match', async () => {
-      const { value, failure } = await invoker.invoke(tool('count'), {}, callContext('count', { answer: { open: 'many' } }));
+      const { value, failure } = await invoker.invoke(
+        tool('count'),
+        {},
+        callContext('count', { answer: { open: 'many' } }),
+      );
       expect(value).toEqual({
-        content: [{ type: 'text', text: 'Tool "count" produced a result that does not match its output schema; the error was logged on the server.' }],
+        content: [
+          {
+            type: 'text',
+            text: 'Tool "count" produced a result that does not match its output schema; the error was logged on the server.',
+          },
+        ],
         isError: true,
       });
       expect(failure).toBe('error');
-      expect(logged).toHaveBeenCalledWith('DeskTools.count returned output that fails its schema: open: Invalid input: expected number, received string');
+      expect(logged).toHaveBeenCalledWith(
+        'DeskTools.count returned output that fails its schema: open: Invalid input: expected number, received string',
+      );
     });
 
     it('answers an error result when a tool with an output schema returns no object', async () => {
       const { value, failure } = await invoker.invoke(tool('count'), {}, callContext('count', { answer: 'three' }));
       expect(value).toEqual({
-        content: [{ type: 'text', text: 'Tool "count" declares an output schema but returned no structured object; the error was logged on the server.' }],
+        content: [
+          {
+            type: 'text',
+            text: 'Tool "count" declares an output schema but returned no structured object; the error was logged on the server.',
+          },
+        ],
         isError: true,
       });
       expect(failure).toBe('error');
@@ -249,11 +311,25 @@ describe('ToolInvoker', () => {
     it("stops a tool at its own timeout: an error result, and the call's signal aborted", async () => {
       const context = callContext('stuck');
       const started = Date.now();
-      const { value: result, failure, failureMessage } = await invoker.invoke(tool('stuck'), {}, context, false, 60_000);
+      const {
+        value: result,
+        failure,
+        failureMessage,
+      } = await invoker.invoke(tool('stuck'), {}, context, false, 60_000);
       expect(Date.now() - started).toBeLessThan(2_000);
-      expect(result).toEqual({ content: [{ type: 'text', text: 'Tool "stuck" timed out after 30 ms and was stopped. Try again with a narrower request.' }], isError: true });
+      expect(result).toEqual({
+        content: [
+          {
+            type: 'text',
+            text: 'Tool "stuck" timed out after 30 ms and was stopped. Try again with a narrower request.',
+          },
+        ],
+        isError: true,
+      });
       expect(failure).toBe('timeout');
-      expect(failureMessage).toBe('Tool "stuck" timed out after 30 ms and was stopped. Try again with a narrower request.');
+      expect(failureMessage).toBe(
+        'Tool "stuck" timed out after 30 ms and was stopped. Try again with a narrower request.',
+      );
       expect(context.signal.aborted).toBe(true);
       expect((context.signal.reason as Error).message).toBe('timed out after 30 ms');
     });
@@ -261,7 +337,9 @@ describe('ToolInvoker', () => {
     it('uses the deadline the caller gives when the tool has none', async () => {
       const { value: result, failure } = await invoker.invoke(tool('slow'), {}, callContext('slow'), false, 20);
       expect(failure).toBe('timeout');
-      expect(text(result)).toBe('Tool "slow" timed out after 20 ms and was stopped. Try again with a narrower request.');
+      expect(text(result)).toBe(
+        'Tool "slow" timed out after 20 ms and was stopped. Try again with a narrower request.',
+      );
     });
 
     it('answers normally when the tool finishes in time', async () => {
@@ -324,7 +402,9 @@ describe('ToolInvoker', () => {
     it('reports a crash with a reference only', async () => {
       const { value: result, failure, failureMessage } = await invoker.invoke(tool('crash'), {}, callContext('crash'));
       expect(result.isError).toBe(true);
-      expect(text(result)).toMatch(/^Tool "crash" failed with an internal error \(reference [0-9a-f-]{36}\)\. The details were logged on the server\.$/);
+      expect(text(result)).toMatch(
+        /^Tool "crash" failed with an internal error \(reference [0-9a-f-]{36}\)\. The details were logged on the server\.$/,
+      );
       expect(JSON.stringify(result)).not.toContain('10.1.2.3');
       expect(failure).toBe('error');
       expect(failureMessage).toBe(text(result));
@@ -345,14 +425,25 @@ describe('ToolInvoker', () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(context.signal.aborted).toBe(true);
       expect(invocation).toEqual({
-        value: { content: [{ type: 'text', text: 'Tool "abortable" timed out after 20 ms and was stopped. Try again with a narrower request.' }], isError: true },
+        value: {
+          content: [
+            {
+              type: 'text',
+              text: 'Tool "abortable" timed out after 20 ms and was stopped. Try again with a narrower request.',
+            },
+          ],
+          isError: true,
+        },
         failure: 'timeout',
         failureMessage: 'Tool "abortable" timed out after 20 ms and was stopped. Try again with a narrower request.',
       });
     });
 
     it('rejects with a protocol error instead of answering a result', async () => {
-      await expect(invoker.invoke(tool('protocol'), {}, callContext('protocol'))).rejects.toMatchObject({ code: JsonRpcErrorCode.INVALID_PARAMS, message: 'bad cursor' });
+      await expect(invoker.invoke(tool('protocol'), {}, callContext('protocol'))).rejects.toMatchObject({
+        code: JsonRpcErrorCode.INVALID_PARAMS,
+        message: 'bad cursor',
+      });
     });
 
     it('reports a call that failed because it was cancelled as cancelled', async () => {

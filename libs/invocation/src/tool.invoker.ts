@@ -74,7 +74,13 @@ export class ToolInvoker {
    * @example
    * const { value, failure } = await invoker.invoke(tool, { title: 'Printer jam' }, context);
    */
-  async invoke(tool: RegisteredTool, rawArgs: unknown, context: CallContext, confirm = false, defaultTimeoutMs = 30_000): Promise<Invocation<CallToolResult>> {
+  async invoke(
+    tool: RegisteredTool,
+    rawArgs: unknown,
+    context: CallContext,
+    confirm = false,
+    defaultTimeoutMs = 30_000,
+  ): Promise<Invocation<CallToolResult>> {
     const validators = this.validators.get(tool) ?? this.prepare(tool);
     let args: unknown = rawArgs ?? {};
     let issues: string[] | undefined;
@@ -87,13 +93,17 @@ export class ToolInvoker {
     if (issues) return this.failed(toolErrorResult(InvocationMessages.invalidArguments(tool.name, issues)), 'invalid');
     const limit = tool.options.maxConcurrency;
     const running = this.running.get(tool) ?? 0;
-    if (limit !== undefined && running >= limit) return this.failed(toolErrorResult(InvocationMessages.busy(tool.name, limit)), 'limited');
+    if (limit !== undefined && running >= limit)
+      return this.failed(toolErrorResult(InvocationMessages.busy(tool.name, limit)), 'limited');
     this.running.set(tool, running + 1);
     const timeoutMs = tool.options.timeoutMs ?? defaultTimeoutMs;
     const innermost = confirm ? this.confirmationInterceptor(tool) : undefined;
     const run = this.runner
       .run(tool, args, context, innermost)
-      .then((returned) => this.toResult(tool, validators, returned), (error: unknown) => this.failureResult(tool, error, context))
+      .then(
+        (returned) => this.toResult(tool, validators, returned),
+        (error: unknown) => this.failureResult(tool, error, context),
+      )
       // The slot is freed when the tool really stops, even if the caller was answered earlier.
       .finally(() => this.running.set(tool, (this.running.get(tool) ?? 1) - 1));
     // Answered by whichever comes first: the tool, or its deadline. The first answer settles the
@@ -131,7 +141,10 @@ export class ToolInvoker {
       case 'cancelled':
         return this.failed(toolErrorResult(InvocationMessages.cancelled(tool.name)), failure.outcome);
       case 'internal':
-        return this.failed(toolErrorResult(InvocationMessages.internalError(tool.name, failure.reference)), failure.outcome);
+        return this.failed(
+          toolErrorResult(InvocationMessages.internalError(tool.name, failure.reference)),
+          failure.outcome,
+        );
     }
   }
 
@@ -146,8 +159,17 @@ export class ToolInvoker {
 
   private prepare(tool: RegisteredTool): ToolValidators {
     const validators: ToolValidators = {
-      undeclared: compileUndeclaredArguments(tool.definition.inputSchema as JsonSchemaObject, tool.options.unknownArguments ?? this.options.unknownArguments),
-      input: tool.input && this.validatorFactory.compile(tool.input.source, tool.input.kind, tool.definition.inputSchema as JsonSchemaObject),
+      undeclared: compileUndeclaredArguments(
+        tool.definition.inputSchema as JsonSchemaObject,
+        tool.options.unknownArguments ?? this.options.unknownArguments,
+      ),
+      input:
+        tool.input &&
+        this.validatorFactory.compile(
+          tool.input.source,
+          tool.input.kind,
+          tool.definition.inputSchema as JsonSchemaObject,
+        ),
       output: tool.output && this.validatorFactory.compile(tool.output.source, tool.output.kind),
     };
     this.validators.set(tool, validators);

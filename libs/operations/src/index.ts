@@ -1,15 +1,37 @@
 // Operations: health, metrics, the admin dashboard, approvals. Imported by the hosting library.
 export { ADMIN_ROLE, ADMIN_SCOPE, AdminAccess, refusalHeaders, type AdminAccessResult } from './access/admin-access';
-export { MAX_AUDIT_LIMIT, AdminApi, type AdminHealth, type AdminAuditPage, type AdminSession, type AdminSessions, type AdminStats } from './admin/admin-api';
+export {
+  MAX_AUDIT_LIMIT,
+  AdminApi,
+  type AdminHealth,
+  type AdminAuditPage,
+  type AdminSession,
+  type AdminSessions,
+  type AdminStats,
+} from './admin/admin-api';
 export { ADMIN_ASSETS_DIR, AdminAssets, type AdminAsset } from './admin/admin-assets';
-export { AdminCatalogReader, type AdminThrottle, type AdminCatalogEntry, type AdminToolEntry, type AdminCatalog } from './admin/admin-catalog.reader';
+export {
+  AdminCatalogReader,
+  type AdminThrottle,
+  type AdminCatalogEntry,
+  type AdminToolEntry,
+  type AdminCatalog,
+} from './admin/admin-catalog.reader';
 export { escapeHtml, renderAdminPage, type AdminPageValues } from './admin/admin-page';
 export { AdminEndpoint } from './admin/admin.endpoint';
 export { AdminMessages } from './access/admin.messages';
 export { CALL_STATS_PROVIDER } from './admin/admin.providers';
 export { catalogEntryOf } from './stats/catalog-entry';
 export { LATENCY_BINS, latencyBin, binValue, quantile } from './stats/latency-histogram';
-export { OTHER_ENTRY, McpCallStats, type McpCallStatsOptions, type McpLatencySummary, type McpWindowStats, type McpEntryStats, type McpStatsSnapshot } from './stats/mcp-call-stats';
+export {
+  OTHER_ENTRY,
+  McpCallStats,
+  type McpCallStatsOptions,
+  type McpLatencySummary,
+  type McpWindowStats,
+  type McpEntryStats,
+  type McpStatsSnapshot,
+} from './stats/mcp-call-stats';
 export { WEBHOOK_SIGNATURE_HEADER, ApprovalEvents } from './approvals/approval-events';
 export { approvalPageOf } from './approvals/approval-page';
 export { McpApprovals } from './approvals/mcp-approvals';
@@ -18,6 +40,14 @@ export { MCP_DURATION_BUCKETS, OTHER_LABEL, McpMetrics, type McpMetricsOptions }
 export { McpMetricsEndpoint } from './metrics/metrics.endpoint';
 export { OUTCOME_INDEX, OUTCOMES } from './stats/outcome-index';
 export { METRICS_PROVIDER } from './metrics/mcp-metrics.provider';
-export { MCP_OPERATIONS_OPTIONS, InjectOperationsOptions, OPERATIONS_OPTION_KEYS, resolveOperationsOptions, type OperationsOptions, type ApprovalPolicy, type OperationsContext } from './options/operations.options';
+export {
+  MCP_OPERATIONS_OPTIONS,
+  InjectOperationsOptions,
+  OPERATIONS_OPTION_KEYS,
+  resolveOperationsOptions,
+  type OperationsOptions,
+  type ApprovalPolicy,
+  type OperationsContext,
+} from './options/operations.options';
 export { operationsParts, type OperationsSwitches, type OperationsParts } from './operations.parts';
 export { OperationsMessages } from './operations.messages';

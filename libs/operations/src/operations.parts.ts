@@ -51,8 +51,10 @@ const OPERATIONS_PARTS_CHECK = Symbol('MCP:OPERATIONS_PARTS_CHECK');
  * ```
  */
 export function operationsParts(on: OperationsSwitches): OperationsParts {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const health = on.health ? (require('./health/health.parts') as typeof import('./health/health.parts')).HEALTH_PARTS : undefined;
+  const health = on.health
+    ? // eslint-disable-next-line @typescript-eslint/no-require-imports
+      (require('./health/health.parts') as typeof import('./health/health.parts')).HEALTH_PARTS
+    : undefined;
   return {
     imports: [...(health?.imports ?? [])],
     controllers: [...(health?.controllers ?? [])],
@@ -84,6 +86,9 @@ function checkParts(options: OperationsOptions, on: OperationsSwitches): true {
     ...(options.admin && options.http && !on.admin ? (['admin'] as const) : []),
     ...(options.metrics && !on.metrics ? (['metrics'] as const) : []),
   ];
-  if (missing.length > 0) throw new McpStartupError(missing.map((part) => ({ where: `McpModule option "${part}"`, ...OperationsMessages.partLeftOut(part) })));
+  if (missing.length > 0)
+    throw new McpStartupError(
+      missing.map((part) => ({ where: `McpModule option "${part}"`, ...OperationsMessages.partLeftOut(part) })),
+    );
   return true;
 }

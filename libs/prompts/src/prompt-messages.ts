@@ -13,8 +13,13 @@ const toContent = (content: string | MessageContent): MessageContent =>
  * return [userMessage(embeddedResource({ uri, mimeType: 'text/markdown', text })), userMessage('Summarise the article above.')];
  * ```
  */
-export const userMessage = (content: string | MessageContent): PromptMessage => ({ role: 'user', content: toContent(content) });
+export const userMessage = (content: string | MessageContent): PromptMessage => ({
+  role: 'user',
+  content: toContent(content),
+});
 
 /** A message from the assistant, e.g. to prime a conversation. */
-export const assistantMessage = (content: string | MessageContent): PromptMessage => ({ role: 'assistant', content: toContent(content) });
-
+export const assistantMessage = (content: string | MessageContent): PromptMessage => ({
+  role: 'assistant',
+  content: toContent(content),
+});

@@ -6,7 +6,10 @@ const isContent = (value: unknown): value is PromptMessage['content'] =>
   typeof value === 'object' && value !== null && CONTENT_TYPES.has((value as { type?: string }).type ?? '');
 
 const isMessage = (value: unknown): value is PromptMessage =>
-  typeof value === 'object' && value !== null && ((value as PromptMessage).role === 'user' || (value as PromptMessage).role === 'assistant') && isContent((value as PromptMessage).content);
+  typeof value === 'object' &&
+  value !== null &&
+  ((value as PromptMessage).role === 'user' || (value as PromptMessage).role === 'assistant') &&
+  isContent((value as PromptMessage).content);
 
 /**
  * Maps what a prompt returned to a `GetPromptResult`: a string or a content block becomes one
@@ -15,7 +18,10 @@ const isMessage = (value: unknown): value is PromptMessage =>
  * @throws TypeError for anything else (reported to the client as an internal error).
  */
 export function toGetPromptResult(value: unknown, description: string | undefined): GetPromptResult {
-  const withDescription = (messages: PromptMessage[]): GetPromptResult => ({ ...(description && { description }), messages });
+  const withDescription = (messages: PromptMessage[]): GetPromptResult => ({
+    ...(description && { description }),
+    messages,
+  });
   if (typeof value === 'string') return withDescription([{ role: 'user', content: { type: 'text', text: value } }]);
   if (isMessage(value)) return withDescription([value]);
   if (isContent(value)) return withDescription([{ role: 'user', content: value }]);

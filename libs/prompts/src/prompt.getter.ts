@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredPrompt } from '#libs/catalog';
-import { HandlerRunner, InjectInvocationOptions, type InvocationOptions, ValidatorFactory, type CallContext, type CompiledValidator } from '#libs/invocation';
+import {
+  HandlerRunner,
+  InjectInvocationOptions,
+  type InvocationOptions,
+  ValidatorFactory,
+  type CallContext,
+  type CompiledValidator,
+} from '#libs/invocation';
 import { toGetPromptResult } from './prompt-result.mapper';
 import { PromptMessages } from './prompts.messages';
 
@@ -35,18 +42,33 @@ export class PromptGetter {
   }
 
   private checkArguments(prompt: RegisteredPrompt, args: unknown): Record<string, string> {
-    if (typeof args !== 'object' || args === null || Array.isArray(args) || Object.values(args).some((value) => typeof value !== 'string')) {
+    if (
+      typeof args !== 'object' ||
+      args === null ||
+      Array.isArray(args) ||
+      Object.values(args).some((value) => typeof value !== 'string')
+    ) {
       throw invalidParams(PromptMessages.argumentsNotStrings(prompt.name));
     }
     let given = args as Record<string, string>;
-    const undeclared = Object.keys(given).filter((name) => !prompt.arguments.some((argument) => argument.name === name));
+    const undeclared = Object.keys(given).filter(
+      (name) => !prompt.arguments.some((argument) => argument.name === name),
+    );
     if (undeclared.length > 0 && this.options.unknownArguments !== 'allow') {
       if (this.options.unknownArguments === 'refuse') {
-        throw invalidParams(PromptMessages.undeclaredArguments(prompt.name, undeclared, prompt.arguments.map((argument) => argument.name)));
+        throw invalidParams(
+          PromptMessages.undeclaredArguments(
+            prompt.name,
+            undeclared,
+            prompt.arguments.map((argument) => argument.name),
+          ),
+        );
       }
       given = Object.fromEntries(Object.entries(given).filter(([name]) => !undeclared.includes(name)));
     }
-    const missing = prompt.arguments.filter((argument) => argument.required && given[argument.name] === undefined).map((argument) => argument.name);
+    const missing = prompt.arguments
+      .filter((argument) => argument.required && given[argument.name] === undefined)
+      .map((argument) => argument.name);
     if (missing.length > 0) throw invalidParams(PromptMessages.missingArguments(prompt.name, missing));
     return given;
   }

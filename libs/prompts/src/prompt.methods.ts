@@ -18,7 +18,8 @@ import { PromptGetter } from './prompt.getter';
 @Injectable()
 export class PromptMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'prompts/list': (params, _id, scope) => this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
+    'prompts/list': (params, _id, scope) =>
+      this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'prompts/get': (params, id, scope, note) => this.get(params, id, scope, note),
   };
 
@@ -31,12 +32,28 @@ export class PromptMethods implements McpMethods {
     private readonly admission: CallAdmission,
   ) {}
 
-  private async get(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
+  private async get(
+    params: Record<string, unknown>,
+    id: JsonRpcId,
+    scope: DispatchScope,
+    note: RequestNote,
+  ): Promise<string> {
     const name = params.name;
-    if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'prompts/get: "name" must be a string');
+    if (typeof name !== 'string')
+      throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'prompts/get: "name" must be a string');
     const notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown prompt: ${name}`);
-    const request = { kind: 'prompt', target: name, entry: this.registry.get(name), args: params.arguments, notFound } as const;
+    const request = {
+      kind: 'prompt',
+      target: name,
+      entry: this.registry.get(name),
+      args: params.arguments,
+      notFound,
+    } as const;
     const prompt = await this.admission.admit(request, scope, note);
-    return JSON.stringify(await this.calls.run(scope, id, 'prompt', name, params, note, async (context) => ({ value: await this.getter.get(prompt, params.arguments, context) })));
+    return JSON.stringify(
+      await this.calls.run(scope, id, 'prompt', name, params, note, async (context) => ({
+        value: await this.getter.get(prompt, params.arguments, context),
+      })),
+    );
   }
 }

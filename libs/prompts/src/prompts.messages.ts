@@ -6,5 +6,6 @@ export const PromptMessages = {
   undeclaredArguments: (prompt: string, names: readonly string[], declared: readonly string[]) =>
     `prompts/get "${prompt}": ${names.map((name) => `"${name}"`).join(', ')} ${names.length > 1 ? 'are not arguments' : 'is not an argument'} of this prompt; ` +
     (declared.length > 0 ? `it takes ${declared.map((name) => `"${name}"`).join(', ')}` : 'it takes none'),
-  invalidArguments: (prompt: string, issues: readonly string[]) => `prompts/get "${prompt}": invalid arguments: ${issues.join('; ')}`,
+  invalidArguments: (prompt: string, issues: readonly string[]) =>
+    `prompts/get "${prompt}": invalid arguments: ${issues.join('; ')}`,
 } as const;

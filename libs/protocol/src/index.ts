@@ -4,11 +4,39 @@ export { CallAdmission, type CallRequest } from './admission/call-admission';
 export { sensitiveFieldsOfEntry } from './admission/sensitive-fields.cache';
 export { CompletionMethods } from './completion/completion.methods';
 export { CallScope } from './calls/call-scope';
-export { classify, resultResponse, errorResponse, notification, PARSE_ERROR_RESPONSE, type JsonRpcId, type JsonRpcMessage, type MessageKind } from './wire/json-rpc';
+export {
+  classify,
+  resultResponse,
+  errorResponse,
+  notification,
+  PARSE_ERROR_RESPONSE,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type MessageKind,
+} from './wire/json-rpc';
 export { McpDispatcher } from './dispatch/mcp.dispatcher';
-export { EMPTY_RESULT, MCP_METHOD_GROUPS, type DispatchScope, type MethodHandler, type McpMethods } from './methods/method-handler';
-export { MCP_METHODS, MCP_METHOD_NAMES, MCP_REQUEST_METHODS, traitsOf, type McpMethodName, type McpMethodTraits, type McpRequestMethod } from './wire/mcp-method.table';
-export { DEFAULT_REQUEST_LIMITS, checkRequestLimits, RequestLimitError, type RequestLimits } from './wire/request-limits';
+export {
+  EMPTY_RESULT,
+  MCP_METHOD_GROUPS,
+  type DispatchScope,
+  type MethodHandler,
+  type McpMethods,
+} from './methods/method-handler';
+export {
+  MCP_METHODS,
+  MCP_METHOD_NAMES,
+  MCP_REQUEST_METHODS,
+  traitsOf,
+  type McpMethodName,
+  type McpMethodTraits,
+  type McpRequestMethod,
+} from './wire/mcp-method.table';
+export {
+  DEFAULT_REQUEST_LIMITS,
+  checkRequestLimits,
+  RequestLimitError,
+  type RequestLimits,
+} from './wire/request-limits';
 export { StatelessCalls } from './calls/stateless-calls';
 export { type McpEntryKind, type McpRequestEvent, type McpRequestObserver } from './events/mcp-request-event';
 export { MCP_TRACER_NAME, McpTracing } from './dispatch/mcp-tracing';
@@ -18,13 +46,27 @@ export { RequestEvents, outcomeOfCode, outcomeOfStatus } from './events/request-
 export { parseTraceparent, traceIdOf, metaOf } from './dispatch/trace-context';
 export { HostState, type HostPhase } from './lifecycle/host-state';
 export { LifecycleMethods } from './lifecycle/lifecycle.methods';
-export { MCP_PROTOCOL_OPTIONS, InjectProtocolOptions, PROTOCOL_OPTION_KEYS, resolveProtocolOptions, type ProtocolOptions } from './options/protocol.options';
+export {
+  MCP_PROTOCOL_OPTIONS,
+  InjectProtocolOptions,
+  PROTOCOL_OPTION_KEYS,
+  resolveProtocolOptions,
+  type ProtocolOptions,
+} from './options/protocol.options';
 export { ClientRequests } from './sessions/client-requests';
 export { McpSession, type NotificationSink } from './sessions/mcp-session';
 export { ResumableStream, streamIdOf, type EventSink } from './sessions/resumable-stream';
 export { SessionStore, type SessionRefusal } from './sessions/session.store';
 export { TaskMethods } from './tasks/task.methods';
 export { TaskRunner, publicTask } from './tasks/task.runner';
-export { ownsTask, MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, type McpTaskOwner, type StoredTask, type McpTaskStore } from './tasks/task.store';
+export {
+  ownsTask,
+  MCP_TASK_STORE,
+  InjectTaskStore,
+  InMemoryTaskStore,
+  type McpTaskOwner,
+  type StoredTask,
+  type McpTaskStore,
+} from './tasks/task.store';
 export { ToolMethods } from './tools/tool.methods';
 export { PROTOCOL_PROVIDERS, ENGINE_METHOD_GROUPS } from './protocol.providers';

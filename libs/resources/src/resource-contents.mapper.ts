@@ -23,5 +23,7 @@ function toContents(value: unknown, uri: string, mimeType: string | undefined): 
   if (typeof value === 'object' && value !== null && ('text' in value || 'blob' in value)) {
     return { ...base, ...(value as Partial<Contents>) } as Contents;
   }
-  throw new TypeError('a resource must return a string, a Buffer, { text } / { blob }, an array of them, or { contents }');
+  throw new TypeError(
+    'a resource must return a string, a Buffer, { text } / { blob }, an array of them, or { contents }',
+  );
 }

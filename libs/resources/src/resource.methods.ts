@@ -25,7 +25,8 @@ import { ResourceReader } from './resource.reader';
 @Injectable()
 export class ResourceMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'resources/list': (params, _id, scope) => this.registry.resources.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
+    'resources/list': (params, _id, scope) =>
+      this.registry.resources.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'resources/templates/list': (params, _id, scope) =>
       this.registry.templates.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'resources/read': (params, id, scope, note) => this.read(params, id, scope, note),
@@ -42,12 +43,27 @@ export class ResourceMethods implements McpMethods {
     private readonly admission: CallAdmission,
   ) {}
 
-  private async read(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
+  private async read(
+    params: Record<string, unknown>,
+    id: JsonRpcId,
+    scope: DispatchScope,
+    note: RequestNote,
+  ): Promise<string> {
     const uri = requireUri('resources/read', params);
     const resolved = this.registry.resolve(uri);
-    const request = { kind: 'resource', target: uri, entry: resolved?.handler, args: resolved?.variables, notFound: () => resourceNotFound(uri) } as const;
+    const request = {
+      kind: 'resource',
+      target: uri,
+      entry: resolved?.handler,
+      args: resolved?.variables,
+      notFound: () => resourceNotFound(uri),
+    } as const;
     await this.admission.admit(request, scope, note);
-    return JSON.stringify(await this.calls.run(scope, id, 'resource', uri, params, note, async (context) => ({ value: await this.reader.read(uri, context) })));
+    return JSON.stringify(
+      await this.calls.run(scope, id, 'resource', uri, params, note, async (context) => ({
+        value: await this.reader.read(uri, context),
+      })),
+    );
   }
 
   /** Subscribing runs nothing, so it needs only the entry to be visible (no call rule, no audit gate). */
@@ -64,7 +80,9 @@ export class ResourceMethods implements McpMethods {
       const subscriptions = scope.session.subscriptions;
       const max = this.options.sessions.maxSubscriptions;
       if (subscriptions.size >= max && !subscriptions.has(uri)) {
-        throw new RequestLimitError(`Too many subscriptions: this session already has ${max} (maxSubscriptionsPerSession); unsubscribe from one first`);
+        throw new RequestLimitError(
+          `Too many subscriptions: this session already has ${max} (maxSubscriptionsPerSession); unsubscribe from one first`,
+        );
       }
       subscriptions.add(uri);
     } else {
@@ -75,6 +93,7 @@ export class ResourceMethods implements McpMethods {
 }
 
 function requireUri(method: string, params: Record<string, unknown>): string {
-  if (typeof params.uri !== 'string' || !params.uri) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `${method}: "uri" must be a non-empty string`);
+  if (typeof params.uri !== 'string' || !params.uri)
+    throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `${method}: "uri" must be a non-empty string`);
   return params.uri;
 }

@@ -20,11 +20,34 @@ export type { AuditOutcome, AuditEntry, AuditRecord } from './audit/audit-record
 export { MCP_AUDIT_SINK, InjectAuditSink, type AuditSink, type AuditChainTail } from './audit/audit-sink';
 export { canonicalJson, hashRecord, verifyChain, GENESIS_HASH, type ChainVerification } from './audit/audit-chain';
 export { AuditRecorder, type AuditableEvent } from './audit/audit-recorder';
-export { AuditTrail, type AuditTrailSettings, type AuditTrailHealth, type AuditQuery, type AuditFailurePolicy } from './audit/audit-trail';
-export { JsonlAuditSink, readTrail, trailFiles, type JsonlAuditSinkOptions, type JsonlLocation } from './audit/jsonl-audit.sink';
+export {
+  AuditTrail,
+  type AuditTrailSettings,
+  type AuditTrailHealth,
+  type AuditQuery,
+  type AuditFailurePolicy,
+} from './audit/audit-trail';
+export {
+  JsonlAuditSink,
+  readTrail,
+  trailFiles,
+  type JsonlAuditSinkOptions,
+  type JsonlLocation,
+} from './audit/jsonl-audit.sink';
 export { sensitiveFieldsOf, redactSensitive, type SensitiveFields } from './audit/sensitive-fields';
 export { resolveAuditOptions, type McpAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
 export { AuthFailureLimiter } from './auth/auth-failure.limiter';
-export { API_SECURITY_HEADERS, API_SECURITY_HEADER_LIST, PAGE_SECURITY_HEADERS, SSE_SECURITY_HEADERS } from './http/security-headers';
+export {
+  API_SECURITY_HEADERS,
+  API_SECURITY_HEADER_LIST,
+  PAGE_SECURITY_HEADERS,
+  SSE_SECURITY_HEADERS,
+} from './http/security-headers';
 export { checkOriginAndHost, type OriginHostOptions, type HttpRefusal } from './http/origin-host.policy';
-export { MCP_SECURITY_OPTIONS, InjectSecurityOptions, SECURITY_OPTION_KEYS, resolveSecurityOptions, type SecurityOptions } from './security.options';
+export {
+  MCP_SECURITY_OPTIONS,
+  InjectSecurityOptions,
+  SECURITY_OPTION_KEYS,
+  resolveSecurityOptions,
+  type SecurityOptions,
+} from './security.options';

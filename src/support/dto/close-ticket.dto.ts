@@ -6,7 +6,9 @@ export class CloseTicketDto {
   @Matches(/^T-\d{4,}$/, { message: 'ticketId must look like T-2001' })
   ticketId!: string;
 
-  @JSONSchema({ description: 'What fixed the problem, written for the customer; kept on the ticket and used in reports.' })
+  @JSONSchema({
+    description: 'What fixed the problem, written for the customer; kept on the ticket and used in reports.',
+  })
   @IsString()
   @MinLength(5)
   @MaxLength(1000)

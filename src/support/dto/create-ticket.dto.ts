@@ -19,7 +19,10 @@ export class CreateTicketDto {
   @MaxLength(4000)
   description!: string;
 
-  @JSONSchema({ description: 'urgent: the customer cannot work; high: a key feature is broken; normal: the default; low: questions and requests.' })
+  @JSONSchema({
+    description:
+      'urgent: the customer cannot work; high: a key feature is broken; normal: the default; low: questions and requests.',
+  })
   @IsIn(TICKET_PRIORITIES)
   priority!: TicketPriority;
 }

@@ -3,7 +3,10 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { CUSTOMER_TIERS, type CustomerTier } from '../support.types';
 
 export class SearchCustomersDto {
-  @JSONSchema({ description: 'Text found in the name, email or company, case-insensitively, e.g. "contoso". Leave out to list customers.' })
+  @JSONSchema({
+    description:
+      'Text found in the name, email or company, case-insensitively, e.g. "contoso". Leave out to list customers.',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)

@@ -4,7 +4,9 @@ import { TICKET_PRIORITIES, TICKET_STATUSES, type TicketPriority, type TicketSta
 
 /** Every filter is optional; the ones given must all match. */
 export class SearchTicketsDto {
-  @JSONSchema({ description: 'Only tickets in this status: open (being worked), pending (waiting on the customer) or closed.' })
+  @JSONSchema({
+    description: 'Only tickets in this status: open (being worked), pending (waiting on the customer) or closed.',
+  })
   @IsOptional()
   @IsIn(TICKET_STATUSES)
   status?: TicketStatus;

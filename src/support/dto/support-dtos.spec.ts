@@ -29,7 +29,10 @@ describe('support desk input schemas', () => {
     const { properties } = schemaOf(dto);
     expect(Object.keys(properties).length).toBeGreaterThan(0);
     for (const [field, property] of Object.entries(properties)) {
-      expect({ field, description: property.description }).toEqual({ field, description: expect.stringMatching(/\w{3,}/) });
+      expect({ field, description: property.description }).toEqual({
+        field,
+        description: expect.stringMatching(/\w{3,}/),
+      });
     }
   });
 
@@ -43,7 +46,10 @@ describe('support desk input schemas', () => {
     });
     expect(schemaOf(SearchTicketsDto).required).toBeUndefined();
     expect(schemaOf(CreateTicketDto)).toMatchObject({
-      properties: { subject: { minLength: 5, maxLength: 120 }, priority: { enum: ['low', 'normal', 'high', 'urgent'] } },
+      properties: {
+        subject: { minLength: 5, maxLength: 120 },
+        priority: { enum: ['low', 'normal', 'high', 'urgent'] },
+      },
       required: ['customerId', 'subject', 'description', 'priority'],
     });
   });

@@ -57,22 +57,48 @@ async function catalogOf(options?: CatalogOptions) {
   }).compile();
   await moduleRef.init();
   return {
-    tools: moduleRef.get(ToolRegistry).all().map((tool) => tool.name).sort(),
-    prompts: moduleRef.get(PromptRegistry).all().map((prompt) => prompt.name),
-    resources: moduleRef.get(ResourceRegistry).resources.all().map((resource) => resource.uri),
+    tools: moduleRef
+      .get(ToolRegistry)
+      .all()
+      .map((tool) => tool.name)
+      .sort(),
+    prompts: moduleRef
+      .get(PromptRegistry)
+      .all()
+      .map((prompt) => prompt.name),
+    resources: moduleRef
+      .get(ResourceRegistry)
+      .resources.all()
+      .map((resource) => resource.uri),
   };
 }
 
 describe('CatalogExplorer include filter', () => {
   it('scans every module without include', async () => {
-    expect(await catalogOf()).toEqual({ tools: ['open_ticket', 'read_ledger', 'send_invoice'], prompts: ['summarise'], resources: ['billing://plans'] });
+    expect(await catalogOf()).toEqual({
+      tools: ['open_ticket', 'read_ledger', 'send_invoice'],
+      prompts: ['summarise'],
+      resources: ['billing://plans'],
+    });
     expect(await catalogOf({ include: undefined })).toEqual(await catalogOf());
   });
 
   it('scans only the providers declared in the included modules, not in the modules they import', async () => {
-    expect(await catalogOf({ include: [SupportModule] })).toEqual({ tools: ['open_ticket'], prompts: ['summarise'], resources: [] });
-    expect(await catalogOf({ include: [BillingModule] })).toEqual({ tools: ['send_invoice'], prompts: [], resources: ['billing://plans'] });
-    expect(await catalogOf({ include: [BillingModule, LedgerModule] })).toEqual({ tools: ['read_ledger', 'send_invoice'], prompts: [], resources: ['billing://plans'] });
+    expect(await catalogOf({ include: [SupportModule] })).toEqual({
+      tools: ['open_ticket'],
+      prompts: ['summarise'],
+      resources: [],
+    });
+    expect(await catalogOf({ include: [BillingModule] })).toEqual({
+      tools: ['send_invoice'],
+      prompts: [],
+      resources: ['billing://plans'],
+    });
+    expect(await catalogOf({ include: [BillingModule, LedgerModule] })).toEqual({
+      tools: ['read_ledger', 'send_invoice'],
+      prompts: [],
+      resources: ['billing://plans'],
+    });
   });
 
   it('serves nothing with an empty include (entries may still be added at run time)', async () => {
@@ -82,7 +108,10 @@ describe('CatalogExplorer include filter', () => {
   it('refuses to start when an included module is not part of the application, saying how to fix it', async () => {
     @Module({})
     class ForgottenModule {}
-    const error = await catalogOf({ include: [SupportModule, ForgottenModule] }).then(() => undefined, (e: unknown) => e);
+    const error = await catalogOf({ include: [SupportModule, ForgottenModule] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(McpStartupError);
     expect((error as McpStartupError).diagnostics).toEqual([
       {

@@ -2,7 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { z } from 'zod';
 import { IsString } from 'class-validator';
-import { McpArgs, McpCompletion, McpContext, McpPrompt, McpResource, McpResourceTemplate, McpStartupError, McpTool, type McpCallContext } from '#libs/core';
+import {
+  McpArgs,
+  McpCompletion,
+  McpContext,
+  McpPrompt,
+  McpResource,
+  McpResourceTemplate,
+  McpStartupError,
+  McpTool,
+  type McpCallContext,
+} from '#libs/core';
 import { CatalogModule } from '../catalog.module';
 import { ToolRegistry } from '../tools/tool.registry';
 
@@ -50,7 +60,10 @@ class GoodTools {
 describe('CatalogExplorer start-up diagnostics', () => {
   it('reports every problem at once, naming Class.method and the fix', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [BrokenTools] }).compile();
-    const error = await moduleRef.init().then(() => undefined, (e: unknown) => e);
+    const error = await moduleRef.init().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(McpStartupError);
     const found = (error as McpStartupError).diagnostics.map((d) => `${d.where}: ${d.problem}`);
     expect(found).toEqual([
@@ -67,7 +80,10 @@ describe('CatalogExplorer start-up diagnostics', () => {
 
   it('says how to fix each problem', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [BrokenTools] }).compile();
-    const error = (await moduleRef.init().then(() => undefined, (e: unknown) => e)) as McpStartupError;
+    const error = (await moduleRef.init().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as McpStartupError;
     expect(error.message).toMatch(/^MCP host cannot start: 8 problem\(s\) found\n/);
     expect(error.message).toContain("fix: rename it, e.g. @McpTool({ name: 'has_spaces' })");
     expect(error.message).toContain('fix: decorate it with @McpArgs() or @McpContext(), or remove it');
@@ -82,7 +98,10 @@ describe('CatalogExplorer start-up diagnostics', () => {
       properties: { name: { type: 'string' } },
       required: ['name'],
     });
-    expect(registry.get('named')!.definition.inputSchema).toMatchObject({ properties: { name: { type: 'string' } }, required: ['name'] });
+    expect(registry.get('named')!.definition.inputSchema).toMatchObject({
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+    });
     await moduleRef.close();
   });
 });
@@ -103,7 +122,10 @@ function toolsWithOwnFilterDto(field: string) {
 
 describe('CatalogExplorer with DTO classes of the same name', () => {
   it('publishes each tool with its own class schema', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [toolsWithOwnFilterDto('customer'), toolsWithOwnFilterDto('ticket')] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [CatalogModule],
+      providers: [toolsWithOwnFilterDto('customer'), toolsWithOwnFilterDto('ticket')],
+    }).compile();
     await moduleRef.init();
     const registry = moduleRef.get(ToolRegistry);
     expect(Object.keys(registry.get('search_customer')!.definition.inputSchema.properties!)).toEqual(['customer']);
@@ -135,8 +157,14 @@ describe('CatalogExplorer with prompts, resources and completions', () => {
         return [];
       }
     }
-    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [BrokenContent] }).compile();
-    const error = (await moduleRef.init().then(() => undefined, (e: unknown) => e)) as McpStartupError;
+    const moduleRef = await Test.createTestingModule({
+      imports: [CatalogModule],
+      providers: [BrokenContent],
+    }).compile();
+    const error = (await moduleRef.init().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as McpStartupError;
     expect(error.diagnostics.map((d) => `${d.where}: ${d.problem}`)).toEqual([
       'BrokenContent.bad: "not a uri" is not an absolute URI',
       'BrokenContent.c: the URI template is invalid: "{?q}" needs RFC 6570 level 3 or 4; only levels 1–2 are supported',

@@ -91,9 +91,17 @@ export class CatalogExplorer implements OnModuleInit {
           : found.templates.find((template) => template.key === options.template);
       const what = 'prompt' in options ? `prompt "${options.prompt}"` : `resource template "${options.template}"`;
       if (!completer) {
-        found.diagnostics.push({ where, problem: 'a completer cannot live on a request-scoped provider', fix: 'move it to a singleton provider' });
+        found.diagnostics.push({
+          where,
+          problem: 'a completer cannot live on a request-scoped provider',
+          fix: 'move it to a singleton provider',
+        });
       } else if (!target) {
-        found.diagnostics.push({ where, problem: `@McpCompletion names ${what}, which does not exist`, fix: 'use the name (or URI template) exactly as declared' });
+        found.diagnostics.push({
+          where,
+          problem: `@McpCompletion names ${what}, which does not exist`,
+          fix: 'use the name (or URI template) exactly as declared',
+        });
       } else {
         (target.complete as Record<string, McpCompleter>)[options.argument] = completer;
       }

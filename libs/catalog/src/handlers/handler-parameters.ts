@@ -42,7 +42,12 @@ export function inspectHandlerParameters(
 
 /** The fields every registered handler carries, from its candidate and its parameter bindings. */
 export function handlerFields(
-  candidate: { hostClass: Type<object>; methodName: string; instance: object | undefined; access?: RegisteredHandler['access'] },
+  candidate: {
+    hostClass: Type<object>;
+    methodName: string;
+    instance: object | undefined;
+    access?: RegisteredHandler['access'];
+  },
   where: string,
   argsBindings: ArgsBinding[],
 ): Omit<RegisteredHandler, 'key' | 'definition'> {

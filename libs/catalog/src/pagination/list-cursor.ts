@@ -17,5 +17,8 @@ export function decodeCursor(list: string, cursor: unknown, total: number): numb
       if (offset > 0 && offset < total) return offset;
     }
   }
-  throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Invalid cursor for ${list}: use the nextCursor of a previous ${list} result`);
+  throw new JsonRpcError(
+    JsonRpcErrorCode.INVALID_PARAMS,
+    `Invalid cursor for ${list}: use the nextCursor of a previous ${list} result`,
+  );
 }

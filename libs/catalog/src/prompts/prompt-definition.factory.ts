@@ -28,7 +28,8 @@ export class PromptDefinitionFactory {
     if (bindings.length > 0 && !options.args && !dtoType) report(CatalogResourceMessages.promptArgsMissing());
     if (bindings.length === 0 && options.args) report(CatalogResourceMessages.promptArgsUnused());
     explicit?.forEach((argument, index) => {
-      if (typeof argument?.name !== 'string' || !argument.name) report(CatalogResourceMessages.badPromptArgument(index));
+      if (typeof argument?.name !== 'string' || !argument.name)
+        report(CatalogResourceMessages.badPromptArgument(index));
     });
 
     let args: McpPromptArgument[] = explicit ?? [];

@@ -13,10 +13,14 @@ type Report = (message: { problem: string; fix: string }) => void;
 /** Builds resource and resource-template definitions from their decorators. */
 @Injectable()
 export class ResourceDefinitionFactory {
-  createResource(candidate: HandlerCandidate<'resource'>): { resource?: RegisteredResource; diagnostics: McpDiagnostic[] } {
+  createResource(candidate: HandlerCandidate<'resource'>): {
+    resource?: RegisteredResource;
+    diagnostics: McpDiagnostic[];
+  } {
     const { options } = candidate;
     const { where, diagnostics, report } = this.start(candidate);
-    if (typeof options.uri !== 'string' || !ABSOLUTE_URI.test(options.uri)) report(CatalogResourceMessages.badUri(String(options.uri)));
+    if (typeof options.uri !== 'string' || !ABSOLUTE_URI.test(options.uri))
+      report(CatalogResourceMessages.badUri(String(options.uri)));
     const { bindings } = inspectHandlerParameters(candidate.hostClass, candidate.methodName, report);
     if (diagnostics.length > 0) return { diagnostics };
     const { uri, size } = options;
@@ -29,7 +33,10 @@ export class ResourceDefinitionFactory {
     return { resource, diagnostics };
   }
 
-  createTemplate(candidate: HandlerCandidate<'template'>): { template?: RegisteredResourceTemplate; diagnostics: McpDiagnostic[] } {
+  createTemplate(candidate: HandlerCandidate<'template'>): {
+    template?: RegisteredResourceTemplate;
+    diagnostics: McpDiagnostic[];
+  } {
     const { options } = candidate;
     const { where, diagnostics, report } = this.start(candidate);
     let template: UriTemplate | undefined;
@@ -41,7 +48,9 @@ export class ResourceDefinitionFactory {
     const { bindings } = inspectHandlerParameters(candidate.hostClass, candidate.methodName, report);
     if (template) {
       const whole = bindings.some((binding) => binding.property === undefined);
-      const unbound = template.variables.filter((name) => !whole && !bindings.some((binding) => binding.property === name));
+      const unbound = template.variables.filter(
+        (name) => !whole && !bindings.some((binding) => binding.property === name),
+      );
       if (unbound.length > 0 && bindings.length > 0) report(CatalogResourceMessages.templateVariablesUnbound(unbound));
     }
     if (diagnostics.length > 0 || !template) return { diagnostics };
@@ -55,11 +64,16 @@ export class ResourceDefinitionFactory {
     return { template: registered, diagnostics };
   }
 
-  private start(candidate: HandlerCandidate<'resource' | 'template'>): { where: string; diagnostics: McpDiagnostic[]; report: Report } {
+  private start(candidate: HandlerCandidate<'resource' | 'template'>): {
+    where: string;
+    diagnostics: McpDiagnostic[];
+    report: Report;
+  } {
     const where = `${candidate.hostClass.name}.${candidate.methodName}`;
     const diagnostics: McpDiagnostic[] = [];
     const report: Report = (message) => diagnostics.push({ where, ...message });
-    if (typeof candidate.options.name !== 'string' || !candidate.options.name.trim()) report(CatalogResourceMessages.missingName());
+    if (typeof candidate.options.name !== 'string' || !candidate.options.name.trim())
+      report(CatalogResourceMessages.missingName());
     return { where, diagnostics, report };
   }
 }

@@ -13,16 +13,25 @@ export type ResolvedResource =
 @Injectable()
 export class ResourceRegistry {
   readonly resources = new CatalogList<RegisteredResource>('resources', 'resources', 'resource URI');
-  readonly templates = new CatalogList<RegisteredResourceTemplate>('resources/templates', 'resourceTemplates', 'URI template');
+  readonly templates = new CatalogList<RegisteredResourceTemplate>(
+    'resources/templates',
+    'resourceTemplates',
+    'URI template',
+  );
 
   /** Problems adding these would cause: duplicate URIs or templates, ambiguous templates. */
   check(resources: readonly RegisteredResource[], templates: readonly RegisteredResourceTemplate[]): McpDiagnostic[] {
     const diagnostics = [...this.resources.duplicates(resources), ...this.templates.duplicates(templates)];
     const seen = [...this.templates.all()];
     for (const template of templates) {
-      const other = seen.find((candidate) => candidate.template.skeleton === template.template.skeleton && candidate.key !== template.key);
+      const other = seen.find(
+        (candidate) => candidate.template.skeleton === template.template.skeleton && candidate.key !== template.key,
+      );
       if (other) {
-        diagnostics.push({ where: template.where, ...CatalogResourceMessages.ambiguousTemplate(template.key, other.key, other.where) });
+        diagnostics.push({
+          where: template.where,
+          ...CatalogResourceMessages.ambiguousTemplate(template.key, other.key, other.where),
+        });
       }
       seen.push(template);
     }

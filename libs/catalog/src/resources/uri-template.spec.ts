@@ -11,7 +11,10 @@ describe('UriTemplate', () => {
 
   it('matches several variables and literal tails', () => {
     expect(UriTemplate.parse('test://template/{id}/data').match('test://template/123/data')).toEqual({ id: '123' });
-    expect(UriTemplate.parse('db://{schema}.{table}').match('db://public.users')).toEqual({ schema: 'public', table: 'users' });
+    expect(UriTemplate.parse('db://{schema}.{table}').match('db://public.users')).toEqual({
+      schema: 'public',
+      table: 'users',
+    });
   });
 
   it('lets reserved expressions span slashes and fragments match after #', () => {

@@ -9,7 +9,12 @@ export class UriTemplate {
   readonly skeleton: string;
   private readonly pattern: RegExp;
 
-  private constructor(readonly template: string, variables: string[], pattern: RegExp, skeleton: string) {
+  private constructor(
+    readonly template: string,
+    variables: string[],
+    pattern: RegExp,
+    skeleton: string,
+  ) {
     this.variables = variables;
     this.pattern = pattern;
     this.skeleton = skeleton;
@@ -30,7 +35,8 @@ export class UriTemplate {
       const expression = match[1];
       const operator = /^[+#]/.test(expression) ? expression[0] : '';
       const name = expression.slice(operator.length);
-      if (/^[.;/?&=,!@|]/.test(expression)) throw new Error(`"{${expression}}" needs RFC 6570 level 3 or 4; only levels 1–2 are supported`);
+      if (/^[.;/?&=,!@|]/.test(expression))
+        throw new Error(`"{${expression}}" needs RFC 6570 level 3 or 4; only levels 1–2 are supported`);
       if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`"{${expression}}" is not a single variable name`);
       if (variables.includes(name)) throw new Error(`variable "${name}" appears twice`);
       variables.push(name);
@@ -39,7 +45,8 @@ export class UriTemplate {
     }
     const tail = template.slice(last);
     if (/[{}]/.test(tail)) throw new Error(`unbalanced braces in "${template}"`);
-    if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(template)) throw new Error(`"${template}" does not start with a URI scheme (e.g. "kb://")`);
+    if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(template))
+      throw new Error(`"${template}" does not start with a URI scheme (e.g. "kb://")`);
     return new UriTemplate(template, variables, new RegExp(`${source}${escape(tail)}$`), skeleton + tail);
   }
 

@@ -8,16 +8,26 @@ export type McpDynamicHandler<A = Record<string, unknown>> = (args: A, context: 
  * Wraps a run-time handler in a one-method class, decorated as `@McpArgs()` / `@McpContext()`
  * would decorate it, so that it goes through exactly the path of decorated providers.
  */
-export function dynamicHost(handler: McpDynamicHandler<never>, bindArgs: boolean): { hostClass: Type<object>; instance: object; methodName: string } {
+export function dynamicHost(
+  handler: McpDynamicHandler<never>,
+  bindArgs: boolean,
+): { hostClass: Type<object>; instance: object; methodName: string } {
   class DynamicMcpHandler {
     handle(...params: unknown[]): unknown {
       // Without an arguments parameter the context comes first (see the metadata below).
-      return bindArgs ? handler(params[0] as never, params[1] as McpCallContext) : handler({} as never, params[0] as McpCallContext);
+      return bindArgs
+        ? handler(params[0] as never, params[1] as McpCallContext)
+        : handler({} as never, params[0] as McpCallContext);
     }
   }
   let params = assignMetadata({}, McpParamType.CONTEXT, bindArgs ? 1 : 0);
   if (bindArgs) params = assignMetadata(params, McpParamType.ARGS, 0);
   Reflect.defineMetadata(MCP_PARAM_ARGS_METADATA, params, DynamicMcpHandler, 'handle');
-  Reflect.defineMetadata('design:paramtypes', bindArgs ? [Object, Object] : [Object], DynamicMcpHandler.prototype, 'handle');
+  Reflect.defineMetadata(
+    'design:paramtypes',
+    bindArgs ? [Object, Object] : [Object],
+    DynamicMcpHandler.prototype,
+    'handle',
+  );
   return { hostClass: DynamicMcpHandler, instance: new DynamicMcpHandler(), methodName: 'handle' };
 }

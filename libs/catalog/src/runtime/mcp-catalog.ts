@@ -52,26 +52,54 @@ export class McpCatalog {
 
   /** Adds a tool; the handler gets the validated arguments (when `input` is given) and the call context. */
   addTool(options: McpToolOptions & { name: string }, handler: McpDynamicHandler<never>): void {
-    const { tool, diagnostics } = this.toolDefinitions.create({ ...dynamicHost(handler, options.input !== undefined), options });
-    this.commit(diagnostics, () => this.tools.check(tool ? [tool] : []), () => this.tools.add([tool!]));
+    const { tool, diagnostics } = this.toolDefinitions.create({
+      ...dynamicHost(handler, options.input !== undefined),
+      options,
+    });
+    this.commit(
+      diagnostics,
+      () => this.tools.check(tool ? [tool] : []),
+      () => this.tools.add([tool!]),
+    );
   }
 
   /** Adds a prompt; the handler gets its (string) arguments and the call context. */
   addPrompt(options: McpPromptOptions & { name: string }, handler: McpDynamicHandler<never>): void {
-    const { prompt, diagnostics } = this.promptDefinitions.create({ ...dynamicHost(handler, options.args !== undefined), options });
-    this.commit(diagnostics, () => this.prompts.duplicates(prompt ? [prompt] : []), () => this.prompts.add([prompt!]));
+    const { prompt, diagnostics } = this.promptDefinitions.create({
+      ...dynamicHost(handler, options.args !== undefined),
+      options,
+    });
+    this.commit(
+      diagnostics,
+      () => this.prompts.duplicates(prompt ? [prompt] : []),
+      () => this.prompts.add([prompt!]),
+    );
   }
 
   /** Adds a resource at a fixed URI. */
   addResource(options: McpResourceOptions, handler: McpDynamicHandler<never>): void {
-    const { resource, diagnostics } = this.resourceDefinitions.createResource({ ...dynamicHost(handler, false), options });
-    this.commit(diagnostics, () => this.resources.check(resource ? [resource] : [], []), () => this.resources.resources.add([resource!]));
+    const { resource, diagnostics } = this.resourceDefinitions.createResource({
+      ...dynamicHost(handler, false),
+      options,
+    });
+    this.commit(
+      diagnostics,
+      () => this.resources.check(resource ? [resource] : [], []),
+      () => this.resources.resources.add([resource!]),
+    );
   }
 
   /** Adds a resource template; the handler gets the template variables. */
   addResourceTemplate(options: McpResourceTemplateOptions, handler: McpDynamicHandler<never>): void {
-    const { template, diagnostics } = this.resourceDefinitions.createTemplate({ ...dynamicHost(handler, true), options });
-    this.commit(diagnostics, () => this.resources.check([], template ? [template] : []), () => this.resources.templates.add([template!]));
+    const { template, diagnostics } = this.resourceDefinitions.createTemplate({
+      ...dynamicHost(handler, true),
+      options,
+    });
+    this.commit(
+      diagnostics,
+      () => this.resources.check([], template ? [template] : []),
+      () => this.resources.templates.add([template!]),
+    );
   }
 
   /** Removes an entry (tool or prompt name, resource URI, or URI template); false if there was none. */

@@ -1,5 +1,13 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Validate, ValidateNested, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import {
+  IsInt,
+  IsOptional,
+  IsString,
+  Validate,
+  ValidateNested,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { Sensitive } from '#libs/core';
 import { DtoJsonSchemaFactory } from './dto-json-schema';
@@ -36,8 +44,16 @@ describe('DtoJsonSchemaFactory', () => {
     expect(Object.keys(customers.properties!)).toEqual(['email', 'addresses']);
     expect(tickets.properties!.address).toEqual({ $ref: '#/$defs/Address' });
     expect(customers.properties!.addresses).toEqual({ type: 'array', items: { $ref: '#/$defs/Address_2' } });
-    expect(tickets.$defs).toEqual({ Address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } });
-    expect(customers.$defs).toEqual({ Address_2: { type: 'object', properties: { street: { type: 'string' }, zip: { type: 'integer' } }, required: ['street', 'zip'] } });
+    expect(tickets.$defs).toEqual({
+      Address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    });
+    expect(customers.$defs).toEqual({
+      Address_2: {
+        type: 'object',
+        properties: { street: { type: 'string' }, zip: { type: 'integer' } },
+        required: ['street', 'zip'],
+      },
+    });
     expect(customers.properties!.email).toMatchObject({ type: 'string', 'x-sensitive': true });
   });
 
@@ -76,10 +92,18 @@ describe('DtoJsonSchemaFactory', () => {
     const factory = new DtoJsonSchemaFactory();
     const first = factory.create(shipping('city'));
     const second = factory.create(shipping('street'));
-    expect(first.properties).toEqual({ address: { $ref: '#/$defs/Address' }, at: {}, parcels: { type: 'array', items: {} } });
-    expect(first.$defs).toEqual({ Address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } });
+    expect(first.properties).toEqual({
+      address: { $ref: '#/$defs/Address' },
+      at: {},
+      parcels: { type: 'array', items: {} },
+    });
+    expect(first.$defs).toEqual({
+      Address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    });
     expect(second.properties!.address).toEqual({ $ref: '#/$defs/Address_2' });
-    expect(second.$defs).toEqual({ Address_2: { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] } });
+    expect(second.$defs).toEqual({
+      Address_2: { type: 'object', properties: { street: { type: 'string' } }, required: ['street'] },
+    });
   });
 
   it('keeps @JSONSchema on classes and properties, nested ones included', () => {
@@ -104,7 +128,12 @@ describe('DtoJsonSchemaFactory', () => {
       properties: { text: { type: 'string', description: 'Free text' }, place: { $ref: '#/$defs/Place_2' } },
       required: ['text'],
       $defs: {
-        Place_2: { type: 'object', description: 'Where the customers is', properties: { city: { type: 'string', examples: ['Berlin'] } }, required: ['city'] },
+        Place_2: {
+          type: 'object',
+          description: 'Where the customers is',
+          properties: { city: { type: 'string', examples: ['Berlin'] } },
+          required: ['city'],
+        },
       },
     });
   });

@@ -6,8 +6,10 @@ import { optionalDependency, sensitiveDtoProperties, type JsonSchemaObject } fro
 
 // Loaded with the first DTO met: a host whose schemas are all zod or JSON Schema loads none of them.
 const FEATURE = 'a class-validator DTO as a schema';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const classValidator = optionalDependency('class-validator', FEATURE, (): typeof import('class-validator') => require('class-validator'));
+const classValidator = optionalDependency('class-validator', FEATURE, (): typeof import('class-validator') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('class-validator'),
+);
 const jsonSchemas = optionalDependency(
   'class-validator-jsonschema',
   FEATURE,
@@ -19,8 +21,9 @@ const jsonSchemas = optionalDependency(
 const transformerStorage = optionalDependency(
   'class-transformer',
   FEATURE,
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (): { findTypeMetadata(target: Function, property: string): unknown } => require('class-transformer/cjs/storage').defaultMetadataStorage,
+  (): { findTypeMetadata(target: Function, property: string): unknown } =>
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('class-transformer/cjs/storage').defaultMetadataStorage,
 );
 
 const REF_PREFIX = '#/$defs/';
@@ -115,7 +118,9 @@ export class DtoJsonSchemaFactory {
       const storage = classValidator().getMetadataStorage();
       metadata = chainMetadataOf(storage, type).map((meta) => {
         // A custom constraint is converted by its name (as class-validator-jsonschema does).
-        const constraint = meta.constraintCls ? storage.getTargetValidatorConstraints(meta.constraintCls)[0] : undefined;
+        const constraint = meta.constraintCls
+          ? storage.getTargetValidatorConstraints(meta.constraintCls)[0]
+          : undefined;
         return constraint ? { ...meta, type: constraint.name } : { ...meta };
       });
       this.metadata.set(type, metadata);
@@ -149,11 +154,17 @@ function chainMetadataOf(storage: MetadataStorage, type: Function): ValidationMe
   if (!(byClass instanceof Map)) return storage.getTargetValidationMetadatas(type, '', true, false);
   const own: ValidationMetadata[] = byClass.get(type) ?? [];
   const parents: Function[] = [];
-  for (let proto = Object.getPrototypeOf(type.prototype); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto = Object.getPrototypeOf(type.prototype);
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
     parents.unshift(proto.constructor);
   }
   const inherited = parents.flatMap((parent): ValidationMetadata[] => byClass.get(parent) ?? []);
-  return own.concat(inherited.filter((meta) => !own.some((mine) => mine.propertyName === meta.propertyName && mine.type === meta.type)));
+  return own.concat(
+    inherited.filter((meta) => !own.some((mine) => mine.propertyName === meta.propertyName && mine.type === meta.type)),
+  );
 }
 
 /** The schema of `type` among those generated from its metadata (keyed by class name), or its nearest parent's. */
@@ -172,7 +183,8 @@ interface PropertyMetadata {
 
 /** The class of a `@ValidateNested()` property: its `@Type(() => …)`, else its design type. */
 function nestedTypeOf(meta: PropertyMetadata): unknown {
-  const typeMeta = transformerStorage().findTypeMetadata(meta.target as Function, meta.propertyName) as { typeFunction: () => unknown } | undefined;
+  const typeMeta = transformerStorage().findTypeMetadata(meta.target as Function, meta.propertyName) as
+    { typeFunction: () => unknown } | undefined;
   return typeMeta ? typeMeta.typeFunction() : designTypeOf(meta);
 }
 

@@ -5,8 +5,10 @@ import { DtoJsonSchemaFactory } from './dto-json-schema';
 import { schemaKindOf } from './schema-kind';
 
 /** zod is loaded only when a zod schema is given (whoever passes one has zod installed). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const zod = optionalDependency('zod', 'a zod schema as `input`, `output` or prompt `args`', (): typeof import('zod') => require('zod'));
+const zod = optionalDependency('zod', 'a zod schema as `input`, `output` or prompt `args`', (): typeof import('zod') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('zod'),
+);
 
 /** Produces the JSON Schema published for a tool's input or output, from any schema source. */
 @Injectable()

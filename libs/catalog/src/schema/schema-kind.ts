@@ -4,12 +4,19 @@ import type { JsonSchemaObject, SchemaSource, ZodLikeSchema } from '#libs/core';
 export type SchemaKind = 'dto' | 'zod' | 'json-schema';
 
 export function isZodSchema(source: unknown): source is ZodLikeSchema {
-  return typeof source === 'object' && source !== null && '_zod' in source && typeof (source as ZodLikeSchema).safeParse === 'function';
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    '_zod' in source &&
+    typeof (source as ZodLikeSchema).safeParse === 'function'
+  );
 }
 
 /** A zod 3 schema: recognised only to refuse it with a useful message. */
 export function isZod3Schema(source: unknown): boolean {
-  return typeof source === 'object' && source !== null && '_def' in source && 'safeParse' in source && !('_zod' in source);
+  return (
+    typeof source === 'object' && source !== null && '_def' in source && 'safeParse' in source && !('_zod' in source)
+  );
 }
 
 export function schemaKindOf(source: SchemaSource): SchemaKind | undefined {

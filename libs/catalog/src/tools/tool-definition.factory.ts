@@ -24,7 +24,11 @@ interface CandidateOptions {
 }
 
 /** The optional fields every definition carries as given: title, icons, `_meta`. */
-export function presentation(options: { title?: string; icons?: McpToolOptions['icons']; _meta?: Record<string, unknown> }) {
+export function presentation(options: {
+  title?: string;
+  icons?: McpToolOptions['icons'];
+  _meta?: Record<string, unknown>;
+}) {
   return {
     ...(options.title !== undefined && { title: options.title }),
     ...(options.icons && { icons: options.icons }),
@@ -62,7 +66,8 @@ export class ToolDefinitionFactory {
     const report = (message: { problem: string; fix: string }) => diagnostics.push({ where, ...message });
 
     if (!options.description?.trim()) report(CatalogMessages.missingDescription());
-    if (options.unknownArguments !== undefined && !UNKNOWN_ARGUMENTS.has(options.unknownArguments)) report(CatalogMessages.badUnknownArguments(options.unknownArguments));
+    if (options.unknownArguments !== undefined && !UNKNOWN_ARGUMENTS.has(options.unknownArguments))
+      report(CatalogMessages.badUnknownArguments(options.unknownArguments));
 
     const { bindings, dtoType } = inspectHandlerParameters(hostClass, methodName, report);
     let inputSource: SchemaSource | undefined = options.input;

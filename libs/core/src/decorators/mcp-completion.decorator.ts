@@ -17,4 +17,5 @@ export type McpCompletionOptions = { prompt: string; argument: string } | { temp
  * }
  * ```
  */
-export const McpCompletion = (options: McpCompletionOptions): MethodDecorator => SetMetadata(MCP_COMPLETION_METADATA, options);
+export const McpCompletion = (options: McpCompletionOptions): MethodDecorator =>
+  SetMetadata(MCP_COMPLETION_METADATA, options);

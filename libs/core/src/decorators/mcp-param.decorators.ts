@@ -2,11 +2,20 @@ import { assignMetadata, type PipeTransform, type Type } from '@nestjs/common';
 import { MCP_PARAM_ARGS_METADATA } from '../mcp.constants';
 import { McpParamType } from '../interfaces/mcp-param-type.enum';
 
-function mcpParam(type: McpParamType, data: string | undefined, pipes: (Type<PipeTransform> | PipeTransform)[]): ParameterDecorator {
+function mcpParam(
+  type: McpParamType,
+  data: string | undefined,
+  pipes: (Type<PipeTransform> | PipeTransform)[],
+): ParameterDecorator {
   return (target, key, index) => {
     if (key === undefined) return;
     const existing = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, target.constructor, key) ?? {};
-    Reflect.defineMetadata(MCP_PARAM_ARGS_METADATA, assignMetadata(existing, type, index, data, ...pipes), target.constructor, key);
+    Reflect.defineMetadata(
+      MCP_PARAM_ARGS_METADATA,
+      assignMetadata(existing, type, index, data, ...pipes),
+      target.constructor,
+      key,
+    );
   };
 }
 

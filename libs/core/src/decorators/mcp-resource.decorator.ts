@@ -15,7 +15,8 @@ import type { McpResourceOptions, McpResourceTemplateOptions } from '../interfac
  * }
  * ```
  */
-export const McpResource = (options: McpResourceOptions): MethodDecorator => SetMetadata(MCP_RESOURCE_METADATA, options);
+export const McpResource = (options: McpResourceOptions): MethodDecorator =>
+  SetMetadata(MCP_RESOURCE_METADATA, options);
 
 /**
  * Publishes a provider method as the reader of every resource whose URI matches an RFC 6570

@@ -10,7 +10,10 @@ export class MissingDependencyError extends Error {
     readonly feature: string,
     options?: { cause?: unknown },
   ) {
-    super(`${feature} needs the package "${packageName}", which is not installed; fix: npm install ${packageName}`, options);
+    super(
+      `${feature} needs the package "${packageName}", which is not installed; fix: npm install ${packageName}`,
+      options,
+    );
     this.name = 'MissingDependencyError';
   }
 }

@@ -13,7 +13,10 @@ export interface McpPromptArgument {
  * Suggests values for an argument (`completion/complete`): receives what the user typed so far
  * and the arguments already given; returns matching values, best first.
  */
-export type McpCompleter = (value: string, context: { arguments: Readonly<Record<string, string>> }) => string[] | Promise<string[]>;
+export type McpCompleter = (
+  value: string,
+  context: { arguments: Readonly<Record<string, string>> },
+) => string[] | Promise<string[]>;
 
 /** Options of `@McpPrompt()`. */
 export interface McpPromptOptions {

@@ -12,10 +12,14 @@ describe('optionalDependency', () => {
   });
 
   it('names the missing package, the feature that needs it and how to install it', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const dependency = optionalDependency('no-such-package-for-mcp', "auth: { mode: 'oauth' }", () => require('no-such-package-for-mcp'));
+    const dependency = optionalDependency('no-such-package-for-mcp', "auth: { mode: 'oauth' }", () =>
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      require('no-such-package-for-mcp'),
+    );
     expect(dependency).toThrow(MissingDependencyError);
-    expect(dependency).toThrow(`auth: { mode: 'oauth' } needs the package "no-such-package-for-mcp", which is not installed; fix: npm install no-such-package-for-mcp`);
+    expect(dependency).toThrow(
+      `auth: { mode: 'oauth' } needs the package "no-such-package-for-mcp", which is not installed; fix: npm install no-such-package-for-mcp`,
+    );
   });
 
   it('passes on other errors of the package unchanged', () => {

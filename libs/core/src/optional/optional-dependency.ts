@@ -34,5 +34,7 @@ function isNotFound(error: unknown, packageName: string): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') return false;
   const message = String((error as Error).message);
-  return message.includes(`'${packageName}'`) || message.includes(`"${packageName}"`) || message.includes(`'${packageName}/`);
+  return (
+    message.includes(`'${packageName}'`) || message.includes(`"${packageName}"`) || message.includes(`'${packageName}/`)
+  );
 }

@@ -14,7 +14,11 @@ export function optionChecks(given: Record<string, unknown>, report: OptionRepor
       const value = given[key] ?? fallback;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
         const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
-        report(name(key), `must be ${range}, got ${JSON.stringify(value)}`, `set ${key}: ${fallback} (the default) or another integer ≥ ${min}`);
+        report(
+          name(key),
+          `must be ${range}, got ${JSON.stringify(value)}`,
+          `set ${key}: ${fallback} (the default) or another integer ≥ ${min}`,
+        );
         return fallback;
       }
       return value;
@@ -31,7 +35,8 @@ export function optionChecks(given: Record<string, unknown>, report: OptionRepor
     /** Unknown keys, each reported with the known ones. */
     known(keys: ReadonlySet<string>, what = 'options'): void {
       for (const key of Object.keys(given)) {
-        if (!keys.has(key)) report(name(key), 'is not a known option', `remove it; known ${what} are: ${[...keys].join(', ')}`);
+        if (!keys.has(key))
+          report(name(key), 'is not a known option', `remove it; known ${what} are: ${[...keys].join(', ')}`);
       }
     },
   };

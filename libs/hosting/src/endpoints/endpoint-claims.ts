@@ -15,9 +15,15 @@ export interface EndpointClaim {
  * the MCP endpoint of one may not sit on the dashboard path of another.
  * @param health whether the module mounts the health controller (`health` extra)
  */
-export function endpointClaims({ protocol, hosting, operations }: ResolvedMcpOptions, health: boolean): EndpointClaim[] {
-  const claims: EndpointClaim[] = [{ surface: 'name', key: `name:${protocol.server.name}`, shown: `the name "${protocol.server.name}"` }];
-  const onServer = (surface: EndpointSurface, path: string) => claims.push({ surface, key: `http:${path}`, shown: `the path '${path}'` });
+export function endpointClaims(
+  { protocol, hosting, operations }: ResolvedMcpOptions,
+  health: boolean,
+): EndpointClaim[] {
+  const claims: EndpointClaim[] = [
+    { surface: 'name', key: `name:${protocol.server.name}`, shown: `the name "${protocol.server.name}"` },
+  ];
+  const onServer = (surface: EndpointSurface, path: string) =>
+    claims.push({ surface, key: `http:${path}`, shown: `the path '${path}'` });
   if (hosting.http) {
     onServer('path', hosting.path);
     if (operations.admin) onServer('admin', operations.admin.path);

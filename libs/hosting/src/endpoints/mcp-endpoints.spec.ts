@@ -14,7 +14,11 @@ describe('endpointClaims', () => {
   });
 
   it('takes nothing on the HTTP server without http, and a port for metrics on their own listener', () => {
-    expect(claimsOf({ http: false, stdio: true, metrics: { port: 9464 } }, false)).toEqual(['name:a', 'port:9464', 'stdio']);
+    expect(claimsOf({ http: false, stdio: true, metrics: { port: 9464 } }, false)).toEqual([
+      'name:a',
+      'port:9464',
+      'stdio',
+    ]);
     expect(claimsOf({ admin: false, metrics: false }, false)).toEqual(['name:a', 'http:/mcp']);
   });
 });
@@ -22,7 +26,10 @@ describe('endpointClaims', () => {
 describe('McpEndpoints', () => {
   const moduleRef = { get: jest.fn(() => 'the catalog') } as unknown as ModuleRef;
   const register = (endpoints: McpEndpoints, options: Partial<McpModuleOptions>, health = false) => {
-    const claims = endpointClaims(resolveMcpOptions({ version: '1', admin: false, metrics: false, ...options } as McpModuleOptions), health);
+    const claims = endpointClaims(
+      resolveMcpOptions({ version: '1', admin: false, metrics: false, ...options } as McpModuleOptions),
+      health,
+    );
     return endpoints.register({ name: options.name!, path: options.path, authMode: 'none', moduleRef }, claims);
   };
 

@@ -59,7 +59,9 @@ describe('HttpAuthentication', () => {
 
   describe('without authentication', () => {
     it('lets every request in as the configured principal, and does not count sessions per principal', async () => {
-      const { url, events, authentication } = await start({ auth: { mode: 'none', principal: { id: 'desk-bot', scopes: ['tickets:read'] } } });
+      const { url, events, authentication } = await start({
+        auth: { mode: 'none', principal: { id: 'desk-bot', scopes: ['tickets:read'] } },
+      });
       expect(authentication.authenticates).toBe(false);
       const response = await fetch(url, { headers: { authorization: 'Bearer anything' } });
       expect(response.status).toBe(200);
@@ -92,14 +94,23 @@ describe('HttpAuthentication', () => {
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(await rpcOf(response)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: NO_KEY } });
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ method: null, refusal: true, outcome: 'unauthenticated', errorCode: 401, error: NO_KEY, remoteAddress: '127.0.0.1' });
+      expect(events[0]).toMatchObject({
+        method: null,
+        refusal: true,
+        outcome: 'unauthenticated',
+        errorCode: 401,
+        error: NO_KEY,
+        remoteAddress: '127.0.0.1',
+      });
     });
 
     it('refuses a wrong key with 401 and error="invalid_token" in the challenge', async () => {
       const { url, events } = await start(apiKeys());
       const response = await fetch(url, { headers: { authorization: 'Bearer guess' } });
       expect(response.status).toBe(401);
-      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp", error="invalid_token", error_description="The API key is not valid"');
+      expect(response.headers.get('www-authenticate')).toBe(
+        'Bearer realm="mcp", error="invalid_token", error_description="The API key is not valid"',
+      );
       expect(await rpcOf(response)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: BAD_KEY } });
       expect(events[0]).toMatchObject({ outcome: 'unauthenticated', errorCode: 401 });
     });
@@ -118,7 +129,10 @@ describe('HttpAuthentication', () => {
       expect(await rpcOf(locked)).toEqual({
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32001, message: `Too Many Requests: too many failed authentications from this address; retry in ${retryAfter} s` },
+        error: {
+          code: -32001,
+          message: `Too Many Requests: too many failed authentications from this address; retry in ${retryAfter} s`,
+        },
       });
       expect(events.map((e) => [e.outcome, e.errorCode])).toEqual([
         ['unauthenticated', 401],
@@ -142,7 +156,15 @@ describe('HttpAuthentication', () => {
     beforeAll(async () => (issuer = await startIssuer()));
     afterAll(() => issuer.close());
 
-    const oauth = () => ({ auth: { mode: 'oauth', issuer: issuer.issuer, jwksUri: issuer.jwksUri, resource: 'http://127.0.0.1/mcp', requiredScopes: ['mcp'] } });
+    const oauth = () => ({
+      auth: {
+        mode: 'oauth',
+        issuer: issuer.issuer,
+        jwksUri: issuer.jwksUri,
+        resource: 'http://127.0.0.1/mcp',
+        requiredScopes: ['mcp'],
+      },
+    });
     const METADATA = 'resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"';
 
     it('points a client without a token to the protected resource metadata, with the scope it needs', async () => {
@@ -150,16 +172,26 @@ describe('HttpAuthentication', () => {
       const response = await fetch(url);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(`Bearer ${METADATA}, scope="mcp"`);
-      expect((await rpcOf(response)).error).toEqual({ code: -32001, message: 'Unauthorized: No bearer token: send Authorization: Bearer <access token>' });
+      expect((await rpcOf(response)).error).toEqual({
+        code: -32001,
+        message: 'Unauthorized: No bearer token: send Authorization: Bearer <access token>',
+      });
       expect(events[0]).toMatchObject({ outcome: 'unauthenticated', errorCode: 401 });
     });
 
     it('refuses a token without the required scope with 403 insufficient_scope, recorded as denied', async () => {
       const { url, events } = await start(oauth());
-      const response = await fetch(url, { headers: { authorization: `Bearer ${await issuer.sign({ scope: 'tickets:read' })}` } });
+      const response = await fetch(url, {
+        headers: { authorization: `Bearer ${await issuer.sign({ scope: 'tickets:read' })}` },
+      });
       expect(response.status).toBe(403);
-      expect(response.headers.get('www-authenticate')).toBe(`Bearer ${METADATA}, error="insufficient_scope", error_description="The token lacks scope(s): mcp", scope="mcp"`);
-      expect((await rpcOf(response)).error).toEqual({ code: -32001, message: 'Forbidden: The token lacks scope(s): mcp' });
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer ${METADATA}, error="insufficient_scope", error_description="The token lacks scope(s): mcp", scope="mcp"`,
+      );
+      expect((await rpcOf(response)).error).toEqual({
+        code: -32001,
+        message: 'Forbidden: The token lacks scope(s): mcp',
+      });
       expect(events[0]).toMatchObject({ outcome: 'denied', errorCode: 403 });
     });
 
@@ -168,13 +200,17 @@ describe('HttpAuthentication', () => {
       const notYet = await issuer.sign({ scope: 'mcp', nbf: Math.floor(Date.now() / 1000) + 3_600 });
       const response = await fetch(url, { headers: { authorization: `Bearer ${notYet}` } });
       expect(response.status).toBe(401);
-      expect(response.headers.get('www-authenticate')).toBe(`Bearer ${METADATA}, error="invalid_token", error_description="The token's 'nbf' claim is not valid"`);
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer ${METADATA}, error="invalid_token", error_description="The token's 'nbf' claim is not valid"`,
+      );
       expect((await rpcOf(response)).error.message).toBe('Unauthorized: The token\'s "nbf" claim is not valid');
     });
 
     it('lets a valid token in as its subject', async () => {
       const { url } = await start(oauth());
-      const response = await fetch(url, { headers: { authorization: `Bearer ${await issuer.sign({ scope: 'mcp', sub: 'user-7' })}` } });
+      const response = await fetch(url, {
+        headers: { authorization: `Bearer ${await issuer.sign({ scope: 'mcp', sub: 'user-7' })}` },
+      });
       expect(response.status).toBe(200);
       expect(await rpcOf(response)).toMatchObject({ id: 'user-7', scopes: ['mcp'], roles: [] });
     });

@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { JsonRpcErrorCode, type McpPrincipal } from '#libs/core';
-import { AuthFailureLimiter, Authenticator, InjectSecurityOptions, type AuthRefusal, type SecurityOptions } from '#libs/security';
+import {
+  AuthFailureLimiter,
+  Authenticator,
+  InjectSecurityOptions,
+  type AuthRefusal,
+  type SecurityOptions,
+} from '#libs/security';
 import { HttpMessages } from './http.messages';
 import { HttpResponder } from './http-responder';
 import { protectedResourceMetadataUrl } from './protected-resource-metadata';
@@ -21,7 +27,8 @@ export class HttpAuthentication {
     private readonly failures: AuthFailureLimiter,
     private readonly responder: HttpResponder,
   ) {
-    this.resourceMetadataUrl = security.auth.mode === 'oauth' ? protectedResourceMetadataUrl(security.auth.resource) : undefined;
+    this.resourceMetadataUrl =
+      security.auth.mode === 'oauth' ? protectedResourceMetadataUrl(security.auth.resource) : undefined;
   }
 
   /** Sessions are counted per principal, or per address when every caller is the same one. */
@@ -35,7 +42,9 @@ export class HttpAuthentication {
     const address = req.socket.remoteAddress ?? 'unknown';
     const wait = this.failures.retryAfter(address);
     if (wait > 0) {
-      this.responder.refuse(res, HttpMessages.tooManyAuthFailures(wait), req, { headers: { 'retry-after': String(wait) } });
+      this.responder.refuse(res, HttpMessages.tooManyAuthFailures(wait), req, {
+        headers: { 'retry-after': String(wait) },
+      });
       return undefined;
     }
     const auth = await this.authenticator.authenticate(req.headers);
@@ -48,10 +57,14 @@ export class HttpAuthentication {
   private refuse(res: ServerResponse, refusal: AuthRefusal, req: IncomingMessage): void {
     const params = [
       ...(this.resourceMetadataUrl ? [`resource_metadata="${this.resourceMetadataUrl}"`] : ['realm="mcp"']),
-      ...(refusal.error ? [`error="${refusal.error}"`, `error_description="${refusal.description.replace(/"/g, "'")}"`] : []),
+      ...(refusal.error
+        ? [`error="${refusal.error}"`, `error_description="${refusal.description.replace(/"/g, "'")}"`]
+        : []),
       ...(refusal.scope?.length ? [`scope="${refusal.scope.join(' ')}"`] : []),
     ];
     const message = `${refusal.status === 401 ? 'Unauthorized' : 'Forbidden'}: ${refusal.description}`;
-    this.responder.refuse(res, [refusal.status, JsonRpcErrorCode.TRANSPORT_REFUSED, message], req, { headers: { 'www-authenticate': `Bearer ${params.join(', ')}` } });
+    this.responder.refuse(res, [refusal.status, JsonRpcErrorCode.TRANSPORT_REFUSED, message], req, {
+      headers: { 'www-authenticate': `Bearer ${params.join(', ')}` },
+    });
   }
 }

@@ -4,7 +4,8 @@ import { resolveHostingOptions } from '../options/hosting.options';
 import { HttpCors } from './http-cors';
 
 const APP = 'https://app.example.com';
-const ALLOWED_HEADERS = 'content-type, accept, authorization, x-api-key, mcp-session-id, mcp-protocol-version, last-event-id, traceparent, tracestate, baggage';
+const ALLOWED_HEADERS =
+  'content-type, accept, authorization, x-api-key, mcp-session-id, mcp-protocol-version, last-event-id, traceparent, tracestate, baggage';
 const EXPOSED = 'mcp-session-id, mcp-protocol-version, www-authenticate, retry-after';
 
 /** `HttpCors` in front of a handler answering 200 "next" to what it does not answer itself. */
@@ -35,7 +36,10 @@ describe('HttpCors', () => {
 
   it('answers the preflight of a configured origin with 204, the methods, the headers and the max age', async () => {
     const url = await start({ cors: { origins: [APP], maxAgeSec: 120 } });
-    const response = await fetch(url, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST' } });
+    const response = await fetch(url, {
+      method: 'OPTIONS',
+      headers: { origin: APP, 'access-control-request-method': 'POST' },
+    });
     expect(response.status).toBe(204);
     expect(await response.text()).toBe('');
     expect(response.headers.get('access-control-allow-origin')).toBe(APP);
@@ -74,7 +78,13 @@ describe('HttpCors', () => {
     const response = await fetch(url, { method: 'OPTIONS', headers });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('next');
-    for (const header of ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers', 'vary']) {
+    for (const header of [
+      'access-control-allow-origin',
+      'access-control-allow-methods',
+      'access-control-allow-headers',
+      'access-control-expose-headers',
+      'vary',
+    ]) {
       expect(response.headers.get(header)).toBeNull();
     }
   });

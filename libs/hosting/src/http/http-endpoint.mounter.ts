@@ -45,7 +45,10 @@ export class HttpEndpointMounter {
     if (auth.mode !== 'none' || auth.allowPublicBind) return;
     const listen = server.listen.bind(server) as (...args: unknown[]) => Server;
     server.listen = ((...args: unknown[]) => {
-      const host = typeof args[0] === 'object' && args[0] !== null ? (args[0] as { host?: string }).host : args.find((arg) => typeof arg === 'string');
+      const host =
+        typeof args[0] === 'object' && args[0] !== null
+          ? (args[0] as { host?: string }).host
+          : args.find((arg) => typeof arg === 'string');
       if (!isLoopback(host as string | undefined)) {
         throw new McpStartupError([
           {
@@ -76,7 +79,8 @@ export class HttpEndpointMounter {
       const others = server.listeners('request') as RequestListener[];
       server.removeAllListeners('request');
       const auth = this.security.auth;
-      const metadataPath = auth.mode === 'oauth' ? new URL(protectedResourceMetadataUrl(auth.resource)).pathname : undefined;
+      const metadataPath =
+        auth.mode === 'oauth' ? new URL(protectedResourceMetadataUrl(auth.resource)).pathname : undefined;
       // The only OAuth endpoint answers every metadata path; with several, each answers its resource's own.
       const soleOAuth = this.endpoints.all().filter((endpoint) => endpoint.authMode === 'oauth').length <= 1;
       const servesMetadata = (url: string) =>
@@ -84,16 +88,22 @@ export class HttpEndpointMounter {
       server.on('request', (req: IncomingMessage, res: ServerResponse) => {
         const url = req.url!;
         if (url === path || url.startsWith(withQuery)) serve(req, res);
-        else if (auth.mode === 'oauth' && servesMetadata(url.split('?')[0])) serveProtectedResourceMetadata(req, res, auth);
+        else if (auth.mode === 'oauth' && servesMetadata(url.split('?')[0]))
+          serveProtectedResourceMetadata(req, res, auth);
         else for (const listener of others) listener.call(server, req, res);
       });
     }
     this.refusePublicBindWithoutAuth(server);
-    this.logger.log(`Streamable HTTP endpoint at ${path} (${this.protocol.mode}${this.options.routeThroughExpress ? ', through Express' : ''})`);
+    this.logger.log(
+      `Streamable HTTP endpoint at ${path} (${this.protocol.mode}${this.options.routeThroughExpress ? ', through Express' : ''})`,
+    );
     return true;
   }
 }
 
 function isLoopback(host: string | undefined): boolean {
-  return host !== undefined && (host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host));
+  return (
+    host !== undefined &&
+    (host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host))
+  );
 }

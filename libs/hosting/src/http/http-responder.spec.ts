@@ -15,7 +15,9 @@ interface RpcAnswer {
 const rpcOf = async (response: Response) => (await response.json()) as RpcAnswer;
 
 /** Serves `handle` on a loopback port; each test sends one request to it with `fetch`. */
-async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
+async function serve(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; server: Server }> {
   const server = createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
@@ -104,7 +106,10 @@ describe('HttpResponder', () => {
       expect(await rpcOf(response)).toEqual({
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32600, message: 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json' },
+        error: {
+          code: -32600,
+          message: 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json',
+        },
       });
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({
@@ -138,7 +143,9 @@ describe('HttpResponder', () => {
     });
 
     it('records the outcome and principal given instead', async () => {
-      const url = await start((req, res) => responder.refuse(res, HttpMessages.tooManyStreams(8), req, { outcome: 'limited', principal: 'alice' }));
+      const url = await start((req, res) =>
+        responder.refuse(res, HttpMessages.tooManyStreams(8), req, { outcome: 'limited', principal: 'alice' }),
+      );
       const response = await fetch(url);
       expect(response.status).toBe(429);
       await response.text();
@@ -146,11 +153,21 @@ describe('HttpResponder', () => {
     });
 
     it('says which methods are allowed on a 405, GET, POST and DELETE unless told', async () => {
-      const url = await start((req, res) => responder.refuse(res, HttpMessages.methodNotAllowed(req.method!), req, req.method === 'GET' ? { allow: 'POST' } : {}));
+      const url = await start((req, res) =>
+        responder.refuse(
+          res,
+          HttpMessages.methodNotAllowed(req.method!),
+          req,
+          req.method === 'GET' ? { allow: 'POST' } : {},
+        ),
+      );
       const put = await fetch(url, { method: 'PUT' });
       expect(put.status).toBe(405);
       expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
-      expect((await rpcOf(put)).error).toEqual({ code: -32600, message: 'Method Not Allowed: PUT is not served on this endpoint' });
+      expect((await rpcOf(put)).error).toEqual({
+        code: -32600,
+        message: 'Method Not Allowed: PUT is not served on this endpoint',
+      });
       const get = await fetch(url);
       expect(get.headers.get('allow')).toBe('POST');
       await get.text();
@@ -158,7 +175,9 @@ describe('HttpResponder', () => {
 
     it('asks to retry a 503 in 5 s, and keeps a Retry-After given', async () => {
       const url = await start((req, res) =>
-        req.url!.endsWith('own') ? responder.refuse(res, HttpMessages.tooManyAuthFailures(42), req, { headers: { 'retry-after': '42' } }) : responder.refuse(res, HttpMessages.notReady(), req),
+        req.url!.endsWith('own')
+          ? responder.refuse(res, HttpMessages.tooManyAuthFailures(42), req, { headers: { 'retry-after': '42' } })
+          : responder.refuse(res, HttpMessages.notReady(), req),
       );
       const notReady = await fetch(url);
       expect(notReady.status).toBe(503);

@@ -26,7 +26,13 @@ export class HttpResponder {
   json(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
     if (!headers && !res.hasHeader('access-control-allow-origin')) {
       // Flat header arrays skip Node's header-object processing on this hot path.
-      res.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), ...API_SECURITY_HEADER_LIST]);
+      res.writeHead(status, [
+        'content-type',
+        'application/json',
+        'content-length',
+        String(Buffer.byteLength(body)),
+        ...API_SECURITY_HEADER_LIST,
+      ]);
     } else {
       res.writeHead(status, { ...JSON_HEADERS, ...headers, 'content-length': Buffer.byteLength(body) });
     }
@@ -39,7 +45,12 @@ export class HttpResponder {
   }
 
   /** A transport-level refusal: status, a JSON-RPC error body, and a refusal event. */
-  refuse(res: ServerResponse, [status, code, message]: HttpRefusal, req?: IncomingMessage, extra: RefusalExtras = {}): void {
+  refuse(
+    res: ServerResponse,
+    [status, code, message]: HttpRefusal,
+    req?: IncomingMessage,
+    extra: RefusalExtras = {},
+  ): void {
     const headers: Record<string, string> = { ...JSON_HEADERS, ...extra.headers };
     if (status === 405) headers.allow = extra.allow ?? 'GET, POST, DELETE';
     if (status === 503) headers['retry-after'] = '5';
@@ -47,6 +58,13 @@ export class HttpResponder {
     if (status === 413 || status === 403) headers.connection = 'close';
     res.writeHead(status, headers).end(errorResponse(null, code, message));
     if (req && !req.complete) req.resume();
-    this.events.refusal(extra.outcome ?? outcomeOfStatus(status), status, message, 'http', req?.socket.remoteAddress, extra.principal);
+    this.events.refusal(
+      extra.outcome ?? outcomeOfStatus(status),
+      status,
+      message,
+      'http',
+      req?.socket.remoteAddress,
+      extra.principal,
+    );
   }
 }

@@ -3,7 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { Injectable, Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
-import { AuthFailureLimiter, Authenticator, hashApiKey, MCP_ACCESS_POLICY, MCP_SECURITY_OPTIONS, ScopeAndRolePolicy, type SecurityOptions } from '#libs/security';
+import {
+  AuthFailureLimiter,
+  Authenticator,
+  hashApiKey,
+  MCP_ACCESS_POLICY,
+  MCP_SECURITY_OPTIONS,
+  ScopeAndRolePolicy,
+  type SecurityOptions,
+} from '#libs/security';
 import {
   AccessControl,
   CallAdmission,
@@ -53,15 +61,18 @@ const BOTH = 'application/json, text/event-stream';
 @Injectable()
 class DeskMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = Object.fromEntries(
-    MCP_REQUEST_METHODS.filter((method) => !['initialize', 'ping', 'logging/setLevel'].includes(method)).map((method): [string, MethodHandler] => [
-      method,
-      method === 'tools/call' ? (params, _id, scope) => this.call(params, scope.notify) : () => '{}',
-    ]),
+    MCP_REQUEST_METHODS.filter((method) => !['initialize', 'ping', 'logging/setLevel'].includes(method)).map(
+      (method): [string, MethodHandler] => [
+        method,
+        method === 'tools/call' ? (params, _id, scope) => this.call(params, scope.notify) : () => '{}',
+      ],
+    ),
   );
 
   private async call(params: Record<string, unknown>, notify: (message: string) => boolean): Promise<string> {
     const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
-    if (token !== undefined) notify(notification('notifications/progress', { progressToken: token, progress: 1, total: 2 }));
+    if (token !== undefined)
+      notify(notification('notifications/progress', { progressToken: token, progress: 1, total: 2 }));
     await new Promise((resolve) => setImmediate(resolve));
     return JSON.stringify({ content: [{ type: 'text', text: `called ${String(params.name)}` }] });
   }
@@ -82,13 +93,21 @@ const slices = (['protocol', 'security', 'hosting'] as const).map((slice) => ({
 async function host(options: Partial<McpModuleOptions> & Record<string, unknown>) {
   const moduleRef: TestingModule = await Test.createTestingModule({
     providers: [
-      { provide: MCP_RESOLVED_OPTIONS, useValue: resolveMcpOptions({ name: 'spec-host', version: '1.0.0', ...options } as McpModuleOptions) },
+      {
+        provide: MCP_RESOLVED_OPTIONS,
+        useValue: resolveMcpOptions({ name: 'spec-host', version: '1.0.0', ...options } as McpModuleOptions),
+      },
       ...slices,
       { provide: MCP_ACCESS_POLICY, useClass: ScopeAndRolePolicy },
-      { provide: Authenticator, useFactory: ({ auth }: SecurityOptions) => new Authenticator(auth), inject: [MCP_SECURITY_OPTIONS] },
+      {
+        provide: Authenticator,
+        useFactory: ({ auth }: SecurityOptions) => new Authenticator(auth),
+        inject: [MCP_SECURITY_OPTIONS],
+      },
       {
         provide: AuthFailureLimiter,
-        useFactory: ({ authFailureLimit }: SecurityOptions) => new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
+        useFactory: ({ authFailureLimit }: SecurityOptions) =>
+          new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
         inject: [MCP_SECURITY_OPTIONS],
       },
       ToolRegistry,
@@ -104,7 +123,11 @@ async function host(options: Partial<McpModuleOptions> & Record<string, unknown>
       SessionStore,
       LifecycleMethods,
       DeskMethods,
-      { provide: MCP_METHOD_GROUPS, useFactory: (...groups: McpMethods[]) => groups, inject: [LifecycleMethods, DeskMethods] },
+      {
+        provide: MCP_METHOD_GROUPS,
+        useFactory: (...groups: McpMethods[]) => groups,
+        inject: [LifecycleMethods, DeskMethods],
+      },
       HttpResponder,
       HttpCors,
       HttpAuthentication,
@@ -131,8 +154,10 @@ async function host(options: Partial<McpModuleOptions> & Record<string, unknown>
 type Host = Awaited<ReturnType<typeof host>>;
 
 let nextId = 1;
-const rpc = (method: string, params?: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, ...(params && { params }) });
-const INITIALIZE = (version = '2025-11-25') => rpc('initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'spec', version: '1' } });
+const rpc = (method: string, params?: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, ...(params && { params }) });
+const INITIALIZE = (version = '2025-11-25') =>
+  rpc('initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'spec', version: '1' } });
 
 /** A POST of `body` as a client sends it: JSON, accepting JSON and SSE. */
 const post = (url: string, body: string, headers: Record<string, string> = {}) =>
@@ -142,18 +167,27 @@ const post = (url: string, body: string, headers: Record<string, string> = {}) =
 const sseMessages = (text: string) =>
   text
     .split('\n\n')
-    .map((event) => event.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n'))
+    .map((event) =>
+      event
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n'),
+    )
     .filter((data) => data.trim() !== '')
     .map((data) => JSON.parse(data) as Record<string, unknown>);
 
 /** A request with a `Host` header of our choosing (fetch always sends the URL's). */
 const withHost = (port: number, host: string) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host, 'content-type': 'application/json' } },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     req.end(rpc('ping'));
   });
@@ -197,9 +231,20 @@ describe('StreamableHttpHandler', () => {
       it('refuses a Host it does not serve with 403 and its JSON-RPC body', async () => {
         const response = await withHost(mcp.port, 'evil.example');
         expect(response.status).toBe(403);
-        expect(JSON.parse(response.body)).toEqual(refusal(-32600, 'Forbidden: Host "evil.example" is not allowed (DNS rebinding protection); add it to allowedHosts'));
+        expect(JSON.parse(response.body)).toEqual(
+          refusal(
+            -32600,
+            'Forbidden: Host "evil.example" is not allowed (DNS rebinding protection); add it to allowedHosts',
+          ),
+        );
         expect(mcp.events).toHaveLength(1);
-        expect(mcp.events[0]).toMatchObject({ method: null, refusal: true, outcome: 'denied', errorCode: 403, remoteAddress: '127.0.0.1' });
+        expect(mcp.events[0]).toMatchObject({
+          method: null,
+          refusal: true,
+          outcome: 'denied',
+          errorCode: 403,
+          remoteAddress: '127.0.0.1',
+        });
       });
 
       it('accepts localhost as Host', async () => {
@@ -211,12 +256,17 @@ describe('StreamableHttpHandler', () => {
         const response = await post(mcp.url, rpc('ping'), as(ALICE, { origin: 'https://evil.example' }));
         expect(response.status).toBe(403);
         expect(response.headers.get('access-control-allow-origin')).toBeNull();
-        expect(await rpcOf(response)).toEqual(refusal(-32600, 'Forbidden: Origin "https://evil.example" is not allowed; add it to allowedOrigins'));
+        expect(await rpcOf(response)).toEqual(
+          refusal(-32600, 'Forbidden: Origin "https://evil.example" is not allowed; add it to allowedOrigins'),
+        );
         expect(mcp.events[0]).toMatchObject({ outcome: 'denied', errorCode: 403 });
       });
 
       it('answers the CORS preflight of a configured origin with 204 and the allowed headers, without authentication', async () => {
-        const response = await fetch(mcp.url, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST' } });
+        const response = await fetch(mcp.url, {
+          method: 'OPTIONS',
+          headers: { origin: APP, 'access-control-request-method': 'POST' },
+        });
         expect(response.status).toBe(204);
         expect(response.headers.get('access-control-allow-origin')).toBe(APP);
         expect(response.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE');
@@ -240,7 +290,9 @@ describe('StreamableHttpHandler', () => {
         const response = await post(mcp.url, INITIALIZE(), as(ALICE, { origin: APP }));
         expect(response.status).toBe(200);
         expect(response.headers.get('access-control-allow-origin')).toBe(APP);
-        expect(response.headers.get('access-control-expose-headers')).toBe('mcp-session-id, mcp-protocol-version, www-authenticate, retry-after');
+        expect(response.headers.get('access-control-expose-headers')).toBe(
+          'mcp-session-id, mcp-protocol-version, www-authenticate, retry-after',
+        );
         expect(response.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
         await response.text();
       });
@@ -249,7 +301,9 @@ describe('StreamableHttpHandler', () => {
         const response = await fetch(mcp.url, { method: 'PUT', headers: as(ALICE), body: '{}' });
         expect(response.status).toBe(405);
         expect(response.headers.get('allow')).toBe('GET, POST, DELETE');
-        expect(await rpcOf(response)).toEqual(refusal(-32600, 'Method Not Allowed: PUT is not served on this endpoint'));
+        expect(await rpcOf(response)).toEqual(
+          refusal(-32600, 'Method Not Allowed: PUT is not served on this endpoint'),
+        );
         expect(mcp.events[0]).toMatchObject({ outcome: 'invalid', errorCode: 405 });
       });
 
@@ -258,7 +312,9 @@ describe('StreamableHttpHandler', () => {
         const response = await post(mcp.url, rpc('ping'), as(ALICE));
         expect(response.status).toBe(503);
         expect(response.headers.get('retry-after')).toBe('5');
-        expect(await rpcOf(response)).toEqual(refusal(-32600, 'Service Unavailable: the host is starting or shutting down'));
+        expect(await rpcOf(response)).toEqual(
+          refusal(-32600, 'Service Unavailable: the host is starting or shutting down'),
+        );
         expect(mcp.events[0]).toMatchObject({ outcome: 'unavailable', errorCode: 503 });
       });
     });
@@ -269,7 +325,9 @@ describe('StreamableHttpHandler', () => {
         expect(response.status).toBe(401);
         expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp"');
         expect(response.headers.get('content-type')).toBe('application/json');
-        expect(await rpcOf(response)).toEqual(refusal(-32001, 'Unauthorized: No API key: send Authorization: Bearer <key> or X-API-Key: <key>'));
+        expect(await rpcOf(response)).toEqual(
+          refusal(-32001, 'Unauthorized: No API key: send Authorization: Bearer <key> or X-API-Key: <key>'),
+        );
         expect(mcp.events[0]).toMatchObject({ outcome: 'unauthenticated', errorCode: 401 });
         expect(mcp.sessions.size).toBe(0);
       });
@@ -278,7 +336,9 @@ describe('StreamableHttpHandler', () => {
         for (let attempt = 0; attempt < 3; attempt++) {
           const response = await post(mcp.url, INITIALIZE(), as(`guess-${attempt}`));
           expect(response.status).toBe(401);
-          expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp", error="invalid_token", error_description="The API key is not valid"');
+          expect(response.headers.get('www-authenticate')).toBe(
+            'Bearer realm="mcp", error="invalid_token", error_description="The API key is not valid"',
+          );
           await response.text();
         }
         const locked = await post(mcp.url, INITIALIZE(), as(ALICE));
@@ -298,21 +358,31 @@ describe('StreamableHttpHandler', () => {
       it('refuses a body that is not JSON by its content type with 415', async () => {
         const response = await post(mcp.url, rpc('ping'), as(ALICE, { 'content-type': 'text/plain' }));
         expect(response.status).toBe(415);
-        expect(await rpcOf(response)).toEqual(refusal(-32600, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json'));
+        expect(await rpcOf(response)).toEqual(
+          refusal(-32600, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json'),
+        );
         expect(mcp.events[0]).toMatchObject({ outcome: 'invalid', errorCode: 415, principal: undefined });
       });
 
       it('refuses a client that accepts neither JSON nor SSE with 406', async () => {
         const response = await post(mcp.url, rpc('ping'), as(ALICE, { accept: 'text/html' }));
         expect(response.status).toBe(406);
-        expect(await rpcOf(response)).toEqual(refusal(-32600, 'Not Acceptable: the Accept header must include application/json or text/event-stream'));
+        expect(await rpcOf(response)).toEqual(
+          refusal(-32600, 'Not Acceptable: the Accept header must include application/json or text/event-stream'),
+        );
         expect(mcp.events[0]).toMatchObject({ outcome: 'invalid', errorCode: 406 });
       });
 
       it('refuses a body over bodyLimit with 413', async () => {
-        const response = await post(mcp.url, rpc('tools/call', { name: 'x', arguments: { text: 'a'.repeat(4096) } }), as(ALICE));
+        const response = await post(
+          mcp.url,
+          rpc('tools/call', { name: 'x', arguments: { text: 'a'.repeat(4096) } }),
+          as(ALICE),
+        );
         expect(response.status).toBe(413);
-        expect(await rpcOf(response)).toEqual(refusal(-32600, 'Payload Too Large: the body exceeds 2048 bytes (bodyLimit)'));
+        expect(await rpcOf(response)).toEqual(
+          refusal(-32600, 'Payload Too Large: the body exceeds 2048 bytes (bodyLimit)'),
+        );
         expect(mcp.events[0]).toMatchObject({ outcome: 'limited', errorCode: 413 });
       });
 
@@ -324,21 +394,37 @@ describe('StreamableHttpHandler', () => {
       });
 
       it.each([
-        ['a batch', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', null, 'batch requests are not supported; send one message per request'],
+        [
+          'a batch',
+          '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+          null,
+          'batch requests are not supported; send one message per request',
+        ],
         ['a wrong version', '{"jsonrpc":"1.0","id":5,"method":"ping"}', 5, '"jsonrpc" must be "2.0"'],
         ['no method', '{"jsonrpc":"2.0","id":"a"}', 'a', '"method" must be a string'],
       ])('answers %s with 400 and -32600, with the id when it has one', async (_case, body, id, reason) => {
         const response = await post(mcp.url, body, as(ALICE));
         expect(response.status).toBe(400);
-        expect(await rpcOf(response)).toEqual({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${reason}` } });
+        expect(await rpcOf(response)).toEqual({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32600, message: `Invalid Request: ${reason}` },
+        });
       });
 
       it('refuses an unsupported MCP-Protocol-Version with 400, but not on initialize', async () => {
         const session = await open();
-        const response = await post(mcp.url, rpc('ping'), as(ALICE, { 'mcp-session-id': session, 'mcp-protocol-version': '2024-01-01' }));
+        const response = await post(
+          mcp.url,
+          rpc('ping'),
+          as(ALICE, { 'mcp-session-id': session, 'mcp-protocol-version': '2024-01-01' }),
+        );
         expect(response.status).toBe(400);
         expect(await rpcOf(response)).toEqual(
-          refusal(-32600, 'Bad Request: unsupported MCP-Protocol-Version "2024-01-01"; supported: 2025-11-25, 2025-06-18, 2025-03-26'),
+          refusal(
+            -32600,
+            'Bad Request: unsupported MCP-Protocol-Version "2024-01-01"; supported: 2025-11-25, 2025-06-18, 2025-03-26',
+          ),
         );
         expect(mcp.events.at(-1)).toMatchObject({ outcome: 'invalid', errorCode: 400 });
         const initialize = await post(mcp.url, INITIALIZE(), as(ALICE, { 'mcp-protocol-version': '2024-01-01' }));
@@ -356,10 +442,21 @@ describe('StreamableHttpHandler', () => {
         expect(response.headers.get('cache-control')).toBe('no-store');
         const id = response.headers.get('mcp-session-id')!;
         const body = await rpcOf(response);
-        expect(body.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'spec-host', version: '1.0.0' } });
+        expect(body.result).toMatchObject({
+          protocolVersion: '2025-06-18',
+          serverInfo: { name: 'spec-host', version: '1.0.0' },
+        });
         const session = mcp.sessions.get(id)!;
-        expect(session).toMatchObject({ principalId: 'alice', owner: 'principal:alice', opened: true, protocolVersion: '2025-06-18', clientInfo: { name: 'spec', version: '1' } });
-        expect(mcp.events.map((e) => [e.method, e.outcome, e.sessionId, e.principal])).toEqual([['initialize', 'ok', id, 'alice']]);
+        expect(session).toMatchObject({
+          principalId: 'alice',
+          owner: 'principal:alice',
+          opened: true,
+          protocolVersion: '2025-06-18',
+          clientInfo: { name: 'spec', version: '1' },
+        });
+        expect(mcp.events.map((e) => [e.method, e.outcome, e.sessionId, e.principal])).toEqual([
+          ['initialize', 'ok', id, 'alice'],
+        ]);
       });
 
       it('answers a later request in its session, as JSON with the security headers', async () => {
@@ -377,14 +474,21 @@ describe('StreamableHttpHandler', () => {
         await open();
         const response = await post(mcp.url, rpc('tools/list'), as(ALICE));
         expect(response.status).toBe(400);
-        expect(await rpcOf(response)).toEqual(refusal(-32600, 'Bad Request: the Mcp-Session-Id header is required; send initialize first to open a session'));
+        expect(await rpcOf(response)).toEqual(
+          refusal(
+            -32600,
+            'Bad Request: the Mcp-Session-Id header is required; send initialize first to open a session',
+          ),
+        );
         expect(mcp.events.at(-1)).toMatchObject({ outcome: 'invalid', errorCode: 400 });
       });
 
       it('answers an unknown session id with 404 and -32001', async () => {
         const response = await post(mcp.url, rpc('tools/list'), as(ALICE, { 'mcp-session-id': 'no-such-session' }));
         expect(response.status).toBe(404);
-        expect(await rpcOf(response)).toEqual(refusal(-32001, 'Session not found: it ended or never existed; send initialize to open a new one'));
+        expect(await rpcOf(response)).toEqual(
+          refusal(-32001, 'Session not found: it ended or never existed; send initialize to open a new one'),
+        );
         expect(mcp.events.at(-1)).toMatchObject({ outcome: 'not_found', errorCode: 404 });
       });
 
@@ -392,19 +496,30 @@ describe('StreamableHttpHandler', () => {
         const session = await open(ALICE);
         const response = await post(mcp.url, rpc('tools/list'), as(BOB, { 'mcp-session-id': session }));
         expect(response.status).toBe(404);
-        expect((await rpcOf(response)).error).toEqual({ code: -32001, message: 'Session not found: it ended or never existed; send initialize to open a new one' });
+        expect((await rpcOf(response)).error).toEqual({
+          code: -32001,
+          message: 'Session not found: it ended or never existed; send initialize to open a new one',
+        });
         expect(mcp.sessions.get(session)).toBeDefined();
       });
 
       it('accepts notifications and responses with 202 and no body', async () => {
         const session = await open();
-        const initialized = await post(mcp.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), as(ALICE, { 'mcp-session-id': session }));
+        const initialized = await post(
+          mcp.url,
+          JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+          as(ALICE, { 'mcp-session-id': session }),
+        );
         expect(initialized.status).toBe(202);
         expect(initialized.headers.get('x-content-type-options')).toBe('nosniff');
         expect(await initialized.text()).toBe('');
         expect(mcp.sessions.get(session)!.initialized).toBe(true);
         jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-        const response = await post(mcp.url, JSON.stringify({ jsonrpc: '2.0', id: 'srv-1', result: {} }), as(ALICE, { 'mcp-session-id': session }));
+        const response = await post(
+          mcp.url,
+          JSON.stringify({ jsonrpc: '2.0', id: 'srv-1', result: {} }),
+          as(ALICE, { 'mcp-session-id': session }),
+        );
         expect(response.status).toBe(202);
         expect(await response.text()).toBe('');
       });
@@ -423,7 +538,7 @@ describe('StreamableHttpHandler', () => {
         await again.text();
       });
 
-      it("does not let another principal end a session", async () => {
+      it('does not let another principal end a session', async () => {
         const session = await open(ALICE);
         const response = await fetch(mcp.url, { method: 'DELETE', headers: as(BOB, { 'mcp-session-id': session }) });
         expect(response.status).toBe(404);
@@ -433,16 +548,24 @@ describe('StreamableHttpHandler', () => {
 
       it('refuses a GET stream to a client that does not accept SSE with 406', async () => {
         const session = await open();
-        const response = await fetch(mcp.url, { headers: as(ALICE, { 'mcp-session-id': session, accept: 'application/json' }) });
+        const response = await fetch(mcp.url, {
+          headers: as(ALICE, { 'mcp-session-id': session, accept: 'application/json' }),
+        });
         expect(response.status).toBe(406);
-        expect((await rpcOf(response)).error.message).toBe('Not Acceptable: the Accept header must include text/event-stream');
+        expect((await rpcOf(response)).error.message).toBe(
+          'Not Acceptable: the Accept header must include text/event-stream',
+        );
       });
     });
 
     describe('answers on an SSE stream', () => {
       it('streams the progress notification and then the response when the call notifies and the client accepts SSE', async () => {
         const session = await open();
-        const response = await post(mcp.url, rpc('tools/call', { name: 'export', arguments: {}, _meta: { progressToken: 'p-1' } }), as(ALICE, { 'mcp-session-id': session }));
+        const response = await post(
+          mcp.url,
+          rpc('tools/call', { name: 'export', arguments: {}, _meta: { progressToken: 'p-1' } }),
+          as(ALICE, { 'mcp-session-id': session }),
+        );
         expect(response.status).toBe(200);
         expect(response.headers.get('content-type')).toBe('text/event-stream');
         expect(response.headers.get('x-content-type-options')).toBe('nosniff');
@@ -459,7 +582,11 @@ describe('StreamableHttpHandler', () => {
 
       it('answers with JSON when the call sends nothing, even to a client accepting SSE', async () => {
         const session = await open();
-        const response = await post(mcp.url, rpc('tools/call', { name: 'export', arguments: {} }), as(ALICE, { 'mcp-session-id': session }));
+        const response = await post(
+          mcp.url,
+          rpc('tools/call', { name: 'export', arguments: {} }),
+          as(ALICE, { 'mcp-session-id': session }),
+        );
         expect(response.headers.get('content-type')).toBe('application/json');
         expect((await rpcOf(response)).result).toEqual({ content: [{ type: 'text', text: 'called export' }] });
       });
@@ -468,11 +595,17 @@ describe('StreamableHttpHandler', () => {
         const session = await open();
         const onStream: unknown[] = [];
         mcp.sessions.get(session)!.addSink((message) => onStream.push(JSON.parse(message)));
-        const response = await post(mcp.url, rpc('tools/call', { name: 'export', _meta: { progressToken: 7 } }), as(ALICE, { 'mcp-session-id': session, accept: 'application/json' }));
+        const response = await post(
+          mcp.url,
+          rpc('tools/call', { name: 'export', _meta: { progressToken: 7 } }),
+          as(ALICE, { 'mcp-session-id': session, accept: 'application/json' }),
+        );
         expect(response.status).toBe(200);
         expect(response.headers.get('content-type')).toBe('application/json');
         expect((await rpcOf(response)).result.content[0].text).toBe('called export');
-        expect(onStream).toEqual([{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1, total: 2 } }]);
+        expect(onStream).toEqual([
+          { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1, total: 2 } },
+        ]);
       });
     });
   });
@@ -488,7 +621,9 @@ describe('StreamableHttpHandler', () => {
       const response = await fetch(mcp.url, { method, headers: { accept: BOTH } });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('POST');
-      expect(await rpcOf(response)).toEqual(refusal(-32600, `Method Not Allowed: ${method} is not served on this endpoint`));
+      expect(await rpcOf(response)).toEqual(
+        refusal(-32600, `Method Not Allowed: ${method} is not served on this endpoint`),
+      );
       expect(mcp.events[0]).toMatchObject({ outcome: 'invalid', errorCode: 405 });
     });
 
@@ -512,7 +647,10 @@ describe('StreamableHttpHandler', () => {
       expect(response.headers.get('content-type')).toBe('text/event-stream');
       const text = await response.text();
       expect(text).not.toContain('id: ');
-      expect(sseMessages(text).map((message) => message.method ?? 'response')).toEqual(['notifications/progress', 'response']);
+      expect(sseMessages(text).map((message) => message.method ?? 'response')).toEqual([
+        'notifications/progress',
+        'response',
+      ]);
     });
 
     it('answers a client accepting SSE only with the response as an event', async () => {

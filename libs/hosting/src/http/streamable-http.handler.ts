@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import { DEFAULT_HTTP_PROTOCOL_VERSION, JsonRpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type McpPrincipal } from '#libs/core';
+import {
+  DEFAULT_HTTP_PROTOCOL_VERSION,
+  JsonRpcErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type McpPrincipal,
+} from '#libs/core';
 import { checkOriginAndHost, InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import {
   classify,
@@ -49,7 +54,10 @@ function supportsPolling(protocolVersion: string): boolean {
 
 function accepts(header: string | undefined): Accepts {
   if (!header || header.includes('*/*')) return { json: true, sse: true };
-  return { json: header.includes('application/json') || header.includes('application/*'), sse: header.includes('text/event-stream') };
+  return {
+    json: header.includes('application/json') || header.includes('application/*'),
+    sse: header.includes('text/event-stream'),
+  };
 }
 
 /**
@@ -89,7 +97,9 @@ export class StreamableHttpHandler {
   }
 
   private async route(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    const refusal = checkOriginAndHost(req.headers, this.security.originHost) ?? (this.state.accepting ? undefined : HttpMessages.notReady());
+    const refusal =
+      checkOriginAndHost(req.headers, this.security.originHost) ??
+      (this.state.accepting ? undefined : HttpMessages.notReady());
     if (refusal) return this.responder.refuse(res, refusal, req);
     if (this.cors.apply(req, res)) return;
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
@@ -109,11 +119,17 @@ export class StreamableHttpHandler {
     }
   }
 
-  private async post(req: IncomingMessage & { body?: unknown }, res: ServerResponse, principal: McpPrincipal): Promise<void> {
+  private async post(
+    req: IncomingMessage & { body?: unknown },
+    res: ServerResponse,
+    principal: McpPrincipal,
+  ): Promise<void> {
     const contentType = req.headers['content-type'];
-    if (!contentType || !contentType.startsWith('application/json')) return this.responder.refuse(res, HttpMessages.unsupportedMediaType(), req);
+    if (!contentType || !contentType.startsWith('application/json'))
+      return this.responder.refuse(res, HttpMessages.unsupportedMediaType(), req);
     const accept = accepts(req.headers.accept);
-    if (!accept.json && !accept.sse) return this.responder.refuse(res, HttpMessages.notAcceptable('application/json or text/event-stream'), req);
+    if (!accept.json && !accept.sse)
+      return this.responder.refuse(res, HttpMessages.notAcceptable('application/json or text/event-stream'), req);
 
     let parsed: unknown;
     if (req.body !== undefined && typeof req.body === 'object' && !Buffer.isBuffer(req.body)) {
@@ -123,7 +139,8 @@ export class StreamableHttpHandler {
       try {
         body = await readBody(req, this.options.bodyLimit);
       } catch (error) {
-        if (error instanceof BodyTooLargeError) return this.responder.refuse(res, HttpMessages.tooLarge(this.options.bodyLimit), req);
+        if (error instanceof BodyTooLargeError)
+          return this.responder.refuse(res, HttpMessages.tooLarge(this.options.bodyLimit), req);
         throw error;
       }
       try {
@@ -134,7 +151,11 @@ export class StreamableHttpHandler {
     }
     const classified = classify(parsed);
     if ('invalid' in classified) {
-      return this.responder.json(res, 400, errorResponse(classified.id, JsonRpcErrorCode.INVALID_REQUEST, `Invalid Request: ${classified.invalid}`));
+      return this.responder.json(
+        res,
+        400,
+        errorResponse(classified.id, JsonRpcErrorCode.INVALID_REQUEST, `Invalid Request: ${classified.invalid}`),
+      );
     }
     const { kind, message } = classified;
 
@@ -150,11 +171,15 @@ export class StreamableHttpHandler {
       session = new McpSession(undefined, typeof version === 'string' ? version : DEFAULT_HTTP_PROTOCOL_VERSION);
     } else if (isInitialize) {
       // Without authentication every caller is the same principal: count sessions per address instead.
-      const owner = !this.authentication.authenticates ? `address:${req.socket.remoteAddress}` : `principal:${principal.id}`;
+      const owner = !this.authentication.authenticates
+        ? `address:${req.socket.remoteAddress}`
+        : `principal:${principal.id}`;
       const full = this.sessions.refusal(owner);
       if (full?.reason === 'full') return this.responder.refuse(res, HttpMessages.tooManySessions(full.limit), req);
       if (full) {
-        const who = !this.authentication.authenticates ? `this address (${req.socket.remoteAddress})` : `"${principal.id}"`;
+        const who = !this.authentication.authenticates
+          ? `this address (${req.socket.remoteAddress})`
+          : `"${principal.id}"`;
         return this.responder.refuse(res, HttpMessages.tooManyOwnSessions(who, full.limit, full.retryAfterSec), req, {
           headers: { 'retry-after': String(full.retryAfterSec) },
           outcome: 'limited',
@@ -170,7 +195,11 @@ export class StreamableHttpHandler {
     }
 
     if (kind !== 'request') {
-      await this.dispatcher.dispatch(kind, message, this.scope(req, session, principal, () => false));
+      await this.dispatcher.dispatch(
+        kind,
+        message,
+        this.scope(req, session, principal, () => false),
+      );
       this.responder.empty(res, 202);
       return;
     }
@@ -232,7 +261,10 @@ export class StreamableHttpHandler {
           res.once('close', onClose);
           return () => res.off('close', onClose);
         };
-    const response = await this.dispatcher.dispatch(kind, message, { ...this.scope(req, session, principal, notify, onLost), closeStream });
+    const response = await this.dispatcher.dispatch(kind, message, {
+      ...this.scope(req, session, principal, notify, onLost),
+      closeStream,
+    });
     if (response === undefined) {
       // The client cancelled the request: it gets no response, and the connection is let go.
       if (replay) replay.finish();
@@ -256,7 +288,8 @@ export class StreamableHttpHandler {
 
   private get(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
     if (!this.stateful) return this.responder.refuse(res, HttpMessages.methodNotAllowed('GET'), req, { allow: 'POST' });
-    if (!accepts(req.headers.accept).sse) return this.responder.refuse(res, HttpMessages.notAcceptable('text/event-stream'), req);
+    if (!accepts(req.headers.accept).sse)
+      return this.responder.refuse(res, HttpMessages.notAcceptable('text/event-stream'), req);
     const session = this.findSession(req, res, principal);
     if (!session) return;
     const lastEventId = req.headers['last-event-id'];
@@ -274,7 +307,11 @@ export class StreamableHttpHandler {
       return;
     }
     // A client may hold several GET streams (each message goes on one); a cap keeps one session from holding sockets without end.
-    if (session.sinkCount >= MAX_GET_STREAMS) return this.responder.refuse(res, HttpMessages.tooManyStreams(MAX_GET_STREAMS), req, { outcome: 'limited', principal: principal.id });
+    if (session.sinkCount >= MAX_GET_STREAMS)
+      return this.responder.refuse(res, HttpMessages.tooManyStreams(MAX_GET_STREAMS), req, {
+        outcome: 'limited',
+        principal: principal.id,
+      });
     const stream = new SseStream(res, {});
     const close = () => stream.end();
     const remove = session.addSink((message: string) => stream.send(message));
@@ -286,7 +323,8 @@ export class StreamableHttpHandler {
   }
 
   private delete(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
-    if (!this.stateful) return this.responder.refuse(res, HttpMessages.methodNotAllowed('DELETE'), req, { allow: 'POST' });
+    if (!this.stateful)
+      return this.responder.refuse(res, HttpMessages.methodNotAllowed('DELETE'), req, { allow: 'POST' });
     const session = this.findSession(req, res, principal);
     if (!session) return;
     this.sessions.delete(session.id!, 'session ended by the client');
@@ -311,7 +349,21 @@ export class StreamableHttpHandler {
     return session;
   }
 
-  private scope(req: IncomingMessage, session: McpSession, principal: McpPrincipal, notify: DispatchScope['notify'], onLost?: DispatchScope['onLost']): DispatchScope {
-    return { session, transport: 'http', principal, headers: req.headers, remoteAddress: req.socket.remoteAddress, notify, onLost };
+  private scope(
+    req: IncomingMessage,
+    session: McpSession,
+    principal: McpPrincipal,
+    notify: DispatchScope['notify'],
+    onLost?: DispatchScope['onLost'],
+  ): DispatchScope {
+    return {
+      session,
+      transport: 'http',
+      principal,
+      headers: req.headers,
+      remoteAddress: req.socket.remoteAddress,
+      notify,
+      onLost,
+    };
   }
 }

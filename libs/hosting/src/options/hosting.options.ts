@@ -22,7 +22,15 @@ export const MCP_HOSTING_OPTIONS = Symbol('MCP:HOSTING_OPTIONS');
 export const InjectHostingOptions = (): ParameterDecorator => Inject(MCP_HOSTING_OPTIONS);
 
 /** The options of `McpModule` this slice reads. */
-export const HOSTING_OPTION_KEYS = ['path', 'http', 'stdio', 'routeThroughExpress', 'bodyLimit', 'cors', 'shutdownTimeoutMs'] as const;
+export const HOSTING_OPTION_KEYS = [
+  'path',
+  'http',
+  'stdio',
+  'routeThroughExpress',
+  'bodyLimit',
+  'cors',
+  'shutdownTimeoutMs',
+] as const;
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -35,13 +43,30 @@ export function resolveHostingOptions(o: Record<string, unknown>, report: Option
   const check = optionChecks(o, report);
   const path = o.path ?? '/mcp';
   if (typeof path !== 'string' || !URL_PATH.test(path) || (path.length > 1 && path.endsWith('/'))) {
-    report('path', `"${String(path)}" is not an absolute URL path`, "use a path like '/mcp' (leading slash, no trailing slash, no query)");
+    report(
+      'path',
+      `"${String(path)}" is not an absolute URL path`,
+      "use a path like '/mcp' (leading slash, no trailing slash, no query)",
+    );
   }
   const bodyLimit = parseSize(o.bodyLimit ?? '1mb');
-  if (bodyLimit === undefined) report('bodyLimit', `${JSON.stringify(o.bodyLimit)} is not a size`, "give bytes (1048576) or a string like '512kb' or '4mb'");
+  if (bodyLimit === undefined)
+    report(
+      'bodyLimit',
+      `${JSON.stringify(o.bodyLimit)} is not a size`,
+      "give bytes (1048576) or a string like '512kb' or '4mb'",
+    );
   const cors = o.cors as { origins?: unknown; maxAgeSec?: number } | undefined;
-  if (cors !== undefined && (!Array.isArray(cors?.origins) || cors.origins.some((origin) => typeof origin !== 'string' || !/^https?:\/\/[^/]+$/.test(origin)))) {
-    report('cors', 'needs "origins": a list of scheme://host[:port]', "e.g. cors: { origins: ['https://app.example.com'] }");
+  if (
+    cors !== undefined &&
+    (!Array.isArray(cors?.origins) ||
+      cors.origins.some((origin) => typeof origin !== 'string' || !/^https?:\/\/[^/]+$/.test(origin)))
+  ) {
+    report(
+      'cors',
+      'needs "origins": a list of scheme://host[:port]',
+      "e.g. cors: { origins: ['https://app.example.com'] }",
+    );
   }
   return {
     path: typeof path === 'string' ? path : '/mcp',
@@ -49,7 +74,13 @@ export function resolveHostingOptions(o: Record<string, unknown>, report: Option
     stdio: check.flag('stdio', false),
     routeThroughExpress: check.flag('routeThroughExpress', false),
     bodyLimit: bodyLimit ?? 1024 ** 2,
-    cors: cors && Array.isArray(cors.origins) ? { origins: new Set((cors.origins as string[]).map((origin) => origin.toLowerCase())), maxAgeSec: cors.maxAgeSec ?? 600 } : undefined,
+    cors:
+      cors && Array.isArray(cors.origins)
+        ? {
+            origins: new Set((cors.origins as string[]).map((origin) => origin.toLowerCase())),
+            maxAgeSec: cors.maxAgeSec ?? 600,
+          }
+        : undefined,
     shutdownTimeoutMs: check.integer('shutdownTimeoutMs', 10_000, 0),
   };
 }

@@ -3,33 +3,68 @@ import { resolveMcpOptions } from './mcp-options.resolver';
 
 describe('resolveMcpOptions', () => {
   it('fills every default, in the slice of the library that reads it', () => {
-    const { protocol, hosting, security, invocation, operations } = resolveMcpOptions({ name: 'desk', version: '1.0.0' });
+    const { protocol, hosting, security, invocation, operations } = resolveMcpOptions({
+      name: 'desk',
+      version: '1.0.0',
+    });
     expect(protocol).toEqual({
       server: { name: 'desk', version: '1.0.0', title: undefined, instructions: undefined },
       mode: 'stateful',
       pageSize: 100,
-      limits: { maxDepth: 32, maxStringLength: 100_000, maxArrayLength: 10_000, maxArguments: 100, maxUriLength: 2_048 },
+      limits: {
+        maxDepth: 32,
+        maxStringLength: 100_000,
+        maxArrayLength: 10_000,
+        maxArguments: 100,
+        maxUriLength: 2_048,
+      },
       sessions: { idleTtlMs: 1_800_000, max: 10_000, maxPerPrincipal: 100, maxSubscriptions: 100 },
       tools: { timeoutMs: 30_000, confirmDestructive: false },
       tasks: { ttlMs: 3_600_000 },
     });
-    expect(hosting).toEqual({ path: '/mcp', http: true, stdio: false, routeThroughExpress: false, bodyLimit: 1_048_576, cors: undefined, shutdownTimeoutMs: 10_000 });
-    expect(security).toMatchObject({ auth: { mode: 'none' }, authFailureLimit: { limit: 20, windowMs: 60_000 }, audit: undefined, stdioPrincipal: { id: 'anonymous' } });
+    expect(hosting).toEqual({
+      path: '/mcp',
+      http: true,
+      stdio: false,
+      routeThroughExpress: false,
+      bodyLimit: 1_048_576,
+      cors: undefined,
+      shutdownTimeoutMs: 10_000,
+    });
+    expect(security).toMatchObject({
+      auth: { mode: 'none' },
+      authFailureLimit: { limit: 20, windowMs: 60_000 },
+      audit: undefined,
+      stdioPrincipal: { id: 'anonymous' },
+    });
     expect(security.redactor).toBeDefined();
     expect(security.originHost.allowedOrigins).toBeUndefined();
     expect([...security.originHost.allowedHosts!]).toEqual(['localhost', '127.0.0.1', '[::1]']);
     expect(invocation).toMatchObject({ unknownArguments: 'refuse', approvals: { ttlMs: 600_000, waitMs: 20_000 } });
     // The approval page lives on the dashboard: loopback callers get a link without publicUrl.
     expect(invocation.approvals.pageOf?.({ host: 'localhost:3000' })).toBe('http://localhost:3000/admin');
-    expect(operations).toMatchObject({ http: true, healthChecks: [], admin: { path: '/admin' }, approvals: { roles: ['admin', 'approver'], allowSelfApproval: true } });
+    expect(operations).toMatchObject({
+      http: true,
+      healthChecks: [],
+      admin: { path: '/admin' },
+      approvals: { roles: ['admin', 'approver'], allowSelfApproval: true },
+    });
   });
 
   it('has no redactor when the built-in patterns are off and none are given', () => {
-    expect(resolveMcpOptions({ name: 'a', version: '1', redact: { builtIn: false } }).security.redactor).toBeUndefined();
+    expect(
+      resolveMcpOptions({ name: 'a', version: '1', redact: { builtIn: false } }).security.redactor,
+    ).toBeUndefined();
   });
 
   it('parses sizes and host wildcards', () => {
-    const { hosting, security } = resolveMcpOptions({ name: 'a', version: '1', bodyLimit: '512kb', allowedHosts: ['*'], allowedOrigins: ['https://App.example.com'] });
+    const { hosting, security } = resolveMcpOptions({
+      name: 'a',
+      version: '1',
+      bodyLimit: '512kb',
+      allowedHosts: ['*'],
+      allowedOrigins: ['https://App.example.com'],
+    });
     expect(hosting.bodyLimit).toBe(524_288);
     expect(security.originHost.allowedHosts).toBeUndefined();
     expect([...security.originHost.allowedOrigins!]).toEqual(['https://app.example.com']);
@@ -80,10 +115,19 @@ describe('resolveMcpOptions: admin', () => {
   };
 
   it('serves the dashboard at /admin with a 5-minute window unless turned off', () => {
-    expect(resolveMcpOptions({ name: 'a', version: '1' }).operations.admin).toEqual({ path: '/admin', statsWindowMs: 300_000 });
-    expect(resolveMcpOptions({ name: 'a', version: '1', admin: true }).operations.admin).toEqual({ path: '/admin', statsWindowMs: 300_000 });
+    expect(resolveMcpOptions({ name: 'a', version: '1' }).operations.admin).toEqual({
+      path: '/admin',
+      statsWindowMs: 300_000,
+    });
+    expect(resolveMcpOptions({ name: 'a', version: '1', admin: true }).operations.admin).toEqual({
+      path: '/admin',
+      statsWindowMs: 300_000,
+    });
     expect(resolveMcpOptions({ name: 'a', version: '1', admin: false }).operations.admin).toBeUndefined();
-    expect(resolveMcpOptions({ name: 'a', version: '1', admin: { path: '/ops/mcp', statsWindowMinutes: 15 } }).operations.admin).toEqual({ path: '/ops/mcp', statsWindowMs: 900_000 });
+    expect(
+      resolveMcpOptions({ name: 'a', version: '1', admin: { path: '/ops/mcp', statsWindowMinutes: 15 } }).operations
+        .admin,
+    ).toEqual({ path: '/ops/mcp', statsWindowMs: 900_000 });
   });
 
   it('reports each bad admin option with a fix', () => {
@@ -94,8 +138,12 @@ describe('resolveMcpOptions: admin', () => {
       'McpModule option "admin.statsWindowMinutes": must be an integer from 1 to 1440, got 0',
     ]);
     expect(problemsOf({ path: '/' })).toEqual(['McpModule option "admin.path": "/" is not an absolute URL path']);
-    expect(problemsOf({ path: '/mcp' })).toEqual(['McpModule option "admin.path": "/mcp" is the path of the MCP endpoint']);
-    expect(problemsOf({ path: '/x' }, { path: '/x' })).toEqual(['McpModule option "admin.path": "/x" is the path of the MCP endpoint']);
+    expect(problemsOf({ path: '/mcp' })).toEqual([
+      'McpModule option "admin.path": "/mcp" is the path of the MCP endpoint',
+    ]);
+    expect(problemsOf({ path: '/x' }, { path: '/x' })).toEqual([
+      'McpModule option "admin.path": "/x" is the path of the MCP endpoint',
+    ]);
   });
 });
 
@@ -115,7 +163,10 @@ describe('resolveMcpOptions: metrics', () => {
     expect(resolveMcpOptions({ name: 'a', version: '1' }).operations.metrics).toEqual(main);
     expect(resolveMcpOptions({ name: 'a', version: '1', metrics: true }).operations.metrics).toEqual(main);
     expect(resolveMcpOptions({ name: 'a', version: '1', metrics: false }).operations.metrics).toBeUndefined();
-    expect(resolveMcpOptions({ name: 'a', version: '1', metrics: { port: 9464, host: '0.0.0.0', token: TOKEN } }).operations.metrics).toEqual({
+    expect(
+      resolveMcpOptions({ name: 'a', version: '1', metrics: { port: 9464, host: '0.0.0.0', token: TOKEN } }).operations
+        .metrics,
+    ).toEqual({
       path: '/metrics',
       port: 9464,
       host: '0.0.0.0',
@@ -125,7 +176,10 @@ describe('resolveMcpOptions: metrics', () => {
 
   it('turns metrics off on a host without HTTP unless they have a port of their own', () => {
     expect(resolveMcpOptions({ name: 'a', version: '1', http: false, stdio: true }).operations.metrics).toBeUndefined();
-    expect(resolveMcpOptions({ name: 'a', version: '1', http: false, stdio: true, metrics: { port: 9464 } }).operations.metrics).toMatchObject({ port: 9464 });
+    expect(
+      resolveMcpOptions({ name: 'a', version: '1', http: false, stdio: true, metrics: { port: 9464 } }).operations
+        .metrics,
+    ).toMatchObject({ port: 9464 });
   });
 
   it('reports each bad metrics option with a fix', () => {
@@ -136,11 +190,17 @@ describe('resolveMcpOptions: metrics', () => {
       'McpModule option "metrics.port": must be an integer from 1 to 65535, got 70000',
       'McpModule option "metrics.token": must be a string of at least 16 characters without spaces',
     ]);
-    expect(problemsOf({ path: '/mcp' })).toEqual(['McpModule option "metrics.path": "/mcp" is the path of the MCP endpoint']);
-    expect(problemsOf({ path: '/admin' })).toEqual(['McpModule option "metrics.path": "/admin" is the path of the admin dashboard']);
+    expect(problemsOf({ path: '/mcp' })).toEqual([
+      'McpModule option "metrics.path": "/mcp" is the path of the MCP endpoint',
+    ]);
+    expect(problemsOf({ path: '/admin' })).toEqual([
+      'McpModule option "metrics.path": "/admin" is the path of the admin dashboard',
+    ]);
     // On a port of its own, the path may be anything.
     expect(problemsOf({ path: '/mcp', port: 9464 })).toEqual([]);
-    expect(problemsOf({ host: '0.0.0.0' })).toEqual(['McpModule option "metrics.host": only applies to the listener of its own (metrics.port)']);
+    expect(problemsOf({ host: '0.0.0.0' })).toEqual([
+      'McpModule option "metrics.host": only applies to the listener of its own (metrics.port)',
+    ]);
   });
 
   it('refuses a public metrics listener nobody could scrape without authentication, unless a token is set', () => {
@@ -148,6 +208,11 @@ describe('resolveMcpOptions: metrics', () => {
       `McpModule option "metrics.host": authentication is off ('none'), so metrics answer loopback callers only, but the listener would be on 0.0.0.0`,
     ]);
     expect(problemsOf({ port: 9464, host: '0.0.0.0', token: TOKEN })).toEqual([]);
-    expect(problemsOf({ port: 9464, host: '0.0.0.0' }, { auth: { mode: 'apiKey', keys: [{ hash: `sha256:${'0'.repeat(64)}`, principal: 'ops' }] } })).toEqual([]);
+    expect(
+      problemsOf(
+        { port: 9464, host: '0.0.0.0' },
+        { auth: { mode: 'apiKey', keys: [{ hash: `sha256:${'0'.repeat(64)}`, principal: 'ops' }] } },
+      ),
+    ).toEqual([]);
   });
 });

@@ -3,7 +3,12 @@ import { CATALOG_OPTION_KEYS, resolveCatalogOptions, type CatalogOptions } from 
 import { resolveSecurityOptions, SECURITY_OPTION_KEYS, type SecurityOptions } from '#libs/security';
 import { INVOCATION_OPTION_KEYS, resolveInvocationOptions, type InvocationOptions } from '#libs/invocation';
 import { PROTOCOL_OPTION_KEYS, resolveProtocolOptions, type ProtocolOptions } from '#libs/protocol';
-import { approvalPageOf, OPERATIONS_OPTION_KEYS, resolveOperationsOptions, type OperationsOptions } from '#libs/operations';
+import {
+  approvalPageOf,
+  OPERATIONS_OPTION_KEYS,
+  resolveOperationsOptions,
+  type OperationsOptions,
+} from '#libs/operations';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 
@@ -33,16 +38,22 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
  */
 export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions {
   const problems: McpDiagnostic[] = [];
-  const report: OptionReport = (option, problem, fix) => problems.push({ where: `McpModule option "${option}"`, problem, fix });
+  const report: OptionReport = (option, problem, fix) =>
+    problems.push({ where: `McpModule option "${option}"`, problem, fix });
   const o = (options ?? {}) as unknown as Record<string, unknown>;
   for (const key of Object.keys(o)) {
-    if (!KNOWN_OPTIONS.has(key)) report(key, 'is not a known option', `remove it; known options are: ${[...KNOWN_OPTIONS].join(', ')}`);
+    if (!KNOWN_OPTIONS.has(key))
+      report(key, 'is not a known option', `remove it; known options are: ${[...KNOWN_OPTIONS].join(', ')}`);
   }
   const catalog = resolveCatalogOptions(o, report);
   const protocol = resolveProtocolOptions(o, report);
   const hosting = resolveHostingOptions(o, report);
   const security = resolveSecurityOptions(o, report);
-  const operations = resolveOperationsOptions(o, { http: hosting.http, mcpPath: hosting.path, authMode: security.auth.mode }, report);
+  const operations = resolveOperationsOptions(
+    o,
+    { http: hosting.http, mcpPath: hosting.path, authMode: security.auth.mode },
+    report,
+  );
   const { admin, approvals } = operations;
   const invocation = resolveInvocationOptions(o, report, {
     redactor: security.redactor,

@@ -2,7 +2,11 @@ import { LineSplitter } from './line-splitter';
 
 function split(limit: number, chunks: (string | Buffer)[]): string[] {
   const seen: string[] = [];
-  const splitter = new LineSplitter(limit, (line) => seen.push(line.toString('utf8')), () => seen.push('<too long>'));
+  const splitter = new LineSplitter(
+    limit,
+    (line) => seen.push(line.toString('utf8')),
+    () => seen.push('<too long>'),
+  );
   for (const chunk of chunks) splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return seen;
 }

@@ -41,16 +41,22 @@ export class StdioTransport {
     this.detach = this.sessions.attachLocal(this.session);
     this.output = output;
     this.session.addSink((message) => this.write(message));
-    const lines = new LineSplitter(this.options.bodyLimit, (line) => {
-      const text = line.toString('utf8');
-      if (text.trim()) void this.receive(text.endsWith('\r') ? text.slice(0, -1) : text);
-    }, () => this.write(errorResponse(null, JsonRpcErrorCode.INVALID_REQUEST, tooLarge(this.options.bodyLimit))));
+    const lines = new LineSplitter(
+      this.options.bodyLimit,
+      (line) => {
+        const text = line.toString('utf8');
+        if (text.trim()) void this.receive(text.endsWith('\r') ? text.slice(0, -1) : text);
+      },
+      () => this.write(errorResponse(null, JsonRpcErrorCode.INVALID_REQUEST, tooLarge(this.options.bodyLimit))),
+    );
     input.on('data', (chunk: Buffer | string) => lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     this.logger.log('Serving MCP on stdio');
-    return new Promise((resolve) => input.once('end', () => {
-      this.close();
-      resolve();
-    }));
+    return new Promise((resolve) =>
+      input.once('end', () => {
+        this.close();
+        resolve();
+      }),
+    );
   }
 
   /** The stdio session, once connected. */
@@ -75,7 +81,9 @@ export class StdioTransport {
     }
     const classified = classify(parsed);
     if ('invalid' in classified) {
-      this.write(errorResponse(classified.id, JsonRpcErrorCode.INVALID_REQUEST, `Invalid Request: ${classified.invalid}`));
+      this.write(
+        errorResponse(classified.id, JsonRpcErrorCode.INVALID_REQUEST, `Invalid Request: ${classified.invalid}`),
+      );
       return;
     }
     if (!this.state.accepting && classified.kind === 'request') {

@@ -1,7 +1,18 @@
 import { ApprovalDecisionError, ApprovalRequests, digestOfArguments, type McpApprovalEvent } from './approval-requests';
 
-const details = { arguments: { id: 1 }, question: 'Allow?', channel: 'approvers' as const, client: null, transport: 'http' as const, ttlMs: 60_000 };
-const binding = (principal = 'agent', args: unknown = { id: 1 }) => ({ principal, tool: 'close_ticket', digest: digestOfArguments(args) });
+const details = {
+  arguments: { id: 1 },
+  question: 'Allow?',
+  channel: 'approvers' as const,
+  client: null,
+  transport: 'http' as const,
+  ttlMs: 60_000,
+};
+const binding = (principal = 'agent', args: unknown = { id: 1 }) => ({
+  principal,
+  tool: 'close_ticket',
+  digest: digestOfArguments(args),
+});
 
 describe('ApprovalRequests', () => {
   let approvals: ApprovalRequests;
@@ -26,7 +37,9 @@ describe('ApprovalRequests', () => {
   it('is decided once, used once, and tells its listeners each time', () => {
     const opened = approvals.open(binding(), details);
     approvals.decide(opened.id, true, 'ops', '  fine  ');
-    expect(() => approvals.decide(opened.id, false, 'boss')).toThrow(new ApprovalDecisionError(`Approval request ${opened.id} is already approved`, 409));
+    expect(() => approvals.decide(opened.id, false, 'boss')).toThrow(
+      new ApprovalDecisionError(`Approval request ${opened.id} is already approved`, 409),
+    );
     approvals.use(opened);
     approvals.use(opened);
     expect(approvals.current(binding())).toBeUndefined();
@@ -44,7 +57,10 @@ describe('ApprovalRequests', () => {
     const waiting = approvals.waitForDecision(opened, 60_000, new AbortController().signal);
     jest.advanceTimersByTime(6_000);
     await expect(waiting).resolves.toBe('expired');
-    expect(events.map((event) => [event.type, event.actor])).toEqual([['requested', 'agent'], ['expired', null]]);
+    expect(events.map((event) => [event.type, event.actor])).toEqual([
+      ['requested', 'agent'],
+      ['expired', null],
+    ]);
     expect(() => approvals.decide(opened.id, true, 'ops')).toThrow('is already expired');
   });
 
@@ -58,7 +74,9 @@ describe('ApprovalRequests', () => {
 
   it('refuses a principal with too many requests waiting, so no one floods the approvers', () => {
     for (let i = 0; i < 20; i++) approvals.open(binding('agent', { id: i }), details);
-    expect(() => approvals.open(binding('agent', { id: 99 }), details)).toThrow('agent already has 20 calls waiting for approval');
+    expect(() => approvals.open(binding('agent', { id: 99 }), details)).toThrow(
+      'agent already has 20 calls waiting for approval',
+    );
     expect(approvals.open(binding('other', { id: 99 }), details).status).toBe('pending');
   });
 });

@@ -90,7 +90,12 @@ export class ApprovalRequests implements OnModuleDestroy {
   current(binding: ApprovalBinding, now = Date.now()): McpApproval | undefined {
     let found: Entry | undefined;
     for (const entry of this.entries.values()) {
-      if (!sameBinding(entry.binding, binding) || entry.approval.status === 'used' || entry.approval.status === 'expired') continue;
+      if (
+        !sameBinding(entry.binding, binding) ||
+        entry.approval.status === 'used' ||
+        entry.approval.status === 'expired'
+      )
+        continue;
       if (entry.expiresAt <= now) continue;
       if (!found || entry.expiresAt > found.expiresAt) found = entry;
     }
@@ -103,12 +108,24 @@ export class ApprovalRequests implements OnModuleDestroy {
    */
   open(
     binding: ApprovalBinding,
-    details: { arguments: unknown; question: string; channel: McpApprovalChannel; client: McpApproval['client']; transport: McpApproval['transport']; ttlMs: number },
+    details: {
+      arguments: unknown;
+      question: string;
+      channel: McpApprovalChannel;
+      client: McpApproval['client'];
+      transport: McpApproval['transport'];
+      ttlMs: number;
+    },
     now = Date.now(),
   ): McpApproval {
-    const pending = [...this.entries.values()].filter((entry) => entry.binding.principal === binding.principal && entry.approval.status === 'pending').length;
+    const pending = [...this.entries.values()].filter(
+      (entry) => entry.binding.principal === binding.principal && entry.approval.status === 'pending',
+    ).length;
     if (pending >= MAX_PENDING_PER_PRINCIPAL) {
-      throw new ApprovalDecisionError(`${binding.principal} already has ${pending} calls waiting for approval; wait until they are decided or expire`, 409);
+      throw new ApprovalDecisionError(
+        `${binding.principal} already has ${pending} calls waiting for approval; wait until they are decided or expire`,
+        409,
+      );
     }
     let settle!: (status: McpApprovalStatus) => void;
     const decided = new Promise<McpApprovalStatus>((resolve) => (settle = resolve));
@@ -140,8 +157,14 @@ export class ApprovalRequests implements OnModuleDestroy {
 
   /** Every request kept, waiting ones first, then the newest. */
   list(status?: McpApprovalStatus): McpApproval[] {
-    const all = [...this.entries.values()].map((entry) => entry.approval).filter((approval) => !status || approval.status === status);
-    return all.sort((a, b) => Number(b.status === 'pending') - Number(a.status === 'pending') || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+    const all = [...this.entries.values()]
+      .map((entry) => entry.approval)
+      .filter((approval) => !status || approval.status === status);
+    return all.sort(
+      (a, b) =>
+        Number(b.status === 'pending') - Number(a.status === 'pending') ||
+        (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0),
+    );
   }
 
   /**
@@ -152,7 +175,8 @@ export class ApprovalRequests implements OnModuleDestroy {
     const entry = this.entries.get(id);
     if (!entry) throw new ApprovalDecisionError(`No approval request ${id}`, 404);
     if (entry.approval.status === 'pending' && entry.expiresAt <= now) this.expire(entry);
-    if (entry.approval.status !== 'pending') throw new ApprovalDecisionError(`Approval request ${id} is already ${entry.approval.status}`, 409);
+    if (entry.approval.status !== 'pending')
+      throw new ApprovalDecisionError(`Approval request ${id} is already ${entry.approval.status}`, 409);
     Object.assign(entry.approval, {
       status: approve ? 'approved' : 'denied',
       decidedBy: actor,
@@ -178,11 +202,14 @@ export class ApprovalRequests implements OnModuleDestroy {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const giveUp = new Promise<McpApprovalStatus>((resolve) => {
-      timer = setTimeout(() => {
-        // Its time is up: expire it now rather than at the next sweep.
-        if (entry.approval.status === 'pending' && entry.expiresAt <= Date.now()) this.expire(entry);
-        resolve(entry.approval.status === 'expired' ? 'expired' : 'pending');
-      }, Math.max(0, Math.min(ms, entry.expiresAt - Date.now())));
+      timer = setTimeout(
+        () => {
+          // Its time is up: expire it now rather than at the next sweep.
+          if (entry.approval.status === 'pending' && entry.expiresAt <= Date.now()) this.expire(entry);
+          resolve(entry.approval.status === 'expired' ? 'expired' : 'pending');
+        },
+        Math.max(0, Math.min(ms, entry.expiresAt - Date.now())),
+      );
       onAbort = () => resolve('pending');
       signal.addEventListener('abort', onAbort, { once: true });
     });
@@ -236,7 +263,9 @@ export class ApprovalRequests implements OnModuleDestroy {
 
 /** The digest of a call's arguments that an approval binds to (key order does not matter). */
 export function digestOfArguments(args: unknown): string {
-  return createHash('sha256').update(canonicalJson(args ?? {})).digest('base64url');
+  return createHash('sha256')
+    .update(canonicalJson(args ?? {}))
+    .digest('base64url');
 }
 
 function sameBinding(a: ApprovalBinding, b: ApprovalBinding): boolean {

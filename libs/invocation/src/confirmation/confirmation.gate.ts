@@ -41,7 +41,8 @@ export class ConfirmationGate {
       return undefined;
     }
     if (standing?.status === 'denied') return refusal(ConfirmationMessages.denied(tool.name, standing));
-    const question = typeof tool.options.confirm === 'string' ? tool.options.confirm : ConfirmationMessages.question(tool, args);
+    const question =
+      typeof tool.options.confirm === 'string' ? tool.options.confirm : ConfirmationMessages.question(tool, args);
     if (!standing) {
       const asked = await this.askInClient(tool, question, context);
       if (asked !== 'unavailable') return asked;
@@ -50,12 +51,17 @@ export class ConfirmationGate {
     const page = supportsUrlElicitation(context) ? this.options.approvals.pageOf?.(context.headers) : undefined;
     const approval = standing ?? this.open(binding, tool, args, question, context, page !== undefined);
     if (approval instanceof ApprovalDecisionError) return refusal(approval.message);
-    if (approval.channel === 'url' && page) return this.askByUrl(tool, approval, `${page}#approval=${approval.id}`, context);
+    if (approval.channel === 'url' && page)
+      return this.askByUrl(tool, approval, `${page}#approval=${approval.id}`, context);
     return pending(tool.name, approval, false);
   }
 
   /** Asks the user through a form in the client; `unavailable` when the client cannot show one. */
-  private async askInClient(tool: RegisteredTool, question: string, context: CallContext): Promise<CallToolResult | undefined | 'unavailable'> {
+  private async askInClient(
+    tool: RegisteredTool,
+    question: string,
+    context: CallContext,
+  ): Promise<CallToolResult | undefined | 'unavailable'> {
     if (supportsUrlElicitation(context) && !supportsFormElicitation(context)) return 'unavailable';
     try {
       const answer = await context.elicit({
@@ -69,16 +75,27 @@ export class ConfirmationGate {
       if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
       return refusal(ConfirmationMessages.notConfirmed(tool.name, answer.action));
     } catch (error) {
-      if (error instanceof McpClientRequestError && (error.reason === 'unsupported' || error.reason === 'unreachable')) return 'unavailable';
+      if (error instanceof McpClientRequestError && (error.reason === 'unsupported' || error.reason === 'unreachable'))
+        return 'unavailable';
       throw error;
     }
   }
 
   /** Sends the user to the approval page and waits a while for the decision. */
-  private async askByUrl(tool: RegisteredTool, approval: McpApproval, url: string, context: CallContext): Promise<CallToolResult | undefined> {
+  private async askByUrl(
+    tool: RegisteredTool,
+    approval: McpApproval,
+    url: string,
+    context: CallContext,
+  ): Promise<CallToolResult | undefined> {
     let action: string;
     try {
-      ({ action } = await context.elicit({ mode: 'url', elicitationId: approval.id, url, message: ConfirmationMessages.urlMessage(tool, approval) }));
+      ({ action } = await context.elicit({
+        mode: 'url',
+        elicitationId: approval.id,
+        url,
+        message: ConfirmationMessages.urlMessage(tool, approval),
+      }));
     } catch (error) {
       if (error instanceof McpClientRequestError) return pending(tool.name, approval, false);
       throw error;

@@ -16,6 +16,8 @@ export class ConfirmationInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const [args, call] = context.getArgs<[unknown, CallContext]>();
-    return from(this.gate.check(this.tool, args, call)).pipe(mergeMap((refusal) => (refusal ? of(refusal) : next.handle())));
+    return from(this.gate.check(this.tool, args, call)).pipe(
+      mergeMap((refusal) => (refusal ? of(refusal) : next.handle())),
+    );
   }
 }

@@ -6,8 +6,10 @@ const until = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 
 /** What the model (and the person deciding) are told about a call that needs a person's approval. */
 export const ConfirmationMessages = {
-  question: (tool: RegisteredTool, args: unknown) => `Allow "${tool.definition.title ?? tool.name}" to run with ${JSON.stringify(args)}?`,
-  notConfirmed: (tool: string, action: string) => `The user did not confirm "${tool}" (${action}); it was not run. Do not retry without asking the user.`,
+  question: (tool: RegisteredTool, args: unknown) =>
+    `Allow "${tool.definition.title ?? tool.name}" to run with ${JSON.stringify(args)}?`,
+  notConfirmed: (tool: string, action: string) =>
+    `The user did not confirm "${tool}" (${action}); it was not run. Do not retry without asking the user.`,
   urlMessage: (tool: RegisteredTool, approval: McpApproval) =>
     `"${tool.definition.title ?? tool.name}" needs your approval before it runs. Open the page to review the call and approve or deny it (until ${until(approval.expiresAt)}).`,
   pending: (tool: string, approval: McpApproval, sentToUser: boolean) =>
@@ -17,5 +19,6 @@ export const ConfirmationMessages = {
     'Other arguments would need an approval of their own.',
   denied: (tool: string, approval: McpApproval) =>
     `"${tool}" was denied by ${approval.decidedBy}${approval.reason ? `: ${approval.reason}` : ''}. It was not run; do not retry unless the user asks for it.`,
-  expired: (tool: string) => `Nobody approved "${tool}" in time; it was not run. Call it again to ask for a new approval.`,
+  expired: (tool: string) =>
+    `Nobody approved "${tool}" in time; it was not run. Call it again to ask for a new approval.`,
 } as const;

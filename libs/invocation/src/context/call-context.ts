@@ -20,14 +20,31 @@ import {
 import type { CallChannel } from './call-channel.interface';
 import type { CallCancellation } from './call-cancellation';
 
-const LEVELS: readonly McpLogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const LEVELS: readonly McpLogLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 const RANK = new Map(LEVELS.map((level, index) => [level, index]));
-
 
 /** What a transport knows about a call when it starts it. */
 export type CallContextInit = Omit<
   McpCallContext,
-  'caller' | 'reportProgress' | 'log' | 'signal' | 'clientCapabilities' | 'elicit' | 'sample' | 'roots' | 'closeSseStream' | 'completeElicitation'
+  | 'caller'
+  | 'reportProgress'
+  | 'log'
+  | 'signal'
+  | 'clientCapabilities'
+  | 'elicit'
+  | 'sample'
+  | 'roots'
+  | 'closeSseStream'
+  | 'completeElicitation'
 > & {
   caller?: McpPrincipal;
   progressToken: string | number | undefined;
@@ -39,10 +56,16 @@ const warnings = new Logger('McpCallContext');
 
 const DEFAULT_CLIENT_TIMEOUT_MS = 60_000;
 
-const unreachable = (method: string, why: string) => Promise.reject(new McpClientRequestError(`${method} ${why}`, 'unreachable'));
+const unreachable = (method: string, why: string) =>
+  Promise.reject(new McpClientRequestError(`${method} ${why}`, 'unreachable'));
 
 const unsupported = (what: string) =>
-  Promise.reject(new McpClientRequestError(`The client does not support ${what}: it did not declare that capability in initialize.`, 'unsupported'));
+  Promise.reject(
+    new McpClientRequestError(
+      `The client does not support ${what}: it did not declare that capability in initialize.`,
+      'unsupported',
+    ),
+  );
 
 /**
  * The `McpCallContext` handed to tools. How the call ended is not kept here: the invoker returns
@@ -121,16 +144,21 @@ export class CallContext implements McpCallContext {
     const urlMode = (params as { mode?: string }).mode === 'url';
     const elicitation = this.clientCapabilities.elicitation as Record<string, unknown> | undefined;
     // A client that declares `elicitation: {}` supports form mode (the 2025-06-18 meaning).
-    const supported = urlMode ? elicitation?.url !== undefined : elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
-    if (!supported) return unsupported(urlMode ? "elicitation in URL mode ('elicitation.url')" : "elicitation ('elicitation')");
+    const supported = urlMode
+      ? elicitation?.url !== undefined
+      : elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+    if (!supported)
+      return unsupported(urlMode ? "elicitation in URL mode ('elicitation.url')" : "elicitation ('elicitation')");
     return this.request('elicitation/create', params, options) as Promise<ElicitResult>;
   }
 
   sample(params: CreateMessageRequest['params'], options?: McpClientRequestOptions): Promise<CreateMessageResult> {
-    if (this.channel.requestsUnavailable) return unreachable('sampling/createMessage', this.channel.requestsUnavailable);
+    if (this.channel.requestsUnavailable)
+      return unreachable('sampling/createMessage', this.channel.requestsUnavailable);
     const sampling = this.clientCapabilities.sampling as Record<string, unknown> | undefined;
     if (!sampling) return unsupported("sampling ('sampling')");
-    if ((params as { tools?: unknown[] }).tools?.length && sampling.tools === undefined) return unsupported("sampling with tools ('sampling.tools')");
+    if ((params as { tools?: unknown[] }).tools?.length && sampling.tools === undefined)
+      return unsupported("sampling with tools ('sampling.tools')");
     return this.request('sampling/createMessage', params, options) as Promise<CreateMessageResult>;
   }
 
@@ -142,8 +170,14 @@ export class CallContext implements McpCallContext {
   }
 
   private request(method: string, params: object, options: McpClientRequestOptions | undefined): Promise<unknown> {
-    if (this.cancellation.isCancelled) return Promise.reject(new McpClientRequestError(`${method} not sent: the call was cancelled`, 'cancelled'));
-    return this.channel.request(method, params as Record<string, unknown>, options?.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS, this.signal);
+    if (this.cancellation.isCancelled)
+      return Promise.reject(new McpClientRequestError(`${method} not sent: the call was cancelled`, 'cancelled'));
+    return this.channel.request(
+      method,
+      params as Record<string, unknown>,
+      options?.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
+      this.signal,
+    );
   }
 
   get log(): McpCallLogger {

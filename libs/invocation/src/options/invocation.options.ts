@@ -48,13 +48,24 @@ export function resolveInvocationOptions(
 ): InvocationOptions {
   const unknownArguments = o.unknownArguments ?? 'refuse';
   if (unknownArguments !== 'refuse' && unknownArguments !== 'strip' && unknownArguments !== 'allow') {
-    report('unknownArguments', `${JSON.stringify(unknownArguments)} is not a policy`, "use 'refuse' (the default), 'strip' or 'allow'");
+    report(
+      'unknownArguments',
+      `${JSON.stringify(unknownArguments)} is not a policy`,
+      "use 'refuse' (the default), 'strip' or 'allow'",
+    );
   }
-  const approvals = (typeof o.approvals === 'object' && o.approvals !== null ? o.approvals : {}) as Record<string, unknown>;
+  const approvals = (typeof o.approvals === 'object' && o.approvals !== null ? o.approvals : {}) as Record<
+    string,
+    unknown
+  >;
   const check = optionChecks(approvals, report, 'approvals.');
   return {
     redactor: given.redactor,
     unknownArguments: unknownArguments as McpUnknownArguments,
-    approvals: { ttlMs: check.integer('ttlMs', 10 * 60_000, 1_000), waitMs: check.integer('waitMs', 20_000, 0), pageOf: given.approvalPage },
+    approvals: {
+      ttlMs: check.integer('ttlMs', 10 * 60_000, 1_000),
+      waitMs: check.integer('waitMs', 20_000, 0),
+      pageOf: given.approvalPage,
+    },
   };
 }

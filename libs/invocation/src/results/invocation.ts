@@ -3,7 +3,8 @@
  * of time, was refused by a guard (`denied`) or the throttler, was cancelled, failed on purpose
  * (`tool_error`) or by accident (`error`).
  */
-export type CallFailure = 'invalid' | 'limited' | 'timeout' | 'denied' | 'throttled' | 'cancelled' | 'tool_error' | 'error';
+export type CallFailure =
+  'invalid' | 'limited' | 'timeout' | 'denied' | 'throttled' | 'cancelled' | 'tool_error' | 'error';
 
 /**
  * What running a call gave: the value to answer with and, when the call failed while still

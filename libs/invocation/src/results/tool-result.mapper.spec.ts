@@ -7,7 +7,10 @@ describe('toCallToolResult', () => {
   });
 
   it('maps a plain object to structured content plus its JSON', () => {
-    expect(toCallToolResult({ id: 1 })).toEqual({ content: [{ type: 'text', text: '{"id":1}' }], structuredContent: { id: 1 } });
+    expect(toCallToolResult({ id: 1 })).toEqual({
+      content: [{ type: 'text', text: '{"id":1}' }],
+      structuredContent: { id: 1 },
+    });
   });
 
   it('maps content blocks and arrays of them', () => {
@@ -29,7 +32,14 @@ describe('toCallToolResult', () => {
 
 describe('errorTextOf', () => {
   it('joins the text blocks on one line and ignores the others', () => {
-    const result = { isError: true, content: [{ type: 'text' as const, text: 'Invalid arguments:\n- a: must be a number\n- b: required' }, image('AAAA', 'image/png'), text('see the docs')] };
+    const result = {
+      isError: true,
+      content: [
+        { type: 'text' as const, text: 'Invalid arguments:\n- a: must be a number\n- b: required' },
+        image('AAAA', 'image/png'),
+        text('see the docs'),
+      ],
+    };
     expect(errorTextOf(result)).toBe('Invalid arguments: - a: must be a number - b: required see the docs');
   });
 

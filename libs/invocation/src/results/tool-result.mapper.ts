@@ -27,7 +27,10 @@ export function toCallToolResult(value: unknown): CallToolResult {
   if (isContentBlock(value)) return { content: [value] };
   if (Array.isArray(value) && value.length > 0 && value.every(isContentBlock)) return { content: value };
   if (typeof value === 'object' && !Array.isArray(value)) {
-    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(value) }],
+      structuredContent: value as Record<string, unknown>,
+    };
   }
   return { content: [{ type: 'text', text: typeof value === 'bigint' ? value.toString() : JSON.stringify(value) }] };
 }

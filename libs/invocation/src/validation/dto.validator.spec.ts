@@ -38,22 +38,42 @@ const validate = compileDtoValidator(SearchDto, new JsonSchemaFactory().create(S
 describe('compileDtoValidator', () => {
   it('reports a value of the wrong type with its type error alone, not every constraint it fails', () => {
     expect(validate({ limit: '3' })).toEqual({ ok: false, issues: ['limit: must be an integer, not the string "3"'] });
-    expect(validate({ customerId: 1001 })).toEqual({ ok: false, issues: ['customerId: must be a string, not the number 1001'] });
+    expect(validate({ customerId: 1001 })).toEqual({
+      ok: false,
+      issues: ['customerId: must be a string, not the number 1001'],
+    });
   });
 
   it('keeps the constraint messages of values of the right type, and reports every property at once', () => {
     expect(validate({ limit: 300, customerId: 'C-1', status: 'lost' })).toEqual({
       ok: false,
-      issues: ['customerId: customerId must look like C-1001', 'status: status must be one of the following values: open, closed', 'limit: limit must not be greater than 100'],
+      issues: [
+        'customerId: customerId must look like C-1001',
+        'status: status must be one of the following values: open, closed',
+        'limit: limit must not be greater than 100',
+      ],
     });
   });
 
   it('names array items and nested properties, typed or not', () => {
-    expect(validate({ lines: [{ sku: 'a', quantity: 1 }, { sku: 7, quantity: 0 }] })).toEqual({
+    expect(
+      validate({
+        lines: [
+          { sku: 'a', quantity: 1 },
+          { sku: 7, quantity: 0 },
+        ],
+      }),
+    ).toEqual({
       ok: false,
-      issues: ['lines[1].sku: must be a string, not the number 7', 'lines[1].quantity: quantity must not be less than 1'],
+      issues: [
+        'lines[1].sku: must be a string, not the number 7',
+        'lines[1].quantity: quantity must not be less than 1',
+      ],
     });
-    expect(validate({ lines: 'all of them' })).toEqual({ ok: false, issues: ['lines: must be an array, not the string "all of them"'] });
+    expect(validate({ lines: 'all of them' })).toEqual({
+      ok: false,
+      issues: ['lines: must be an array, not the string "all of them"'],
+    });
   });
 
   it('hands the tool a DTO instance when the arguments are valid', () => {

@@ -6,10 +6,14 @@ import { findWrongTypes } from './wrong-types';
 
 // Loaded with the first DTO validator compiled (at start-up): hosts without DTOs load neither.
 const FEATURE = 'a class-validator DTO as a schema';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const classValidator = optionalDependency('class-validator', FEATURE, (): typeof import('class-validator') => require('class-validator'));
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const classTransformer = optionalDependency('class-transformer', FEATURE, (): typeof import('class-transformer') => require('class-transformer'));
+const classValidator = optionalDependency('class-validator', FEATURE, (): typeof import('class-validator') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('class-validator'),
+);
+const classTransformer = optionalDependency('class-transformer', FEATURE, (): typeof import('class-transformer') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('class-transformer'),
+);
 
 /**
  * Validates with class-validator, as Nest's `ValidationPipe` would, and hands the tool a DTO
@@ -43,7 +47,11 @@ interface PropertyIssue {
 /** The issues of each property, by path (`address.city`, `lines[0].sku`: array items are numbered). */
 function flatten(errors: ValidationError[], parent: string): PropertyIssue[] {
   return errors.flatMap((error) => {
-    const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
+    const path = /^\d+$/.test(error.property)
+      ? `${parent}[${error.property}]`
+      : parent
+        ? `${parent}.${error.property}`
+        : error.property;
     const own = error.constraints ? [{ path, messages: Object.values(error.constraints) }] : [];
     return [...own, ...flatten(error.children ?? [], path)];
   });
@@ -66,7 +74,11 @@ function describe(issues: PropertyIssue[], wrongTypes: Map<string, string> | und
 
 /** The path of the type error that covers `path` (itself or a parent), if any. */
 function typeErrorAt(path: string, wrongTypes: Map<string, string>): string | undefined {
-  for (let current = path; current; current = current.slice(0, Math.max(current.lastIndexOf('.'), current.lastIndexOf('['), 0))) {
+  for (
+    let current = path;
+    current;
+    current = current.slice(0, Math.max(current.lastIndexOf('.'), current.lastIndexOf('['), 0))
+  ) {
     if (wrongTypes.has(current)) return current;
   }
   return undefined;

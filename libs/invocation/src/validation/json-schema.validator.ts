@@ -22,7 +22,8 @@ function engine(): Ajv2020 {
 /** Compiles a JSON Schema (draft 2020-12) into a validator. @throws when the schema is invalid. */
 export function compileJsonSchema(schema: JsonSchemaObject): CompiledValidator {
   const validate = engine().compile(schema);
-  return (value) => (validate(value) ? { ok: true, value } : { ok: false, issues: (validate.errors ?? []).map(describeAjvError) });
+  return (value) =>
+    validate(value) ? { ok: true, value } : { ok: false, issues: (validate.errors ?? []).map(describeAjvError) };
 }
 
 function describeAjvError(error: ErrorObject): string {
@@ -35,6 +36,9 @@ function describeAjvError(error: ErrorObject): string {
     const extra = (error.params as { additionalProperty: string }).additionalProperty;
     return `${path ? `${path}.` : ''}${extra}: is not an accepted argument`;
   }
-  const expected = error.keyword === 'enum' ? ` (one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)})` : '';
+  const expected =
+    error.keyword === 'enum'
+      ? ` (one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)})`
+      : '';
   return `${path || '(arguments)'}: ${error.message ?? 'is invalid'}${expected}`;
 }

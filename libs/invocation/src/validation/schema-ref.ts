@@ -6,5 +6,8 @@ export function resolveLocalRef(schema: unknown, root: unknown): unknown {
     .slice(2)
     .split('/')
     .filter(Boolean)
-    .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root);
+    .reduce<unknown>(
+      (node, part) => (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')],
+      root,
+    );
 }

@@ -36,7 +36,10 @@ interface ValuePlan {
  *
  * @returns `undefined` when the policy is `allow` or the schema declares nothing to check
  */
-export function compileUndeclaredArguments(schema: JsonSchemaObject, policy: McpUnknownArguments): UndeclaredArgumentsCheck | undefined {
+export function compileUndeclaredArguments(
+  schema: JsonSchemaObject,
+  policy: McpUnknownArguments,
+): UndeclaredArgumentsCheck | undefined {
   if (policy === 'allow') return undefined;
   const plan = planOf(schema, schema, new Map());
   if (!plan) return undefined;
@@ -77,7 +80,9 @@ function walk(plan: ValuePlan, value: unknown, path: string, policy: McpUnknownA
 }
 
 function describeUndeclared(declared: Map<string, unknown>): string {
-  return declared.size === 0 ? 'is not an accepted argument (none are accepted here)' : `is not an accepted argument (accepted: ${[...declared.keys()].join(', ')})`;
+  return declared.size === 0
+    ? 'is not an accepted argument (none are accepted here)'
+    : `is not an accepted argument (accepted: ${[...declared.keys()].join(', ')})`;
 }
 
 /** The plan of a value's schema, or `null` when nothing inside it is checked. Cycles through `$ref` are followed once. */
@@ -90,7 +95,10 @@ function planOf(schema: unknown, root: JsonSchemaObject, seen: Map<object, Value
   seen.set(node, plan);
   const object = objectPlanOf(node as Record<string, unknown>, root, seen);
   const itemsSchema = (node as { items?: unknown }).items;
-  const items = itemsSchema && typeof itemsSchema === 'object' && !Array.isArray(itemsSchema) ? planOf(itemsSchema, root, seen) : null;
+  const items =
+    itemsSchema && typeof itemsSchema === 'object' && !Array.isArray(itemsSchema)
+      ? planOf(itemsSchema, root, seen)
+      : null;
   if (!object && !items) {
     seen.set(node, null);
     return null;
@@ -100,8 +108,17 @@ function planOf(schema: unknown, root: JsonSchemaObject, seen: Map<object, Value
   return plan;
 }
 
-function objectPlanOf(node: Record<string, unknown>, root: JsonSchemaObject, seen: Map<object, ValuePlan | null>): ObjectPlan | undefined {
-  const parts = [node, ...(Array.isArray(node.allOf) ? node.allOf.map((part) => resolveLocalRef(part, root) as Record<string, unknown>) : [])];
+function objectPlanOf(
+  node: Record<string, unknown>,
+  root: JsonSchemaObject,
+  seen: Map<object, ValuePlan | null>,
+): ObjectPlan | undefined {
+  const parts = [
+    node,
+    ...(Array.isArray(node.allOf)
+      ? node.allOf.map((part) => resolveLocalRef(part, root) as Record<string, unknown>)
+      : []),
+  ];
   const opensUp = parts.some(
     (part) =>
       typeof part !== 'object' ||

@@ -16,19 +16,23 @@ export function findWrongTypes(schema: JsonSchemaObject, value: unknown): Map<st
 function walk(schema: unknown, root: JsonSchemaObject, value: unknown, path: string, found: Map<string, string>): void {
   const node = resolveLocalRef(schema, root) as Record<string, unknown> | undefined;
   if (typeof node !== 'object' || node === null) return;
-  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? (node.type as string[]) : undefined;
+  const types =
+    typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? (node.type as string[]) : undefined;
   if (types && !types.some((type) => isOfType(value, type))) {
     found.set(path, `${path || '(arguments)'}: must be ${types.map(withArticle).join(' or ')}, not ${describe(value)}`);
     return;
   }
   for (const part of Array.isArray(node.allOf) ? node.allOf : []) walk(part, root, value, path, found);
   if (Array.isArray(value)) {
-    if (node.items && typeof node.items === 'object' && !Array.isArray(node.items)) value.forEach((item, index) => walk(node.items, root, item, `${path}[${index}]`, found));
+    if (node.items && typeof node.items === 'object' && !Array.isArray(node.items))
+      value.forEach((item, index) => walk(node.items, root, item, `${path}[${index}]`, found));
     return;
   }
-  if (typeof value !== 'object' || value === null || typeof node.properties !== 'object' || node.properties === null) return;
+  if (typeof value !== 'object' || value === null || typeof node.properties !== 'object' || node.properties === null)
+    return;
   for (const [name, property] of Object.entries(node.properties as Record<string, unknown>)) {
-    if (Object.prototype.hasOwnProperty.call(value, name)) walk(property, root, (value as Record<string, unknown>)[name], path ? `${path}.${name}` : name, found);
+    if (Object.prototype.hasOwnProperty.call(value, name))
+      walk(property, root, (value as Record<string, unknown>)[name], path ? `${path}.${name}` : name, found);
   }
 }
 
@@ -53,12 +57,14 @@ function isOfType(value: unknown, type: string): boolean {
   }
 }
 
-const withArticle = (type: string) => (type === 'integer' || type === 'object' || type === 'array' ? `an ${type}` : type === 'null' ? 'null' : `a ${type}`);
+const withArticle = (type: string) =>
+  type === 'integer' || type === 'object' || type === 'array' ? `an ${type}` : type === 'null' ? 'null' : `a ${type}`;
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'number') return `the number ${value}`;
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

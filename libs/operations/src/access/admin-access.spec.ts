@@ -9,12 +9,17 @@ import { RequestEvents } from '#libs/protocol';
 /** What the access check reported as refused (through the same observers metrics use). */
 const refusals: McpRequestEvent[] = [];
 
-const request = (remoteAddress: string, headers: Record<string, string> = {}) => ({ socket: { remoteAddress }, headers }) as unknown as IncomingMessage;
+const request = (remoteAddress: string, headers: Record<string, string> = {}) =>
+  ({ socket: { remoteAddress }, headers }) as unknown as IncomingMessage;
 
 function access(auth: McpAuthOptions, authFailureLimit = { limit: 20, windowMs: 60_000 }): AdminAccess {
   const observers = new McpRequestObservers();
   observers.add({ observe: (event) => void refusals.push(event) });
-  return new AdminAccess(new Authenticator(auth), new RequestEvents(observers), new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs));
+  return new AdminAccess(
+    new Authenticator(auth),
+    new RequestEvents(observers),
+    new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
+  );
 }
 
 describe('AdminAccess', () => {
@@ -29,8 +34,14 @@ describe('AdminAccess', () => {
 
   it('admits the role admin or the scope mcp:admin, and no one else', async () => {
     const admin = access(keys);
-    expect(await admin.check(request('127.0.0.1', { authorization: 'Bearer admin-key' }))).toMatchObject({ ok: true, principal: { id: 'ops' } });
-    expect(await admin.check(request('10.1.2.3', { 'x-api-key': 'scope-key' }))).toMatchObject({ ok: true, principal: { id: 'bot' } });
+    expect(await admin.check(request('127.0.0.1', { authorization: 'Bearer admin-key' }))).toMatchObject({
+      ok: true,
+      principal: { id: 'ops' },
+    });
+    expect(await admin.check(request('10.1.2.3', { 'x-api-key': 'scope-key' }))).toMatchObject({
+      ok: true,
+      principal: { id: 'bot' },
+    });
     expect(await admin.check(request('127.0.0.1', { authorization: 'Bearer agent-key' }))).toEqual({
       ok: false,
       status: 403,
@@ -38,7 +49,9 @@ describe('AdminAccess', () => {
       message: '"agent" is not an administrator: the admin API needs the role "admin" or the scope "mcp:admin".',
       principal: 'agent',
     });
-    expect(refusals.slice(-1)).toMatchObject([{ outcome: 'denied', errorCode: 403, principal: 'agent', target: 'admin API', method: null }]);
+    expect(refusals.slice(-1)).toMatchObject([
+      { outcome: 'denied', errorCode: 403, principal: 'agent', target: 'admin API', method: null },
+    ]);
     expect(await admin.check(request('127.0.0.1'))).toMatchObject({ ok: false, status: 401, error: 'unauthenticated' });
   });
 
@@ -49,13 +62,16 @@ describe('AdminAccess', () => {
     expect(await guess()).toMatchObject({ status: 401 });
     expect(await guess()).toMatchObject({ ok: false, status: 429, error: 'too_many_failures', retryAfterSec: 60 });
     // Even the right key waits; other addresses do not.
-    expect(await admin.check(request('10.9.9.9', { authorization: 'Bearer admin-key' }))).toMatchObject({ status: 429 });
+    expect(await admin.check(request('10.9.9.9', { authorization: 'Bearer admin-key' }))).toMatchObject({
+      status: 429,
+    });
     expect(await admin.check(request('10.9.9.8', { authorization: 'Bearer admin-key' }))).toMatchObject({ ok: true });
   });
 
   it('without authentication, admits loopback callers only', async () => {
     const open = access({ mode: 'none', allowPublicBind: true });
-    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) expect(await open.check(request(address))).toMatchObject({ ok: true, principal: { id: 'anonymous' } });
+    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+      expect(await open.check(request(address))).toMatchObject({ ok: true, principal: { id: 'anonymous' } });
     expect(await open.check(request('192.168.1.20'))).toEqual({
       ok: false,
       status: 403,

@@ -13,7 +13,14 @@ export const ADMIN_SCOPE = 'mcp:admin';
 
 export type AdminAccessResult =
   | { ok: true; principal: McpPrincipal }
-  | { ok: false; status: 401 | 403 | 429; error: 'unauthenticated' | 'forbidden' | 'too_many_failures'; message: string; retryAfterSec?: number; principal?: string };
+  | {
+      ok: false;
+      status: 401 | 403 | 429;
+      error: 'unauthenticated' | 'forbidden' | 'too_many_failures';
+      message: string;
+      retryAfterSec?: number;
+      principal?: string;
+    };
 
 /**
  * Who may read the admin API: a principal authenticated exactly as on the MCP endpoint
@@ -50,47 +57,91 @@ export class AdminAccess {
 
   /** Audits a refusal the endpoint decides itself (403 for what the principal may not do). */
   refused(req: IncomingMessage, surface: string, status: 403 | 404 | 409, message: string, principal: string): void {
-    this.telemetry.refusal(outcomeOfStatus(status), status, message, 'http', req.socket.remoteAddress, principal, surface);
+    this.telemetry.refusal(
+      outcomeOfStatus(status),
+      status,
+      message,
+      'http',
+      req.socket.remoteAddress,
+      principal,
+      surface,
+    );
   }
 
   private audited(req: IncomingMessage, surface: string, result: AdminAccessResult): AdminAccessResult {
-    if (!result.ok) this.telemetry.refusal(outcomeOfStatus(result.status), result.status, result.message, 'http', req.socket.remoteAddress, result.principal, surface);
+    if (!result.ok)
+      this.telemetry.refusal(
+        outcomeOfStatus(result.status),
+        result.status,
+        result.message,
+        'http',
+        req.socket.remoteAddress,
+        result.principal,
+        surface,
+      );
     return result;
   }
 
-  private async decide(req: IncomingMessage, surface: string, allowed: ((principal: McpPrincipal) => boolean) | undefined): Promise<AdminAccessResult> {
+  private async decide(
+    req: IncomingMessage,
+    surface: string,
+    allowed: ((principal: McpPrincipal) => boolean) | undefined,
+  ): Promise<AdminAccessResult> {
     const address = req.socket.remoteAddress ?? 'unknown';
     if (this.authenticator.mode === 'none') {
       // `allowPublicBind` lets such a host listen publicly; its dashboard data stays on loopback.
-      if (!isLoopbackAddress(address)) return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.loopbackOnly(surface) };
+      if (!isLoopbackAddress(address))
+        return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.loopbackOnly(surface) };
       return { ok: true, principal: this.authenticator.unauthenticated };
     }
     const wait = this.failures.retryAfter(address);
-    if (wait > 0) return { ok: false, status: 429, error: 'too_many_failures', message: AdminMessages.tooManyFailures(wait), retryAfterSec: wait };
+    if (wait > 0)
+      return {
+        ok: false,
+        status: 429,
+        error: 'too_many_failures',
+        message: AdminMessages.tooManyFailures(wait),
+        retryAfterSec: wait,
+      };
     const auth = await this.authenticator.authenticate(req.headers);
     if (!auth.ok) {
       if (auth.error === 'invalid_token') this.failures.fail(address);
       return auth.status === 401
-        ? { ok: false, status: 401, error: 'unauthenticated', message: AdminMessages.unauthenticated(auth.description, surface) }
+        ? {
+            ok: false,
+            status: 401,
+            error: 'unauthenticated',
+            message: AdminMessages.unauthenticated(auth.description, surface),
+          }
         : { ok: false, status: 403, error: 'forbidden', message: auth.description };
     }
     const { principal } = auth;
     if (allowed && !allowed(principal)) {
-      return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.notAdmin(principal.id, ADMIN_ROLE, ADMIN_SCOPE, surface), principal: principal.id };
+      return {
+        ok: false,
+        status: 403,
+        error: 'forbidden',
+        message: AdminMessages.notAdmin(principal.id, ADMIN_ROLE, ADMIN_SCOPE, surface),
+        principal: principal.id,
+      };
     }
     return { ok: true, principal };
   }
 }
 
 /** The headers of a refused request: `WWW-Authenticate` (of `realm`) on 401, `Retry-After` on 429. */
-export function refusalHeaders(refusal: Extract<AdminAccessResult, { ok: false }>, realm: string): Record<string, string> {
+export function refusalHeaders(
+  refusal: Extract<AdminAccessResult, { ok: false }>,
+  realm: string,
+): Record<string, string> {
   return {
     ...(refusal.status === 401 && { 'www-authenticate': `Bearer realm="${realm}"` }),
     ...(refusal.retryAfterSec && { 'retry-after': String(refusal.retryAfterSec) }),
   };
 }
 
-const isAdmin = (principal: McpPrincipal) => principal.roles.includes(ADMIN_ROLE) || principal.scopes.includes(ADMIN_SCOPE);
+const isAdmin = (principal: McpPrincipal) =>
+  principal.roles.includes(ADMIN_ROLE) || principal.scopes.includes(ADMIN_SCOPE);
 
 function isLoopbackAddress(address: string): boolean {
   return address === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(address);

@@ -115,7 +115,12 @@ export class AdminApi {
         uptimeSec: Math.floor((now - this.startedAt) / 1000),
         sessions: this.sessions.liveCount,
         inFlight: this.state.inFlight,
-        catalog: { tools: this.tools.size, prompts: this.prompts.size, resources: this.resources.resources.size, resourceTemplates: this.resources.templates.size },
+        catalog: {
+          tools: this.tools.size,
+          prompts: this.prompts.size,
+          resources: this.resources.resources.size,
+          resourceTemplates: this.resources.templates.size,
+        },
         process: { pid: process.pid, node: process.version, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
       },
       dependencies,
@@ -131,7 +136,21 @@ export class AdminApi {
     const snapshot = this.stats.snapshot();
     const seen = new Set(snapshot.entries.map((entry) => `${entry.kind}:${entry.name}`));
     const idle = (kind: McpEntryKind, name: string): McpEntryStats[] =>
-      seen.has(`${kind}:${name}`) ? [] : [{ kind, name, calls: 0, errors: 0, errorRate: 0, outcomes: {}, latencyMs: null, total: { calls: 0, errors: 0 }, lastCallAt: null }];
+      seen.has(`${kind}:${name}`)
+        ? []
+        : [
+            {
+              kind,
+              name,
+              calls: 0,
+              errors: 0,
+              errorRate: 0,
+              outcomes: {},
+              latencyMs: null,
+              total: { calls: 0, errors: 0 },
+              lastCallAt: null,
+            },
+          ];
     const order: Record<McpEntryKind, number> = { tool: 0, prompt: 1, resource: 2 };
     const entries = [
       ...snapshot.entries,
@@ -159,13 +178,19 @@ export class AdminApi {
       max: this.protocol.sessions.max,
       idleTtlMs: this.protocol.sessions.idleTtlMs,
       sessions: listed.map((session) =>
-        this.sessions.isLocal(session) ? describeSession(session, 'stdio', this.security.stdioPrincipal.id) : describeSession(session, 'http', undefined),
+        this.sessions.isLocal(session)
+          ? describeSession(session, 'stdio', this.security.stdioPrincipal.id)
+          : describeSession(session, 'http', undefined),
       ),
     };
   }
 }
 
-function describeSession(session: McpSession, transport: 'http' | 'stdio', principal: string | undefined): AdminSession {
+function describeSession(
+  session: McpSession,
+  transport: 'http' | 'stdio',
+  principal: string | undefined,
+): AdminSession {
   return {
     id: session.id ?? 'stdio',
     transport,

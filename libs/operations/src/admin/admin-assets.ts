@@ -43,14 +43,20 @@ export class AdminAssets {
       try {
         return readFileSync(path, 'utf8');
       } catch (error) {
-        throw new Error(AdminMessages.missingAsset(path, (error as NodeJS.ErrnoException).code ?? (error as Error).message));
+        throw new Error(
+          AdminMessages.missingAsset(path, (error as NodeJS.ErrnoException).code ?? (error as Error).message),
+        );
       }
     };
     const asset = (name: string, contentType: string): AdminAsset => {
       const body = read(name);
       return { body, contentType, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
     };
-    return new AdminAssets(read('admin.html'), asset('admin.js', 'text/javascript; charset=utf-8'), asset('admin.css', 'text/css; charset=utf-8'));
+    return new AdminAssets(
+      read('admin.html'),
+      asset('admin.js', 'text/javascript; charset=utf-8'),
+      asset('admin.css', 'text/css; charset=utf-8'),
+    );
   }
 
   /** Whether a request's `If-None-Match` names the asset's current version (then it gets a 304). */

@@ -35,21 +35,36 @@ function tool(methodName: keyof ThrottledTools, options: Partial<RegisteredTool[
 
 function reader(throttlerOptions: unknown, confirmDestructive = false): AdminCatalogReader {
   const tools = new ToolRegistry();
-  tools.register([tool('plain', { timeoutMs: 1_000, maxConcurrency: 3, task: 'optional' }), tool('strict'), tool('unlimited', { confirm: true })]);
+  tools.register([
+    tool('plain', { timeoutMs: 1_000, maxConcurrency: 3, task: 'optional' }),
+    tool('strict'),
+    tool('unlimited', { confirm: true }),
+  ]);
   const moduleRef = {
     get: () => {
       if (throttlerOptions === undefined) throw new Error('no ThrottlerModule');
       return throttlerOptions;
     },
   } as unknown as ModuleRef;
-  return new AdminCatalogReader(resolveProtocolOptions({ name: 'a', version: '1', confirmDestructive }, (option, problem) => {
-    throw new Error(`${option} ${problem}`);
-  }), tools, new PromptRegistry(), new ResourceRegistry(), moduleRef);
+  return new AdminCatalogReader(
+    resolveProtocolOptions({ name: 'a', version: '1', confirmDestructive }, (option, problem) => {
+      throw new Error(`${option} ${problem}`);
+    }),
+    tools,
+    new PromptRegistry(),
+    new ResourceRegistry(),
+    moduleRef,
+  );
 }
 
 describe('AdminCatalogReader', () => {
   it('reads throttling as the guard applies it: method over class over module, skips, dynamic values', () => {
-    const catalog = reader({ throttlers: [{ name: 'burst', limit: 10, ttl: 1_000 }, { name: 'sustained', limit: () => 100, ttl: 60_000 }] }).read();
+    const catalog = reader({
+      throttlers: [
+        { name: 'burst', limit: 10, ttl: 1_000 },
+        { name: 'sustained', limit: () => 100, ttl: 60_000 },
+      ],
+    }).read();
     expect(catalog.throttlers).toEqual([
       { name: 'burst', limit: 10, ttlMs: 1_000 },
       { name: 'sustained', limit: null, ttlMs: 60_000 },
@@ -59,7 +74,14 @@ describe('AdminCatalogReader', () => {
       { throttler: 'burst', limit: 2, ttlMs: 1_000, blockDurationMs: 1_000, skipped: false, source: 'class' },
       { throttler: 'sustained', limit: null, ttlMs: 60_000, blockDurationMs: 60_000, skipped: false, source: 'module' },
     ]);
-    expect(throttle.strict![0]).toEqual({ throttler: 'burst', limit: 1, ttlMs: 5_000, blockDurationMs: 30_000, skipped: false, source: 'method' });
+    expect(throttle.strict![0]).toEqual({
+      throttler: 'burst',
+      limit: 1,
+      ttlMs: 5_000,
+      blockDurationMs: 30_000,
+      skipped: false,
+      source: 'method',
+    });
     expect(throttle.unlimited![1]).toMatchObject({ throttler: 'sustained', skipped: true });
   });
 
@@ -71,8 +93,19 @@ describe('AdminCatalogReader', () => {
   });
 
   it('gives each tool its limits, task support and whether calls are confirmed', () => {
-    const tools = Object.fromEntries(reader(undefined, true).read().tools.map((t) => [t.name, t]));
-    expect(tools.plain).toMatchObject({ where: 'ThrottledTools.plain', access: { scopes: ['ops'], roles: [] }, timeoutMs: 1_000, maxConcurrency: 3, task: 'optional', confirm: false });
+    const tools = Object.fromEntries(
+      reader(undefined, true)
+        .read()
+        .tools.map((t) => [t.name, t]),
+    );
+    expect(tools.plain).toMatchObject({
+      where: 'ThrottledTools.plain',
+      access: { scopes: ['ops'], roles: [] },
+      timeoutMs: 1_000,
+      maxConcurrency: 3,
+      task: 'optional',
+      confirm: false,
+    });
     expect(tools.strict).toMatchObject({ timeoutMs: 30_000, maxConcurrency: null, task: null, confirm: true }); // destructive + confirmDestructive
     expect(tools.unlimited).toMatchObject({ confirm: true });
   });

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getOptionsToken, type ThrottlerModuleOptions, type ThrottlerOptions } from '@nestjs/throttler';
-import { PromptRegistry, ResourceRegistry, ToolRegistry, type AccessRequirements, type RegisteredHandler } from '#libs/catalog';
+import {
+  PromptRegistry,
+  ResourceRegistry,
+  ToolRegistry,
+  type AccessRequirements,
+  type RegisteredHandler,
+} from '#libs/catalog';
 import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 
 // The metadata keys of @nestjs/throttler's @Throttle and @SkipThrottle (its `throttler.constants`,
@@ -80,16 +86,27 @@ export class AdminCatalogReader {
         maxConcurrency: tool.options.maxConcurrency ?? null,
         task: tool.options.task ?? null,
         // As the tool methods decide it: the tool's own `confirm`, else destructive tools when configured.
-        confirm: tool.options.confirm !== undefined ? tool.options.confirm !== false : this.protocol.tools.confirmDestructive && tool.definition.annotations?.destructiveHint === true,
+        confirm:
+          tool.options.confirm !== undefined
+            ? tool.options.confirm !== false
+            : this.protocol.tools.confirmDestructive && tool.definition.annotations?.destructiveHint === true,
       })),
       prompts: this.prompts.all().map((prompt) => this.entry(prompt.name, prompt, throttlers)),
       resources: this.resources.resources.all().map((resource) => this.entry(resource.uri, resource, throttlers)),
-      resourceTemplates: this.resources.templates.all().map((template) => this.entry(template.template.template, template, throttlers)),
-      throttlers: throttlers && throttlers.map(({ name, limit, ttl }) => ({ name, limit: numberOrNull(limit), ttlMs: numberOrNull(ttl) })),
+      resourceTemplates: this.resources.templates
+        .all()
+        .map((template) => this.entry(template.template.template, template, throttlers)),
+      throttlers:
+        throttlers &&
+        throttlers.map(({ name, limit, ttl }) => ({ name, limit: numberOrNull(limit), ttlMs: numberOrNull(ttl) })),
     };
   }
 
-  private entry(name: string, handler: RegisteredHandler, throttlers: (ThrottlerOptions & { name: string })[] | null): AdminCatalogEntry {
+  private entry(
+    name: string,
+    handler: RegisteredHandler,
+    throttlers: (ThrottlerOptions & { name: string })[] | null,
+  ): AdminCatalogEntry {
     return {
       name,
       where: handler.where,

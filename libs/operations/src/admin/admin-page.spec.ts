@@ -8,12 +8,16 @@ import { escapeHtml, renderAdminPage } from './admin-page';
 describe('admin page', () => {
   const assets = AdminAssets.load();
   const script = assets.script.body;
-  const page = renderAdminPage(assets.pageTemplate, { base: '/ops/admin', hostName: 'Desk <script>alert(1)</script> & "co"', refreshMs: 5_000 });
+  const page = renderAdminPage(assets.pageTemplate, {
+    base: '/ops/admin',
+    hostName: 'Desk <script>alert(1)</script> & "co"',
+    refreshMs: 5_000,
+  });
 
   it('is one document whose script and style sheet are files under the admin path, nothing inline', () => {
     expect(page).toContain('<html lang="en" data-base="/ops/admin" data-refresh-ms="5000"');
     expect(page).toContain('<script src="/ops/admin/app.js" defer></script>');
-    expect(page).toContain('<link rel="stylesheet" href="/ops/admin/app.css">');
+    expect(page).toContain('<link rel="stylesheet" href="/ops/admin/app.css" />');
     expect(page.match(/<script/g)).toHaveLength(1);
     expect(page).not.toMatch(/<style/i); // the CSP's style-src is 'self': an inline sheet would not apply
     expect(page).not.toMatch(/\son[a-z]+=/i); // no inline event handlers
@@ -23,9 +27,13 @@ describe('admin page', () => {
   });
 
   it('escapes the host name and refuses a placeholder it has no value for', () => {
-    expect(page).toContain('<title>MCP admin · Desk &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;</title>');
+    expect(page).toContain(
+      '<title>MCP admin · Desk &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;</title>',
+    );
     expect(page).not.toContain('<script>alert(1)');
-    expect(renderAdminPage('<a href="{{base}}/x">{{ hostName }}</a>', { base: '/a"b', hostName: '<i>', refreshMs: 1 })).toBe('<a href="/a&quot;b/x">&lt;i&gt;</a>');
+    expect(
+      renderAdminPage('<a href="{{base}}/x">{{ hostName }}</a>', { base: '/a"b', hostName: '<i>', refreshMs: 1 }),
+    ).toBe('<a href="/a&quot;b/x">&lt;i&gt;</a>');
     expect(() => renderAdminPage('<p>{{version}}</p>', { base: '/admin', hostName: 'x', refreshMs: 1 })).toThrow(
       'The admin page template has the placeholder {{version}}, which has no value; use one of: base, hostName, refreshMs.',
     );
@@ -35,10 +43,18 @@ describe('admin page', () => {
   it('ships a strict script that parses, leaks no globals and never writes markup from data', () => {
     expect(() => new Script(script, { filename: 'admin.js' })).not.toThrow();
     // Top level: the 'use strict' directive and one function called at once, nothing else.
-    const statements = ts.createSourceFile('admin.js', script, ts.ScriptTarget.ES2020, false, ts.ScriptKind.JS).statements;
+    const statements = ts.createSourceFile(
+      'admin.js',
+      script,
+      ts.ScriptTarget.ES2020,
+      false,
+      ts.ScriptKind.JS,
+    ).statements;
     expect(statements).toHaveLength(2);
     const [directive, body] = statements;
-    expect(ts.isExpressionStatement(directive) && ts.isStringLiteral(directive.expression) && directive.expression.text).toBe('use strict');
+    expect(
+      ts.isExpressionStatement(directive) && ts.isStringLiteral(directive.expression) && directive.expression.text,
+    ).toBe('use strict');
     const call = ts.isExpressionStatement(body) ? body.expression : undefined;
     const callee = call && ts.isCallExpression(call) ? call.expression : undefined;
     expect(callee && ts.isParenthesizedExpression(callee) && ts.isFunctionExpression(callee.expression)).toBe(true);

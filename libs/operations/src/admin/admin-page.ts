@@ -1,6 +1,9 @@
 /** Escapes text for HTML content and quoted attribute values. */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 /** What the page template's `{{name}}` placeholders stand for. */
@@ -25,10 +28,16 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
  * const page = renderAdminPage(AdminAssets.load().pageTemplate, { base: '/admin', hostName: 'Desk', refreshMs: 5_000 });
  */
 export function renderAdminPage(template: string, values: AdminPageValues): string {
-  const text: Record<string, string> = { base: values.base, hostName: values.hostName, refreshMs: String(values.refreshMs) };
+  const text: Record<string, string> = {
+    base: values.base,
+    hostName: values.hostName,
+    refreshMs: String(values.refreshMs),
+  };
   return template.replace(PLACEHOLDER, (whole, name: string) => {
     if (!Object.hasOwn(text, name)) {
-      throw new Error(`The admin page template has the placeholder ${whole}, which has no value; use one of: ${Object.keys(text).join(', ')}.`);
+      throw new Error(
+        `The admin page template has the placeholder ${whole}, which has no value; use one of: ${Object.keys(text).join(', ')}.`,
+      );
     }
     return escapeHtml(text[name]);
   });

@@ -78,7 +78,11 @@ export class AdminEndpoint implements OnModuleInit {
     if (!admin || !this.options.http || !adapter?.getHttpServer()) return;
     this.observers.add(this.stats);
     const assets = AdminAssets.load();
-    this.page = renderAdminPage(assets.pageTemplate, { base: admin.path, hostName: this.protocol.server.title ?? this.protocol.server.name, refreshMs: REFRESH_MS });
+    this.page = renderAdminPage(assets.pageTemplate, {
+      base: admin.path,
+      hostName: this.protocol.server.title ?? this.protocol.server.name,
+      refreshMs: REFRESH_MS,
+    });
     const routes: [string, Handler][] = [
       [admin.path, (req, res) => this.servePage(req, res)],
       [`${admin.path}/app.js`, (req, res) => this.serveAsset(req, res, assets.script)],
@@ -89,7 +93,10 @@ export class AdminEndpoint implements OnModuleInit {
       [`${admin.path}/api/:name`, (req, res) => void this.serveApi(req, res)],
     ];
     for (const [path, handler] of routes) adapter.get(path, handler);
-    adapter.post(`${admin.path}/api/approvals/:id/:decision`, (req: IncomingMessage, res: ServerResponse) => void this.serveApprovals(req, res));
+    adapter.post(
+      `${admin.path}/api/approvals/:id/:decision`,
+      (req: IncomingMessage, res: ServerResponse) => void this.serveApprovals(req, res),
+    );
     this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
   }
 
@@ -102,7 +109,8 @@ export class AdminEndpoint implements OnModuleInit {
   private serveAsset(req: IncomingMessage, res: ServerResponse, asset: AdminAsset): void {
     if (this.refusedByPolicy(req, res)) return;
     const headers = { 'content-security-policy': API_CSP, 'cache-control': ASSET_CACHE_CONTROL, etag: asset.etag };
-    if (!AdminAssets.notModified(asset, req.headers['if-none-match'])) return this.send(res, 200, asset.contentType, asset.body, headers);
+    if (!AdminAssets.notModified(asset, req.headers['if-none-match']))
+      return this.send(res, 200, asset.contentType, asset.body, headers);
     // No Content-Length on a 304: it would have to be the full body's (RFC 9110, 8.6).
     res.removeHeader('x-powered-by');
     res.writeHead(304, { ...COMMON_HEADERS, ...headers });
@@ -113,7 +121,13 @@ export class AdminEndpoint implements OnModuleInit {
     try {
       if (this.refusedByPolicy(req, res)) return;
       const access = await this.access.check(req);
-      if (!access.ok) return this.json(res, access.status, { error: access.error, message: access.message }, refusalHeaders(access, 'mcp-admin'));
+      if (!access.ok)
+        return this.json(
+          res,
+          access.status,
+          { error: access.error, message: access.message },
+          refusalHeaders(access, 'mcp-admin'),
+        );
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
       const name = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
       await this.answer(res, name, url.searchParams, access.principal);
@@ -134,31 +148,69 @@ export class AdminEndpoint implements OnModuleInit {
     try {
       if (this.refusedByPolicy(req, res)) return;
       if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json')) {
-        return this.json(res, 415, { error: 'unsupported_media_type', message: 'Send the decision as Content-Type: application/json' });
+        return this.json(res, 415, {
+          error: 'unsupported_media_type',
+          message: 'Send the decision as Content-Type: application/json',
+        });
       }
       const access = await this.access.authenticate(req, surface);
-      if (!access.ok) return this.json(res, access.status, { error: access.error, message: access.message }, refusalHeaders(access, 'mcp-admin'));
+      if (!access.ok)
+        return this.json(
+          res,
+          access.status,
+          { error: access.error, message: access.message },
+          refusalHeaders(access, 'mcp-admin'),
+        );
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
-      const [id, decision] = url.pathname.slice(url.pathname.indexOf('/api/approvals') + '/api/approvals'.length).split('/').filter(Boolean);
+      const [id, decision] = url.pathname
+        .slice(url.pathname.indexOf('/api/approvals') + '/api/approvals'.length)
+        .split('/')
+        .filter(Boolean);
       try {
-        if (!id) return this.json(res, 200, this.approvals.list(access.principal, url.searchParams.get('status')?.trim() || undefined));
-        if (req.method !== 'POST') return this.json(res, 200, { approval: this.approvals.get(access.principal, id), approver: this.approvals.isApprover(access.principal) });
-        if (decision !== 'approve' && decision !== 'deny') return this.json(res, 404, { error: 'not_found', message: AdminMessages.badDecision(decision) });
-        const reason = typeof (req.body as { reason?: unknown } | undefined)?.reason === 'string' ? ((req.body as { reason: string }).reason) : undefined;
-        return this.json(res, 200, { approval: this.approvals.decide(access.principal, id, decision === 'approve', reason) });
+        if (!id)
+          return this.json(
+            res,
+            200,
+            this.approvals.list(access.principal, url.searchParams.get('status')?.trim() || undefined),
+          );
+        if (req.method !== 'POST')
+          return this.json(res, 200, {
+            approval: this.approvals.get(access.principal, id),
+            approver: this.approvals.isApprover(access.principal),
+          });
+        if (decision !== 'approve' && decision !== 'deny')
+          return this.json(res, 404, { error: 'not_found', message: AdminMessages.badDecision(decision) });
+        const reason =
+          typeof (req.body as { reason?: unknown } | undefined)?.reason === 'string'
+            ? (req.body as { reason: string }).reason
+            : undefined;
+        return this.json(res, 200, {
+          approval: this.approvals.decide(access.principal, id, decision === 'approve', reason),
+        });
       } catch (error) {
         if (!(error instanceof ApprovalDecisionError)) throw error;
         this.access.refused(req, surface, error.status, error.message, access.principal.id);
-        return this.json(res, error.status, { error: error.status === 404 ? 'not_found' : error.status === 403 ? 'forbidden' : 'conflict', message: error.message });
+        return this.json(res, error.status, {
+          error: error.status === 404 ? 'not_found' : error.status === 403 ? 'forbidden' : 'conflict',
+          message: error.message,
+        });
       }
     } catch (error) {
-      this.logger.error(`Approvals API failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
+      this.logger.error(
+        `Approvals API failure: ${(error as Error)?.message ?? String(error)}`,
+        (error as Error)?.stack,
+      );
       if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
       else res.end();
     }
   }
 
-  private async answer(res: ServerResponse, name: string, query: URLSearchParams, principal: McpPrincipal): Promise<void> {
+  private async answer(
+    res: ServerResponse,
+    name: string,
+    query: URLSearchParams,
+    principal: McpPrincipal,
+  ): Promise<void> {
     switch (name) {
       case 'health':
         return this.json(res, 200, await this.api.health(principal));
@@ -179,7 +231,11 @@ export class AdminEndpoint implements OnModuleInit {
         if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_AUDIT_LIMIT) {
           return this.json(res, 400, { error: 'invalid', message: AdminMessages.badLimit(limitText, MAX_AUDIT_LIMIT) });
         }
-        return this.json(res, 200, this.api.auditRecords({ principal: text('principal'), target: text('target'), outcome, limit }));
+        return this.json(
+          res,
+          200,
+          this.api.auditRecords({ principal: text('principal'), target: text('target'), outcome, limit }),
+        );
       }
       default:
         return this.json(res, 404, { error: 'not_found', message: AdminMessages.notFound(name, API_NAMES) });
@@ -195,12 +251,20 @@ export class AdminEndpoint implements OnModuleInit {
   }
 
   private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    this.send(res, status, 'application/json; charset=utf-8', JSON.stringify(body), { 'content-security-policy': API_CSP, ...headers });
+    this.send(res, status, 'application/json; charset=utf-8', JSON.stringify(body), {
+      'content-security-policy': API_CSP,
+      ...headers,
+    });
   }
 
   private send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string>): void {
     res.removeHeader('x-powered-by');
-    res.writeHead(status, { ...COMMON_HEADERS, ...headers, 'content-type': type, 'content-length': Buffer.byteLength(body) });
+    res.writeHead(status, {
+      ...COMMON_HEADERS,
+      ...headers,
+      'content-type': type,
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   }
 }

@@ -4,7 +4,6 @@ import { MCP_OPERATIONS_OPTIONS, type OperationsOptions } from '../options/opera
 import { McpCallStats } from '../stats/mcp-call-stats';
 import { catalogEntryOf } from '../stats/catalog-entry';
 
-
 /**
  * `McpCallStats`, part of `McpModule` (public: inject it to read the statistics). It counts
  * requests only while the admin dashboard is mounted and on (`AdminEndpoint` registers it).
@@ -12,6 +11,9 @@ import { catalogEntryOf } from '../stats/catalog-entry';
 export const CALL_STATS_PROVIDER: Provider = {
   provide: McpCallStats,
   useFactory: (options: OperationsOptions, tools: ToolRegistry, prompts: PromptRegistry, resources: ResourceRegistry) =>
-    new McpCallStats({ windowMs: options.admin?.statsWindowMs ?? 5 * 60_000, entryOf: catalogEntryOf(tools, prompts, resources) }),
+    new McpCallStats({
+      windowMs: options.admin?.statsWindowMs ?? 5 * 60_000,
+      entryOf: catalogEntryOf(tools, prompts, resources),
+    }),
   inject: [MCP_OPERATIONS_OPTIONS, ToolRegistry, PromptRegistry, ResourceRegistry],
 };

@@ -50,16 +50,33 @@ export class ApprovalEvents implements OnModuleInit, OnModuleDestroy {
       actor: event.actor,
       approval: event.approval,
       // Where a person (or a chat-ops bot with an approver's credentials) decides it.
-      ...(publicUrl && admin && { links: { page: `${publicUrl}${admin}#approval=${event.approval.id}`, api: `${publicUrl}${admin}/api/approvals/${event.approval.id}` } }),
+      ...(publicUrl &&
+        admin && {
+          links: {
+            page: `${publicUrl}${admin}#approval=${event.approval.id}`,
+            api: `${publicUrl}${admin}/api/approvals/${event.approval.id}`,
+          },
+        }),
     });
     const headers: Record<string, string> = { ...webhook.headers, 'content-type': 'application/json' };
-    if (webhook.secret) headers[WEBHOOK_SIGNATURE_HEADER] = `sha256=${createHmac('sha256', webhook.secret).update(body).digest('hex')}`;
+    if (webhook.secret)
+      headers[WEBHOOK_SIGNATURE_HEADER] = `sha256=${createHmac('sha256', webhook.secret).update(body).digest('hex')}`;
     try {
-      const response = await fetch(webhook.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(webhook.timeoutMs) });
+      const response = await fetch(webhook.url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(webhook.timeoutMs),
+      });
       await response.body?.cancel();
-      if (!response.ok) this.logger.warn(`The approvals webhook answered ${response.status} to approval.${event.type} of ${event.approval.tool}`);
+      if (!response.ok)
+        this.logger.warn(
+          `The approvals webhook answered ${response.status} to approval.${event.type} of ${event.approval.tool}`,
+        );
     } catch (error) {
-      this.logger.warn(`The approvals webhook could not be told of approval.${event.type} of ${event.approval.tool}: ${(error as Error).message}`);
+      this.logger.warn(
+        `The approvals webhook could not be told of approval.${event.type} of ${event.approval.tool}: ${(error as Error).message}`,
+      );
     }
   }
 }
@@ -75,7 +92,10 @@ function recordOf({ type, approval, actor }: McpApprovalEvent): AuditEntry {
     method: METHODS[type],
     target: approval.tool,
     // The request's arguments (already redacted) when it is opened; who and why when it is decided.
-    arguments: type === 'requested' ? approval.arguments : { approval: approval.id, requester: approval.principal, ...(approval.reason && { reason: approval.reason }) },
+    arguments:
+      type === 'requested'
+        ? approval.arguments
+        : { approval: approval.id, requester: approval.principal, ...(approval.reason && { reason: approval.reason }) },
     outcome,
     latencyMs: 0,
   };

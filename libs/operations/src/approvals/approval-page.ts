@@ -8,7 +8,10 @@ const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
  * the loopback address the client itself used (development), else nowhere: a `Host` header is not
  * trusted to name a public address (it would let a request choose where people are sent).
  */
-export function approvalPageOf(publicUrl: string | undefined, adminPath: string): NonNullable<ApprovalSettings['pageOf']> {
+export function approvalPageOf(
+  publicUrl: string | undefined,
+  adminPath: string,
+): NonNullable<ApprovalSettings['pageOf']> {
   return (headers) => {
     if (publicUrl) return `${publicUrl}${adminPath}`;
     const host = headers.host;

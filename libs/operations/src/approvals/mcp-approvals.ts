@@ -28,7 +28,9 @@ export class McpApprovals {
   /** An approver: one of the approver roles or scopes (`admin`/`approver`, `mcp:admin`/`mcp:approve` by default). */
   isApprover(principal: McpPrincipal): boolean {
     const { roles, scopes } = this.options.approvals;
-    return roles.some((role) => principal.roles.includes(role)) || scopes.some((scope) => principal.scopes.includes(scope));
+    return (
+      roles.some((role) => principal.roles.includes(role)) || scopes.some((scope) => principal.scopes.includes(scope))
+    );
   }
 
   /**
@@ -36,8 +38,10 @@ export class McpApprovals {
    * @throws ApprovalDecisionError 403 for others, 409 for a status that does not exist
    */
   list(principal: McpPrincipal, status: string | undefined): { approvals: McpApproval[]; principal: string } {
-    if (!this.isApprover(principal)) throw new ApprovalDecisionError(AdminMessages.notApprover(principal.id, this.options.approvals), 403);
-    if (status !== undefined && !STATUSES.has(status)) throw new ApprovalDecisionError(AdminMessages.badStatus(status, [...STATUSES]), 409);
+    if (!this.isApprover(principal))
+      throw new ApprovalDecisionError(AdminMessages.notApprover(principal.id, this.options.approvals), 403);
+    if (status !== undefined && !STATUSES.has(status))
+      throw new ApprovalDecisionError(AdminMessages.badStatus(status, [...STATUSES]), 409);
     return { approvals: this.approvals.list(status as McpApprovalStatus | undefined), principal: principal.id };
   }
 
@@ -47,7 +51,8 @@ export class McpApprovals {
    */
   get(principal: McpPrincipal, id: string): McpApproval {
     const approval = this.approvals.get(id);
-    if (!approval || !this.maySee(principal, approval)) throw new ApprovalDecisionError(`No approval request ${id}`, 404);
+    if (!approval || !this.maySee(principal, approval))
+      throw new ApprovalDecisionError(`No approval request ${id}`, 404);
     return approval;
   }
 

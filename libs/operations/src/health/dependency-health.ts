@@ -51,12 +51,22 @@ export class DependencyHealth {
     try {
       const result = await Promise.race([
         Promise.resolve().then(check),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs))),
+        new Promise(
+          (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
+        ),
       ]);
-      const details = typeof result === 'object' && result !== null && !Array.isArray(result) ? (result as Record<string, unknown>) : undefined;
+      const details =
+        typeof result === 'object' && result !== null && !Array.isArray(result)
+          ? (result as Record<string, unknown>)
+          : undefined;
       return { name, status: 'up', required, ...(details && { details }) };
     } catch (error) {
-      return { name, status: required ? 'down' : 'degraded', required, error: (error as Error)?.message ?? String(error) };
+      return {
+        name,
+        status: required ? 'down' : 'degraded',
+        required,
+        error: (error as Error)?.message ?? String(error),
+      };
     } finally {
       clearTimeout(timer);
     }

@@ -1,5 +1,11 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
+import {
+  HealthCheck,
+  HealthCheckService,
+  HealthIndicatorService,
+  type HealthCheckResult,
+  type HealthIndicatorResult,
+} from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
 import { DependencyHealth } from './dependency-health';
 import { McpHealthIndicator } from './mcp.health';
@@ -37,8 +43,14 @@ export class HealthController {
     } catch (error) {
       // While draining (or stopped), the probe says so in terminus's own words: load balancers and
       // operators can tell a host that is going away from one that is broken.
-      if (error instanceof ServiceUnavailableException && (this.state.phase === 'draining' || this.state.phase === 'stopped')) {
-        throw new ServiceUnavailableException({ ...(error.getResponse() as HealthCheckResult), status: 'shutting_down' });
+      if (
+        error instanceof ServiceUnavailableException &&
+        (this.state.phase === 'draining' || this.state.phase === 'stopped')
+      ) {
+        throw new ServiceUnavailableException({
+          ...(error.getResponse() as HealthCheckResult),
+          status: 'shutting_down',
+        });
       }
       throw error;
     }
@@ -50,7 +62,12 @@ export class HealthController {
       () => this.mcp.check(),
       ...dependencies.map((dependency) => (): HealthIndicatorResult => {
         const indicator = this.indicators.check(dependency.name);
-        const details = { ...dependency.details, required: dependency.required, ...(dependency.status === 'degraded' && { degraded: true }), ...(dependency.error && { error: dependency.error }) };
+        const details = {
+          ...dependency.details,
+          required: dependency.required,
+          ...(dependency.status === 'degraded' && { degraded: true }),
+          ...(dependency.error && { error: dependency.error }),
+        };
         return dependency.status === 'down' ? indicator.down(details) : indicator.up(details);
       }),
     ]);

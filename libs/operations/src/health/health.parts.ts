@@ -8,8 +8,9 @@ import { McpHealthIndicator } from './mcp.health';
  * only when they are mounted, so a host without them does not load `@nestjs/terminus`.
  * @internal
  */
-export const HEALTH_PARTS: { imports: DynamicModule['imports'] & object; controllers: Type[]; providers: Provider[] } = {
-  imports: [TerminusModule],
-  controllers: [HealthController],
-  providers: [McpHealthIndicator],
-};
+export const HEALTH_PARTS: { imports: DynamicModule['imports'] & object; controllers: Type[]; providers: Provider[] } =
+  {
+    imports: [TerminusModule],
+    controllers: [HealthController],
+    providers: [McpHealthIndicator],
+  };

@@ -32,5 +32,14 @@ export const METRICS_PROVIDER: Provider = {
       observers: options.metrics ? observers : undefined,
       processMetrics: options.metrics !== undefined,
     }),
-  inject: [MCP_OPERATIONS_OPTIONS, McpRequestObservers, HostState, SessionStore, ToolRegistry, PromptRegistry, ResourceRegistry, { token: AuditTrail, optional: true }],
+  inject: [
+    MCP_OPERATIONS_OPTIONS,
+    McpRequestObservers,
+    HostState,
+    SessionStore,
+    ToolRegistry,
+    PromptRegistry,
+    ResourceRegistry,
+    { token: AuditTrail, optional: true },
+  ],
 };

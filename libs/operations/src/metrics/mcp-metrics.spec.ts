@@ -5,10 +5,20 @@ import type { McpEntryKind, McpRequestEvent } from '#libs/protocol';
 import { McpMetrics } from './mcp-metrics';
 import { McpRequestObservers } from '#libs/protocol';
 
-function event(method: string | null, target: string | undefined, latencyMs: number, outcome: AuditOutcome = 'ok', kind?: McpEntryKind, transport: 'http' | 'stdio' = 'http'): McpRequestEvent {
+function event(
+  method: string | null,
+  target: string | undefined,
+  latencyMs: number,
+  outcome: AuditOutcome = 'ok',
+  kind?: McpEntryKind,
+  transport: 'http' | 'stdio' = 'http',
+): McpRequestEvent {
   return {
     method,
-    entryKind: target === undefined ? undefined : (kind ?? (method === 'prompts/get' ? 'prompt' : method?.startsWith('resources/') ? 'resource' : 'tool')),
+    entryKind:
+      target === undefined
+        ? undefined
+        : (kind ?? (method === 'prompts/get' ? 'prompt' : method?.startsWith('resources/') ? 'resource' : 'tool')),
     target,
     outcome,
     errorCode: undefined,
@@ -35,7 +45,8 @@ async function scrape(metrics: McpMetrics): Promise<Map<string, number>> {
 const CATALOG: Record<McpEntryKind, (target: string) => string | undefined> = {
   tool: (name) => (['add', 'search'].includes(name) ? name : undefined),
   prompt: (name) => (name === 'triage' ? name : undefined),
-  resource: (uri) => (uri === 'kb://index' ? uri : uri.startsWith('kb://articles/') ? 'kb://articles/{slug}' : undefined),
+  resource: (uri) =>
+    uri === 'kb://index' ? uri : uri.startsWith('kb://articles/') ? 'kb://articles/{slug}' : undefined,
 };
 const entryOf = (kind: McpEntryKind, target: string) => CATALOG[kind](target);
 
@@ -79,11 +90,22 @@ describe('McpMetrics', () => {
     const metrics = new McpMetrics({ entryOf, processMetrics: false });
     for (const ms of [0.5, 1, 1.5, 7, 240, 45_000]) metrics.observe(event('tools/call', 'search', ms));
     const samples = await scrape(metrics);
-    const bucket = (le: string) => samples.get(`mcp_request_duration_seconds_bucket{method="tools/call",kind="tool",target="search",le="${le}"}`);
+    const bucket = (le: string) =>
+      samples.get(`mcp_request_duration_seconds_bucket{method="tools/call",kind="tool",target="search",le="${le}"}`);
     // A value equal to a bound falls in that bucket (le: less than or equal).
-    expect([bucket('0.001'), bucket('0.0025'), bucket('0.005'), bucket('0.01'), bucket('0.25'), bucket('30'), bucket('+Inf')]).toEqual([2, 3, 3, 4, 5, 5, 6]);
+    expect([
+      bucket('0.001'),
+      bucket('0.0025'),
+      bucket('0.005'),
+      bucket('0.01'),
+      bucket('0.25'),
+      bucket('30'),
+      bucket('+Inf'),
+    ]).toEqual([2, 3, 3, 4, 5, 5, 6]);
     expect(samples.get('mcp_request_duration_seconds_count{method="tools/call",kind="tool",target="search"}')).toBe(6);
-    expect(samples.get('mcp_request_duration_seconds_sum{method="tools/call",kind="tool",target="search"}')).toBeCloseTo(45.25, 6);
+    expect(
+      samples.get('mcp_request_duration_seconds_sum{method="tools/call",kind="tool",target="search"}'),
+    ).toBeCloseTo(45.25, 6);
     expect((await metrics.metrics()).includes('# TYPE mcp_request_duration_seconds histogram')).toBe(true);
   });
 
@@ -105,12 +127,35 @@ describe('McpMetrics', () => {
 
   it('reads in-flight calls, sessions and the audit trail when scraped', async () => {
     let inFlight = 3;
-    const health: AuditTrailHealth = { sink: 'jsonl', policy: 'buffered', state: 'failing', queued: 4, spooled: 120, spoolBytes: 90_000, written: 17, dropped: 2, failures: 1 };
-    const metrics = new McpMetrics({ processMetrics: false, inFlight: () => inFlight, sessions: () => 5, audit: () => health });
+    const health: AuditTrailHealth = {
+      sink: 'jsonl',
+      policy: 'buffered',
+      state: 'failing',
+      queued: 4,
+      spooled: 120,
+      spoolBytes: 90_000,
+      written: 17,
+      dropped: 2,
+      failures: 1,
+    };
+    const metrics = new McpMetrics({
+      processMetrics: false,
+      inFlight: () => inFlight,
+      sessions: () => 5,
+      audit: () => health,
+    });
     let samples = await scrape(metrics);
-    expect([samples.get('mcp_in_flight'), samples.get('mcp_sessions_active'), samples.get('mcp_audit_queue_depth')]).toEqual([3, 5, 4]);
+    expect([
+      samples.get('mcp_in_flight'),
+      samples.get('mcp_sessions_active'),
+      samples.get('mcp_audit_queue_depth'),
+    ]).toEqual([3, 5, 4]);
     expect([samples.get('mcp_audit_spooled_records'), samples.get('mcp_audit_spooled_bytes')]).toEqual([120, 90_000]);
-    expect([samples.get('mcp_audit_written_total'), samples.get('mcp_audit_dropped_total'), samples.get('mcp_audit_failures_total')]).toEqual([17, 2, 1]);
+    expect([
+      samples.get('mcp_audit_written_total'),
+      samples.get('mcp_audit_dropped_total'),
+      samples.get('mcp_audit_failures_total'),
+    ]).toEqual([17, 2, 1]);
     inFlight = 0;
     health.written = 20;
     samples = await scrape(metrics);
@@ -123,7 +168,9 @@ describe('McpMetrics', () => {
   it('keeps the series bounded: beyond maxSeries, new catalog names count as "other"', async () => {
     const metrics = new McpMetrics({ entryOf: (_kind, name) => name, processMetrics: false, maxSeries: 3 });
     for (const name of ['a', 'b', 'c', 'd', 'e', 'a']) metrics.observe(event('tools/call', name, 1));
-    const targets = [...(await scrape(metrics)).keys()].filter((key) => key.startsWith('mcp_requests_total')).map((key) => /target="([^"]*)"/.exec(key)![1]);
+    const targets = [...(await scrape(metrics)).keys()]
+      .filter((key) => key.startsWith('mcp_requests_total'))
+      .map((key) => /target="([^"]*)"/.exec(key)![1]);
     expect(targets.sort()).toEqual(['a', 'b', 'c', 'other']);
   });
 
@@ -161,7 +208,9 @@ describe('McpMetrics', () => {
     const rounds: number[] = [];
     for (let round = 0; round < 3 && !(rounds.length > 0 && Math.min(...rounds) <= 1); round++) {
       const collections: string[] = [];
-      const observer = new PerformanceObserver((list) => collections.push(...list.getEntries().map((entry) => entry.name)));
+      const observer = new PerformanceObserver((list) =>
+        collections.push(...list.getEntries().map((entry) => entry.name)),
+      );
       observer.observe({ entryTypes: ['gc'] });
       for (let i = 0; i < 1_000_000; i++) {
         metrics.observe(known);
@@ -173,13 +222,17 @@ describe('McpMetrics', () => {
     }
     expect(Math.min(...rounds)).toBeLessThanOrEqual(1);
     const observed = 10_000 + 1_000_000 * rounds.length;
-    expect((await scrape(metrics)).get('mcp_request_duration_seconds_count{method="tools/call",kind="tool",target="add"}')).toBe(observed);
+    expect(
+      (await scrape(metrics)).get('mcp_request_duration_seconds_count{method="tools/call",kind="tool",target="add"}'),
+    ).toBe(observed);
   });
 
   it('allocates per call when it does (the check above can fail)', async () => {
     const sink: object[] = [];
     const collections: string[] = [];
-    const observer = new PerformanceObserver((list) => collections.push(...list.getEntries().map((entry) => entry.name)));
+    const observer = new PerformanceObserver((list) =>
+      collections.push(...list.getEntries().map((entry) => entry.name)),
+    );
     observer.observe({ entryTypes: ['gc'] });
     for (let i = 0; i < 2_000_000; i++) {
       sink[i & 7] = { i, at: 'x' };

@@ -6,7 +6,9 @@ import { MCP_METHOD_NAMES, type McpRequestObservers } from '#libs/protocol';
 import { OUTCOME_INDEX, OUTCOMES } from '../stats/outcome-index';
 
 /** Upper bounds (seconds) of `mcp_request_duration_seconds`: 1 ms to 30 s. */
-export const MCP_DURATION_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+export const MCP_DURATION_BUCKETS: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
 /** The `target` (and `method`) label of names outside the catalog (or beyond `maxSeries`). */
 export const OTHER_LABEL = 'other';
 
@@ -47,8 +49,12 @@ export interface McpMetricsOptions {
  * prom-client is loaded when the registry is first used (the `metrics` option on, or a host that
  * reads `registry`), not when the library is: `observe()` keeps its counts without it.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const promClient = optionalDependency('prom-client', 'metrics (the `metrics` option, or McpMetrics.registry)', (): typeof import('prom-client') => require('prom-client'));
+const promClient = optionalDependency(
+  'prom-client',
+  'metrics (the `metrics` option, or McpMetrics.registry)',
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (): typeof import('prom-client') => require('prom-client'),
+);
 
 /** The counts of one (method, kind, target) combination. */
 class RequestSeries {
@@ -66,13 +72,18 @@ class MethodSeries {
   /** Requests that name no catalog entry (lists, `initialize`, …). */
   plain: RequestSeries | undefined;
   /** By raw target and by label (aliases point to the series of their label). */
-  readonly byKind: Record<McpEntryKind, Map<string, RequestSeries>> = { tool: new Map(), prompt: new Map(), resource: new Map() };
+  readonly byKind: Record<McpEntryKind, Map<string, RequestSeries>> = {
+    tool: new Map(),
+    prompt: new Map(),
+    resource: new Map(),
+  };
 
   constructor(readonly label: string) {}
 }
 
 type SeriesHistogram = Histogram<'method' | 'kind' | 'target'>;
-let seriesHistogramClass: (new (name: string, help: string, all: () => Iterable<RequestSeries>) => SeriesHistogram) | undefined;
+let seriesHistogramClass:
+  (new (name: string, help: string, all: () => Iterable<RequestSeries>) => SeriesHistogram) | undefined;
 
 /**
  * `mcp_request_duration_seconds`, exposed from the counts `McpMetrics` keeps itself: prom-client's
@@ -86,7 +97,13 @@ function seriesHistogram(metricName: string, metricHelp: string, all: () => Iter
       private readonly metricHelp: string,
       private readonly all: () => Iterable<RequestSeries>,
     ) {
-      super({ name: metricName, help: metricHelp, labelNames: ['method', 'kind', 'target'], buckets: [...MCP_DURATION_BUCKETS], registers: [] });
+      super({
+        name: metricName,
+        help: metricHelp,
+        labelNames: ['method', 'kind', 'target'],
+        buckets: [...MCP_DURATION_BUCKETS],
+        registers: [],
+      });
     }
 
     override get(): ReturnType<Histogram['get']> {
@@ -102,7 +119,11 @@ function seriesHistogram(metricName: string, metricHelp: string, all: () => Iter
         let cumulative = 0;
         for (let i = 0; i < MCP_DURATION_BUCKETS.length; i++) {
           cumulative += series.buckets[i];
-          values.push({ labels: { ...series.labels, le: MCP_DURATION_BUCKETS[i] }, value: cumulative, metricName: bucket });
+          values.push({
+            labels: { ...series.labels, le: MCP_DURATION_BUCKETS[i] },
+            value: cumulative,
+            metricName: bucket,
+          });
         }
         values.push({ labels: { ...series.labels, le: '+Inf' }, value: series.count, metricName: bucket });
         values.push({ labels: series.labels, value: series.sum, metricName: `${this.metricName}_sum` });
@@ -205,7 +226,13 @@ export class McpMetrics implements McpRequestObserver {
         },
       }),
     );
-    register(seriesHistogram('mcp_request_duration_seconds', 'Time from receipt to answer of MCP requests, in seconds.', () => all));
+    register(
+      seriesHistogram(
+        'mcp_request_duration_seconds',
+        'Time from receipt to answer of MCP requests, in seconds.',
+        () => all,
+      ),
+    );
     const refused = this.refused;
     REFUSALS.forEach((refusal, index) =>
       register(
@@ -238,7 +265,11 @@ export class McpMetrics implements McpRequestObserver {
     const audit = options.audit;
     if (audit) {
       gauge('mcp_audit_queue_depth', 'Audit records waiting to be written.', () => audit().queued);
-      gauge('mcp_audit_spooled_records', 'Audit records in the local spool, waiting for the sink to return (buffered policy).', () => audit().spooled);
+      gauge(
+        'mcp_audit_spooled_records',
+        'Audit records in the local spool, waiting for the sink to return (buffered policy).',
+        () => audit().spooled,
+      );
       gauge('mcp_audit_spooled_bytes', 'Bytes of the local audit spool not replayed yet.', () => audit().spoolBytes);
       const total = (name: string, help: string, read: (health: AuditTrailHealth) => number) =>
         register(
@@ -253,7 +284,11 @@ export class McpMetrics implements McpRequestObserver {
           }),
         );
       total('mcp_audit_written_total', 'Audit records written to the sink.', (health) => health.written);
-      total('mcp_audit_dropped_total', 'Audit records dropped (the buffer full and the spool not writable, or the trail closed).', (health) => health.dropped);
+      total(
+        'mcp_audit_dropped_total',
+        'Audit records dropped (the buffer full and the spool not writable, or the trail closed).',
+        (health) => health.dropped,
+      );
       total('mcp_audit_failures_total', 'Failed writes to the audit sink.', (health) => health.failures);
     }
     return registry;
@@ -263,7 +298,8 @@ export class McpMetrics implements McpRequestObserver {
   onModuleInit(): void {
     if (this.started) return;
     this.started = true;
-    if (this.options.processMetrics !== false) for (const metric of processMetrics()) this.registry.registerMetric(metric);
+    if (this.options.processMetrics !== false)
+      for (const metric of processMetrics()) this.registry.registerMetric(metric);
     this.options.observers?.add(this);
   }
 
@@ -298,7 +334,11 @@ export class McpMetrics implements McpRequestObserver {
     series.count++;
     const outcome = OUTCOME_INDEX[event.outcome];
     series.outcomes[typeof outcome === 'number' ? outcome : OUTCOME_INDEX.error]++;
-    if (outcome === OUTCOME_INDEX.throttled || outcome === OUTCOME_INDEX.denied || outcome === OUTCOME_INDEX.unauthenticated) {
+    if (
+      outcome === OUTCOME_INDEX.throttled ||
+      outcome === OUTCOME_INDEX.denied ||
+      outcome === OUTCOME_INDEX.unauthenticated
+    ) {
       const refusal = outcome === OUTCOME_INDEX.throttled ? 0 : outcome === OUTCOME_INDEX.denied ? 1 : 2;
       this.refused[(event.transport === 'stdio' ? 1 : 0) * REFUSALS.length + refusal]++;
     }
@@ -319,7 +359,12 @@ export class McpMetrics implements McpRequestObserver {
     return table;
   }
 
-  private firstSight(table: MethodSeries, kind: McpEntryKind, map: Map<string, RequestSeries>, target: string): RequestSeries {
+  private firstSight(
+    table: MethodSeries,
+    kind: McpEntryKind,
+    map: Map<string, RequestSeries>,
+    target: string,
+  ): RequestSeries {
     const entry = this.options.entryOf ? this.options.entryOf(kind, target) : target;
     const label = entry === undefined || (this.all.length >= this.maxSeries && !map.has(entry)) ? OTHER_LABEL : entry;
     let series = map.get(label);

@@ -1,6 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AdminAccess, refusalHeaders } from '../access/admin-access';
 import { API_SECURITY_HEADERS, checkOriginAndHost } from '#libs/security';
@@ -61,7 +67,9 @@ export class McpMetricsEndpoint implements OnModuleInit, OnApplicationBootstrap,
       });
     });
     this.server = server;
-    this.logger.log(`Prometheus metrics at http://${metrics.host.includes(':') ? `[${metrics.host}]` : metrics.host}:${metrics.port}${metrics.path}`);
+    this.logger.log(
+      `Prometheus metrics at http://${metrics.host.includes(':') ? `[${metrics.host}]` : metrics.host}:${metrics.port}${metrics.path}`,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -92,15 +100,28 @@ export class McpMetricsEndpoint implements OnModuleInit, OnApplicationBootstrap,
       const byToken = this.presentsToken(req);
       if (mainServer || (!byToken && this.security.auth.mode === 'none')) {
         const refusal = checkOriginAndHost(req.headers, this.security.originHost);
-        if (refusal) return this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
+        if (refusal)
+          return this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
       }
       if (!byToken) {
         const access = await this.access.check(req, SURFACE);
-        if (!access.ok) return this.json(res, access.status, { error: access.error, message: access.message }, refusalHeaders(access, 'mcp-metrics'));
+        if (!access.ok)
+          return this.json(
+            res,
+            access.status,
+            { error: access.error, message: access.message },
+            refusalHeaders(access, 'mcp-metrics'),
+          );
       }
       const body = await this.metrics.metrics();
       res.removeHeader('x-powered-by');
-      res.writeHead(200, { ...COMMON_HEADERS, 'content-type': this.metrics.contentType, 'content-length': Buffer.byteLength(body) }).end(body);
+      res
+        .writeHead(200, {
+          ...COMMON_HEADERS,
+          'content-type': this.metrics.contentType,
+          'content-length': Buffer.byteLength(body),
+        })
+        .end(body);
     } catch (error) {
       this.logger.error(`Metrics failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
       if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
@@ -118,6 +139,13 @@ export class McpMetricsEndpoint implements OnModuleInit, OnApplicationBootstrap,
   private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = JSON.stringify(body);
     res.removeHeader('x-powered-by');
-    res.writeHead(status, { ...COMMON_HEADERS, ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
+    res
+      .writeHead(status, {
+        ...COMMON_HEADERS,
+        ...headers,
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+      })
+      .end(text);
   }
 }

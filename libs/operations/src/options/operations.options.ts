@@ -47,10 +47,21 @@ export interface OperationsContext {
  * Validates the operations options and merges their defaults.
  * @param report called once per problem, with how to fix it
  */
-export function resolveOperationsOptions(o: Record<string, unknown>, context: OperationsContext, report: OptionReport): OperationsOptions {
+export function resolveOperationsOptions(
+  o: Record<string, unknown>,
+  context: OperationsContext,
+  report: OptionReport,
+): OperationsOptions {
   const healthChecks = o.healthChecks ?? [];
-  if (!Array.isArray(healthChecks) || healthChecks.some((check) => typeof check?.name !== 'string' || !check.name || typeof check.check !== 'function')) {
-    report('healthChecks', 'must be an array of { name, check } with a non-empty name and a check function', "e.g. healthChecks: [{ name: 'redis', check: () => redis.ping() }]");
+  if (
+    !Array.isArray(healthChecks) ||
+    healthChecks.some((check) => typeof check?.name !== 'string' || !check.name || typeof check.check !== 'function')
+  ) {
+    report(
+      'healthChecks',
+      'must be an array of { name, check } with a non-empty name and a check function',
+      "e.g. healthChecks: [{ name: 'redis', check: () => redis.ping() }]",
+    );
   }
   const admin = resolveAdminOptions(o.admin, context.mcpPath, report);
   return {
@@ -62,20 +73,43 @@ export function resolveOperationsOptions(o: Record<string, unknown>, context: Op
   };
 }
 
-const APPROVAL_KEYS = new Set<string>([...INVOCATION_APPROVAL_KEYS, 'publicUrl', 'approverRoles', 'approverScopes', 'allowSelfApproval', 'webhook']);
+const APPROVAL_KEYS = new Set<string>([
+  ...INVOCATION_APPROVAL_KEYS,
+  'publicUrl',
+  'approverRoles',
+  'approverScopes',
+  'allowSelfApproval',
+  'webhook',
+]);
 
 /** Approval requests: who decides them and where they are announced (how long they wait: the invocation slice). */
 function resolveApprovalPolicy(value: unknown, authOff: boolean, report: OptionReport): ApprovalPolicy {
   if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-    report('approvals', `must be an object, got ${JSON.stringify(value)}`, "e.g. approvals: { ttlMs: 600_000, publicUrl: 'https://mcp.example.com' }");
+    report(
+      'approvals',
+      `must be an object, got ${JSON.stringify(value)}`,
+      "e.g. approvals: { ttlMs: 600_000, publicUrl: 'https://mcp.example.com' }",
+    );
   }
   const o = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   for (const key of Object.keys(o)) {
-    if (!APPROVAL_KEYS.has(key)) report(`approvals.${key}`, 'is not a known option', `remove it; approvals takes ${[...APPROVAL_KEYS].join(', ')}`);
+    if (!APPROVAL_KEYS.has(key))
+      report(
+        `approvals.${key}`,
+        'is not a known option',
+        `remove it; approvals takes ${[...APPROVAL_KEYS].join(', ')}`,
+      );
   }
   const publicUrl = o.publicUrl;
-  if (publicUrl !== undefined && (typeof publicUrl !== 'string' || !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(publicUrl))) {
-    report('approvals.publicUrl', `${JSON.stringify(publicUrl)} is not an http(s) URL without query`, "e.g. publicUrl: 'https://mcp.desk.example'");
+  if (
+    publicUrl !== undefined &&
+    (typeof publicUrl !== 'string' || !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(publicUrl))
+  ) {
+    report(
+      'approvals.publicUrl',
+      `${JSON.stringify(publicUrl)} is not an http(s) URL without query`,
+      "e.g. publicUrl: 'https://mcp.desk.example'",
+    );
   }
   const names = (key: 'approverRoles' | 'approverScopes', fallback: string[]) => {
     const list = o[key] ?? fallback;
@@ -86,13 +120,32 @@ function resolveApprovalPolicy(value: unknown, authOff: boolean, report: OptionR
     return list as string[];
   };
   const allowSelfApproval = o.allowSelfApproval ?? authOff;
-  if (typeof allowSelfApproval !== 'boolean') report('approvals.allowSelfApproval', 'must be true or false', 'set allowSelfApproval: false (a second person decides)');
+  if (typeof allowSelfApproval !== 'boolean')
+    report(
+      'approvals.allowSelfApproval',
+      'must be true or false',
+      'set allowSelfApproval: false (a second person decides)',
+    );
   const webhook = o.webhook as Record<string, unknown> | undefined;
   if (webhook !== undefined) {
-    if (typeof webhook !== 'object' || webhook === null || typeof webhook.url !== 'string' || !URL.canParse(webhook.url) || !/^https?:/.test(webhook.url)) {
-      report('approvals.webhook', 'needs "url": an http(s) URL', "e.g. webhook: { url: 'https://chatops.example.com/mcp-approvals', secret: process.env.APPROVAL_WEBHOOK_SECRET }");
+    if (
+      typeof webhook !== 'object' ||
+      webhook === null ||
+      typeof webhook.url !== 'string' ||
+      !URL.canParse(webhook.url) ||
+      !/^https?:/.test(webhook.url)
+    ) {
+      report(
+        'approvals.webhook',
+        'needs "url": an http(s) URL',
+        "e.g. webhook: { url: 'https://chatops.example.com/mcp-approvals', secret: process.env.APPROVAL_WEBHOOK_SECRET }",
+      );
     } else if (webhook.secret !== undefined && (typeof webhook.secret !== 'string' || webhook.secret.length < 16)) {
-      report('approvals.webhook.secret', 'must be a string of at least 16 characters', 'generate one, e.g. `openssl rand -hex 24`');
+      report(
+        'approvals.webhook.secret',
+        'must be a string of at least 16 characters',
+        'generate one, e.g. `openssl rand -hex 24`',
+      );
     }
   }
   return {
@@ -118,22 +171,39 @@ const ADMIN_KEYS = new Set(['path', 'statsWindowMinutes']);
 function resolveAdminOptions(value: unknown, mcpPath: string, report: OptionReport): OperationsOptions['admin'] {
   if (value === false) return undefined;
   if (value !== undefined && value !== true && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-    report('admin', `must be false or an object, got ${JSON.stringify(value)}`, "e.g. admin: { path: '/admin', statsWindowMinutes: 5 }, or admin: false to turn the dashboard off");
+    report(
+      'admin',
+      `must be false or an object, got ${JSON.stringify(value)}`,
+      "e.g. admin: { path: '/admin', statsWindowMinutes: 5 }, or admin: false to turn the dashboard off",
+    );
     return undefined;
   }
   const admin = (typeof value === 'object' ? value : {}) as Record<string, unknown>;
   for (const key of Object.keys(admin)) {
-    if (!ADMIN_KEYS.has(key)) report(`admin.${key}`, 'is not a known option', 'remove it; admin takes path and statsWindowMinutes');
+    if (!ADMIN_KEYS.has(key))
+      report(`admin.${key}`, 'is not a known option', 'remove it; admin takes path and statsWindowMinutes');
   }
   const path = admin.path ?? '/admin';
   if (typeof path !== 'string' || !URL_PATH.test(path) || path === '/' || path.endsWith('/')) {
-    report('admin.path', `"${String(path)}" is not an absolute URL path`, "use a path like '/admin' (leading slash, no trailing slash, not the root)");
+    report(
+      'admin.path',
+      `"${String(path)}" is not an absolute URL path`,
+      "use a path like '/admin' (leading slash, no trailing slash, not the root)",
+    );
   } else if (path === mcpPath) {
-    report('admin.path', `"${path}" is the path of the MCP endpoint`, "give the dashboard a path of its own, e.g. '/admin'");
+    report(
+      'admin.path',
+      `"${path}" is the path of the MCP endpoint`,
+      "give the dashboard a path of its own, e.g. '/admin'",
+    );
   }
   const minutes = admin.statsWindowMinutes ?? 5;
   if (typeof minutes !== 'number' || !Number.isInteger(minutes) || minutes < 1 || minutes > 1_440) {
-    report('admin.statsWindowMinutes', `must be an integer from 1 to 1440, got ${JSON.stringify(minutes)}`, 'set statsWindowMinutes: 5 (the default) or another number of minutes up to a day');
+    report(
+      'admin.statsWindowMinutes',
+      `must be an integer from 1 to 1440, got ${JSON.stringify(minutes)}`,
+      'set statsWindowMinutes: 5 (the default) or another number of minutes up to a day',
+    );
   }
   return { path: path as string, statsWindowMs: (minutes as number) * 60_000 };
 }
@@ -146,37 +216,76 @@ const MIN_METRICS_TOKEN = 16;
  * Prometheus metrics: on by default at `/metrics` on the main HTTP server; `false` turns them off,
  * and so does a host without HTTP unless `port` gives them a listener of their own.
  */
-function resolveMetricsOptions(value: unknown, context: OperationsContext & { adminPath: string | undefined }, report: OptionReport): OperationsOptions['metrics'] {
+function resolveMetricsOptions(
+  value: unknown,
+  context: OperationsContext & { adminPath: string | undefined },
+  report: OptionReport,
+): OperationsOptions['metrics'] {
   if (value === false) return undefined;
   if (value !== undefined && value !== true && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-    report('metrics', `must be true, false or an object, got ${JSON.stringify(value)}`, "e.g. metrics: { path: '/metrics' }, metrics: { port: 9464 }, or metrics: false to turn them off");
+    report(
+      'metrics',
+      `must be true, false or an object, got ${JSON.stringify(value)}`,
+      "e.g. metrics: { path: '/metrics' }, metrics: { port: 9464 }, or metrics: false to turn them off",
+    );
     return undefined;
   }
   const metrics = (typeof value === 'object' ? value : {}) as Record<string, unknown>;
   for (const key of Object.keys(metrics)) {
-    if (!METRICS_KEYS.has(key)) report(`metrics.${key}`, 'is not a known option', 'remove it; metrics takes path, port, host and token');
+    if (!METRICS_KEYS.has(key))
+      report(`metrics.${key}`, 'is not a known option', 'remove it; metrics takes path, port, host and token');
   }
   const path = metrics.path ?? '/metrics';
   const port = metrics.port;
   if (typeof path !== 'string' || !URL_PATH.test(path) || path === '/' || path.endsWith('/')) {
-    report('metrics.path', `"${String(path)}" is not an absolute URL path`, "use a path like '/metrics' (leading slash, no trailing slash, not the root)");
+    report(
+      'metrics.path',
+      `"${String(path)}" is not an absolute URL path`,
+      "use a path like '/metrics' (leading slash, no trailing slash, not the root)",
+    );
   } else if (port === undefined && (path === context.mcpPath || path === context.adminPath)) {
-    report('metrics.path', `"${path}" is the path of the ${path === context.mcpPath ? 'MCP endpoint' : 'admin dashboard'}`, "give the metrics a path of their own, e.g. '/metrics'");
+    report(
+      'metrics.path',
+      `"${path}" is the path of the ${path === context.mcpPath ? 'MCP endpoint' : 'admin dashboard'}`,
+      "give the metrics a path of their own, e.g. '/metrics'",
+    );
   }
   if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65_535)) {
-    report('metrics.port', `must be an integer from 1 to 65535, got ${JSON.stringify(port)}`, 'e.g. metrics: { port: 9464 }, or leave port out to serve /metrics on the main HTTP server');
+    report(
+      'metrics.port',
+      `must be an integer from 1 to 65535, got ${JSON.stringify(port)}`,
+      'e.g. metrics: { port: 9464 }, or leave port out to serve /metrics on the main HTTP server',
+    );
   }
   const host = metrics.host ?? '127.0.0.1';
   if (typeof host !== 'string' || !host.trim()) {
-    report('metrics.host', `must be a non-empty string, got ${JSON.stringify(host)}`, "e.g. host: '127.0.0.1' (the default) or '0.0.0.0'");
+    report(
+      'metrics.host',
+      `must be a non-empty string, got ${JSON.stringify(host)}`,
+      "e.g. host: '127.0.0.1' (the default) or '0.0.0.0'",
+    );
   } else if (metrics.host !== undefined && port === undefined) {
-    report('metrics.host', 'only applies to the listener of its own (metrics.port)', 'set metrics.port too, or leave host out to serve /metrics on the main HTTP server');
+    report(
+      'metrics.host',
+      'only applies to the listener of its own (metrics.port)',
+      'set metrics.port too, or leave host out to serve /metrics on the main HTTP server',
+    );
   }
   const token = metrics.token;
   if (token !== undefined && (typeof token !== 'string' || token.length < MIN_METRICS_TOKEN || /\s/.test(token))) {
-    report('metrics.token', `must be a string of at least ${MIN_METRICS_TOKEN} characters without spaces`, 'generate one, e.g. `openssl rand -hex 24`, and pass it from the environment: token: process.env.METRICS_TOKEN');
+    report(
+      'metrics.token',
+      `must be a string of at least ${MIN_METRICS_TOKEN} characters without spaces`,
+      'generate one, e.g. `openssl rand -hex 24`, and pass it from the environment: token: process.env.METRICS_TOKEN',
+    );
   }
-  if (context.authMode === 'none' && token === undefined && port !== undefined && typeof host === 'string' && !isLoopbackHost(host)) {
+  if (
+    context.authMode === 'none' &&
+    token === undefined &&
+    port !== undefined &&
+    typeof host === 'string' &&
+    !isLoopbackHost(host)
+  ) {
     report(
       'metrics.host',
       `authentication is off ('none'), so metrics answer loopback callers only, but the listener would be on ${host}`,
@@ -186,7 +295,12 @@ function resolveMetricsOptions(value: unknown, context: OperationsContext & { ad
   // Without HTTP and without a port of their own there is nowhere to serve them: nothing is counted
   // (and prom-client is not loaded), as with `metrics: false`.
   if (!context.http && port === undefined) return undefined;
-  return { path: path as string, port: port as number | undefined, host: host as string, token: token as string | undefined };
+  return {
+    path: path as string,
+    port: port as number | undefined,
+    host: host as string,
+    token: token as string | undefined,
+  };
 }
 
 function isLoopbackHost(host: string): boolean {

@@ -26,7 +26,13 @@ export function binValue(bin: number): number {
  * `undefined` when there are none. Nearest-rank: the smallest bin holding at least `q × count`
  * of the values, or the exact maximum when that rank is the last.
  */
-export function quantile(bins: ArrayLike<number>, count: number, q: number, min: number, max: number): number | undefined {
+export function quantile(
+  bins: ArrayLike<number>,
+  count: number,
+  q: number,
+  min: number,
+  max: number,
+): number | undefined {
   if (count === 0) return undefined;
   const rank = Math.max(1, Math.ceil(q * count));
   // The highest value is known exactly (small samples: p95 of 10 calls is their maximum).

@@ -5,9 +5,23 @@ import { McpCallStats, OTHER_ENTRY } from './mcp-call-stats';
 
 const MINUTE = 60_000;
 
-function event(target: string | undefined, latencyMs: number, outcome: AuditOutcome = 'ok', kind: McpEntryKind | undefined = 'tool', method?: string): McpRequestEvent {
+function event(
+  target: string | undefined,
+  latencyMs: number,
+  outcome: AuditOutcome = 'ok',
+  kind: McpEntryKind | undefined = 'tool',
+  method?: string,
+): McpRequestEvent {
   return {
-    method: method ?? (kind === 'tool' ? 'tools/call' : kind === 'prompt' ? 'prompts/get' : kind === 'resource' ? 'resources/read' : 'tools/list'),
+    method:
+      method ??
+      (kind === 'tool'
+        ? 'tools/call'
+        : kind === 'prompt'
+          ? 'prompts/get'
+          : kind === 'resource'
+            ? 'resources/read'
+            : 'tools/list'),
     entryKind: target === undefined ? undefined : kind,
     target,
     outcome,
@@ -52,7 +66,8 @@ describe('latency histogram', () => {
 
 describe('McpCallStats', () => {
   let now: number;
-  const stats = (options: Partial<ConstructorParameters<typeof McpCallStats>[0]> = {}) => new McpCallStats({ windowMs: 5 * MINUTE, now: () => now, ...options });
+  const stats = (options: Partial<ConstructorParameters<typeof McpCallStats>[0]> = {}) =>
+    new McpCallStats({ windowMs: 5 * MINUTE, now: () => now, ...options });
 
   beforeEach(() => (now = Date.UTC(2026, 0, 1, 12, 0, 0)));
 
@@ -82,7 +97,13 @@ describe('McpCallStats', () => {
     expect(Math.abs(search.latencyMs!.p95 - 95) / 95).toBeLessThan(0.1);
     expect(Math.abs(search.latencyMs!.p99 - 99) / 99).toBeLessThan(0.1);
     expect(search.latencyMs!.mean).toBeCloseTo((5050 + 10) / 102, 3);
-    expect(create).toMatchObject({ name: 'create', calls: 1, errors: 1, errorRate: 1, latencyMs: { p50: 2, p95: 2, p99: 2, max: 2, mean: 2 } });
+    expect(create).toMatchObject({
+      name: 'create',
+      calls: 1,
+      errors: 1,
+      errorRate: 1,
+      latencyMs: { p50: 2, p95: 2, p99: 2, max: 2, mean: 2 },
+    });
   });
 
   it('counts calls only: not subscriptions, and a task once (its background run is no request)', () => {
@@ -102,7 +123,13 @@ describe('McpCallStats', () => {
     s.observe(event('a', 20));
     expect(s.snapshot().entries[0]).toMatchObject({ calls: 2, errors: 1, latencyMs: { max: 20 } });
     now += 3 * MINUTE + 10_000; // the first call is now more than a window (+ one bucket) old
-    expect(s.snapshot().entries[0]).toMatchObject({ calls: 1, errors: 0, errorRate: 0, outcomes: { ok: 1 }, total: { calls: 2, errors: 1 } });
+    expect(s.snapshot().entries[0]).toMatchObject({
+      calls: 1,
+      errors: 0,
+      errorRate: 0,
+      outcomes: { ok: 1 },
+      total: { calls: 2, errors: 1 },
+    });
     now += 5 * MINUTE + 10_000;
     const idle = s.snapshot().entries[0];
     expect(idle).toMatchObject({ calls: 0, errors: 0, latencyMs: null, outcomes: {}, total: { calls: 2, errors: 1 } });
@@ -115,7 +142,14 @@ describe('McpCallStats', () => {
     const known = new Set(['t1', 't2', 't3']);
     const s = stats({
       maxEntries: 2,
-      entryOf: (kind, target) => (kind === 'resource' ? (target.startsWith('kb://articles/') ? 'kb://articles/{slug}' : undefined) : known.has(target) ? target : undefined),
+      entryOf: (kind, target) =>
+        kind === 'resource'
+          ? target.startsWith('kb://articles/')
+            ? 'kb://articles/{slug}'
+            : undefined
+          : known.has(target)
+            ? target
+            : undefined,
     });
     s.observe(event('t1', 1));
     s.observe(event('nope', 1, 'not_found'));

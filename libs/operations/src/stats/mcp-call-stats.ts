@@ -133,7 +133,11 @@ export class McpCallStats implements McpRequestObserver {
   private readonly now: () => number;
   private readonly requests = new Series(undefined, '*');
   /** Series by target, per kind; template-matched URIs also point to their template's series. */
-  private readonly byKind: Record<McpEntryKind, Map<string, Series>> = { tool: new Map(), prompt: new Map(), resource: new Map() };
+  private readonly byKind: Record<McpEntryKind, Map<string, Series>> = {
+    tool: new Map(),
+    prompt: new Map(),
+    resource: new Map(),
+  };
   private readonly others: Partial<Record<McpEntryKind, Series>> = {};
   private readonly series: Series[] = [];
   private aliases = 0;
@@ -222,7 +226,8 @@ export class McpCallStats implements McpRequestObserver {
       const at = series.epochs[slot];
       if (at < epoch - WINDOW_BUCKETS || at > epoch) continue;
       for (let bin = 0; bin < LATENCY_BINS; bin++) bins[bin] += series.histograms[slot * LATENCY_BINS + bin];
-      for (let outcome = 0; outcome < OUTCOME_COUNT; outcome++) outcomes[outcome] += series.outcomes[slot * OUTCOME_COUNT + outcome];
+      for (let outcome = 0; outcome < OUTCOME_COUNT; outcome++)
+        outcomes[outcome] += series.outcomes[slot * OUTCOME_COUNT + outcome];
       sum += series.sums[slot];
       if (series.mins[slot] < min) min = series.mins[slot];
       if (series.maxes[slot] > max) max = series.maxes[slot];
@@ -240,7 +245,8 @@ export class McpCallStats implements McpRequestObserver {
       errors,
       errorRate: calls > 0 ? Math.round((errors / calls) * 10_000) / 10_000 : 0,
       outcomes: byOutcome,
-      latencyMs: calls > 0 ? { p50: at(0.5), p95: at(0.95), p99: at(0.99), mean: round(sum / calls), max: round(max) } : null,
+      latencyMs:
+        calls > 0 ? { p50: at(0.5), p95: at(0.95), p99: at(0.99), mean: round(sum / calls), max: round(max) } : null,
     };
   }
 }

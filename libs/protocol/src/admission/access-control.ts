@@ -23,18 +23,30 @@ export class AccessControl {
 
   /** The entries `principal` may see, and the key of its view (for cached list pages). */
   view<T extends RegisteredHandler>(principal: McpPrincipal): ListView<T> {
-    return { key: this.policy.visibilityKey(principal), visible: (entry) => this.policy.allows(principal, entry.access) };
+    return {
+      key: this.policy.visibilityKey(principal),
+      visible: (entry) => this.policy.allows(principal, entry.access),
+    };
   }
 
   /**
    * Applies the policy's rule on the call itself, if it has one.
    * @throws JsonRpcError `-32602` "not allowed" when it refuses
    */
-  async authorizeCall(principal: McpPrincipal, kind: McpCallKind, name: string, args: unknown, entry: RegisteredHandler): Promise<void> {
+  async authorizeCall(
+    principal: McpPrincipal,
+    kind: McpCallKind,
+    name: string,
+    args: unknown,
+    entry: RegisteredHandler,
+  ): Promise<void> {
     if (!this.policy.authorizeCall) return;
     const callArgs = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
     if (!(await this.policy.authorizeCall(principal, { kind, name, args: callArgs, requirements: entry.access }))) {
-      throw new AccessDeniedError(JsonRpcErrorCode.INVALID_PARAMS, `Not allowed: ${principal.id} may not use ${kind} "${name}" with these arguments`);
+      throw new AccessDeniedError(
+        JsonRpcErrorCode.INVALID_PARAMS,
+        `Not allowed: ${principal.id} may not use ${kind} "${name}" with these arguments`,
+      );
     }
   }
 

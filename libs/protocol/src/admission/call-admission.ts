@@ -21,7 +21,8 @@ export interface CallRequest<T extends RegisteredHandler> {
   notFound: () => JsonRpcError;
 }
 
-const UNAUDITABLE = 'Service unavailable: the audit trail cannot be written, so calls are refused until it can (audit policy fail-closed)';
+const UNAUDITABLE =
+  'Service unavailable: the audit trail cannot be written, so calls are refused until it can (audit policy fail-closed)';
 
 /**
  * The one admission of every call of a tool, prompt or resource, in this order:
@@ -45,7 +46,11 @@ export class CallAdmission {
    * @returns the entry, admitted for this caller
    * @throws JsonRpcError the not-found error, a `-32602` "not allowed", or a `-32603` "unavailable"
    */
-  async admit<T extends RegisteredHandler>(request: CallRequest<T>, scope: DispatchScope, note: RequestNote): Promise<T> {
+  async admit<T extends RegisteredHandler>(
+    request: CallRequest<T>,
+    scope: DispatchScope,
+    note: RequestNote,
+  ): Promise<T> {
     const { kind, target, entry, args } = request;
     note.entry(kind, target, args, sensitiveFieldsOfEntry(kind, entry));
     if (!entry || !this.access.allows(scope.principal, entry)) {

@@ -10,12 +10,22 @@ import { StatelessCalls } from './stateless-calls';
 
 function setup() {
   const session = new McpSession('s1', LATEST_PROTOCOL_VERSION);
-  const scope: DispatchScope = { session, transport: 'http', principal: { id: 'alice', scopes: [], roles: [], claims: {} }, headers: {}, notify: () => true };
+  const scope: DispatchScope = {
+    session,
+    transport: 'http',
+    principal: { id: 'alice', scopes: [], roles: [], claims: {} },
+    headers: {},
+    notify: () => true,
+  };
   const note = new RequestNote('tools/call', traitsOf('tools/call'), 'http', 'alice', 's1', undefined, undefined);
   return { calls: new CallScope(new HostState(), new StatelessCalls()), scope, note };
 }
 
-const failureOf = (promise: Promise<unknown>) => promise.then(() => Promise.reject(new Error('expected a failure')), (error: unknown) => error);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (error: unknown) => error,
+  );
 
 describe('CallScope', () => {
   it('answers the value the body returns and leaves the note ok when the call did not fail', async () => {
@@ -28,13 +38,24 @@ describe('CallScope', () => {
   it('notes the failure and message the body returns with its value', async () => {
     const { calls, scope, note } = setup();
     const value = { content: [{ type: 'text', text: 'Ticket T-1 is closed' }], isError: true };
-    expect(await calls.run(scope, 1, 'tool', 'close', {}, note, async () => ({ value, failure: 'tool_error', failureMessage: 'Ticket T-1 is closed' }))).toBe(value);
+    expect(
+      await calls.run(scope, 1, 'tool', 'close', {}, note, async () => ({
+        value,
+        failure: 'tool_error',
+        failureMessage: 'Ticket T-1 is closed',
+      })),
+    ).toBe(value);
     expect(note).toMatchObject({ outcome: 'tool_error', errorCode: undefined, error: 'Ticket T-1 is closed' });
   });
 
   it('notes the outcome a HandlerFailedError carries and rethrows it; the JSON-RPC error noted after keeps that outcome', async () => {
     const { calls, scope, note } = setup();
-    const thrown = new HandlerFailedError(JsonRpcErrorCode.INTERNAL_ERROR, 'prompts/get "brief" failed: Forbidden resource', undefined, 'denied');
+    const thrown = new HandlerFailedError(
+      JsonRpcErrorCode.INTERNAL_ERROR,
+      'prompts/get "brief" failed: Forbidden resource',
+      undefined,
+      'denied',
+    );
     const error = await failureOf(
       calls.run(scope, 1, 'prompt', 'brief', {}, note, async () => {
         throw thrown;
@@ -44,7 +65,11 @@ describe('CallScope', () => {
     expect(note.outcome).toBe('denied');
     // What the dispatcher does next with any JSON-RPC error.
     note.fail('error', thrown.code, thrown.message);
-    expect(note).toMatchObject({ outcome: 'denied', errorCode: JsonRpcErrorCode.INTERNAL_ERROR, error: 'prompts/get "brief" failed: Forbidden resource' });
+    expect(note).toMatchObject({
+      outcome: 'denied',
+      errorCode: JsonRpcErrorCode.INTERNAL_ERROR,
+      error: 'prompts/get "brief" failed: Forbidden resource',
+    });
   });
 
   it('notes nothing for a plain protocol error (the dispatcher records it from its code)', async () => {
@@ -61,9 +86,17 @@ describe('CallScope', () => {
     const { calls, scope, note } = setup();
     const value = await calls.run(scope, 7, 'tool', 'slow', {}, note, async (context) => {
       scope.session.inFlight.get(7)!.cancelByClient('user pressed stop');
-      return { value: context.signal.aborted, failure: 'cancelled', failureMessage: 'Call to tool "slow" was cancelled.' };
+      return {
+        value: context.signal.aborted,
+        failure: 'cancelled',
+        failureMessage: 'Call to tool "slow" was cancelled.',
+      };
     });
     expect(value).toBe(true);
-    expect(note).toMatchObject({ outcome: 'cancelled', error: 'Cancelled by the client: user pressed stop', withdrawn: true });
+    expect(note).toMatchObject({
+      outcome: 'cancelled',
+      error: 'Cancelled by the client: user pressed stop',
+      withdrawn: true,
+    });
   });
 });

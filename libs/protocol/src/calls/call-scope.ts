@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { McpCallKind, McpLogLevel } from '#libs/core';
-import { CallCancellation, CallContext, HandlerFailedError, type CallChannel, type CallFailure, type Invocation } from '#libs/invocation';
+import {
+  CallCancellation,
+  CallContext,
+  HandlerFailedError,
+  type CallChannel,
+  type CallFailure,
+  type Invocation,
+} from '#libs/invocation';
 import { HostState } from '../lifecycle/host-state';
 import { notification, type JsonRpcId } from '../wire/json-rpc';
 import { StatelessCalls } from './stateless-calls';
@@ -68,7 +75,10 @@ export class CallScope {
     // Without a session, a cancellation can only find the call through its caller and id.
     const forget = session.id === undefined ? this.stateless.add(scope.principal.id, id, cancellation) : undefined;
     this.state.begin(cancellation);
-    const meta = (typeof params._meta === 'object' && params._meta !== null ? params._meta : NO_META) as Record<string, unknown>;
+    const meta = (typeof params._meta === 'object' && params._meta !== null ? params._meta : NO_META) as Record<
+      string,
+      unknown
+    >;
     const progressToken = meta.progressToken;
     const context = new CallContext({
       requestId: id,

@@ -28,13 +28,18 @@ export class CompletionMethods implements McpMethods {
     }
     const completer = this.completerFor(ref, principal);
     const context = (params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {};
-    const values = completer?.[argument.name] ? await completer[argument.name](argument.value, { arguments: context }) : [];
+    const values = completer?.[argument.name]
+      ? await completer[argument.name](argument.value, { arguments: context })
+      : [];
     return JSON.stringify({
       completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES },
     });
   }
 
-  private completerFor(ref: { type?: unknown; name?: unknown; uri?: unknown } | undefined, principal: McpPrincipal): Readonly<Record<string, McpCompleter>> {
+  private completerFor(
+    ref: { type?: unknown; name?: unknown; uri?: unknown } | undefined,
+    principal: McpPrincipal,
+  ): Readonly<Record<string, McpCompleter>> {
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
       const prompt = this.access.visible(principal, this.prompts.get(ref.name));
       if (!prompt) throw invalid(`Unknown prompt: ${ref.name}`);

@@ -1,5 +1,10 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { PromptRegistry, ToolRegistry } from '#libs/catalog';
 import type { DispatchScope } from '../methods/method-handler';
@@ -18,17 +23,37 @@ const traceparent = (traceId: string, spanId: string) => `00-${traceId}-${spanId
 const tools = { has: (name: string) => name === 'add' } as unknown as ToolRegistry;
 const prompts = { has: (name: string) => name === 'triage' } as unknown as PromptRegistry;
 
-function scope(headers: Record<string, string> = {}, transport: 'http' | 'stdio' = 'http', sessionId: string | null = 'session-1'): DispatchScope {
+function scope(
+  headers: Record<string, string> = {},
+  transport: 'http' | 'stdio' = 'http',
+  sessionId: string | null = 'session-1',
+): DispatchScope {
   const session = { id: sessionId ?? undefined, protocolVersion: '2025-11-25' } as McpSession;
-  return { session, transport, principal: { id: 'ops', scopes: [], roles: [], claims: {} }, headers, remoteAddress: transport === 'http' ? '127.0.0.1' : undefined, notify: () => true };
+  return {
+    session,
+    transport,
+    principal: { id: 'ops', scopes: [], roles: [], claims: {} },
+    headers,
+    remoteAddress: transport === 'http' ? '127.0.0.1' : undefined,
+    notify: () => true,
+  };
 }
 
-const note = (method: string) => new RequestNote(method, traitsOf(method), 'http', 'ops', 'session-1', undefined, '127.0.0.1');
+const note = (method: string) =>
+  new RequestNote(method, traitsOf(method), 'http', 'ops', 'session-1', undefined, '127.0.0.1');
 
 describe('parseTraceparent', () => {
   it('reads W3C traceparent values and refuses malformed ones', () => {
-    expect(parseTraceparent(traceparent(CLIENT_TRACE, CLIENT_SPAN))).toEqual({ traceId: CLIENT_TRACE, spanId: CLIENT_SPAN, traceFlags: 1 });
-    expect(parseTraceparent(`01-${CLIENT_TRACE}-${CLIENT_SPAN}-00-later-field`)).toEqual({ traceId: CLIENT_TRACE, spanId: CLIENT_SPAN, traceFlags: 0 });
+    expect(parseTraceparent(traceparent(CLIENT_TRACE, CLIENT_SPAN))).toEqual({
+      traceId: CLIENT_TRACE,
+      spanId: CLIENT_SPAN,
+      traceFlags: 1,
+    });
+    expect(parseTraceparent(`01-${CLIENT_TRACE}-${CLIENT_SPAN}-00-later-field`)).toEqual({
+      traceId: CLIENT_TRACE,
+      spanId: CLIENT_SPAN,
+      traceFlags: 0,
+    });
     for (const bad of [
       `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01-extra`,
       `ff-${CLIENT_TRACE}-${CLIENT_SPAN}-01`,
@@ -47,14 +72,28 @@ describe('parseTraceparent', () => {
 describe('McpTracing without an OpenTelemetry SDK', () => {
   const tracing = new McpTracing(tools, prompts);
 
-  it('just runs the work, and still gives the audit trail the caller\'s trace id', async () => {
+  it("just runs the work, and still gives the audit trail the caller's trace id", async () => {
     expect(tracing.enabled).toBe(false);
     const fromMeta = note('tools/call');
-    await expect(tracing.run(fromMeta, 1, { name: 'add', _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN) } }, scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }), async () => 'done')).resolves.toBe('done');
+    await expect(
+      tracing.run(
+        fromMeta,
+        1,
+        { name: 'add', _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN) } },
+        scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }),
+        async () => 'done',
+      ),
+    ).resolves.toBe('done');
     expect(fromMeta.traceId).toBe(CLIENT_TRACE);
 
     const fromHeader = note('tools/call');
-    await tracing.run(fromHeader, 2, { name: 'add' }, scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }), async () => 'done');
+    await tracing.run(
+      fromHeader,
+      2,
+      { name: 'add' },
+      scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }),
+      async () => 'done',
+    );
     expect(fromHeader.traceId).toBe(HTTP_TRACE);
 
     const none = note('tools/call');
@@ -82,9 +121,13 @@ describe('McpTracing with an SDK registered', () => {
       tracing = new McpTracing(tools, prompts);
     });
 
-    it('makes a SERVER span named after the tool, child of the client\'s _meta context, linked to the HTTP one', async () => {
+    it("makes a SERVER span named after the tool, child of the client's _meta context, linked to the HTTP one", async () => {
       const n = note('tools/call');
-      const params = { name: 'add', arguments: { a: 1 }, _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN), tracestate: 'rojo=00f067aa0ba902b7' } };
+      const params = {
+        name: 'add',
+        arguments: { a: 1 },
+        _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN), tracestate: 'rojo=00f067aa0ba902b7' },
+      };
       expect(tracing.enabled).toBe(true);
       await tracing.run(n, 7, params, scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }), async () => 'ok');
       const [span] = spans();
@@ -111,7 +154,13 @@ describe('McpTracing with an SDK registered', () => {
 
     it('takes the HTTP traceparent header as parent when _meta has none', async () => {
       const n = note('prompts/get');
-      await tracing.run(n, 'p-1', { name: 'triage' }, scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }), async () => 'ok');
+      await tracing.run(
+        n,
+        'p-1',
+        { name: 'triage' },
+        scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }),
+        async () => 'ok',
+      );
       const [span] = spans();
       expect(span.name).toBe('prompts/get triage');
       expect(span.parentSpanContext).toMatchObject({ traceId: HTTP_TRACE, spanId: HTTP_SPAN });
@@ -159,7 +208,9 @@ describe('McpTracing with an SDK registered', () => {
     });
 
     it('ends the span with the exception when the work throws', async () => {
-      await expect(tracing.run(note('ping'), 1, {}, scope(), () => Promise.reject(new RangeError('boom')))).rejects.toThrow('boom');
+      await expect(
+        tracing.run(note('ping'), 1, {}, scope(), () => Promise.reject(new RangeError('boom'))),
+      ).rejects.toThrow('boom');
       const [span] = spans();
       expect(span.attributes['error.type']).toBe('RangeError');
       expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'boom' });
@@ -176,13 +227,19 @@ describe('McpTracing with an SDK registered', () => {
     it('extracts through the registered propagator and makes the span active while the work runs', async () => {
       const n = note('tools/call');
       let active: string | undefined;
-      await tracing.run(n, 1, { name: 'add', _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN) } }, scope(), async () => {
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        active = trace.getActiveSpan()?.spanContext().spanId;
-        // The tool's own spans are children of the request's.
-        trace.getTracer('tool').startSpan('inner').end();
-        return 'ok';
-      });
+      await tracing.run(
+        n,
+        1,
+        { name: 'add', _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN) } },
+        scope(),
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          active = trace.getActiveSpan()?.spanContext().spanId;
+          // The tool's own spans are children of the request's.
+          trace.getTracer('tool').startSpan('inner').end();
+          return 'ok';
+        },
+      );
       const [inner, server] = spans();
       expect(server.name).toBe('tools/call add');
       expect(active).toBe(server.spanContext().spanId);

@@ -47,7 +47,6 @@ const HEADER_GETTER: TextMapGetter<Readonly<Record<string, string | string[] | u
   get: (carrier, key) => carrier[key],
 };
 
-
 /**
  * OpenTelemetry tracing of MCP requests, after the semantic conventions for MCP servers
  * (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`, …): one `SERVER` span per request,
@@ -85,22 +84,41 @@ export class McpTracing {
    * Runs `work` (the answer to one request) inside a `SERVER` span, and sets the span's status
    * from `note` once it is done. Without a registered tracer provider it just runs `work`.
    */
-  run<T>(note: RequestNote, id: JsonRpcId, params: Record<string, unknown> | undefined, scope: DispatchScope, work: () => Promise<T>): Promise<T> {
+  run<T>(
+    note: RequestNote,
+    id: JsonRpcId,
+    params: Record<string, unknown> | undefined,
+    scope: DispatchScope,
+    work: () => Promise<T>,
+  ): Promise<T> {
     const tracer = this.activeTracer();
     if (tracer) return this.traced(tracer, note, id, params, scope, work);
     note.traceId = traceIdOf(metaOf(params)?.traceparent) ?? traceIdOf(scope.headers.traceparent);
     return work();
   }
 
-  private async traced<T>(tracer: Tracer, note: RequestNote, id: JsonRpcId, params: Record<string, unknown> | undefined, scope: DispatchScope, work: () => Promise<T>): Promise<T> {
+  private async traced<T>(
+    tracer: Tracer,
+    note: RequestNote,
+    id: JsonRpcId,
+    params: Record<string, unknown> | undefined,
+    scope: DispatchScope,
+    work: () => Promise<T>,
+  ): Promise<T> {
     const meta = metaOf(params);
     const fromMeta = meta && remoteContext(meta, META_GETTER);
-    const fromHeader = scope.headers.traceparent !== undefined ? remoteContext(scope.headers, HEADER_GETTER) : undefined;
+    const fromHeader =
+      scope.headers.traceparent !== undefined ? remoteContext(scope.headers, HEADER_GETTER) : undefined;
     const parent = fromMeta ?? fromHeader ?? context.active();
     // The MCP message's context is the parent; the transport's, when it differs, is linked.
-    const links: Link[] | undefined = fromMeta && fromHeader ? [{ context: trace.getSpanContext(fromHeader)! }] : undefined;
+    const links: Link[] | undefined =
+      fromMeta && fromHeader ? [{ context: trace.getSpanContext(fromHeader)! }] : undefined;
     const method = note.method ?? 'unknown';
-    const span = tracer.startSpan(this.spanName(method, params), { kind: SpanKind.SERVER, attributes: requestAttributes(method, id, params, scope), links }, parent);
+    const span = tracer.startSpan(
+      this.spanName(method, params),
+      { kind: SpanKind.SERVER, attributes: requestAttributes(method, id, params, scope), links },
+      parent,
+    );
     note.traceId = span.spanContext().traceId;
     try {
       return await context.with(trace.setSpan(parent, span), work);
@@ -146,12 +164,22 @@ function remoteContext<C>(carrier: C, getter: TextMapGetter<C>): Context | undef
   const parent = parseTraceparent(getter.get(carrier, 'traceparent'));
   if (!parent) return undefined;
   const state = getter.get(carrier, 'tracestate');
-  const traceState = typeof state === 'string' && state ? createTraceState(state) : Array.isArray(state) && state.length > 0 ? createTraceState(state.join(',')) : undefined;
+  const traceState =
+    typeof state === 'string' && state
+      ? createTraceState(state)
+      : Array.isArray(state) && state.length > 0
+        ? createTraceState(state.join(','))
+        : undefined;
   return trace.setSpanContext(extracted, { ...parent, isRemote: true, traceState });
 }
 
 /** The span's attributes known when the request arrives (MCP semantic conventions). */
-function requestAttributes(method: string, id: JsonRpcId, params: Record<string, unknown> | undefined, scope: DispatchScope): Attributes {
+function requestAttributes(
+  method: string,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+  scope: DispatchScope,
+): Attributes {
   const session = scope.session;
   const attributes: Attributes = {
     'mcp.method.name': method,

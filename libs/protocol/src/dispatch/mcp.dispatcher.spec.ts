@@ -1,7 +1,19 @@
 import { Logger } from '@nestjs/common';
-import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, McpClientRequestError, type McpPrincipal } from '#libs/core';
+import {
+  JsonRpcError,
+  JsonRpcErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  McpClientRequestError,
+  type McpPrincipal,
+} from '#libs/core';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
-import { AuditTrail, ScopeAndRolePolicy, type AuditRecord, type AuditSink, type AuditTrailSettings } from '#libs/security';
+import {
+  AuditTrail,
+  ScopeAndRolePolicy,
+  type AuditRecord,
+  type AuditSink,
+  type AuditTrailSettings,
+} from '#libs/security';
 import { AccessControl, AccessDeniedError } from '../admission/access-control';
 import { CallAdmission } from '../admission/call-admission';
 import { CallScope } from '../calls/call-scope';
@@ -41,7 +53,11 @@ class LifecycleGroup implements McpMethods {
 /** Answers every other request method of the table (or those given). */
 class FeatureGroup implements McpMethods {
   readonly methods: Handlers;
-  constructor(received: Received[], overrides: Handlers = {}, methods: readonly McpRequestMethod[] = MCP_REQUEST_METHODS.filter((m) => m !== 'initialize' && m !== 'ping')) {
+  constructor(
+    received: Received[],
+    overrides: Handlers = {},
+    methods: readonly McpRequestMethod[] = MCP_REQUEST_METHODS.filter((m) => m !== 'initialize' && m !== 'ping'),
+  ) {
     this.methods = answering(methods, received, overrides);
   }
 }
@@ -93,9 +109,12 @@ function setup(overrides: Handlers = {}, trail?: AuditTrail) {
   const observers = new McpRequestObservers();
   const events: McpRequestEvent[] = [];
   observers.add({ observe: (event) => events.push(event) });
-  const options = resolveProtocolOptions({ name: 'spec-host', version: '1.0.0', limits: { maxArguments: 2 } }, (key, problem) => {
-    throw new Error(`${key} ${problem}`);
-  });
+  const options = resolveProtocolOptions(
+    { name: 'spec-host', version: '1.0.0', limits: { maxArguments: 2 } },
+    (key, problem) => {
+      throw new Error(`${key} ${problem}`);
+    },
+  );
   const stateless = new StatelessCalls();
   const admission = new CallAdmission(new AccessControl(new ScopeAndRolePolicy()), trail);
   const tracing = new McpTracing(new ToolRegistry(), new PromptRegistry());
@@ -109,11 +128,27 @@ function setup(overrides: Handlers = {}, trail?: AuditTrail) {
 function scopeOf(who = 'alice', sessionId: string | null = 'session-1', session?: McpSession): DispatchScope {
   const own = session ?? new McpSession(sessionId ?? undefined, LATEST_PROTOCOL_VERSION);
   if (!session) own.opened = true;
-  return { session: own, transport: 'http', principal: principal(who), headers: {}, remoteAddress: '127.0.0.1', notify: () => true };
+  return {
+    session: own,
+    transport: 'http',
+    principal: principal(who),
+    headers: {},
+    remoteAddress: '127.0.0.1',
+    notify: () => true,
+  };
 }
 
-const request = (id: JsonRpcId, method: string, params?: Record<string, unknown>): JsonRpcMessage => ({ jsonrpc: '2.0', id, method, ...(params && { params }) });
-const notification = (method: string, params?: Record<string, unknown>): JsonRpcMessage => ({ jsonrpc: '2.0', method, ...(params && { params }) });
+const request = (id: JsonRpcId, method: string, params?: Record<string, unknown>): JsonRpcMessage => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params && { params }),
+});
+const notification = (method: string, params?: Record<string, unknown>): JsonRpcMessage => ({
+  jsonrpc: '2.0',
+  method,
+  ...(params && { params }),
+});
 
 /** Lets pending promise callbacks run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -147,7 +182,11 @@ describe('McpDispatcher', () => {
       class StrayGroup implements McpMethods {
         readonly methods = { ping: () => '{}', 'tools/frobnicate': () => '{}' } as unknown as McpMethods['methods'];
       }
-      const features = new FeatureGroup([], {}, MCP_REQUEST_METHODS.filter((m) => !['initialize', 'ping', 'tasks/cancel', 'resources/read'].includes(m)));
+      const features = new FeatureGroup(
+        [],
+        {},
+        MCP_REQUEST_METHODS.filter((m) => !['initialize', 'ping', 'tasks/cancel', 'resources/read'].includes(m)),
+      );
       expect(build([new LifecycleGroup([]), features, new StrayGroup()])).toThrow(
         new Error(
           'The MCP method table and the method groups disagree:\n' +
@@ -163,7 +202,11 @@ describe('McpDispatcher', () => {
       class HalfGroup implements McpMethods {
         readonly methods = { 'tasks/list': undefined };
       }
-      const features = new FeatureGroup([], {}, MCP_REQUEST_METHODS.filter((m) => !['initialize', 'ping', 'tasks/list'].includes(m)));
+      const features = new FeatureGroup(
+        [],
+        {},
+        MCP_REQUEST_METHODS.filter((m) => !['initialize', 'ping', 'tasks/list'].includes(m)),
+      );
       expect(build([new LifecycleGroup([]), features, new HalfGroup()])).toThrow(
         'The MCP method table and the method groups disagree:\n- no method group answers "tasks/list"',
       );
@@ -175,7 +218,9 @@ describe('McpDispatcher', () => {
       const { dispatcher, received } = setup();
       const scope = scopeOf();
       const response = await dispatcher.dispatch('request', request(`r-${method}`, method, { cursor: 'c1' }), scope);
-      expect(response).toBe(`{"jsonrpc":"2.0","id":${JSON.stringify(`r-${method}`)},"result":{"answered":${JSON.stringify(method)}}}`);
+      expect(response).toBe(
+        `{"jsonrpc":"2.0","id":${JSON.stringify(`r-${method}`)},"result":{"answered":${JSON.stringify(method)}}}`,
+      );
       expect(received).toHaveLength(1);
       expect(received[0]).toMatchObject({ method, params: { cursor: 'c1' }, id: `r-${method}` });
       expect(received[0].scope).toBe(scope);
@@ -183,17 +228,28 @@ describe('McpDispatcher', () => {
 
     it('hands the handler empty params when the request has none, and keeps a numeric id numeric', async () => {
       const { dispatcher, received } = setup();
-      await expect(dispatcher.dispatch('request', request(7, 'tools/list'), scopeOf())).resolves.toBe('{"jsonrpc":"2.0","id":7,"result":{"answered":"tools/list"}}');
+      await expect(dispatcher.dispatch('request', request(7, 'tools/list'), scopeOf())).resolves.toBe(
+        '{"jsonrpc":"2.0","id":7,"result":{"answered":"tools/list"}}',
+      );
       expect(received[0].params).toEqual({});
     });
 
     it('answers a method outside the table with -32601 and records it as not_found', async () => {
       const { dispatcher, received, events } = setup();
       const response = await dispatcher.dispatch('request', request(3, 'tools/frobnicate'), scopeOf());
-      expect(JSON.parse(response!)).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found: tools/frobnicate' } });
+      expect(JSON.parse(response!)).toEqual({
+        jsonrpc: '2.0',
+        id: 3,
+        error: { code: -32601, message: 'Method not found: tools/frobnicate' },
+      });
       expect(received).toHaveLength(0);
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ method: 'tools/frobnicate', outcome: 'not_found', errorCode: -32601, audited: false });
+      expect(events[0]).toMatchObject({
+        method: 'tools/frobnicate',
+        outcome: 'not_found',
+        errorCode: -32601,
+        audited: false,
+      });
     });
 
     it('does not route the internal tasks/run row to anyone', async () => {
@@ -212,7 +268,11 @@ describe('McpDispatcher', () => {
         expect(JSON.parse(response!)).toEqual({
           jsonrpc: '2.0',
           id: 1,
-          error: { code: -32600, message: 'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)' },
+          error: {
+            code: -32600,
+            message:
+              'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)',
+          },
         });
         expect(received).toHaveLength(0);
         expect(events[0]).toMatchObject({ method: 'tools/list', outcome: 'invalid', errorCode: -32600 });
@@ -226,34 +286,59 @@ describe('McpDispatcher', () => {
 
       it.each(['ping', 'initialize'] as const)('answers %s', async (method) => {
         const { dispatcher, received } = setup();
-        await expect(dispatcher.dispatch('request', request(1, method), unopened())).resolves.toBe(`{"jsonrpc":"2.0","id":1,"result":{"answered":"${method}"}}`);
+        await expect(dispatcher.dispatch('request', request(1, method), unopened())).resolves.toBe(
+          `{"jsonrpc":"2.0","id":1,"result":{"answered":"${method}"}}`,
+        );
         expect(received.map((r) => r.method)).toEqual([method]);
       });
 
       it('does not apply to a stateless request (no session id)', async () => {
         const { dispatcher } = setup();
         const stateless = scopeOf('alice', null, new McpSession(undefined, LATEST_PROTOCOL_VERSION));
-        await expect(dispatcher.dispatch('request', request(1, 'tools/list'), stateless)).resolves.toBe('{"jsonrpc":"2.0","id":1,"result":{"answered":"tools/list"}}');
+        await expect(dispatcher.dispatch('request', request(1, 'tools/list'), stateless)).resolves.toBe(
+          '{"jsonrpc":"2.0","id":1,"result":{"answered":"tools/list"}}',
+        );
       });
     });
 
     it('refuses params over the request limits with -32602 before the handler runs, as outcome limited', async () => {
       const { dispatcher, received, events } = setup();
-      const response = await dispatcher.dispatch('request', request(2, 'tools/call', { name: 'add', arguments: { a: 1, b: 2, c: 3 } }), scopeOf());
+      const response = await dispatcher.dispatch(
+        'request',
+        request(2, 'tools/call', { name: 'add', arguments: { a: 1, b: 2, c: 3 } }),
+        scopeOf(),
+      );
       expect(JSON.parse(response!)).toEqual({
         jsonrpc: '2.0',
         id: 2,
         error: { code: -32602, message: 'Request too large: params.arguments has 3 arguments; at most 2 are accepted' },
       });
       expect(received).toHaveLength(0);
-      expect(events[0]).toMatchObject({ method: 'tools/call', outcome: 'limited', errorCode: -32602, error: 'Request too large: params.arguments has 3 arguments; at most 2 are accepted' });
+      expect(events[0]).toMatchObject({
+        method: 'tools/call',
+        outcome: 'limited',
+        errorCode: -32602,
+        error: 'Request too large: params.arguments has 3 arguments; at most 2 are accepted',
+      });
     });
 
     it.each([
-      ['a JSON-RPC error, with its data', new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'Unknown prompt: triage', { name: 'triage' }), 'invalid'],
-      ['a missing resource', new JsonRpcError(JsonRpcErrorCode.RESOURCE_NOT_FOUND, 'Resource not found: file:///x'), 'not_found'],
+      [
+        'a JSON-RPC error, with its data',
+        new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'Unknown prompt: triage', { name: 'triage' }),
+        'invalid',
+      ],
+      [
+        'a missing resource',
+        new JsonRpcError(JsonRpcErrorCode.RESOURCE_NOT_FOUND, 'Resource not found: file:///x'),
+        'not_found',
+      ],
       ['a transport-style code', new JsonRpcError(JsonRpcErrorCode.TRANSPORT_REFUSED, 'Refused'), 'error'],
-      ['an access-policy refusal', new AccessDeniedError(JsonRpcErrorCode.INVALID_PARAMS, 'Unknown prompt: secret'), 'denied'],
+      [
+        'an access-policy refusal',
+        new AccessDeniedError(JsonRpcErrorCode.INVALID_PARAMS, 'Unknown prompt: secret'),
+        'denied',
+      ],
     ])('answers %s thrown by the handler with its code and message', async (_case, error, outcome) => {
       const { dispatcher, events } = setup({
         'prompts/get': () => {
@@ -261,7 +346,11 @@ describe('McpDispatcher', () => {
         },
       });
       const response = await dispatcher.dispatch('request', request('p', 'prompts/get', { name: 'triage' }), scopeOf());
-      expect(JSON.parse(response!)).toEqual({ jsonrpc: '2.0', id: 'p', error: { code: error.code, message: error.message, ...(error.data !== undefined && { data: error.data }) } });
+      expect(JSON.parse(response!)).toEqual({
+        jsonrpc: '2.0',
+        id: 'p',
+        error: { code: error.code, message: error.message, ...(error.data !== undefined && { data: error.data }) },
+      });
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({ outcome, errorCode: error.code, error: error.message });
     });
@@ -302,8 +391,20 @@ describe('McpDispatcher', () => {
         ['ping', false, 'ok'],
         ['tools/call', true, 'ok'],
       ]);
-      expect(events[0]).toMatchObject({ transport: 'http', principal: 'bob', sessionId: 'session-9', client: { name: 'inspector', version: '0.1' }, remoteAddress: '127.0.0.1', refusal: false });
-      expect((events[2] as RequestNote).traits).toEqual({ audited: true, guarded: true, names: { kind: 'tool', by: 'name' }, runs: true });
+      expect(events[0]).toMatchObject({
+        transport: 'http',
+        principal: 'bob',
+        sessionId: 'session-9',
+        client: { name: 'inspector', version: '0.1' },
+        remoteAddress: '127.0.0.1',
+        refusal: false,
+      });
+      expect((events[2] as RequestNote).traits).toEqual({
+        audited: true,
+        guarded: true,
+        names: { kind: 'tool', by: 'name' },
+        runs: true,
+      });
       for (const event of events) expect(event.latencyMs).toBeGreaterThanOrEqual(0);
     });
 
@@ -318,7 +419,7 @@ describe('McpDispatcher', () => {
       expect(events[0]).toMatchObject({ entryKind: 'tool', target: 'add', arguments: { a: 1 }, outcome: 'ok' });
     });
 
-    it('gives the note the trace id of the client\'s traceparent', async () => {
+    it("gives the note the trace id of the client's traceparent", async () => {
       const { dispatcher, events } = setup();
       const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
       await dispatcher.dispatch('request', request(1, 'ping', { _meta: { traceparent } }), scopeOf());
@@ -342,7 +443,11 @@ describe('McpDispatcher', () => {
       expect(JSON.parse(response!)).toEqual({
         jsonrpc: '2.0',
         id: 5,
-        error: { code: -32603, message: 'Service unavailable: the audit trail cannot be written, so calls are refused until it can (audit policy fail-closed)' },
+        error: {
+          code: -32603,
+          message:
+            'Service unavailable: the audit trail cannot be written, so calls are refused until it can (audit policy fail-closed)',
+        },
       });
       expect(received).toHaveLength(0);
       expect(events[0]).toMatchObject({ method: 'tasks/result', outcome: 'unavailable', errorCode: -32603 });
@@ -353,9 +458,17 @@ describe('McpDispatcher', () => {
       await trail.start();
       const { dispatcher, received } = setup({}, trail);
       for (const method of ['tools/call', 'prompts/get', 'resources/read', 'tasks/get', 'tools/list'] as const) {
-        await expect(dispatcher.dispatch('request', request(1, method, { name: 'x', uri: 'file:///x' }), scopeOf())).resolves.toContain('"result"');
+        await expect(
+          dispatcher.dispatch('request', request(1, method, { name: 'x', uri: 'file:///x' }), scopeOf()),
+        ).resolves.toContain('"result"');
       }
-      expect(received.map((r) => r.method)).toEqual(['tools/call', 'prompts/get', 'resources/read', 'tasks/get', 'tools/list']);
+      expect(received.map((r) => r.method)).toEqual([
+        'tools/call',
+        'prompts/get',
+        'resources/read',
+        'tasks/get',
+        'tools/list',
+      ]);
     });
 
     it('lets tasks/result through once the trail writes', async () => {
@@ -363,9 +476,9 @@ describe('McpDispatcher', () => {
       await trail.start();
       expect(trail.admits()).toBe(true);
       const { dispatcher, events } = setup({}, trail);
-      await expect(dispatcher.dispatch('request', request(5, 'tasks/result', { taskId: 't-1' }), scopeOf())).resolves.toBe(
-        '{"jsonrpc":"2.0","id":5,"result":{"answered":"tasks/result"}}',
-      );
+      await expect(
+        dispatcher.dispatch('request', request(5, 'tasks/result', { taskId: 't-1' }), scopeOf()),
+      ).resolves.toBe('{"jsonrpc":"2.0","id":5,"result":{"answered":"tasks/result"}}');
       expect(events[0].outcome).toBe('ok');
     });
   });
@@ -375,7 +488,9 @@ describe('McpDispatcher', () => {
       const { dispatcher, received, events } = setup();
       const scope = scopeOf();
       expect(scope.session.initialized).toBe(false);
-      await expect(dispatcher.dispatch('notification', notification('notifications/initialized'), scope)).resolves.toBeUndefined();
+      await expect(
+        dispatcher.dispatch('notification', notification('notifications/initialized'), scope),
+      ).resolves.toBeUndefined();
       expect(scope.session.initialized).toBe(true);
       expect(received).toHaveLength(0);
       expect(events).toHaveLength(0);
@@ -384,7 +499,9 @@ describe('McpDispatcher', () => {
     it('ignores notifications it does not know, even ones named like a request method', async () => {
       const { dispatcher, received, events } = setup();
       const scope = scopeOf();
-      await expect(dispatcher.dispatch('notification', notification('notifications/whatever', { x: 1 }), scope)).resolves.toBeUndefined();
+      await expect(
+        dispatcher.dispatch('notification', notification('notifications/whatever', { x: 1 }), scope),
+      ).resolves.toBeUndefined();
       await expect(dispatcher.dispatch('notification', notification('tools/list'), scope)).resolves.toBeUndefined();
       expect(received).toHaveLength(0);
       expect(events).toHaveLength(0);
@@ -399,13 +516,20 @@ describe('McpDispatcher', () => {
       let callScope!: CallScope;
       const built = setup({
         'tools/call': (params, id, scope, note) =>
-          callScope.run(scope, id, 'tool', params.name as string, params, note, (context) =>
-            new Promise<{ value: string }>((resolve) => {
-              context.signal.addEventListener('abort', () => {
-                aborted.push((context.signal.reason as Error).message);
-                resolve({ value: '{"content":[],"isError":true}' });
-              });
-            }),
+          callScope.run(
+            scope,
+            id,
+            'tool',
+            params.name as string,
+            params,
+            note,
+            (context) =>
+              new Promise<{ value: string }>((resolve) => {
+                context.signal.addEventListener('abort', () => {
+                  aborted.push((context.signal.reason as Error).message);
+                  resolve({ value: '{"content":[],"isError":true}' });
+                });
+              }),
           ),
       });
       callScope = built.callScope;
@@ -420,17 +544,30 @@ describe('McpDispatcher', () => {
       expect([...scope.session.inFlight.keys()]).toEqual([5]);
 
       // Another session using the same id, and another id on this session, cancel nothing.
-      await dispatcher.dispatch('notification', notification('notifications/cancelled', { requestId: 5 }), scopeOf('alice', 'session-2'));
+      await dispatcher.dispatch(
+        'notification',
+        notification('notifications/cancelled', { requestId: 5 }),
+        scopeOf('alice', 'session-2'),
+      );
       await dispatcher.dispatch('notification', notification('notifications/cancelled', { requestId: '5' }), scope);
       await settle();
       expect(aborted).toEqual([]);
 
-      await dispatcher.dispatch('notification', notification('notifications/cancelled', { requestId: 5, reason: 'user stopped' }), scopeOf('alice', 'session-1', scope.session));
+      await dispatcher.dispatch(
+        'notification',
+        notification('notifications/cancelled', { requestId: 5, reason: 'user stopped' }),
+        scopeOf('alice', 'session-1', scope.session),
+      );
       await expect(answer).resolves.toBeUndefined();
       expect(aborted).toEqual(['user stopped']);
       expect(scope.session.inFlight.size).toBe(0);
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ method: 'tools/call', outcome: 'cancelled', errorCode: undefined, error: 'Cancelled by the client: user stopped' });
+      expect(events[0]).toMatchObject({
+        method: 'tools/call',
+        outcome: 'cancelled',
+        errorCode: undefined,
+        error: 'Cancelled by the client: user stopped',
+      });
     });
 
     it('says "no reason given" for a cancellation without a reason, and cuts a long reason to 200 characters', async () => {
@@ -439,8 +576,16 @@ describe('McpDispatcher', () => {
       const first = dispatcher.dispatch('request', request(1, 'tools/call', { name: 'slow' }), scope);
       const second = dispatcher.dispatch('request', request(2, 'tools/call', { name: 'slow' }), scope);
       await settle();
-      await dispatcher.dispatch('notification', notification('notifications/cancelled', { requestId: 1, reason: '' }), scope);
-      await dispatcher.dispatch('notification', notification('notifications/cancelled', { requestId: 2, reason: 'x'.repeat(500) }), scope);
+      await dispatcher.dispatch(
+        'notification',
+        notification('notifications/cancelled', { requestId: 1, reason: '' }),
+        scope,
+      );
+      await dispatcher.dispatch(
+        'notification',
+        notification('notifications/cancelled', { requestId: 2, reason: 'x'.repeat(500) }),
+        scope,
+      );
       await Promise.all([first, second]);
       expect(aborted).toEqual(['no reason given', 'x'.repeat(200)]);
     });
@@ -451,11 +596,19 @@ describe('McpDispatcher', () => {
       await settle();
 
       // Each stateless POST has a session of its own: only the principal and the id tie them.
-      await dispatcher.dispatch('notification', notification('notifications/cancelled', { requestId: 5, reason: 'not yours' }), scopeOf('bob', null));
+      await dispatcher.dispatch(
+        'notification',
+        notification('notifications/cancelled', { requestId: 5, reason: 'not yours' }),
+        scopeOf('bob', null),
+      );
       await settle();
       expect(aborted).toEqual([]);
 
-      await dispatcher.dispatch('notification', notification('notifications/cancelled', { requestId: 5, reason: 'stop' }), scopeOf('alice', null));
+      await dispatcher.dispatch(
+        'notification',
+        notification('notifications/cancelled', { requestId: 5, reason: 'stop' }),
+        scopeOf('alice', null),
+      );
       await expect(answer).resolves.toBeUndefined();
       expect(aborted).toEqual(['stop']);
       expect(events[0]).toMatchObject({ outcome: 'cancelled', error: 'Cancelled by the client: stop' });
@@ -483,23 +636,40 @@ describe('McpDispatcher', () => {
       const sent: { id: string; method: string }[] = [];
       const send = (message: string) => (sent.push(JSON.parse(message)), true);
       const roots = scope.session.clientRequests.send('roots/list', {}, send, 5_000, new AbortController().signal);
-      const sampling = scope.session.clientRequests.send('sampling/createMessage', {}, send, 5_000, new AbortController().signal);
+      const sampling = scope.session.clientRequests.send(
+        'sampling/createMessage',
+        {},
+        send,
+        5_000,
+        new AbortController().signal,
+      );
       expect(sent.map((m) => [m.id, m.method])).toEqual([
         ['srv-1', 'roots/list'],
         ['srv-2', 'sampling/createMessage'],
       ]);
 
-      await expect(dispatcher.dispatch('response', { jsonrpc: '2.0', id: 'srv-1', result: { roots: [] } }, scope)).resolves.toBeUndefined();
+      await expect(
+        dispatcher.dispatch('response', { jsonrpc: '2.0', id: 'srv-1', result: { roots: [] } }, scope),
+      ).resolves.toBeUndefined();
       await expect(roots).resolves.toEqual({ roots: [] });
-      await dispatcher.dispatch('response', { jsonrpc: '2.0', id: 'srv-2', error: { code: -1, message: 'user declined' } }, scope);
+      await dispatcher.dispatch(
+        'response',
+        { jsonrpc: '2.0', id: 'srv-2', error: { code: -1, message: 'user declined' } },
+        scope,
+      );
       await expect(sampling).rejects.toThrow(McpClientRequestError);
-      await expect(sampling).rejects.toMatchObject({ message: 'The client refused sampling/createMessage: user declined', reason: 'refused' });
+      await expect(sampling).rejects.toMatchObject({
+        message: 'The client refused sampling/createMessage: user declined',
+        reason: 'refused',
+      });
       expect(events).toHaveLength(0);
     });
 
     it('warns about a response nothing waits for, and answers nothing', async () => {
       const { dispatcher } = setup();
-      await expect(dispatcher.dispatch('response', { jsonrpc: '2.0', id: 'srv-99', result: {} }, scopeOf())).resolves.toBeUndefined();
+      await expect(
+        dispatcher.dispatch('response', { jsonrpc: '2.0', id: 'srv-99', result: {} }, scopeOf()),
+      ).resolves.toBeUndefined();
       expect(Logger.prototype.warn).toHaveBeenCalledWith('Ignored a response to unknown request "srv-99"');
     });
   });

@@ -14,7 +14,8 @@ import { MCP_REQUEST_METHODS, traitsOf } from '../wire/mcp-method.table';
 
 export type { DispatchScope } from '../methods/method-handler';
 
-const NOT_INITIALIZED = 'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)';
+const NOT_INITIALIZED =
+  'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)';
 
 /**
  * Answers JSON-RPC messages for any transport. It holds no connection state: everything about
@@ -56,20 +57,40 @@ export class McpDispatcher {
     const id = message.id!;
     const session = scope.session;
     const method = message.method ?? null;
-    const note = new RequestNote(method, traitsOf(method), scope.transport, scope.principal.id, session.id, session.clientInfo, scope.remoteAddress);
+    const note = new RequestNote(
+      method,
+      traitsOf(method),
+      scope.transport,
+      scope.principal.id,
+      session.id,
+      session.clientInfo,
+      scope.remoteAddress,
+    );
     try {
       // A span per request when an OpenTelemetry SDK is registered; the note gets its trace id.
-      const response = await this.tracing.run(note, id, message.params, scope, () => this.answer(id, message, scope, note));
+      const response = await this.tracing.run(note, id, message.params, scope, () =>
+        this.answer(id, message, scope, note),
+      );
       return note.withdrawn ? undefined : response;
     } finally {
       this.events.finish(note);
     }
   }
 
-  private async answer(id: JsonRpcId, message: JsonRpcMessage, scope: DispatchScope, note: RequestNote): Promise<string> {
+  private async answer(
+    id: JsonRpcId,
+    message: JsonRpcMessage,
+    scope: DispatchScope,
+    note: RequestNote,
+  ): Promise<string> {
     // A session is used only once `initialize` opened it (stateful HTTP opens it with the session;
     // stdio has one from the start). Only `ping` may come first, as the spec allows.
-    if (scope.session.id !== undefined && !scope.session.opened && message.method !== 'initialize' && message.method !== 'ping') {
+    if (
+      scope.session.id !== undefined &&
+      !scope.session.opened &&
+      message.method !== 'initialize' &&
+      message.method !== 'ping'
+    ) {
       note.fail('invalid', JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
       return errorResponse(id, JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
     }
@@ -87,7 +108,12 @@ export class McpDispatcher {
       return resultResponse(id, await handler(params, id, scope, note));
     } catch (error) {
       if (error instanceof JsonRpcError) {
-        const outcome = error instanceof AccessDeniedError ? 'denied' : error instanceof RequestLimitError ? 'limited' : outcomeOfCode(error.code);
+        const outcome =
+          error instanceof AccessDeniedError
+            ? 'denied'
+            : error instanceof RequestLimitError
+              ? 'limited'
+              : outcomeOfCode(error.code);
         note.fail(outcome, error.code, error.message);
         // The client's mistake, not the host's: one line, below the levels production logs keep.
         this.logger.debug(`${message.method} refused (${error.code}): ${error.message}`);
@@ -107,7 +133,10 @@ export class McpDispatcher {
       case 'notifications/cancelled': {
         const requestId = message.params?.requestId;
         if (typeof requestId === 'string' || typeof requestId === 'number') {
-          const call = scope.session.id === undefined ? this.stateless.find(scope.principal.id, requestId) : scope.session.inFlight.get(requestId);
+          const call =
+            scope.session.id === undefined
+              ? this.stateless.find(scope.principal.id, requestId)
+              : scope.session.inFlight.get(requestId);
           const reason = message.params?.reason;
           call?.cancelByClient(typeof reason === 'string' && reason ? reason.slice(0, 200) : 'no reason given');
         }
@@ -119,7 +148,6 @@ export class McpDispatcher {
   }
 }
 
-
 /**
  * The route of every method of the table, from the groups that answer them.
  * @throws Error when a method has no handler, two, or a handler has no row in the table
@@ -129,12 +157,15 @@ function routesOf(groups: readonly McpMethods[]): ReadonlyMap<string, MethodHand
   const problems: string[] = [];
   for (const group of groups) {
     for (const [method, handler] of Object.entries(group.methods)) {
-      if (!traitsOf(method)) problems.push(`${group.constructor.name} answers "${method}", which the method table does not list`);
+      if (!traitsOf(method))
+        problems.push(`${group.constructor.name} answers "${method}", which the method table does not list`);
       else if (routes.has(method)) problems.push(`"${method}" is answered by two method groups`);
       else if (handler) routes.set(method, handler);
     }
   }
-  for (const method of MCP_REQUEST_METHODS) if (!routes.has(method)) problems.push(`no method group answers "${method}"`);
-  if (problems.length > 0) throw new Error(`The MCP method table and the method groups disagree:\n- ${problems.join('\n- ')}`);
+  for (const method of MCP_REQUEST_METHODS)
+    if (!routes.has(method)) problems.push(`no method group answers "${method}"`);
+  if (problems.length > 0)
+    throw new Error(`The MCP method table and the method groups disagree:\n- ${problems.join('\n- ')}`);
   return routes;
 }

@@ -25,5 +25,7 @@ export function traceIdOf(value: unknown): string | undefined {
 /** `params._meta` of a request, when it is an object. */
 export function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const meta = params?._meta;
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta)
+    ? (meta as Record<string, unknown>)
+    : undefined;
 }

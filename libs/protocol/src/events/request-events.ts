@@ -23,7 +23,15 @@ export class RequestEvents {
    * Reports a request refused before any method ran (HTTP status as the code).
    * @param target what was refused when it was no MCP message (e.g. `admin API`)
    */
-  refusal(outcome: AuditOutcome, status: number, message: string, transport: 'http' | 'stdio', remoteAddress: string | undefined, principal?: string, target?: string): void {
+  refusal(
+    outcome: AuditOutcome,
+    status: number,
+    message: string,
+    transport: 'http' | 'stdio',
+    remoteAddress: string | undefined,
+    principal?: string,
+    target?: string,
+  ): void {
     const note = new RequestNote(null, undefined, transport, principal, undefined, undefined, remoteAddress);
     note.refusal = true;
     note.target = target;

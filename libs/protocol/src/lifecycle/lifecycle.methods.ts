@@ -66,7 +66,10 @@ export class LifecycleMethods implements McpMethods {
 
   private setLogLevel(params: Record<string, unknown>, scope: DispatchScope): string {
     if (typeof params.level !== 'string' || !LOG_LEVELS.has(params.level)) {
-      throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `logging/setLevel: "level" must be one of ${[...LOG_LEVELS].join(', ')}`);
+      throw new JsonRpcError(
+        JsonRpcErrorCode.INVALID_PARAMS,
+        `logging/setLevel: "level" must be one of ${[...LOG_LEVELS].join(', ')}`,
+      );
     }
     scope.session.logLevel = params.level as McpLogLevel;
     return EMPTY_RESULT;

@@ -28,7 +28,12 @@ export interface DispatchScope {
  * Answers one JSON-RPC method: resolves to the `result` as JSON text. `note` collects what the
  * audit trail and metrics need (the entry used, its arguments, why it failed).
  */
-export type MethodHandler = (params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote) => string | Promise<string>;
+export type MethodHandler = (
+  params: Record<string, unknown>,
+  id: JsonRpcId,
+  scope: DispatchScope,
+  note: RequestNote,
+) => string | Promise<string>;
 
 /**
  * A group of MCP methods (tools, prompts, …) the dispatcher routes to. Its keys are rows of the

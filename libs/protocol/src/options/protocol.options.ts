@@ -23,8 +23,20 @@ export const InjectProtocolOptions = (): ParameterDecorator => Inject(MCP_PROTOC
 
 /** The options of `McpModule` this slice reads. */
 export const PROTOCOL_OPTION_KEYS = [
-  'name', 'version', 'title', 'instructions', 'mode', 'pageSize', 'limits', 'sessionIdleTtlMs', 'maxSessions',
-  'maxSessionsPerPrincipal', 'maxSubscriptionsPerSession', 'toolTimeoutMs', 'confirmDestructive', 'taskTtlMs',
+  'name',
+  'version',
+  'title',
+  'instructions',
+  'mode',
+  'pageSize',
+  'limits',
+  'sessionIdleTtlMs',
+  'maxSessions',
+  'maxSessionsPerPrincipal',
+  'maxSubscriptionsPerSession',
+  'toolTimeoutMs',
+  'confirmDestructive',
+  'taskTtlMs',
 ] as const;
 
 /**
@@ -34,16 +46,19 @@ export const PROTOCOL_OPTION_KEYS = [
 export function resolveProtocolOptions(o: Record<string, unknown>, report: OptionReport): ProtocolOptions {
   const check = optionChecks(o, report);
   const text = (key: 'name' | 'version', example: string) => {
-    if (typeof o[key] !== 'string' || !(o[key] as string).trim()) report(key, 'is required and must be a non-empty string', `set it, e.g. ${key}: '${example}'`);
+    if (typeof o[key] !== 'string' || !(o[key] as string).trim())
+      report(key, 'is required and must be a non-empty string', `set it, e.g. ${key}: '${example}'`);
     return o[key] as string;
   };
   const name = text('name', 'support-desk');
   const version = text('version', '1.0.0');
   for (const key of ['title', 'instructions'] as const) {
-    if (o[key] !== undefined && typeof o[key] !== 'string') report(key, 'must be a string', `give a string or leave ${key} out`);
+    if (o[key] !== undefined && typeof o[key] !== 'string')
+      report(key, 'must be a string', `give a string or leave ${key} out`);
   }
   const mode = o.mode ?? 'stateful';
-  if (mode !== 'stateful' && mode !== 'stateless') report('mode', `"${String(mode)}" is not a mode`, "use 'stateful' or 'stateless'");
+  if (mode !== 'stateful' && mode !== 'stateless')
+    report('mode', `"${String(mode)}" is not a mode`, "use 'stateful' or 'stateless'");
   const sessions = {
     idleTtlMs: check.integer('sessionIdleTtlMs', 30 * 60_000, 1_000),
     max: check.integer('maxSessions', 10_000, 1),
@@ -57,7 +72,11 @@ export function resolveProtocolOptions(o: Record<string, unknown>, report: Optio
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...((o.limits as Partial<RequestLimits> | undefined) ?? {}) };
   for (const [key, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || (value as number) < 1) {
-      report(`limits.${key}`, `must be an integer ≥ 1, got ${JSON.stringify(value)}`, `omit it for the default (${DEFAULT_REQUEST_LIMITS[key as keyof RequestLimits]})`);
+      report(
+        `limits.${key}`,
+        `must be an integer ≥ 1, got ${JSON.stringify(value)}`,
+        `omit it for the default (${DEFAULT_REQUEST_LIMITS[key as keyof RequestLimits]})`,
+      );
     }
   }
   return {

@@ -20,7 +20,13 @@ export class ClientRequests {
    * Sends `method` with `send` and waits for the answer, at most `timeoutMs`, or until `signal`
    * aborts (then the client is told with `notifications/cancelled`).
    */
-  send(method: string, params: Record<string, unknown>, send: (message: string) => boolean, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+  send(
+    method: string,
+    params: Record<string, unknown>,
+    send: (message: string) => boolean,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<unknown> {
     const id = `srv-${++this.next}`;
     return new Promise((resolve, reject) => {
       const finish = () => {
@@ -51,9 +57,14 @@ export class ClientRequests {
         },
       });
       if (!send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))) {
-        this.pending.get(id)?.reject(
-          new McpClientRequestError(`${method} cannot reach the client: it accepts no event stream on this request and has no GET stream open.`, 'unreachable'),
-        );
+        this.pending
+          .get(id)
+          ?.reject(
+            new McpClientRequestError(
+              `${method} cannot reach the client: it accepts no event stream on this request and has no GET stream open.`,
+              'unreachable',
+            ),
+          );
       }
     });
   }
@@ -62,13 +73,20 @@ export class ClientRequests {
   settle(id: unknown, result: unknown, error: { message?: unknown } | undefined): boolean {
     const pending = typeof id === 'string' ? this.pending.get(id) : undefined;
     if (!pending) return false;
-    if (error) pending.reject(new McpClientRequestError(`The client refused ${pending.method}: ${String(error.message ?? 'no reason given')}`, 'refused'));
+    if (error)
+      pending.reject(
+        new McpClientRequestError(
+          `The client refused ${pending.method}: ${String(error.message ?? 'no reason given')}`,
+          'refused',
+        ),
+      );
     else pending.resolve(result);
     return true;
   }
 
   /** Fails every waiting request (the session ended). */
   abandon(reason: string): void {
-    for (const pending of [...this.pending.values()]) pending.reject(new McpClientRequestError(`${pending.method} was abandoned: ${reason}`, 'cancelled'));
+    for (const pending of [...this.pending.values()])
+      pending.reject(new McpClientRequestError(`${pending.method} was abandoned: ${reason}`, 'cancelled'));
   }
 }

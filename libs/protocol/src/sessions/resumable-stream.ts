@@ -20,7 +20,10 @@ export class ResumableStream {
   private sink: EventSink | undefined;
   private finished = false;
 
-  constructor(readonly id: string, private readonly onExpire: () => void) {}
+  constructor(
+    readonly id: string,
+    private readonly onExpire: () => void,
+  ) {}
 
   /** The id of the priming event (empty data), sent first on every new connection. */
   get primingId(): string {

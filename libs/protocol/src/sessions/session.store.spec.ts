@@ -9,7 +9,9 @@ const TTL = 60_000;
 
 /** A store whose session options are the only ones it reads; the rest do not matter here. */
 function storeWith(sessions: Partial<ProtocolOptions['sessions']> = {}): SessionStore {
-  const options = { sessions: { idleTtlMs: TTL, max: 100, maxPerPrincipal: 10, maxSubscriptions: 10, ...sessions } } as ProtocolOptions;
+  const options = {
+    sessions: { idleTtlMs: TTL, max: 100, maxPerPrincipal: 10, maxSubscriptions: 10, ...sessions },
+  } as ProtocolOptions;
   return new SessionStore(options);
 }
 
@@ -81,7 +83,7 @@ describe('SessionStore', () => {
       expect(store.refusal('alice')).toEqual({ reason: 'full', limit: 2 });
     });
 
-    it("refuses an owner at its own limit, and says when its least recently used session expires", () => {
+    it('refuses an owner at its own limit, and says when its least recently used session expires', () => {
       store = storeWith({ maxPerPrincipal: 2 });
       const first = store.create('alice');
       jest.setSystemTime(T0 + 10_000);

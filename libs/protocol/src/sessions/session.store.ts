@@ -5,7 +5,8 @@ import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol
 import { McpSession } from './mcp-session';
 
 /** Why a new session cannot be opened now. */
-export type SessionRefusal = { reason: 'full'; limit: number } | { reason: 'owner_full'; limit: number; retryAfterSec: number };
+export type SessionRefusal =
+  { reason: 'full'; limit: number } | { reason: 'owner_full'; limit: number; retryAfterSec: number };
 
 /**
  * Live stateful sessions, in process memory: ended after `sessionIdleTtlMs` without use, at most
@@ -115,7 +116,8 @@ export class SessionStore implements OnModuleDestroy {
   /** Ends the sessions idle for longer than the TTL. */
   sweep(now = Date.now()): void {
     for (const [id, session] of this.sessions) {
-      if (now - session.lastSeen > this.options.sessions.idleTtlMs && session.inFlight.size === 0) this.delete(id, 'session expired');
+      if (now - session.lastSeen > this.options.sessions.idleTtlMs && session.inFlight.size === 0)
+        this.delete(id, 'session expired');
     }
   }
 

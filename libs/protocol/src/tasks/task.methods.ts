@@ -9,9 +9,12 @@ import type { RequestNote } from '../events/request-note';
 @Injectable()
 export class TaskMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'tasks/get': async (params, _id, scope, note) => JSON.stringify(publicTask(await this.tasks.get(taskIdOf(params, note), scope))),
-    'tasks/result': async (params, _id, scope, note) => JSON.stringify(await this.tasks.result(taskIdOf(params, note), scope)),
-    'tasks/cancel': async (params, _id, scope, note) => JSON.stringify(await this.tasks.cancel(taskIdOf(params, note), scope)),
+    'tasks/get': async (params, _id, scope, note) =>
+      JSON.stringify(publicTask(await this.tasks.get(taskIdOf(params, note), scope))),
+    'tasks/result': async (params, _id, scope, note) =>
+      JSON.stringify(await this.tasks.result(taskIdOf(params, note), scope)),
+    'tasks/cancel': async (params, _id, scope, note) =>
+      JSON.stringify(await this.tasks.cancel(taskIdOf(params, note), scope)),
     'tasks/list': async (params, _id, scope) => {
       const { total } = await this.tasks.list(0, 0, scope);
       const offset = decodeCursor('tasks', params.cursor, total);

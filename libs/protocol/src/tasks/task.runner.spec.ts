@@ -40,7 +40,14 @@ function setup() {
   const invoker = {
     invoke: (_tool: RegisteredTool, args: unknown, context: CallContext, confirm: boolean, timeoutMs: number) =>
       new Promise<Invocation<CallToolResult>>((resolve, reject) =>
-        calls.push({ context, args, confirm, timeoutMs, resolve: (value, failure, failureMessage) => resolve({ value, failure, failureMessage }), reject }),
+        calls.push({
+          context,
+          args,
+          confirm,
+          timeoutMs,
+          resolve: (value, failure, failureMessage) => resolve({ value, failure, failureMessage }),
+          reject,
+        }),
       ),
   } as unknown as ToolInvoker;
   const store = new InMemoryTaskStore();
@@ -48,7 +55,13 @@ function setup() {
   const finished: McpRequestEvent[] = [];
   observers.add({ observe: (event) => finished.push(event) });
   const options = { tasks: { ttlMs: TASK_TTL } } as ProtocolOptions;
-  const runner = new TaskRunner(options, store, invoker, new CallScope(new HostState(), new StatelessCalls()), new RequestEvents(observers));
+  const runner = new TaskRunner(
+    options,
+    store,
+    invoker,
+    new CallScope(new HostState(), new StatelessCalls()),
+    new RequestEvents(observers),
+  );
   return { runner, store, calls, finished };
 }
 
@@ -59,16 +72,36 @@ function scopeOf(principal: string, sessionId: string | null = 's1') {
   const onRequest: string[] = [];
   session.addSink((message) => onStream.push(JSON.parse(message)));
   const caller: McpPrincipal = { id: principal, scopes: [], roles: [], claims: {} };
-  const scope: DispatchScope = { session, transport: 'http', principal: caller, headers: {}, notify: (m) => (onRequest.push(m), true) };
+  const scope: DispatchScope = {
+    session,
+    transport: 'http',
+    principal: caller,
+    headers: {},
+    notify: (m) => (onRequest.push(m), true),
+  };
   return { scope, onStream, onRequest };
 }
 
-const created = (scope: DispatchScope) => new RequestNote('tools/call', traitsOf('tools/call'), 'http', scope.principal.id, scope.session.id, undefined, undefined);
+const created = (scope: DispatchScope) =>
+  new RequestNote(
+    'tools/call',
+    traitsOf('tools/call'),
+    'http',
+    scope.principal.id,
+    scope.session.id,
+    undefined,
+    undefined,
+  );
 
 /** Lets the promise chain behind a settled call run to its end. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-async function startTask(runner: TaskRunner, scope: DispatchScope, requested: { ttl?: unknown } = {}, args: unknown = { month: '2026-10' }) {
+async function startTask(
+  runner: TaskRunner,
+  scope: DispatchScope,
+  requested: { ttl?: unknown } = {},
+  args: unknown = { month: '2026-10' },
+) {
   const { task } = await runner.start(TOOL, args, requested, {}, 7, scope, false, created(scope));
   return task;
 }
@@ -89,8 +122,22 @@ describe('TaskRunner', () => {
       const { runner, calls } = setup();
       const { scope } = scopeOf('alice');
       const task = await startTask(runner, scope, { ttl: 5_000 });
-      expect(Object.keys(task).sort()).toEqual(['createdAt', 'lastUpdatedAt', 'pollInterval', 'status', 'taskId', 'ttl']);
-      expect(task).toEqual({ taskId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'working', ttl: 5_000, createdAt: expect.any(String), lastUpdatedAt: task.createdAt, pollInterval: 500 });
+      expect(Object.keys(task).sort()).toEqual([
+        'createdAt',
+        'lastUpdatedAt',
+        'pollInterval',
+        'status',
+        'taskId',
+        'ttl',
+      ]);
+      expect(task).toEqual({
+        taskId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        status: 'working',
+        ttl: 5_000,
+        createdAt: expect.any(String),
+        lastUpdatedAt: task.createdAt,
+        pollInterval: 500,
+      });
       // The call is running in the background, not finished.
       expect(calls).toHaveLength(1);
     });
@@ -131,7 +178,13 @@ describe('TaskRunner', () => {
       await startTask(runner, scope);
       calls[0].context.log.info('halfway');
       expect(onRequest).toEqual([]);
-      expect(onStream).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'export_report', data: 'halfway' } }]);
+      expect(onStream).toEqual([
+        {
+          jsonrpc: '2.0',
+          method: 'notifications/message',
+          params: { level: 'info', logger: 'export_report', data: 'halfway' },
+        },
+      ]);
     });
   });
 
@@ -146,7 +199,11 @@ describe('TaskRunner', () => {
       expect(stored.status).toBe('completed');
       expect(stored.result).toEqual({ content: [{ type: 'text', text: 'done' }] });
       expect(onStream).toEqual([
-        { jsonrpc: '2.0', method: 'notifications/tasks/status', params: { ...task, status: 'completed', lastUpdatedAt: stored.lastUpdatedAt } },
+        {
+          jsonrpc: '2.0',
+          method: 'notifications/tasks/status',
+          params: { ...task, status: 'completed', lastUpdatedAt: stored.lastUpdatedAt },
+        },
       ]);
     });
 
@@ -154,12 +211,21 @@ describe('TaskRunner', () => {
       const { runner, calls, finished } = setup();
       const { scope, onStream } = scopeOf('alice');
       const task = await startTask(runner, scope);
-      calls[0].resolve({ content: [{ type: 'text', text: 'no data for that month' }], isError: true }, 'tool_error', 'no data for that month');
+      calls[0].resolve(
+        { content: [{ type: 'text', text: 'no data for that month' }], isError: true },
+        'tool_error',
+        'no data for that month',
+      );
       await settle();
       expect((await runner.get(task.taskId, scope)).status).toBe('failed');
       expect(onStream.map((m) => (m.params as { status: string }).status)).toEqual(['failed']);
       expect(finished).toHaveLength(1);
-      expect(finished[0]).toMatchObject({ method: 'tasks/run', outcome: 'tool_error', errorCode: undefined, error: 'no data for that month' });
+      expect(finished[0]).toMatchObject({
+        method: 'tasks/run',
+        outcome: 'tool_error',
+        errorCode: undefined,
+        error: 'no data for that month',
+      });
     });
 
     it('fails with the protocol error the call threw', async () => {
@@ -182,7 +248,10 @@ describe('TaskRunner', () => {
       await settle();
       const stored = await runner.get(task.taskId, scope);
       expect(stored.error).toEqual({ code: JsonRpcErrorCode.INTERNAL_ERROR, message: 'Internal error' });
-      expect(logged).toHaveBeenCalledWith(`task ${task.taskId} failed`, expect.stringContaining('db password=hunter2 rejected'));
+      expect(logged).toHaveBeenCalledWith(
+        `task ${task.taskId} failed`,
+        expect.stringContaining('db password=hunter2 rejected'),
+      );
       logged.mockRestore();
     });
 
@@ -222,7 +291,10 @@ describe('TaskRunner', () => {
       expect(answered).toBeUndefined();
       calls[0].resolve({ content: [{ type: 'text', text: 'done' }], _meta: { mine: 1 } });
       await pending;
-      expect(answered).toEqual({ content: [{ type: 'text', text: 'done' }], _meta: { mine: 1, [RELATED_TASK_META_KEY]: { taskId: task.taskId } } });
+      expect(answered).toEqual({
+        content: [{ type: 'text', text: 'done' }],
+        _meta: { mine: 1, [RELATED_TASK_META_KEY]: { taskId: task.taskId } },
+      });
     });
 
     it("returns a failed tool's error result (a tool error is a result, not a protocol error)", async () => {
@@ -230,7 +302,11 @@ describe('TaskRunner', () => {
       const { scope } = scopeOf('alice');
       const task = await startTask(runner, scope);
       calls[0].resolve({ content: [{ type: 'text', text: 'no data' }], isError: true });
-      expect(await runner.result(task.taskId, scope)).toEqual({ content: [{ type: 'text', text: 'no data' }], isError: true, _meta: { [RELATED_TASK_META_KEY]: { taskId: task.taskId } } });
+      expect(await runner.result(task.taskId, scope)).toEqual({
+        content: [{ type: 'text', text: 'no data' }],
+        isError: true,
+        _meta: { [RELATED_TASK_META_KEY]: { taskId: task.taskId } },
+      });
     });
 
     it('throws the protocol error the call failed with', async () => {
@@ -238,14 +314,28 @@ describe('TaskRunner', () => {
       const { scope } = scopeOf('alice');
       const task = await startTask(runner, scope);
       calls[0].reject(new JsonRpcError(-32001, 'audit trail down', { retry: true }));
-      expect(await rpcError(runner.result(task.taskId, scope))).toEqual({ code: -32001, message: 'audit trail down', data: { retry: true }, type: JsonRpcError });
+      expect(await rpcError(runner.result(task.taskId, scope))).toEqual({
+        code: -32001,
+        message: 'audit trail down',
+        data: { retry: true },
+        type: JsonRpcError,
+      });
     });
 
     it('polls the store for a task another replica runs', async () => {
       jest.useFakeTimers({ now: 1_000_000, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
       const { runner, store } = setup();
       const { scope } = scopeOf('alice');
-      const task = { taskId: 'remote', status: 'working' as const, ttl: TASK_TTL, createdAt: '', lastUpdatedAt: '', pollInterval: 500, owner: { principal: 'alice', session: 's1' }, expiresAt: Date.now() + TASK_TTL };
+      const task = {
+        taskId: 'remote',
+        status: 'working' as const,
+        ttl: TASK_TTL,
+        createdAt: '',
+        lastUpdatedAt: '',
+        pollInterval: 500,
+        owner: { principal: 'alice', session: 's1' },
+        expiresAt: Date.now() + TASK_TTL,
+      };
       await store.save(task);
       let answered: CallToolResult | undefined;
       const pending = runner.result('remote', scope).then((r) => (answered = r));
@@ -265,7 +355,12 @@ describe('TaskRunner', () => {
       const { scope, onStream } = scopeOf('alice');
       const task = await startTask(runner, scope);
       const cancelled = await runner.cancel(task.taskId, scope);
-      expect(cancelled).toEqual({ ...task, status: 'cancelled', statusMessage: 'Cancelled by the client', lastUpdatedAt: expect.any(String) });
+      expect(cancelled).toEqual({
+        ...task,
+        status: 'cancelled',
+        statusMessage: 'Cancelled by the client',
+        lastUpdatedAt: expect.any(String),
+      });
       expect(calls[0].context.signal.aborted).toBe(true);
       expect((calls[0].context.signal.reason as Error).message).toBe('task cancelled');
       expect(onStream.map((m) => (m.params as { status: string }).status)).toEqual(['cancelled']);
@@ -304,14 +399,22 @@ describe('TaskRunner', () => {
       const { runner, calls } = setup();
       const { scope } = scopeOf('alice', 's1');
       const task = await startTask(runner, scope);
-      const unknown = { code: JsonRpcErrorCode.INVALID_PARAMS, message: `Unknown task: ${task.taskId}`, data: undefined, type: JsonRpcError };
+      const unknown = {
+        code: JsonRpcErrorCode.INVALID_PARAMS,
+        message: `Unknown task: ${task.taskId}`,
+        data: undefined,
+        type: JsonRpcError,
+      };
       const strangers = [scopeOf('bob', 's1').scope, scopeOf('alice', 's2').scope, scopeOf('alice', null).scope];
       for (const stranger of strangers) {
         expect(await rpcError(runner.get(task.taskId, stranger))).toEqual(unknown);
         expect(await rpcError(runner.result(task.taskId, stranger))).toEqual(unknown);
         expect(await rpcError(runner.cancel(task.taskId, stranger))).toEqual(unknown);
       }
-      expect(await rpcError(runner.get('no-such-task', scope))).toEqual({ ...unknown, message: 'Unknown task: no-such-task' });
+      expect(await rpcError(runner.get('no-such-task', scope))).toEqual({
+        ...unknown,
+        message: 'Unknown task: no-such-task',
+      });
       expect(await rpcError(runner.get(42, scope))).toEqual({ ...unknown, message: 'Unknown task: 42' });
       // The stranger's cancel did nothing.
       expect(calls[0].context.cancellation.isCancelled).toBe(false);
@@ -347,14 +450,27 @@ describe('TaskRunner', () => {
       jest.setSystemTime(1_000_000 + 4_999);
       expect((await runner.get(task.taskId, scope)).status).toBe('completed');
       jest.setSystemTime(1_000_000 + 5_000);
-      expect(await rpcError(runner.result(task.taskId, scope))).toMatchObject({ code: JsonRpcErrorCode.INVALID_PARAMS, message: `Unknown task: ${task.taskId}` });
+      expect(await rpcError(runner.result(task.taskId, scope))).toMatchObject({
+        code: JsonRpcErrorCode.INVALID_PARAMS,
+        message: `Unknown task: ${task.taskId}`,
+      });
       expect(await runner.list(0, 10, scope)).toEqual({ tasks: [], total: 0 });
       store.onModuleDestroy();
     });
   });
 
   it('tells terminal statuses apart', () => {
-    const task = (status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled') => ({ taskId: 't', status, ttl: 1, createdAt: '', lastUpdatedAt: '' });
-    expect(['working', 'input_required', 'completed', 'failed', 'cancelled'].map((s) => TaskRunner.isTerminal(task(s as 'working')))).toEqual([false, false, true, true, true]);
+    const task = (status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled') => ({
+      taskId: 't',
+      status,
+      ttl: 1,
+      createdAt: '',
+      lastUpdatedAt: '',
+    });
+    expect(
+      ['working', 'input_required', 'completed', 'failed', 'cancelled'].map((s) =>
+        TaskRunner.isTerminal(task(s as 'working')),
+      ),
+    ).toEqual([false, false, true, true, true]);
   });
 });

@@ -56,7 +56,10 @@ export class TaskRunner {
     confirm: boolean,
     created: RequestNote,
   ): Promise<CreateTaskResult> {
-    const ttl = Math.min(typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.options.tasks.ttlMs, this.options.tasks.ttlMs);
+    const ttl = Math.min(
+      typeof requested.ttl === 'number' && requested.ttl > 0 ? requested.ttl : this.options.tasks.ttlMs,
+      this.options.tasks.ttlMs,
+    );
     const now = new Date().toISOString();
     const task: StoredTask = {
       taskId: randomUUID(),
@@ -70,10 +73,22 @@ export class TaskRunner {
     };
     await this.store.save(task);
     // The request that created the task is answered now; notifications go to the session's stream.
-    const background: DispatchScope = { ...scope, notify: (message) => (scope.session.sink?.(message), scope.session.sink !== undefined), onLost: undefined };
+    const background: DispatchScope = {
+      ...scope,
+      notify: (message) => (scope.session.sink?.(message), scope.session.sink !== undefined),
+      onLost: undefined,
+    };
     let cancel: (reason: Error) => void = () => undefined;
     // The background run is audited on its own when it ends, with the task's outcome and run time.
-    const run = new RequestNote('tasks/run', MCP_METHODS['tasks/run'], scope.transport, scope.principal.id, scope.session.id, scope.session.clientInfo, scope.remoteAddress);
+    const run = new RequestNote(
+      'tasks/run',
+      MCP_METHODS['tasks/run'],
+      scope.transport,
+      scope.principal.id,
+      scope.session.id,
+      scope.session.clientInfo,
+      scope.remoteAddress,
+    );
     run.entry('tool', tool.name, args, created.sensitive);
     // The run belongs to the trace of the call that created the task.
     run.traceId = created.traceId;
@@ -88,9 +103,17 @@ export class TaskRunner {
           return this.finish(task.taskId, background, result.isError ? 'failed' : 'completed', { result });
         },
         (error: unknown) => {
-          run.fail('error', error instanceof JsonRpcError ? error.code : JsonRpcErrorCode.INTERNAL_ERROR, (error as Error)?.message);
-          const failure = error instanceof JsonRpcError ? { code: error.code, message: error.message, data: error.data } : { code: JsonRpcErrorCode.INTERNAL_ERROR, message: 'Internal error' };
-          if (!(error instanceof JsonRpcError)) this.logger.error(`task ${task.taskId} failed`, (error as Error)?.stack ?? String(error));
+          run.fail(
+            'error',
+            error instanceof JsonRpcError ? error.code : JsonRpcErrorCode.INTERNAL_ERROR,
+            (error as Error)?.message,
+          );
+          const failure =
+            error instanceof JsonRpcError
+              ? { code: error.code, message: error.message, data: error.data }
+              : { code: JsonRpcErrorCode.INTERNAL_ERROR, message: 'Internal error' };
+          if (!(error instanceof JsonRpcError))
+            this.logger.error(`task ${task.taskId} failed`, (error as Error)?.stack ?? String(error));
           return this.finish(task.taskId, background, 'failed', { error: failure });
         },
       )
@@ -110,7 +133,8 @@ export class TaskRunner {
    */
   async get(taskId: unknown, scope: DispatchScope): Promise<StoredTask> {
     const task = typeof taskId === 'string' ? await this.store.get(taskId) : undefined;
-    if (!task || !ownsTask(ownerOf(scope), task)) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown task: ${String(taskId)}`);
+    if (!task || !ownsTask(ownerOf(scope), task))
+      throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown task: ${String(taskId)}`);
     return task;
   }
 
@@ -123,14 +147,22 @@ export class TaskRunner {
       task = await this.get(taskId, scope);
     }
     if (task.error) throw new JsonRpcError(task.error.code, task.error.message, task.error.data);
-    if (!task.result) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Task ${task.taskId} was ${task.status}; it has no result`);
+    if (!task.result)
+      throw new JsonRpcError(
+        JsonRpcErrorCode.INVALID_PARAMS,
+        `Task ${task.taskId} was ${task.status}; it has no result`,
+      );
     const result = task.result;
     return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: task.taskId } } };
   }
 
   async cancel(taskId: unknown, scope: DispatchScope): Promise<Task> {
     const task = await this.get(taskId, scope);
-    if (TaskRunner.isTerminal(task)) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Task ${task.taskId} is already ${task.status} and cannot be cancelled`);
+    if (TaskRunner.isTerminal(task))
+      throw new JsonRpcError(
+        JsonRpcErrorCode.INVALID_PARAMS,
+        `Task ${task.taskId} is already ${task.status} and cannot be cancelled`,
+      );
     const updated = await this.finish(task.taskId, scope, 'cancelled', { statusMessage: 'Cancelled by the client' });
     this.running.get(task.taskId)?.cancel(new Error('task cancelled'));
     return publicTask(updated ?? task);
@@ -142,12 +174,19 @@ export class TaskRunner {
   }
 
   /** Records a terminal status (once: a cancelled task keeps its status when its call ends). */
-  private async finish(taskId: string, scope: DispatchScope, status: Task['status'], outcome: Partial<StoredTask>): Promise<StoredTask | undefined> {
+  private async finish(
+    taskId: string,
+    scope: DispatchScope,
+    status: Task['status'],
+    outcome: Partial<StoredTask>,
+  ): Promise<StoredTask | undefined> {
     const task = await this.store.get(taskId);
     if (!task || TaskRunner.isTerminal(task)) return task;
     const updated: StoredTask = { ...task, ...outcome, status, lastUpdatedAt: new Date().toISOString() };
     await this.store.save(updated);
-    scope.session.sink?.(notification('notifications/tasks/status', publicTask(updated) as unknown as Record<string, unknown>));
+    scope.session.sink?.(
+      notification('notifications/tasks/status', publicTask(updated) as unknown as Record<string, unknown>),
+    );
     return updated;
   }
 }
@@ -158,6 +197,12 @@ function ownerOf(scope: DispatchScope): McpTaskOwner {
 }
 
 /** The protocol's view of a stored task. */
-export function publicTask({ owner: _owner, expiresAt: _expiresAt, result: _result, error: _error, ...task }: StoredTask): Task {
+export function publicTask({
+  owner: _owner,
+  expiresAt: _expiresAt,
+  result: _result,
+  error: _error,
+  ...task
+}: StoredTask): Task {
   return task;
 }

@@ -1,6 +1,11 @@
 import { InMemoryTaskStore, ownsTask, type StoredTask } from './task.store';
 
-const task = (taskId: string, expiresAt: number, principal = 'alice', session: string | undefined = undefined): StoredTask => ({
+const task = (
+  taskId: string,
+  expiresAt: number,
+  principal = 'alice',
+  session: string | undefined = undefined,
+): StoredTask => ({
   taskId,
   status: 'completed',
   ttl: 1_000,
@@ -47,8 +52,12 @@ describe('InMemoryTaskStore', () => {
     await store.save(task('other-session', later, 'alice', 's2'));
     await store.save(task('other-principal', later, 'bob', 's1'));
     await store.save(task('stateless', later, 'alice', undefined));
-    expect((await store.list({ principal: 'alice', session: 's1' }, 0, 10)).tasks.map((t) => t.taskId)).toEqual(['mine']);
-    expect((await store.list({ principal: 'alice', session: undefined }, 0, 10)).tasks.map((t) => t.taskId)).toEqual(['stateless']);
+    expect((await store.list({ principal: 'alice', session: 's1' }, 0, 10)).tasks.map((t) => t.taskId)).toEqual([
+      'mine',
+    ]);
+    expect((await store.list({ principal: 'alice', session: undefined }, 0, 10)).tasks.map((t) => t.taskId)).toEqual([
+      'stateless',
+    ]);
     expect(ownsTask({ principal: 'bob', session: undefined }, task('x', later, 'alice'))).toBe(false);
     store.onModuleDestroy();
   });

@@ -15,7 +15,8 @@ import type { JsonRpcId } from '../wire/json-rpc';
 @Injectable()
 export class ToolMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'tools/list': (params, _id, scope) => this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
+    'tools/list': (params, _id, scope) =>
+      this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
     'tools/call': (params, id, scope, note) => this.call(params, id, scope, note),
   };
 
@@ -29,30 +30,58 @@ export class ToolMethods implements McpMethods {
     private readonly admission: CallAdmission,
   ) {}
 
-  private async call(params: Record<string, unknown>, id: JsonRpcId, scope: DispatchScope, note: RequestNote): Promise<string> {
+  private async call(
+    params: Record<string, unknown>,
+    id: JsonRpcId,
+    scope: DispatchScope,
+    note: RequestNote,
+  ): Promise<string> {
     const name = params.name;
-    if (typeof name !== 'string') throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "name" must be a string');
+    if (typeof name !== 'string')
+      throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "name" must be a string');
     const args = params.arguments;
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
     }
     const notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`);
-    const tool = await this.admission.admit({ kind: 'tool', target: name, entry: this.registry.get(name), args, notFound }, scope, note);
+    const tool = await this.admission.admit(
+      { kind: 'tool', target: name, entry: this.registry.get(name), args, notFound },
+      scope,
+      note,
+    );
     const confirm = this.needsConfirmation(tool);
     const task = params.task;
     if (task !== undefined) {
-      if (!tool.options.task) throw new JsonRpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, `Tool "${name}" cannot run as a task; call it without "task"`);
-      if (typeof task !== 'object' || task === null) throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "task" must be an object like { "ttl": 60000 }');
-      return JSON.stringify(await this.tasks.start(tool, args, task as { ttl?: unknown }, params, id, scope, confirm, note));
+      if (!tool.options.task)
+        throw new JsonRpcError(
+          JsonRpcErrorCode.METHOD_NOT_FOUND,
+          `Tool "${name}" cannot run as a task; call it without "task"`,
+        );
+      if (typeof task !== 'object' || task === null)
+        throw new JsonRpcError(
+          JsonRpcErrorCode.INVALID_PARAMS,
+          'tools/call: "task" must be an object like { "ttl": 60000 }',
+        );
+      return JSON.stringify(
+        await this.tasks.start(tool, args, task as { ttl?: unknown }, params, id, scope, confirm, note),
+      );
     }
-    if (tool.options.task === 'required') throw new JsonRpcError(JsonRpcErrorCode.METHOD_NOT_FOUND, `Tool "${name}" must run as a task: add "task": {} to the params`);
-    const result = await this.calls.run(scope, id, 'tool', name, params, note, (context) => this.invoker.invoke(tool, args, context, confirm, this.options.tools.timeoutMs));
+    if (tool.options.task === 'required')
+      throw new JsonRpcError(
+        JsonRpcErrorCode.METHOD_NOT_FOUND,
+        `Tool "${name}" must run as a task: add "task": {} to the params`,
+      );
+    const result = await this.calls.run(scope, id, 'tool', name, params, note, (context) =>
+      this.invoker.invoke(tool, args, context, confirm, this.options.tools.timeoutMs),
+    );
     return JSON.stringify(result);
   }
 
   /** The tool's own `confirm` option wins; otherwise the host's policy for destructive tools. */
   private needsConfirmation(tool: RegisteredTool): boolean {
     const { confirm, annotations } = tool.options;
-    return confirm !== undefined ? confirm !== false : this.options.tools.confirmDestructive && annotations?.destructiveHint === true;
+    return confirm !== undefined
+      ? confirm !== false
+      : this.options.tools.confirmDestructive && annotations?.destructiveHint === true;
   }
 }

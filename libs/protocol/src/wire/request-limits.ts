@@ -14,7 +14,13 @@ export interface RequestLimits {
   maxUriLength: number;
 }
 
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = { maxDepth: 32, maxStringLength: 100_000, maxArrayLength: 10_000, maxArguments: 100, maxUriLength: 2_048 };
+export const DEFAULT_REQUEST_LIMITS: RequestLimits = {
+  maxDepth: 32,
+  maxStringLength: 100_000,
+  maxArrayLength: 10_000,
+  maxArguments: 100,
+  maxUriLength: 2_048,
+};
 
 /**
  * Refuses `params` that exceed a limit with `-32602` naming the place and the limit. Walks
@@ -27,7 +33,9 @@ export function checkRequestLimits(params: Record<string, unknown>, limits: Requ
   }
   const uri = params.uri ?? (params.ref as { uri?: unknown } | undefined)?.uri;
   if (typeof uri === 'string' && uri.length > limits.maxUriLength) {
-    refuse(`${params.uri === uri ? 'params.uri' : 'params.ref.uri'} is ${uri.length} characters long; URIs of at most ${limits.maxUriLength} are accepted`);
+    refuse(
+      `${params.uri === uri ? 'params.uri' : 'params.ref.uri'} is ${uri.length} characters long; URIs of at most ${limits.maxUriLength} are accepted`,
+    );
   }
   // The common case allocates no paths: they are worked out only for a refusal.
   const values: unknown[] = [params];
@@ -36,11 +44,15 @@ export function checkRequestLimits(params: Record<string, unknown>, limits: Requ
     const value = values.pop();
     const depth = depths.pop()!;
     if (typeof value === 'string') {
-      if (value.length > limits.maxStringLength) refuse(`${pathTo(params, value)} is ${value.length} characters long; at most ${limits.maxStringLength} are accepted`);
+      if (value.length > limits.maxStringLength)
+        refuse(
+          `${pathTo(params, value)} is ${value.length} characters long; at most ${limits.maxStringLength} are accepted`,
+        );
     } else if (typeof value === 'object' && value !== null) {
       if (depth >= limits.maxDepth) refuse(`${pathTo(params, value)} is nested deeper than ${limits.maxDepth} levels`);
       if (Array.isArray(value)) {
-        if (value.length > limits.maxArrayLength) refuse(`${pathTo(params, value)} has ${value.length} items; at most ${limits.maxArrayLength} are accepted`);
+        if (value.length > limits.maxArrayLength)
+          refuse(`${pathTo(params, value)} has ${value.length} items; at most ${limits.maxArrayLength} are accepted`);
         for (const item of value) {
           values.push(item);
           depths.push(depth + 1);
@@ -62,7 +74,8 @@ function pathTo(root: unknown, target: unknown): string {
     const [value, path] = queue[index];
     if (value === target) return path;
     if (Array.isArray(value)) value.forEach((item, i) => queue.push([item, `${path}[${i}]`]));
-    else if (typeof value === 'object' && value !== null) for (const key in value) queue.push([(value as Record<string, unknown>)[key], `${path}.${key}`]);
+    else if (typeof value === 'object' && value !== null)
+      for (const key in value) queue.push([(value as Record<string, unknown>)[key], `${path}.${key}`]);
   }
   return 'params';
 }

@@ -23,10 +23,15 @@ export class Authenticator {
 
   constructor(private readonly options: McpAuthOptions) {
     const fixed = options.mode === 'none' ? options.principal : undefined;
-    this.unauthenticated = fixed ? { id: fixed.id, scopes: fixed.scopes ?? [], roles: fixed.roles ?? [], claims: {} } : ANONYMOUS_PRINCIPAL;
+    this.unauthenticated = fixed
+      ? { id: fixed.id, scopes: fixed.scopes ?? [], roles: fixed.roles ?? [], claims: {} }
+      : ANONYMOUS_PRINCIPAL;
     // jose caches the key set and refetches it when a token names an unknown `kid`.
     this.keys = options.mode === 'apiKey' ? options.keys.map((key) => ({ digest: storedDigest(key.hash), key })) : [];
-    this.jwks = options.mode === 'oauth' ? jose().createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 }) : undefined;
+    this.jwks =
+      options.mode === 'oauth'
+        ? jose().createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 })
+        : undefined;
   }
 
   get mode(): McpAuthOptions['mode'] {
@@ -46,7 +51,12 @@ export class Authenticator {
 
   private apiKey(headers: IncomingHttpHeaders): AuthResult {
     const key = bearer(headers) ?? single(headers['x-api-key']);
-    if (!key) return { ok: false, status: 401, description: 'No API key: send Authorization: Bearer <key> or X-API-Key: <key>' };
+    if (!key)
+      return {
+        ok: false,
+        status: 401,
+        description: 'No API key: send Authorization: Bearer <key> or X-API-Key: <key>',
+      };
     const digest = keyDigest(key);
     // Compare against every key so the time taken does not depend on which one matches.
     let found: McpApiKeyAuth['keys'][number] | undefined;
@@ -55,12 +65,21 @@ export class Authenticator {
     if (found.expiresAt && Date.parse(found.expiresAt) <= Date.now()) {
       return { ok: false, status: 401, error: 'invalid_token', description: 'The API key has expired' };
     }
-    return { ok: true, principal: { id: found.principal, scopes: found.scopes ?? [], roles: found.roles ?? [], claims: {} } };
+    return {
+      ok: true,
+      principal: { id: found.principal, scopes: found.scopes ?? [], roles: found.roles ?? [], claims: {} },
+    };
   }
 
   private async jwt(options: McpOAuthAuth, headers: IncomingHttpHeaders): Promise<AuthResult> {
     const token = bearer(headers);
-    if (!token) return { ok: false, status: 401, description: 'No bearer token: send Authorization: Bearer <access token>', scope: options.requiredScopes };
+    if (!token)
+      return {
+        ok: false,
+        status: 401,
+        description: 'No bearer token: send Authorization: Bearer <access token>',
+        scope: options.requiredScopes,
+      };
     let payload: JWTPayload;
     try {
       ({ payload } = await jose().jwtVerify(token, this.jwks!, {
@@ -71,15 +90,31 @@ export class Authenticator {
     } catch (error) {
       return { ok: false, status: 401, error: 'invalid_token', description: describeJwtError(error) };
     }
-    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : Array.isArray(payload.scp) ? (payload.scp as string[]) : [];
+    const scopes =
+      typeof payload.scope === 'string'
+        ? payload.scope.split(' ').filter(Boolean)
+        : Array.isArray(payload.scp)
+          ? (payload.scp as string[])
+          : [];
     const missing = (options.requiredScopes ?? []).filter((scope) => !scopes.includes(scope));
     if (missing.length > 0) {
-      return { ok: false, status: 403, error: 'insufficient_scope', description: `The token lacks scope(s): ${missing.join(' ')}`, scope: options.requiredScopes };
+      return {
+        ok: false,
+        status: 403,
+        error: 'insufficient_scope',
+        description: `The token lacks scope(s): ${missing.join(' ')}`,
+        scope: options.requiredScopes,
+      };
     }
     const rolesClaim = payload[options.rolesClaim ?? 'roles'];
     return {
       ok: true,
-      principal: { id: String(payload.sub ?? 'unknown'), scopes, roles: Array.isArray(rolesClaim) ? rolesClaim.map(String) : [], claims: payload },
+      principal: {
+        id: String(payload.sub ?? 'unknown'),
+        scopes,
+        roles: Array.isArray(rolesClaim) ? rolesClaim.map(String) : [],
+        claims: payload,
+      },
     };
   }
 }
@@ -101,6 +136,7 @@ function describeJwtError(error: unknown): string {
     if (error.claim === 'iss') return 'The token comes from an issuer this server does not trust';
     return `The token's "${error.claim}" claim is not valid`;
   }
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey) return 'The token signature is not valid';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey)
+    return 'The token signature is not valid';
   return 'The token is not valid';
 }

@@ -49,7 +49,10 @@ export const InjectAccessPolicy = (): ParameterDecorator => Inject(MCP_ACCESS_PO
 @Injectable()
 export class ScopeAndRolePolicy implements McpAccessPolicy {
   allows(principal: McpPrincipal, { scopes, roles }: AccessRequirements): boolean {
-    return scopes.every((scope) => principal.scopes.includes(scope)) && (roles.length === 0 || roles.some((role) => principal.roles.includes(role)));
+    return (
+      scopes.every((scope) => principal.scopes.includes(scope)) &&
+      (roles.length === 0 || roles.some((role) => principal.roles.includes(role)))
+    );
   }
 
   visibilityKey(principal: McpPrincipal): string {

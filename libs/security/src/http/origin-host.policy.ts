@@ -29,13 +29,25 @@ function hostName(host: string): string {
 export function checkOriginAndHost(headers: IncomingHttpHeaders, options: OriginHostOptions): HttpRefusal | undefined {
   if (options.allowedHosts) {
     const host = headers.host;
-    if (!host || !options.allowedHosts.has(hostName(host))) return [403, JsonRpcErrorCode.INVALID_REQUEST, `Forbidden: Host "${host ?? ''}" is not allowed (DNS rebinding protection); add it to allowedHosts`];
+    if (!host || !options.allowedHosts.has(hostName(host)))
+      return [
+        403,
+        JsonRpcErrorCode.INVALID_REQUEST,
+        `Forbidden: Host "${host ?? ''}" is not allowed (DNS rebinding protection); add it to allowedHosts`,
+      ];
   }
   const origin = headers.origin;
   if (origin !== undefined) {
     const lower = origin.toLowerCase();
-    const allowed = (options.allowedOrigins ? options.allowedOrigins.has(lower) : LOOPBACK_ORIGIN.test(origin)) || options.cors?.origins.has(lower) === true;
-    if (!allowed) return [403, JsonRpcErrorCode.INVALID_REQUEST, `Forbidden: Origin "${origin}" is not allowed; add it to allowedOrigins`];
+    const allowed =
+      (options.allowedOrigins ? options.allowedOrigins.has(lower) : LOOPBACK_ORIGIN.test(origin)) ||
+      options.cors?.origins.has(lower) === true;
+    if (!allowed)
+      return [
+        403,
+        JsonRpcErrorCode.INVALID_REQUEST,
+        `Forbidden: Origin "${origin}" is not allowed; add it to allowedOrigins`,
+      ];
   }
   return undefined;
 }

@@ -17,4 +17,7 @@ export const PAGE_SECURITY_HEADERS = Object.freeze({
 });
 
 /** Server-sent event streams: never cached nor transformed by proxies, never sniffed. */
-export const SSE_SECURITY_HEADERS = Object.freeze({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache, no-transform' });
+export const SSE_SECURITY_HEADERS = Object.freeze({
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-cache, no-transform',
+});

@@ -28,7 +28,9 @@ export class RedactingConsoleLogger extends ConsoleLogger {
     timestampDiff: string,
     params?: Record<string, unknown>,
   ): string {
-    return this.secrets.redact(super.formatMessage(logLevel, message, pidMessage, formattedLogLevel, contextMessage, timestampDiff, params));
+    return this.secrets.redact(
+      super.formatMessage(logLevel, message, pidMessage, formattedLogLevel, contextMessage, timestampDiff, params),
+    );
   }
 
   protected override printStackTrace(stack: string): void {

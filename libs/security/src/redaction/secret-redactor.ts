@@ -21,7 +21,9 @@ export class SecretRedactor {
   private readonly any: RegExp;
 
   constructor(extra: readonly (RegExp | string)[] = [], builtIn = true) {
-    const custom = extra.map((pattern) => (typeof pattern === 'string' ? new RegExp(`()${pattern}`, 'g') : withLabelGroup(pattern)));
+    const custom = extra.map((pattern) =>
+      typeof pattern === 'string' ? new RegExp(`()${pattern}`, 'g') : withLabelGroup(pattern),
+    );
     this.patterns = [...(builtIn ? DEFAULT_SECRET_PATTERNS : []), ...custom];
     this.any = new RegExp(this.patterns.map((pattern) => `(?:${pattern.source})`).join('|') || '(?!)', 'i');
   }
@@ -30,7 +32,10 @@ export class SecretRedactor {
     if (!this.any.test(text)) return text;
     let result = text;
     for (const pattern of this.patterns) {
-      result = result.replace(pattern, (_match, label: unknown) => `${typeof label === 'string' ? label : ''}${REDACTED}`);
+      result = result.replace(
+        pattern,
+        (_match, label: unknown) => `${typeof label === 'string' ? label : ''}${REDACTED}`,
+      );
     }
     return result;
   }

@@ -44,7 +44,8 @@ export class FixedWindowThrottlerStorage implements ThrottlerStorage, OnModuleDe
   }
 
   private sweep(now = Date.now()): void {
-    for (const [id, window] of this.windows) if (window.endsAt <= now && window.blockedUntil <= now) this.windows.delete(id);
+    for (const [id, window] of this.windows)
+      if (window.endsAt <= now && window.blockedUntil <= now) this.windows.delete(id);
   }
 
   onModuleDestroy(): void {

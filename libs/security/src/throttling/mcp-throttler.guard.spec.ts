@@ -27,8 +27,21 @@ interface Call {
 }
 
 /** The execution context HandlerRunner gives guards: type 'mcp', arguments `[args, callContext]`. */
-function mcpContext({ caller = 'alice', remoteAddress, transport = 'http', kind = 'tool', target = 'lookup' }: Call = {}): ExecutionContext {
-  const call = { caller: { id: caller, scopes: [], roles: [], claims: {} }, remoteAddress, transport, kind, target, headers: { 'user-agent': 'desk-client/1.0' } } as unknown as McpCallContext;
+function mcpContext({
+  caller = 'alice',
+  remoteAddress,
+  transport = 'http',
+  kind = 'tool',
+  target = 'lookup',
+}: Call = {}): ExecutionContext {
+  const call = {
+    caller: { id: caller, scopes: [], roles: [], claims: {} },
+    remoteAddress,
+    transport,
+    kind,
+    target,
+    headers: { 'user-agent': 'desk-client/1.0' },
+  } as unknown as McpCallContext;
   const host = new ExecutionContextHost([{}, call], DeskTools, DeskTools.prototype[target]);
   host.setType('mcp');
   return host;
@@ -38,7 +51,11 @@ function mcpContext({ caller = 'alice', remoteAddress, transport = 'http', kind 
 function httpContext(ip: string) {
   const headers: Record<string, unknown> = {};
   const res = { header: (name: string, value: unknown) => (headers[name] = value) };
-  const host = new ExecutionContextHost([{ ip, headers: {} }, res, () => undefined], DeskTools, DeskTools.prototype.lookup);
+  const host = new ExecutionContextHost(
+    [{ ip, headers: {} }, res, () => undefined],
+    DeskTools,
+    DeskTools.prototype.lookup,
+  );
   host.setType('http');
   return { context: host as ExecutionContext, headers };
 }
@@ -56,7 +73,8 @@ describe('McpThrottlerGuard', () => {
   }
 
   /** The guard's answer: `true`, or the exception it refused with. */
-  const verdict = (guard: McpThrottlerGuard, context: ExecutionContext) => guard.canActivate(context).catch((error: unknown) => error);
+  const verdict = (guard: McpThrottlerGuard, context: ExecutionContext) =>
+    guard.canActivate(context).catch((error: unknown) => error);
 
   beforeEach(() => {
     jest.useFakeTimers({ now: T0, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
@@ -80,7 +98,9 @@ describe('McpThrottlerGuard', () => {
     expect(refused).toBeInstanceOf(McpThrottledException);
     expect(refused).toBeInstanceOf(ThrottlerException);
     expect((refused as McpThrottledException).getStatus()).toBe(429);
-    expect((refused as McpThrottledException).message).toBe('Rate limit reached for "lookup": at most 2 call(s) per 60 s. Retry in 60 s.');
+    expect((refused as McpThrottledException).message).toBe(
+      'Rate limit reached for "lookup": at most 2 call(s) per 60 s. Retry in 60 s.',
+    );
     expect((refused as McpThrottledException).retryAfterSeconds).toBe(60);
   });
 
@@ -97,13 +117,17 @@ describe('McpThrottlerGuard', () => {
   it('counts per principal and per entry: one caller at its limit holds back no one else and no other tool', async () => {
     const guard = await guardWith([{ ttl: 60_000, limit: 1 }]);
     expect(await verdict(guard, mcpContext({ caller: 'alice', target: 'lookup' }))).toBe(true);
-    expect(await verdict(guard, mcpContext({ caller: 'alice', target: 'lookup' }))).toBeInstanceOf(McpThrottledException);
+    expect(await verdict(guard, mcpContext({ caller: 'alice', target: 'lookup' }))).toBeInstanceOf(
+      McpThrottledException,
+    );
     expect(await verdict(guard, mcpContext({ caller: 'bob', target: 'lookup' }))).toBe(true);
     expect(await verdict(guard, mcpContext({ caller: 'alice', target: 'close' }))).toBe(true);
     // A prompt of the same name is another entry.
     expect(await verdict(guard, mcpContext({ caller: 'alice', target: 'lookup', kind: 'prompt' }))).toBe(true);
     // The same principal from another address is still the same principal.
-    expect(await verdict(guard, mcpContext({ caller: 'alice', target: 'lookup', remoteAddress: '10.0.0.9' }))).toBeInstanceOf(McpThrottledException);
+    expect(
+      await verdict(guard, mcpContext({ caller: 'alice', target: 'lookup', remoteAddress: '10.0.0.9' })),
+    ).toBeInstanceOf(McpThrottledException);
     expect(keys).toEqual([
       'mcp:tool:lookup:default:principal:alice',
       'mcp:tool:lookup:default:principal:alice',
@@ -117,7 +141,9 @@ describe('McpThrottlerGuard', () => {
   it('counts anonymous callers by client address (by transport on stdio, which has none)', async () => {
     const guard = await guardWith([{ ttl: 60_000, limit: 1 }]);
     expect(await verdict(guard, mcpContext({ caller: 'anonymous', remoteAddress: '10.0.0.1' }))).toBe(true);
-    expect(await verdict(guard, mcpContext({ caller: 'anonymous', remoteAddress: '10.0.0.1' }))).toBeInstanceOf(McpThrottledException);
+    expect(await verdict(guard, mcpContext({ caller: 'anonymous', remoteAddress: '10.0.0.1' }))).toBeInstanceOf(
+      McpThrottledException,
+    );
     expect(await verdict(guard, mcpContext({ caller: 'anonymous', remoteAddress: '10.0.0.2' }))).toBe(true);
     expect(await verdict(guard, mcpContext({ caller: 'anonymous', transport: 'stdio' }))).toBe(true);
     expect(keys).toEqual([
@@ -135,20 +161,30 @@ describe('McpThrottlerGuard', () => {
     ]);
     expect(await verdict(guard, mcpContext())).toBe(true);
     expect(await verdict(guard, mcpContext())).toBe(true);
-    expect(await verdict(guard, mcpContext())).toMatchObject({ message: 'Rate limit reached for "lookup": at most 2 call(s) per 1 s. Retry in 1 s.', retryAfterSeconds: 1 });
+    expect(await verdict(guard, mcpContext())).toMatchObject({
+      message: 'Rate limit reached for "lookup": at most 2 call(s) per 1 s. Retry in 1 s.',
+      retryAfterSeconds: 1,
+    });
     jest.setSystemTime(T0 + 1_500);
     // The burst window is over; the call refused by it was not counted by the sustained one (3rd of 3).
     expect(await verdict(guard, mcpContext())).toBe(true);
     // Over its limit, a caller is blocked for blockDuration (the ttl by default) from that moment.
     const refused = await verdict(guard, mcpContext());
-    expect(refused).toMatchObject({ message: 'Rate limit reached for "lookup": at most 3 call(s) per 60 s. Retry in 60 s.', retryAfterSeconds: 60 });
-    expect(new Set(keys)).toEqual(new Set(['mcp:tool:lookup:burst:principal:alice', 'mcp:tool:lookup:sustained:principal:alice']));
+    expect(refused).toMatchObject({
+      message: 'Rate limit reached for "lookup": at most 3 call(s) per 60 s. Retry in 60 s.',
+      retryAfterSeconds: 60,
+    });
+    expect(new Set(keys)).toEqual(
+      new Set(['mcp:tool:lookup:burst:principal:alice', 'mcp:tool:lookup:sustained:principal:alice']),
+    );
   });
 
   it('honours @Throttle and @SkipThrottle on the method', async () => {
     const guard = await guardWith([{ ttl: 60_000, limit: 100 }]);
     expect(await verdict(guard, mcpContext({ target: 'export' }))).toBe(true);
-    expect(await verdict(guard, mcpContext({ target: 'export' }))).toMatchObject({ message: 'Rate limit reached for "export": at most 1 call(s) per 10 s. Retry in 10 s.' });
+    expect(await verdict(guard, mcpContext({ target: 'export' }))).toMatchObject({
+      message: 'Rate limit reached for "export": at most 1 call(s) per 10 s. Retry in 10 s.',
+    });
     for (let i = 0; i < 150; i++) expect(await verdict(guard, mcpContext({ target: 'health' }))).toBe(true);
     expect(keys.filter((key) => key.includes('health'))).toEqual([]);
   });

@@ -18,7 +18,10 @@ const NO_RESPONSE = { header: () => undefined };
  */
 @Injectable()
 export class McpThrottlerGuard extends ThrottlerGuard {
-  protected override getRequestResponse(context: ExecutionContext): { req: Record<string, unknown>; res: Record<string, unknown> } {
+  protected override getRequestResponse(context: ExecutionContext): {
+    req: Record<string, unknown>;
+    res: Record<string, unknown>;
+  } {
     if (context.getType<string>() !== MCP_CONTEXT_TYPE) return super.getRequestResponse(context);
     const call = context.getArgByIndex<McpCallContext>(1);
     return { req: { headers: call.headers, mcp: call }, res: NO_RESPONSE };
@@ -27,7 +30,9 @@ export class McpThrottlerGuard extends ThrottlerGuard {
   protected override async getTracker(req: Record<string, unknown>): Promise<string> {
     const call = req.mcp as McpCallContext | undefined;
     if (!call) return super.getTracker(req);
-    return call.caller.id !== ANONYMOUS_PRINCIPAL.id ? `principal:${call.caller.id}` : `address:${call.remoteAddress ?? call.transport}`;
+    return call.caller.id !== ANONYMOUS_PRINCIPAL.id
+      ? `principal:${call.caller.id}`
+      : `address:${call.remoteAddress ?? call.transport}`;
   }
 
   protected override generateKey(context: ExecutionContext, suffix: string, name: string): string {
@@ -36,7 +41,10 @@ export class McpThrottlerGuard extends ThrottlerGuard {
     return `mcp:${call.kind}:${call.target}:${name}:${suffix}`;
   }
 
-  protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  protected override async throwThrottlingException(
+    context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
     if (context.getType<string>() !== MCP_CONTEXT_TYPE) return super.throwThrottlingException(context, detail);
     const call = context.getArgByIndex<McpCallContext>(1);
     const retryIn = Math.max(1, Math.ceil(detail.timeToBlockExpire));

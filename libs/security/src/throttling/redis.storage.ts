@@ -35,13 +35,27 @@ return {hits, windowLeft, 0, 0}
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
   private readonly redis: Redis;
 
-  constructor(urlOrClient: string | Redis, private readonly prefix = 'mcp:throttle:') {
-    this.redis = typeof urlOrClient === 'string' ? new Redis(urlOrClient, { maxRetriesPerRequest: 2, lazyConnect: false }) : urlOrClient;
+  constructor(
+    urlOrClient: string | Redis,
+    private readonly prefix = 'mcp:throttle:',
+  ) {
+    this.redis =
+      typeof urlOrClient === 'string'
+        ? new Redis(urlOrClient, { maxRetriesPerRequest: 2, lazyConnect: false })
+        : urlOrClient;
   }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string) {
     const base = `${this.prefix}${throttlerName}:${key}`;
-    const [hits, windowLeft, blocked, blockLeft] = (await this.redis.eval(INCREMENT, 2, base, `${base}:blocked`, ttl, limit, blockDuration)) as number[];
+    const [hits, windowLeft, blocked, blockLeft] = (await this.redis.eval(
+      INCREMENT,
+      2,
+      base,
+      `${base}:blocked`,
+      ttl,
+      limit,
+      blockDuration,
+    )) as number[];
     return {
       totalHits: hits,
       timeToExpire: Math.max(0, Math.ceil(windowLeft / 1000)),

@@ -14,14 +14,29 @@
   var REFRESH_MS = Number(root.getAttribute('data-refresh-ms')) || 5000;
   var KEY_STORAGE = 'mcp-admin-key';
   var CATALOG_EVERY = 6;
-  var OUTCOMES = ['ok', 'tool_error', 'error', 'unauthenticated', 'denied', 'throttled', 'invalid', 'limited', 'not_found', 'cancelled', 'timeout', 'unavailable'];
+  var OUTCOMES = [
+    'ok',
+    'tool_error',
+    'error',
+    'unauthenticated',
+    'denied',
+    'throttled',
+    'invalid',
+    'limited',
+    'not_found',
+    'cancelled',
+    'timeout',
+    'unavailable',
+  ];
   var refreshes = 0;
   var busy = false;
   var blocked = false;
   var catalogJson = null;
   var auditFilter = { principal: '', target: '', outcome: '', limit: '50' };
 
-  function $(id) { return document.getElementById(id); }
+  function $(id) {
+    return document.getElementById(id);
+  }
 
   /** An element with attributes and children; strings become text nodes (never markup). */
   function h(tag, attrs, children) {
@@ -40,11 +55,20 @@
     });
     return node;
   }
-  function td(value, attrs) { return h('td', attrs, [value]); }
-  function num(value, col, extra) { return h('td', { className: 'num' + (extra ? ' ' + extra : ''), 'data-col': col }, [value]); }
-  function setText(id, value) { $(id).textContent = value === null || value === undefined ? '' : String(value); }
+  function td(value, attrs) {
+    return h('td', attrs, [value]);
+  }
+  function num(value, col, extra) {
+    return h('td', { className: 'num' + (extra ? ' ' + extra : ''), 'data-col': col }, [value]);
+  }
+  function setText(id, value) {
+    $(id).textContent = value === null || value === undefined ? '' : String(value);
+  }
   function fill(tbody, rows, emptyText, columns) {
-    tbody.replaceChildren.apply(tbody, rows.length ? rows : [h('tr', { className: 'empty' }, [h('td', { colspan: String(columns) }, [emptyText])])]);
+    tbody.replaceChildren.apply(
+      tbody,
+      rows.length ? rows : [h('tr', { className: 'empty' }, [h('td', { colspan: String(columns) }, [emptyText])])],
+    );
   }
 
   // ---- formatting ----
@@ -54,10 +78,18 @@
     if (value < 100) return value.toFixed(1);
     return String(Math.round(value));
   }
-  function pct(rate) { return (rate * 100).toFixed(1) + ' %'; }
-  function count(value) { return Number(value).toLocaleString('en-US'); }
-  function time(iso) { return iso ? new Date(iso).toLocaleTimeString('en-GB') : '–'; }
-  function dateTime(iso) { return iso ? new Date(iso).toLocaleString('en-GB') : '–'; }
+  function pct(rate) {
+    return (rate * 100).toFixed(1) + ' %';
+  }
+  function count(value) {
+    return Number(value).toLocaleString('en-US');
+  }
+  function time(iso) {
+    return iso ? new Date(iso).toLocaleTimeString('en-GB') : '–';
+  }
+  function dateTime(iso) {
+    return iso ? new Date(iso).toLocaleString('en-GB') : '–';
+  }
   function ago(iso) {
     if (!iso) return '–';
     var s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
@@ -66,41 +98,67 @@
     return Math.floor(s / 3600) + ' h ago';
   }
   function duration(seconds) {
-    var d = Math.floor(seconds / 86400), hours = Math.floor((seconds % 86400) / 3600), m = Math.floor((seconds % 3600) / 60);
+    var d = Math.floor(seconds / 86400),
+      hours = Math.floor((seconds % 86400) / 3600),
+      m = Math.floor((seconds % 3600) / 60);
     if (d > 0) return d + ' d ' + hours + ' h';
     if (hours > 0) return hours + ' h ' + m + ' min';
     if (m > 0) return m + ' min' + (seconds % 60 ? ' ' + (seconds % 60) + ' s' : '');
     return seconds + ' s';
   }
-  function mb(bytes) { return (bytes / 1048576).toFixed(0) + ' MB'; }
-  function status(value) { return h('span', { className: 'pill s-' + value }, [value]); }
-  function outcome(value) { return h('span', { className: 'outcome ' + (value === 'ok' ? 'o-ok' : value === 'tool_error' ? 'o-warn' : 'o-bad') }, [value]); }
+  function mb(bytes) {
+    return (bytes / 1048576).toFixed(0) + ' MB';
+  }
+  function status(value) {
+    return h('span', { className: 'pill s-' + value }, [value]);
+  }
+  function outcome(value) {
+    return h(
+      'span',
+      { className: 'outcome ' + (value === 'ok' ? 'o-ok' : value === 'tool_error' ? 'o-warn' : 'o-bad') },
+      [value],
+    );
+  }
   function details(object) {
     if (!object) return '';
-    return Object.keys(object).map(function (key) {
-      var value = object[key];
-      return key + ' ' + (typeof value === 'object' ? JSON.stringify(value) : String(value));
-    }).join(' · ');
+    return Object.keys(object)
+      .map(function (key) {
+        var value = object[key];
+        return key + ' ' + (typeof value === 'object' ? JSON.stringify(value) : String(value));
+      })
+      .join(' · ');
   }
 
   // ---- the API ----
   function storedKey() {
-    try { return sessionStorage.getItem(KEY_STORAGE) || ''; } catch { return ''; }
+    try {
+      return sessionStorage.getItem(KEY_STORAGE) || '';
+    } catch {
+      return '';
+    }
   }
   /** A request to the API with the stored key; resolves to its JSON, rejects with the server's message and status. */
   function call(path, init) {
     var headers = Object.assign({ accept: 'application/json' }, init.headers);
     var key = storedKey();
     if (key) headers.authorization = 'Bearer ' + key;
-    return fetch(BASE + '/api/' + path, Object.assign({}, init, { headers: headers, cache: 'no-store', credentials: 'omit' })).then(function (res) {
-      return res.json().catch(function () { return {}; }).then(function (body) {
-        if (!res.ok) {
-          var error = new Error(body.message || 'HTTP ' + res.status);
-          error.status = res.status;
-          throw error;
-        }
-        return body;
-      });
+    return fetch(
+      BASE + '/api/' + path,
+      Object.assign({}, init, { headers: headers, cache: 'no-store', credentials: 'omit' }),
+    ).then(function (res) {
+      return res
+        .json()
+        .catch(function () {
+          return {};
+        })
+        .then(function (body) {
+          if (!res.ok) {
+            var error = new Error(body.message || 'HTTP ' + res.status);
+            error.status = res.status;
+            throw error;
+          }
+          return body;
+        });
     });
   }
   function api(name, query) {
@@ -116,7 +174,9 @@
   }
   function auditQuery() {
     var query = {};
-    Object.keys(auditFilter).forEach(function (key) { if (auditFilter[key]) query[key] = auditFilter[key]; });
+    Object.keys(auditFilter).forEach(function (key) {
+      if (auditFilter[key]) query[key] = auditFilter[key];
+    });
     return query;
   }
 
@@ -130,8 +190,16 @@
   function showError(error) {
     if (error.status === 401 || error.status === 403 || error.status === 429) {
       blocked = error.status !== 429;
-      root.setAttribute('data-state', error.status === 401 ? 'unauthorized' : error.status === 403 ? 'forbidden' : 'throttled');
-      var title = error.status === 401 ? '401 Not signed in.' : error.status === 403 ? '403 Forbidden.' : '429 Too many attempts.';
+      root.setAttribute(
+        'data-state',
+        error.status === 401 ? 'unauthorized' : error.status === 403 ? 'forbidden' : 'throttled',
+      );
+      var title =
+        error.status === 401
+          ? '401 Not signed in.'
+          : error.status === 403
+            ? '403 Forbidden.'
+            : '429 Too many attempts.';
       notice('error', title, error.message);
       $('key-form').hidden = false;
       $('forget').hidden = !storedKey();
@@ -143,7 +211,13 @@
     }
     root.setAttribute('data-state', 'error');
     $('content').classList.add('stale');
-    notice('warn', 'Could not refresh:', error instanceof TypeError ? 'the key cannot be sent as a header, or the host is unreachable (' + error.message + ')' : error.message);
+    notice(
+      'warn',
+      'Could not refresh:',
+      error instanceof TypeError
+        ? 'the key cannot be sent as a header, or the host is unreachable (' + error.message + ')'
+        : error.message,
+    );
   }
   function showAuthorized() {
     blocked = false;
@@ -169,21 +243,47 @@
     setText('card-sessions', count(host.sessions));
     setText('card-inflight', count(host.inFlight));
     var hostStatus = host.phase === 'ready' ? 'up' : 'down';
-    var rows = [h('tr', { 'data-component': 'host' }, [
-      td('MCP host'),
-      h('td', null, [status(hostStatus)]),
-      td('yes'),
-      td('phase ' + host.phase + ' · ' + host.sessions + ' session(s) · ' + host.inFlight + ' in flight · ' + host.catalog.tools + ' tools, ' + host.catalog.prompts + ' prompts, ' +
-        (host.catalog.resources + host.catalog.resourceTemplates) + ' resources · pid ' + host.process.pid + ' · node ' + host.process.node + ' · rss ' + mb(host.process.rssBytes) +
-        ' · up since ' + dateTime(host.startedAt)),
-    ])];
+    var rows = [
+      h('tr', { 'data-component': 'host' }, [
+        td('MCP host'),
+        h('td', null, [status(hostStatus)]),
+        td('yes'),
+        td(
+          'phase ' +
+            host.phase +
+            ' · ' +
+            host.sessions +
+            ' session(s) · ' +
+            host.inFlight +
+            ' in flight · ' +
+            host.catalog.tools +
+            ' tools, ' +
+            host.catalog.prompts +
+            ' prompts, ' +
+            (host.catalog.resources + host.catalog.resourceTemplates) +
+            ' resources · pid ' +
+            host.process.pid +
+            ' · node ' +
+            host.process.node +
+            ' · rss ' +
+            mb(host.process.rssBytes) +
+            ' · up since ' +
+            dateTime(host.startedAt),
+        ),
+      ]),
+    ];
     health.dependencies.forEach(function (dependency) {
-      rows.push(h('tr', { 'data-component': dependency.name }, [
-        td(dependency.name),
-        h('td', null, [status(dependency.status)]),
-        td(dependency.required ? 'yes' : 'no'),
-        h('td', null, [details(dependency.details), dependency.error ? h('div', { className: 'error-text' }, [dependency.error]) : null]),
-      ]));
+      rows.push(
+        h('tr', { 'data-component': dependency.name }, [
+          td(dependency.name),
+          h('td', null, [status(dependency.status)]),
+          td(dependency.required ? 'yes' : 'no'),
+          h('td', null, [
+            details(dependency.details),
+            dependency.error ? h('div', { className: 'error-text' }, [dependency.error]) : null,
+          ]),
+        ]),
+      );
     });
     fill($('health-rows'), rows, '', 4);
   }
@@ -192,7 +292,15 @@
     var latency = entry.latencyMs || {};
     return h('tr', attrs, [
       td(entry.kind, { className: 'kind' }),
-      h('td', { 'data-col': 'name', className: 'name' }, [entry.kind === 'tool' || entry.kind === 'prompt' || entry.kind === 'resource' ? h('button', { type: 'button', className: 'link', 'data-target': entry.name, title: 'Show its audit records' }, [entry.name]) : entry.name]),
+      h('td', { 'data-col': 'name', className: 'name' }, [
+        entry.kind === 'tool' || entry.kind === 'prompt' || entry.kind === 'resource'
+          ? h(
+              'button',
+              { type: 'button', className: 'link', 'data-target': entry.name, title: 'Show its audit records' },
+              [entry.name],
+            )
+          : entry.name,
+      ]),
       num(count(entry.calls), 'calls'),
       num(count(entry.errors), 'errors', entry.errors > 0 ? 'bad' : ''),
       num(entry.calls ? pct(entry.errorRate) : '–', 'errorRate', entry.errorRate >= 0.05 ? 'bad' : ''),
@@ -202,7 +310,17 @@
       num(ms(latency.max), 'max'),
       num(count(entry.total.calls), 'totalCalls', 'muted'),
       td(entry.lastCallAt ? ago(entry.lastCallAt) : 'never', { className: 'muted', 'data-col': 'lastCall' }),
-      td(Object.keys(entry.outcomes).filter(function (o) { return o !== 'ok'; }).map(function (o) { return o + ' ' + entry.outcomes[o]; }).join(', '), { className: 'muted small' }),
+      td(
+        Object.keys(entry.outcomes)
+          .filter(function (o) {
+            return o !== 'ok';
+          })
+          .map(function (o) {
+            return o + ' ' + entry.outcomes[o];
+          })
+          .join(', '),
+        { className: 'muted small' },
+      ),
     ]);
   }
   function renderStats(stats) {
@@ -211,9 +329,14 @@
     setText('card-requests', count(stats.requests.calls));
     setText('card-errors', stats.requests.calls ? pct(stats.requests.errorRate) : '–');
     setText('card-p95', stats.requests.latencyMs ? ms(stats.requests.latencyMs.p95) + ' ms' : '–');
-    fill($('stats-rows'), stats.entries.map(function (entry) {
-      return statsRow(entry, { 'data-entry': entry.kind + ':' + entry.name, className: entry.calls ? '' : 'idle' });
-    }), 'Nothing in the catalog yet.', 12);
+    fill(
+      $('stats-rows'),
+      stats.entries.map(function (entry) {
+        return statsRow(entry, { 'data-entry': entry.kind + ':' + entry.name, className: entry.calls ? '' : 'idle' });
+      }),
+      'Nothing in the catalog yet.',
+      12,
+    );
     var all = Object.assign({ kind: '', name: 'all requests' }, stats.requests, { lastCallAt: null });
     var total = statsRow(all, { 'data-entry': 'all' });
     total.children[1].textContent = 'All requests (lists, initialize, refusals too)';
@@ -223,19 +346,31 @@
 
   function renderSessions(data) {
     setText('session-count', count(data.count));
-    setText('sessions-meta', data.mode === 'stateless' ? 'stateless mode: no sessions are kept' : 'at most ' + count(data.max) + ' · idle ones end after ' + duration(Math.round(data.idleTtlMs / 1000)));
-    fill($('session-rows'), data.sessions.map(function (session) {
-      return h('tr', { 'data-session': session.id }, [
-        h('td', { className: 'mono', title: session.id }, [session.id.length > 13 ? session.id.slice(0, 8) + '…' : session.id]),
-        td(session.principal || '–'),
-        td(session.client ? session.client.name + ' ' + session.client.version : '–'),
-        td(session.protocolVersion),
-        td(session.transport + (session.stream ? ' + stream' : '')),
-        td(time(session.createdAt)),
-        td(ago(session.lastSeenAt)),
-        num(count(session.inFlight), 'inFlight', session.inFlight > 0 ? 'busy' : ''),
-      ]);
-    }), 'No live sessions.', 8);
+    setText(
+      'sessions-meta',
+      data.mode === 'stateless'
+        ? 'stateless mode: no sessions are kept'
+        : 'at most ' + count(data.max) + ' · idle ones end after ' + duration(Math.round(data.idleTtlMs / 1000)),
+    );
+    fill(
+      $('session-rows'),
+      data.sessions.map(function (session) {
+        return h('tr', { 'data-session': session.id }, [
+          h('td', { className: 'mono', title: session.id }, [
+            session.id.length > 13 ? session.id.slice(0, 8) + '…' : session.id,
+          ]),
+          td(session.principal || '–'),
+          td(session.client ? session.client.name + ' ' + session.client.version : '–'),
+          td(session.protocolVersion),
+          td(session.transport + (session.stream ? ' + stream' : '')),
+          td(time(session.createdAt)),
+          td(ago(session.lastSeenAt)),
+          num(count(session.inFlight), 'inFlight', session.inFlight > 0 ? 'busy' : ''),
+        ]);
+      }),
+      'No live sessions.',
+      8,
+    );
   }
 
   function renderAudit(page) {
@@ -243,19 +378,40 @@
     $('audit-table').hidden = !page.enabled;
     if (!page.enabled) return;
     var health = page.health;
-    setText('audit-meta', health ? 'sink ' + health.sink + ' · ' + health.policy + ' · ' + health.state + ' · written ' + count(health.written) + ' · queued ' + count(health.queued) + ' · dropped ' + count(health.dropped) : '');
-    fill($('audit-rows'), page.records.map(function (record) {
-      return h('tr', { 'data-record': record.id }, [
-        td(time(record.time), { className: 'nowrap', title: record.time }),
-        td(record.principal || '–'),
-        td(record.method || '(transport)', { className: 'mono' }),
-        td(record.target || '–', { className: 'mono' }),
-        h('td', null, [outcome(record.outcome)]),
-        num(record.errorCode === null ? '' : record.errorCode, 'code'),
-        num(ms(record.latencyMs), 'latency'),
-        td(record.error || '', { className: 'error-text' }),
-      ]);
-    }), 'No records match.', 8);
+    setText(
+      'audit-meta',
+      health
+        ? 'sink ' +
+            health.sink +
+            ' · ' +
+            health.policy +
+            ' · ' +
+            health.state +
+            ' · written ' +
+            count(health.written) +
+            ' · queued ' +
+            count(health.queued) +
+            ' · dropped ' +
+            count(health.dropped)
+        : '',
+    );
+    fill(
+      $('audit-rows'),
+      page.records.map(function (record) {
+        return h('tr', { 'data-record': record.id }, [
+          td(time(record.time), { className: 'nowrap', title: record.time }),
+          td(record.principal || '–'),
+          td(record.method || '(transport)', { className: 'mono' }),
+          td(record.target || '–', { className: 'mono' }),
+          h('td', null, [outcome(record.outcome)]),
+          num(record.errorCode === null ? '' : record.errorCode, 'code'),
+          num(ms(record.latencyMs), 'latency'),
+          td(record.error || '', { className: 'error-text' }),
+        ]);
+      }),
+      'No records match.',
+      8,
+    );
   }
 
   function access(entry) {
@@ -266,12 +422,16 @@
   }
   function throttle(entry) {
     if (!entry.throttle) return '–';
-    return entry.throttle.map(function (t) {
-      if (t.skipped) return t.throttler + ': skipped';
-      var limit = t.limit === null ? 'dynamic' : t.limit;
-      var ttl = t.ttlMs === null ? 'dynamic' : t.ttlMs >= 1000 ? t.ttlMs / 1000 + ' s' : t.ttlMs + ' ms';
-      return t.throttler + ': ' + limit + ' / ' + ttl + (t.source === 'module' ? '' : ' (@Throttle on ' + t.source + ')');
-    }).join('; ');
+    return entry.throttle
+      .map(function (t) {
+        if (t.skipped) return t.throttler + ': skipped';
+        var limit = t.limit === null ? 'dynamic' : t.limit;
+        var ttl = t.ttlMs === null ? 'dynamic' : t.ttlMs >= 1000 ? t.ttlMs / 1000 + ' s' : t.ttlMs + ' ms';
+        return (
+          t.throttler + ': ' + limit + ' / ' + ttl + (t.source === 'module' ? '' : ' (@Throttle on ' + t.source + ')')
+        );
+      })
+      .join('; ');
   }
   function schema(label, value) {
     if (!value) return null;
@@ -281,37 +441,108 @@
     var json = JSON.stringify(catalog);
     if (json === catalogJson) return; // keep open <details> as they are
     catalogJson = json;
-    setText('catalog-meta', catalog.tools.length + ' tools · ' + catalog.prompts.length + ' prompts · ' + catalog.resources.length + ' resources · ' + catalog.resourceTemplates.length + ' templates' +
-      (catalog.throttlers ? ' · throttlers: ' + catalog.throttlers.map(function (t) { return t.name + ' ' + (t.limit === null ? 'dynamic' : t.limit) + ' / ' + (t.ttlMs === null ? 'dynamic' : t.ttlMs / 1000 + ' s'); }).join(', ') : ' · no ThrottlerModule'));
-    fill($('tool-rows'), catalog.tools.map(function (tool) {
-      var d = tool.definition;
-      var a = d.annotations || {};
-      var hints = [];
-      if (a.readOnlyHint) hints.push(h('span', { className: 'badge b-ro' }, ['read-only']));
-      if (a.destructiveHint) hints.push(h('span', { className: 'badge b-destructive' }, ['destructive']));
-      if (a.idempotentHint) hints.push(h('span', { className: 'badge' }, ['idempotent']));
-      if (a.openWorldHint) hints.push(h('span', { className: 'badge' }, ['open-world']));
-      if (tool.confirm) hints.push(h('span', { className: 'badge b-confirm' }, ['confirmed']));
-      if (tool.task) hints.push(h('span', { className: 'badge' }, ['task ' + tool.task]));
-      return h('tr', { 'data-tool': tool.name }, [
-        h('td', null, [h('div', { className: 'mono strong' }, [tool.name]), d.title || a.title ? h('div', { className: 'muted small' }, [d.title || a.title]) : null]),
-        h('td', { className: 'desc' }, [d.description || '']),
-        h('td', null, hints),
-        td(access(tool), { className: 'small' }),
-        td(throttle(tool), { className: 'small nowrap' }),
-        td('timeout ' + (tool.timeoutMs / 1000) + ' s' + (tool.maxConcurrency ? ' · max ' + tool.maxConcurrency + ' at once' : ''), { className: 'small nowrap' }),
-        h('td', null, [schema('input', d.inputSchema), schema('output', d.outputSchema)]),
-      ]);
-    }), 'No tools.', 7);
-    fill($('prompt-rows'), catalog.prompts.map(function (prompt) {
-      var args = (prompt.definition.arguments || []).map(function (arg) { return arg.name + (arg.required ? '' : '?'); }).join(', ');
-      return h('tr', null, [td(prompt.name, { className: 'mono strong' }), td(prompt.definition.description || '', { className: 'desc' }), td(args || '–', { className: 'mono' }), td(access(prompt), { className: 'small' }), td(throttle(prompt), { className: 'small' })]);
-    }), 'No prompts.', 5);
-    var resources = catalog.resources.map(function (r) { return { uri: r.name, kind: 'resource', d: r.definition, entry: r }; })
-      .concat(catalog.resourceTemplates.map(function (r) { return { uri: r.name, kind: 'template', d: r.definition, entry: r }; }));
-    fill($('resource-rows'), resources.map(function (r) {
-      return h('tr', null, [td(r.uri, { className: 'mono strong' }), td(r.kind), td(r.d.name || ''), td(r.d.description || '', { className: 'desc' }), td(r.d.mimeType || '–'), td(access(r.entry), { className: 'small' })]);
-    }), 'No resources.', 6);
+    setText(
+      'catalog-meta',
+      catalog.tools.length +
+        ' tools · ' +
+        catalog.prompts.length +
+        ' prompts · ' +
+        catalog.resources.length +
+        ' resources · ' +
+        catalog.resourceTemplates.length +
+        ' templates' +
+        (catalog.throttlers
+          ? ' · throttlers: ' +
+            catalog.throttlers
+              .map(function (t) {
+                return (
+                  t.name +
+                  ' ' +
+                  (t.limit === null ? 'dynamic' : t.limit) +
+                  ' / ' +
+                  (t.ttlMs === null ? 'dynamic' : t.ttlMs / 1000 + ' s')
+                );
+              })
+              .join(', ')
+          : ' · no ThrottlerModule'),
+    );
+    fill(
+      $('tool-rows'),
+      catalog.tools.map(function (tool) {
+        var d = tool.definition;
+        var a = d.annotations || {};
+        var hints = [];
+        if (a.readOnlyHint) hints.push(h('span', { className: 'badge b-ro' }, ['read-only']));
+        if (a.destructiveHint) hints.push(h('span', { className: 'badge b-destructive' }, ['destructive']));
+        if (a.idempotentHint) hints.push(h('span', { className: 'badge' }, ['idempotent']));
+        if (a.openWorldHint) hints.push(h('span', { className: 'badge' }, ['open-world']));
+        if (tool.confirm) hints.push(h('span', { className: 'badge b-confirm' }, ['confirmed']));
+        if (tool.task) hints.push(h('span', { className: 'badge' }, ['task ' + tool.task]));
+        return h('tr', { 'data-tool': tool.name }, [
+          h('td', null, [
+            h('div', { className: 'mono strong' }, [tool.name]),
+            d.title || a.title ? h('div', { className: 'muted small' }, [d.title || a.title]) : null,
+          ]),
+          h('td', { className: 'desc' }, [d.description || '']),
+          h('td', null, hints),
+          td(access(tool), { className: 'small' }),
+          td(throttle(tool), { className: 'small nowrap' }),
+          td(
+            'timeout ' +
+              tool.timeoutMs / 1000 +
+              ' s' +
+              (tool.maxConcurrency ? ' · max ' + tool.maxConcurrency + ' at once' : ''),
+            { className: 'small nowrap' },
+          ),
+          h('td', null, [schema('input', d.inputSchema), schema('output', d.outputSchema)]),
+        ]);
+      }),
+      'No tools.',
+      7,
+    );
+    fill(
+      $('prompt-rows'),
+      catalog.prompts.map(function (prompt) {
+        var args = (prompt.definition.arguments || [])
+          .map(function (arg) {
+            return arg.name + (arg.required ? '' : '?');
+          })
+          .join(', ');
+        return h('tr', null, [
+          td(prompt.name, { className: 'mono strong' }),
+          td(prompt.definition.description || '', { className: 'desc' }),
+          td(args || '–', { className: 'mono' }),
+          td(access(prompt), { className: 'small' }),
+          td(throttle(prompt), { className: 'small' }),
+        ]);
+      }),
+      'No prompts.',
+      5,
+    );
+    var resources = catalog.resources
+      .map(function (r) {
+        return { uri: r.name, kind: 'resource', d: r.definition, entry: r };
+      })
+      .concat(
+        catalog.resourceTemplates.map(function (r) {
+          return { uri: r.name, kind: 'template', d: r.definition, entry: r };
+        }),
+      );
+    fill(
+      $('resource-rows'),
+      resources.map(function (r) {
+        return h('tr', null, [
+          td(r.uri, { className: 'mono strong' }),
+          td(r.kind),
+          td(r.d.name || ''),
+          td(r.d.description || '', { className: 'desc' }),
+          td(r.d.mimeType || '–'),
+          td(access(r.entry), { className: 'small' }),
+        ]);
+      }),
+      'No resources.',
+      6,
+    );
   }
 
   function renderApprovals(list, canDecide) {
@@ -322,35 +553,71 @@
       setText('approval-count', '–');
       return;
     }
-    var waiting = list.filter(function (a) { return a.status === 'pending'; }).length;
+    var waiting = list.filter(function (a) {
+      return a.status === 'pending';
+    }).length;
     setText('approval-count', count(waiting) + ' waiting');
-    fill($('approval-rows'), list.slice(0, 50).map(function (a) {
-      var decision = a.status === 'pending' && canDecide
-        ? h('div', { className: 'decide' }, [
-          h('input', { 'data-reason': a.id, placeholder: 'reason (optional)', 'aria-label': 'reason' }),
-          h('button', { type: 'button', className: 'approve', 'data-decide': 'approve', 'data-id': a.id }, ['Approve']),
-          h('button', { type: 'button', className: 'deny', 'data-decide': 'deny', 'data-id': a.id }, ['Deny']),
-        ])
-        : (a.decidedBy ? a.decidedBy + (a.reason ? ': ' + a.reason : '') : '');
-      return h('tr', { 'data-approval': a.id, 'data-status': a.status }, [
-        td(time(a.createdAt), { className: 'nowrap', title: a.createdAt }),
-        td(a.principal + (a.client ? ' · ' + a.client.name : '')),
-        td(a.tool, { className: 'mono strong' }),
-        h('td', { className: 'args' }, [h('pre', null, [JSON.stringify(a.arguments, null, 2)])]),
-        td(a.question + (a.status === 'pending' ? ' (expires ' + time(a.expiresAt) + ')' : ''), { className: 'small desc' }),
-        h('td', null, [h('span', { className: 'outcome ' + (a.status === 'approved' || a.status === 'used' ? 'o-ok' : a.status === 'pending' ? 'o-warn' : 'o-bad') }, [a.status])]),
-        h('td', null, [decision]),
-      ]);
-    }), 'No approval requests.', 7);
+    fill(
+      $('approval-rows'),
+      list.slice(0, 50).map(function (a) {
+        var decision =
+          a.status === 'pending' && canDecide
+            ? h('div', { className: 'decide' }, [
+                h('input', { 'data-reason': a.id, placeholder: 'reason (optional)', 'aria-label': 'reason' }),
+                h('button', { type: 'button', className: 'approve', 'data-decide': 'approve', 'data-id': a.id }, [
+                  'Approve',
+                ]),
+                h('button', { type: 'button', className: 'deny', 'data-decide': 'deny', 'data-id': a.id }, ['Deny']),
+              ])
+            : a.decidedBy
+              ? a.decidedBy + (a.reason ? ': ' + a.reason : '')
+              : '';
+        return h('tr', { 'data-approval': a.id, 'data-status': a.status }, [
+          td(time(a.createdAt), { className: 'nowrap', title: a.createdAt }),
+          td(a.principal + (a.client ? ' · ' + a.client.name : '')),
+          td(a.tool, { className: 'mono strong' }),
+          h('td', { className: 'args' }, [h('pre', null, [JSON.stringify(a.arguments, null, 2)])]),
+          td(a.question + (a.status === 'pending' ? ' (expires ' + time(a.expiresAt) + ')' : ''), {
+            className: 'small desc',
+          }),
+          h('td', null, [
+            h(
+              'span',
+              {
+                className:
+                  'outcome ' +
+                  (a.status === 'approved' || a.status === 'used'
+                    ? 'o-ok'
+                    : a.status === 'pending'
+                      ? 'o-warn'
+                      : 'o-bad'),
+              },
+              [a.status],
+            ),
+          ]),
+          h('td', null, [decision]),
+        ]);
+      }),
+      'No approval requests.',
+      7,
+    );
   }
   function decide(id, decision) {
     var reasonInput = document.querySelector('input[data-reason="' + id + '"]');
-    return post('approvals/' + encodeURIComponent(id) + '/' + decision, { reason: reasonInput ? reasonInput.value.trim() : '' })
-      .then(function () { return refresh(true); }, function (error) {
+    return post('approvals/' + encodeURIComponent(id) + '/' + decision, {
+      reason: reasonInput ? reasonInput.value.trim() : '',
+    }).then(
+      function () {
+        return refresh(true);
+      },
+      function (error) {
         // A refused decision (someone else's call only, already decided) leaves the page as it is.
         if (error.status === 401 || error.status === 429) return showError(error);
-        return refresh(true).then(function () { notice('error', 'Not ' + (decision === 'approve' ? 'approved' : 'denied') + ':', error.message); });
-      });
+        return refresh(true).then(function () {
+          notice('error', 'Not ' + (decision === 'approve' ? 'approved' : 'denied') + ':', error.message);
+        });
+      },
+    );
   }
   /** The page opened from an approval link: only that request, for whoever it was sent to. */
   function refreshFocused(id) {
@@ -365,7 +632,9 @@
         root.setAttribute('data-refreshes', String(refreshes));
       })
       .catch(showError)
-      .then(function () { busy = false; });
+      .then(function () {
+        busy = false;
+      });
   }
 
   // ---- refresh loop ----
@@ -376,17 +645,43 @@
     busy = true;
     // An approver who is no administrator sees the approvals only; an administrator who is no
     // approver sees the rest. Whoever is neither gets the refusal.
-    var approvals = api('approvals').then(function (reply) { return reply; }, function (error) { if (error.status === 403) return null; throw error; });
-    approvals.catch(function () { /* handled below, once health is known; not an unhandled rejection meanwhile */ });
-    return api('health').then(function (health) {
-      var withCatalog = catalogJson === null || refreshes % CATALOG_EVERY === 0;
-      return Promise.all([health, api('stats'), api('sessions'), api('audit', auditQuery()), withCatalog ? api('catalog') : Promise.resolve(null), approvals]);
-    }, function (refusal) {
-      return approvals.then(function (list) {
-        if (refusal.status !== 403 || list === null) throw refusal;
-        return [null, null, null, null, null, list];
-      }, function () { throw refusal; });
-    })
+    var approvals = api('approvals').then(
+      function (reply) {
+        return reply;
+      },
+      function (error) {
+        if (error.status === 403) return null;
+        throw error;
+      },
+    );
+    approvals.catch(function () {
+      /* handled below, once health is known; not an unhandled rejection meanwhile */
+    });
+    return api('health')
+      .then(
+        function (health) {
+          var withCatalog = catalogJson === null || refreshes % CATALOG_EVERY === 0;
+          return Promise.all([
+            health,
+            api('stats'),
+            api('sessions'),
+            api('audit', auditQuery()),
+            withCatalog ? api('catalog') : Promise.resolve(null),
+            approvals,
+          ]);
+        },
+        function (refusal) {
+          return approvals.then(
+            function (list) {
+              if (refusal.status !== 403 || list === null) throw refusal;
+              return [null, null, null, null, null, list];
+            },
+            function () {
+              throw refusal;
+            },
+          );
+        },
+      )
       .then(function (r) {
         showAuthorized();
         root.setAttribute('data-mode', r[0] ? 'admin' : 'approver');
@@ -404,7 +699,9 @@
         setText('updated', 'updated ' + new Date().toLocaleTimeString('en-GB'));
       })
       .catch(showError)
-      .then(function () { busy = false; });
+      .then(function () {
+        busy = false;
+      });
   }
   function loadAudit() {
     return api('audit', auditQuery()).then(renderAudit).catch(showError);
@@ -412,25 +709,42 @@
 
   function start() {
     var select = $('f-outcome');
-    OUTCOMES.forEach(function (o) { select.appendChild(h('option', { value: o }, [o])); });
+    OUTCOMES.forEach(function (o) {
+      select.appendChild(h('option', { value: o }, [o]));
+    });
     $('key-form').addEventListener('submit', function (event) {
       event.preventDefault();
       var value = $('key').value.trim();
       if (!value) return;
-      try { sessionStorage.setItem(KEY_STORAGE, value); } catch { /* private mode: the key lives as long as the page */ }
+      try {
+        sessionStorage.setItem(KEY_STORAGE, value);
+      } catch {
+        /* private mode: the key lives as long as the page */
+      }
       $('key').value = '';
       catalogJson = null;
       refresh(true);
     });
     $('forget').addEventListener('click', function () {
-      try { sessionStorage.removeItem(KEY_STORAGE); } catch { /* nothing stored */ }
+      try {
+        sessionStorage.removeItem(KEY_STORAGE);
+      } catch {
+        /* nothing stored */
+      }
       $('forget').hidden = true;
       refresh(true);
     });
-    $('refresh').addEventListener('click', function () { refresh(true); });
+    $('refresh').addEventListener('click', function () {
+      refresh(true);
+    });
     $('audit-filter').addEventListener('submit', function (event) {
       event.preventDefault();
-      auditFilter = { principal: $('f-principal').value.trim(), target: $('f-target').value.trim(), outcome: $('f-outcome').value, limit: $('f-limit').value };
+      auditFilter = {
+        principal: $('f-principal').value.trim(),
+        target: $('f-target').value.trim(),
+        outcome: $('f-outcome').value,
+        limit: $('f-limit').value,
+      };
       loadAudit();
     });
     $('audit-clear').addEventListener('click', function () {
@@ -443,7 +757,9 @@
       if (!button) return;
       $('f-target').value = button.getAttribute('data-target');
       auditFilter.target = button.getAttribute('data-target');
-      loadAudit().then(function () { $('audit-panel').scrollIntoView({ behavior: 'smooth' }); });
+      loadAudit().then(function () {
+        $('audit-panel').scrollIntoView({ behavior: 'smooth' });
+      });
     });
     $('approval-rows').addEventListener('click', function (event) {
       var button = event.target.closest('button[data-decide]');
@@ -452,14 +768,21 @@
       decide(button.getAttribute('data-id'), button.getAttribute('data-decide'));
     });
     // A link to another request (or none) is another page: start afresh.
-    window.addEventListener('hashchange', function () { window.location.reload(); });
+    window.addEventListener('hashchange', function () {
+      window.location.reload();
+    });
     if (focusedApproval()) {
       root.setAttribute('data-mode', 'approval');
       document.title = 'Approve a call';
-      setText('key-hint', 'Sign in with your own API key or token (the one your MCP client uses) to decide this call. It is kept in this tab only.');
+      setText(
+        'key-hint',
+        'Sign in with your own API key or token (the one your MCP client uses) to decide this call. It is kept in this tab only.',
+      );
     }
-    setText('refresh-every', (REFRESH_MS / 1000) + ' s');
-    setInterval(function () { if ($('auto').checked) refresh(false); }, REFRESH_MS);
+    setText('refresh-every', REFRESH_MS / 1000 + ' s');
+    setInterval(function () {
+      if ($('auto').checked) refresh(false);
+    }, REFRESH_MS);
     refresh(true);
   }
   start();

@@ -82,7 +82,7 @@ describe('admin API', () => {
     );
     expect(page.headers['x-powered-by']).toBeUndefined();
     expect(page.text).toContain('<script src="/admin/app.js" defer></script>');
-    expect(page.text).toContain('<link rel="stylesheet" href="/admin/app.css">');
+    expect(page.text).toContain('<link rel="stylesheet" href="/admin/app.css" />');
     expect(page.text).not.toMatch(/<style|\{\{/);
     expect(page.text).not.toContain('resetPassword');
     const script = await get('/admin/app.js').expect(200);
@@ -316,7 +316,7 @@ describe('admin API without authentication or audit', () => {
       const base = moved.url.replace(/\/mcp$/, '');
       const page = await request(base).get('/ops/mcp-admin').expect(200);
       expect(page.text).toContain('<script src="/ops/mcp-admin/app.js" defer></script>');
-      expect(page.text).toContain('<link rel="stylesheet" href="/ops/mcp-admin/app.css">');
+      expect(page.text).toContain('<link rel="stylesheet" href="/ops/mcp-admin/app.css" />');
       await request(base).get('/ops/mcp-admin/app.css').expect(200).expect('content-type', 'text/css; charset=utf-8');
       await request(base).get('/ops/mcp-admin/api/stats').expect(200);
       await request(base).get('/admin').expect(404);

@@ -16,8 +16,8 @@ import {
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
-import { DiscoveryModule, REQUEST } from '@nestjs/core';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { REQUEST } from '@nestjs/core';
+import { type TestingModule } from '@nestjs/testing';
 import { map } from 'rxjs';
 import { z } from 'zod';
 import {
@@ -29,14 +29,11 @@ import {
   McpTool,
   type McpCallContext,
 } from '#libs/core';
-import { CATALOG_PROVIDERS, ToolRegistry, type RegisteredTool } from '#libs/catalog';
-import { SecretRedactor } from '#libs/security';
-import { CallCancellation } from './context/call-cancellation';
+import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { CallContext } from './context/call-context';
 import { HandlerRunner } from './handler-runner';
 import { HandlerFailedError } from './results/handler-failed.error';
-import { INVOCATION_PROVIDERS } from './invocation.providers';
-import { MCP_INVOCATION_OPTIONS, type InvocationOptions } from './options/invocation.options';
+import { invocationTestingModule, testCallContext } from './testing/invocation-testing';
 import { McpExecutionContext } from './mcp-execution-context';
 
 /** What the guard, interceptor and filter saw, in order. */
@@ -162,37 +159,8 @@ class PerCallTools {
   }
 }
 
-const options: InvocationOptions = {
-  redactor: new SecretRedactor(),
-  unknownArguments: 'refuse',
-  approvals: { ttlMs: 60_000, waitMs: 0, pageOf: undefined },
-};
-
-function callContext(target: string, roles: string[] = [], requestId: string | number = 1): CallContext {
-  return new CallContext({
-    requestId,
-    sessionId: 's1',
-    protocolVersion: '2025-11-25',
-    kind: 'tool',
-    target,
-    transport: 'http',
-    clientInfo: undefined,
-    caller: { id: 'alice', scopes: [], roles, claims: {} },
-    headers: {},
-    remoteAddress: '127.0.0.1',
-    meta: {},
-    progressToken: undefined,
-    cancellation: new CallCancellation(),
-    channel: {
-      notify: () => undefined,
-      logLevel: undefined,
-      requestsUnavailable: undefined,
-      clientCapabilities: {},
-      closeStream: () => undefined,
-      request: () => Promise.reject(new Error('no client')),
-    },
-  });
-}
+const callContext = (target: string, roles: string[] = [], requestId: string | number = 1): CallContext =>
+  testCallContext(target, { roles, requestId });
 
 describe('HandlerRunner', () => {
   let moduleRef: TestingModule;
@@ -208,19 +176,7 @@ describe('HandlerRunner', () => {
     );
 
   beforeAll(async () => {
-    // The catalog and invocation providers as McpModule lists them, with the invocation slice of the options.
-    moduleRef = await Test.createTestingModule({
-      imports: [DiscoveryModule],
-      providers: [
-        ...CATALOG_PROVIDERS,
-        ...INVOCATION_PROVIDERS,
-        { provide: MCP_INVOCATION_OPTIONS, useValue: options },
-        DeskTools,
-        PerCallTools,
-        RecordingGuard,
-      ],
-    }).compile();
-    await moduleRef.init();
+    moduleRef = await invocationTestingModule([DeskTools, PerCallTools, RecordingGuard]);
     runner = moduleRef.get(HandlerRunner);
     tools = moduleRef.get(ToolRegistry);
   });

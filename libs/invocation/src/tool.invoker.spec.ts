@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
@@ -14,12 +13,10 @@ import {
   type JsonSchemaObject,
   type McpCallContext,
 } from '#libs/core';
-import { CATALOG_PROVIDERS, ToolRegistry, type RegisteredTool } from '#libs/catalog';
-import { McpThrottledException, SecretRedactor } from '#libs/security';
-import { CallCancellation } from './context/call-cancellation';
+import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
+import { McpThrottledException } from '#libs/security';
 import { CallContext } from './context/call-context';
-import { INVOCATION_PROVIDERS } from './invocation.providers';
-import { MCP_INVOCATION_OPTIONS, type InvocationOptions } from './options/invocation.options';
+import { invocationTestingModule, testCallContext } from './testing/invocation-testing';
 import { ToolInvoker } from './tool.invoker';
 
 /** The arguments each tool's method received, by tool. */
@@ -107,37 +104,8 @@ class DeskTools {
   }
 }
 
-const options: InvocationOptions = {
-  redactor: new SecretRedactor(),
-  unknownArguments: 'refuse',
-  approvals: { ttlMs: 60_000, waitMs: 0, pageOf: undefined },
-};
-
-function callContext(target: string, meta: Record<string, unknown> = {}): CallContext {
-  return new CallContext({
-    requestId: 1,
-    sessionId: 's1',
-    protocolVersion: '2025-11-25',
-    kind: 'tool',
-    target,
-    transport: 'http',
-    clientInfo: undefined,
-    caller: { id: 'alice', scopes: [], roles: [], claims: {} },
-    headers: {},
-    remoteAddress: '127.0.0.1',
-    meta,
-    progressToken: undefined,
-    cancellation: new CallCancellation(),
-    channel: {
-      notify: () => undefined,
-      logLevel: undefined,
-      requestsUnavailable: undefined,
-      clientCapabilities: {},
-      closeStream: () => undefined,
-      request: () => Promise.reject(new Error('no client')),
-    },
-  });
-}
+const callContext = (target: string, meta: Record<string, unknown> = {}): CallContext =>
+  testCallContext(target, { meta });
 
 const text = (result: CallToolResult) =>
   result.content.map((block) => (block.type === 'text' ? block.text : `<${block.type}>`)).join('\n');
@@ -151,16 +119,7 @@ describe('ToolInvoker', () => {
   const tool = (name: string): RegisteredTool => tools.get(name)!;
 
   beforeAll(async () => {
-    moduleRef = await Test.createTestingModule({
-      imports: [DiscoveryModule],
-      providers: [
-        ...CATALOG_PROVIDERS,
-        ...INVOCATION_PROVIDERS,
-        { provide: MCP_INVOCATION_OPTIONS, useValue: options },
-        DeskTools,
-      ],
-    }).compile();
-    await moduleRef.init();
+    moduleRef = await invocationTestingModule([DeskTools]);
     invoker = moduleRef.get(ToolInvoker);
     tools = moduleRef.get(ToolRegistry);
   });

@@ -1,20 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type Server } from 'node:http';
 import { AuthFailureLimiter, Authenticator, hashApiKey, resolveSecurityOptions } from '#libs/security';
-import { McpRequestObservers, RequestEvents, type McpRequestEvent } from '#libs/protocol';
 import { startIssuer, type TestIssuer } from '../../../../test/support/issuer';
 import { HttpAuthentication } from './http-authentication';
 import { HttpResponder } from './http-responder';
-
-/** A JSON-RPC answer, as the tests read it. */
-interface RpcAnswer {
-  jsonrpc: '2.0';
-  id: unknown;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body the test reads field by field
-  result: { [key: string]: any };
-  error: { code: number; message: string };
-}
-const rpcOf = async (response: Response) => (await response.json()) as RpcAnswer;
+import { listen, recordedEvents, rpcOf } from './testing/http-testing';
 
 const NO_KEY = 'Unauthorized: No API key: send Authorization: Bearer <key> or X-API-Key: <key>';
 const BAD_KEY = 'Unauthorized: The API key is not valid';
@@ -27,22 +16,19 @@ async function serve(options: Record<string, unknown>) {
   const security = resolveSecurityOptions(options, (key, problem) => {
     throw new Error(`${key} ${problem}`);
   });
-  const observers = new McpRequestObservers();
-  const events: McpRequestEvent[] = [];
-  observers.add({ observe: (event) => events.push(event) });
+  const { events, recorded } = recordedEvents();
   const authentication = new HttpAuthentication(
     security,
     new Authenticator(security.auth),
     new AuthFailureLimiter(security.authFailureLimit.limit, security.authFailureLimit.windowMs),
-    new HttpResponder(new RequestEvents(observers)),
+    new HttpResponder(events),
   );
-  const server = createServer((req, res) => {
+  const { url, server } = await listen((req, res) => {
     void authentication.principalOf(req, res).then((principal) => {
       if (principal) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(principal));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server, events, authentication };
+  return { url, server, events: recorded, authentication };
 }
 
 describe('HttpAuthentication', () => {

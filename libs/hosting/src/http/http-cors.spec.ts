@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type Server } from 'node:http';
 import { resolveHostingOptions } from '../options/hosting.options';
 import { HttpCors } from './http-cors';
+import { listen } from './testing/http-testing';
 
 const APP = 'https://app.example.com';
 const ALLOWED_HEADERS =
@@ -15,11 +15,9 @@ async function serve(options: Record<string, unknown>): Promise<{ url: string; s
       throw new Error(`${key} ${problem}`);
     }),
   );
-  const server = createServer((req, res) => {
+  return listen((req, res) => {
     if (!cors.apply(req, res)) res.writeHead(200).end('next');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
 }
 
 describe('HttpCors', () => {

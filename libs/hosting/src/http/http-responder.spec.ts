@@ -1,27 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { McpRequestObservers, RequestEvents, type McpRequestEvent } from '#libs/protocol';
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type McpRequestEvent } from '#libs/protocol';
 import { HttpResponder } from './http-responder';
 import { HttpMessages } from './http.messages';
-
-/** A JSON-RPC answer, as the tests read it. */
-interface RpcAnswer {
-  jsonrpc: '2.0';
-  id: unknown;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body the test reads field by field
-  result: { [key: string]: any };
-  error: { code: number; message: string };
-}
-const rpcOf = async (response: Response) => (await response.json()) as RpcAnswer;
-
-/** Serves `handle` on a loopback port; each test sends one request to it with `fetch`. */
-async function serve(
-  handle: (req: IncomingMessage, res: ServerResponse) => void,
-): Promise<{ url: string; server: Server }> {
-  const server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
-}
+import { listen, recordedEvents, rpcOf } from './testing/http-testing';
 
 describe('HttpResponder', () => {
   let server: Server | undefined;
@@ -29,10 +10,9 @@ describe('HttpResponder', () => {
   let responder: HttpResponder;
 
   beforeEach(() => {
-    const observers = new McpRequestObservers();
-    events = [];
-    observers.add({ observe: (event) => events.push(event) });
-    responder = new HttpResponder(new RequestEvents(observers));
+    const recording = recordedEvents();
+    events = recording.recorded;
+    responder = new HttpResponder(recording.events);
   });
 
   afterEach(async () => {
@@ -42,7 +22,7 @@ describe('HttpResponder', () => {
   });
 
   const start = async (handle: (req: IncomingMessage, res: ServerResponse) => void) => {
-    const served = await serve(handle);
+    const served = await listen(handle);
     server = served.server;
     return served.url;
   };

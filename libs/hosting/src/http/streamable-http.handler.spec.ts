@@ -38,16 +38,7 @@ import { HttpAuthentication } from './http-authentication';
 import { HttpCors } from './http-cors';
 import { HttpResponder } from './http-responder';
 import { StreamableHttpHandler } from './streamable-http.handler';
-
-/** A JSON-RPC answer, as the tests read it. */
-interface RpcAnswer {
-  jsonrpc: '2.0';
-  id: unknown;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body the test reads field by field
-  result: { [key: string]: any };
-  error: { code: number; message: string };
-}
-const rpcOf = async (response: Response) => (await response.json()) as RpcAnswer;
+import { rpcOf } from './testing/http-testing';
 
 const APP = 'https://app.example.com';
 const ALICE = 'alice-key';

@@ -2,14 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { PromptRegistry } from '#libs/catalog';
 import {
-  AccessControl,
   CallAdmission,
+  CallerLists,
   CallScope,
-  InjectProtocolOptions,
   type DispatchScope,
   type JsonRpcId,
   type McpMethods,
-  type ProtocolOptions,
   type RequestNote,
 } from '#libs/protocol';
 import { PromptGetter } from './prompt.getter';
@@ -18,17 +16,15 @@ import { PromptGetter } from './prompt.getter';
 @Injectable()
 export class PromptMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'prompts/list': (params, _id, scope) =>
-      this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
+    'prompts/list': (params, _id, scope) => this.lists.page(this.registry, params, scope),
     'prompts/get': (params, id, scope, note) => this.get(params, id, scope, note),
   };
 
   constructor(
-    @InjectProtocolOptions() private readonly options: ProtocolOptions,
     private readonly registry: PromptRegistry,
     private readonly getter: PromptGetter,
     private readonly calls: CallScope,
-    private readonly access: AccessControl,
+    private readonly lists: CallerLists,
     private readonly admission: CallAdmission,
   ) {}
 

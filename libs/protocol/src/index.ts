@@ -1,6 +1,7 @@
 // The protocol engine: dispatch, admission, sessions, tasks, lifecycle. Imported by the other libraries of the package.
 export { AccessDeniedError, AccessControl } from './admission/access-control';
 export { CallAdmission, type CallRequest } from './admission/call-admission';
+export { CallerLists } from './admission/caller-lists';
 export { sensitiveFieldsOfEntry } from './admission/sensitive-fields.cache';
 export { CompletionMethods } from './completion/completion.methods';
 export { CallScope } from './calls/call-scope';

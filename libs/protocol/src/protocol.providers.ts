@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { AccessControl } from './admission/access-control';
 import { CallAdmission } from './admission/call-admission';
+import { CallerLists } from './admission/caller-lists';
 import { CompletionMethods } from './completion/completion.methods';
 import { CallScope } from './calls/call-scope';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
@@ -23,6 +24,7 @@ import { ToolMethods } from './tools/tool.methods';
 export const PROTOCOL_PROVIDERS: Provider[] = [
   AccessControl,
   CallAdmission,
+  CallerLists,
   CallScope,
   StatelessCalls,
   McpDispatcher,

@@ -5,6 +5,7 @@ import {
   AccessControl,
   AccessDeniedError,
   CallAdmission,
+  CallerLists,
   CallScope,
   EMPTY_RESULT,
   InjectProtocolOptions,
@@ -25,10 +26,8 @@ import { ResourceReader } from './resource.reader';
 @Injectable()
 export class ResourceMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'resources/list': (params, _id, scope) =>
-      this.registry.resources.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
-    'resources/templates/list': (params, _id, scope) =>
-      this.registry.templates.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
+    'resources/list': (params, _id, scope) => this.lists.page(this.registry.resources, params, scope),
+    'resources/templates/list': (params, _id, scope) => this.lists.page(this.registry.templates, params, scope),
     'resources/read': (params, id, scope, note) => this.read(params, id, scope, note),
     'resources/subscribe': (params, _id, scope, note) => this.subscribe(params, scope, true, note),
     'resources/unsubscribe': (params, _id, scope) => this.subscribe(params, scope, false),
@@ -40,6 +39,7 @@ export class ResourceMethods implements McpMethods {
     private readonly reader: ResourceReader,
     private readonly calls: CallScope,
     private readonly access: AccessControl,
+    private readonly lists: CallerLists,
     private readonly admission: CallAdmission,
   ) {}
 

@@ -4,7 +4,7 @@ import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { TaskRunner } from '../tasks/task.runner';
-import { AccessControl } from '../admission/access-control';
+import { CallerLists } from '../admission/caller-lists';
 import { CallAdmission } from '../admission/call-admission';
 import type { RequestNote } from '../events/request-note';
 import { CallScope } from '../calls/call-scope';
@@ -15,8 +15,7 @@ import type { JsonRpcId } from '../wire/json-rpc';
 @Injectable()
 export class ToolMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'tools/list': (params, _id, scope) =>
-      this.registry.listPage(params.cursor, this.options.pageSize, this.access.view(scope.principal)),
+    'tools/list': (params, _id, scope) => this.lists.page(this.registry, params, scope),
     'tools/call': (params, id, scope, note) => this.call(params, id, scope, note),
   };
 
@@ -26,7 +25,7 @@ export class ToolMethods implements McpMethods {
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
     private readonly tasks: TaskRunner,
-    private readonly access: AccessControl,
+    private readonly lists: CallerLists,
     private readonly admission: CallAdmission,
   ) {}
 

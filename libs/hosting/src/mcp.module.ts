@@ -15,12 +15,10 @@ import { McpResourceNotifier, RESOURCE_PROVIDERS, ResourceMethods, ResourceReade
 import {
   AuditRecorder,
   AuditTrail,
-  Authenticator,
-  AuthFailureLimiter,
   MCP_ACCESS_POLICY,
   MCP_SECURITY_OPTIONS,
   ScopeAndRolePolicy,
-  type SecurityOptions,
+  SECURITY_PROVIDERS,
 } from '#libs/security';
 import {
   ENGINE_METHOD_GROUPS,
@@ -119,24 +117,7 @@ const OPTION_SLICES = (
     ...INVOCATION_PROVIDERS,
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,
-    {
-      provide: Authenticator,
-      useFactory: ({ auth }: SecurityOptions) => new Authenticator(auth),
-      inject: [MCP_SECURITY_OPTIONS],
-    },
-    {
-      // `undefined` without the `audit` option: whoever injects it does so with @Optional().
-      provide: AuditTrail,
-      useFactory: ({ audit }: SecurityOptions) => (audit ? new AuditTrail(audit.sink, audit.settings) : undefined),
-      inject: [MCP_SECURITY_OPTIONS],
-    },
-    {
-      // One count of failed authentications per address for every protected surface.
-      provide: AuthFailureLimiter,
-      useFactory: ({ authFailureLimit }: SecurityOptions) =>
-        new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
-      inject: [MCP_SECURITY_OPTIONS],
-    },
+    ...SECURITY_PROVIDERS,
     {
       // Every request the engine answers reaches the trail through this observer, and only through it.
       provide: AuditRecorder,

@@ -51,3 +51,4 @@ export {
   resolveSecurityOptions,
   type SecurityOptions,
 } from './security.options';
+export { SECURITY_PROVIDERS } from './security.providers';

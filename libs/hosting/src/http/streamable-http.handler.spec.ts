@@ -4,13 +4,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
 import {
-  AuthFailureLimiter,
-  Authenticator,
   hashApiKey,
   MCP_ACCESS_POLICY,
   MCP_SECURITY_OPTIONS,
   ScopeAndRolePolicy,
-  type SecurityOptions,
+  SECURITY_PROVIDERS,
 } from '#libs/security';
 import {
   AccessControl,
@@ -90,17 +88,7 @@ async function host(options: Partial<McpModuleOptions> & Record<string, unknown>
       },
       ...slices,
       { provide: MCP_ACCESS_POLICY, useClass: ScopeAndRolePolicy },
-      {
-        provide: Authenticator,
-        useFactory: ({ auth }: SecurityOptions) => new Authenticator(auth),
-        inject: [MCP_SECURITY_OPTIONS],
-      },
-      {
-        provide: AuthFailureLimiter,
-        useFactory: ({ authFailureLimit }: SecurityOptions) =>
-          new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
-        inject: [MCP_SECURITY_OPTIONS],
-      },
+      ...SECURITY_PROVIDERS,
       ToolRegistry,
       PromptRegistry,
       AccessControl,

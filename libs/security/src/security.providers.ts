@@ -1,0 +1,27 @@
+import type { Provider } from '@nestjs/common';
+import { AuditTrail } from './audit/audit-trail';
+import { AuthFailureLimiter } from './auth/auth-failure.limiter';
+import { Authenticator } from './auth/authenticator';
+import { MCP_SECURITY_OPTIONS, type SecurityOptions } from './security.options';
+
+/** The security services a host is made of, each from its slice of the options (`MCP_SECURITY_OPTIONS`). */
+export const SECURITY_PROVIDERS: Provider[] = [
+  {
+    provide: Authenticator,
+    useFactory: ({ auth }: SecurityOptions) => new Authenticator(auth),
+    inject: [MCP_SECURITY_OPTIONS],
+  },
+  {
+    // `undefined` without the `audit` option: whoever injects it does so with @Optional().
+    provide: AuditTrail,
+    useFactory: ({ audit }: SecurityOptions) => (audit ? new AuditTrail(audit.sink, audit.settings) : undefined),
+    inject: [MCP_SECURITY_OPTIONS],
+  },
+  {
+    // One count of failed authentications per address for every protected surface.
+    provide: AuthFailureLimiter,
+    useFactory: ({ authFailureLimit }: SecurityOptions) =>
+      new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
+    inject: [MCP_SECURITY_OPTIONS],
+  },
+];

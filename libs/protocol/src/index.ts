@@ -19,6 +19,7 @@ export { McpDispatcher } from './dispatch/mcp.dispatcher';
 export {
   EMPTY_RESULT,
   MCP_METHOD_GROUPS,
+  type ClientInputs,
   type DispatchScope,
   type MethodHandler,
   type McpMethods,

@@ -4,6 +4,16 @@ import type { RequestNote } from '../events/request-note';
 import type { JsonRpcId } from '../wire/json-rpc';
 import type { McpRequestMethod } from '../wire/mcp-method.table';
 
+/**
+ * Where a call's requests to the client (elicitation, sampling, roots) go when not on the
+ * session's JSON-RPC channel: a 2026-07-28 request gathers them into an `InputRequiredResult`,
+ * a task waits for `tasks/update`.
+ */
+export interface ClientInputs {
+  /** Resolves to the client's result for `method`, or rejects (`McpClientRequestError`, or the abort reason). */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown>;
+}
+
 /** What a transport tells the dispatcher about one incoming message. */
 export interface DispatchScope {
   session: McpSession;
@@ -32,6 +42,8 @@ export interface DispatchScope {
    * name and version of the body); returns the error to answer when they disagree.
    */
   checkHeaders?: (method: string, params: Record<string, unknown> | undefined) => JsonRpcError | undefined;
+  /** Where the call's requests to the client go instead of the session (see `ClientInputs`). */
+  clientInputs?: ClientInputs;
 }
 
 /**

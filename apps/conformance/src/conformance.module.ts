@@ -4,12 +4,21 @@ import { BehaviourFixtures } from './behaviour.fixtures';
 import { ContentFixtures } from './content.fixtures';
 import { ClientRequestFixtures } from './client-request.fixtures';
 import { FixtureLogInterceptor } from './fixture-log';
+import { InputRequiredFixtures } from './input-required.fixtures';
 import { PromptFixtures } from './prompt.fixtures';
 import { ResourceFixtures } from './resource.fixtures';
 
 /** The official conformance suite's fixtures, built on the public API only. */
 @Module({
-  imports: [McpModule.forRoot({ name: 'nest-mcp-host-conformance', version: '1.0.0', pageSize: 1000 })],
+  imports: [
+    McpModule.forRoot({
+      name: 'nest-mcp-host-conformance',
+      version: '1.0.0',
+      pageSize: 1000,
+      // Replicas behind one URL share it, so a client's retry of an input request may reach any.
+      ...(process.env.MCP_REQUEST_STATE_SECRET && { requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET } }),
+    }),
+  ],
   providers: [
     FixtureLogInterceptor,
     ContentFixtures,
@@ -17,6 +26,7 @@ import { ResourceFixtures } from './resource.fixtures';
     PromptFixtures,
     ResourceFixtures,
     ClientRequestFixtures,
+    InputRequiredFixtures,
   ],
 })
 export class ConformanceModule {}

@@ -47,7 +47,7 @@ export class PromptMethods implements McpMethods {
     } as const;
     const prompt = await this.admission.admit(request, scope, note);
     return JSON.stringify(
-      await this.calls.run(scope, id, 'prompt', name, params, note, async (context) => ({
+      await this.calls.serve(scope, id, 'prompt', name, params, note, async (context) => ({
         value: await this.getter.get(prompt, params.arguments, context),
       })),
     );

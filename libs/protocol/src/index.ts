@@ -52,6 +52,7 @@ export {
   MCP_PROTOCOL_OPTIONS,
   InjectProtocolOptions,
   PROTOCOL_OPTION_KEYS,
+  MIN_REQUEST_STATE_SECRET_BYTES,
   resolveProtocolOptions,
   type ProtocolOptions,
 } from './options/protocol.options';
@@ -82,3 +83,6 @@ export {
   type RequestEnvelope,
 } from './eras/request-envelope';
 export { statelessResult } from './eras/stateless-result';
+export { InputRounds } from './inputs/input-rounds';
+export { InputRound, type InputRequiredResult } from './inputs/input-round';
+export { RequestStateSealer } from './inputs/request-state.sealer';

@@ -10,6 +10,8 @@ import { McpTracing } from './dispatch/mcp-tracing';
 import { RequestEvents } from './events/request-events';
 import { McpRequestObservers } from './events/request-observers';
 import { HostState } from './lifecycle/host-state';
+import { InputRounds } from './inputs/input-rounds';
+import { RequestStateSealer } from './inputs/request-state.sealer';
 import { LifecycleMethods } from './lifecycle/lifecycle.methods';
 import { SessionStore } from './sessions/session.store';
 import { TaskMethods } from './tasks/task.methods';
@@ -26,6 +28,8 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   CallAdmission,
   CallerLists,
   CallScope,
+  InputRounds,
+  RequestStateSealer,
   StatelessCalls,
   McpDispatcher,
   McpRequestObservers,

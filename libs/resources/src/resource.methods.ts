@@ -60,7 +60,7 @@ export class ResourceMethods implements McpMethods {
     } as const;
     await this.admission.admit(request, scope, note);
     return JSON.stringify(
-      await this.calls.run(scope, id, 'resource', uri, params, note, async (context) => ({
+      await this.calls.serve(scope, id, 'resource', uri, params, note, async (context) => ({
         value: await this.reader.read(uri, context),
       })),
     );

@@ -10,6 +10,15 @@ import type {
 export interface McpClientRequestOptions {
   /** Give up (the tool gets an `McpToolError`) after this long. @default 60_000 */
   timeoutMs?: number;
+  /**
+   * The request's key in a 2026-07-28 `InputRequiredResult` (`inputRequests[key]`), under which
+   * the client answers it (`inputResponses[key]`). Name it when a client should recognise the
+   * request; unnamed requests are keyed by their place in the call (`"1"`, `"2"`, …). A key used
+   * twice in one call gets a suffix (`"name-2"`). Ignored by 2025-era sessions.
+   * @example
+   * const { content } = await ctx.elicit({ message: 'What is your name?', requestedSchema }, { key: 'user_name' });
+   */
+  key?: string;
 }
 
 /** Log levels of `notifications/message` (RFC 5424 names, as the MCP spec uses). */

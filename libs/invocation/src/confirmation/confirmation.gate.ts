@@ -11,6 +11,9 @@ import { ConfirmationMessages } from './confirmation.messages';
 /** Where a refused call says how its approval stands (never the approval's id: that is for people). */
 export const APPROVAL_META = 'nest-mcp-host/approval';
 
+/** The key of the confirmation in a 2026-07-28 `InputRequiredResult` (`inputRequests.confirmation`). */
+export const CONFIRMATION_KEY = 'confirmation';
+
 /**
  * Human confirmation before a sensitive call. The person is asked, in this order:
  * 1. in the client, when it can show a form (`elicitation/create`, form mode): the user who
@@ -62,16 +65,21 @@ export class ConfirmationGate {
     question: string,
     context: CallContext,
   ): Promise<CallToolResult | undefined | 'unavailable'> {
-    if (supportsUrlElicitation(context) && !supportsFormElicitation(context)) return 'unavailable';
+    // Asked only of a client that declared forms: a 2026-07-28 request asking for more ends with -32021.
+    if (!supportsFormElicitation(context)) return 'unavailable';
     try {
-      const answer = await context.elicit({
-        message: question,
-        requestedSchema: {
-          type: 'object',
-          properties: { confirm: { type: 'boolean', title: 'Run it', description: question, default: false } },
-          required: ['confirm'],
+      const answer = await context.elicit(
+        {
+          message: question,
+          requestedSchema: {
+            type: 'object',
+            properties: { confirm: { type: 'boolean', title: 'Run it', description: question, default: false } },
+            required: ['confirm'],
+          },
         },
-      });
+        // What a 2026-07-28 client answers in `inputResponses`.
+        { key: CONFIRMATION_KEY },
+      );
       if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
       return refusal(ConfirmationMessages.notConfirmed(tool.name, answer.action));
     } catch (error) {
@@ -90,12 +98,15 @@ export class ConfirmationGate {
   ): Promise<CallToolResult | undefined> {
     let action: string;
     try {
-      ({ action } = await context.elicit({
-        mode: 'url',
-        elicitationId: approval.id,
-        url,
-        message: ConfirmationMessages.urlMessage(tool, approval),
-      }));
+      ({ action } = await context.elicit(
+        {
+          mode: 'url',
+          elicitationId: approval.id,
+          url,
+          message: ConfirmationMessages.urlMessage(tool, approval),
+        },
+        { key: CONFIRMATION_KEY },
+      ));
     } catch (error) {
       if (error instanceof McpClientRequestError) return pending(tool.name, approval, false);
       throw error;

@@ -8,13 +8,34 @@ export interface CallChannel {
   readonly logLevel: McpLogLevel | undefined;
   /** Why this call cannot send requests to its client at all (e.g. no session), if so. */
   readonly requestsUnavailable: string | undefined;
-  /** The capabilities the client declared in `initialize`. */
+  /** The capabilities the client declared in `initialize` (or, 2026-07-28, in the request's `_meta`). */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   /** Ends the request's SSE connection now; the client reconnects to get the rest. */
   closeStream(): void;
   /**
    * Sends a request to the client and resolves to its result.
+   * @param key the request's name among the call's requests to the client (see `McpClientRequestOptions.key`)
    * @throws McpClientRequestError when it cannot be delivered, is refused, times out or is aborted.
    */
-  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown>;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    signal: AbortSignal,
+    key?: string,
+  ): Promise<unknown>;
+  /**
+   * How a request ends that needs a capability the client did not declare, when the channel
+   * decides it (a 2026-07-28 request is answered with `-32021`); `undefined` leaves it to the
+   * call, which rejects with `McpClientRequestError` (`unsupported`).
+   * @param capability its key in `ClientCapabilities` (`elicitation`, `sampling`, `roots`)
+   * @param required what of it is needed, e.g. `{ url: {} }` for URL-mode elicitation
+   * @param what the request in words, e.g. `sampling ('sampling')`
+   */
+  missingCapability?(
+    capability: string,
+    required: Record<string, unknown>,
+    what: string,
+    signal: AbortSignal,
+  ): Promise<never> | undefined;
 }

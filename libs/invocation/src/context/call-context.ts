@@ -59,14 +59,6 @@ const DEFAULT_CLIENT_TIMEOUT_MS = 60_000;
 const unreachable = (method: string, why: string) =>
   Promise.reject(new McpClientRequestError(`${method} ${why}`, 'unreachable'));
 
-const unsupported = (what: string) =>
-  Promise.reject(
-    new McpClientRequestError(
-      `The client does not support ${what}: it did not declare that capability in initialize.`,
-      'unsupported',
-    ),
-  );
-
 /**
  * The `McpCallContext` handed to tools. How the call ended is not kept here: the invoker returns
  * it (see `Invocation`), so nothing a tool holds can change what the audit trail records.
@@ -148,7 +140,9 @@ export class CallContext implements McpCallContext {
       ? elicitation?.url !== undefined
       : elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
     if (!supported)
-      return unsupported(urlMode ? "elicitation in URL mode ('elicitation.url')" : "elicitation ('elicitation')");
+      return urlMode
+        ? this.unsupported('elicitation', { url: {} }, "elicitation in URL mode ('elicitation.url')")
+        : this.unsupported('elicitation', elicitation ? { form: {} } : {}, "elicitation ('elicitation')");
     return this.request('elicitation/create', params, options) as Promise<ElicitResult>;
   }
 
@@ -156,15 +150,15 @@ export class CallContext implements McpCallContext {
     if (this.channel.requestsUnavailable)
       return unreachable('sampling/createMessage', this.channel.requestsUnavailable);
     const sampling = this.clientCapabilities.sampling as Record<string, unknown> | undefined;
-    if (!sampling) return unsupported("sampling ('sampling')");
+    if (!sampling) return this.unsupported('sampling', {}, "sampling ('sampling')");
     if ((params as { tools?: unknown[] }).tools?.length && sampling.tools === undefined)
-      return unsupported("sampling with tools ('sampling.tools')");
+      return this.unsupported('sampling', { tools: {} }, "sampling with tools ('sampling.tools')");
     return this.request('sampling/createMessage', params, options) as Promise<CreateMessageResult>;
   }
 
   async roots(options?: McpClientRequestOptions): Promise<Root[]> {
     if (this.channel.requestsUnavailable) return unreachable('roots/list', this.channel.requestsUnavailable);
-    if (!this.clientCapabilities.roots) return unsupported("roots ('roots')");
+    if (!this.clientCapabilities.roots) return this.unsupported('roots', {}, "roots ('roots')");
     const result = (await this.request('roots/list', {}, options)) as { roots?: Root[] };
     return result.roots ?? [];
   }
@@ -177,6 +171,20 @@ export class CallContext implements McpCallContext {
       params as Record<string, unknown>,
       options?.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
       this.signal,
+      options?.key,
+    );
+  }
+
+  /** A request the client lacks the capability for: the channel's answer (2026-07-28: `-32021`), else an error the tool can catch. */
+  private unsupported(capability: string, required: Record<string, unknown>, what: string): Promise<never> {
+    return (
+      this.channel.missingCapability?.(capability, required, what, this.signal) ??
+      Promise.reject(
+        new McpClientRequestError(
+          `The client does not support ${what}: it did not declare that capability in initialize.`,
+          'unsupported',
+        ),
+      )
     );
   }
 

@@ -5,6 +5,8 @@ import { HostState } from '../lifecycle/host-state';
 import type { DispatchScope } from '../methods/method-handler';
 import { McpSession } from '../sessions/mcp-session';
 import { traitsOf } from '../wire/mcp-method.table';
+import { InputRounds } from '../inputs/input-rounds';
+import { RequestStateSealer } from '../inputs/request-state.sealer';
 import { CallScope } from './call-scope';
 import { StatelessCalls } from './stateless-calls';
 
@@ -18,7 +20,8 @@ function setup() {
     notify: () => true,
   };
   const note = new RequestNote('tools/call', traitsOf('tools/call'), 'http', 'alice', 's1', undefined, undefined);
-  return { calls: new CallScope(new HostState(), new StatelessCalls()), scope, note };
+  const sealer = new RequestStateSealer({ requestState: { secrets: undefined, ttlMs: 600_000 } });
+  return { calls: new CallScope(new HostState(), new StatelessCalls(), new InputRounds(sealer)), scope, note };
 }
 
 const failureOf = (promise: Promise<unknown>) =>

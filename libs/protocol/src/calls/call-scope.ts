@@ -13,6 +13,8 @@ import { notification, type JsonRpcId } from '../wire/json-rpc';
 import { StatelessCalls } from './stateless-calls';
 import type { DispatchScope } from '../methods/method-handler';
 import type { RequestNote } from '../events/request-note';
+import { InputRounds } from '../inputs/input-rounds';
+import type { InputRequiredResult } from '../inputs/input-round';
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -29,6 +31,8 @@ class ScopeChannel implements CallChannel {
   }
 
   notify(method: string, params: Record<string, unknown>): void {
+    // 2026-07-28 removed it: a URL-mode elicitation's outcome is learnt from the retry.
+    if (method === ELICITATION_COMPLETE && this.scope.session.stateless) return;
     this.scope.notify(notification(method, params));
   }
 
@@ -43,11 +47,28 @@ class ScopeChannel implements CallChannel {
     this.scope.closeStream?.();
   }
 
-  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
-    if (this.scope.clientInputs) return this.scope.clientInputs.request(method, params, timeoutMs, signal);
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    signal: AbortSignal,
+    key?: string,
+  ): Promise<unknown> {
+    if (this.scope.clientInputs) return this.scope.clientInputs.request(method, params, timeoutMs, signal, key);
     return this.scope.session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
   }
+
+  missingCapability(
+    capability: string,
+    required: Record<string, unknown>,
+    what: string,
+    signal: AbortSignal,
+  ): Promise<never> | undefined {
+    return this.scope.clientInputs?.missingCapability?.(capability, required, what, signal);
+  }
 }
+
+const ELICITATION_COMPLETE = 'notifications/elicitation/complete';
 
 /**
  * Runs a handler as a cancellable call: builds its `CallContext`, registers it for
@@ -60,7 +81,39 @@ export class CallScope {
   constructor(
     private readonly state: HostState,
     private readonly stateless: StatelessCalls,
+    private readonly inputs: InputRounds,
   ) {}
+
+  /**
+   * Runs the handler of a request that names a catalog entry (`tools/call`, `prompts/get`,
+   * `resources/read`) as `run` does. A 2026-07-28 request has no channel back to its client:
+   * its handler's requests to the client (`ctx.elicit()`, `ctx.sample()`, `ctx.roots()`) are
+   * answered from the request's `inputResponses` and `requestState`, and when one is not, the
+   * request is answered with an `InputRequiredResult` instead (see `InputRound`).
+   * @throws JsonRpcError `-32602` for a `requestState` that fails verification or an invalid
+   *   answer, `-32021` when the handler asks for something the client did not declare
+   */
+  async serve<T>(
+    scope: DispatchScope,
+    id: JsonRpcId,
+    kind: McpCallKind,
+    target: string,
+    params: Record<string, unknown>,
+    note: RequestNote | undefined,
+    body: (context: CallContext) => Promise<Invocation<T>>,
+  ): Promise<T | InputRequiredResult> {
+    const round = this.inputs.open(scope, note, target, params);
+    if (!round) return this.run(scope, id, kind, target, params, note, body);
+    return this.run<T | InputRequiredResult>(
+      { ...scope, clientInputs: round },
+      id,
+      kind,
+      target,
+      params,
+      note,
+      (context) => round.race(body(context), context.cancellation),
+    );
+  }
 
   async run<T>(
     scope: DispatchScope,

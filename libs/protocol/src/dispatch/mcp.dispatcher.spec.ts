@@ -17,6 +17,8 @@ import {
 import { AccessControl, AccessDeniedError } from '../admission/access-control';
 import { CallAdmission } from '../admission/call-admission';
 import { CallScope } from '../calls/call-scope';
+import { InputRounds } from '../inputs/input-rounds';
+import { RequestStateSealer } from '../inputs/request-state.sealer';
 import { StatelessCalls } from '../calls/stateless-calls';
 import type { McpRequestEvent } from '../events/mcp-request-event';
 import { RequestEvents } from '../events/request-events';
@@ -134,7 +136,7 @@ function setup(overrides: Handlers = {}, trail?: AuditTrail) {
   const tracing = new McpTracing(new ToolRegistry(), new PromptRegistry());
   const groups = [new LifecycleGroup(received, overrides), new FeatureGroup(received, overrides)];
   const dispatcher = new McpDispatcher(options, groups, new RequestEvents(observers), admission, tracing, stateless);
-  const callScope = new CallScope(new HostState(), stateless);
+  const callScope = new CallScope(new HostState(), stateless, new InputRounds(new RequestStateSealer(options)));
   return { dispatcher, received, events, callScope };
 }
 

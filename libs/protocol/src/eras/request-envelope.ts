@@ -119,12 +119,17 @@ export function unsupportedVersion(requested: string): JsonRpcError {
 /**
  * `-32021` for a request that needs a client capability its `_meta` did not declare (HTTP 400).
  * @param capability the capability's key in `ClientCapabilities`, e.g. `elicitation`
+ * @param required what of the capability is needed, e.g. `{ url: {} }` for URL-mode elicitation
  */
-export function missingClientCapability(capability: string, why: string): JsonRpcError {
+export function missingClientCapability(
+  capability: string,
+  why: string,
+  required: Record<string, unknown> = {},
+): JsonRpcError {
   return new JsonRpcError(
     JsonRpcErrorCode.MISSING_CLIENT_CAPABILITY,
     `Missing client capability "${capability}": ${why}; declare it in "_meta"."${META_KEYS.clientCapabilities}"`,
-    { requiredCapabilities: { [capability]: {} } },
+    { requiredCapabilities: { [capability]: required } },
     400,
   );
 }

@@ -6,12 +6,31 @@ import type { McpRequestMethod } from '../wire/mcp-method.table';
 
 /**
  * Where a call's requests to the client (elicitation, sampling, roots) go when not on the
- * session's JSON-RPC channel: a 2026-07-28 request gathers them into an `InputRequiredResult`,
- * a task waits for `tasks/update`.
+ * session's JSON-RPC channel: a 2026-07-28 request gathers them into an `InputRequiredResult`
+ * (`InputRound`, set by `CallScope.serve`), a task waits for `tasks/update`.
  */
 export interface ClientInputs {
-  /** Resolves to the client's result for `method`, or rejects (`McpClientRequestError`, or the abort reason). */
-  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Resolves to the client's result for `method`, or rejects (`McpClientRequestError`, or the abort reason).
+   * @param key the name the call gave the request (`McpClientRequestOptions.key`), if any
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    signal: AbortSignal,
+    key?: string,
+  ): Promise<unknown>;
+  /**
+   * Ends the call because it asked for something the client did not declare (see
+   * `CallChannel.missingCapability`); absent, the call gets `McpClientRequestError` (`unsupported`).
+   */
+  missingCapability?(
+    capability: string,
+    required: Record<string, unknown>,
+    what: string,
+    signal: AbortSignal,
+  ): Promise<never>;
 }
 
 /** What a transport tells the dispatcher about one incoming message. */

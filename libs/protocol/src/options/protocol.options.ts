@@ -13,7 +13,16 @@ export interface ProtocolOptions {
   sessions: { idleTtlMs: number; max: number; maxPerPrincipal: number; maxSubscriptions: number };
   tools: { timeoutMs: number; confirmDestructive: boolean };
   tasks: { ttlMs: number };
+  /**
+   * How the state of a multi round-trip request is sealed: `secrets` (the first seals, each
+   * opens) or, when none is configured, a random key of this process; `ttlMs`, how long a state
+   * may be brought back.
+   */
+  requestState: { secrets: readonly string[] | undefined; ttlMs: number };
 }
+
+/** Shortest `requestState.secret` accepted (bytes of UTF-8): as much entropy as the AES-256 key it keys. */
+export const MIN_REQUEST_STATE_SECRET_BYTES = 32;
 
 /** Token of the resolved `ProtocolOptions`. */
 export const MCP_PROTOCOL_OPTIONS = Symbol('MCP:PROTOCOL_OPTIONS');
@@ -37,6 +46,7 @@ export const PROTOCOL_OPTION_KEYS = [
   'toolTimeoutMs',
   'confirmDestructive',
   'taskTtlMs',
+  'requestState',
 ] as const;
 
 /**
@@ -69,6 +79,7 @@ export function resolveProtocolOptions(o: Record<string, unknown>, report: Optio
   const tasks = { ttlMs: check.integer('taskTtlMs', 3_600_000, 1_000) };
   const timeoutMs = check.integer('toolTimeoutMs', 30_000, 1);
   const confirmDestructive = check.flag('confirmDestructive', false);
+  const requestState = resolveRequestState(o.requestState, report);
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...((o.limits as Partial<RequestLimits> | undefined) ?? {}) };
   for (const [key, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || (value as number) < 1) {
@@ -87,5 +98,38 @@ export function resolveProtocolOptions(o: Record<string, unknown>, report: Optio
     sessions,
     tools: { timeoutMs, confirmDestructive },
     tasks,
+    requestState,
   };
+}
+
+const REQUEST_STATE_KEYS: ReadonlySet<string> = new Set(['secret', 'ttlMs']);
+const SECRET_FIX =
+  'give every replica the same random secret of at least 32 bytes, e.g. ' +
+  'requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET } with the output of `openssl rand -base64 48`';
+
+function resolveRequestState(given: unknown, report: OptionReport): ProtocolOptions['requestState'] {
+  const fallback = { secrets: undefined, ttlMs: 600_000 };
+  if (given === undefined) return fallback;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    report('requestState', 'must be an object', `e.g. requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET }`);
+    return fallback;
+  }
+  const o = given as Record<string, unknown>;
+  const check = optionChecks(o, report, 'requestState.');
+  check.known(REQUEST_STATE_KEYS);
+  const ttlMs = check.integer('ttlMs', fallback.ttlMs, 1_000);
+  if (o.secret === undefined) return { secrets: undefined, ttlMs };
+  const secrets = Array.isArray(o.secret) ? (o.secret as unknown[]) : [o.secret];
+  if (secrets.length === 0) report('requestState.secret', 'is an empty list', SECRET_FIX);
+  secrets.forEach((secret, index) => {
+    const where = Array.isArray(o.secret) ? `requestState.secret[${index}]` : 'requestState.secret';
+    if (typeof secret !== 'string') report(where, 'must be a string', SECRET_FIX);
+    else if (Buffer.byteLength(secret) < MIN_REQUEST_STATE_SECRET_BYTES)
+      report(
+        where,
+        `is ${Buffer.byteLength(secret)} bytes long; at least ${MIN_REQUEST_STATE_SECRET_BYTES} are needed`,
+        SECRET_FIX,
+      );
+  });
+  return { secrets: secrets.filter((secret): secret is string => typeof secret === 'string'), ttlMs };
 }

@@ -4,6 +4,8 @@ import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, type McpPrinci
 import type { RegisteredTool } from '#libs/catalog';
 import type { CallContext, CallFailure, Invocation, ToolInvoker } from '#libs/invocation';
 import { CallScope } from '../calls/call-scope';
+import { InputRounds } from '../inputs/input-rounds';
+import { RequestStateSealer } from '../inputs/request-state.sealer';
 import type { DispatchScope } from '../methods/method-handler';
 import { StatelessCalls } from '../calls/stateless-calls';
 import { McpRequestObservers } from '../events/request-observers';
@@ -54,12 +56,15 @@ function setup() {
   const observers = new McpRequestObservers();
   const finished: McpRequestEvent[] = [];
   observers.add({ observe: (event) => finished.push(event) });
-  const options = { tasks: { ttlMs: TASK_TTL } } as ProtocolOptions;
+  const options = {
+    tasks: { ttlMs: TASK_TTL },
+    requestState: { secrets: undefined, ttlMs: 600_000 },
+  } as ProtocolOptions;
   const runner = new TaskRunner(
     options,
     store,
     invoker,
-    new CallScope(new HostState(), new StatelessCalls()),
+    new CallScope(new HostState(), new StatelessCalls(), new InputRounds(new RequestStateSealer(options))),
     new RequestEvents(observers),
   );
   return { runner, store, calls, finished };

@@ -70,7 +70,7 @@ export class ToolMethods implements McpMethods {
         JsonRpcErrorCode.METHOD_NOT_FOUND,
         `Tool "${name}" must run as a task: add "task": {} to the params`,
       );
-    const result = await this.calls.run(scope, id, 'tool', name, params, note, (context) =>
+    const result = await this.calls.serve(scope, id, 'tool', name, params, note, (context) =>
       this.invoker.invoke(tool, args, context, confirm, this.options.tools.timeoutMs),
     );
     return JSON.stringify(result);

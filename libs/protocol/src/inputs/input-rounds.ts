@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import type { DispatchScope } from '../methods/method-handler';
+import type { RequestNote } from '../events/request-note';
+import { digestOf, InputRound, type RequestBinding, type RequestState } from './input-round';
+import { InputRoundMessages } from './input-round.messages';
+import { RequestStateSealer } from './request-state.sealer';
+
+const invalid = (message: string) => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, message);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether a verified payload has the fields of a `RequestState` (it was sealed by this code, so only the version can differ). */
+function isRequestState(value: unknown): value is RequestState {
+  return (
+    isRecord(value) &&
+    value.v === 1 &&
+    typeof value.x === 'number' &&
+    ['p', 'm', 'n', 'd'].every((field) => typeof value[field] === 'string') &&
+    isRecord(value.q) &&
+    isRecord(value.a)
+  );
+}
+
+/**
+ * Opens the input round of a 2026-07-28 request that runs a catalog entry (`tools/call`,
+ * `prompts/get`, `resources/read`: the requests that may answer `input_required`): checks its
+ * `inputResponses` and verifies the `requestState` it brought back. The state must be one this
+ * host sealed, unchanged, not expired, for this principal and for this very request (method,
+ * entry, digest of the arguments); anything else is refused with `-32602`.
+ */
+@Injectable()
+export class InputRounds {
+  constructor(private readonly sealer: RequestStateSealer) {}
+
+  /**
+   * The round of this request, or `undefined` when its requests to the client go elsewhere (a
+   * session, or the `ClientInputs` its scope already has, e.g. a task's).
+   * @throws JsonRpcError `-32602` for malformed `inputResponses` or a `requestState` that fails verification
+   */
+  open(
+    scope: DispatchScope,
+    note: RequestNote | undefined,
+    target: string,
+    params: Record<string, unknown>,
+  ): InputRound | undefined {
+    if (!scope.session.stateless || scope.clientInputs || !note?.traits?.runs || note.method === null) return undefined;
+    const responses = params.inputResponses;
+    if (responses !== undefined && !isRecord(responses)) throw invalid(InputRoundMessages.responsesNotObject());
+    const sealed = params.requestState;
+    if (sealed !== undefined && typeof sealed !== 'string') throw invalid(InputRoundMessages.stateNotString());
+    const binding: RequestBinding = {
+      p: scope.principal.id,
+      m: note.method,
+      n: target,
+      d: digestOf(params.arguments),
+    };
+    const earlier = sealed === undefined ? undefined : this.verify(sealed, binding);
+    return new InputRound(binding, earlier, responses, (state) => this.sealer.seal(state), this.sealer.ttlMs);
+  }
+
+  private verify(sealed: string, binding: RequestBinding): RequestState {
+    const state = this.sealer.open(sealed);
+    if (!isRequestState(state)) throw invalid(InputRoundMessages.stateAltered());
+    if (state.x <= Date.now()) throw invalid(InputRoundMessages.stateExpired(this.sealer.ttlMs));
+    if (state.p !== binding.p) throw invalid(InputRoundMessages.stateOfOtherPrincipal());
+    if (state.m !== binding.m || state.n !== binding.n || state.d !== binding.d)
+      throw invalid(InputRoundMessages.stateOfOtherRequest());
+    return state;
+  }
+}

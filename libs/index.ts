@@ -5,7 +5,13 @@
 
 // Module and options
 export { McpModule, McpEndpoints } from '#libs/hosting';
-export type { McpModuleOptions, McpApprovalOptions, McpModuleExtras, McpEndpointRef } from '#libs/hosting';
+export type {
+  McpModuleOptions,
+  McpApprovalOptions,
+  McpRequestStateOptions,
+  McpModuleExtras,
+  McpEndpointRef,
+} from '#libs/hosting';
 
 // Decorators: tools, prompts, resources, their parameters, authorization, DTO fields
 export {

@@ -43,6 +43,8 @@ export class AppModule {
                 webhook: { url: env.APPROVALS_WEBHOOK_URL, secret: env.APPROVALS_WEBHOOK_SECRET },
               }),
             },
+            // A 2026-07-28 client's retry with the input a call asked for may reach any replica that shares it.
+            ...(env.MCP_REQUEST_STATE_SECRET && { requestState: { secret: env.MCP_REQUEST_STATE_SECRET } }),
             http: transport === 'http',
             stdio: transport === 'stdio',
             // Who called what, when, with what outcome: every call and refusal, hash-chained.

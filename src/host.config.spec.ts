@@ -27,8 +27,17 @@ describe('validateEnvironment', () => {
       APPROVALS_PUBLIC_URL: undefined,
       APPROVALS_WEBHOOK_URL: undefined,
       APPROVALS_WEBHOOK_SECRET: undefined,
+      MCP_REQUEST_STATE_SECRET: undefined,
       LOG_LEVEL: 'log',
     });
+  });
+
+  it('takes a request-state secret of at least 32 bytes', () => {
+    const secret = 'a-request-state-secret-of-32-bytes!';
+    expect(validateEnvironment({ MCP_REQUEST_STATE_SECRET: secret }).MCP_REQUEST_STATE_SECRET).toBe(secret);
+    expect(() => validateEnvironment({ MCP_REQUEST_STATE_SECRET: 'too-short' })).toThrow(
+      'MCP_REQUEST_STATE_SECRET must be at least 32 bytes (e.g. `openssl rand -base64 48`)',
+    );
   });
 
   it('needs DATABASE_URL for the PostgreSQL audit sink, and says which values are allowed', () => {

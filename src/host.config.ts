@@ -37,6 +37,11 @@ export interface HostEnvironment {
   /** A chat-ops endpoint told of every approval request (JSON POST), and the secret that signs it. */
   APPROVALS_WEBHOOK_URL: string | undefined;
   APPROVALS_WEBHOOK_SECRET: string | undefined;
+  /**
+   * Seals the state a 2026-07-28 client brings back with the input a call asked for: the same on
+   * every replica, so the retry may reach any. Unset: each process uses a random key of its own.
+   */
+  MCP_REQUEST_STATE_SECRET: string | undefined;
   /** The lowest level logged: `debug` adds clients' refused requests (one line each) and other detail. */
   LOG_LEVEL: 'debug' | 'log' | 'warn' | 'error';
 }
@@ -114,6 +119,12 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
       : undefined;
   if (approvalsWebhookSecret !== undefined && approvalsWebhookSecret.length < 16)
     problems.push('APPROVALS_WEBHOOK_SECRET must be at least 16 characters (e.g. `openssl rand -hex 24`)');
+  const requestStateSecret =
+    typeof env.MCP_REQUEST_STATE_SECRET === 'string' && env.MCP_REQUEST_STATE_SECRET
+      ? env.MCP_REQUEST_STATE_SECRET
+      : undefined;
+  if (requestStateSecret !== undefined && Buffer.byteLength(requestStateSecret) < 32)
+    problems.push('MCP_REQUEST_STATE_SECRET must be at least 32 bytes (e.g. `openssl rand -base64 48`)');
   const logLevel = env.LOG_LEVEL ?? 'log';
   if (typeof logLevel !== 'string' || !Object.hasOwn(LOG_LEVELS, logLevel))
     problems.push(`LOG_LEVEL="${logLevel}" must be one of ${Object.keys(LOG_LEVELS).join(', ')}`);
@@ -148,6 +159,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     APPROVALS_PUBLIC_URL: approvalsPublicUrl,
     APPROVALS_WEBHOOK_URL: approvalsWebhookUrl,
     APPROVALS_WEBHOOK_SECRET: approvalsWebhookSecret,
+    MCP_REQUEST_STATE_SECRET: requestStateSecret,
     LOG_LEVEL: logLevel as HostEnvironment['LOG_LEVEL'],
   };
 }

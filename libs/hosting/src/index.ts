@@ -1,6 +1,10 @@
 export { McpModule } from './mcp.module';
 export { MCP_MODULE_OPTIONS, type McpModuleExtras } from './mcp.module-definition';
-export type { McpModuleOptions, McpApprovalOptions } from './interfaces/mcp-module-options.interface';
+export type {
+  McpModuleOptions,
+  McpApprovalOptions,
+  McpRequestStateOptions,
+} from './interfaces/mcp-module-options.interface';
 export { WEBHOOK_SIGNATURE_HEADER } from '#libs/operations';
 export { McpApprovals } from '#libs/operations';
 export { StderrConsoleLogger } from './logging/stderr-console.logger';

@@ -32,6 +32,22 @@ export interface McpApprovalOptions {
 }
 
 /**
+ * The `requestState` option: how the host seals the state of a 2026-07-28 multi round-trip
+ * request, the opaque `requestState` a client echoes when it brings the input a call asked for.
+ */
+export interface McpRequestStateOptions {
+  /**
+   * The secret the sealing key is derived from: at least 32 bytes of random text, the same on
+   * every replica so that a retry may reach any of them. A list rotates secrets: the first
+   * seals, each one opens (add the new one first, remove the old one after `ttlMs`).
+   * @default a random key of this process: a retry must come back to the process that asked
+   */
+  secret?: string | string[];
+  /** A state is accepted for this long after the round that sealed it (ms). @default 600_000 (10 min) */
+  ttlMs?: number;
+}
+
+/**
  * Options of `McpModule.forRoot()` / `forRootAsync()`. Every option is validated at start-up.
  *
  * @example
@@ -172,6 +188,20 @@ export interface McpModuleOptions {
   toolTimeoutMs?: number;
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */
   taskTtlMs?: number;
+  /**
+   * The `requestState` of 2026-07-28 multi round-trip requests. A 2026 client's call that asks
+   * it for input (`ctx.elicit()`, `ctx.sample()`, `ctx.roots()`, a confirmation) is answered with
+   * an `InputRequiredResult`; the client retries with the answers and the state, and the call
+   * runs again on whichever replica gets the retry. The state is sealed with AES-256-GCM (the
+   * client can neither read nor alter it) and bound to the caller, the request and an expiry.
+   * Without a `secret`, each process seals with a random key of its own (it says so at start-up).
+   * @example
+   * ```ts
+   * // MCP_REQUEST_STATE_SECRET: the same on every replica, e.g. `openssl rand -base64 48`
+   * requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET }
+   * ```
+   */
+  requestState?: McpRequestStateOptions;
   /**
    * The audit trail: one hash-chained record per `tools/call`, `prompts/get`, `resources/read`,
    * task request and task run, and per refusal (authentication, authorization, throttling,

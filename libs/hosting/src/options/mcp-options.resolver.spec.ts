@@ -21,6 +21,7 @@ describe('resolveMcpOptions', () => {
       sessions: { idleTtlMs: 1_800_000, max: 10_000, maxPerPrincipal: 100, maxSubscriptions: 100 },
       tools: { timeoutMs: 30_000, confirmDestructive: false },
       tasks: { ttlMs: 3_600_000 },
+      requestState: { secrets: undefined, ttlMs: 600_000 },
     });
     expect(hosting).toEqual({
       path: '/mcp',
@@ -101,6 +102,47 @@ describe('resolveMcpOptions', () => {
     ]);
     expect((error as Error).message).toContain("fix: use 'stateful' or 'stateless'");
     expect((error as Error).message).toContain("fix: give bytes (1048576) or a string like '512kb' or '4mb'");
+  });
+});
+
+describe('resolveMcpOptions: requestState', () => {
+  const SECRET = 'a-request-state-secret-of-32-bytes!';
+  const resolve = (requestState: unknown) => resolveMcpOptions({ name: 'a', version: '1', requestState } as never);
+  const problemsOf = (requestState: unknown) => {
+    try {
+      resolve(requestState);
+      return [];
+    } catch (error) {
+      return (error as McpStartupError).diagnostics.map(({ where, problem }) => `${where}: ${problem}`);
+    }
+  };
+
+  it('takes one secret or a list of them (the first seals), and a time to live', () => {
+    expect(resolve({ secret: SECRET }).protocol.requestState).toEqual({ secrets: [SECRET], ttlMs: 600_000 });
+    expect(resolve({ secret: [SECRET, `old-${SECRET}`], ttlMs: 60_000 }).protocol.requestState).toEqual({
+      secrets: [SECRET, `old-${SECRET}`],
+      ttlMs: 60_000,
+    });
+    expect(resolve({ ttlMs: 5_000 }).protocol.requestState).toEqual({ secrets: undefined, ttlMs: 5_000 });
+  });
+
+  it('refuses a short or missing secret, saying how to make one', () => {
+    expect(problemsOf({ secret: 'short' })).toEqual([
+      'McpModule option "requestState.secret": is 5 bytes long; at least 32 are needed',
+    ]);
+    expect(problemsOf({ secret: [SECRET, 42], ttlMs: 10, colour: 1 })).toEqual([
+      'McpModule option "requestState.colour": is not a known option',
+      'McpModule option "requestState.ttlMs": must be an integer ≥ 1000, got 10',
+      'McpModule option "requestState.secret[1]": must be a string',
+    ]);
+    expect(problemsOf({ secret: [] })).toEqual(['McpModule option "requestState.secret": is an empty list']);
+    expect(problemsOf('secret')).toEqual(['McpModule option "requestState": must be an object']);
+    try {
+      resolve({ secret: 'short' });
+    } catch (error) {
+      expect((error as Error).message).toContain('openssl rand -base64 48');
+    }
+    expect.assertions(5);
   });
 });
 

@@ -1,5 +1,5 @@
 import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION } from '#libs/core';
-import { HandlerFailedError } from '#libs/invocation';
+import { HandlerFailedError, type CallContext } from '#libs/invocation';
 import { RequestNote } from '../events/request-note';
 import { HostState } from '../lifecycle/host-state';
 import type { DispatchScope } from '../methods/method-handler';
@@ -101,5 +101,93 @@ describe('CallScope', () => {
       error: 'Cancelled by the client: user pressed stop',
       withdrawn: true,
     });
+  });
+});
+
+describe('CallScope.serve', () => {
+  const sealer = new RequestStateSealer({ requestState: { secrets: undefined, ttlMs: 600_000 } });
+  const calls = new CallScope(new HostState(), new StatelessCalls(), new InputRounds(sealer));
+  const FORM = { message: 'Close T-1?', requestedSchema: { type: 'object' as const, properties: {} } };
+
+  function scopeOf(version: string, capabilities: Record<string, unknown>, sent: string[] = []): DispatchScope {
+    const session = new McpSession(version === LATEST_PROTOCOL_VERSION ? 's1' : undefined, version);
+    session.clientCapabilities = capabilities;
+    session.opened = true;
+    return {
+      session,
+      transport: 'http',
+      principal: { id: 'alice', scopes: [], roles: [], claims: {} },
+      headers: {},
+      notify: (message) => (sent.push(message), true),
+    };
+  }
+  const noteOf = () =>
+    new RequestNote('tools/call', traitsOf('tools/call'), 'http', 'alice', undefined, undefined, undefined);
+
+  it("turns a 2026-07-28 call's ctx.elicit() into an InputRequiredResult, and its retry into the answer", async () => {
+    const scope = scopeOf('2026-07-28', { elicitation: {} });
+    const close = async (context: CallContext) => {
+      const answer = await context.elicit(FORM, { key: 'confirm' });
+      return { value: `closed: ${answer.action}` };
+    };
+    const first = (await calls.serve(scope, 1, 'tool', 'close', { arguments: {} }, noteOf(), close)) as {
+      requestState: string;
+    };
+    expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { confirm: { params: FORM } } });
+    const retry = {
+      arguments: {},
+      inputResponses: { confirm: { action: 'accept' } },
+      requestState: first.requestState,
+    };
+    expect(
+      await calls.serve(scopeOf('2026-07-28', { elicitation: {} }), 2, 'tool', 'close', retry, noteOf(), close),
+    ).toBe('closed: accept');
+  });
+
+  it('answers -32021 (HTTP 400) when a 2026-07-28 call samples without the sampling capability', async () => {
+    const error = await failureOf(
+      calls.serve(scopeOf('2026-07-28', { elicitation: {} }), 1, 'tool', 'needs', {}, noteOf(), async (context) => ({
+        value: await context.sample({ messages: [], maxTokens: 5 }),
+      })),
+    );
+    expect(error).toMatchObject({
+      code: JsonRpcErrorCode.MISSING_CLIENT_CAPABILITY,
+      httpStatus: 400,
+      data: { requiredCapabilities: { sampling: {} } },
+    });
+    const url = await failureOf(
+      calls.serve(scopeOf('2026-07-28', { elicitation: {} }), 1, 'tool', 'needs', {}, noteOf(), async (context) => ({
+        value: await context.elicit({ mode: 'url', elicitationId: 'e', url: 'https://x.example', message: 'Go' }),
+      })),
+    );
+    expect(url).toMatchObject({ data: { requiredCapabilities: { elicitation: { url: {} } } } });
+  });
+
+  it("leaves a 2025 session as it was: its requests go to the client, a missing capability is the tool's error", async () => {
+    const sent: string[] = [];
+    const scope = scopeOf(LATEST_PROTOCOL_VERSION, { elicitation: {} }, sent);
+    const unsupported = await calls.serve(scope, 1, 'tool', 'needs', {}, noteOf(), async (context) => ({
+      value: await context.sample({ messages: [], maxTokens: 5 }).catch((error: Error) => error.message),
+    }));
+    expect(unsupported).toBe(
+      "The client does not support sampling ('sampling'): it did not declare that capability in initialize.",
+    );
+    const answered = calls.serve(scope, 2, 'tool', 'close', {}, noteOf(), async (context) => ({
+      value: (await context.elicit(FORM, { key: 'confirm' })).action,
+    }));
+    await new Promise((resolve) => setImmediate(resolve));
+    const request = JSON.parse(sent[0]) as { id: string; method: string };
+    expect(request.method).toBe('elicitation/create');
+    scope.session.clientRequests.settle(request.id, { action: 'decline' }, undefined);
+    expect(await answered).toBe('decline');
+  });
+
+  it('sends no notifications/elicitation/complete in 2026-07-28 (the revision removed it)', async () => {
+    const sent: string[] = [];
+    await calls.serve(scopeOf('2026-07-28', {}, sent), 1, 'tool', 't', {}, noteOf(), async (context) => {
+      context.completeElicitation('e-1');
+      return { value: 'ok' };
+    });
+    expect(sent).toEqual([]);
   });
 });

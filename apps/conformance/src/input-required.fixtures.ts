@@ -1,110 +1,124 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
-import { McpContext, McpPrompt, McpTool, type McpCallContext } from 'nest-mcp-host';
+import { McpContext, McpPrompt, McpTool, userMessage, type McpCallContext } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
+import { keyed } from './pending-api';
 
 type ElicitParams = Parameters<McpCallContext['elicit']>[0];
-type SampleParams = Parameters<McpCallContext['sample']>[0];
 
 /** A form asking for one string field. */
-const askFor = (message: string, field: string): ElicitParams => ({
-  message,
-  requestedSchema: { type: 'object', properties: { [field]: { type: 'string' } }, required: [field] },
-});
+function askFor(field: string, message: string): ElicitParams {
+  return {
+    message,
+    requestedSchema: { type: 'object', properties: { [field]: { type: 'string' } }, required: [field] },
+  };
+}
 
-const confirmation: ElicitParams = {
+const CONFIRM: ElicitParams = {
   message: 'Please confirm',
   requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
 };
 
-const question = (text: string, maxTokens: number): SampleParams => ({
-  messages: [{ role: 'user', content: { type: 'text', text } }],
-  maxTokens,
-});
+/** The accepted content of an elicitation, or nothing when the user declined or cancelled. */
+function accepted(result: Awaited<ReturnType<McpCallContext['elicit']>>): Record<string, unknown> | undefined {
+  return result.action === 'accept' ? (result.content ?? {}) : undefined;
+}
 
-const textOf = (result: Awaited<ReturnType<McpCallContext['sample']>>) => {
+function samplingText(result: Awaited<ReturnType<McpCallContext['sample']>>): string {
   const content = Array.isArray(result.content) ? result.content[0] : result.content;
   return content?.type === 'text' ? content.text : JSON.stringify(content);
-};
+}
 
 /**
- * Tools and a prompt that ask the client for input (SEP-2322 scenarios `input-required-result-*`).
- * They are plain `ctx.elicit()`/`ctx.sample()`/`ctx.roots()` calls: a 2025-era session sends them
- * as requests, a 2026-07-28 request answers with an `InputRequiredResult`. The keys the suite
- * checks are named with `{ key }`.
+ * Tools (and a prompt) of the `input-required-result-*` scenarios. They ask the client the way a
+ * 2025-11-25 tool does (`ctx.elicit`, `ctx.sample`, `ctx.roots`); for a 2026-07-28 client the host
+ * answers each round with an `InputRequiredResult` and runs the handler again with the answers.
  */
 @Injectable()
 @UseInterceptors(FixtureLogInterceptor)
 export class InputRequiredFixtures {
-  @McpTool({ name: 'test_input_required_result_elicitation', description: 'Asks the user for a name' })
+  @McpTool({ name: 'test_input_required_result_elicitation', description: "Asks the user's name, then greets them" })
   async elicitation(@McpContext() ctx: McpCallContext) {
-    const { content } = await ctx.elicit(askFor('What is your name?', 'name'), { key: 'user_name' });
-    return `Hello, ${String(content?.name)}!`;
+    const answer = accepted(await ctx.elicit(askFor('name', 'What is your name?'), keyed('user_name')));
+    return answer ? `Hello, ${String(answer.name)}!` : 'Hello, stranger!';
   }
 
   @McpTool({ name: 'test_input_required_result_sampling', description: 'Asks the client model a question' })
   async sampling(@McpContext() ctx: McpCallContext) {
-    const answer = await ctx.sample(question('What is the capital of France?', 100), { key: 'capital_question' });
-    return `The model answered: ${textOf(answer)}`;
+    const result = await ctx.sample(
+      {
+        messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }],
+        maxTokens: 100,
+      },
+      keyed('capital_question'),
+    );
+    return `Model answer: ${samplingText(result)}`;
   }
 
   @McpTool({ name: 'test_input_required_result_list_roots', description: "Lists the client's roots" })
   async listRoots(@McpContext() ctx: McpCallContext) {
-    const roots = await ctx.roots({ key: 'client_roots' });
-    return `Client roots: ${roots.map((root) => `${root.name ?? ''} (${root.uri})`).join(', ')}`;
+    const roots = await ctx.roots(keyed('client_roots'));
+    return `Client roots: ${roots.map((root) => root.uri).join(', ') || '(none)'}`;
   }
 
+  /** Its answer says `state-ok`: the host received the echoed request state and resumed from it. */
   @McpTool({ name: 'test_input_required_result_request_state', description: 'Asks for a confirmation' })
   async requestState(@McpContext() ctx: McpCallContext) {
-    const { action, content } = await ctx.elicit(confirmation, { key: 'confirm' });
-    return `state-ok: ${action}, ok=${String(content?.ok)}`;
+    const answer = accepted(await ctx.elicit(CONFIRM, keyed('confirm')));
+    return `state-ok: confirmed=${String(answer?.ok ?? false)}`;
   }
 
-  @McpTool({ name: 'test_input_required_result_multiple_inputs', description: 'Asks for three inputs at once' })
+  /** Asks three things at once: they come back as one round with three input requests. */
+  @McpTool({ name: 'test_input_required_result_multiple_inputs', description: 'Asks a name, a greeting and the roots' })
   async multipleInputs(@McpContext() ctx: McpCallContext) {
     const [name, greeting, roots] = await Promise.all([
-      ctx.elicit(askFor('What is your name?', 'name'), { key: 'user_name' }),
-      ctx.sample(question('Generate a greeting', 50), { key: 'greeting' }),
-      ctx.roots({ key: 'client_roots' }),
+      ctx.elicit(askFor('name', 'What is your name?'), keyed('user_name')),
+      ctx.sample(
+        { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 },
+        keyed('greeting'),
+      ),
+      ctx.roots(keyed('client_roots')),
     ]);
-    return `${textOf(greeting)} ${String(name.content?.name)} (${roots.length} roots)`;
+    return `${samplingText(greeting)} ${String(accepted(name)?.name ?? 'stranger')} (${roots.length} root(s))`;
   }
 
-  @McpTool({ name: 'test_input_required_result_multi_round', description: 'Asks twice, one question at a time' })
+  /** Asks one thing, then another: two rounds, each with its own request state. */
+  @McpTool({ name: 'test_input_required_result_multi_round', description: 'Asks a name, then a favourite colour' })
   async multiRound(@McpContext() ctx: McpCallContext) {
-    const name = await ctx.elicit(askFor('Step 1: What is your name?', 'name'), { key: 'step1' });
-    const color = await ctx.elicit(askFor('Step 2: What is your favorite color?', 'color'), { key: 'step2' });
-    return `${String(name.content?.name)} likes ${String(color.content?.color)}`;
+    const name = accepted(await ctx.elicit(askFor('name', 'Step 1: What is your name?'), keyed('step1')));
+    const color = accepted(await ctx.elicit(askFor('color', 'Step 2: What is your favorite color?'), keyed('step2')));
+    return `${String(name?.name ?? 'stranger')} likes ${String(color?.color ?? 'no colour')}`;
   }
 
+  /** The host must refuse a retry whose request state was changed on the way. */
   @McpTool({ name: 'test_input_required_result_tampered_state', description: 'Asks for a confirmation' })
   async tamperedState(@McpContext() ctx: McpCallContext) {
-    const { action } = await ctx.elicit(confirmation, { key: 'confirm' });
-    return `Confirmation: ${action}`;
+    const answer = accepted(await ctx.elicit(CONFIRM, keyed('confirm')));
+    return `Confirmed: ${String(answer?.ok ?? false)}`;
   }
 
-  @McpTool({
-    name: 'test_input_required_result_capabilities',
-    description: 'Asks only for what the client declared it can answer',
-  })
+  /** Asks only through what the client declared: without elicitation, only the model is asked. */
+  @McpTool({ name: 'test_input_required_result_capabilities', description: 'Asks the user and the model what it can' })
   async capabilities(@McpContext() ctx: McpCallContext) {
-    const declared = ctx.clientCapabilities;
-    const answers = await Promise.all([
-      declared.elicitation ? ctx.elicit(askFor('What is your name?', 'name'), { key: 'user_name' }) : undefined,
-      declared.sampling ? ctx.sample(question('Generate a greeting', 50), { key: 'greeting' }) : undefined,
+    const { elicitation, sampling } = ctx.clientCapabilities;
+    const [name, model] = await Promise.all([
+      elicitation ? ctx.elicit(askFor('name', 'What is your name?'), keyed('user_name')) : undefined,
+      sampling
+        ? ctx.sample(
+            { messages: [{ role: 'user', content: { type: 'text', text: 'Suggest a name' } }], maxTokens: 20 },
+            keyed('suggestion'),
+          )
+        : undefined,
     ]);
-    return `Answered: ${answers.filter((answer) => answer !== undefined).length}`;
+    const user = name && accepted(name)?.name;
+    return `user=${String(user ?? '-')}, model=${model ? samplingText(model) : '-'}`;
   }
 
-  @McpTool({ name: 'test_missing_capability', description: 'Needs sampling, whatever the client declared' })
-  async missingCapability(@McpContext() ctx: McpCallContext) {
-    return `The model answered: ${textOf(await ctx.sample(question('Say hello', 20)))}`;
-  }
-
-  @McpPrompt({ name: 'test_input_required_result_prompt', description: 'A prompt that asks the user for context' })
+  /** A prompt that needs the user's input first: input-required results are not only for tools. */
+  @McpPrompt({ name: 'test_input_required_result_prompt', description: 'A prompt built from context the user gives' })
   async prompt(@McpContext() ctx: McpCallContext) {
-    const { content } = await ctx.elicit(askFor('What context should the prompt use?', 'context'), {
-      key: 'user_context',
-    });
-    return `Use this context: ${String(content?.context)}`;
+    const answer = accepted(
+      await ctx.elicit(askFor('context', 'What context should the prompt use?'), keyed('user_context')),
+    );
+    return [userMessage(`Use this context: ${String(answer?.context ?? 'none')}`)];
   }
 }

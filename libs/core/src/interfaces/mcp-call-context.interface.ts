@@ -88,11 +88,14 @@ export interface McpCallContext {
    * and the result. A no-op on stdio, in stateless mode, or for clients that accept no SSE.
    */
   closeSseStream(): void;
-  /** The capabilities the client declared in `initialize` (empty when unknown). */
+  /** The capabilities the client declared in `initialize`, or in a 2026-07-28 request's `_meta` (empty when unknown). */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   /**
-   * Asks the user for input through the client (`elicitation/create`, form or URL mode).
-   * @throws McpToolError when the client lacks the capability, refuses, times out, or the call is cancelled.
+   * Asks the user for input through the client (`elicitation/create`, form or URL mode). A
+   * 2026-07-28 request is answered with an `InputRequiredResult` instead, and the handler runs
+   * again from the start when the client brings the answer: ask before you act.
+   * @throws McpToolError when the client lacks the capability, refuses, times out, or the call is
+   *   cancelled (2026-07-28: a capability the client did not declare ends the request with `-32021`).
    */
   elicit(params: ElicitRequest['params'], options?: McpClientRequestOptions): Promise<ElicitResult>;
   /**
@@ -107,12 +110,14 @@ export interface McpCallContext {
    */
   completeElicitation(elicitationId: string): void;
   /**
-   * Asks the client's model for a completion (`sampling/createMessage`).
+   * Asks the client's model for a completion (`sampling/createMessage`); in a 2026-07-28 request,
+   * through an `InputRequiredResult` as `elicit` does.
    * @throws McpToolError when the client lacks the capability (or `sampling.tools` when tools are given), refuses or times out.
    */
   sample(params: CreateMessageRequest['params'], options?: McpClientRequestOptions): Promise<CreateMessageResult>;
   /**
-   * The client's roots (`roots/list`).
+   * The client's roots (`roots/list`); in a 2026-07-28 request, through an `InputRequiredResult`
+   * as `elicit` does.
    * @throws McpToolError when the client lacks the `roots` capability, refuses or times out.
    */
   roots(options?: McpClientRequestOptions): Promise<Root[]>;

@@ -206,11 +206,15 @@ export class InputRound implements ClientInputs {
    * without acting on an answer.
    */
   private abandoned(method: string, signal: AbortSignal): Promise<never> {
-    return new Promise<never>((_resolve, reject) => {
+    const pending = new Promise<never>((_resolve, reject) => {
       const stop = () => reject(new McpClientRequestError(InputRoundMessages.abandoned(method), 'cancelled'));
       if (signal.aborted) stop();
       else signal.addEventListener('abort', stop, { once: true });
     });
+    // A handler that had not awaited it yet (`const asked = ctx.elicit(…); await other(); await asked`)
+    // must not make an unhandled rejection of it: that would end the process.
+    pending.catch(() => undefined);
+    return pending;
   }
 }
 

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { RequestStateSealer } from './request-state.sealer';
 
 const SECRET = 'a-request-state-secret-of-32-bytes!';
@@ -56,5 +57,21 @@ describe('RequestStateSealer', () => {
     const sealed = one.seal(payload);
     expect(one.open(sealed)).toEqual(payload);
     expect(other.open(sealed)).toBeUndefined();
+  });
+
+  it('says at start-up when retries must come back to this process, and only then', () => {
+    const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    try {
+      sealerOf([SECRET]).onModuleInit();
+      expect(log).not.toHaveBeenCalled();
+      sealerOf().onModuleInit();
+      expect(log).toHaveBeenCalledTimes(1);
+      expect(log.mock.calls[0][0]).toBe(
+        'No requestState secret configured: a 2026-07-28 client answering an input request must come back to ' +
+          'this process. Give every replica the same McpModule option requestState.secret to serve them from any.',
+      );
+    } finally {
+      log.mockRestore();
+    }
   });
 });

@@ -177,6 +177,28 @@ describe('multi round-trip requests of 2026-07-28 clients: confirmation of close
     expect(await statusOf(ticketId)).toBe('open');
   });
 
+  it('sends a client with URL-mode elicitation only to the approval page through an input request', async () => {
+    const ticketId = await openTicket();
+    const params = { name: 'close_ticket', arguments: { ticketId, resolution: 'Swapped the printer' } };
+    const urlOnly = { elicitation: { url: {} } };
+    const asked = await send(url, 'tools/call', params, urlOnly);
+    const request = asked.result?.inputRequests?.confirmation;
+    expect(request).toEqual({
+      method: 'elicitation/create',
+      params: {
+        mode: 'url',
+        url: expect.stringMatching(/\/admin#approval=[A-Za-z0-9_-]+$/),
+        message: expect.stringMatching(/^"Close a ticket" needs your approval before it runs\./),
+      },
+    });
+    expect(await statusOf(ticketId)).toBe('open');
+    // The user approves on the page the link opens.
+    const id = new URL(request!.params.url as string).hash.slice('#approval='.length);
+    app.get(McpApprovals).decide({ id: 'ops', scopes: [], roles: ['approver'], claims: {} }, id, true, 'fine');
+    const ran = await send(url, 'tools/call', retry(params, asked, { confirmation: { action: 'accept' } }), urlOnly);
+    expect(JSON.parse(textOf(ran))).toEqual({ id: ticketId, status: 'closed', alreadyClosed: false });
+  });
+
   it('holds the call of a client that cannot elicit for an approver; the retry runs once approved, once', async () => {
     const ticketId = await openTicket();
     const params = { name: 'close_ticket', arguments: { ticketId, resolution: 'Replaced the tray' } };

@@ -65,8 +65,3 @@ export function answerProblem(method: InputMethod, value: unknown): string | und
       return rootsProblem(value);
   }
 }
-
-/** Whether `method` is one a call may send its client. */
-export function isInputMethod(method: string): method is InputMethod {
-  return method === 'elicitation/create' || method === 'sampling/createMessage' || method === 'roots/list';
-}

@@ -73,6 +73,8 @@ describe('change notifications in each era (one host, MCP_MODE=stateful)', () =>
 
         const [listen] = tap.requests('subscriptions/listen');
         expect(listen.httpMethod).toBe('POST');
+        // The tap reads its copy of the stream a moment after the client: wait for it (the check below says what came).
+        await waitFor(() => listen.received.length >= 3).catch(() => undefined);
         expect(listen.received.map((message) => message.method)).toEqual([
           'notifications/subscriptions/acknowledged',
           'notifications/resources/updated',

@@ -103,10 +103,59 @@ describe('two support-desk processes behind a round-robin proxy (HAProxy, no sti
       auditFile(second!),
       (record) => record.method === 'tools/call' && record.target === 'close_ticket',
     );
-    expect(ran).toMatchObject({ outcome: 'ok', chain: second, arguments: args, client: { name: 'behind-the-proxy' } });
+    expect(ran).toMatchObject({
+      outcome: 'ok',
+      chain: second,
+      arguments: args,
+      client: { name: 'behind-the-proxy' },
+      protocolVersion: MODERN,
+    });
     const elsewhere = (await readAuditTrail(auditFile(first!))).filter(
       (record) => record.target === 'close_ticket' && record.outcome === 'ok',
     );
     expect(elsewhere).toEqual([]);
   });
+
+  it('runs nothing on a process that does not hold the key: neither the retry as sent nor a made-up acceptance', async () => {
+    const stranger = await startDeskProcess({
+      MCP_REQUEST_STATE_SECRET: randomBytes(32).toString('base64'),
+      AUDIT_FILE: auditFile('stranger'),
+      AUDIT_CHAIN: 'stranger',
+    });
+    const url = `http://127.0.0.1:${stranger.port}/mcp`;
+    try {
+      const retry = connected.tap.requests('tools/call', 'close_ticket')[1];
+      expect(retry?.sent?.params).toMatchObject({
+        requestState: expect.any(String),
+        inputResponses: expect.any(Object),
+      });
+      const { requestState: _sealed, ...unsealed } = retry.sent!.params!;
+      const replay = new WireTap();
+      for (const params of [retry.sent!.params!, unsealed])
+        await replay.fetch(url, {
+          method: 'POST',
+          headers: retry.headers,
+          body: JSON.stringify({ ...retry.sent, params }),
+        });
+      for (const exchange of replay.exchanges) {
+        const answer = await WireTap.answer(exchange);
+        // Refused, or asked again: either way not run.
+        const outcome = answer?.error ? 'refused' : answer?.result?.resultType;
+        expect({ outcome, answer }).toMatchObject({ outcome: expect.stringMatching(/^(refused|input_required)$/) });
+      }
+      const direct = await connectSdkV2(url, 'direct', { pin: MODERN });
+      try {
+        const ticket = await direct.client.callTool({ name: 'get_ticket', arguments: { ticketId: 'T-2001' } });
+        expect(ticket.structuredContent).toMatchObject({ id: 'T-2001', status: 'open' });
+      } finally {
+        await direct.client.close();
+      }
+    } finally {
+      await stranger.stop();
+    }
+    const ran = (await readAuditTrail(auditFile('stranger'))).filter(
+      (record) => record.target === 'close_ticket' && record.outcome === 'ok',
+    );
+    expect(ran).toEqual([]);
+  }, 60_000);
 });

@@ -50,6 +50,9 @@ export {
 export {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
+  STATELESS_PROTOCOL_VERSION,
+  ALL_PROTOCOL_VERSIONS,
   DEFAULT_HTTP_PROTOCOL_VERSION,
+  isStatelessVersion,
 } from './protocol/protocol-versions';
 export { optionChecks, URL_PATH, type OptionReport } from './options/option-checks';

@@ -19,6 +19,7 @@ export { McpDispatcher } from './dispatch/mcp.dispatcher';
 export {
   EMPTY_RESULT,
   MCP_METHOD_GROUPS,
+  type ClientInputs,
   type DispatchScope,
   type MethodHandler,
   type McpMethods,
@@ -71,3 +72,13 @@ export {
 } from './tasks/task.store';
 export { ToolMethods } from './tools/tool.methods';
 export { PROTOCOL_PROVIDERS, ENGINE_METHOD_GROUPS } from './protocol.providers';
+export {
+  META_KEYS,
+  envelopeVersionOf,
+  isStatelessRequest,
+  readEnvelope,
+  unsupportedVersion,
+  missingClientCapability,
+  type RequestEnvelope,
+} from './eras/request-envelope';
+export { statelessResult } from './eras/stateless-result';

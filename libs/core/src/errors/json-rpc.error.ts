@@ -17,6 +17,12 @@ export const JsonRpcErrorCode = {
   TRANSPORT_REFUSED: -32001,
   /** MCP 2025-11-25: the resource a request names does not exist. */
   RESOURCE_NOT_FOUND: -32002,
+  /** MCP 2026-07-28: an HTTP header disagrees with the body it mirrors, or a required one is missing. */
+  HEADER_MISMATCH: -32020,
+  /** MCP 2026-07-28: the request needs a client capability its `_meta` did not declare. */
+  MISSING_CLIENT_CAPABILITY: -32021,
+  /** MCP 2026-07-28: the request's protocol version is not one the host serves. */
+  UNSUPPORTED_PROTOCOL_VERSION: -32022,
 } as const;
 
 /**
@@ -30,6 +36,11 @@ export class JsonRpcError extends IntrinsicException {
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    /**
+     * The HTTP status the Streamable HTTP transport answers with, where the revision in use
+     * prescribes one (2026-07-28: 400 for a bad envelope or header, 404 for an unknown method).
+     */
+    readonly httpStatus?: number,
   ) {
     super(message);
     this.name = 'JsonRpcError';

@@ -50,12 +50,12 @@ const BOTH = 'application/json, text/event-stream';
 @Injectable()
 class DeskMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = Object.fromEntries(
-    MCP_REQUEST_METHODS.filter((method) => !['initialize', 'ping', 'logging/setLevel'].includes(method)).map(
-      (method): [string, MethodHandler] => [
-        method,
-        method === 'tools/call' ? (params, _id, scope) => this.call(params, scope.notify) : () => '{}',
-      ],
-    ),
+    MCP_REQUEST_METHODS.filter(
+      (method) => !['initialize', 'ping', 'logging/setLevel', 'server/discover'].includes(method),
+    ).map((method): [string, MethodHandler] => [
+      method,
+      method === 'tools/call' ? (params, _id, scope) => this.call(params, scope.notify) : () => '{}',
+    ]),
   );
 
   private async call(params: Record<string, unknown>, notify: (message: string) => boolean): Promise<string> {
@@ -409,6 +409,82 @@ describe('StreamableHttpHandler', () => {
         const initialize = await post(mcp.url, INITIALIZE(), as(ALICE, { 'mcp-protocol-version': '2024-01-01' }));
         expect(initialize.status).toBe(200);
         await initialize.text();
+      });
+    });
+
+    describe('2026-07-28 requests on the same endpoint', () => {
+      const META = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 'v2', version: '2' },
+      };
+      const v26 = (extra: Record<string, string> = {}) => as(ALICE, { 'mcp-protocol-version': '2026-07-28', ...extra });
+
+      it('serves one without a session, even in stateful mode, with resultType and no Mcp-Session-Id', async () => {
+        const response = await post(mcp.url, rpc('tools/list', { _meta: META }), v26());
+        expect(response.status).toBe(200);
+        expect(response.headers.get('mcp-session-id')).toBeNull();
+        expect((await rpcOf(response)).result).toMatchObject({
+          resultType: 'complete',
+          ttlMs: 0,
+          cacheScope: 'private',
+        });
+        expect(mcp.sessions.size).toBe(0);
+        expect(mcp.events[0]).toMatchObject({
+          method: 'tools/list',
+          protocolVersion: '2026-07-28',
+          sessionId: undefined,
+        });
+      });
+
+      it('answers server/discover with every revision it serves', async () => {
+        const body = await rpcOf(await post(mcp.url, rpc('server/discover', { _meta: META }), v26()));
+        expect(body.result).toMatchObject({
+          resultType: 'complete',
+          supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
+          cacheScope: 'public',
+          _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'spec-host', version: '1.0.0' } },
+        });
+      });
+
+      it.each([
+        ['a header that disagrees with _meta', { 'mcp-protocol-version': '2025-11-25' }, META, -32020],
+        ['no MCP-Protocol-Version header', {}, META, -32020],
+        [
+          'a version it does not serve, in both',
+          { 'mcp-protocol-version': 'v999' },
+          { ...META, 'io.modelcontextprotocol/protocolVersion': 'v999' },
+          -32022,
+        ],
+        ['no _meta under a 2026-07-28 header', { 'mcp-protocol-version': '2026-07-28' }, undefined, -32602],
+      ])('refuses %s with 400 and the request id', async (_case, headers, meta, code) => {
+        const body = rpc('tools/list', meta && { _meta: meta });
+        const response = await post(mcp.url, body, as(ALICE, headers));
+        expect(response.status).toBe(400);
+        const answer = await rpcOf(response);
+        expect(answer.id).toBe(JSON.parse(body).id);
+        expect(answer.error.code).toBe(code);
+      });
+
+      it('answers a method that revision removed with 404 and -32601', async () => {
+        const response = await post(mcp.url, rpc('ping', { _meta: META }), v26());
+        expect(response.status).toBe(404);
+        expect((await rpcOf(response)).error.code).toBe(-32601);
+      });
+
+      it('has no GET stream and no DELETE for a 2026-07-28 client: 405', async () => {
+        for (const method of ['GET', 'DELETE']) {
+          const response = await fetch(mcp.url, { method, headers: v26({ accept: 'text/event-stream' }) });
+          expect(response.status).toBe(405);
+          expect(response.headers.get('allow')).toBe('POST');
+        }
+      });
+
+      it('still needs the credentials a 2025-era request needs', async () => {
+        const response = await post(mcp.url, rpc('tools/list', { _meta: META }), {
+          'mcp-protocol-version': '2026-07-28',
+        });
+        expect(response.status).toBe(401);
       });
     });
 

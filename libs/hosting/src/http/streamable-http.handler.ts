@@ -3,7 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import {
   DEFAULT_HTTP_PROTOCOL_VERSION,
+  isStatelessVersion,
   JsonRpcErrorCode,
+  STATELESS_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   type McpPrincipal,
 } from '#libs/core';
@@ -13,6 +15,7 @@ import {
   errorResponse,
   HostState,
   InjectProtocolOptions,
+  isStatelessRequest,
   McpDispatcher,
   McpSession,
   PARSE_ERROR_RESPONSE,
@@ -31,9 +34,9 @@ import { HttpCors } from './http-cors';
 import { HttpResponder } from './http-responder';
 import { HttpMessages } from './http.messages';
 import { SseStream } from './sse-stream';
+import { checkStatelessHeaders, VERSION_HEADER } from './stateless-headers';
 
 const SESSION_HEADER = 'mcp-session-id';
-const VERSION_HEADER = 'mcp-protocol-version';
 /** Most GET (standalone notification) streams one session may hold open at once. */
 const MAX_GET_STREAMS = 8;
 /** How long a client waits before reconnecting to a stream the server closed (SSE `retry`). */
@@ -43,6 +46,9 @@ interface Accepts {
   json: boolean;
   sse: boolean;
 }
+
+/** What a 2026-07-28 request is handed to the dispatcher with (it never holds state: see `McpDispatcher`). */
+const STATELESS_REQUEST = new McpSession(undefined, STATELESS_PROTOCOL_VERSION);
 
 /** The first revision with SSE priming events and server-initiated disconnection (SEP-1699). */
 const POLLING_SINCE = '2025-11-25';
@@ -158,9 +164,25 @@ export class StreamableHttpHandler {
       );
     }
     const { kind, message } = classified;
+    const version = req.headers[VERSION_HEADER];
+
+    // A 2026-07-28 request needs no session, in either mode: its `_meta` says who the client is.
+    if (kind !== 'response' && isStatelessRequest(message.params, typeof version === 'string' ? version : undefined)) {
+      // The dispatcher serves it on a session made from its `_meta`: this one only says "stateless".
+      const session = STATELESS_REQUEST;
+      if (kind === 'notification') {
+        await this.dispatcher.dispatch(
+          kind,
+          message,
+          this.scope(req, session, principal, () => false),
+        );
+        this.responder.empty(res, 202);
+        return;
+      }
+      return this.answerRequest(req, res, kind, message, session, principal, {}, accept);
+    }
 
     const isInitialize = kind === 'request' && message.method === 'initialize';
-    const version = req.headers[VERSION_HEADER];
     if (!isInitialize && typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       return this.responder.refuse(res, HttpMessages.unsupportedVersion(version, SUPPORTED_PROTOCOL_VERSIONS), req);
     }
@@ -220,7 +242,7 @@ export class StreamableHttpHandler {
     // the client picks up the rest with GET + Last-Event-ID. The priming event (empty data) and
     // letting go of a stream early (SEP-1699) are for 2025-11-25 clients only: older ones cannot
     // parse an event without data, so they get event ids without it.
-    const resumable = this.stateful && accept.sse;
+    const resumable = this.stateful && accept.sse && session.id !== undefined;
     const polling = resumable && supportsPolling(session.protocolVersion);
     let stream: SseStream | undefined;
     let replay: ResumableStream | undefined;
@@ -261,9 +283,12 @@ export class StreamableHttpHandler {
           res.once('close', onClose);
           return () => res.off('close', onClose);
         };
+    let status = 200;
     const response = await this.dispatcher.dispatch(kind, message, {
       ...this.scope(req, session, principal, notify, onLost),
       closeStream,
+      onHttpStatus: (prescribed) => (status = prescribed),
+      checkHeaders: (method, params) => checkStatelessHeaders(req.headers, method, params),
     });
     if (response === undefined) {
       // The client cancelled the request: it gets no response, and the connection is let go.
@@ -282,12 +307,13 @@ export class StreamableHttpHandler {
       new SseStream(res, headers).send(response);
       res.end();
     } else {
-      this.responder.json(res, 200, response, headers[SESSION_HEADER] ? headers : undefined);
+      this.responder.json(res, status, response, headers[SESSION_HEADER] ? headers : undefined);
     }
   }
 
   private get(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
-    if (!this.stateful) return this.responder.refuse(res, HttpMessages.methodNotAllowed('GET'), req, { allow: 'POST' });
+    if (!this.stateful || this.speaksStateless(req))
+      return this.responder.refuse(res, HttpMessages.methodNotAllowed('GET'), req, { allow: 'POST' });
     if (!accepts(req.headers.accept).sse)
       return this.responder.refuse(res, HttpMessages.notAcceptable('text/event-stream'), req);
     const session = this.findSession(req, res, principal);
@@ -323,12 +349,18 @@ export class StreamableHttpHandler {
   }
 
   private delete(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
-    if (!this.stateful)
+    if (!this.stateful || this.speaksStateless(req))
       return this.responder.refuse(res, HttpMessages.methodNotAllowed('DELETE'), req, { allow: 'POST' });
     const session = this.findSession(req, res, principal);
     if (!session) return;
     this.sessions.delete(session.id!, 'session ended by the client');
     this.responder.empty(res, 200);
+  }
+
+  /** A GET or DELETE of a 2026-07-28 client: that revision has no GET stream and no session to end. */
+  private speaksStateless(req: IncomingMessage): boolean {
+    const version = req.headers[VERSION_HEADER];
+    return typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version) && isStatelessVersion(version);
   }
 
   /**

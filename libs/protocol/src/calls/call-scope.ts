@@ -33,8 +33,10 @@ class ScopeChannel implements CallChannel {
   }
 
   get requestsUnavailable(): string | undefined {
-    // Without a session the answer would arrive on another POST with nothing to tie it to this call.
-    return this.scope.session.id === undefined ? 'needs a session: serve the host in stateful mode.' : undefined;
+    // Without a session (or inputs gathered otherwise) the answer would arrive on another POST with nothing to tie it to this call.
+    return this.scope.session.id === undefined && !this.scope.clientInputs
+      ? 'needs a session: serve the host in stateful mode.'
+      : undefined;
   }
 
   closeStream(): void {
@@ -42,6 +44,7 @@ class ScopeChannel implements CallChannel {
   }
 
   request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+    if (this.scope.clientInputs) return this.scope.clientInputs.request(method, params, timeoutMs, signal);
     return this.scope.session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
   }
 }

@@ -27,7 +27,21 @@ import type { DispatchScope, McpMethods, MethodHandler } from '../methods/method
 import { resolveProtocolOptions } from '../options/protocol.options';
 import { McpSession } from '../sessions/mcp-session';
 import type { JsonRpcId, JsonRpcMessage } from '../wire/json-rpc';
-import { MCP_REQUEST_METHODS, type McpRequestMethod } from '../wire/mcp-method.table';
+import {
+  MCP_METHODS,
+  MCP_REQUEST_METHODS,
+  type McpMethodTraits,
+  type McpRequestMethod,
+} from '../wire/mcp-method.table';
+
+const PV = 'io.modelcontextprotocol/protocolVersion';
+/** The `_meta` of a 2026-07-28 request. */
+const ENVELOPE = {
+  [PV]: '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'spec-client', version: '2.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+  'io.modelcontextprotocol/logLevel': 'info',
+};
 import { McpDispatcher } from './mcp.dispatcher';
 import { McpTracing } from './mcp-tracing';
 
@@ -214,7 +228,10 @@ describe('McpDispatcher', () => {
   });
 
   describe('requests', () => {
-    it.each(MCP_REQUEST_METHODS)('routes %s to the group that answers it and wraps its result', async (method) => {
+    const sessionEra = MCP_REQUEST_METHODS.filter((m) => (MCP_METHODS[m] as McpMethodTraits).era !== 'stateless');
+    const statelessEra = MCP_REQUEST_METHODS.filter((m) => (MCP_METHODS[m] as McpMethodTraits).era !== 'session');
+
+    it.each(sessionEra)('routes %s to the group that answers it and wraps its result', async (method) => {
       const { dispatcher, received } = setup();
       const scope = scopeOf();
       const response = await dispatcher.dispatch('request', request(`r-${method}`, method, { cursor: 'c1' }), scope);
@@ -224,6 +241,145 @@ describe('McpDispatcher', () => {
       expect(received).toHaveLength(1);
       expect(received[0]).toMatchObject({ method, params: { cursor: 'c1' }, id: `r-${method}` });
       expect(received[0].scope).toBe(scope);
+    });
+
+    it.each(statelessEra)(
+      'routes a 2026-07-28 %s on a session of its own made from _meta, and adds resultType (and cache hints to cacheable results)',
+      async (method) => {
+        const { dispatcher, received, events } = setup();
+        const scope = scopeOf('alice', null);
+        const response = await dispatcher.dispatch(
+          'request',
+          request(`r-${method}`, method, { cursor: 'c1', _meta: ENVELOPE }),
+          scope,
+        );
+        const cacheable = (MCP_METHODS[method] as McpMethodTraits).cacheable === true;
+        expect(JSON.parse(response!)).toEqual({
+          jsonrpc: '2.0',
+          id: `r-${method}`,
+          result: {
+            resultType: 'complete',
+            ...(cacheable && { ttlMs: 0, cacheScope: 'private' }),
+            answered: method,
+          },
+        });
+        const session = received[0].scope.session;
+        expect(session).not.toBe(scope.session);
+        expect(session).toMatchObject({
+          id: undefined,
+          protocolVersion: '2026-07-28',
+          clientInfo: { name: 'spec-client', version: '2.0.0' },
+          clientCapabilities: { elicitation: {} },
+          logLevel: 'info',
+          principalId: 'alice',
+        });
+        expect(events[0]).toMatchObject({ method, outcome: 'ok', protocolVersion: '2026-07-28' });
+      },
+    );
+
+    it.each(MCP_REQUEST_METHODS.filter((m) => !statelessEra.includes(m)))(
+      'answers a 2026-07-28 %s (removed from that revision) with -32601 and HTTP 404, running nothing',
+      async (method) => {
+        const { dispatcher, received } = setup();
+        let status: number | undefined;
+        const response = await dispatcher.dispatch('request', request(9, method, { _meta: ENVELOPE }), {
+          ...scopeOf('alice', null),
+          onHttpStatus: (prescribed) => (status = prescribed),
+        });
+        expect(JSON.parse(response!).error).toEqual({
+          code: JsonRpcErrorCode.METHOD_NOT_FOUND,
+          message: `Method not found: ${method} is not part of protocol 2026-07-28`,
+        });
+        expect(status).toBe(404);
+        expect(received).toHaveLength(0);
+      },
+    );
+
+    it.each(MCP_REQUEST_METHODS.filter((m) => !sessionEra.includes(m)))(
+      'answers %s in a 2025-era session with -32601 (no HTTP status of its own)',
+      async (method) => {
+        const { dispatcher, received } = setup();
+        let status: number | undefined;
+        const response = await dispatcher.dispatch('request', request(9, method), {
+          ...scopeOf(),
+          onHttpStatus: (prescribed) => (status = prescribed),
+        });
+        expect(JSON.parse(response!).error.code).toBe(JsonRpcErrorCode.METHOD_NOT_FOUND);
+        expect(status).toBeUndefined();
+        expect(received).toHaveLength(0);
+      },
+    );
+
+    it.each([
+      ['no _meta', undefined, JsonRpcErrorCode.INVALID_PARAMS, '"_meta" is missing'],
+      ['no protocol version', { ...ENVELOPE, [PV]: undefined }, JsonRpcErrorCode.INVALID_PARAMS, `"${PV}" is missing`],
+      [
+        'no client capabilities',
+        { [PV]: '2026-07-28' },
+        JsonRpcErrorCode.INVALID_PARAMS,
+        '"io.modelcontextprotocol/clientCapabilities" must be an object',
+      ],
+      [
+        'a log level that is none',
+        { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'loud' },
+        JsonRpcErrorCode.INVALID_PARAMS,
+        '"io.modelcontextprotocol/logLevel" must be one of debug',
+      ],
+      ['an unknown version', { ...ENVELOPE, [PV]: 'v999' }, JsonRpcErrorCode.UNSUPPORTED_PROTOCOL_VERSION, '"v999"'],
+    ])('refuses a 2026-07-28 request with %s (HTTP 400), keeping its id', async (_case, meta, code, message) => {
+      const { dispatcher, received, events } = setup();
+      let status: number | undefined;
+      const scope = { ...scopeOf('alice', null, new McpSession(undefined, '2026-07-28')) };
+      const response = await dispatcher.dispatch('request', request(41, 'tools/list', meta && { _meta: meta }), {
+        ...scope,
+        onHttpStatus: (prescribed) => (status = prescribed),
+      });
+      const { id, error } = JSON.parse(response!);
+      expect(id).toBe(41);
+      expect(error.code).toBe(code);
+      expect(error.message).toContain(message);
+      if (code === JsonRpcErrorCode.UNSUPPORTED_PROTOCOL_VERSION)
+        expect(error.data).toEqual({
+          supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
+          requested: 'v999',
+        });
+      expect(status).toBe(400);
+      expect(received).toHaveLength(0);
+      expect(events[0]).toMatchObject({ method: 'tools/list', errorCode: code });
+    });
+
+    it("answers the transport's header check before reading _meta, as the transport says", async () => {
+      const { dispatcher, received } = setup();
+      const mismatch = new JsonRpcError(JsonRpcErrorCode.HEADER_MISMATCH, 'Header mismatch: x', undefined, 400);
+      const seen: unknown[] = [];
+      let status: number | undefined;
+      const response = await dispatcher.dispatch('request', request(5, 'tools/list', { _meta: { [PV]: 'v999' } }), {
+        ...scopeOf('alice', null),
+        checkHeaders: (method, params) => (seen.push([method, params]), mismatch),
+        onHttpStatus: (prescribed) => (status = prescribed),
+      });
+      expect(JSON.parse(response!).error).toEqual({
+        code: JsonRpcErrorCode.HEADER_MISMATCH,
+        message: 'Header mismatch: x',
+      });
+      expect(seen).toEqual([['tools/list', { _meta: { [PV]: 'v999' } }]]);
+      expect(status).toBe(400);
+      expect(received).toHaveLength(0);
+    });
+
+    it('answers "resource not found" with -32002 in a 2025 session and -32602 to a 2026-07-28 request', async () => {
+      const notFound = () => {
+        throw new JsonRpcError(JsonRpcErrorCode.RESOURCE_NOT_FOUND, 'Resource not found: x://y', { uri: 'x://y' });
+      };
+      const { dispatcher } = setup({ 'resources/read': notFound });
+      const legacy = await dispatcher.dispatch('request', request(1, 'resources/read', { uri: 'x://y' }), scopeOf());
+      const modern = await dispatcher.dispatch(
+        'request',
+        request(2, 'resources/read', { uri: 'x://y', _meta: ENVELOPE }),
+        scopeOf('alice', null),
+      );
+      expect(JSON.parse(legacy!).error).toMatchObject({ code: -32002, data: { uri: 'x://y' } });
+      expect(JSON.parse(modern!).error).toMatchObject({ code: -32602, data: { uri: 'x://y' } });
     });
 
     it('hands the handler empty params when the request has none, and keeps a numeric id numeric', async () => {

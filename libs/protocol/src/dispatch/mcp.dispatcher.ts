@@ -7,10 +7,13 @@ import { outcomeOfCode, RequestEvents } from '../events/request-events';
 import { CallAdmission } from '../admission/call-admission';
 import { McpTracing } from './mcp-tracing';
 import { StatelessCalls } from '../calls/stateless-calls';
-import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, STATELESS_PROTOCOL_VERSION as STATELESS } from '#libs/core';
 import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type MessageKind } from '../wire/json-rpc';
 import { MCP_METHOD_GROUPS, type DispatchScope, type McpMethods, type MethodHandler } from '../methods/method-handler';
-import { MCP_REQUEST_METHODS, traitsOf } from '../wire/mcp-method.table';
+import { MCP_REQUEST_METHODS, traitsOf, type McpMethodTraits } from '../wire/mcp-method.table';
+import { envelopeVersionOf, readEnvelope } from '../eras/request-envelope';
+import { McpSession } from '../sessions/mcp-session';
+import { statelessResult } from '../eras/stateless-result';
 
 export type { DispatchScope } from '../methods/method-handler';
 
@@ -55,8 +58,22 @@ export class McpDispatcher {
       return undefined;
     }
     const id = message.id!;
-    const session = scope.session;
     const method = message.method ?? null;
+    // A stateless (2026-07-28) request brings what a session would hold in its `_meta`: it is
+    // served on a session of its own, whatever the transport passed.
+    let envelopeError: JsonRpcError | undefined;
+    if (scope.session.stateless || envelopeVersionOf(message.params) !== undefined) {
+      try {
+        const mismatch = scope.checkHeaders?.(message.method!, message.params);
+        if (mismatch) throw mismatch;
+        scope = { ...scope, session: McpSession.forRequest(readEnvelope(message.params), scope.principal.id) };
+      } catch (error) {
+        if (!(error instanceof JsonRpcError)) throw error;
+        envelopeError = error;
+        if (!scope.session.stateless) scope = { ...scope, session: new McpSession(undefined, STATELESS) };
+      }
+    }
+    const session = scope.session;
     const note = new RequestNote(
       method,
       traitsOf(method),
@@ -65,11 +82,14 @@ export class McpDispatcher {
       session.id,
       session.clientInfo,
       scope.remoteAddress,
+      session.protocolVersion,
     );
     try {
       // A span per request when an OpenTelemetry SDK is registered; the note gets its trace id.
       const response = await this.tracing.run(note, id, message.params, scope, () =>
-        this.answer(id, message, scope, note),
+        envelopeError
+          ? Promise.resolve(this.refuse(id, envelopeError, scope, note))
+          : this.answer(id, message, scope, note),
       );
       return note.withdrawn ? undefined : response;
     } finally {
@@ -94,10 +114,18 @@ export class McpDispatcher {
       note.fail('invalid', JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
       return errorResponse(id, JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
     }
+    const stateless = scope.session.stateless;
     const handler = this.handlers.get(message.method!);
-    if (!handler) {
-      note.fail('not_found', JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);
-      return errorResponse(id, JsonRpcErrorCode.METHOD_NOT_FOUND, `Method not found: ${message.method}`);
+    if (!handler || !servedIn(note.traits, stateless)) {
+      const notFound = new JsonRpcError(
+        JsonRpcErrorCode.METHOD_NOT_FOUND,
+        handler
+          ? `Method not found: ${message.method} is not part of protocol ${scope.session.protocolVersion}`
+          : `Method not found: ${message.method}`,
+        undefined,
+        stateless ? 404 : undefined,
+      );
+      return this.refuse(id, notFound, scope, note);
     }
     try {
       const params = message.params ?? {};
@@ -105,24 +133,34 @@ export class McpDispatcher {
       // Calls of catalog entries pass the audit gate in their admission, once the entry is known
       // to exist for this caller; guarded methods that name no entry (task results) pass it here.
       if (note.traits?.guarded && !note.traits.names) this.admission.checkAuditGate(note);
-      return resultResponse(id, await handler(params, id, scope, note));
+      const result = await handler(params, id, scope, note);
+      return resultResponse(id, stateless ? statelessResult(result, note.traits!) : result);
     } catch (error) {
-      if (error instanceof JsonRpcError) {
-        const outcome =
-          error instanceof AccessDeniedError
-            ? 'denied'
-            : error instanceof RequestLimitError
-              ? 'limited'
-              : outcomeOfCode(error.code);
-        note.fail(outcome, error.code, error.message);
-        // The client's mistake, not the host's: one line, below the levels production logs keep.
-        this.logger.debug(`${message.method} refused (${error.code}): ${error.message}`);
-        return errorResponse(id, error.code, error.message, error.data);
-      }
+      if (error instanceof JsonRpcError) return this.refuse(id, error, scope, note);
       this.logger.error(`${message.method} failed`, (error as Error)?.stack ?? String(error));
       note.fail('error', JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error');
       return errorResponse(id, JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error');
     }
+  }
+
+  /** Answers a protocol error: recorded on the note, logged below production levels, HTTP status passed on. */
+  private refuse(id: JsonRpcId, error: JsonRpcError, scope: DispatchScope, note: RequestNote): string {
+    const outcome =
+      error instanceof AccessDeniedError
+        ? 'denied'
+        : error instanceof RequestLimitError
+          ? 'limited'
+          : outcomeOfCode(error.code);
+    note.fail(outcome, error.code, error.message);
+    // The client's mistake, not the host's: one line, below the levels production logs keep.
+    this.logger.debug(`${note.method} refused (${error.code}): ${error.message}`);
+    if (error.httpStatus !== undefined) scope.onHttpStatus?.(error.httpStatus);
+    // 2026-07-28 made "resource not found" an invalid-params error; tools throw one error for both eras.
+    const code =
+      error.code === JsonRpcErrorCode.RESOURCE_NOT_FOUND && scope.session.stateless
+        ? JsonRpcErrorCode.INVALID_PARAMS
+        : error.code;
+    return errorResponse(id, code, error.message, error.data);
   }
 
   private onNotification(message: JsonRpcMessage, scope: DispatchScope): void {
@@ -133,10 +171,10 @@ export class McpDispatcher {
       case 'notifications/cancelled': {
         const requestId = message.params?.requestId;
         if (typeof requestId === 'string' || typeof requestId === 'number') {
+          // Stateless requests (including 2026-07-28 ones on stdio) run on sessions of their own.
           const call =
-            scope.session.id === undefined
-              ? this.stateless.find(scope.principal.id, requestId)
-              : scope.session.inFlight.get(requestId);
+            (scope.session.id === undefined ? undefined : scope.session.inFlight.get(requestId)) ??
+            this.stateless.find(scope.principal.id, requestId);
           const reason = message.params?.reason;
           call?.cancelByClient(typeof reason === 'string' && reason ? reason.slice(0, 200) : 'no reason given');
         }
@@ -146,6 +184,11 @@ export class McpDispatcher {
       // Unknown notifications are ignored, as JSON-RPC requires.
     }
   }
+}
+
+/** Whether a method of this row exists in the request's protocol era. */
+function servedIn(traits: McpMethodTraits | undefined, stateless: boolean): boolean {
+  return traits?.era === undefined || traits.era === (stateless ? 'stateless' : 'session');
 }
 
 /**

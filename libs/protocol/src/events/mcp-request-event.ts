@@ -23,6 +23,8 @@ export interface McpRequestEvent extends AuditableEvent {
   readonly transport: 'http' | 'stdio';
   readonly principal: string | undefined;
   readonly sessionId: string | undefined;
+  /** The MCP revision the request spoke (none for transport refusals). */
+  readonly protocolVersion?: string;
 }
 
 /**

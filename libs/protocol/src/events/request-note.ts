@@ -29,6 +29,8 @@ export class RequestNote implements McpRequestEvent {
     readonly sessionId: string | undefined,
     readonly client: { name: string; version: string } | undefined,
     readonly remoteAddress: string | undefined,
+    /** The MCP revision the request speaks (its session's, or its `_meta`'s). */
+    readonly protocolVersion?: string,
   ) {}
 
   /** Recorded in the audit trail whatever its outcome (else only when it fails). */

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import {
+  ALL_PROTOCOL_VERSIONS,
   JsonRpcError,
   JsonRpcErrorCode,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   type McpLogLevel,
 } from '#libs/core';
+import { META_KEYS } from '../eras/request-envelope';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods } from '../methods/method-handler';
 
@@ -21,18 +23,47 @@ const CAPABILITIES = {
   tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };
 
-/** `initialize`, `ping` and `logging/setLevel`. */
+/**
+ * What the host offers a 2026-07-28 client in `server/discover`: the same features; resource
+ * updates and list changes come through `subscriptions/listen`.
+ */
+const STATELESS_CAPABILITIES = {
+  tools: { listChanged: true },
+  prompts: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  completions: {},
+  logging: {},
+};
+
+/** How long a client may keep the `server/discover` answer: it changes only with a new deployment. */
+const DISCOVERY_TTL_MS = 5 * 60_000;
+
+/** `initialize`, `ping`, `logging/setLevel` (2025-era sessions) and `server/discover` (2026-07-28). */
 @Injectable()
 export class LifecycleMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
     initialize: (params, _id, scope) => this.initialize(params, scope),
     ping: () => EMPTY_RESULT,
     'logging/setLevel': (params, _id, scope) => this.setLogLevel(params, scope),
+    'server/discover': () => this.discovery,
   };
   /** The `initialize` result per negotiated version, serialized once. */
   private readonly results = new Map<string, string>();
+  /** The `server/discover` result, serialized once (the same for every caller: cacheable publicly). */
+  private readonly discovery: string;
 
-  constructor(@InjectProtocolOptions() private readonly options: ProtocolOptions) {}
+  constructor(@InjectProtocolOptions() private readonly options: ProtocolOptions) {
+    const { name, version, title, instructions } = options.server;
+    this.discovery = JSON.stringify({
+      resultType: 'complete',
+      supportedVersions: ALL_PROTOCOL_VERSIONS,
+      capabilities: STATELESS_CAPABILITIES,
+      ...(instructions !== undefined && { instructions }),
+      ttlMs: DISCOVERY_TTL_MS,
+      cacheScope: 'public',
+      _meta: { [META_KEYS.serverInfo]: { name, version, ...(title !== undefined && { title }) } },
+    });
+  }
 
   private initialize(params: Record<string, unknown>, scope: DispatchScope): string {
     const requested = params.protocolVersion;

@@ -1,8 +1,18 @@
-import type { McpPrincipal, McpTransportKind } from '#libs/core';
+import type { JsonRpcError, McpPrincipal, McpTransportKind } from '#libs/core';
 import type { McpSession } from '../sessions/mcp-session';
 import type { RequestNote } from '../events/request-note';
 import type { JsonRpcId } from '../wire/json-rpc';
 import type { McpRequestMethod } from '../wire/mcp-method.table';
+
+/**
+ * Where a call's requests to the client (elicitation, sampling, roots) go when not on the
+ * session's JSON-RPC channel: a 2026-07-28 request gathers them into an `InputRequiredResult`,
+ * a task waits for `tasks/update`.
+ */
+export interface ClientInputs {
+  /** Resolves to the client's result for `method`, or rejects (`McpClientRequestError`, or the abort reason). */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown>;
+}
 
 /** What a transport tells the dispatcher about one incoming message. */
 export interface DispatchScope {
@@ -22,6 +32,18 @@ export interface DispatchScope {
   onLost?: (abort: (reason: Error) => void) => () => void;
   /** Ends the request's SSE connection early; the client resumes it (no-op where not resumable). */
   closeStream?: () => void;
+  /**
+   * Told the HTTP status the revision prescribes for the error being answered (2026-07-28: 400
+   * for a bad `_meta` envelope or a missing client capability, 404 for an unknown method).
+   */
+  onHttpStatus?: (status: number) => void;
+  /**
+   * Checks the transport's copies of the request (2026-07-28 HTTP headers mirror the method,
+   * name and version of the body); returns the error to answer when they disagree.
+   */
+  checkHeaders?: (method: string, params: Record<string, unknown> | undefined) => JsonRpcError | undefined;
+  /** Where the call's requests to the client go instead of the session (see `ClientInputs`). */
+  clientInputs?: ClientInputs;
 }
 
 /**

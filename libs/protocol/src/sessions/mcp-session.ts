@@ -1,4 +1,5 @@
-import type { McpLogLevel } from '#libs/core';
+import { isStatelessVersion, type McpLogLevel } from '#libs/core';
+import type { RequestEnvelope } from '../eras/request-envelope';
 import type { CallCancellation } from '#libs/invocation';
 import { ClientRequests } from './client-requests';
 import type { ResumableStream } from './resumable-stream';
@@ -47,6 +48,25 @@ export class McpSession {
     protocolVersion: string,
   ) {
     this.protocolVersion = protocolVersion;
+  }
+
+  /**
+   * The one-request session of a stateless (2026-07-28) request: what its `_meta` says about the
+   * client, for this request only (the spec forbids inferring capabilities from earlier ones).
+   */
+  static forRequest(envelope: RequestEnvelope, principalId: string | undefined): McpSession {
+    const session = new McpSession(undefined, envelope.protocolVersion);
+    session.clientInfo = envelope.clientInfo;
+    session.clientCapabilities = envelope.clientCapabilities;
+    session.logLevel = envelope.logLevel;
+    session.principalId = principalId;
+    session.opened = session.initialized = true;
+    return session;
+  }
+
+  /** Speaks a stateless revision (2026-07-28): results carry `resultType`, client requests become input requests. */
+  get stateless(): boolean {
+    return isStatelessVersion(this.protocolVersion);
   }
 
   /** Where a notification that belongs to no request goes: the newest open stream, if any. */

@@ -16,9 +16,19 @@ export interface McpMethodTraits {
   readonly runs?: boolean;
   /** Not sent by clients: reported like a request (a task's background run). */
   readonly internal?: boolean;
+  /**
+   * The protocol era that has the method: `session` (2025-11-25 and before, removed from
+   * 2026-07-28) or `stateless` (2026-07-28 only). Absent: both. A request of the other era
+   * gets "method not found".
+   */
+  readonly era?: 'session' | 'stateless';
+  /** Its 2026-07-28 result is a `CacheableResult` (`ttlMs`, `cacheScope`). */
+  readonly cacheable?: boolean;
 }
 
 const plain = { audited: false, guarded: false } as const;
+const sessionOnly = { audited: false, guarded: false, era: 'session' } as const;
+const cacheableList = { audited: false, guarded: false, cacheable: true } as const;
 
 /**
  * The MCP methods the host answers: the one table every list of method names is derived from
@@ -27,23 +37,30 @@ const plain = { audited: false, guarded: false } as const;
  * the dispatcher refuses to start when the two disagree.
  */
 export const MCP_METHODS = {
-  initialize: { audited: true, guarded: false },
-  ping: plain,
-  'logging/setLevel': plain,
+  initialize: { audited: true, guarded: false, era: 'session' },
+  ping: sessionOnly,
+  'logging/setLevel': sessionOnly,
+  'server/discover': { audited: false, guarded: false, era: 'stateless', cacheable: true },
   'completion/complete': plain,
-  'tools/list': plain,
+  'tools/list': cacheableList,
   'tools/call': { audited: true, guarded: true, names: { kind: 'tool', by: 'name' }, runs: true },
-  'prompts/list': plain,
+  'prompts/list': cacheableList,
   'prompts/get': { audited: true, guarded: true, names: { kind: 'prompt', by: 'name' }, runs: true },
-  'resources/list': plain,
-  'resources/templates/list': plain,
-  'resources/read': { audited: true, guarded: true, names: { kind: 'resource', by: 'uri' }, runs: true },
-  'resources/subscribe': { audited: true, guarded: false, names: { kind: 'resource', by: 'uri' } },
-  'resources/unsubscribe': { audited: false, guarded: false, names: { kind: 'resource', by: 'uri' } },
+  'resources/list': cacheableList,
+  'resources/templates/list': cacheableList,
+  'resources/read': {
+    audited: true,
+    guarded: true,
+    names: { kind: 'resource', by: 'uri' },
+    runs: true,
+    cacheable: true,
+  },
+  'resources/subscribe': { audited: true, guarded: false, names: { kind: 'resource', by: 'uri' }, era: 'session' },
+  'resources/unsubscribe': { audited: false, guarded: false, names: { kind: 'resource', by: 'uri' }, era: 'session' },
   'tasks/get': { audited: true, guarded: false },
-  'tasks/result': { audited: true, guarded: true },
+  'tasks/result': { audited: true, guarded: true, era: 'session' },
   'tasks/cancel': { audited: true, guarded: false },
-  'tasks/list': { audited: true, guarded: false },
+  'tasks/list': { audited: true, guarded: false, era: 'session' },
   'tasks/run': { audited: true, guarded: false, internal: true },
 } as const satisfies Record<string, McpMethodTraits>;
 

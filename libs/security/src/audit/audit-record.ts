@@ -35,6 +35,8 @@ export interface AuditEntry {
   readonly transport: 'http' | 'stdio';
   readonly sessionId?: string | null;
   readonly client?: { name: string; version: string } | null;
+  /** The MCP revision the request spoke (`2025-11-25`, `2026-07-28`, …); none for transport refusals. */
+  readonly protocolVersion?: string;
   /** The JSON-RPC method (`tools/call`, …), or none for transport refusals with no message read. */
   readonly method: string | null;
   /** The tool or prompt name, the resource URI, or the task id. */
@@ -72,6 +74,8 @@ export interface AuditRecord {
   transport: 'http' | 'stdio';
   sessionId: string | null;
   client: { name: string; version: string } | null;
+  /** The MCP revision the request spoke; absent on transport refusals (and on records written before it was kept). */
+  protocolVersion?: string;
   method: string | null;
   target: string | null;
   /** The arguments with fields marked sensitive replaced by `"[REDACTED]"` (`null`: none sent). */

@@ -48,12 +48,13 @@ const COLUMNS: ReadonlyArray<readonly [column: string, field: keyof AuditRecord,
   ['trace_id', 'traceId', 'text'],
   ['remote_address', 'remoteAddress', 'text'],
   ['count', 'count', 'number'],
+  ['protocol_version', 'protocolVersion', 'text'],
   ['prev_hash', 'prevHash', 'text'],
   ['hash', 'hash', 'text'],
 ];
 const COLUMN_LIST = [...COLUMNS.map(([column]) => column), 'record'].join(', ');
 const PER_ROW = COLUMNS.length + 1;
-/** Rows per INSERT: 22 parameters each, 22 000 per statement, well below PostgreSQL's 65 535. */
+/** Rows per INSERT: 23 parameters each, 23 000 per statement, well below PostgreSQL's 65 535. */
 const ROWS_PER_INSERT = 1_000;
 const READ_PAGE = 1_000;
 
@@ -238,6 +239,8 @@ export class PostgresAuditSink implements AuditSink {
       ],
       // How many refusals a record sums up (absent, NULL, on every record of one request).
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS count integer`],
+      // The MCP revision of the request (NULL on refusals and on records written before).
+      [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS protocol_version text`],
     ];
   }
 }

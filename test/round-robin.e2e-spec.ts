@@ -85,7 +85,7 @@ describe('two support-desk processes behind a round-robin proxy (HAProxy, no sti
     const { client, tap } = connected;
     const args = { ticketId: 'T-2001', resolution: 'Closed through the proxy.' };
     const closed = await client.callTool({ name: 'close_ticket', arguments: args });
-    expect(closed.structuredContent).toEqual({ id: 'T-2001', status: 'closed', alreadyClosed: false });
+    expect(closed).toMatchObject({ structuredContent: { id: 'T-2001', status: 'closed', alreadyClosed: false } });
     expect(questions).toEqual([`Allow "Close a ticket" to run with ${JSON.stringify(args)}?`]);
 
     const legs = tap.requests('tools/call', 'close_ticket');
@@ -124,8 +124,10 @@ describe('two support-desk processes behind a round-robin proxy (HAProxy, no sti
     });
     const url = `http://127.0.0.1:${stranger.port}/mcp`;
     try {
+      // The retry the client sent in the test before: its state was sealed by the two desks' key.
       const retry = connected.tap.requests('tools/call', 'close_ticket')[1];
-      expect(retry?.sent?.params).toMatchObject({
+      expect(retry?.sent).toBeDefined();
+      expect(retry.sent!.params).toMatchObject({
         requestState: expect.any(String),
         inputResponses: expect.any(Object),
       });

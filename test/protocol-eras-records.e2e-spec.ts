@@ -129,7 +129,8 @@ describe('the same account of the same work, from both eras (one host, MCP_MODE=
         if (delta !== 0) one.counted[key] = delta;
       }
       const mine = (record: AuditRecord) => record.client?.name === name && AUDITED.includes(record.method ?? '');
-      one.records = await auditRecords(host.auditFile, mine, 9).catch(async () =>
+      const count = expectedRecords(name, era.expected, one.ticketId!).length;
+      one.records = await auditRecords(host.auditFile, mine, count).catch(async () =>
         (await readAuditTrail(host.auditFile)).filter(mine),
       );
     }

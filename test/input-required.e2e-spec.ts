@@ -174,6 +174,12 @@ describe('multi round-trip requests of 2026-07-28 clients: confirmation of close
       code: -32602,
       message: expect.stringMatching(/^Invalid params: "requestState" was issued for another request/),
     });
+    // An acceptance the host never asked for (no requestState) approves nothing: the user is asked.
+    const madeUp = await send(url, 'tools/call', {
+      ...params,
+      inputResponses: { confirmation: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(madeUp.result?.resultType).toBe('input_required');
     expect(await statusOf(ticketId)).toBe('open');
   });
 

@@ -19,6 +19,12 @@ export interface McpClientRequestOptions {
    * const { content } = await ctx.elicit({ message: 'What is your name?', requestedSchema }, { key: 'user_name' });
    */
   key?: string;
+  /**
+   * 2026-07-28: take the client's answer only from the retry of the round that asked for it (its
+   * `requestState` lists this very request), never one the client sent without being asked. For
+   * answers that authorise something, as the confirmation of destructive tools does. @default false
+   */
+  onlyWhenAsked?: boolean;
 }
 
 /** Log levels of `notifications/message` (RFC 5424 names, as the MCP spec uses). */

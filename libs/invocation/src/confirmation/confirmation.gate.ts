@@ -15,6 +15,12 @@ export const APPROVAL_META = 'nest-mcp-host/approval';
 export const CONFIRMATION_KEY = 'confirmation';
 
 /**
+ * How the confirmation is asked: under its key, and answered only on the retry of the round that
+ * asked it (a 2026-07-28 client cannot confirm a call it was never asked about).
+ */
+const CONFIRMATION = { key: CONFIRMATION_KEY, onlyWhenAsked: true } as const;
+
+/**
  * Human confirmation before a sensitive call. The person is asked, in this order:
  * 1. in the client, when it can show a form (`elicitation/create`, form mode): the user who
  *    made the call confirms or declines it there;
@@ -77,8 +83,8 @@ export class ConfirmationGate {
             required: ['confirm'],
           },
         },
-        // What a 2026-07-28 client answers in `inputResponses`.
-        { key: CONFIRMATION_KEY },
+        // What a 2026-07-28 client answers in `inputResponses`, and only when this host asked.
+        CONFIRMATION,
       );
       if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
       return refusal(ConfirmationMessages.notConfirmed(tool.name, answer.action));
@@ -105,7 +111,7 @@ export class ConfirmationGate {
           url,
           message: ConfirmationMessages.urlMessage(tool, approval),
         },
-        { key: CONFIRMATION_KEY },
+        CONFIRMATION,
       ));
     } catch (error) {
       if (error instanceof McpClientRequestError) return pending(tool.name, approval, false);

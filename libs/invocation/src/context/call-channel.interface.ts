@@ -1,4 +1,4 @@
-import type { McpLogLevel } from '#libs/core';
+import type { McpClientRequestOptions, McpLogLevel } from '#libs/core';
 
 /** How a call reaches back to its client; implemented by each transport. */
 export interface CallChannel {
@@ -14,7 +14,7 @@ export interface CallChannel {
   closeStream(): void;
   /**
    * Sends a request to the client and resolves to its result.
-   * @param key the request's name among the call's requests to the client (see `McpClientRequestOptions.key`)
+   * @param options what the tool gave with the request (its `key`, `onlyWhenAsked`)
    * @throws McpClientRequestError when it cannot be delivered, is refused, times out or is aborted.
    */
   request(
@@ -22,7 +22,7 @@ export interface CallChannel {
     params: Record<string, unknown>,
     timeoutMs: number,
     signal: AbortSignal,
-    key?: string,
+    options?: McpClientRequestOptions,
   ): Promise<unknown>;
   /**
    * How a request ends that needs a capability the client did not declare, when the channel

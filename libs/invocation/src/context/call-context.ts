@@ -171,7 +171,7 @@ export class CallContext implements McpCallContext {
       params as Record<string, unknown>,
       options?.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
       this.signal,
-      options?.key,
+      options,
     );
   }
 

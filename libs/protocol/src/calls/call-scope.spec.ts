@@ -130,18 +130,23 @@ describe('CallScope.serve', () => {
       const answer = await context.elicit(FORM, { key: 'confirm' });
       return { value: `closed: ${answer.action}` };
     };
-    const first = (await calls.serve(scope, 1, 'tool', 'close', { arguments: {} }, noteOf(), close)) as {
+    const asking = noteOf();
+    const first = (await calls.serve(scope, 1, 'tool', 'close', { arguments: {} }, asking, close)) as {
       requestState: string;
     };
+    // Audited as a call waiting for its client, not as one that ran.
+    expect(asking).toMatchObject({ outcome: 'input_required', errorCode: undefined, error: undefined });
     expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { confirm: { params: FORM } } });
     const retry = {
       arguments: {},
       inputResponses: { confirm: { action: 'accept' } },
       requestState: first.requestState,
     };
+    const answered = noteOf();
     expect(
-      await calls.serve(scopeOf('2026-07-28', { elicitation: {} }), 2, 'tool', 'close', retry, noteOf(), close),
+      await calls.serve(scopeOf('2026-07-28', { elicitation: {} }), 2, 'tool', 'close', retry, answered, close),
     ).toBe('closed: accept');
+    expect(answered.outcome).toBe('ok');
   });
 
   it('answers -32021 (HTTP 400) when a 2026-07-28 call samples without the sampling capability', async () => {

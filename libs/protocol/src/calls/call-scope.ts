@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCallKind, McpLogLevel } from '#libs/core';
+import type { McpCallKind, McpClientRequestOptions, McpLogLevel } from '#libs/core';
 import {
   CallCancellation,
   CallContext,
@@ -52,9 +52,9 @@ class ScopeChannel implements CallChannel {
     params: Record<string, unknown>,
     timeoutMs: number,
     signal: AbortSignal,
-    key?: string,
+    options?: McpClientRequestOptions,
   ): Promise<unknown> {
-    if (this.scope.clientInputs) return this.scope.clientInputs.request(method, params, timeoutMs, signal, key);
+    if (this.scope.clientInputs) return this.scope.clientInputs.request(method, params, timeoutMs, signal, options);
     return this.scope.session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
   }
 
@@ -104,7 +104,7 @@ export class CallScope {
   ): Promise<T | InputRequiredResult> {
     const round = this.inputs.open(scope, note, target, params);
     if (!round) return this.run(scope, id, kind, target, params, note, body);
-    return this.run<T | InputRequiredResult>(
+    const value = await this.run<T | InputRequiredResult>(
       { ...scope, clientInputs: round },
       id,
       kind,
@@ -113,6 +113,8 @@ export class CallScope {
       note,
       (context) => round.race(body(context), context.cancellation),
     );
+    if (round.askedForInput) note?.inputRequired();
+    return value;
   }
 
   async run<T>(

@@ -60,6 +60,11 @@ export class RequestNote implements McpRequestEvent {
     this.withdrawn = true;
   }
 
+  /** Records that the request was answered with an `InputRequiredResult` (2026-07-28): the call waits for its client. */
+  inputRequired(): void {
+    if (this.outcome === 'ok') this.outcome = 'input_required';
+  }
+
   fail(outcome: AuditOutcome, errorCode: number | undefined, error: string | undefined): void {
     if (this.outcome === 'ok') this.outcome = outcome;
     this.errorCode = errorCode;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { JsonRpcError, JsonRpcErrorCode, McpClientRequestError } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, McpClientRequestError, type McpClientRequestOptions } from '#libs/core';
 import { canonicalJson } from '#libs/security';
 import type { CallCancellation, Invocation } from '#libs/invocation';
 import { missingClientCapability } from '../eras/request-envelope';
@@ -90,17 +90,21 @@ export class InputRound implements ClientInputs {
     params: Record<string, unknown>,
     _timeoutMs: number,
     signal: AbortSignal,
-    key?: string,
+    options?: McpClientRequestOptions,
   ): Promise<unknown> {
     if (this.decision || this.finished) return this.abandoned(method, signal);
-    const name = this.keyOf(key);
+    const name = this.keyOf(options?.key);
     const wire = wireParams(method, params);
-    const digest = digestOf([method, wire]);
+    const onlyWhenAsked = options?.onlyWhenAsked === true;
+    // A request that takes only asked-for answers is another request than the same one that takes any.
+    const digest = digestOf(onlyWhenAsked ? [method, wire, 'asked'] : [method, wire]);
     const carried = this.earlier?.a[name];
     if (carried && carried[0] === digest) return this.use(name, carried);
     const given = this.responses?.[name];
-    // With a state, only an answer to the request the last round asked counts; without one, the client's answer stands alone.
-    if (given !== undefined && (!this.earlier || this.earlier.q[name] === digest)) {
+    // With a state, only an answer to the request the last round asked counts; without one, the
+    // client's answer stands alone, unless the request takes only answers it asked for.
+    const asked = this.earlier ? this.earlier.q[name] === digest : !onlyWhenAsked;
+    if (given !== undefined && asked) {
       const problem = answerProblem(method as InputMethod, given);
       if (problem) {
         const message = InputRoundMessages.invalidResponse(name, problem);
@@ -128,6 +132,11 @@ export class InputRound implements ClientInputs {
     const caller = InputRoundMessages.callerOf(this.binding.m, this.binding.n);
     const error = missingClientCapability(capability, `${caller} asks the client for ${what}`, required);
     return this.end({ kind: 'error', error }, capability, signal);
+  }
+
+  /** The request was answered with an `InputRequiredResult` (the run was stopped to ask). */
+  get askedForInput(): boolean {
+    return this.decision?.kind === 'input';
   }
 
   /**

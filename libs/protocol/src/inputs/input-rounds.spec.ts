@@ -34,7 +34,7 @@ const noteOf = (method = 'tools/call') =>
 
 /** What a handler may do with its client: the calls `CallContext` makes of the round. */
 interface Client {
-  request(method: string, params: Record<string, unknown>, key?: string): Promise<unknown>;
+  request(method: string, params: Record<string, unknown>, key?: string, onlyWhenAsked?: boolean): Promise<unknown>;
   missing(capability: string): Promise<never>;
   signal: AbortSignal;
 }
@@ -53,7 +53,8 @@ async function call<T>(
   const round = rounds.open(scope, note, 'greet', params) as InputRound;
   const cancellation = new CallCancellation();
   const client: Client = {
-    request: (method, requestParams, key) => round.request(method, requestParams, 60_000, cancellation.signal, key),
+    request: (method, requestParams, key, onlyWhenAsked) =>
+      round.request(method, requestParams, 60_000, cancellation.signal, { key, onlyWhenAsked }),
     missing: (capability) =>
       round.missingCapability(capability, {}, `${capability} ('${capability}')`, cancellation.signal),
     signal: cancellation.signal,
@@ -170,6 +171,37 @@ describe('InputRounds', () => {
     const retry = { inputResponses: { confirm: { action: 'accept' } }, requestState: first.requestState };
     const again = asked((await call(rounds, retry, close)).value);
     expect(again.inputRequests.confirm.params.message).toBe('Close T-2?');
+  });
+
+  it('takes an answer the client was not asked for only when the request allows it', async () => {
+    const confirm = (client: Client) =>
+      client.request(
+        'elicitation/create',
+        { message: 'Delete it?', requestedSchema: NAME_FORM.requestedSchema },
+        'ok',
+        true,
+      );
+    const unasked = { inputResponses: { ok: { action: 'accept', content: { name: 'yes' } } } };
+    // Sent without being asked: asked again.
+    const first = asked((await call(rounds, unasked, confirm)).value);
+    expect(Object.keys(first.inputRequests)).toEqual(['ok']);
+    // The retry of the round that asked: taken.
+    const done = await call(rounds, { ...unasked, requestState: first.requestState }, confirm);
+    expect(done.value).toEqual(unasked.inputResponses.ok);
+    // A state that asked the same question without the restriction does not stand in for it.
+    const lax = asked(
+      (
+        await call(rounds, {}, (client) =>
+          client.request(
+            'elicitation/create',
+            { message: 'Delete it?', requestedSchema: NAME_FORM.requestedSchema },
+            'ok',
+          ),
+        )
+      ).value,
+    );
+    const swapped = asked((await call(rounds, { ...unasked, requestState: lax.requestState }, confirm)).value);
+    expect(Object.keys(swapped.inputRequests)).toEqual(['ok']);
   });
 
   it('keys a name used twice with a suffix, and drops elicitationId from URL-mode elicitation', async () => {

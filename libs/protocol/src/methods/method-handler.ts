@@ -1,4 +1,4 @@
-import type { JsonRpcError, McpPrincipal, McpTransportKind } from '#libs/core';
+import type { JsonRpcError, McpClientRequestOptions, McpPrincipal, McpTransportKind } from '#libs/core';
 import type { McpSession } from '../sessions/mcp-session';
 import type { RequestNote } from '../events/request-note';
 import type { JsonRpcId } from '../wire/json-rpc';
@@ -12,14 +12,14 @@ import type { McpRequestMethod } from '../wire/mcp-method.table';
 export interface ClientInputs {
   /**
    * Resolves to the client's result for `method`, or rejects (`McpClientRequestError`, or the abort reason).
-   * @param key the name the call gave the request (`McpClientRequestOptions.key`), if any
+   * @param options what the tool gave with the request (its `key`, `onlyWhenAsked`), if anything
    */
   request(
     method: string,
     params: Record<string, unknown>,
     timeoutMs: number,
     signal: AbortSignal,
-    key?: string,
+    options?: McpClientRequestOptions,
   ): Promise<unknown>;
   /**
    * Ends the call because it asked for something the client did not declare (see

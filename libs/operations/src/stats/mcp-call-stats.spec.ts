@@ -106,20 +106,6 @@ describe('McpCallStats', () => {
     });
   });
 
-  it('counts a call that asked its client for input (2026-07-28) as a call, not an error', () => {
-    const s = stats();
-    s.observe(event('close', 3, 'input_required'));
-    s.observe(event('close', 4));
-    s.observe(event('close', 5, 'tool_error'));
-    const [close] = s.snapshot().entries;
-    expect(close).toMatchObject({
-      calls: 3,
-      errors: 1,
-      outcomes: { input_required: 1, ok: 1, tool_error: 1 },
-      total: { calls: 3, errors: 1 },
-    });
-  });
-
   it('counts calls only: not subscriptions, and a task once (its background run is no request)', () => {
     const s = stats();
     s.observe(event('report', 3, 'ok', 'tool'));

@@ -1,7 +1,7 @@
 import type { AuditOutcome } from '#libs/security';
 import { traitsOf, type McpEntryKind, type McpRequestEvent, type McpRequestObserver } from '#libs/protocol';
 import { LATENCY_BINS, latencyBin, quantile } from './latency-histogram';
-import { isErrorOutcome, OUTCOME_INDEX, OUTCOMES } from './outcome-index';
+import { OUTCOME_INDEX, OUTCOMES } from './outcome-index';
 
 const OUTCOME_COUNT = OUTCOMES.length;
 /** A window is this many buckets; one more slot holds the bucket being filled. */
@@ -40,7 +40,7 @@ export interface McpLatencySummary {
 /** Calls over the window, by outcome, with their latency. */
 export interface McpWindowStats {
   calls: number;
-  /** Calls that failed: every outcome but `ok` and `input_required`. */
+  /** Calls whose outcome was not `ok`. */
   errors: number;
   /** `errors / calls` (0 without calls). */
   errorRate: number;
@@ -105,7 +105,7 @@ class Series {
     if (ms < this.mins[slot]) this.mins[slot] = ms;
     if (ms > this.maxes[slot]) this.maxes[slot] = ms;
     this.totalCalls++;
-    if (isErrorOutcome(outcome)) this.totalErrors++;
+    if (outcome !== 0) this.totalErrors++;
     this.lastAt = now;
   }
 }
@@ -238,7 +238,7 @@ export class McpCallStats implements McpRequestObserver {
       calls += outcomes[outcome];
       if (outcomes[outcome] > 0) byOutcome[OUTCOMES[outcome]] = outcomes[outcome];
     }
-    const errors = calls - outcomes[OUTCOME_INDEX.ok] - outcomes[OUTCOME_INDEX.input_required];
+    const errors = calls - outcomes[0];
     const at = (q: number) => round(quantile(bins, calls, q, min, max)!);
     return {
       calls,

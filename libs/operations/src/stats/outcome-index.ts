@@ -14,12 +14,7 @@ export const OUTCOME_INDEX: Readonly<Record<AuditOutcome, number>> = {
   cancelled: 9,
   timeout: 10,
   unavailable: 11,
-  input_required: 12,
 };
 
 /** Every outcome a request can have, in `OUTCOME_INDEX` order. */
 export const OUTCOMES = Object.keys(OUTCOME_INDEX) as readonly AuditOutcome[];
-
-/** Whether the outcome at `index` counts as an error: all but `ok` and `input_required` (a call waiting for its client). */
-export const isErrorOutcome = (index: number): boolean =>
-  index !== OUTCOME_INDEX.ok && index !== OUTCOME_INDEX.input_required;

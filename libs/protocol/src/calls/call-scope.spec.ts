@@ -134,8 +134,8 @@ describe('CallScope.serve', () => {
     const first = (await calls.serve(scope, 1, 'tool', 'close', { arguments: {} }, asking, close)) as {
       requestState: string;
     };
-    // Audited as a call waiting for its client, not as one that ran.
-    expect(asking).toMatchObject({ outcome: 'input_required', errorCode: undefined, error: undefined });
+    // The round is no request of its own for the audit trail and metrics: the retry accounts for the call.
+    expect(asking).toMatchObject({ continuedByRetry: true, outcome: 'ok' });
     expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { confirm: { params: FORM } } });
     const retry = {
       arguments: {},
@@ -146,7 +146,7 @@ describe('CallScope.serve', () => {
     expect(
       await calls.serve(scopeOf('2026-07-28', { elicitation: {} }), 2, 'tool', 'close', retry, answered, close),
     ).toBe('closed: accept');
-    expect(answered.outcome).toBe('ok');
+    expect(answered).toMatchObject({ continuedByRetry: false, outcome: 'ok' });
   });
 
   it('answers -32021 (HTTP 400) when a 2026-07-28 call samples without the sampling capability', async () => {

@@ -113,7 +113,7 @@ export class CallScope {
       note,
       (context) => round.race(body(context), context.cancellation),
     );
-    if (round.askedForInput) note?.inputRequired();
+    if (note && round.askedForInput) note.continuedByRetry = true;
     return value;
   }
 

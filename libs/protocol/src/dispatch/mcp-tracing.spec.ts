@@ -207,17 +207,6 @@ describe('McpTracing with an SDK registered', () => {
       expect(third.attributes['error.type']).toBeUndefined();
     });
 
-    it('leaves the status of a call that asked its client for input (2026-07-28) unset: it did not fail', async () => {
-      const asking = note('tools/call');
-      await tracing.run(asking, 1, { name: 'add' }, scope(), async () => {
-        asking.inputRequired();
-        return 'input_required result';
-      });
-      const [span] = spans();
-      expect(span.status.code).toBe(SpanStatusCode.UNSET);
-      expect(span.attributes['error.type']).toBeUndefined();
-    });
-
     it('ends the span with the exception when the work throws', async () => {
       await expect(
         tracing.run(note('ping'), 1, {}, scope(), () => Promise.reject(new RangeError('boom'))),

@@ -209,8 +209,7 @@ function requestAttributes(
  * `error.type` to the outcome (`tool_error`, `timeout`, …). Either way the status is `ERROR`.
  */
 function endWithOutcome(span: Span, note: RequestNote): void {
-  // A call that asked its client for input did not fail: it runs again on the retry.
-  if (note.outcome !== 'ok' && note.outcome !== 'input_required') {
+  if (note.outcome !== 'ok') {
     const code = note.errorCode;
     if (code !== undefined) span.setAttribute('rpc.response.status_code', String(code));
     span.setAttribute('error.type', code !== undefined ? String(code) : note.outcome);

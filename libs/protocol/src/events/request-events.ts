@@ -15,6 +15,8 @@ export class RequestEvents {
 
   finish(note: RequestNote): void {
     note.latencyMs = performance.now() - note.startedHr;
+    // A round that asked its client for input is told with the retry that completes the call.
+    if (note.continuedByRetry) return;
     // The note is the event: nothing more is allocated for the observers on the request's path.
     if (this.observers.size > 0) this.observers.observe(note);
   }

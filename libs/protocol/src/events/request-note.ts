@@ -60,10 +60,12 @@ export class RequestNote implements McpRequestEvent {
     this.withdrawn = true;
   }
 
-  /** Records that the request was answered with an `InputRequiredResult` (2026-07-28): the call waits for its client. */
-  inputRequired(): void {
-    if (this.outcome === 'ok') this.outcome = 'input_required';
-  }
+  /**
+   * Answered with an `InputRequiredResult` (2026-07-28): the call goes on in the client's retry,
+   * so this round is no request of its own for the observers. The audit trail and the metrics
+   * account for the call once, as they do for a 2025 call that asked its client mid-way.
+   */
+  continuedByRetry = false;
 
   fail(outcome: AuditOutcome, errorCode: number | undefined, error: string | undefined): void {
     if (this.outcome === 'ok') this.outcome = outcome;

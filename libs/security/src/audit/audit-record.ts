@@ -7,9 +7,7 @@ import type { SensitiveFields } from './sensitive-fields';
  * - `unauthenticated`, `denied` (authorization, including entries hidden from the caller),
  *   `throttled`, `invalid` (bad params or arguments), `limited` (request limits, body size,
  *   concurrency, session cap), `not_found`, `cancelled`, `timeout`, `unavailable` (the host or
- *   its audit trail could not take the call);
- * - `input_required`: a 2026-07-28 call asked its client for input (an `InputRequiredResult`);
- *   it did not run to its end, and runs again on the client's retry. Not a failure.
+ *   its audit trail could not take the call).
  */
 export type AuditOutcome =
   | 'ok'
@@ -23,8 +21,7 @@ export type AuditOutcome =
   | 'not_found'
   | 'cancelled'
   | 'timeout'
-  | 'unavailable'
-  | 'input_required';
+  | 'unavailable';
 
 /**
  * The facts of one audited request, as the host reports it (on the hot path: nothing computed

@@ -27,7 +27,6 @@
     'cancelled',
     'timeout',
     'unavailable',
-    'input_required',
   ];
   var refreshes = 0;
   var busy = false;
@@ -116,11 +115,7 @@
   function outcome(value) {
     return h(
       'span',
-      {
-        className:
-          'outcome ' +
-          (value === 'ok' ? 'o-ok' : value === 'tool_error' || value === 'input_required' ? 'o-warn' : 'o-bad'),
-      },
+      { className: 'outcome ' + (value === 'ok' ? 'o-ok' : value === 'tool_error' ? 'o-warn' : 'o-bad') },
       [value],
     );
   }

@@ -3,6 +3,7 @@ import { decodeCursor, encodeCursor } from '#libs/catalog';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { publicTask, TaskRunner } from './task.runner';
 import { TaskExtensionRunner } from './task-extension.runner';
+import { CallAdmission } from '../admission/call-admission';
 import type { McpMethods } from '../methods/method-handler';
 import type { RequestNote } from '../events/request-note';
 
@@ -13,10 +14,13 @@ import type { RequestNote } from '../events/request-note';
 @Injectable()
 export class TaskMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'tasks/get': async (params, _id, scope, note) =>
-      scope.session.stateless
-        ? this.extension.get(taskIdOf(params, note), scope)
-        : JSON.stringify(publicTask(await this.tasks.get(taskIdOf(params, note), scope))),
+    'tasks/get': async (params, _id, scope, note) => {
+      if (!scope.session.stateless)
+        return JSON.stringify(publicTask(await this.tasks.get(taskIdOf(params, note), scope)));
+      // The extension's tasks/get hands out results, as tasks/result does: a fail-closed audit trail gates it.
+      this.admission.checkAuditGate(note);
+      return this.extension.get(taskIdOf(params, note), scope);
+    },
     'tasks/update': (params, _id, scope, note) =>
       this.extension.update(taskIdOf(params, note), params.inputResponses, scope),
     'tasks/result': async (params, _id, scope, note) =>
@@ -38,6 +42,7 @@ export class TaskMethods implements McpMethods {
     @InjectProtocolOptions() private readonly options: ProtocolOptions,
     private readonly tasks: TaskRunner,
     private readonly extension: TaskExtensionRunner,
+    private readonly admission: CallAdmission,
   ) {}
 }
 

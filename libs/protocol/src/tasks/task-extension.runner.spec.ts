@@ -350,6 +350,17 @@ describe('TaskExtensionRunner', () => {
     expect(changes[3].task).toEqual(await getTask(runner, taskId, scope));
   });
 
+  it('tells which of the given tasks a caller may follow (its own), for subscriptions/listen', async () => {
+    const { runner } = setup();
+    const { scope } = scopeOf('alice');
+    const { taskId } = await startTask(runner, scope);
+    const other = (await startTask(runner, scopeOf('mallory').scope)).taskId;
+    expect(await runner.followable([taskId, other, 'no-such-task'], scope)).toEqual([taskId]);
+    expect(await rpcError(runner.followable([taskId], scopeOf('alice', { extension: false }).scope))).toMatchObject({
+      code: JsonRpcErrorCode.MISSING_CLIENT_CAPABILITY,
+    });
+  });
+
   describe("taskStart: 'manual'", () => {
     /** Stands for the input-required rounds of the request: answers `prepared`, refuses the rest. */
     function rounds(prepared: Record<string, unknown>): ClientInputs & { asked: string[] } {

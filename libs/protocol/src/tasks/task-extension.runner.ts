@@ -232,6 +232,18 @@ export class TaskExtensionRunner {
     return EMPTY_RESULT;
   }
 
+  /**
+   * Of `taskIds`, those the request's caller may follow (`subscriptions/listen` agrees to send
+   * `notifications/tasks` for these): tasks that exist and are the caller's.
+   * @throws JsonRpcError -32021 when the request did not declare the extension
+   */
+  async followable(taskIds: readonly string[], scope: DispatchScope): Promise<string[]> {
+    if (!declaresTasks(scope.session)) throw missingTasksExtension('task notifications belong to the tasks extension');
+    const owner = ownerOf(scope);
+    const tasks = await Promise.all(taskIds.map((taskId) => this.store.get(taskId)));
+    return taskIds.filter((_taskId, index) => tasks[index] !== undefined && ownsTask(owner, tasks[index]));
+  }
+
   /** The task a request names, checked against the request's extension and principal. */
   private async owned(taskId: unknown, scope: DispatchScope, method: string): Promise<StoredTask> {
     if (!declaresTasks(scope.session)) throw missingTasksExtension(`${method} belongs to the tasks extension`);

@@ -19,11 +19,13 @@ export type TaskStatusListener = (change: TaskStatusChange) => void;
 /**
  * Status changes of the tasks this process runs (tasks extension): created, input required,
  * working again, completed, failed, cancelled. The hook for `notifications/tasks` on a
- * `subscriptions/listen` stream: the stream subscribes, keeps the changes of the task ids its
- * client asked for whose owner is the stream's principal, and sends `taskStatusNotification`.
- * Polling with `tasks/get` needs none of this.
+ * `subscriptions/listen` stream: the stream agrees to the task ids its client asked for that
+ * `TaskExtensionRunner.followable` returns (it also refuses a client without the extension), then
+ * subscribes, keeps the changes of those ids whose owner is the stream's principal, and sends
+ * `taskStatusNotification`. Polling with `tasks/get` needs none of this.
  * @example
  * ```ts
+ * const taskIds = new Set(await tasks.followable(requested, scope)); // for the acknowledgement
  * const stop = statusEvents.subscribe((change) => {
  *   if (taskIds.has(change.task.taskId) && change.owner.principal === principal.id)
  *     send(taskStatusNotification(change));

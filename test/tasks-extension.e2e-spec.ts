@@ -210,18 +210,23 @@ describe('tasks extension (2026-07-28) over Streamable HTTP', () => {
     expect((await taskOf(alice, taskId)).result).not.toHaveProperty('result');
   });
 
-  it('serves a client without the extension synchronously, refuses it a task-only tool and the tasks methods (-32021)', async () => {
+  it('serves a client without the extension in place, refuses it a task-only tool and the tasks methods (-32021)', async () => {
     const capabilities = { elicitation: {} };
     const plain = await send(
       url,
       alice,
       'tools/call',
-      { name: 'exportLedger', arguments: { year: 2024 } },
+      { name: 'countOrders', arguments: { year: 2024 } },
       capabilities,
     );
-    // Synchronously, the elicitation cannot reach this client: the tool reports it as its own error.
-    expect(plain.result).toMatchObject({ resultType: 'complete', isError: true });
-    expect(plain.result).not.toHaveProperty('taskId');
+    expect(plain).toEqual({
+      status: 200,
+      result: { resultType: 'complete', content: [{ type: 'text', text: '2024: 42 orders' }] },
+      error: undefined,
+    });
+    // The same tool, for a client that declared the extension: a task.
+    const declared = await send(url, alice, 'tools/call', { name: 'countOrders', arguments: { year: 2024 } });
+    expect(declared.result).toMatchObject({ resultType: 'task', status: 'working' });
     const missing = { code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } };
     const required = await send(url, alice, 'tools/call', { name: 'archiveAll', arguments: {} }, capabilities);
     expect(required).toMatchObject({ status: 400, error: missing });

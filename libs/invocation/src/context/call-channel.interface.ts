@@ -38,4 +38,6 @@ export interface CallChannel {
     what: string,
     signal: AbortSignal,
   ): Promise<never> | undefined;
+  /** Hands the rest of the call to a task, where the transport can (see `McpCallContext.continueAsTask`). */
+  continueAsTask?(): Promise<void>;
 }

@@ -14,7 +14,7 @@ import { StatelessCalls } from './stateless-calls';
 import type { DispatchScope } from '../methods/method-handler';
 import type { RequestNote } from '../events/request-note';
 import { InputRounds } from '../inputs/input-rounds';
-import type { InputRequiredResult } from '../inputs/input-round';
+import type { InputRequiredResult, InputRound } from '../inputs/input-round';
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -66,6 +66,10 @@ class ScopeChannel implements CallChannel {
   ): Promise<never> | undefined {
     return this.scope.clientInputs?.missingCapability?.(capability, required, what, signal);
   }
+
+  continueAsTask(): Promise<void> {
+    return this.scope.continueAsTask?.() ?? Promise.resolve();
+  }
 }
 
 const ELICITATION_COMPLETE = 'notifications/elicitation/complete';
@@ -93,6 +97,21 @@ export class CallScope {
    * @throws JsonRpcError `-32602` for a `requestState` that fails verification or an invalid
    *   answer, `-32021` when the handler asks for something the client did not declare
    */
+  /**
+   * The input round of a 2026-07-28 request whose call its caller runs with `run` (a call that
+   * becomes a task midway answers its requests to the client this way until then); `undefined`
+   * where `serve` would open none.
+   * @throws JsonRpcError `-32602` as `serve` does
+   */
+  openInputRound(
+    scope: DispatchScope,
+    note: RequestNote | undefined,
+    target: string,
+    params: Record<string, unknown>,
+  ): InputRound | undefined {
+    return this.inputs.open(scope, note, target, params);
+  }
+
   async serve<T>(
     scope: DispatchScope,
     id: JsonRpcId,

@@ -140,6 +140,15 @@ export class InputRound implements ClientInputs {
   }
 
   /**
+   * The call goes on elsewhere (it became a task, whose own inputs answer its requests from now
+   * on): this round decides nothing more, and `race` waits for the call's own end.
+   */
+  handOff(): void {
+    this.finished = true;
+    clearImmediate(this.flush);
+  }
+
+  /**
    * Waits for the handler's run or for this round's decision, whichever comes first. A decision
    * cancels the run (its result is dropped) and answers the request: an `InputRequiredResult`,
    * or the protocol error it throws.

@@ -23,14 +23,15 @@ export interface ClientInputs {
   ): Promise<unknown>;
   /**
    * Ends the call because it asked for something the client did not declare (see
-   * `CallChannel.missingCapability`); absent, the call gets `McpClientRequestError` (`unsupported`).
+   * `CallChannel.missingCapability`); absent or `undefined`, the call gets `McpClientRequestError`
+   * (`unsupported`).
    */
   missingCapability?(
     capability: string,
     required: Record<string, unknown>,
     what: string,
     signal: AbortSignal,
-  ): Promise<never>;
+  ): Promise<never> | undefined;
 }
 
 /** What a transport tells the dispatcher about one incoming message. */
@@ -63,6 +64,8 @@ export interface DispatchScope {
   checkHeaders?: (method: string, params: Record<string, unknown> | undefined) => JsonRpcError | undefined;
   /** Where the call's requests to the client go instead of the session (see `ClientInputs`). */
   clientInputs?: ClientInputs;
+  /** Hands the rest of the call to a task (`McpCallContext.continueAsTask`); absent where a call cannot become one. */
+  continueAsTask?: () => Promise<void>;
 }
 
 /**

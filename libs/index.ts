@@ -32,6 +32,8 @@ export type {
   McpResourceOptions,
   McpResourceTemplateOptions,
   McpResourceAnnotations,
+  McpCacheOptions,
+  McpCacheScope,
   SchemaSource,
   JsonSchemaObject,
   ZodLikeSchema,

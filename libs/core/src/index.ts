@@ -17,6 +17,7 @@ export type {
   McpUnknownArguments,
 } from './interfaces/mcp-tool-options.interface';
 export type { SchemaSource, JsonSchemaObject, ZodLikeSchema } from './interfaces/schema-source.interface';
+export type { McpCacheOptions, McpCacheScope } from './interfaces/mcp-cache-options.interface';
 export type {
   McpCallContext,
   McpCallLogger,
@@ -56,3 +57,4 @@ export {
   isStatelessVersion,
 } from './protocol/protocol-versions';
 export { optionChecks, URL_PATH, type OptionReport } from './options/option-checks';
+export { readCacheOption, type McpCacheHints } from './options/cache-option';

@@ -2,6 +2,7 @@
 export { AccessDeniedError, AccessControl } from './admission/access-control';
 export { CallAdmission, type CallRequest } from './admission/call-admission';
 export { CallerLists } from './admission/caller-lists';
+export { CacheHints } from './admission/cache-hints';
 export { sensitiveFieldsOfEntry } from './admission/sensitive-fields.cache';
 export { CompletionMethods } from './completion/completion.methods';
 export { CallScope } from './calls/call-scope';
@@ -81,4 +82,4 @@ export {
   missingClientCapability,
   type RequestEnvelope,
 } from './eras/request-envelope';
-export { statelessResult } from './eras/stateless-result';
+export { statelessResult, withCacheHints } from './eras/stateless-result';

@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { AccessControl } from './admission/access-control';
 import { CallAdmission } from './admission/call-admission';
+import { CacheHints } from './admission/cache-hints';
 import { CallerLists } from './admission/caller-lists';
 import { CompletionMethods } from './completion/completion.methods';
 import { CallScope } from './calls/call-scope';
@@ -25,6 +26,7 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   AccessControl,
   CallAdmission,
   CallerLists,
+  CacheHints,
   CallScope,
   StatelessCalls,
   McpDispatcher,

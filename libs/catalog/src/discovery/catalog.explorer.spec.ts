@@ -174,3 +174,46 @@ describe('CatalogExplorer with prompts, resources and completions', () => {
     ]);
   });
 });
+
+describe('CatalogExplorer with caching hints', () => {
+  it('keeps each entry’s cache option, and reports a bad one on every kind of entry at start-up', async () => {
+    @Injectable()
+    class Cached {
+      @McpTool({ description: 'cached', cache: { ttlMs: 60_000, scope: 'public' } })
+      fine() {}
+
+      @McpTool({ description: 'negative', cache: { ttlMs: -1 } })
+      tool() {}
+
+      @McpPrompt({ description: 'shared', cache: { ttlMs: 1, scope: 'shared' as 'public' } })
+      prompt() {}
+
+      @McpResource({ uri: 'kb://a', name: 'a', cache: 60 as never })
+      resource() {}
+
+      @McpResourceTemplate({ uriTemplate: 'kb://t/{id}', name: 't', cache: { ttlMs: 1.5 } })
+      template(@McpArgs() _vars: object) {}
+    }
+    const failing = await Test.createTestingModule({ imports: [CatalogModule], providers: [Cached] }).compile();
+    const error = (await failing.init().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as McpStartupError;
+    expect(error.diagnostics.map((d) => `${d.where}: ${d.problem}`)).toEqual([
+      'Cached.tool: cache: ttlMs must be an integer ≥ 0 (milliseconds), got -1',
+      `Cached.prompt: cache: scope must be 'public' or 'private', got "shared"`,
+      'Cached.resource: cache: must be an object { ttlMs, scope }, got 60',
+      'Cached.template: cache: ttlMs must be an integer ≥ 0 (milliseconds), got 1.5',
+    ]);
+
+    @Injectable()
+    class Fine {
+      @McpTool({ description: 'cached', cache: { ttlMs: 60_000, scope: 'public' } })
+      fine() {}
+    }
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [Fine] }).compile();
+    await moduleRef.init();
+    expect(moduleRef.get(ToolRegistry).get('fine')!.cache).toEqual({ ttlMs: 60_000, scope: 'public' });
+    await moduleRef.close();
+  });
+});

@@ -16,6 +16,7 @@ export const CatalogMessages = {
     problem: `unknownArguments ${JSON.stringify(value)} is not a policy`,
     fix: "use 'refuse' (the default), 'strip' or 'allow': @McpTool({ unknownArguments: 'strip' })",
   }),
+  badCache: (problem: string, fix: string) => ({ problem: `cache: ${problem}`, fix }),
   missingDescription: () => ({
     problem: 'the tool has no description',
     fix: "describe what it does for the model: @McpTool({ description: '...' })",

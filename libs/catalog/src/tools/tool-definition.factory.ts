@@ -1,6 +1,7 @@
 import { Injectable, type Type } from '@nestjs/common';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
+  readCacheOption,
   type JsonSchemaObject,
   type McpDiagnostic,
   type McpPromptOptions,
@@ -78,6 +79,7 @@ export class ToolDefinitionFactory {
 
     const input = this.resolveSchema('input', inputSource, report);
     const output = this.resolveSchema('output', options.output, report);
+    const cache = readCacheOption(options.cache, (problem, fix) => report(CatalogMessages.badCache(problem, fix)));
     if (diagnostics.length > 0) return { diagnostics };
 
     const name = options.name ?? methodName;
@@ -95,7 +97,7 @@ export class ToolDefinitionFactory {
       name,
       definition,
       options,
-      ...handlerFields(candidate, where, bindings),
+      ...handlerFields(candidate, where, bindings, cache),
       input: input && { source: input.source, kind: input.kind },
       output: output && { source: output.source, kind: output.kind },
     };

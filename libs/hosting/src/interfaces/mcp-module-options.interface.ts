@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { McpUnknownArguments } from '#libs/core';
+import type { McpCacheOptions, McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
 import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
@@ -115,6 +115,21 @@ export interface McpModuleOptions {
   routeThroughExpress?: boolean;
   /** Items per page of `tools/list`. @default 100 */
   pageSize?: number;
+  /**
+   * Caching hints for 2026-07-28 clients (`ttlMs`, `cacheScope` on `tools/list`, `prompts/list`,
+   * `resources/list`, `resources/templates/list` and `resources/read` results) of every tool,
+   * prompt, resource and template without a `cache` option of its own. A list takes the shortest
+   * `ttlMs` of the entries the caller sees, and is `public` only when every entry of it is
+   * `public` and open to every caller (a list that authorization filters is `private`); a read of
+   * a resource restricted by `@RequireScopes`/`@Roles` is `private`. 2025-era results carry no
+   * hints. Checked at start-up: `ttlMs` an integer ≥ 0, `scope` `'public'` or `'private'`.
+   * @default none: `{ ttlMs: 0, scope: 'private' }` on every such result
+   * @example
+   * ```ts
+   * cache: { ttlMs: 5 * 60_000, scope: 'public' } // the catalog changes only with a deployment
+   * ```
+   */
+  cache?: McpCacheOptions;
   /** On shutdown, wait this long for in-flight calls before aborting them (ms). @default 10_000 */
   shutdownTimeoutMs?: number;
   /**

@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { optionChecks, type OptionReport } from '#libs/core';
+import { optionChecks, readCacheOption, type McpCacheHints, type OptionReport } from '#libs/core';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../wire/request-limits';
 
 /** What the protocol engine needs of the module's options: the server, its sessions, lists, calls and tasks. */
@@ -13,6 +13,8 @@ export interface ProtocolOptions {
   sessions: { idleTtlMs: number; max: number; maxPerPrincipal: number; maxSubscriptions: number };
   tools: { timeoutMs: number; confirmDestructive: boolean };
   tasks: { ttlMs: number };
+  /** The caching hints of entries without a `cache` option of their own (2026-07-28 results); none: not configured. */
+  cache: McpCacheHints | undefined;
 }
 
 /** Token of the resolved `ProtocolOptions`. */
@@ -37,6 +39,7 @@ export const PROTOCOL_OPTION_KEYS = [
   'toolTimeoutMs',
   'confirmDestructive',
   'taskTtlMs',
+  'cache',
 ] as const;
 
 /**
@@ -69,6 +72,7 @@ export function resolveProtocolOptions(o: Record<string, unknown>, report: Optio
   const tasks = { ttlMs: check.integer('taskTtlMs', 3_600_000, 1_000) };
   const timeoutMs = check.integer('toolTimeoutMs', 30_000, 1);
   const confirmDestructive = check.flag('confirmDestructive', false);
+  const cache = readCacheOption(o.cache, (problem, fix) => report('cache', problem, fix));
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...((o.limits as Partial<RequestLimits> | undefined) ?? {}) };
   for (const [key, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || (value as number) < 1) {
@@ -87,5 +91,6 @@ export function resolveProtocolOptions(o: Record<string, unknown>, report: Optio
     sessions,
     tools: { timeoutMs, confirmDestructive },
     tasks,
+    cache,
   };
 }

@@ -18,6 +18,7 @@ export {
   McpContext,
   McpCaller,
   Sensitive,
+  McpHeader,
 } from '#libs/core';
 export { RequireScopes, Roles } from '#libs/security';
 export type {

@@ -43,6 +43,7 @@ const FIXTURES = {
   'prompts-get-with-args': ['prompt:test_prompt_with_arguments'],
   'prompts-get-embedded-resource': ['prompt:test_prompt_with_embedded_resource'],
   'prompts-get-with-image': ['prompt:test_prompt_with_image'],
+  'http-custom-header-server-validation': ['tool:test_header_params'],
 };
 
 /** A problem with the run itself rather than with a scenario. */

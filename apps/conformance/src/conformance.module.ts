@@ -4,6 +4,7 @@ import { BehaviourFixtures } from './behaviour.fixtures';
 import { ContentFixtures } from './content.fixtures';
 import { ClientRequestFixtures } from './client-request.fixtures';
 import { FixtureLogInterceptor } from './fixture-log';
+import { HeaderFixtures } from './header.fixtures';
 import { PromptFixtures } from './prompt.fixtures';
 import { ResourceFixtures } from './resource.fixtures';
 
@@ -17,6 +18,7 @@ import { ResourceFixtures } from './resource.fixtures';
     PromptFixtures,
     ResourceFixtures,
     ClientRequestFixtures,
+    HeaderFixtures,
   ],
 })
 export class ConformanceModule {}

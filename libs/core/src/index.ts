@@ -4,6 +4,7 @@ export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { McpCompletion, type McpCompletionOptions } from './decorators/mcp-completion.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
 export { Sensitive, sensitiveDtoProperties } from './decorators/sensitive.decorator';
+export { McpHeader, mcpHeaderDtoProperties } from './decorators/mcp-header.decorator';
 export type { McpPromptOptions, McpPromptArgument, McpCompleter } from './interfaces/mcp-prompt-options.interface';
 export type {
   McpResourceOptions,

@@ -6,6 +6,7 @@ import {
   McpArgs,
   McpCompletion,
   McpContext,
+  McpHeader,
   McpPrompt,
   McpResource,
   McpResourceTemplate,
@@ -215,5 +216,68 @@ describe('CatalogExplorer with caching hints', () => {
     await moduleRef.init();
     expect(moduleRef.get(ToolRegistry).get('fine')!.cache).toEqual({ ttlMs: 60_000, scope: 'public' });
     await moduleRef.close();
+  });
+});
+
+describe('CatalogExplorer with x-mcp-header parameters', () => {
+  class QueryDto {
+    @McpHeader('Region')
+    @IsString()
+    region!: string;
+
+    @IsString()
+    query!: string;
+  }
+
+  @Injectable()
+  class HeaderTools {
+    @McpTool({ description: 'DTO' })
+    dto(@McpArgs() _args: QueryDto) {}
+
+    @McpTool({
+      description: 'zod',
+      input: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }), query: z.string() }),
+    })
+    zod(@McpArgs() _args: object) {}
+
+    @McpTool({
+      description: 'JSON Schema',
+      input: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+    })
+    json(@McpArgs() _args: object) {}
+  }
+
+  it('publishes the keyword and knows the parameter, whichever way the schema is written', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [HeaderTools] }).compile();
+    await moduleRef.init();
+    const registry = moduleRef.get(ToolRegistry);
+    for (const name of ['dto', 'zod', 'json']) {
+      const tool = registry.get(name)!;
+      expect(tool.definition.inputSchema.properties!.region).toMatchObject({
+        type: 'string',
+        'x-mcp-header': 'Region',
+      });
+      expect(tool.headerParams).toEqual([{ header: 'Region', path: ['region'], type: 'string' }]);
+    }
+    await moduleRef.close();
+  });
+
+  it('refuses to start with a tool whose x-mcp-header a client would reject', async () => {
+    @Injectable()
+    class BadHeader {
+      @McpTool({
+        description: 'number header',
+        input: { type: 'object', properties: { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } } },
+      })
+      ratio(@McpArgs() _args: object) {}
+    }
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [BadHeader] }).compile();
+    const error = (await moduleRef.init().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as McpStartupError;
+    expect(error.diagnostics.map((d) => `${d.where}: ${d.problem}`)).toEqual([
+      'BadHeader.ratio: "ratio" has "x-mcp-header" but its type is "number"; only string, integer and boolean parameters can be headers',
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import { ContentFixtures } from './content.fixtures';
 import { ClientRequestFixtures } from './client-request.fixtures';
 import { FixtureLogInterceptor } from './fixture-log';
 import { HeaderFixtures } from './header.fixtures';
+import { ListenFixtures } from './listen.fixtures';
 import { PromptFixtures } from './prompt.fixtures';
 import { ResourceFixtures } from './resource.fixtures';
 
@@ -19,6 +20,7 @@ import { ResourceFixtures } from './resource.fixtures';
     ResourceFixtures,
     ClientRequestFixtures,
     HeaderFixtures,
+    ListenFixtures,
   ],
 })
 export class ConformanceModule {}

@@ -72,6 +72,15 @@ export {
   type McpTaskStore,
 } from './tasks/task.store';
 export { ToolMethods } from './tools/tool.methods';
+export { ChangeNotifications } from './subscriptions/change-notifications';
+export { ListenSubscription, type SubscriptionEnd } from './subscriptions/listen-subscription';
+export {
+  ListenSubscriptions,
+  type McpSubscriber,
+  type McpSubscriptionTopic,
+} from './subscriptions/listen-subscriptions';
+export { SubscriptionMethods } from './subscriptions/subscription.methods';
+export { readSubscriptionFilter, type SubscriptionFilter } from './subscriptions/subscription-filter';
 export { PROTOCOL_PROVIDERS, ENGINE_METHOD_GROUPS } from './protocol.providers';
 export {
   META_KEYS,

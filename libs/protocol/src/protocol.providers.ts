@@ -16,6 +16,9 @@ import { SessionStore } from './sessions/session.store';
 import { TaskMethods } from './tasks/task.methods';
 import { TaskRunner } from './tasks/task.runner';
 import { ToolMethods } from './tools/tool.methods';
+import { ChangeNotifications } from './subscriptions/change-notifications';
+import { ListenSubscriptions } from './subscriptions/listen-subscriptions';
+import { SubscriptionMethods } from './subscriptions/subscription.methods';
 
 /**
  * The protocol engine's providers: dispatch, admission, request events, sessions, tasks and the
@@ -40,7 +43,16 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   ToolMethods,
   CompletionMethods,
   TaskMethods,
+  ListenSubscriptions,
+  ChangeNotifications,
+  SubscriptionMethods,
 ];
 
 /** The method groups of the engine itself, to put first in `MCP_METHOD_GROUPS`. */
-export const ENGINE_METHOD_GROUPS = [LifecycleMethods, ToolMethods, CompletionMethods, TaskMethods] as const;
+export const ENGINE_METHOD_GROUPS = [
+  LifecycleMethods,
+  ToolMethods,
+  CompletionMethods,
+  TaskMethods,
+  SubscriptionMethods,
+] as const;

@@ -187,6 +187,7 @@ export class CallContext implements McpCallContext {
   private createLogger(): McpCallLogger {
     const send = (level: McpLogLevel, data: unknown) => {
       const minimum = this.channel.logLevel;
+      if (minimum === 'off') return;
       if (minimum !== undefined && (RANK.get(level) ?? 0) < (RANK.get(minimum) ?? 0)) return;
       this.channel.notify('notifications/message', { level, logger: this.target, data });
     };

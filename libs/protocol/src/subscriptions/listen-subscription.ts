@@ -48,9 +48,14 @@ export class ListenSubscription {
     return this.send(notification(method, { ...params, _meta: { ...meta, ...this.meta } }));
   }
 
-  /** Ends the subscription: the listen request then answers (host) or goes unanswered (client). */
+  /**
+   * Ends the subscription. Ended by the host, it says so first (`notifications/cancelled` for the
+   * listen id, the one use the spec allows a server) and the listen request then answers; let go
+   * of by the client, it goes unanswered.
+   */
   end(end: SubscriptionEnd): void {
     if (this.over) return;
+    if (end.by === 'host') this.notify('notifications/cancelled', { requestId: this.id, reason: end.reason });
     this.over = true;
     this.resolveEnd(end);
   }

@@ -85,7 +85,6 @@ export class SubscriptionMethods implements McpMethods {
         note.withdrawn = true;
         return '{}';
       }
-      subscription.notify('notifications/cancelled', { requestId: id, reason: end.reason });
       return JSON.stringify({ resultType: 'complete', _meta: subscription.meta });
     } finally {
       forget();

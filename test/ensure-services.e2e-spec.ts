@@ -30,7 +30,7 @@ function emptyMachine(): string {
 
 /**
  * A stand-in for apt-get on the made-up machine: it records its calls in apt.log and "installs"
- * what the script looks for (a redis-server on the PATH, initdb and postgres, chromium).
+ * what the script looks for (a redis-server on the PATH, initdb and postgres, chromium, haproxy).
  */
 function fakeAptGet(machine: string): string {
   const aptGet = join(machine, 'bin', 'apt-get');
@@ -44,7 +44,9 @@ function fakeAptGet(machine: string): string {
       `  chmod +x ${machine}/bin/redis-server`,
       `  mkdir -p ${machine}/postgresql/15/bin`,
       `  touch ${machine}/postgresql/15/bin/initdb ${machine}/postgresql/15/bin/postgres`,
-      `  touch ${machine}/chromium ;;`,
+      `  touch ${machine}/chromium`,
+      `  printf '#!/bin/sh\\necho HAProxy version 0.0.0\\n' > ${machine}/bin/haproxy`,
+      `  chmod +x ${machine}/bin/haproxy ;;`,
       'esac',
     ].join('\n'),
   );
@@ -65,7 +67,8 @@ describe('npm test on a fresh machine (test/support/ensure-services.mjs)', () =>
     expect(out).toContain('redis-server (Debian package redis-server)');
     expect(out).toContain('PostgreSQL server (initdb, postgres) (Debian package postgresql)');
     expect(out).toContain('chromium (Debian package chromium)');
-    expect(out).toContain('sudo apt-get install -y redis-server postgresql chromium');
+    expect(out).toContain('haproxy (Debian package haproxy)');
+    expect(out).toContain('sudo apt-get install -y redis-server postgresql chromium haproxy');
     // Nothing was tried: apt-get is there, but only root may use it.
     expect(existsSync(aptLog)).toBe(false);
   });
@@ -77,16 +80,17 @@ describe('npm test on a fresh machine (test/support/ensure-services.mjs)', () =>
     expect(status).toBe(0);
     expect(readFileSync(aptLog, 'utf8').trim().split('\n')).toEqual([
       'update -qq',
-      'install -y -qq redis-server postgresql chromium',
+      'install -y -qq redis-server postgresql chromium haproxy',
     ]);
-    expect(out).toContain('npm test: installing redis-server, postgresql, chromium');
+    expect(out).toContain('npm test: installing redis-server, postgresql, chromium, haproxy');
     expect(out).toContain(`npm test: redis-server at ${join(machine, 'bin', 'redis-server')}: Redis server v=0.0.0`);
+    expect(out).toContain(`npm test: haproxy at ${join(machine, 'bin', 'haproxy')}: HAProxy version 0.0.0`);
   });
 
   it('says what to do as root without apt-get', () => {
     const { status, out } = run(emptyMachine(), true);
     expect(status).toBe(1);
-    expect(out).toContain('sudo apt-get install -y redis-server postgresql chromium');
+    expect(out).toContain('sudo apt-get install -y redis-server postgresql chromium haproxy');
     expect(out).toContain('apt-get is not on the PATH here');
   });
 
@@ -101,6 +105,7 @@ describe('npm test on a fresh machine (test/support/ensure-services.mjs)', () =>
         /^npm test: PostgreSQL server \(initdb, postgres\) at \S+initdb: postgres \(PostgreSQL\) \d/,
       ),
       expect.stringMatching(/^npm test: chromium at \S+: Chromium \d/),
+      expect.stringMatching(/^npm test: haproxy at \S+: HAProxy version \d/),
       '',
     ]);
   });

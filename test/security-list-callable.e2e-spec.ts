@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import {
   CallToolResultSchema,
   CancelTaskResultSchema,
@@ -42,8 +43,23 @@ const succeeds = (promise: Promise<unknown>) =>
     () => false,
   );
 
+/** The calls the property makes: the same names and shapes in the SDK v1 and v2 clients. */
+type ListingClient = Pick<
+  Client,
+  'listTools' | 'listPrompts' | 'listResources' | 'callTool' | 'getPrompt' | 'readResource' | 'close'
+>;
+type Era = '2025-11-25' | '2026-07-28';
+const ERAS: Era[] = ['2025-11-25', '2026-07-28'];
+
+/** The SDK v2 client pinned to 2026-07-28 (every request stateless, its `_meta` saying who it is). */
+async function connectStateless(transport: Parameters<ClientV2['connect']>[0]): Promise<ListingClient> {
+  const client = new ClientV2({ name: 'v2', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(transport);
+  return client as unknown as ListingClient;
+}
+
 /** Asserts that what `client` lists is exactly what it can use, for every kind of entry. */
-async function expectListedIsCallable(client: Client): Promise<void> {
+async function expectListedIsCallable(client: ListingClient): Promise<void> {
   const tools = new Set((await client.listTools()).tools.map((tool) => tool.name));
   const prompts = new Set((await client.listPrompts()).prompts.map((prompt) => prompt.name));
   const resources = new Set((await client.listResources()).resources.map((resource) => resource.uri));
@@ -151,7 +167,7 @@ describe('listed ⇔ callable, for generated principals', () => {
     },
   );
 
-  it('holds over HTTP (API keys)', async () => {
+  it.each(ERAS)('holds over HTTP (API keys), %s requests', async (era) => {
     const generated = principals(12, 7);
     const keys = generated.map((principal) => ({ key: `key-for-${principal.id}`, principal }));
     const moduleRef = await Test.createTestingModule({
@@ -174,7 +190,11 @@ describe('listed ⇔ callable, for generated principals', () => {
     const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
     try {
       for (const { key } of keys) {
-        const client = await connectHttpClient(url, { 'x-api-key': key });
+        const headers = { 'x-api-key': key };
+        const client =
+          era === '2025-11-25'
+            ? await connectHttpClient(url, headers)
+            : await connectStateless(new TransportV2(new URL(url), { requestInit: { headers } }));
         await expectListedIsCallable(client);
         await client.close();
       }
@@ -183,7 +203,7 @@ describe('listed ⇔ callable, for generated principals', () => {
     }
   });
 
-  it('holds over stdio (the configured local principal)', async () => {
+  it.each(ERAS)('holds over stdio (the configured local principal), %s requests', async (era) => {
     for (const principal of principals(5, 11)) {
       const moduleRef = await Test.createTestingModule({
         imports: [SecurityFixtureModule.register({ http: false, stdioPrincipal: principal })],
@@ -193,8 +213,13 @@ describe('listed ⇔ callable, for generated principals', () => {
       const toServer = new PassThrough();
       const fromServer = new PassThrough();
       void app.get(StdioTransport).connect(toServer, fromServer);
-      const client = new Client({ name: 'stdio', version: '1' });
-      await client.connect(new StreamClientTransport(fromServer, toServer));
+      const transport = new StreamClientTransport(fromServer, toServer);
+      let client: ListingClient;
+      if (era === '2025-11-25') {
+        const v1 = new Client({ name: 'stdio', version: '1' });
+        await v1.connect(transport);
+        client = v1;
+      } else client = await connectStateless(transport as unknown as Parameters<ClientV2['connect']>[0]);
       await expectListedIsCallable(client);
       await client.close();
       await app.close();

@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpTool } from '#libs/core';
 import { McpModule } from '#libs/hosting';
 import { FixedWindowThrottlerStorage, hashApiKey, McpThrottlerGuard } from '#libs/security';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { connectHttpClient } from './support/fixture-app';
 
 @Injectable()
@@ -84,6 +85,34 @@ describe.each([
     } finally {
       await alice.close();
       await bob.close();
+      await app.close();
+    }
+  });
+});
+
+describe('throttling across protocol eras', () => {
+  it('gives a principal one budget, whichever revision its requests speak', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [ThrottledModule] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    const legacy = await connectHttpClient(url, { 'x-api-key': 'key-a' });
+    const stateless = new ClientV2(
+      { name: 'v2', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await stateless.connect(new TransportV2(new URL(url), { requestInit: { headers: { 'x-api-key': 'key-a' } } }));
+    try {
+      expect(textOf(await stateless.callTool({ name: 'expensive', arguments: {} }))).toBe('computed');
+      const refused = await legacy.callTool({ name: 'expensive' });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/^Rate limit reached for "expensive": at most 1 call\(s\) per 60 s\./);
+      const again = (await stateless.callTool({ name: 'expensive', arguments: {} })) as CallToolResult;
+      expect(again.isError).toBe(true);
+      expect(textOf(again)).toMatch(/^Rate limit reached for "expensive"/);
+    } finally {
+      await legacy.close();
+      await stateless.close();
       await app.close();
     }
   });

@@ -1,13 +1,16 @@
-// `npm run bench`: the floor (bare node:http), the official SDK v1 stateful server and ours
-// (apps/bench, plain and with API key + throttling), measured with wrk in interleaved rounds. Each server runs pinned to core 0, wrk
+// `npm run bench`: the floor (bare node:http), the official SDK v1 stateful server, the official
+// SDK v2 server (createMcpHandler) and ours (apps/bench, plain, with API key + throttling, with the
+// audit trail), measured with wrk in interleaved rounds. 2025-11-25 requests go to every server;
+// stateless 2026-07-28 requests (tools/call and tools/list) to ours and the SDK v2 server, which
+// serve both revisions on one endpoint. Each server runs pinned to core 0, wrk
 // pinned to core 1 (one thread, 30 connections). Every answer kind is checked once with fetch
 // before it is measured, and the wrk script itself counts non-2xx statuses and unexpected bodies:
 // any such response fails the run.
 //
 // Env: BENCH_SECONDS   seconds per measurement (default 10; each is preceded by a warm-up)
 //      BENCH_ROUNDS    interleaved rounds (default 3, or 1 with BENCH_ONLY)
-//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,ours,secure,audit (e.g. BENCH_ONLY=ours,audit)
-//      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list)
+//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,sdk2,ours,secure,audit (e.g. BENCH_ONLY=ours,audit)
+//      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list,tools/call@2026-07-28)
 //      BENCH_WRITE=0   do not rewrite the results section of docs/benchmarks.md
 //
 // Other processes on these two cores (a test run, a build) skew the figures badly, so each
@@ -31,6 +34,7 @@ const CONNECTIONS = 30;
 const QUIET_LOAD = 10; // % of one core that other processes may use during a measurement
 const ATTEMPTS = 3;
 const PROTOCOL_VERSION = '2025-11-25';
+const MODERN = '2026-07-28';
 const MCP_HEADERS = {
   'Content-Type': 'application/json',
   Accept: 'application/json, text/event-stream',
@@ -41,11 +45,19 @@ const ALL_SERVERS = [
   { id: 'floor', label: 'bare node:http (floor)', entry: join(here, 'floor-server.mjs'), stateful: false },
   { id: 'sdk', label: 'official SDK v1, stateful', entry: join(here, 'sdk-server.mjs'), stateful: true },
   {
+    id: 'sdk2',
+    label: 'official SDK v2, createMcpHandler (stateless)',
+    entry: join(here, 'sdk2-server.mjs'),
+    stateful: false,
+    revisions: [PROTOCOL_VERSION, MODERN],
+  },
+  {
     id: 'ours',
     label: 'nest-mcp-host (apps/bench, stateless)',
     entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
     stateful: false,
     readyPath: '/health/ready',
+    revisions: [PROTOCOL_VERSION, MODERN],
   },
   {
     id: 'secure',
@@ -67,8 +79,33 @@ const ALL_SERVERS = [
   },
 ];
 
+/**
+ * A stateless 2026-07-28 request: the revision, the client's capabilities and identity in
+ * `params._meta`, and the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`).
+ */
+function modern(method, params = {}, name) {
+  return {
+    revision: MODERN,
+    headers: { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': method, ...(name && { 'Mcp-Name': name }) },
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+        },
+      },
+    },
+  };
+}
+
 // `expect` is a substring every measured body must contain (checked by the wrk script);
-// `check` is the full check of the one answer fetched before the measurement.
+// `check` is the full check of the one answer fetched before the measurement. A scenario is
+// measured on the servers that serve its `revision` (2025-11-25 unless given).
 const ALL_SCENARIOS = [
   {
     id: 'tools/call',
@@ -94,7 +131,24 @@ const ALL_SCENARIOS = [
     expect: '"uri":"bench://items/99"',
     check: (result) => result?.resources?.length === 100 && result.nextCursor === undefined,
   },
+  {
+    id: `tools/call@${MODERN}`,
+    ...modern('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }, 'add'),
+    expect: '"text":"3"',
+    check: (result) => result?.resultType === 'complete' && result.content?.[0]?.text === '3' && !result.isError,
+  },
+  {
+    id: `tools/list@${MODERN}`,
+    ...modern('tools/list'),
+    expect: '"name":"noop_99"',
+    check: (result) =>
+      result?.resultType === 'complete' && result.tools?.length === 101 && result.nextCursor === undefined,
+  },
 ];
+
+/** Whether `server` is measured on `scenario` (it serves the scenario's revision). */
+const serves = (server, scenario) =>
+  (server.revisions ?? [PROTOCOL_VERSION]).includes(scenario.revision ?? PROTOCOL_VERSION);
 
 const SERVERS = subset(ALL_SERVERS, process.env.BENCH_ONLY, 'BENCH_ONLY');
 const SCENARIOS = subset(ALL_SCENARIOS, process.env.BENCH_SCENARIOS, 'BENCH_SCENARIOS');
@@ -285,7 +339,8 @@ function checkAuditTrail(file) {
 
 /** Fetches one answer of the scenario and fails unless it is a 2xx with the expected result. */
 async function verifyAnswer(running, scenario) {
-  const { status, text, message } = await mcpPost(running.url, scenario.body, running.headers);
+  const headers = { ...scenario.headers, ...running.headers };
+  const { status, text, message } = await mcpPost(running.url, scenario.body, headers);
   const where = `${running.server.id} ${scenario.id}`;
   if (status < 200 || status > 299) throw new Error(`${where}: HTTP ${status}: ${text.slice(0, 500)}`);
   if (message?.id !== scenario.body.id || !scenario.check(message.result)) {
@@ -299,7 +354,7 @@ async function verifyAnswer(running, scenario) {
 /** A wrk script sending the scenario's request and counting non-2xx statuses and unexpected bodies. */
 function writeLuaScript(directory, running, scenario) {
   const quote = (value) => `[==[${value}]==]`;
-  const headers = { ...MCP_HEADERS, ...running.headers };
+  const headers = { ...MCP_HEADERS, ...scenario.headers, ...running.headers };
   const script = `-- ${running.server.id} ${scenario.id} (generated by test/bench/run.mjs)
 wrk.method = "POST"
 wrk.body = ${quote(JSON.stringify(scenario.body))}
@@ -336,7 +391,7 @@ function done(summary, latency, requests)
   io.write(string.format("bench-check non2xx=%d unexpected=%d\\n", bad, wrong))
 end
 `;
-  const file = join(directory, `${running.server.id}-${scenario.id.replace('/', '-')}.lua`);
+  const file = join(directory, `${running.server.id}-${scenario.id.replace(/[^\w.-]/g, '-')}.lua`);
   writeFileSync(file, script);
   return file;
 }
@@ -462,11 +517,12 @@ const median = (values) => {
 function summaryTable(samples) {
   const rows = [];
   for (const scenario of SCENARIOS) {
-    const floor = samples.get(`floor ${scenario.id}`);
+    // The floor answers 2025-11-25 requests only: a 2026-07-28 row is set against its row of the same method.
+    const floor = samples.get(`floor ${scenario.id.split('@')[0]}`);
     const floorRps = floor && median(floor.map((sample) => sample.rps));
     const plain = samples.get(`ours ${scenario.id}`);
     const oursRps = plain && median(plain.map((sample) => sample.rps));
-    for (const server of SERVERS) {
+    for (const server of SERVERS.filter((candidate) => serves(candidate, scenario))) {
       const runs = samples.get(`${server.id} ${scenario.id}`);
       const rps = median(runs.map((sample) => sample.rps));
       const timeouts = runs.reduce((sum, sample) => sum + sample.timeouts, 0);
@@ -541,14 +597,14 @@ async function main() {
       for (const server of SERVERS) {
         current = await startServer(server);
         try {
-          for (const scenario of SCENARIOS) {
+          for (const scenario of SCENARIOS.filter((candidate) => serves(server, candidate))) {
             const bytes = await verifyAnswer(current, scenario);
             const script = writeLuaScript(scripts, current, scenario);
             const result = await measure(current, scenario, script);
             const key = `${server.id} ${scenario.id}`;
             samples.set(key, [...(samples.get(key) ?? []), result]);
             console.log(
-              `round ${round}: ${server.id.padEnd(5)} ${scenario.id.padEnd(14)} ${result.rps.toFixed(0).padStart(7)} req/s` +
+              `round ${round}: ${server.id.padEnd(6)} ${scenario.id.padEnd(25)} ${result.rps.toFixed(0).padStart(7)} req/s` +
                 `  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  (${bytes} B answers)` +
                 (result.otherLoad === undefined ? '' : `  other load ${result.otherLoad.toFixed(0)}%`) +
                 (result.timeouts ? `  ${result.timeouts} timeouts` : ''),

@@ -2,7 +2,7 @@
 // suite's own verdict, that every passing scenario really reached its fixture (an SDK-style
 // server answers an unknown tool with an isError result, which some scenarios accept).
 // Prerequisites: `npm run build` (the root `npm test` does it) and test/conformance installed
-// (the root postinstall does it). Scenario contracts: SCENARIOS.md.
+// (the root postinstall does it). Scenario contracts: SCENARIOS.md and SCENARIOS-2026.md.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -43,7 +43,50 @@ const FIXTURES = {
   'prompts-get-with-args': ['prompt:test_prompt_with_arguments'],
   'prompts-get-embedded-resource': ['prompt:test_prompt_with_embedded_resource'],
   'prompts-get-with-image': ['prompt:test_prompt_with_image'],
-  'http-custom-header-server-validation': ['tool:test_header_params'],
+  // 2026-07-28 (SCENARIOS-2026.md). The log is per suite, so an entry proves the fixture was
+  // reached during that suite's run.
+  'server-stateless': [
+    'tool:test_missing_capability',
+    'tool:test_streaming_elicitation',
+    'tool:test_logging_tool',
+    'tool:test_trigger_tool_change',
+    'tool:test_trigger_prompt_change',
+  ],
+  caching: ['resource:test://static-text'],
+  'input-required-result-basic-elicitation': ['tool:test_input_required_result_elicitation'],
+  'input-required-result-basic-sampling': ['tool:test_input_required_result_sampling'],
+  'input-required-result-basic-list-roots': ['tool:test_input_required_result_list_roots'],
+  'input-required-result-request-state': ['tool:test_input_required_result_request_state'],
+  'input-required-result-multiple-input-requests': ['tool:test_input_required_result_multiple_inputs'],
+  'input-required-result-multi-round': ['tool:test_input_required_result_multi_round'],
+  'input-required-result-missing-input-response': ['tool:test_input_required_result_elicitation'],
+  'input-required-result-non-tool-request': ['prompt:test_input_required_result_prompt'],
+  'input-required-result-result-type': ['tool:test_input_required_result_elicitation'],
+  'input-required-result-tampered-state': ['tool:test_input_required_result_tampered_state'],
+  'input-required-result-capability-check': ['tool:test_input_required_result_capabilities'],
+  'input-required-result-ignore-extra-params': ['tool:test_input_required_result_elicitation'],
+  'input-required-result-validate-input': ['tool:test_input_required_result_elicitation'],
+  'tasks-lifecycle': ['tool:greet', 'tool:slow_compute', 'tool:failing_job', 'tool:protocol_error_job'],
+  'tasks-capability-negotiation': ['tool:slow_compute'],
+  'tasks-wire-fields': ['tool:slow_compute'],
+  'tasks-request-state-removal': ['tool:slow_compute'],
+  'tasks-mrtr-input': ['tool:confirm_delete', 'tool:multi_input'],
+  'tasks-request-headers': ['tool:greet', 'tool:slow_compute'],
+  'tasks-dispatch-and-envelope': ['tool:greet', 'tool:slow_compute', 'tool:failing_job', 'tool:confirm_delete'],
+  'tasks-mrtr-composition': ['tool:test_tool_with_task'],
+  'http-header-validation': ['tool:test_simple_text'],
+  'http-custom-header-server-validation': ['tool:test_custom_headers'],
+};
+
+/**
+ * SKIPPED checks that are the suite's own choice, not a sign of a missing feature: scenario →
+ * check ids. `tasks-status-notifications` has no implementation yet (its run() returns this one
+ * SKIPPED check for every server, pending a rewrite against subscriptions/listen). Every other
+ * SKIPPED means a prerequisite failed or a capability was not advertised, so a suite judged with
+ * `skippedFails` counts it as a failure.
+ */
+const INTENTIONAL_SKIPS = {
+  'tasks-status-notifications': ['tasks-status-notifications'],
 };
 
 /** A problem with the run itself rather than with a scenario. */
@@ -159,6 +202,28 @@ function listScenarios(node, suite) {
   return names;
 }
 
+/**
+ * The server scenarios a `--requirements` run executes, scored or not, from the suite itself:
+ * the "Server scenarios" section and every `[server]` entry of the not-scored part. A scenario
+ * that crashes writes no checks.json, so the run is judged against this list, not the files.
+ */
+function listRequiredScenarios(node, suite, revision) {
+  const { stdout, status } = spawnSync(node, [suite, 'list', '--server', '--requirements', revision], {
+    encoding: 'utf8',
+  });
+  const names = [];
+  let inServerSection = false;
+  for (const line of stdout.split(/\r?\n/)) {
+    if (/^Server scenarios/.test(line)) inServerSection = true;
+    else if (line.trim() === '' || /^\S/.test(line)) inServerSection = false;
+    const item = /^\s+- (\S+)(?: \[(\w+)\])?$/.exec(line);
+    if (item && (item[2] === 'server' || (item[2] === undefined && inServerSection))) names.push(item[1]);
+  }
+  if (status !== 0 || names.length === 0)
+    throw new HarnessError(`\`conformance list --server --requirements ${revision}\` failed (exit ${status})`);
+  return names;
+}
+
 /** Scenario name → its checks, from `<dir>/server-<scenario>-<timestamp>/checks.json`. */
 function readChecks(dir) {
   const checks = new Map();
@@ -175,13 +240,22 @@ function readInvoked(fixtureLog) {
   return new Set(lines.map((line) => JSON.parse(line)).map(({ kind, name }) => `${kind}:${name}`));
 }
 
-/** Classifies every scenario; the suite's own rule applies: a WARNING fails a scenario too. */
-function judge(scenarios, checks, expected, invoked) {
+/** Whether a check fails its scenario: FAILURE and WARNING always, SKIPPED when the suite says so. */
+function failing(scenario, check, skippedFails) {
+  if (check.status === 'FAILURE' || check.status === 'WARNING') return true;
+  return skippedFails && check.status === 'SKIPPED' && !(INTENTIONAL_SKIPS[scenario] ?? []).includes(check.id);
+}
+
+/**
+ * Classifies every scenario; the suite's own rule applies (a WARNING fails a scenario too), and
+ * with `skippedFails` an unintended SKIPPED fails it as well.
+ */
+function judge(scenarios, checks, expected, invoked, skippedFails) {
   return scenarios.map((scenario) => {
     const results = checks.get(scenario);
     const why = results
       ? results
-          .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+          .filter((check) => failing(scenario, check, skippedFails))
           .map((check) => `[${check.id}] ${check.status}: ${check.errorMessage ?? check.description}`)
       : ['no checks.json: the scenario crashed (see suite.log)'];
     if (expected.has(scenario)) {
@@ -195,6 +269,8 @@ function judge(scenarios, checks, expected, invoked) {
       return { scenario, verdict: 'failed', why: [`passed without reaching its fixture ${missing.join(', ')}`] };
     // A scenario may pass on INFO checks alone (e.g. SSE polling against a JSON response): say so.
     const vacuous = !results.some((check) => check.status === 'SUCCESS');
+    if (vacuous && skippedFails && results.every((check) => check.status === 'SKIPPED'))
+      return { scenario, verdict: 'passed', why: ['(intentionally skipped by the suite: nothing tested)'] };
     return {
       scenario,
       verdict: 'passed',
@@ -213,7 +289,9 @@ function report(verdicts) {
 
 /**
  * The suites run against the same fixture server: the latest stable release over every
- * scenario (with the baseline), then the next release's frozen requirements of 2025-11-25.
+ * scenario (with the baseline), then the next release's frozen requirements of 2025-11-25 and
+ * of 2026-07-28. The 2026 run is judged on every scenario it executes, scored or not (tasks
+ * extension, pending), and an unintended SKIPPED fails it (INTENTIONAL_SKIPS).
  */
 const SUITES = [
   {
@@ -228,7 +306,17 @@ const SUITES = [
     pkg: 'conformance-next',
     dir: 'requirements-2025-11-25',
     args: ['--requirements', '2025-11-25'],
+    requirements: '2025-11-25',
     baseline: false,
+  },
+  {
+    label: '@modelcontextprotocol/conformance 0.2.0-alpha.12, --requirements 2026-07-28',
+    pkg: 'conformance-next',
+    dir: 'requirements-2026-07-28',
+    args: ['--requirements', '2026-07-28'],
+    requirements: '2026-07-28',
+    baseline: false,
+    skippedFails: true,
   },
 ];
 
@@ -240,7 +328,9 @@ async function runSuite(node, suite, url, fixtureLog) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(fixtureLog, '');
   const expected = new Set(suite.baseline ? readBaseline() : []);
-  const listed = suite.baseline ? listScenarios(node, entry) : undefined;
+  const listed = suite.requirements
+    ? listRequiredScenarios(node, entry, suite.requirements)
+    : listScenarios(node, entry);
   const unknown = [...expected].filter((name) => !listed.includes(name));
   if (unknown.length > 0) throw new HarnessError(`baseline.yml lists unknown scenarios: ${unknown.join(', ')}`);
   const exit = await runToFile(
@@ -250,8 +340,9 @@ async function runSuite(node, suite, url, fixtureLog) {
     SUITE_TIMEOUT_MS,
   );
   const checks = readChecks(dir);
-  // The requirements run chooses its own scenarios: judge the ones it ran.
-  const verdicts = judge(listed ?? [...checks.keys()], checks, expected, readInvoked(fixtureLog));
+  const ran = [...checks.keys()].filter((name) => !listed.includes(name));
+  if (ran.length > 0) throw new HarnessError(`${suite.label} ran scenarios it does not list: ${ran.join(', ')}`);
+  const verdicts = judge(listed, checks, expected, readInvoked(fixtureLog), suite.skippedFails === true);
   return { verdicts, exit, expected: expected.size };
 }
 

@@ -1,6 +1,7 @@
 // The first step of `npm test`: the servers some tests run for real, from Debian's packages —
 // redis-server (shared throttling, readiness), PostgreSQL's server binaries (the audit sink's
-// tests start private servers) and chromium (the admin dashboard's browser test). Missing ones
+// tests start private servers), chromium (the admin dashboard's browser test) and haproxy (two
+// hosts behind a round-robin load balancer). Missing ones
 // are installed when running as root with apt-get (CI, a fresh container); otherwise the step
 // stops before any test, naming what is missing and the command that installs it.
 //
@@ -64,12 +65,20 @@ const NEEDS = [
     versionOf: (chromiumBinary) => chromiumBinary,
     usedBy: 'the admin dashboard in a browser',
   },
+  {
+    what: 'haproxy',
+    debian: 'haproxy',
+    find: () => onPath('haproxy'),
+    versionOf: (haproxy) => haproxy,
+    versionFlag: '-v', // haproxy has no --version
+    usedBy: 'two hosts behind a round-robin load balancer',
+  },
 ];
 
-/** The first line `binary --version` prints, or a note that it printed none. */
-function version(binary) {
+/** The first line `binary --version` (or the flag given) prints, or a note that it printed none. */
+function version(binary, flag = '--version') {
   try {
-    const out = execFileSync(binary, ['--version'], {
+    const out = execFileSync(binary, [flag], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
       timeout: 10_000,
@@ -123,5 +132,5 @@ if (absent.length > 0) {
 
 for (const need of NEEDS) {
   const found = need.find();
-  console.log(`npm test: ${need.what} at ${found}: ${version(need.versionOf(found))}`);
+  console.log(`npm test: ${need.what} at ${found}: ${version(need.versionOf(found), need.versionFlag)}`);
 }

@@ -5,11 +5,16 @@ import { ContentFixtures } from './content.fixtures';
 import { ClientRequestFixtures } from './client-request.fixtures';
 import { FixtureLogInterceptor } from './fixture-log';
 import { HeaderFixtures } from './header.fixtures';
-import { ListenFixtures } from './listen.fixtures';
+import { InputRequiredFixtures } from './input-required.fixtures';
 import { PromptFixtures } from './prompt.fixtures';
 import { ResourceFixtures } from './resource.fixtures';
+import { StatelessFixtures } from './stateless.fixtures';
+import { TaskFixtures } from './task.fixtures';
 
-/** The official conformance suite's fixtures, built on the public API only. */
+/**
+ * The official conformance suite's fixtures, built on the public API only. `ContentFixtures` comes
+ * first: some 2026-07-28 scenarios use the first listed tool (`test_simple_text`).
+ */
 @Module({
   imports: [McpModule.forRoot({ name: 'nest-mcp-host-conformance', version: '1.0.0', pageSize: 1000 })],
   providers: [
@@ -19,8 +24,10 @@ import { ResourceFixtures } from './resource.fixtures';
     PromptFixtures,
     ResourceFixtures,
     ClientRequestFixtures,
+    StatelessFixtures,
+    InputRequiredFixtures,
+    TaskFixtures,
     HeaderFixtures,
-    ListenFixtures,
   ],
 })
 export class ConformanceModule {}

@@ -18,6 +18,7 @@ export type { CallFailure, Invocation } from './results/invocation';
 export { HandlerFailedError } from './results/handler-failed.error';
 export type { CallChannel } from './context/call-channel.interface';
 export { CallCancellation } from './context/call-cancellation';
+export { CallCancelledError } from './context/call-cancelled.error';
 export { toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
 export { ConfirmationGate, APPROVAL_META } from './confirmation/confirmation.gate';
 export {

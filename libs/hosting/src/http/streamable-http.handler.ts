@@ -47,6 +47,9 @@ interface Accepts {
   sse: boolean;
 }
 
+/** What a 2026-07-28 request is handed to the dispatcher with (it never holds state: see `McpDispatcher`). */
+const STATELESS_REQUEST = new McpSession(undefined, STATELESS_PROTOCOL_VERSION);
+
 /** The first revision with SSE priming events and server-initiated disconnection (SEP-1699). */
 const POLLING_SINCE = '2025-11-25';
 
@@ -166,7 +169,8 @@ export class StreamableHttpHandler {
 
     // A 2026-07-28 request needs no session, in either mode: its `_meta` says who the client is.
     if (kind !== 'response' && isStatelessRequest(message.params, typeof version === 'string' ? version : undefined)) {
-      const session = new McpSession(undefined, STATELESS_PROTOCOL_VERSION);
+      // The dispatcher serves it on a session made from its `_meta`: this one only says "stateless".
+      const session = STATELESS_REQUEST;
       if (kind === 'notification') {
         await this.dispatcher.dispatch(
           kind,

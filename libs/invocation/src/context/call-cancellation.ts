@@ -1,3 +1,6 @@
+import { IntrinsicException } from '@nestjs/common';
+import { CallCancelledError } from './call-cancelled.error';
+
 /**
  * The cancellation state of one call. The `AbortController` behind `ctx.signal` is created only
  * when the tool reads the signal: most calls finish without ever looking at it, and creating
@@ -40,7 +43,11 @@ export class CallCancellation {
   cancel(reason: unknown): void {
     if (this.cancelled) return;
     this.cancelled = true;
-    this.reason = reason;
+    // A handler that stops on the signal throws its reason: make it one Nest does not log as a crash.
+    this.reason =
+      reason instanceof IntrinsicException
+        ? reason
+        : new CallCancelledError(reason instanceof Error ? reason.message : String(reason));
     this.controller?.abort(reason);
   }
 }

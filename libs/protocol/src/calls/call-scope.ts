@@ -75,7 +75,10 @@ export class CallScope {
   ): Promise<T> {
     const session = scope.session;
     const cancellation = new CallCancellation();
-    const stopWatching = scope.onLost?.((reason) => cancellation.cancel(reason));
+    // In 2026-07-28, closing the request's stream is how a client cancels it (there is no notification).
+    const stopWatching = scope.onLost?.((reason) =>
+      session.stateless ? cancellation.cancelByClient(reason.message) : cancellation.cancel(reason),
+    );
     session.inFlight.set(id, cancellation);
     // Without a session, a cancellation can only find the call through its caller and id.
     const forget = session.id === undefined ? this.stateless.add(scope.principal.id, id, cancellation) : undefined;

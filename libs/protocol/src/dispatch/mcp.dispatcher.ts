@@ -151,15 +151,15 @@ export class McpDispatcher {
         : error instanceof RequestLimitError
           ? 'limited'
           : outcomeOfCode(error.code);
-    note.fail(outcome, error.code, error.message);
-    // The client's mistake, not the host's: one line, below the levels production logs keep.
-    this.logger.debug(`${note.method} refused (${error.code}): ${error.message}`);
-    if (error.httpStatus !== undefined) scope.onHttpStatus?.(error.httpStatus);
     // 2026-07-28 made "resource not found" an invalid-params error; tools throw one error for both eras.
     const code =
       error.code === JsonRpcErrorCode.RESOURCE_NOT_FOUND && scope.session.stateless
         ? JsonRpcErrorCode.INVALID_PARAMS
         : error.code;
+    note.fail(outcome, code, error.message);
+    // The client's mistake, not the host's: one line, below the levels production logs keep.
+    this.logger.debug(`${note.method} refused (${code}): ${error.message}`);
+    if (error.httpStatus !== undefined) scope.onHttpStatus?.(error.httpStatus);
     return errorResponse(id, code, error.message, error.data);
   }
 

@@ -48,6 +48,9 @@ export function outcomeOfCode(code: number): AuditOutcome {
     case JsonRpcErrorCode.INVALID_PARAMS:
     case JsonRpcErrorCode.INVALID_REQUEST:
     case JsonRpcErrorCode.PARSE_ERROR:
+    case JsonRpcErrorCode.HEADER_MISMATCH:
+    case JsonRpcErrorCode.MISSING_CLIENT_CAPABILITY:
+    case JsonRpcErrorCode.UNSUPPORTED_PROTOCOL_VERSION:
       return 'invalid';
     case JsonRpcErrorCode.METHOD_NOT_FOUND:
     case JsonRpcErrorCode.RESOURCE_NOT_FOUND:

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { AuditRecord } from '#libs/security';
+import { AppModule } from '../../src/app.module';
+import { parsePrometheusText, type PromSample } from './prometheus-text';
+import { waitForAsync } from './wait-for';
+
+/** The support-desk host (src/) running in this process on a loopback port. */
+export interface DeskHost {
+  app: INestApplication;
+  /** The MCP endpoint. */
+  url: string;
+  /** The server's root (health, metrics, admin). */
+  base: string;
+  /** This host's own audit trail (JSON lines). */
+  auditFile: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the support desk as `npm start` does, with `env` over the process environment (read once,
+ * at start-up) and an audit trail of its own.
+ */
+export async function startDeskHost(env: Record<string, string> = {}): Promise<DeskHost> {
+  const saved = { ...process.env };
+  const auditFile = join(tmpdir(), `desk-audit-${randomUUID()}.jsonl`);
+  Object.assign(process.env, { SUPPORT_REPORT_STEP_MS: '30', AUDIT_FILE: auditFile, ...env });
+  try {
+    const moduleRef = await Test.createTestingModule({
+      imports: [AppModule.register({ transport: 'http' })],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    return { app, url: `${base}/mcp`, base, auditFile, close: () => app.close() };
+  } finally {
+    process.env = saved;
+  }
+}
+
+/** Every record of an audit trail file so far (none if it does not exist yet). */
+export async function readAuditTrail(file: string): Promise<AuditRecord[]> {
+  return (await readFile(file, 'utf8').catch(() => ''))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as AuditRecord);
+}
+
+/**
+ * The records of `file` that `select` keeps, once there are at least `count` of them (the trail
+ * is written in batches, a few milliseconds after each request).
+ */
+export async function auditRecords(
+  file: string,
+  select: (record: AuditRecord) => boolean,
+  count = 1,
+): Promise<AuditRecord[]> {
+  let found: AuditRecord[] = [];
+  await waitForAsync(async () => {
+    found = (await readAuditTrail(file)).filter(select);
+    return found.length >= count;
+  }).catch(() => {
+    throw new Error(`expected ${count} matching audit record(s), found ${JSON.stringify(found, null, 2)}`);
+  });
+  return found;
+}
+
+/** The samples of a host's `/metrics`. */
+export async function scrapeMetrics(base: string): Promise<PromSample[]> {
+  const response = await fetch(`${base}/metrics`);
+  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+  return parsePrometheusText(await response.text()).samples;
+}
+
+/**
+ * The sum of the samples named `name` whose labels include `labels`, whatever their other labels
+ * (so a count does not depend on labels a test does not care about).
+ */
+export function sumOf(samples: PromSample[], name: string, labels: Record<string, string> = {}): number {
+  return samples
+    .filter(
+      (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    )
+    .reduce((sum, sample) => sum + sample.value, 0);
+}

@@ -81,15 +81,22 @@ export interface McpModuleOptions {
   mode?: 'stateful' | 'stateless';
   /** A session unused for this long is ended (ms). @default 1_800_000 (30 min) */
   sessionIdleTtlMs?: number;
-  /** At most this many live sessions; `initialize` beyond it is refused with 503. @default 10_000 */
+  /**
+   * At most this many live sessions; `initialize` beyond it is refused with 503. Also the most
+   * open `subscriptions/listen` streams of 2026-07-28 clients. @default 10_000
+   */
   maxSessions?: number;
   /**
    * At most this many live sessions per principal (per client address when authentication is
    * off), so one caller cannot hold the whole `maxSessions` hostage; `initialize` beyond it is
-   * refused with 429 naming the limit. @default 100
+   * refused with 429 naming the limit. Also the open `subscriptions/listen` streams per
+   * principal (2026-07-28; beyond it `-32602`). @default 100
    */
   maxSessionsPerPrincipal?: number;
-  /** At most this many `resources/subscribe` URIs per session; more are refused with `-32602`. @default 100 */
+  /**
+   * At most this many `resources/subscribe` URIs per session, and `resourceSubscriptions` URIs per
+   * `subscriptions/listen` stream; more are refused with `-32602`. @default 100
+   */
   maxSubscriptionsPerSession?: number;
   /**
    * Origins allowed to call the endpoint (exact `scheme://host[:port]`). Requests with any other

@@ -1,8 +1,12 @@
+import { PassThrough } from 'node:stream';
 import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpCatalog, McpResourceNotifier } from 'nest-mcp-host';
+import { StdioTransport } from '#libs/hosting';
 import { ListenSubscriptions, SessionStore } from '#libs/protocol';
+import { FixtureModule } from './fixtures/fixture.module';
 import { DESK_KEYS, startDesk } from './support/desk-app';
 import { connectHttpClient } from './support/fixture-app';
 import { SseReader } from './support/sse-reader';
@@ -191,6 +195,83 @@ describe('subscriptions/listen when the desk shuts down', () => {
         params: { requestId: 7, reason: 'host shutting down', _meta: { [SUBSCRIPTION_ID]: 7 } },
       },
       { jsonrpc: '2.0', id: 7, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 7 } } },
+    ]);
+  });
+});
+
+describe('subscriptions/listen over stdio', () => {
+  const META = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+
+  /** The fixture app on stdio, driven by raw lines: what it wrote, parsed. */
+  async function stdioHost() {
+    const moduleRef = await Test.createTestingModule({ imports: [FixtureModule.register({ http: false })] }).compile();
+    await moduleRef.init();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: Record<string, unknown>[] = [];
+    output.setEncoding('utf8');
+    output.on('data', (chunk: string) =>
+      chunk
+        .split('\n')
+        .filter(Boolean)
+        .forEach((line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
+    );
+    void moduleRef.get(StdioTransport).connect(input, output);
+    const send = (message: Record<string, unknown>) =>
+      input.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    return { moduleRef, lines, send };
+  }
+
+  it('shares stdout with other messages, tags its own, and ends unanswered on notifications/cancelled', async () => {
+    const { moduleRef, lines, send } = await stdioHost();
+    try {
+      send({
+        id: 'listen-1',
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: META },
+      });
+      await waitFor(() => lines.length === 1);
+      expect(lines[0]).toMatchObject({
+        method: 'notifications/subscriptions/acknowledged',
+        params: { _meta: { [SUBSCRIPTION_ID]: 'listen-1' } },
+      });
+      moduleRef.get(McpCatalog).addTool({ name: 'stdio_status', description: 'Status' }, () => 'up');
+      await waitFor(() => lines.length === 2);
+      expect(lines[1]).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { [SUBSCRIPTION_ID]: 'listen-1' } },
+      });
+      send({ method: 'notifications/cancelled', params: { requestId: 'listen-1', reason: 'done' } });
+      await waitFor(() => moduleRef.get(ListenSubscriptions).size === 0);
+      // The next line is the answer to the next request: the cancelled listen request got none.
+      send({ id: 2, method: 'server/discover', params: { _meta: META } });
+      await waitFor(() => lines.length === 3);
+      expect(lines[2]).toMatchObject({ id: 2, result: { resultType: 'complete' } });
+    } finally {
+      await moduleRef.close();
+    }
+  });
+
+  it('ends it at shutdown with notifications/cancelled for the listen id, then the listen result', async () => {
+    const { moduleRef, lines, send } = await stdioHost();
+    send({
+      id: 9,
+      method: 'subscriptions/listen',
+      params: { notifications: { promptsListChanged: true }, _meta: META },
+    });
+    await waitFor(() => lines.length === 1);
+    await moduleRef.close();
+    expect(lines.slice(1)).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 9, reason: 'host shutting down', _meta: { [SUBSCRIPTION_ID]: 9 } },
+      },
+      { jsonrpc: '2.0', id: 9, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 9 } } },
     ]);
   });
 });

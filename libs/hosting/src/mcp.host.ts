@@ -75,7 +75,7 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribers.forEach((unsubscribe) => unsubscribe());
     // Listen streams never end by themselves: each gets its graceful closing before the drain.
-    this.subscriptions.closeAll('host shutting down');
+    await this.subscriptions.closeAll('host shutting down');
     const aborted = await this.state.drain(this.options.shutdownTimeoutMs);
     if (aborted > 0)
       this.logger.warn(`${aborted} call(s) still running after ${this.options.shutdownTimeoutMs} ms were aborted`);

@@ -64,7 +64,7 @@ function setup() {
 }
 
 describe('ChangeNotifications', () => {
-  it('tells every opened 2025-era session of a list change, and each subscription only of the lists it chose', () => {
+  it('tells every opened 2025-era session of a list change, and each subscription only of the lists it chose', async () => {
     const { changes, session, subscription, sessions, subscriptions } = setup();
     const opened = session();
     const unopened = session(false);
@@ -77,10 +77,10 @@ describe('ChangeNotifications', () => {
     expect(tools).toEqual(['notifications/tools/list_changed']);
     expect(prompts).toEqual([]);
     sessions.closeAll();
-    subscriptions.closeAll('spec over');
+    await subscriptions.closeAll('spec over');
   });
 
-  it('tells a subscription of a list change only when its principal may see an entry that changed', () => {
+  it('tells a subscription of a list change only when its principal may see an entry that changed', async () => {
     const { changes, subscription, subscriptions } = setup();
     const alice = subscription({ toolsListChanged: true });
     const admin = subscription({ toolsListChanged: true }, ADMIN);
@@ -90,10 +90,10 @@ describe('ChangeNotifications', () => {
     expect(admin).toEqual(['notifications/tools/list_changed']);
     changes.listChanged('tools', [...adminOnly, entry('search')]);
     expect(alice).toEqual(['notifications/tools/list_changed']);
-    subscriptions.closeAll('spec over');
+    await subscriptions.closeAll('spec over');
   });
 
-  it('tells of a resource update the sessions and subscriptions that asked for that URI and may read it', () => {
+  it('tells of a resource update the sessions and subscriptions that asked for that URI and may read it', async () => {
     const { changes, session, subscription, sessions, subscriptions } = setup();
     const subscribed = session(true, ['kb://open']);
     const other = session(true, ['kb://other']);
@@ -108,13 +108,13 @@ describe('ChangeNotifications', () => {
     expect(alice).toEqual(['notifications/resources/updated kb://open']);
     expect(admin).toEqual(['notifications/resources/updated kb://secret']);
     sessions.closeAll();
-    subscriptions.closeAll('spec over');
+    await subscriptions.closeAll('spec over');
   });
 
   it('stops telling a subscription once it ended', async () => {
     const { changes, subscription, subscriptions } = setup();
     const got = subscription({ toolsListChanged: true });
-    subscriptions.closeAll('spec over');
+    await subscriptions.closeAll('spec over');
     await Promise.resolve();
     changes.listChanged('tools', [entry('t')]);
     expect(got).toEqual(['notifications/cancelled']);

@@ -125,9 +125,15 @@ export class ListenSubscriptions {
     return reached;
   }
 
-  /** Ends every subscription on the host's initiative (shutdown): each gets its graceful closing. */
-  closeAll(reason: string): void {
-    for (const subscription of [...this.open.keys()]) subscription.end({ by: 'host', reason });
+  /**
+   * Ends every subscription on the host's initiative (shutdown): each gets its graceful closing.
+   * Resolves once their listen requests were answered (the answers go out on the next turn of
+   * the event loop), so that a transport closed after it has written them.
+   */
+  async closeAll(reason: string): Promise<void> {
+    const ending = [...this.open.keys()];
+    for (const subscription of ending) subscription.end({ by: 'host', reason });
+    if (ending.length > 0) await new Promise((resolve) => setImmediate(resolve));
   }
 
   private remove(subscription: ListenSubscription): void {

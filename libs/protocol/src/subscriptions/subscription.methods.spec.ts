@@ -133,14 +133,14 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
       },
     ]);
     expect(subscriptions.size).toBe(1);
-    subscriptions.closeAll('spec over');
+    await subscriptions.closeAll('spec over');
   });
 
   it('agrees to a restricted resource for a principal who may read it', async () => {
     const { listen, subscriptions } = setup();
     const { sent } = listen({ resourceSubscriptions: ['kb://secret'] }, ADMIN);
     expect(sent[0]).toMatchObject({ params: { notifications: { resourceSubscriptions: ['kb://secret'] } } });
-    subscriptions.closeAll('spec over');
+    await subscriptions.closeAll('spec over');
   });
 
   it('stays open until the client disconnects, then goes unanswered', async () => {
@@ -169,7 +169,7 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
   it('ends gracefully when the host ends it: notifications/cancelled for the listen id, then the result', async () => {
     const { listen, subscriptions } = setup();
     const { id, sent, answer, note } = listen({ toolsListChanged: true });
-    subscriptions.closeAll('host shutting down');
+    await subscriptions.closeAll('host shutting down');
     expect(JSON.parse(await answer)).toEqual({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id } });
     expect(note.withdrawn).toBe(false);
     expect(sent[1]).toEqual({
@@ -209,7 +209,7 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
     expect(subscriptions.size).toBe(3);
     const tooMany = listen({ resourceSubscriptions: ['a:1', 'a:2', 'a:3'] }, ADMIN).answer;
     expect((await failureOf(tooMany)).message).toContain('at most 2 URIs per subscription');
-    subscriptions.closeAll('spec over');
+    await subscriptions.closeAll('spec over');
   });
 
   it('lets an extension serve a filter field of its own, and refuse a subscription', async () => {
@@ -238,6 +238,6 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
     expect(() => subscriptions.addTopic({ field: 'toolsListChanged', acknowledge: () => true })).toThrow(
       'The subscriptions/listen filter field "toolsListChanged" is already served',
     );
-    subscriptions.closeAll('spec over');
+    await subscriptions.closeAll('spec over');
   });
 });

@@ -115,6 +115,8 @@ export { ApprovalDecisionError } from '#libs/invocation';
 export type { McpApproval, McpApprovalEvent, McpApprovalStatus, McpApprovalChannel } from '#libs/invocation';
 export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask } from '#libs/hosting';
 export type { McpTaskStore, McpTaskOwner, StoredTask } from '#libs/hosting';
+export { TASKS_EXTENSION, TaskStatusEvents, taskStatusNotification } from '#libs/hosting';
+export type { TaskStatusChange, TaskStatusListener } from '#libs/hosting';
 export { DependencyHealth, McpMetrics, McpCallStats, McpRequestObservers, MCP_TRACER_NAME } from '#libs/hosting';
 export type {
   McpHealthCheck,

@@ -83,7 +83,12 @@ describe('a long call run as a task, in each era (one host)', () => {
         task = await client.request({ method: 'tasks/get', params: { taskId } }, DetailedTask);
         return task.status !== 'working';
       }, 10_000);
-      expect(task).toMatchObject({ taskId, status: 'completed', result: { content: [{ type: 'text' }] } });
+      // The call's own result, inlined: the report's text and its CSV as an embedded resource.
+      expect(task).toMatchObject({
+        taskId,
+        status: 'completed',
+        result: { content: [{ type: 'text' }, { type: 'resource' }] },
+      });
       expect(task!.result!.content[0].text).toMatch(REPORT);
       // Routers find the task's owner by its id: tasks/get names it in Mcp-Name.
       expect(tap.requests('tasks/get')[0].headers['mcp-name']).toBe(taskId);

@@ -1,4 +1,4 @@
-import type { McpCallContext, McpClientRequestOptions, McpToolOptions } from 'nest-mcp-host';
+import type { McpClientRequestOptions } from 'nest-mcp-host';
 
 // What the 2026-07-28 fixtures need from the public API that it does not offer yet. Each helper
 // is written against the option the engine is expected to add, so the fixtures read as they will
@@ -15,26 +15,4 @@ import type { McpCallContext, McpClientRequestOptions, McpToolOptions } from 'ne
 export function keyed(key: string, options?: McpClientRequestOptions): McpClientRequestOptions {
   const keyedOptions: McpClientRequestOptions & { key: string } = { ...options, key };
   return keyedOptions;
-}
-
-/**
- * Options of a task-supporting tool that gathers input first (over `InputRequiredResult` rounds)
- * and becomes a task only where its handler calls `continueAsTask`, instead of at the start.
- *
- * needs: `McpToolOptions.taskStart?: 'call' | 'manual'` (@default 'call').
- */
-export function startsTaskManually(options: McpToolOptions): McpToolOptions {
-  const manual: McpToolOptions & { taskStart: 'manual' } = { ...options, taskStart: 'manual' };
-  return manual;
-}
-
-/**
- * From here on the call runs as a task when the client declared the tasks extension: the client
- * gets a `CreateTaskResult` now and the handler's result through `tasks/get`. A no-op otherwise.
- *
- * needs: `McpCallContext.continueAsTask(): Promise<void>`.
- */
-export async function continueAsTask(ctx: McpCallContext): Promise<void> {
-  const pending = ctx as McpCallContext & { continueAsTask?: () => Promise<void> };
-  await pending.continueAsTask?.();
 }

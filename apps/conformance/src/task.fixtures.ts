@@ -11,7 +11,7 @@ import {
   type McpCallContext,
 } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
-import { continueAsTask, keyed, startsTaskManually } from './pending-api';
+import { keyed } from './pending-api';
 
 type ElicitParams = Parameters<McpCallContext['elicit']>[0];
 
@@ -97,13 +97,12 @@ export class TaskFixtures {
   }
 
   /** Asks the user's name before the task exists, then does the rest of its work as a task. */
-  @McpTool(
-    startsTaskManually({
-      name: 'test_tool_with_task',
-      description: "Asks the user's name, then greets them from a task",
-      task: 'optional',
-    }),
-  )
+  @McpTool({
+    name: 'test_tool_with_task',
+    description: "Asks the user's name, then greets them from a task",
+    task: 'optional',
+    taskStart: 'manual',
+  })
   async withTask(@McpContext() ctx: McpCallContext) {
     const result = await ctx.elicit(
       {
@@ -112,7 +111,7 @@ export class TaskFixtures {
       },
       keyed('user_name'),
     );
-    await continueAsTask(ctx);
+    await ctx.continueAsTask();
     const name = result.action === 'accept' ? String(result.content?.name) : 'stranger';
     return `Hello, ${name}! (greeted from a task)`;
   }

@@ -15,6 +15,13 @@ export {
   type McpTaskOwner,
   type StoredTask,
 } from '#libs/protocol';
+export {
+  TASKS_EXTENSION,
+  TaskStatusEvents,
+  taskStatusNotification,
+  type TaskStatusChange,
+  type TaskStatusListener,
+} from '#libs/protocol';
 export { type McpRequestEvent, type McpRequestObserver, type McpEntryKind } from '#libs/protocol';
 export { McpRequestObservers } from '#libs/protocol';
 export { McpMetrics, MCP_DURATION_BUCKETS, type McpMetricsOptions } from '#libs/operations';

@@ -30,6 +30,7 @@ export {
   MCP_METHOD_NAMES,
   MCP_REQUEST_METHODS,
   traitsOf,
+  routingParamOf,
   type McpMethodName,
   type McpMethodTraits,
   type McpRequestMethod,
@@ -62,6 +63,16 @@ export { ResumableStream, streamIdOf, type EventSink } from './sessions/resumabl
 export { SessionStore, type SessionRefusal } from './sessions/session.store';
 export { TaskMethods } from './tasks/task.methods';
 export { TaskRunner, publicTask } from './tasks/task.runner';
+export { TaskExtensionRunner } from './tasks/task-extension.runner';
+export { TaskInputs, type TaskInputRequest, type TaskInputRequests } from './tasks/task-inputs';
+export {
+  TaskStatusEvents,
+  taskStatusNotification,
+  type TaskStatusChange,
+  type TaskStatusListener,
+} from './tasks/task-status.events';
+export { createTaskResult, detailedTask } from './tasks/task-wire';
+export { TASKS_EXTENSION, declaresTasks, missingTasksExtension } from './tasks/tasks-extension';
 export {
   ownsTask,
   MCP_TASK_STORE,

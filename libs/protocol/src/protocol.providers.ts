@@ -15,6 +15,8 @@ import { LifecycleMethods } from './lifecycle/lifecycle.methods';
 import { SessionStore } from './sessions/session.store';
 import { TaskMethods } from './tasks/task.methods';
 import { TaskRunner } from './tasks/task.runner';
+import { TaskExtensionRunner } from './tasks/task-extension.runner';
+import { TaskStatusEvents } from './tasks/task-status.events';
 import { ToolMethods } from './tools/tool.methods';
 import { ChangeNotifications } from './subscriptions/change-notifications';
 import { ListenSubscriptions } from './subscriptions/listen-subscriptions';
@@ -39,6 +41,8 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   HostState,
   SessionStore,
   TaskRunner,
+  TaskExtensionRunner,
+  TaskStatusEvents,
   LifecycleMethods,
   ToolMethods,
   CompletionMethods,

@@ -107,4 +107,22 @@ export interface McpCallContext {
    * @throws McpToolError when the client lacks the `roots` capability, refuses or times out.
    */
   roots(options?: McpClientRequestOptions): Promise<Root[]>;
+  /**
+   * Where a tool declared with `taskStart: 'manual'` becomes a task (2026-07-28 tasks extension):
+   * a client that declared `io.modelcontextprotocol/tasks` gets its `CreateTaskResult` now, and the
+   * rest of the call runs in the background, its result fetched with `tasks/get`. Input gathered
+   * before this point was answered within the `tools/call` itself; from here on, the call's
+   * requests to the client wait for `tasks/update`. Elsewhere (other clients, other eras, tools
+   * that start their task with the call) it resolves at once and changes nothing.
+   * @example
+   * ```ts
+   * @McpTool({ description: 'Imports a file after asking which one', task: 'optional', taskStart: 'manual' })
+   * async import(@McpContext() ctx: McpCallContext) {
+   *   const answer = await ctx.elicit({ message: 'Which file?', requestedSchema });
+   *   await ctx.continueAsTask();
+   *   return this.importer.run(answer.content?.file); // long: the client polls the task
+   * }
+   * ```
+   */
+  continueAsTask(): Promise<void>;
 }

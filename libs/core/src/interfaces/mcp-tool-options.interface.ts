@@ -68,11 +68,20 @@ export interface McpToolOptions {
    */
   confirm?: boolean | string;
   /**
-   * Whether clients may run the tool as a task (experimental in 2025-11-25): `optional` lets
-   * them choose, `required` refuses plain calls. Task results are kept for a while and fetched
-   * with `tasks/result`. @default not offered
+   * Whether the tool runs as a task. 2025-11-25 (experimental tasks): `optional` lets clients
+   * choose, `required` refuses plain calls; results are fetched with `tasks/result`. 2026-07-28
+   * (the `io.modelcontextprotocol/tasks` extension): the host answers a client that declared the
+   * extension with a task for either value, a client that did not gets the result at once
+   * (`optional`) or `-32021` naming the extension (`required`); results come inlined in
+   * `tasks/get`. @default not offered
    */
   task?: 'optional' | 'required';
+  /**
+   * Where a task begins for a 2026-07-28 client: `call` before the handler runs, `manual` where
+   * the handler calls `ctx.continueAsTask()` (input it asks for before that is answered within
+   * the `tools/call`, by input-required rounds). Only with `task`. @default 'call'
+   */
+  taskStart?: 'call' | 'manual';
   /** Abort the call (its `AbortSignal` fires) and answer `isError` after this long. @default McpModule `toolTimeoutMs` (30 s) */
   timeoutMs?: number;
   /** At most this many calls of the tool run at once; more are answered `isError` (busy). @default unlimited */

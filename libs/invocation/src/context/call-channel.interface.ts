@@ -21,4 +21,6 @@ export interface CallChannel {
    * @throws McpClientRequestError when it cannot be delivered, is refused, times out or is aborted.
    */
   request(method: string, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<unknown>;
+  /** Hands the rest of the call to a task, where the transport can (see `McpCallContext.continueAsTask`). */
+  continueAsTask?(): Promise<void>;
 }

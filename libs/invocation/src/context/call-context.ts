@@ -45,6 +45,7 @@ export type CallContextInit = Omit<
   | 'roots'
   | 'closeSseStream'
   | 'completeElicitation'
+  | 'continueAsTask'
 > & {
   caller?: McpPrincipal;
   progressToken: string | number | undefined;
@@ -167,6 +168,10 @@ export class CallContext implements McpCallContext {
     if (!this.clientCapabilities.roots) return unsupported("roots ('roots')");
     const result = (await this.request('roots/list', {}, options)) as { roots?: Root[] };
     return result.roots ?? [];
+  }
+
+  continueAsTask(): Promise<void> {
+    return this.channel.continueAsTask?.() ?? Promise.resolve();
   }
 
   private request(method: string, params: object, options: McpClientRequestOptions | undefined): Promise<unknown> {

@@ -49,6 +49,10 @@ class ScopeChannel implements CallChannel {
     if (this.scope.clientInputs) return this.scope.clientInputs.request(method, params, timeoutMs, signal);
     return this.scope.session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
   }
+
+  continueAsTask(): Promise<void> {
+    return this.scope.continueAsTask?.() ?? Promise.resolve();
+  }
 }
 
 /**

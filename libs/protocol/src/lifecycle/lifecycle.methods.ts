@@ -8,6 +8,7 @@ import {
   type McpLogLevel,
 } from '#libs/core';
 import { META_KEYS } from '../eras/request-envelope';
+import { TASKS_EXTENSION } from '../eras/extensions';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods } from '../methods/method-handler';
 
@@ -25,7 +26,7 @@ const CAPABILITIES = {
 
 /**
  * What the host offers a 2026-07-28 client in `server/discover`: the same features; resource
- * updates and list changes come through `subscriptions/listen`.
+ * updates and list changes come through `subscriptions/listen`, tasks through their extension.
  */
 const STATELESS_CAPABILITIES = {
   tools: { listChanged: true },
@@ -33,6 +34,7 @@ const STATELESS_CAPABILITIES = {
   resources: { subscribe: true, listChanged: true },
   completions: {},
   logging: {},
+  extensions: { [TASKS_EXTENSION]: {} },
 };
 
 /** How long a client may keep the `server/discover` answer: it changes only with a new deployment. */

@@ -44,6 +44,8 @@ export interface DispatchScope {
   checkHeaders?: (method: string, params: Record<string, unknown> | undefined) => JsonRpcError | undefined;
   /** Where the call's requests to the client go instead of the session (see `ClientInputs`). */
   clientInputs?: ClientInputs;
+  /** Hands the rest of the call to a task (`McpCallContext.continueAsTask`); absent where a call cannot become one. */
+  continueAsTask?: () => Promise<void>;
 }
 
 /**

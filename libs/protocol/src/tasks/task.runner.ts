@@ -202,6 +202,7 @@ export function publicTask({
   expiresAt: _expiresAt,
   result: _result,
   error: _error,
+  inputRequests: _inputRequests,
   ...task
 }: StoredTask): Task {
   return task;

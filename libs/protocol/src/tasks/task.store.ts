@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import type { TaskInputRequests } from './task-inputs';
 
 /**
  * Who a task belongs to: the principal that created it and, in stateful mode, its session.
@@ -18,6 +19,8 @@ export interface StoredTask extends Task {
   expiresAt: number;
   result?: CallToolResult;
   error?: { code: number; message: string; data?: unknown };
+  /** What the task waits on while `input_required` (tasks extension), by key. */
+  inputRequests?: TaskInputRequests;
 }
 
 /**

@@ -4,6 +4,8 @@ import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { ToolInvoker } from '#libs/invocation';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { TaskRunner } from '../tasks/task.runner';
+import { TaskExtensionRunner } from '../tasks/task-extension.runner';
+import { declaresTasks, missingTasksExtension } from '../tasks/tasks-extension';
 import { CallerLists } from '../admission/caller-lists';
 import { CallAdmission } from '../admission/call-admission';
 import type { RequestNote } from '../events/request-note';
@@ -25,6 +27,7 @@ export class ToolMethods implements McpMethods {
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
     private readonly tasks: TaskRunner,
+    private readonly extensionTasks: TaskExtensionRunner,
     private readonly lists: CallerLists,
     private readonly admission: CallAdmission,
   ) {}
@@ -49,8 +52,13 @@ export class ToolMethods implements McpMethods {
       note,
     );
     const confirm = this.needsConfirmation(tool);
-    const task = params.task;
-    if (task !== undefined) {
+    if (scope.session.stateless) {
+      // 2026-07-28: the tasks extension decides, not the legacy `task` param (ignored, as it asks).
+      if (tool.options.task && declaresTasks(scope.session))
+        return this.extensionTasks.start(tool, args, params, id, scope, confirm, note);
+      if (tool.options.task === 'required') throw missingTasksExtension(`tool "${name}" runs only as a task`);
+    } else if (params.task !== undefined) {
+      const task = params.task;
       if (!tool.options.task)
         throw new JsonRpcError(
           JsonRpcErrorCode.METHOD_NOT_FOUND,
@@ -64,8 +72,7 @@ export class ToolMethods implements McpMethods {
       return JSON.stringify(
         await this.tasks.start(tool, args, task as { ttl?: unknown }, params, id, scope, confirm, note),
       );
-    }
-    if (tool.options.task === 'required')
+    } else if (tool.options.task === 'required')
       throw new JsonRpcError(
         JsonRpcErrorCode.METHOD_NOT_FOUND,
         `Tool "${name}" must run as a task: add "task": {} to the params`,

@@ -12,6 +12,8 @@ export interface McpMethodTraits {
   readonly guarded: boolean;
   /** The catalog entry the request names: `params.name` of a tool or prompt, `params.uri` of a resource. */
   readonly names?: { readonly kind: McpEntryKind; readonly by: 'name' | 'uri' };
+  /** Names a task by `params.taskId` (the 2026-07-28 `Mcp-Name` header mirrors it). */
+  readonly namesTask?: boolean;
   /** Runs the entry it names (counted per entry on the dashboard); a subscription names one without running it. */
   readonly runs?: boolean;
   /** Not sent by clients: reported like a request (a task's background run). */
@@ -59,9 +61,10 @@ export const MCP_METHODS = {
   'resources/unsubscribe': { audited: false, guarded: false, names: { kind: 'resource', by: 'uri' }, era: 'session' },
   // Answered when the stream ends, not when it opens: its events are the notifications it carries.
   'subscriptions/listen': { audited: false, guarded: false, era: 'stateless' },
-  'tasks/get': { audited: true, guarded: false },
+  'tasks/get': { audited: true, guarded: false, namesTask: true },
   'tasks/result': { audited: true, guarded: true, era: 'session' },
-  'tasks/cancel': { audited: true, guarded: false },
+  'tasks/cancel': { audited: true, guarded: false, namesTask: true },
+  'tasks/update': { audited: true, guarded: false, namesTask: true, era: 'stateless' },
   'tasks/list': { audited: true, guarded: false, era: 'session' },
   'tasks/run': { audited: true, guarded: false, internal: true },
 } as const satisfies Record<string, McpMethodTraits>;
@@ -87,4 +90,13 @@ export const MCP_REQUEST_METHODS: readonly McpRequestMethod[] = MCP_METHOD_NAMES
 /** The traits of `method`, or `undefined` for a method the host does not answer. */
 export function traitsOf(method: string | null): McpMethodTraits | undefined {
   return method === null ? undefined : TRAITS.get(method);
+}
+
+/**
+ * The param a request's `Mcp-Name` header mirrors (2026-07-28 HTTP): `name` or `uri` of the
+ * catalog entry it names, `taskId` of the task; `undefined` for a method that names nothing.
+ */
+export function routingParamOf(method: string): 'name' | 'uri' | 'taskId' | undefined {
+  const traits = TRAITS.get(method);
+  return traits?.namesTask ? 'taskId' : traits?.names?.by;
 }

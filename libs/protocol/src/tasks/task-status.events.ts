@@ -1,0 +1,63 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { notification } from '../wire/json-rpc';
+import type { McpTaskOwner } from './task.store';
+
+/** A status change of a task of the tasks extension (2026-07-28). */
+export interface TaskStatusChange {
+  /**
+   * The task as `tasks/get` shows it now (`DetailedTask`, without `resultType`): what a
+   * `notifications/tasks` notification carries as its params.
+   */
+  readonly task: Readonly<Record<string, unknown>> & { readonly taskId: string; readonly status: string };
+  /** Who the task belongs to: send the change only to a listener of the same principal. */
+  readonly owner: McpTaskOwner;
+}
+
+/** Told every status change; see `TaskStatusEvents.subscribe`. */
+export type TaskStatusListener = (change: TaskStatusChange) => void;
+
+/**
+ * Status changes of the tasks this process runs (tasks extension): created, input required,
+ * working again, completed, failed, cancelled. The hook for `notifications/tasks` on a
+ * `subscriptions/listen` stream: the stream agrees to the task ids its client asked for that
+ * `TaskExtensionRunner.followable` returns (it also refuses a client without the extension), then
+ * subscribes, keeps the changes of those ids whose owner is the stream's principal, and sends
+ * `taskStatusNotification`. Polling with `tasks/get` needs none of this.
+ * @example
+ * ```ts
+ * const taskIds = new Set(await tasks.followable(requested, scope)); // for the acknowledgement
+ * const stop = statusEvents.subscribe((change) => {
+ *   if (taskIds.has(change.task.taskId) && change.owner.principal === principal.id)
+ *     send(taskStatusNotification(change));
+ * });
+ * // when the stream ends
+ * stop();
+ * ```
+ */
+@Injectable()
+export class TaskStatusEvents {
+  private readonly logger = new Logger('McpTasks');
+  private readonly listeners = new Set<TaskStatusListener>();
+
+  /** Calls `listener` with every change from now on; returns how to stop. */
+  subscribe(listener: TaskStatusListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** @internal told by the task runner; a listener that throws is logged and does not stop the others. */
+  publish(change: TaskStatusChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.logger.error('A task status listener failed', (error as Error)?.stack ?? String(error));
+      }
+    }
+  }
+}
+
+/** The `notifications/tasks` message of a change, serialized. */
+export function taskStatusNotification(change: TaskStatusChange): string {
+  return notification('notifications/tasks', change.task as Record<string, unknown>);
+}

@@ -1,17 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcError } from '#libs/core';
+import { routingParamOf, traitsOf } from '#libs/protocol';
 import { headerMismatch, quoted } from './header-mismatch';
 import { rawHeader, readHeaderValue } from './header-value';
-
-/** The body field `Mcp-Name` mirrors, per method (tasks: the tasks extension's routing header). */
-const NAMED_BY: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
 
 /**
  * `Mcp-Method` (every request: the body's `method`, case-sensitive) and `Mcp-Name` (`tools/call`,
@@ -33,7 +24,8 @@ export function checkStandardHeaders(
   if (sent.text !== method)
     return headerMismatch(`Mcp-Method header value ${quoted(sent.text)} does not match body method ${quoted(method)}`);
 
-  const field = NAMED_BY[method];
+  // The method table says which field each method's `Mcp-Name` mirrors (none for methods of the other era).
+  const field = traitsOf(method)?.era === 'session' ? undefined : routingParamOf(method);
   const named = field === undefined ? undefined : params?.[field];
   if (typeof named !== 'string') return undefined;
   const nameHeader = rawHeader(headers, 'mcp-name');

@@ -21,6 +21,7 @@ import { ToolMethods } from './tools/tool.methods';
 import { ChangeNotifications } from './subscriptions/change-notifications';
 import { ListenSubscriptions } from './subscriptions/listen-subscriptions';
 import { SubscriptionMethods } from './subscriptions/subscription.methods';
+import { TaskNotifications } from './tasks/task-notifications';
 
 /**
  * The protocol engine's providers: dispatch, admission, request events, sessions, tasks and the
@@ -50,6 +51,7 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   ListenSubscriptions,
   ChangeNotifications,
   SubscriptionMethods,
+  TaskNotifications,
 ];
 
 /** The method groups of the engine itself, to put first in `MCP_METHOD_GROUPS`. */

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { McpPrincipal } from '#libs/core';
+import type { DispatchScope } from '../methods/method-handler';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { RequestLimitError } from '../wire/request-limits';
 import type { ListenSubscription } from './listen-subscription';
@@ -11,6 +12,8 @@ export interface McpSubscriber {
   readonly principal: McpPrincipal;
   /** The capabilities the client declared in the listen request's `_meta` (extensions under `extensions`). */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** The listen request's scope, for what needs more of it (its session made from `_meta`, its transport). */
+  readonly scope: DispatchScope;
 }
 
 /**
@@ -23,8 +26,8 @@ export interface McpSubscriptionTopic {
   readonly field: string;
   /**
    * The value the acknowledgement carries for `requested` (what this subscription will receive),
-   * or `undefined` to leave the field out. May throw a `JsonRpcError` to refuse the whole
-   * subscription (e.g. `-32021` when the client did not declare the extension).
+   * or `undefined` to leave the field out. May throw (or reject with) a `JsonRpcError` to refuse
+   * the whole subscription (e.g. `-32021` when the client did not declare the extension).
    */
   acknowledge(requested: unknown, subscriber: McpSubscriber): unknown;
 }

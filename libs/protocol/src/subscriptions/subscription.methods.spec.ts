@@ -66,8 +66,11 @@ function setup(limits: Record<string, number> = {}) {
   );
   let nextId = 1;
 
-  /** Opens a subscription as `principal` would over HTTP: what the stream carried, and how to let go. */
-  function listen(notifications: unknown, principal = ALICE, how: { sse?: boolean; address?: string } = {}) {
+  /**
+   * Opens a subscription as `principal` would over HTTP, and lets it reach its acknowledgement:
+   * what the stream carried, the answer to come, and how to let go.
+   */
+  async function listen(notifications: unknown, principal = ALICE, how: { sse?: boolean; address?: string } = {}) {
     const sent: Record<string, unknown>[] = [];
     let lose: ((reason: Error) => void) | undefined;
     const session = new McpSession(undefined, STATELESS_PROTOCOL_VERSION);
@@ -99,6 +102,8 @@ function setup(limits: Record<string, number> = {}) {
       undefined,
     );
     const answer = Promise.resolve(methods.methods['subscriptions/listen']!({ notifications }, id, scope, note));
+    answer.catch(() => undefined); // a refusal is read by the test, after this
+    await new Promise((resolve) => setImmediate(resolve));
     return { id, sent, note, answer, disconnect: () => lose?.(new Error('client disconnected')) };
   }
 
@@ -114,7 +119,7 @@ const failureOf = (promise: Promise<unknown>) =>
 describe('SubscriptionMethods: subscriptions/listen', () => {
   it('acknowledges first, with the subset it agreed to, tagged with the listen id', async () => {
     const { listen, subscriptions } = setup();
-    const { id, sent } = listen({
+    const { id, sent } = await listen({
       toolsListChanged: true,
       promptsListChanged: false,
       resourceSubscriptions: ['kb://open', 'kb://articles/intro', 'kb://secret', 'kb://nothing', 'kb://open'],
@@ -138,14 +143,14 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
 
   it('agrees to a restricted resource for a principal who may read it', async () => {
     const { listen, subscriptions } = setup();
-    const { sent } = listen({ resourceSubscriptions: ['kb://secret'] }, ADMIN);
+    const { sent } = await listen({ resourceSubscriptions: ['kb://secret'] }, ADMIN);
     expect(sent[0]).toMatchObject({ params: { notifications: { resourceSubscriptions: ['kb://secret'] } } });
     await subscriptions.closeAll('spec over');
   });
 
   it('stays open until the client disconnects, then goes unanswered', async () => {
     const { listen, subscriptions } = setup();
-    const { answer, note, disconnect } = listen({ toolsListChanged: true });
+    const { answer, note, disconnect } = await listen({ toolsListChanged: true });
     let settled = false;
     void answer.then(() => (settled = true));
     await new Promise((resolve) => setImmediate(resolve));
@@ -160,7 +165,7 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
 
   it('ends when the client cancels the listen request (stdio), unanswered', async () => {
     const { listen, stateless } = setup();
-    const { id, answer, note } = listen({ toolsListChanged: true });
+    const { id, answer, note } = await listen({ toolsListChanged: true });
     stateless.find('alice', id)!.cancelByClient('done listening');
     await answer;
     expect(note.withdrawn).toBe(true);
@@ -168,7 +173,7 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
 
   it('ends gracefully when the host ends it: notifications/cancelled for the listen id, then the result', async () => {
     const { listen, subscriptions } = setup();
-    const { id, sent, answer, note } = listen({ toolsListChanged: true });
+    const { id, sent, answer, note } = await listen({ toolsListChanged: true });
     await subscriptions.closeAll('host shutting down');
     expect(JSON.parse(await answer)).toEqual({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id } });
     expect(note.withdrawn).toBe(false);
@@ -185,7 +190,7 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
     [{ resourceSubscriptions: 'kb://open' }, '"notifications.resourceSubscriptions" must be an array of resource URIs'],
   ])('refuses the filter %j with -32602', async (notifications, message) => {
     const { listen } = setup();
-    const error = await failureOf(listen(notifications).answer);
+    const error = await failureOf((await listen(notifications)).answer);
     expect(error).toBeInstanceOf(JsonRpcError);
     expect(error.code).toBe(JsonRpcErrorCode.INVALID_PARAMS);
     expect(error.message).toContain(message);
@@ -193,21 +198,21 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
 
   it('refuses a client that cannot take a stream (no SSE): -32600 with HTTP 406', async () => {
     const { listen, subscriptions } = setup();
-    const error = await failureOf(listen({ toolsListChanged: true }, ALICE, { sse: false }).answer);
+    const error = await failureOf((await listen({ toolsListChanged: true }, ALICE, { sse: false })).answer);
     expect({ code: error.code, status: error.httpStatus }).toEqual({ code: -32600, status: 406 });
     expect(subscriptions.size).toBe(0);
   });
 
   it('bounds subscriptions per principal (per address when anonymous) and URIs per subscription', async () => {
     const { listen, subscriptions } = setup({ maxSessionsPerPrincipal: 1, maxSubscriptionsPerSession: 2 });
-    listen({ toolsListChanged: true });
-    expect((await failureOf(listen({ toolsListChanged: true }).answer)).message).toContain(
+    await listen({ toolsListChanged: true });
+    expect((await failureOf((await listen({ toolsListChanged: true })).answer)).message).toContain(
       'this caller already holds 1 (maxSessionsPerPrincipal)',
     );
-    listen({ toolsListChanged: true }, ANONYMOUS_PRINCIPAL, { address: '10.0.0.1' });
-    listen({ toolsListChanged: true }, ANONYMOUS_PRINCIPAL, { address: '10.0.0.2' });
+    await listen({ toolsListChanged: true }, ANONYMOUS_PRINCIPAL, { address: '10.0.0.1' });
+    await listen({ toolsListChanged: true }, ANONYMOUS_PRINCIPAL, { address: '10.0.0.2' });
     expect(subscriptions.size).toBe(3);
-    const tooMany = listen({ resourceSubscriptions: ['a:1', 'a:2', 'a:3'] }, ADMIN).answer;
+    const tooMany = (await listen({ resourceSubscriptions: ['a:1', 'a:2', 'a:3'] }, ADMIN)).answer;
     expect((await failureOf(tooMany)).message).toContain('at most 2 URIs per subscription');
     await subscriptions.closeAll('spec over');
   });
@@ -222,7 +227,7 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
         return (requested as string[]).filter((id) => id.startsWith('alice-'));
       },
     });
-    const { id, sent } = listen({ taskIds: ['alice-1', 'bob-1'] });
+    const { id, sent } = await listen({ taskIds: ['alice-1', 'bob-1'] });
     expect(sent[0]).toMatchObject({ params: { notifications: { taskIds: ['alice-1'] } } });
     expect(
       subscriptions.publish('notifications/tasks', { taskId: 'alice-1', status: 'completed' }, (s) =>
@@ -234,7 +239,7 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
       method: 'notifications/tasks',
       params: { taskId: 'alice-1', status: 'completed', _meta: { [SUBSCRIPTION_ID]: id } },
     });
-    expect((await failureOf(listen({ taskIds: ['x'] }, ADMIN).answer)).code).toBe(-32021);
+    expect((await failureOf((await listen({ taskIds: ['x'] }, ADMIN)).answer)).code).toBe(-32021);
     expect(() => subscriptions.addTopic({ field: 'toolsListChanged', acknowledge: () => true })).toThrow(
       'The subscriptions/listen filter field "toolsListChanged" is already served',
     );

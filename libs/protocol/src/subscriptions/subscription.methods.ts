@@ -10,7 +10,7 @@ import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol
 import type { JsonRpcId } from '../wire/json-rpc';
 import { RequestLimitError } from '../wire/request-limits';
 import { ListenSubscription } from './listen-subscription';
-import { ListenSubscriptions } from './listen-subscriptions';
+import { ListenSubscriptions, type McpSubscriber } from './listen-subscriptions';
 import { LIST_FLAGS, readSubscriptionFilter, type SubscriptionFilter } from './subscription-filter';
 
 /**
@@ -47,12 +47,17 @@ export class SubscriptionMethods implements McpMethods {
     const requested = readSubscriptionFilter(params);
     const owner = ownerOf(scope);
     this.subscriptions.checkRoom(owner);
-    const subscriber = { id, principal: scope.principal, clientCapabilities: scope.session.clientCapabilities ?? {} };
+    const subscriber: McpSubscriber = {
+      id,
+      principal: scope.principal,
+      clientCapabilities: scope.session.clientCapabilities ?? {},
+      scope,
+    };
     const subscription = new ListenSubscription(
       id,
       scope.principal,
       subscriber.clientCapabilities,
-      this.acknowledge(requested, subscriber),
+      await this.acknowledge(requested, subscriber),
       scope.notify,
     );
     const acknowledged = subscription.notify('notifications/subscriptions/acknowledged', {
@@ -93,10 +98,7 @@ export class SubscriptionMethods implements McpMethods {
   }
 
   /** What the host agrees to deliver: the standard fields it serves, and the extensions' own. */
-  private acknowledge(
-    requested: SubscriptionFilter,
-    subscriber: { id: JsonRpcId; principal: DispatchScope['principal']; clientCapabilities: Record<string, unknown> },
-  ): SubscriptionFilter {
+  private async acknowledge(requested: SubscriptionFilter, subscriber: McpSubscriber): Promise<SubscriptionFilter> {
     const agreed: Record<string, unknown> = {};
     for (const flag of Object.values(LIST_FLAGS)) if (requested[flag] === true) agreed[flag] = true;
     if (requested.resourceSubscriptions) {
@@ -112,7 +114,7 @@ export class SubscriptionMethods implements McpMethods {
     }
     for (const [field, topic] of this.subscriptions.topics) {
       if (requested[field] === undefined) continue;
-      const value = topic.acknowledge(requested[field], subscriber);
+      const value: unknown = await topic.acknowledge(requested[field], subscriber);
       if (value !== undefined) agreed[field] = value;
     }
     return agreed;

@@ -6,7 +6,14 @@ export const META_2026 = {
 };
 
 /** The body field `Mcp-Name` mirrors, for the methods that have one. */
-const NAMED_BY: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+const NAMED_BY: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 let nextId = 1;
 
@@ -20,9 +27,12 @@ export function post2026(
   method: string,
   params: Record<string, unknown> = {},
   headers: Record<string, string | undefined> = {},
-  init: { id?: number | string; signal?: AbortSignal } = {},
+  init: { id?: number | string; signal?: AbortSignal; capabilities?: Record<string, unknown> } = {},
 ): Promise<Response> {
   const named = NAMED_BY[method] === undefined ? undefined : params[NAMED_BY[method]];
+  const meta = init.capabilities
+    ? { ...META_2026, 'io.modelcontextprotocol/clientCapabilities': init.capabilities }
+    : META_2026;
   const sent: Record<string, string | undefined> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -35,7 +45,7 @@ export function post2026(
     delete sent[name.toLowerCase()];
     sent[name] = value;
   }
-  const body = { jsonrpc: '2.0', id: init.id ?? nextId++, method, params: { ...params, _meta: META_2026 } };
+  const body = { jsonrpc: '2.0', id: init.id ?? nextId++, method, params: { ...params, _meta: meta } };
   return fetch(url, {
     method: 'POST',
     headers: Object.fromEntries(
@@ -52,10 +62,11 @@ export async function rpc2026(
   method: string,
   params: Record<string, unknown> = {},
   headers: Record<string, string | undefined> = {},
+  capabilities?: Record<string, unknown>,
 ): Promise<{
   status: number;
   body: { id: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
 }> {
-  const response = await post2026(url, method, params, { accept: 'application/json', ...headers });
+  const response = await post2026(url, method, params, { accept: 'application/json', ...headers }, { capabilities });
   return { status: response.status, body: (await response.json()) as never };
 }

@@ -281,6 +281,11 @@ export class StreamableHttpHandler {
           const onClose = () => {
             if (!res.writableFinished) abort(new Error('client disconnected'));
           };
+          // A client already gone (e.g. while its body was read) will send no 'close' any more.
+          if (req.socket.destroyed) {
+            queueMicrotask(onClose);
+            return () => undefined;
+          }
           res.once('close', onClose);
           return () => res.off('close', onClose);
         };

@@ -163,6 +163,19 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
     expect(subscriptions.size).toBe(0);
   });
 
+  it('keeps no subscription of a client gone while its filter was being acknowledged', async () => {
+    const { listen, subscriptions } = setup();
+    let settle!: (value: unknown) => void;
+    subscriptions.addTopic({ field: 'slow', acknowledge: () => new Promise((resolve) => (settle = resolve)) });
+    const { sent, answer, note, disconnect } = await listen({ slow: true });
+    disconnect();
+    settle(true);
+    await answer;
+    expect(sent).toEqual([]);
+    expect(note.withdrawn).toBe(true);
+    expect(subscriptions.size).toBe(0);
+  });
+
   it('ends when the client cancels the listen request (stdio), unanswered', async () => {
     const { listen, stateless } = setup();
     const { id, answer, note } = await listen({ toolsListChanged: true });

@@ -47,54 +47,54 @@ export class SubscriptionMethods implements McpMethods {
     const requested = readSubscriptionFilter(params);
     const owner = ownerOf(scope);
     this.subscriptions.checkRoom(owner);
-    const subscriber: McpSubscriber = {
-      id,
-      principal: scope.principal,
-      clientCapabilities: scope.session.clientCapabilities ?? {},
-      scope,
-    };
-    const subscription = new ListenSubscription(
-      id,
-      scope.principal,
-      subscriber.clientCapabilities,
-      await this.acknowledge(requested, subscriber),
-      scope.notify,
-    );
-    const acknowledged = subscription.notify('notifications/subscriptions/acknowledged', {
-      notifications: subscription.filter,
-    });
-    if (!acknowledged) {
-      throw new JsonRpcError(
-        JsonRpcErrorCode.INVALID_REQUEST,
-        'subscriptions/listen answers with a stream of events: send "Accept: text/event-stream"',
-        undefined,
-        406,
-      );
-    }
-    this.subscriptions.add(subscription, owner);
-
-    // The client lets go by closing the stream (HTTP) or by cancelling the listen request.
+    // The client lets go by closing the stream (HTTP) or by cancelling the listen request; watched
+    // from the start, so that a client gone while the filter was acknowledged is not kept.
     const cancellation = new CallCancellation();
-    cancellation.signal.addEventListener(
-      'abort',
-      () =>
-        subscription.end({ by: 'client', reason: (cancellation.cause as Error | undefined)?.message ?? 'cancelled' }),
-      { once: true },
-    );
     const stopWatching = scope.onLost?.((reason) => cancellation.cancel(reason));
     const forget = this.stateless.add(scope.principal.id, id, cancellation);
     try {
+      const subscriber: McpSubscriber = {
+        id,
+        principal: scope.principal,
+        clientCapabilities: scope.session.clientCapabilities ?? {},
+        scope,
+      };
+      const filter = await this.acknowledge(requested, subscriber);
+      if (cancellation.isCancelled) return this.unanswered(note);
+      const subscription = new ListenSubscription(
+        id,
+        scope.principal,
+        subscriber.clientCapabilities,
+        filter,
+        scope.notify,
+      );
+      if (!subscription.notify('notifications/subscriptions/acknowledged', { notifications: filter }))
+        throw new JsonRpcError(
+          JsonRpcErrorCode.INVALID_REQUEST,
+          'subscriptions/listen answers with a stream of events: send "Accept: text/event-stream"',
+          undefined,
+          406,
+        );
+      this.subscriptions.add(subscription, owner);
+      cancellation.signal.addEventListener(
+        'abort',
+        () =>
+          subscription.end({ by: 'client', reason: (cancellation.cause as Error | undefined)?.message ?? 'cancelled' }),
+        { once: true },
+      );
       const end = await subscription.ended;
-      if (end.by === 'client') {
-        // Nothing answers a subscription the client let go of.
-        note.withdrawn = true;
-        return '{}';
-      }
+      if (end.by === 'client') return this.unanswered(note);
       return JSON.stringify({ resultType: 'complete', _meta: subscription.meta });
     } finally {
       forget();
       stopWatching?.();
     }
+  }
+
+  /** Nothing answers a subscription the client let go of. */
+  private unanswered(note: RequestNote): string {
+    note.withdrawn = true;
+    return '{}';
   }
 
   /** What the host agrees to deliver: the standard fields it serves, and the extensions' own. */

@@ -28,6 +28,7 @@ export type {
   McpCallKind,
   McpClientRequestOptions,
 } from './interfaces/mcp-call-context.interface';
+export { MCP_LOG_LEVELS, isMcpLogLevel } from './interfaces/mcp-call-context.interface';
 export { ANONYMOUS_PRINCIPAL } from './principal/anonymous-principal';
 export { McpParamType } from './interfaces/mcp-param-type.enum';
 export { McpToolError } from './errors/mcp-tool.error';

@@ -16,21 +16,12 @@ import {
   type McpClientRequestOptions,
   type McpLogLevel,
   type McpTransportKind,
+  MCP_LOG_LEVELS,
 } from '#libs/core';
 import type { CallChannel } from './call-channel.interface';
 import type { CallCancellation } from './call-cancellation';
 
-const LEVELS: readonly McpLogLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
-const RANK = new Map(LEVELS.map((level, index) => [level, index]));
+const RANK = new Map(MCP_LOG_LEVELS.map((level, index) => [level, index]));
 
 /** What a transport knows about a call when it starts it. */
 export type CallContextInit = Omit<

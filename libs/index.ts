@@ -24,6 +24,7 @@ export {
   McpContext,
   McpCaller,
   Sensitive,
+  McpHeader,
 } from '#libs/core';
 export { RequireScopes, Roles } from '#libs/security';
 export type {
@@ -38,6 +39,8 @@ export type {
   McpResourceOptions,
   McpResourceTemplateOptions,
   McpResourceAnnotations,
+  McpCacheOptions,
+  McpCacheScope,
   SchemaSource,
   JsonSchemaObject,
   ZodLikeSchema,

@@ -10,7 +10,11 @@ import {
 import { DeskScopes } from './desk.scopes';
 import { KnowledgeBaseStore } from './knowledge-base.store';
 
-/** The knowledge base as MCP resources: an index, and each article by slug. */
+/**
+ * The knowledge base as MCP resources: an index, and each article by slug. Articles change
+ * rarely, so 2026-07-28 clients may keep them for five minutes (private: only desk staff may read
+ * them, so no cache is shared between callers).
+ */
 @Injectable()
 @RequireScopes(DeskScopes.knowledgeBase)
 export class KnowledgeBaseResources {
@@ -22,6 +26,7 @@ export class KnowledgeBaseResources {
     title: 'Knowledge base index',
     description: 'Every article with its slug; read kb://articles/{slug} for one.',
     mimeType: 'text/markdown',
+    cache: { ttlMs: 5 * 60_000 },
   })
   index() {
     return this.kb
@@ -36,6 +41,7 @@ export class KnowledgeBaseResources {
     title: 'Knowledge base article',
     description: 'One support article, by slug.',
     mimeType: 'text/markdown',
+    cache: { ttlMs: 5 * 60_000 },
   })
   article(@McpArgs('slug') slug: string) {
     const article = this.kb.find(slug);

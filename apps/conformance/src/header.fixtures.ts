@@ -1,11 +1,26 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
-import { McpArgs, McpTool } from 'nest-mcp-host';
+import { IsInt, IsOptional, IsString } from 'class-validator';
+import { McpArgs, McpHeader, McpTool } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
 
+/** The arguments of `test_header_params`: `region` travels in `Mcp-Param-Region`, `shard` in `Mcp-Param-Shard`. */
+class HeaderParamsDto {
+  @McpHeader('Region')
+  @IsString()
+  region!: string;
+
+  @McpHeader('Shard')
+  @IsOptional()
+  @IsInt()
+  shard?: number;
+}
+
 /**
- * A tool with a custom header parameter (SEP-2243): `x-mcp-header` marks `region` for clients to
- * mirror as `Mcp-Param-Region`, which the host checks against the argument. The raw JSON Schema
- * keeps the keyword on the wire.
+ * Tools with custom header parameters (SEP-2243): `x-mcp-header` marks arguments for clients to
+ * mirror as `Mcp-Param-{Name}` headers, which the host checks against the arguments. The suite
+ * calls the first such tool of `tools/list` (`test_custom_headers`, its raw JSON Schema keeping
+ * the keyword on the wire); `test_header_params` declares its headers on a DTO with
+ * `@McpHeader()`, an integer among them (the e2e tests call it).
  */
 @Injectable()
 @UseInterceptors(FixtureLogInterceptor)
@@ -24,5 +39,10 @@ export class HeaderFixtures {
   })
   customHeaders(@McpArgs() { region, query }: { region: string; query?: string }) {
     return `region=${JSON.stringify(region)}${query === undefined ? '' : `, query=${JSON.stringify(query)}`}`;
+  }
+
+  @McpTool({ name: 'test_header_params', description: 'Echoes the region (and shard) its Mcp-Param-* headers carry' })
+  headerParams(@McpArgs() { region, shard }: HeaderParamsDto) {
+    return shard === undefined ? `region ${region}` : `region ${region}, shard ${shard}`;
   }
 }

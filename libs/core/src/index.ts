@@ -4,6 +4,7 @@ export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { McpCompletion, type McpCompletionOptions } from './decorators/mcp-completion.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
 export { Sensitive, sensitiveDtoProperties } from './decorators/sensitive.decorator';
+export { McpHeader, mcpHeaderDtoProperties } from './decorators/mcp-header.decorator';
 export type { McpPromptOptions, McpPromptArgument, McpCompleter } from './interfaces/mcp-prompt-options.interface';
 export type {
   McpResourceOptions,
@@ -17,6 +18,7 @@ export type {
   McpUnknownArguments,
 } from './interfaces/mcp-tool-options.interface';
 export type { SchemaSource, JsonSchemaObject, ZodLikeSchema } from './interfaces/schema-source.interface';
+export type { McpCacheOptions, McpCacheScope } from './interfaces/mcp-cache-options.interface';
 export type {
   McpCallContext,
   McpCallLogger,
@@ -26,6 +28,7 @@ export type {
   McpCallKind,
   McpClientRequestOptions,
 } from './interfaces/mcp-call-context.interface';
+export { MCP_LOG_LEVELS, isMcpLogLevel } from './interfaces/mcp-call-context.interface';
 export { ANONYMOUS_PRINCIPAL } from './principal/anonymous-principal';
 export { McpParamType } from './interfaces/mcp-param-type.enum';
 export { McpToolError } from './errors/mcp-tool.error';
@@ -56,3 +59,4 @@ export {
   isStatelessVersion,
 } from './protocol/protocol-versions';
 export { optionChecks, URL_PATH, type OptionReport } from './options/option-checks';
+export { readCacheOption, type McpCacheHints } from './options/cache-option';

@@ -11,11 +11,8 @@ import { McpResourceNotifier } from '#libs/resources';
 import { HandlerRunner, ToolInvoker } from '#libs/invocation';
 import { McpStartupError } from '#libs/core';
 import { AuditTrail } from '#libs/security';
-import { notification } from '#libs/protocol';
+import { ChangeNotifications, HostState, ListenSubscriptions, SessionStore } from '#libs/protocol';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
-import { HostState } from '#libs/protocol';
-import type { McpSession } from '#libs/protocol';
-import { SessionStore } from '#libs/protocol';
 import { StdioTransport } from './stdio/stdio.transport';
 import { InjectHostingOptions, type HostingOptions } from './options/hosting.options';
 
@@ -41,6 +38,8 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     private readonly stdio: StdioTransport,
     private readonly sessions: SessionStore,
     private readonly state: HostState,
+    private readonly changes: ChangeNotifications,
+    private readonly subscriptions: ListenSubscriptions,
     @Optional() private readonly audit?: AuditTrail,
   ) {}
 
@@ -60,16 +59,12 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     if (problems.length > 0) throw new McpStartupError(problems);
     // The trail's sink opens (and finds where its chain stands) before the first call is taken.
     await this.audit?.start();
-    const listChanged = (list: string) => () => this.broadcast(notification(`notifications/${list}/list_changed`, {}));
+    // Sessions and listen subscriptions hear of changes through the one publisher.
     this.unsubscribers.push(
-      this.registry.onChange(listChanged('tools')),
-      this.prompts.onChange(listChanged('prompts')),
-      this.resources.onChange(listChanged('resources')),
-      this.notifier.onUpdated((uri) =>
-        this.broadcast(notification('notifications/resources/updated', { uri }), (session) =>
-          session.subscriptions.has(uri),
-        ),
-      ),
+      this.registry.onChange((changed) => this.changes.listChanged('tools', changed)),
+      this.prompts.onChange((changed) => this.changes.listChanged('prompts', changed)),
+      this.resources.onChange((changed) => this.changes.listChanged('resources', changed)),
+      this.notifier.onUpdated((uri) => this.changes.resourceUpdated(uri)),
     );
     if (this.options.stdio) {
       void this.stdio.connect(process.stdin, process.stdout);
@@ -79,6 +74,8 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
 
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribers.forEach((unsubscribe) => unsubscribe());
+    // Listen streams never end by themselves: each gets its graceful closing before the drain.
+    await this.subscriptions.closeAll('host shutting down');
     const aborted = await this.state.drain(this.options.shutdownTimeoutMs);
     if (aborted > 0)
       this.logger.warn(`${aborted} call(s) still running after ${this.options.shutdownTimeoutMs} ms were aborted`);
@@ -87,12 +84,5 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     // Every record taken, including those of the calls just drained, is written before exit.
     await this.audit?.close(this.options.shutdownTimeoutMs);
     this.state.phase = 'stopped';
-  }
-
-  /** Sends a notification that belongs to no request to every session (that `wants` it), stdio's too. */
-  private broadcast(message: string, wants: (session: McpSession) => boolean = () => true): void {
-    for (const session of this.sessions.live()) {
-      if (wants(session)) session.sink?.(message);
-    }
   }
 }

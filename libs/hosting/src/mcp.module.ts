@@ -49,6 +49,7 @@ import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { HttpAuthentication } from './http/http-authentication';
 import { HttpCors } from './http/http-cors';
 import { HttpResponder } from './http/http-responder';
+import { StatelessHeaders } from './http/stateless-headers';
 import {
   MCP_ASYNC_OPTIONS_TYPE,
   MCP_MODULE_OPTIONS,
@@ -139,6 +140,7 @@ const OPTION_SLICES = (
     HttpResponder,
     HttpCors,
     HttpAuthentication,
+    StatelessHeaders,
     StreamableHttpHandler,
     HttpEndpointMounter,
     StdioTransport,

@@ -2,6 +2,7 @@
 export { AccessDeniedError, AccessControl } from './admission/access-control';
 export { CallAdmission, type CallRequest } from './admission/call-admission';
 export { CallerLists } from './admission/caller-lists';
+export { CacheHints } from './admission/cache-hints';
 export { sensitiveFieldsOfEntry } from './admission/sensitive-fields.cache';
 export { CompletionMethods } from './completion/completion.methods';
 export { CallScope } from './calls/call-scope';
@@ -83,6 +84,15 @@ export {
   type McpTaskStore,
 } from './tasks/task.store';
 export { ToolMethods } from './tools/tool.methods';
+export { ChangeNotifications } from './subscriptions/change-notifications';
+export { ListenSubscription, type SubscriptionEnd } from './subscriptions/listen-subscription';
+export {
+  ListenSubscriptions,
+  type McpSubscriber,
+  type McpSubscriptionTopic,
+} from './subscriptions/listen-subscriptions';
+export { SubscriptionMethods } from './subscriptions/subscription.methods';
+export { readSubscriptionFilter, type SubscriptionFilter } from './subscriptions/subscription-filter';
 export { PROTOCOL_PROVIDERS, ENGINE_METHOD_GROUPS } from './protocol.providers';
 export {
   META_KEYS,
@@ -93,7 +103,7 @@ export {
   missingClientCapability,
   type RequestEnvelope,
 } from './eras/request-envelope';
-export { statelessResult } from './eras/stateless-result';
+export { statelessResult, withCacheHints } from './eras/stateless-result';
 export { InputRounds } from './inputs/input-rounds';
 export { InputRound, type InputRequiredResult } from './inputs/input-round';
 export { RequestStateSealer } from './inputs/request-state.sealer';

@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { AccessControl } from './admission/access-control';
 import { CallAdmission } from './admission/call-admission';
+import { CacheHints } from './admission/cache-hints';
 import { CallerLists } from './admission/caller-lists';
 import { CompletionMethods } from './completion/completion.methods';
 import { CallScope } from './calls/call-scope';
@@ -19,6 +20,10 @@ import { TaskRunner } from './tasks/task.runner';
 import { TaskExtensionRunner } from './tasks/task-extension.runner';
 import { TaskStatusEvents } from './tasks/task-status.events';
 import { ToolMethods } from './tools/tool.methods';
+import { ChangeNotifications } from './subscriptions/change-notifications';
+import { ListenSubscriptions } from './subscriptions/listen-subscriptions';
+import { SubscriptionMethods } from './subscriptions/subscription.methods';
+import { TaskNotifications } from './tasks/task-notifications';
 
 /**
  * The protocol engine's providers: dispatch, admission, request events, sessions, tasks and the
@@ -29,6 +34,7 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   AccessControl,
   CallAdmission,
   CallerLists,
+  CacheHints,
   CallScope,
   InputRounds,
   RequestStateSealer,
@@ -46,7 +52,17 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   ToolMethods,
   CompletionMethods,
   TaskMethods,
+  ListenSubscriptions,
+  ChangeNotifications,
+  SubscriptionMethods,
+  TaskNotifications,
 ];
 
 /** The method groups of the engine itself, to put first in `MCP_METHOD_GROUPS`. */
-export const ENGINE_METHOD_GROUPS = [LifecycleMethods, ToolMethods, CompletionMethods, TaskMethods] as const;
+export const ENGINE_METHOD_GROUPS = [
+  LifecycleMethods,
+  ToolMethods,
+  CompletionMethods,
+  TaskMethods,
+  SubscriptionMethods,
+] as const;

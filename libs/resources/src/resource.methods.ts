@@ -4,12 +4,14 @@ import { ResourceRegistry } from '#libs/catalog';
 import {
   AccessControl,
   AccessDeniedError,
+  CacheHints,
   CallAdmission,
   CallerLists,
   CallScope,
   EMPTY_RESULT,
   InjectProtocolOptions,
   RequestLimitError,
+  withCacheHints,
   type DispatchScope,
   type JsonRpcId,
   type McpMethods,
@@ -41,6 +43,7 @@ export class ResourceMethods implements McpMethods {
     private readonly access: AccessControl,
     private readonly lists: CallerLists,
     private readonly admission: CallAdmission,
+    private readonly hints: CacheHints,
   ) {}
 
   private async read(
@@ -58,12 +61,15 @@ export class ResourceMethods implements McpMethods {
       args: resolved?.variables,
       notFound: () => resourceNotFound(uri),
     } as const;
-    await this.admission.admit(request, scope, note);
-    return JSON.stringify(
+    const entry = await this.admission.admit(request, scope, note);
+    const json = JSON.stringify(
       await this.calls.serve(scope, id, 'resource', uri, params, note, async (context) => ({
         value: await this.reader.read(uri, context),
       })),
     );
+    // A 2026-07-28 read carries its resource's caching hints (a result that brings its own is left as it is).
+    const hints = scope.session.stateless && !json.startsWith('{"resultType"') ? this.hints.ofEntry(entry) : undefined;
+    return hints ? withCacheHints(json, hints) : json;
   }
 
   /** Subscribing runs nothing, so it needs only the entry to be visible (no call rule, no audit gate). */

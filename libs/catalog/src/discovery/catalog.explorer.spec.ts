@@ -6,6 +6,7 @@ import {
   McpArgs,
   McpCompletion,
   McpContext,
+  McpHeader,
   McpPrompt,
   McpResource,
   McpResourceTemplate,
@@ -171,6 +172,112 @@ describe('CatalogExplorer with prompts, resources and completions', () => {
       'BrokenContent.p: the prompt declares arguments but no @McpArgs() parameter receives them',
       'BrokenContent.complete: @McpCompletion names prompt "missing", which does not exist',
       'BrokenContent.b: URI template "kb://articles/{id}" matches the same URIs as "kb://articles/{slug}" (BrokenContent.a)',
+    ]);
+  });
+});
+
+describe('CatalogExplorer with caching hints', () => {
+  it('keeps each entry’s cache option, and reports a bad one on every kind of entry at start-up', async () => {
+    @Injectable()
+    class Cached {
+      @McpTool({ description: 'cached', cache: { ttlMs: 60_000, scope: 'public' } })
+      fine() {}
+
+      @McpTool({ description: 'negative', cache: { ttlMs: -1 } })
+      tool() {}
+
+      @McpPrompt({ description: 'shared', cache: { ttlMs: 1, scope: 'shared' as 'public' } })
+      prompt() {}
+
+      @McpResource({ uri: 'kb://a', name: 'a', cache: 60 as never })
+      resource() {}
+
+      @McpResourceTemplate({ uriTemplate: 'kb://t/{id}', name: 't', cache: { ttlMs: 1.5 } })
+      template(@McpArgs() _vars: object) {}
+    }
+    const failing = await Test.createTestingModule({ imports: [CatalogModule], providers: [Cached] }).compile();
+    const error = (await failing.init().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as McpStartupError;
+    expect(error.diagnostics.map((d) => `${d.where}: ${d.problem}`)).toEqual([
+      'Cached.tool: cache: ttlMs must be an integer ≥ 0 (milliseconds), got -1',
+      `Cached.prompt: cache: scope must be 'public' or 'private', got "shared"`,
+      'Cached.resource: cache: must be an object { ttlMs, scope }, got 60',
+      'Cached.template: cache: ttlMs must be an integer ≥ 0 (milliseconds), got 1.5',
+    ]);
+
+    @Injectable()
+    class Fine {
+      @McpTool({ description: 'cached', cache: { ttlMs: 60_000, scope: 'public' } })
+      fine() {}
+    }
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [Fine] }).compile();
+    await moduleRef.init();
+    expect(moduleRef.get(ToolRegistry).get('fine')!.cache).toEqual({ ttlMs: 60_000, scope: 'public' });
+    await moduleRef.close();
+  });
+});
+
+describe('CatalogExplorer with x-mcp-header parameters', () => {
+  class QueryDto {
+    @McpHeader('Region')
+    @IsString()
+    region!: string;
+
+    @IsString()
+    query!: string;
+  }
+
+  @Injectable()
+  class HeaderTools {
+    @McpTool({ description: 'DTO' })
+    dto(@McpArgs() _args: QueryDto) {}
+
+    @McpTool({
+      description: 'zod',
+      input: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }), query: z.string() }),
+    })
+    zod(@McpArgs() _args: object) {}
+
+    @McpTool({
+      description: 'JSON Schema',
+      input: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+    })
+    json(@McpArgs() _args: object) {}
+  }
+
+  it('publishes the keyword and knows the parameter, whichever way the schema is written', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [HeaderTools] }).compile();
+    await moduleRef.init();
+    const registry = moduleRef.get(ToolRegistry);
+    for (const name of ['dto', 'zod', 'json']) {
+      const tool = registry.get(name)!;
+      expect(tool.definition.inputSchema.properties!.region).toMatchObject({
+        type: 'string',
+        'x-mcp-header': 'Region',
+      });
+      expect(tool.headerParams).toEqual([{ header: 'Region', path: ['region'], type: 'string' }]);
+    }
+    await moduleRef.close();
+  });
+
+  it('refuses to start with a tool whose x-mcp-header a client would reject', async () => {
+    @Injectable()
+    class BadHeader {
+      @McpTool({
+        description: 'number header',
+        input: { type: 'object', properties: { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } } },
+      })
+      ratio(@McpArgs() _args: object) {}
+    }
+    const moduleRef = await Test.createTestingModule({ imports: [CatalogModule], providers: [BadHeader] }).compile();
+    const error = (await moduleRef.init().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as McpStartupError;
+    expect(error.diagnostics.map((d) => `${d.where}: ${d.problem}`)).toEqual([
+      'BadHeader.ratio: "ratio" has "x-mcp-header" but its type is "number"; only string, integer and boolean parameters can be headers',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { MCP_PARAM_ARGS_METADATA, McpParamType } from '#libs/core';
+import { MCP_PARAM_ARGS_METADATA, McpParamType, type McpCacheHints } from '#libs/core';
 import { CatalogMessages } from '../messages/catalog.messages';
 import { OPEN_ACCESS, type ArgsBinding, type RegisteredHandler } from './registered-handler.interface';
 
@@ -50,7 +50,16 @@ export function handlerFields(
   },
   where: string,
   argsBindings: ArgsBinding[],
+  cache?: McpCacheHints,
 ): Omit<RegisteredHandler, 'key' | 'definition'> {
   const { hostClass, methodName, instance } = candidate;
-  return { where, hostClass, methodName, instance, argsBindings, access: candidate.access ?? OPEN_ACCESS };
+  return {
+    where,
+    hostClass,
+    methodName,
+    instance,
+    argsBindings,
+    access: candidate.access ?? OPEN_ACCESS,
+    ...(cache && { cache }),
+  };
 }

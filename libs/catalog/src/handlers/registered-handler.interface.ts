@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { McpCacheHints } from '#libs/core';
 import type { CatalogEntry } from '../lists/catalog-list';
 
 /** Where the validated arguments go in the handler's parameter list. */
@@ -19,6 +20,8 @@ export interface RegisteredHandler extends CatalogEntry {
   readonly argsBindings: readonly ArgsBinding[];
   /** Who may see and call it (`@RequireScopes`, `@Roles` on the method or its class). */
   readonly access: AccessRequirements;
+  /** Its `cache` option (2026-07-28 caching hints); absent: the module's default applies. */
+  readonly cache?: McpCacheHints;
 }
 
 /** Scopes all required, and roles one of which is required (none: open to every caller). */

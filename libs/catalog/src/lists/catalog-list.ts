@@ -24,7 +24,7 @@ export interface CatalogEntry {
 export class CatalogList<T extends CatalogEntry> {
   private readonly entries = new Map<string, T>();
   private readonly disabled = new Set<string>();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(changed: readonly T[]) => void>();
   private pages = new Map<string, string>();
   /** The entries each view sees, by view key; cleared on every change. */
   private views = new Map<string, T[]>();
@@ -67,7 +67,7 @@ export class CatalogList<T extends CatalogEntry> {
     if (enabled === !this.disabled.has(key)) return true;
     if (enabled) this.disabled.delete(key);
     else this.disabled.add(key);
-    this.changed();
+    this.changed([this.entries.get(key)!]);
     return true;
   }
 
@@ -89,19 +89,25 @@ export class CatalogList<T extends CatalogEntry> {
   }
 
   add(entries: readonly T[]): void {
+    // An entry replaced under its key changed too: the old definition is gone.
+    const changed = entries.flatMap((entry) => [this.entries.get(entry.key), entry].filter((e) => e !== undefined));
     for (const entry of entries) this.entries.set(entry.key, entry);
-    if (entries.length > 0) this.changed();
+    if (entries.length > 0) this.changed(changed);
   }
 
   remove(key: string): boolean {
+    const entry = this.entries.get(key);
     this.disabled.delete(key);
     const removed = this.entries.delete(key);
-    if (removed) this.changed();
+    if (removed) this.changed([entry!]);
     return removed;
   }
 
-  /** Calls `listener` after every change; returns an unsubscribe function. */
-  onChange(listener: () => void): () => void {
+  /**
+   * Calls `listener` after every change with the entries added, removed, enabled or disabled (so
+   * that only the callers who may see one of them need to hear of it); returns an unsubscribe function.
+   */
+  onChange(listener: (changed: readonly T[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -111,7 +117,7 @@ export class CatalogList<T extends CatalogEntry> {
    * @throws JsonRpcError `-32602` for a cursor this list did not issue.
    */
   listPage(cursor: unknown, pageSize: number, view?: ListView<T>): string {
-    const all = view ? this.visibleTo(view) : this.all();
+    const all = this.visible(view);
     const offset = decodeCursor(this.listName, cursor, all.length);
     const key = `${view?.key ?? '*'}:${pageSize}:${offset}`;
     let page = this.pages.get(key);
@@ -127,6 +133,14 @@ export class CatalogList<T extends CatalogEntry> {
     return page;
   }
 
+  /**
+   * The enabled entries `view` may see (all of them without a view), in registration order; the
+   * same array until the list changes, so it can key what is derived from it.
+   */
+  visible(view?: ListView<T>): readonly T[] {
+    return view ? this.visibleTo(view) : this.all();
+  }
+
   private visibleTo(view: ListView<T>): T[] {
     let visible = this.views.get(view.key);
     if (!visible) {
@@ -137,10 +151,10 @@ export class CatalogList<T extends CatalogEntry> {
     return visible;
   }
 
-  private changed(): void {
+  private changed(entries: readonly T[]): void {
     this.pages = new Map();
     this.views = new Map();
     this.ordered = undefined;
-    for (const listener of this.listeners) listener();
+    for (const listener of this.listeners) listener(entries);
   }
 }

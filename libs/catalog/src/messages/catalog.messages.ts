@@ -16,6 +16,23 @@ export const CatalogMessages = {
     problem: `unknownArguments ${JSON.stringify(value)} is not a policy`,
     fix: "use 'refuse' (the default), 'strip' or 'allow': @McpTool({ unknownArguments: 'strip' })",
   }),
+  badCache: (problem: string, fix: string) => ({ problem: `cache: ${problem}`, fix }),
+  headerUnreachable: (pointer: string) => ({
+    problem: `the input schema has "x-mcp-header" at ${pointer}, which is not a property reached from the root through "properties" alone (not items, anyOf/oneOf/allOf, if/then, $ref or $defs)`,
+    fix: 'move the parameter to a top-level (or nested-object) property, or drop its x-mcp-header',
+  }),
+  headerNotToken: (property: string, header: unknown) => ({
+    problem: `"x-mcp-header" of "${property}" is ${JSON.stringify(header)}, not an HTTP header-name token`,
+    fix: "use letters, digits and - (e.g. 'Region'): the header sent is Mcp-Param-{name}",
+  }),
+  headerNotPrimitive: (property: string, type: unknown) => ({
+    problem: `"${property}" has "x-mcp-header" but its type is ${JSON.stringify(type)}; only string, integer and boolean parameters can be headers`,
+    fix: `give "${property}" the type string, integer or boolean, or drop its x-mcp-header`,
+  }),
+  headerTwice: (header: string, first: string, second: string) => ({
+    problem: `"x-mcp-header" "${header}" is used by "${first}" and "${second}" (header names ignore case)`,
+    fix: 'give each parameter a header name of its own',
+  }),
   missingDescription: () => ({
     problem: 'the tool has no description',
     fix: "describe what it does for the model: @McpTool({ description: '...' })",

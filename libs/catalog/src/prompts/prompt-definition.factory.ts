@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchemaObject, McpDiagnostic, McpPromptArgument, SchemaSource } from '#libs/core';
+import {
+  readCacheOption,
+  type JsonSchemaObject,
+  type McpDiagnostic,
+  type McpPromptArgument,
+  type SchemaSource,
+} from '#libs/core';
 import { CatalogMessages, CatalogResourceMessages } from '../messages/catalog.messages';
 import { handlerFields, inspectHandlerParameters } from '../handlers/handler-parameters';
 import { JsonSchemaFactory } from '../schema/json-schema.factory';
@@ -44,6 +50,7 @@ export class PromptDefinitionFactory {
         args = argumentsOf(argumentsSchema);
       }
     }
+    const cache = readCacheOption(options.cache, (problem, fix) => report(CatalogMessages.badCache(problem, fix)));
     if (diagnostics.length > 0) return { diagnostics };
 
     const name = options.name ?? methodName;
@@ -58,7 +65,7 @@ export class PromptDefinitionFactory {
       name,
       definition,
       options,
-      ...handlerFields(candidate, where, bindings),
+      ...handlerFields(candidate, where, bindings, cache),
       arguments: args,
       validation: schemaSource && kind ? { source: schemaSource, kind } : undefined,
       argumentsSchema,

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { McpDiagnostic, McpResourceOptions, McpResourceTemplateOptions } from '#libs/core';
-import { CatalogResourceMessages } from '../messages/catalog.messages';
+import {
+  readCacheOption,
+  type McpCacheHints,
+  type McpDiagnostic,
+  type McpResourceOptions,
+  type McpResourceTemplateOptions,
+} from '#libs/core';
+import { CatalogMessages, CatalogResourceMessages } from '../messages/catalog.messages';
 import { handlerFields, inspectHandlerParameters } from '../handlers/handler-parameters';
 import { presentation, type HandlerCandidate } from '../tools/tool-definition.factory';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-resource.interface';
@@ -18,7 +24,7 @@ export class ResourceDefinitionFactory {
     diagnostics: McpDiagnostic[];
   } {
     const { options } = candidate;
-    const { where, diagnostics, report } = this.start(candidate);
+    const { where, diagnostics, report, cache } = this.start(candidate);
     if (typeof options.uri !== 'string' || !ABSOLUTE_URI.test(options.uri))
       report(CatalogResourceMessages.badUri(String(options.uri)));
     const { bindings } = inspectHandlerParameters(candidate.hostClass, candidate.methodName, report);
@@ -28,7 +34,7 @@ export class ResourceDefinitionFactory {
       key: uri,
       uri,
       definition: { uri, ...common(options), ...(size !== undefined && { size }) },
-      ...handlerFields(candidate, where, bindings),
+      ...handlerFields(candidate, where, bindings, cache),
     };
     return { resource, diagnostics };
   }
@@ -38,7 +44,7 @@ export class ResourceDefinitionFactory {
     diagnostics: McpDiagnostic[];
   } {
     const { options } = candidate;
-    const { where, diagnostics, report } = this.start(candidate);
+    const { where, diagnostics, report, cache } = this.start(candidate);
     let template: UriTemplate | undefined;
     try {
       template = UriTemplate.parse(String(options.uriTemplate));
@@ -58,7 +64,7 @@ export class ResourceDefinitionFactory {
       key: options.uriTemplate,
       template,
       definition: { uriTemplate: options.uriTemplate, ...common(options) },
-      ...handlerFields(candidate, where, bindings),
+      ...handlerFields(candidate, where, bindings, cache),
       complete: { ...options.complete },
     };
     return { template: registered, diagnostics };
@@ -68,13 +74,17 @@ export class ResourceDefinitionFactory {
     where: string;
     diagnostics: McpDiagnostic[];
     report: Report;
+    cache: McpCacheHints | undefined;
   } {
     const where = `${candidate.hostClass.name}.${candidate.methodName}`;
     const diagnostics: McpDiagnostic[] = [];
     const report: Report = (message) => diagnostics.push({ where, ...message });
     if (typeof candidate.options.name !== 'string' || !candidate.options.name.trim())
       report(CatalogResourceMessages.missingName());
-    return { where, diagnostics, report };
+    const cache = readCacheOption(candidate.options.cache, (problem, fix) =>
+      report(CatalogMessages.badCache(problem, fix)),
+    );
+    return { where, diagnostics, report, cache };
   }
 }
 

@@ -49,7 +49,8 @@ export class ResourceRegistry {
     return undefined;
   }
 
-  onChange(listener: () => void): () => void {
+  /** Calls `listener` after every change of either list, with the entries that changed (see `CatalogList.onChange`). */
+  onChange(listener: (changed: readonly (RegisteredResource | RegisteredResourceTemplate)[]) => void): () => void {
     const offResources = this.resources.onChange(listener);
     const offTemplates = this.templates.onChange(listener);
     return () => {

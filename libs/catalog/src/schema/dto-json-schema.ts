@@ -2,7 +2,7 @@
    class-transformer type them: map keys, read for `name` and `prototype`, never called. */
 import type { Type } from '@nestjs/common';
 import type { MetadataStorage } from 'class-validator';
-import { optionalDependency, sensitiveDtoProperties, type JsonSchemaObject } from '#libs/core';
+import { mcpHeaderDtoProperties, optionalDependency, sensitiveDtoProperties, type JsonSchemaObject } from '#libs/core';
 
 // Loaded with the first DTO met: a host whose schemas are all zod or JSON Schema loads none of them.
 const FEATURE = 'a class-validator DTO as a schema';
@@ -78,18 +78,21 @@ export class DtoJsonSchemaFactory {
         return { $ref: `${REF_PREFIX}${this.keyOf(child)}` };
       };
       const { getMetadataStorage, ValidationTypes } = classValidator();
-      schema = markSensitive(
-        schemaNamed(
-          jsonSchemas().validationMetadataArrayToSchemas(this.metadataOf(type), {
-            refPointerPrefix: REF_PREFIX,
-            classTransformerMetadataStorage: transformerStorage() as never,
-            classValidatorMetadataStorage: getMetadataStorage(),
-            // The two converters that refer to classes (the rest describe values).
-            additionalConverters: {
-              [ValidationTypes.NESTED_VALIDATION]: (meta: PropertyMetadata) => reference(nestedTypeOf(meta)) as never,
-              [ValidationTypes.CUSTOM_VALIDATION]: (meta: PropertyMetadata) => reference(designTypeOf(meta)) as never,
-            },
-          }) as Record<string, JsonSchemaObject>,
+      schema = markHeaders(
+        markSensitive(
+          schemaNamed(
+            jsonSchemas().validationMetadataArrayToSchemas(this.metadataOf(type), {
+              refPointerPrefix: REF_PREFIX,
+              classTransformerMetadataStorage: transformerStorage() as never,
+              classValidatorMetadataStorage: getMetadataStorage(),
+              // The two converters that refer to classes (the rest describe values).
+              additionalConverters: {
+                [ValidationTypes.NESTED_VALIDATION]: (meta: PropertyMetadata) => reference(nestedTypeOf(meta)) as never,
+                [ValidationTypes.CUSTOM_VALIDATION]: (meta: PropertyMetadata) => reference(designTypeOf(meta)) as never,
+              },
+            }) as Record<string, JsonSchemaObject>,
+            type,
+          ),
           type,
         ),
         type,
@@ -208,6 +211,18 @@ function markSensitive(schema: JsonSchemaObject, type: Function): JsonSchemaObje
   for (const [marked, names] of sensitiveDtoProperties()) {
     if (marked !== type && !(type.prototype instanceof marked)) continue;
     for (const name of names) if (properties[name]) properties[name] = { ...properties[name], 'x-sensitive': true };
+  }
+  return schema;
+}
+
+/** Adds `"x-mcp-header": name` to the properties marked `@McpHeader(name)` on the class or a parent. */
+function markHeaders(schema: JsonSchemaObject, type: Function): JsonSchemaObject {
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!properties) return schema;
+  for (const [marked, headers] of mcpHeaderDtoProperties()) {
+    if (marked !== type && !(type.prototype instanceof marked)) continue;
+    for (const [name, header] of headers)
+      if (properties[name]) properties[name] = { ...properties[name], 'x-mcp-header': header };
   }
   return schema;
 }

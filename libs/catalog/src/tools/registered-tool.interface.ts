@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolOptions, SchemaSource } from '#libs/core';
 import type { SchemaKind } from '../schema/schema-kind';
 import type { RegisteredHandler } from '../handlers/registered-handler.interface';
+import type { ToolHeaderParam } from './tool-header-params';
 
 export type { ArgsBinding } from '../handlers/registered-handler.interface';
 
@@ -13,4 +14,6 @@ export interface RegisteredTool extends RegisteredHandler {
   readonly options: McpToolOptions;
   readonly input: { source: SchemaSource; kind: SchemaKind } | undefined;
   readonly output: { source: SchemaSource; kind: SchemaKind } | undefined;
+  /** Its parameters mirrored into `Mcp-Param-*` HTTP headers (`x-mcp-header`); none when absent. */
+  readonly headerParams?: readonly ToolHeaderParam[];
 }

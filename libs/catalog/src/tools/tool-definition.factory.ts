@@ -1,6 +1,7 @@
 import { Injectable, type Type } from '@nestjs/common';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
+  readCacheOption,
   type JsonSchemaObject,
   type McpDiagnostic,
   type McpPromptOptions,
@@ -13,6 +14,7 @@ import { CatalogMessages } from '../messages/catalog.messages';
 import { handlerFields, inspectHandlerParameters } from '../handlers/handler-parameters';
 import type { AccessRequirements } from '../handlers/registered-handler.interface';
 import type { RegisteredTool } from './registered-tool.interface';
+import { toolHeaderParams } from './tool-header-params';
 import { JsonSchemaFactory } from '../schema/json-schema.factory';
 import { isObjectJsonSchema, schemaKindOf, type SchemaKind } from '../schema/schema-kind';
 
@@ -78,6 +80,8 @@ export class ToolDefinitionFactory {
 
     const input = this.resolveSchema('input', inputSource, report);
     const output = this.resolveSchema('output', options.output, report);
+    const cache = readCacheOption(options.cache, (problem, fix) => report(CatalogMessages.badCache(problem, fix)));
+    const headerParams = input ? toolHeaderParams(input.schema, report) : [];
     if (diagnostics.length > 0) return { diagnostics };
 
     const name = options.name ?? methodName;
@@ -95,9 +99,10 @@ export class ToolDefinitionFactory {
       name,
       definition,
       options,
-      ...handlerFields(candidate, where, bindings),
+      ...handlerFields(candidate, where, bindings, cache),
       input: input && { source: input.source, kind: input.kind },
       output: output && { source: output.source, kind: output.kind },
+      ...(headerParams.length > 0 && { headerParams }),
     };
     return { tool, diagnostics };
   }

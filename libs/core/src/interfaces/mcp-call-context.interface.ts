@@ -30,6 +30,23 @@ export interface McpClientRequestOptions {
 /** Log levels of `notifications/message` (RFC 5424 names, as the MCP spec uses). */
 export type McpLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
+/** The levels of `notifications/message`, least severe first (syslog's, as MCP defines them). */
+export const MCP_LOG_LEVELS: readonly McpLogLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+/** Whether `value` names a level of `notifications/message`. */
+export function isMcpLogLevel(value: unknown): value is McpLogLevel {
+  return typeof value === 'string' && (MCP_LOG_LEVELS as readonly string[]).includes(value);
+}
+
 /** Sends `notifications/message` to the client that made the call. */
 export interface McpCallLogger {
   log(level: McpLogLevel, data: unknown): void;

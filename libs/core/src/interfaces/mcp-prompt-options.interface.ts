@@ -1,3 +1,4 @@
+import type { McpCacheOptions } from './mcp-cache-options.interface';
 import type { McpIcon } from './mcp-tool-options.interface';
 import type { SchemaSource } from './schema-source.interface';
 
@@ -33,5 +34,10 @@ export interface McpPromptOptions {
   /** Completers by argument name, for `completion/complete`. */
   complete?: Record<string, McpCompleter>;
   icons?: McpIcon[];
+  /**
+   * Caching hints of `prompts/list` for 2026-07-28 clients (the list takes its entries' most
+   * conservative hints). @default McpModule `cache`, else `{ ttlMs: 0, scope: 'private' }`
+   */
+  cache?: McpCacheOptions;
   _meta?: Record<string, unknown>;
 }

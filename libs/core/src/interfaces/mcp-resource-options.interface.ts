@@ -1,3 +1,4 @@
+import type { McpCacheOptions } from './mcp-cache-options.interface';
 import type { McpCompleter } from './mcp-prompt-options.interface';
 import type { McpIcon } from './mcp-tool-options.interface';
 
@@ -16,6 +17,16 @@ interface McpResourceCommonOptions {
   mimeType?: string;
   annotations?: McpResourceAnnotations;
   icons?: McpIcon[];
+  /**
+   * Caching hints for 2026-07-28 clients, of `resources/read` results of this resource (or of
+   * every resource the template matches) and of the lists it appears in (a list takes its
+   * entries' most conservative hints). @default McpModule `cache`, else `{ ttlMs: 0, scope: 'private' }`
+   * @example
+   * ```ts
+   * @McpResource({ uri: 'kb://policies/sla', name: 'sla', cache: { ttlMs: 600_000, scope: 'public' } })
+   * ```
+   */
+  cache?: McpCacheOptions;
   _meta?: Record<string, unknown>;
 }
 

@@ -1,3 +1,4 @@
+import type { McpCacheOptions } from './mcp-cache-options.interface';
 import type { SchemaSource } from './schema-source.interface';
 
 /** Hints about a tool's behaviour, as defined by the MCP spec (`ToolAnnotations`). */
@@ -87,6 +88,11 @@ export interface McpToolOptions {
   maxConcurrency?: number;
   /** Arguments the input schema does not declare. @default McpModule `unknownArguments` ('refuse') */
   unknownArguments?: McpUnknownArguments;
+  /**
+   * Caching hints of `tools/list` for 2026-07-28 clients: a list is fresh for its entries' shortest
+   * `ttlMs`, and `public` only when every entry is. @default McpModule `cache`, else `{ ttlMs: 0, scope: 'private' }`
+   */
+  cache?: McpCacheOptions;
   /** Extra `_meta` published with the tool definition. */
   _meta?: Record<string, unknown>;
 }

@@ -1,34 +1,50 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ALL_PROTOCOL_VERSIONS, JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import { envelopeVersionOf, unsupportedVersion } from '#libs/protocol';
+import { Injectable } from '@nestjs/common';
+import type { JsonRpcError, McpPrincipal } from '#libs/core';
+import { ToolRegistry } from '#libs/catalog';
+import { AccessControl } from '#libs/protocol';
+import { checkParamHeaders } from './headers/param-headers';
+import { checkStandardHeaders } from './headers/standard-headers';
+import { checkVersionHeader } from './headers/version-header';
 
-/** The header every 2026-07-28 POST carries, mirroring `_meta`'s protocol version. */
-export const VERSION_HEADER = 'mcp-protocol-version';
-
-function mismatch(problem: string): JsonRpcError {
-  return new JsonRpcError(JsonRpcErrorCode.HEADER_MISMATCH, `Header mismatch: ${problem}`, undefined, 400);
-}
+export { VERSION_HEADER } from './headers/version-header';
 
 /**
- * Checks the headers of a 2026-07-28 request against its body: intermediaries route on the
- * headers and the host runs the body, so the two must agree (the spec's "Server Validation").
- * Returns the error to answer (HTTP 400), or `undefined`.
+ * Checks the headers of a 2026-07-28 request against its body (the spec's "Server Validation"):
+ * intermediaries route on the headers and the host runs the body, so the two must agree.
+ * `MCP-Protocol-Version`, then `Mcp-Method` and `Mcp-Name`, then the `Mcp-Param-*` headers of the
+ * tool a `tools/call` names — only when the caller may see that tool, so that a header refusal
+ * never reveals a tool the caller cannot use (it gets "unknown tool" instead).
  */
-export function checkStatelessHeaders(
-  headers: IncomingHttpHeaders,
-  _method: string,
-  params: Record<string, unknown> | undefined,
-): JsonRpcError | undefined {
-  const header = headers[VERSION_HEADER];
-  const version = envelopeVersionOf(params);
-  if (typeof header !== 'string' || header === '')
-    return mismatch(
-      'the MCP-Protocol-Version header is required and must equal _meta\'s "io.modelcontextprotocol/protocolVersion"',
+@Injectable()
+export class StatelessHeaders {
+  constructor(
+    private readonly tools: ToolRegistry,
+    private readonly access: AccessControl,
+  ) {}
+
+  /** The error to answer (HTTP 400: `-32020`, or `-32022` for a revision not served), or `undefined`. */
+  check(
+    headers: IncomingHttpHeaders,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    principal: McpPrincipal,
+  ): JsonRpcError | undefined {
+    return (
+      checkVersionHeader(headers, params) ??
+      checkStandardHeaders(headers, method, params) ??
+      this.checkToolParams(headers, method, params, principal)
     );
-  if (typeof version === 'string' && version !== header)
-    return mismatch(
-      `MCP-Protocol-Version is "${header}" but _meta's "io.modelcontextprotocol/protocolVersion" is "${version}"`,
-    );
-  if (!ALL_PROTOCOL_VERSIONS.includes(header)) return unsupportedVersion(header);
-  return undefined;
+  }
+
+  private checkToolParams(
+    headers: IncomingHttpHeaders,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    principal: McpPrincipal,
+  ): JsonRpcError | undefined {
+    if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
+    const tool = this.access.visible(principal, this.tools.get(params.name));
+    return tool?.headerParams ? checkParamHeaders(headers, tool.headerParams, params.arguments) : undefined;
+  }
 }

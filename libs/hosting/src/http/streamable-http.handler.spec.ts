@@ -35,6 +35,7 @@ import type { McpModuleOptions } from '../interfaces/mcp-module-options.interfac
 import { HttpAuthentication } from './http-authentication';
 import { HttpCors } from './http-cors';
 import { HttpResponder } from './http-responder';
+import { StatelessHeaders } from './stateless-headers';
 import { StreamableHttpHandler } from './streamable-http.handler';
 import { rpcOf } from './testing/http-testing';
 
@@ -110,6 +111,7 @@ async function host(options: Partial<McpModuleOptions> & Record<string, unknown>
       HttpResponder,
       HttpCors,
       HttpAuthentication,
+      StatelessHeaders,
       StreamableHttpHandler,
     ],
   }).compile();
@@ -418,10 +420,12 @@ describe('StreamableHttpHandler', () => {
         'io.modelcontextprotocol/clientCapabilities': {},
         'io.modelcontextprotocol/clientInfo': { name: 'v2', version: '2' },
       };
-      const v26 = (extra: Record<string, string> = {}) => as(ALICE, { 'mcp-protocol-version': '2026-07-28', ...extra });
+      /** The headers of a 2026-07-28 POST of `method`. */
+      const v26 = (method: string, extra: Record<string, string> = {}) =>
+        as(ALICE, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...extra });
 
       it('serves one without a session, even in stateful mode, with resultType and no Mcp-Session-Id', async () => {
-        const response = await post(mcp.url, rpc('tools/list', { _meta: META }), v26());
+        const response = await post(mcp.url, rpc('tools/list', { _meta: META }), v26('tools/list'));
         expect(response.status).toBe(200);
         expect(response.headers.get('mcp-session-id')).toBeNull();
         expect((await rpcOf(response)).result).toMatchObject({
@@ -438,7 +442,7 @@ describe('StreamableHttpHandler', () => {
       });
 
       it('answers server/discover with every revision it serves', async () => {
-        const body = await rpcOf(await post(mcp.url, rpc('server/discover', { _meta: META }), v26()));
+        const body = await rpcOf(await post(mcp.url, rpc('server/discover', { _meta: META }), v26('server/discover')));
         expect(body.result).toMatchObject({
           resultType: 'complete',
           supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
@@ -457,9 +461,15 @@ describe('StreamableHttpHandler', () => {
           -32022,
         ],
         ['no _meta under a 2026-07-28 header', { 'mcp-protocol-version': '2026-07-28' }, undefined, -32602],
+        [
+          'an Mcp-Method header that names another method',
+          { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'prompts/list' },
+          META,
+          -32020,
+        ],
       ])('refuses %s with 400 and the request id', async (_case, headers, meta, code) => {
         const body = rpc('tools/list', meta && { _meta: meta });
-        const response = await post(mcp.url, body, as(ALICE, headers));
+        const response = await post(mcp.url, body, as(ALICE, { 'mcp-method': 'tools/list', ...headers }));
         expect(response.status).toBe(400);
         const answer = await rpcOf(response);
         expect(answer.id).toBe(JSON.parse(body).id);
@@ -467,14 +477,14 @@ describe('StreamableHttpHandler', () => {
       });
 
       it('answers a method that revision removed with 404 and -32601', async () => {
-        const response = await post(mcp.url, rpc('ping', { _meta: META }), v26());
+        const response = await post(mcp.url, rpc('ping', { _meta: META }), v26('ping'));
         expect(response.status).toBe(404);
         expect((await rpcOf(response)).error.code).toBe(-32601);
       });
 
       it('has no GET stream and no DELETE for a 2026-07-28 client: 405', async () => {
         for (const method of ['GET', 'DELETE']) {
-          const response = await fetch(mcp.url, { method, headers: v26({ accept: 'text/event-stream' }) });
+          const response = await fetch(mcp.url, { method, headers: v26(method, { accept: 'text/event-stream' }) });
           expect(response.status).toBe(405);
           expect(response.headers.get('allow')).toBe('POST');
         }

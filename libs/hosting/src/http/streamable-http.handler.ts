@@ -34,7 +34,7 @@ import { HttpCors } from './http-cors';
 import { HttpResponder } from './http-responder';
 import { HttpMessages } from './http.messages';
 import { SseStream } from './sse-stream';
-import { checkStatelessHeaders, VERSION_HEADER } from './stateless-headers';
+import { StatelessHeaders, VERSION_HEADER } from './stateless-headers';
 
 const SESSION_HEADER = 'mcp-session-id';
 /** Most GET (standalone notification) streams one session may hold open at once. */
@@ -89,6 +89,7 @@ export class StreamableHttpHandler {
     private readonly authentication: HttpAuthentication,
     private readonly cors: HttpCors,
     private readonly responder: HttpResponder,
+    private readonly statelessHeaders: StatelessHeaders,
   ) {
     this.stateful = protocol.mode === 'stateful';
   }
@@ -280,6 +281,11 @@ export class StreamableHttpHandler {
           const onClose = () => {
             if (!res.writableFinished) abort(new Error('client disconnected'));
           };
+          // A client already gone (e.g. while its body was read) will send no 'close' any more.
+          if (req.socket.destroyed) {
+            queueMicrotask(onClose);
+            return () => undefined;
+          }
           res.once('close', onClose);
           return () => res.off('close', onClose);
         };
@@ -288,7 +294,7 @@ export class StreamableHttpHandler {
       ...this.scope(req, session, principal, notify, onLost),
       closeStream,
       onHttpStatus: (prescribed) => (status = prescribed),
-      checkHeaders: (method, params) => checkStatelessHeaders(req.headers, method, params),
+      checkHeaders: (method, params) => this.statelessHeaders.check(req.headers, method, params, principal),
     });
     if (response === undefined) {
       // The client cancelled the request: it gets no response, and the connection is let go.

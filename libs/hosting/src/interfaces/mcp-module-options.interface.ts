@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { McpUnknownArguments } from '#libs/core';
+import type { McpCacheOptions, McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
 import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
@@ -97,15 +97,22 @@ export interface McpModuleOptions {
   mode?: 'stateful' | 'stateless';
   /** A session unused for this long is ended (ms). @default 1_800_000 (30 min) */
   sessionIdleTtlMs?: number;
-  /** At most this many live sessions; `initialize` beyond it is refused with 503. @default 10_000 */
+  /**
+   * At most this many live sessions; `initialize` beyond it is refused with 503. Also the most
+   * open `subscriptions/listen` streams of 2026-07-28 clients. @default 10_000
+   */
   maxSessions?: number;
   /**
    * At most this many live sessions per principal (per client address when authentication is
    * off), so one caller cannot hold the whole `maxSessions` hostage; `initialize` beyond it is
-   * refused with 429 naming the limit. @default 100
+   * refused with 429 naming the limit. Also the open `subscriptions/listen` streams per
+   * principal (2026-07-28; beyond it `-32602`). @default 100
    */
   maxSessionsPerPrincipal?: number;
-  /** At most this many `resources/subscribe` URIs per session; more are refused with `-32602`. @default 100 */
+  /**
+   * At most this many `resources/subscribe` URIs per session, and `resourceSubscriptions` URIs per
+   * `subscriptions/listen` stream; more are refused with `-32602`. @default 100
+   */
   maxSubscriptionsPerSession?: number;
   /**
    * Origins allowed to call the endpoint (exact `scheme://host[:port]`). Requests with any other
@@ -131,6 +138,21 @@ export interface McpModuleOptions {
   routeThroughExpress?: boolean;
   /** Items per page of `tools/list`. @default 100 */
   pageSize?: number;
+  /**
+   * Caching hints for 2026-07-28 clients (`ttlMs`, `cacheScope` on `tools/list`, `prompts/list`,
+   * `resources/list`, `resources/templates/list` and `resources/read` results) of every tool,
+   * prompt, resource and template without a `cache` option of its own. A list takes the shortest
+   * `ttlMs` of the entries the caller sees, and is `public` only when every entry of it is
+   * `public` and open to every caller (a list that authorization filters is `private`); a read of
+   * a resource restricted by `@RequireScopes`/`@Roles` is `private`. 2025-era results carry no
+   * hints. Checked at start-up: `ttlMs` an integer ≥ 0, `scope` `'public'` or `'private'`.
+   * @default none: `{ ttlMs: 0, scope: 'private' }` on every such result
+   * @example
+   * ```ts
+   * cache: { ttlMs: 5 * 60_000, scope: 'public' } // the catalog changes only with a deployment
+   * ```
+   */
+  cache?: McpCacheOptions;
   /** On shutdown, wait this long for in-flight calls before aborting them (ms). @default 10_000 */
   shutdownTimeoutMs?: number;
   /**

@@ -22,6 +22,7 @@ describe('resolveMcpOptions', () => {
       tools: { timeoutMs: 30_000, confirmDestructive: false },
       tasks: { ttlMs: 3_600_000 },
       requestState: { secrets: undefined, ttlMs: 600_000 },
+      cache: undefined,
     });
     expect(hosting).toEqual({
       path: '/mcp',
@@ -102,6 +103,32 @@ describe('resolveMcpOptions', () => {
     ]);
     expect((error as Error).message).toContain("fix: use 'stateful' or 'stateless'");
     expect((error as Error).message).toContain("fix: give bytes (1048576) or a string like '512kb' or '4mb'");
+  });
+
+  it('takes the default caching hints of 2026-07-28 results, the scope private unless said', () => {
+    expect(resolveMcpOptions({ name: 'a', version: '1', cache: { ttlMs: 60_000 } }).protocol.cache).toEqual({
+      ttlMs: 60_000,
+      scope: 'private',
+    });
+  });
+
+  it('refuses caching hints a client could not use, saying how to fix them', () => {
+    expect(() =>
+      resolveMcpOptions({ name: 'a', version: '1', cache: { ttlMs: -5, scope: 'everyone' } } as never),
+    ).toThrow(
+      new McpStartupError([
+        {
+          where: 'McpModule option "cache"',
+          problem: 'ttlMs must be an integer ≥ 0 (milliseconds), got -5',
+          fix: "e.g. cache: { ttlMs: 60_000, scope: 'public' }",
+        },
+        {
+          where: 'McpModule option "cache"',
+          problem: `scope must be 'public' or 'private', got "everyone"`,
+          fix: "use scope: 'private' (the default) or 'public'",
+        },
+      ]),
+    );
   });
 });
 

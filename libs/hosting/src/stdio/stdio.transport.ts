@@ -26,6 +26,8 @@ export class StdioTransport {
   private output: Writable | undefined;
   private closed = false;
   private detach: (() => void) | undefined;
+  /** Aborts the requests still open (a listen subscription, a 2026-07-28 call) when the input ends. */
+  private readonly lost = new Set<(reason: Error) => void>();
 
   constructor(
     @InjectHostingOptions() private readonly options: HostingOptions,
@@ -69,6 +71,8 @@ export class StdioTransport {
     this.closed = true;
     this.detach?.();
     this.session?.close('stdio closed');
+    for (const abort of [...this.lost]) abort(new Error('stdio closed'));
+    this.lost.clear();
   }
 
   private async receive(line: string): Promise<void> {
@@ -96,6 +100,10 @@ export class StdioTransport {
       principal: this.security.stdioPrincipal,
       headers: NO_HEADERS,
       notify: (message) => this.write(message),
+      onLost: (abort) => {
+        this.lost.add(abort);
+        return () => this.lost.delete(abort);
+      },
     };
     try {
       const response = await this.dispatcher.dispatch(classified.kind, classified.message, scope);

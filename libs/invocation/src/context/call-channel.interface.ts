@@ -4,8 +4,12 @@ import type { McpClientRequestOptions, McpLogLevel } from '#libs/core';
 export interface CallChannel {
   /** Sends a notification related to the request being served. */
   notify(method: string, params: Record<string, unknown>): void;
-  /** The lowest log level the client asked for (`logging/setLevel`), if any. */
-  readonly logLevel: McpLogLevel | undefined;
+  /**
+   * The lowest log level the client asked for: `logging/setLevel` (2025-era sessions) or the
+   * request's `_meta` log level (2026-07-28). `undefined`: every level (a 2025-era client that set
+   * none); `'off'`: none (a 2026-07-28 request that did not opt in to log messages).
+   */
+  readonly logLevel: McpLogLevel | 'off' | undefined;
   /** Why this call cannot send requests to its client at all (e.g. no session), if so. */
   readonly requestsUnavailable: string | undefined;
   /** The capabilities the client declared in `initialize` (or, 2026-07-28, in the request's `_meta`). */

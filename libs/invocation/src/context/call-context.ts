@@ -16,21 +16,12 @@ import {
   type McpClientRequestOptions,
   type McpLogLevel,
   type McpTransportKind,
+  MCP_LOG_LEVELS,
 } from '#libs/core';
 import type { CallChannel } from './call-channel.interface';
 import type { CallCancellation } from './call-cancellation';
 
-const LEVELS: readonly McpLogLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
-const RANK = new Map(LEVELS.map((level, index) => [level, index]));
+const RANK = new Map(MCP_LOG_LEVELS.map((level, index) => [level, index]));
 
 /** What a transport knows about a call when it starts it. */
 export type CallContextInit = Omit<
@@ -200,6 +191,7 @@ export class CallContext implements McpCallContext {
   private createLogger(): McpCallLogger {
     const send = (level: McpLogLevel, data: unknown) => {
       const minimum = this.channel.logLevel;
+      if (minimum === 'off') return;
       if (minimum !== undefined && (RANK.get(level) ?? 0) < (RANK.get(minimum) ?? 0)) return;
       this.channel.notify('notifications/message', { level, logger: this.target, data });
     };

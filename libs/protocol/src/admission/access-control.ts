@@ -21,6 +21,11 @@ export class AccessControl {
     return this.policy.allows(principal, entry.access);
   }
 
+  /** Whether every caller may see `entry` (the policy says so; a policy that cannot tell: no). */
+  allowsEveryone(entry: RegisteredHandler): boolean {
+    return this.policy.allowsEveryone?.(entry.access) ?? false;
+  }
+
   /** The entries `principal` may see, and the key of its view (for cached list pages). */
   view<T extends RegisteredHandler>(principal: McpPrincipal): ListView<T> {
     return {

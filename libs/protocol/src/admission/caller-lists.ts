@@ -2,18 +2,22 @@ import { Injectable } from '@nestjs/common';
 import type { CatalogList, RegisteredHandler } from '#libs/catalog';
 import type { DispatchScope } from '../methods/method-handler';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
+import { withCacheHints } from '../eras/stateless-result';
 import { AccessControl } from './access-control';
+import { CacheHints } from './cache-hints';
 
 /**
  * The catalog's lists as a caller sees them (`tools/list`, `prompts/list`, `resources/list`,
  * `resources/templates/list`): only the entries the access policy lets them use, so lists and
- * calls agree, in pages of the host's `pageSize` (pre-serialized and cached per view).
+ * calls agree, in pages of the host's `pageSize` (pre-serialized and cached per view). A
+ * 2026-07-28 caller gets the list's caching hints too (`CacheHints`).
  */
 @Injectable()
 export class CallerLists {
   constructor(
     @InjectProtocolOptions() private readonly options: ProtocolOptions,
     private readonly access: AccessControl,
+    private readonly hints: CacheHints,
   ) {}
 
   /** The page `params.cursor` names, as JSON text. @throws JsonRpcError `-32602` for a bad cursor */
@@ -22,6 +26,10 @@ export class CallerLists {
     params: Record<string, unknown>,
     scope: DispatchScope,
   ): string {
-    return list.listPage(params.cursor, this.options.pageSize, this.access.view<T>(scope.principal));
+    const view = this.access.view<T>(scope.principal);
+    const page = list.listPage(params.cursor, this.options.pageSize, view);
+    if (!scope.session.stateless) return page;
+    const hints = this.hints.ofList(list, view);
+    return hints ? withCacheHints(page, hints) : page;
   }
 }

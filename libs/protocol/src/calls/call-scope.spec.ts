@@ -1,4 +1,4 @@
-import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION } from '#libs/core';
 import { HandlerFailedError, type CallContext } from '#libs/invocation';
 import { RequestNote } from '../events/request-note';
 import { HostState } from '../lifecycle/host-state';
@@ -100,6 +100,37 @@ describe('CallScope', () => {
       outcome: 'cancelled',
       error: 'Cancelled by the client: user pressed stop',
       withdrawn: true,
+    });
+  });
+
+  describe('log messages of a call', () => {
+    /** The `notifications/message` levels a call logging at every level sends, on a session of `version` with `level`. */
+    async function logsSent(version: string, level: 'info' | undefined): Promise<string[]> {
+      const { calls, scope, note } = setup();
+      const sent: string[] = [];
+      const session =
+        version === LATEST_PROTOCOL_VERSION ? new McpSession('s1', version) : new McpSession(undefined, version);
+      session.logLevel = level;
+      const logging: DispatchScope = {
+        ...scope,
+        session,
+        notify: (message) => sent.push((JSON.parse(message) as { params: { level: string } }).params.level) > 0,
+      };
+      await calls.run(logging, 1, 'tool', 'noisy', {}, note, async (context) => {
+        for (const log of [context.log.debug, context.log.info, context.log.error]) log('step');
+        return { value: 'done' };
+      });
+      return sent;
+    }
+
+    it('sends every level to a 2025-era session that set none, and those at or above the one it set', async () => {
+      expect(await logsSent(LATEST_PROTOCOL_VERSION, undefined)).toEqual(['debug', 'info', 'error']);
+      expect(await logsSent(LATEST_PROTOCOL_VERSION, 'info')).toEqual(['info', 'error']);
+    });
+
+    it('sends none to a 2026-07-28 request without a log level in its _meta, and follows the level it gives', async () => {
+      expect(await logsSent(STATELESS_PROTOCOL_VERSION, undefined)).toEqual([]);
+      expect(await logsSent(STATELESS_PROTOCOL_VERSION, 'info')).toEqual(['info', 'error']);
     });
   });
 });

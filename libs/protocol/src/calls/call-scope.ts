@@ -22,8 +22,10 @@ const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 class ScopeChannel implements CallChannel {
   constructor(private readonly scope: DispatchScope) {}
 
-  get logLevel(): McpLogLevel | undefined {
-    return this.scope.session.logLevel;
+  get logLevel(): McpLogLevel | 'off' | undefined {
+    const session = this.scope.session;
+    // A 2026-07-28 request without a log level in its `_meta` gets no log messages at all.
+    return session.stateless ? (session.logLevel ?? 'off') : session.logLevel;
   }
 
   get clientCapabilities(): Readonly<Record<string, unknown>> {

@@ -1,7 +1,9 @@
 import {
   ALL_PROTOCOL_VERSIONS,
+  isMcpLogLevel,
   isStatelessVersion,
   JsonRpcError,
+  MCP_LOG_LEVELS,
   JsonRpcErrorCode,
   STATELESS_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -17,17 +19,6 @@ export const META_KEYS = {
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;
-
-const LOG_LEVELS: ReadonlySet<string> = new Set([
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-]);
 
 /** What a stateless request says about its client in `_meta` (in place of a session). */
 export interface RequestEnvelope {
@@ -96,8 +87,8 @@ export function readEnvelope(params: Params): RequestEnvelope {
       ? { name: info.name, version: typeof info.version === 'string' ? info.version : '' }
       : undefined;
   const level = meta[META_KEYS.logLevel];
-  if (level !== undefined && (typeof level !== 'string' || !LOG_LEVELS.has(level)))
-    throw invalidMeta(`"${META_KEYS.logLevel}" must be one of ${[...LOG_LEVELS].join(', ')}`);
+  if (level !== undefined && !isMcpLogLevel(level))
+    throw invalidMeta(`"${META_KEYS.logLevel}" must be one of ${MCP_LOG_LEVELS.join(', ')}`);
   return {
     protocolVersion: version,
     clientInfo,

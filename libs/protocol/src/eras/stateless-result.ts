@@ -1,3 +1,4 @@
+import type { McpCacheHints } from '#libs/core';
 import type { McpMethodTraits } from '../wire/mcp-method.table';
 
 /** What a 2026-07-28 result of a handler that left it to the engine starts with. */
@@ -18,4 +19,13 @@ export function statelessResult(json: string, traits: McpMethodTraits): string {
   if (json.startsWith('{"resultType"')) return json;
   const hints = traits.cacheable ? NO_CACHING : '';
   return json === '{}' ? `${COMPLETE}${hints}}` : `${COMPLETE}${hints},${json.slice(1)}`;
+}
+
+/**
+ * A cacheable result's JSON with `resultType` and the given hints in front, as a handler that
+ * writes its own hints returns it (the dispatcher then leaves it as it is). Not parsed.
+ */
+export function withCacheHints(json: string, hints: McpCacheHints): string {
+  const head = `${COMPLETE},"ttlMs":${hints.ttlMs},"cacheScope":"${hints.scope}"`;
+  return json === '{}' ? `${head}}` : `${head},${json.slice(1)}`;
 }

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import {
   ALL_PROTOCOL_VERSIONS,
+  isMcpLogLevel,
   JsonRpcError,
   JsonRpcErrorCode,
   LATEST_PROTOCOL_VERSION,
+  MCP_LOG_LEVELS,
   SUPPORTED_PROTOCOL_VERSIONS,
   type McpLogLevel,
 } from '#libs/core';
@@ -11,8 +13,6 @@ import { META_KEYS } from '../eras/request-envelope';
 import { TASKS_EXTENSION } from '../eras/extensions';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods } from '../methods/method-handler';
-
-const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 /** What the host offers, announced in the `initialize` result. */
 const CAPABILITIES = {
@@ -98,10 +98,10 @@ export class LifecycleMethods implements McpMethods {
   }
 
   private setLogLevel(params: Record<string, unknown>, scope: DispatchScope): string {
-    if (typeof params.level !== 'string' || !LOG_LEVELS.has(params.level)) {
+    if (!isMcpLogLevel(params.level)) {
       throw new JsonRpcError(
         JsonRpcErrorCode.INVALID_PARAMS,
-        `logging/setLevel: "level" must be one of ${[...LOG_LEVELS].join(', ')}`,
+        `logging/setLevel: "level" must be one of ${MCP_LOG_LEVELS.join(', ')}`,
       );
     }
     scope.session.logLevel = params.level as McpLogLevel;

@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { optionChecks, type OptionReport } from '#libs/core';
+import { optionChecks, readCacheOption, type McpCacheHints, type OptionReport } from '#libs/core';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../wire/request-limits';
 
 /** What the protocol engine needs of the module's options: the server, its sessions, lists, calls and tasks. */
@@ -19,6 +19,8 @@ export interface ProtocolOptions {
    * may be brought back.
    */
   requestState: { secrets: readonly string[] | undefined; ttlMs: number };
+  /** The caching hints of entries without a `cache` option of their own (2026-07-28 results); none: not configured. */
+  cache: McpCacheHints | undefined;
 }
 
 /** Shortest `requestState.secret` accepted (bytes of UTF-8): as much entropy as the AES-256 key it keys. */
@@ -47,6 +49,7 @@ export const PROTOCOL_OPTION_KEYS = [
   'confirmDestructive',
   'taskTtlMs',
   'requestState',
+  'cache',
 ] as const;
 
 /**
@@ -80,6 +83,7 @@ export function resolveProtocolOptions(o: Record<string, unknown>, report: Optio
   const timeoutMs = check.integer('toolTimeoutMs', 30_000, 1);
   const confirmDestructive = check.flag('confirmDestructive', false);
   const requestState = resolveRequestState(o.requestState, report);
+  const cache = readCacheOption(o.cache, (problem, fix) => report('cache', problem, fix));
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...((o.limits as Partial<RequestLimits> | undefined) ?? {}) };
   for (const [key, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || (value as number) < 1) {
@@ -99,6 +103,7 @@ export function resolveProtocolOptions(o: Record<string, unknown>, report: Optio
     tools: { timeoutMs, confirmDestructive },
     tasks,
     requestState,
+    cache,
   };
 }
 

@@ -471,6 +471,8 @@ describe('TaskExtensionRunner', () => {
     it('stops sending the request’s notifications at the hand-off', async () => {
       const { runner, calls } = setup();
       const { scope, onRequest } = scopeOf('alice');
+      // A 2026-07-28 request gets log messages only when its `_meta` names a level.
+      scope.session.logLevel = 'info';
       const response = runner.start(MANUAL_TOOL, {}, {}, 7, scope, false, noteOf(scope));
       await settle();
       calls[0].context.log.info('before');

@@ -59,6 +59,8 @@ export const MCP_METHODS = {
   },
   'resources/subscribe': { audited: true, guarded: false, names: { kind: 'resource', by: 'uri' }, era: 'session' },
   'resources/unsubscribe': { audited: false, guarded: false, names: { kind: 'resource', by: 'uri' }, era: 'session' },
+  // Answered when the stream ends, not when it opens: its events are the notifications it carries.
+  'subscriptions/listen': { audited: false, guarded: false, era: 'stateless' },
   'tasks/get': { audited: true, guarded: false, namesTask: true },
   'tasks/result': { audited: true, guarded: true, era: 'session' },
   'tasks/cancel': { audited: true, guarded: false, namesTask: true },

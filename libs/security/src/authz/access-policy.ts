@@ -16,6 +16,12 @@ export interface McpAccessPolicy {
   /** Callers with the same key see the same lists (list pages are cached per key). */
   visibilityKey(principal: McpPrincipal): string;
   /**
+   * Optional: whether every caller, authenticated or not, may see and use an entry with these
+   * requirements. Only lists and reads made of such entries can be marked `cacheScope: "public"`
+   * for 2026-07-28 clients (a shared cache may serve them to anyone); without this method, none is.
+   */
+  allowsEveryone?(requirements: AccessRequirements): boolean;
+  /**
    * Optional: a rule on the call itself, for decisions that need the arguments or the tenant
    * (in `principal.claims`). Runs after the entry was found visible; `false` refuses the call
    * with a clear "not allowed" (the entry's existence is no secret to this caller).
@@ -57,5 +63,10 @@ export class ScopeAndRolePolicy implements McpAccessPolicy {
 
   visibilityKey(principal: McpPrincipal): string {
     return `${[...principal.scopes].sort().join(' ')}|${[...principal.roles].sort().join(' ')}`;
+  }
+
+  /** An entry that requires no scope and no role is open to every caller. */
+  allowsEveryone({ scopes, roles }: AccessRequirements): boolean {
+    return scopes.length === 0 && roles.length === 0;
   }
 }

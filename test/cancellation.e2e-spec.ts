@@ -62,7 +62,15 @@ describe.each(cases)('a request the client cancels, over %s (%s)', (transport, m
         .map((message) => (message as { id: unknown }).id);
       expect(answered).toHaveLength(1); // the `add` call's answer
       expect(answered).not.toContain(cancelledId);
-      expect(errors).toEqual([]);
+      // Progress the tool sent before the host saw the cancellation may reach the client after it
+      // dropped the request (the SDK then reports an unknown token): a race on the wire, not a
+      // message sent for a cancelled request. Anything from the step the tool stopped at on is.
+      const stoppedAt = Number(/slow:aborted@(\d+)/.exec(log.events.find((e) => e.startsWith('slow:aborted@'))!)![1]);
+      const sentAfterCancel = errors.filter((error) => {
+        const late = /unknown token: (\{.*\})$/.exec(error.message);
+        return !late || (JSON.parse(late[1]) as { params: { progress: number } }).params.progress >= stoppedAt;
+      });
+      expect(sentAfterCancel).toEqual([]);
     } finally {
       await connected.close();
     }

@@ -44,7 +44,9 @@ export class StatelessHeaders {
     principal: McpPrincipal,
   ): JsonRpcError | undefined {
     if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
-    const tool = this.access.visible(principal, this.tools.get(params.name));
-    return tool?.headerParams ? checkParamHeaders(headers, tool.headerParams, params.arguments) : undefined;
+    // Most tools mirror no parameter: the caller's access is looked at only for those that do.
+    const tool = this.tools.get(params.name);
+    if (!tool?.headerParams || !this.access.visible(principal, tool)) return undefined;
+    return checkParamHeaders(headers, tool.headerParams, params.arguments);
   }
 }

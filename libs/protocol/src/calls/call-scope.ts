@@ -125,14 +125,10 @@ export class CallScope {
   ): Promise<T | InputRequiredResult> {
     const round = this.inputs.open(scope, note, target, params);
     if (!round) return this.run(scope, id, kind, target, params, note, body);
-    const value = await this.run<T | InputRequiredResult>(
-      { ...scope, clientInputs: round },
-      id,
-      kind,
-      target,
-      params,
-      note,
-      (context) => round.race(body(context), context.cancellation),
+    // The scope is the transport's object for this one request: the round joins it in place.
+    scope.clientInputs = round;
+    const value = await this.run<T | InputRequiredResult>(scope, id, kind, target, params, note, (context) =>
+      round.race(body(context), context.cancellation),
     );
     if (note && round.askedForInput) note.continuedByRetry = true;
     return value;

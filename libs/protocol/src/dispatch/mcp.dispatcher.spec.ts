@@ -250,6 +250,7 @@ describe('McpDispatcher', () => {
       async (method) => {
         const { dispatcher, received, events } = setup();
         const scope = scopeOf('alice', null);
+        const given = scope.session;
         const response = await dispatcher.dispatch(
           'request',
           request(`r-${method}`, method, { cursor: 'c1', _meta: ENVELOPE }),
@@ -266,7 +267,7 @@ describe('McpDispatcher', () => {
           },
         });
         const session = received[0].scope.session;
-        expect(session).not.toBe(scope.session);
+        expect(session).not.toBe(given);
         expect(session).toMatchObject({
           id: undefined,
           protocolVersion: '2026-07-28',

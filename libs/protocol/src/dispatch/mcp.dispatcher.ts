@@ -66,11 +66,12 @@ export class McpDispatcher {
       try {
         const mismatch = scope.checkHeaders?.(message.method!, message.params);
         if (mismatch) throw mismatch;
-        scope = { ...scope, session: McpSession.forRequest(readEnvelope(message.params), scope.principal.id) };
+        // The scope is the transport's object for this one message: the session is set in place.
+        scope.session = McpSession.forRequest(readEnvelope(message.params), scope.principal.id);
       } catch (error) {
         if (!(error instanceof JsonRpcError)) throw error;
         envelopeError = error;
-        if (!scope.session.stateless) scope = { ...scope, session: new McpSession(undefined, STATELESS) };
+        if (!scope.session.stateless) scope.session = new McpSession(undefined, STATELESS);
       }
     }
     const session = scope.session;

@@ -69,8 +69,8 @@ export class InputRound implements ClientInputs {
   private flush: NodeJS.Immediate | undefined;
   private decision: InputDecision | undefined;
   private finished = false;
-  private settle!: (decision: InputDecision) => void;
-  private readonly decided = new Promise<InputDecision>((resolve) => (this.settle = resolve));
+  /** Wakes `race` when the round is decided (set while it waits). */
+  private wake: (() => void) | undefined;
 
   /**
    * @param earlier the state the request brought back, verified (none on a first round)
@@ -158,13 +158,17 @@ export class InputRound implements ClientInputs {
     running: Promise<Invocation<T>>,
     cancellation: CallCancellation,
   ): Promise<Invocation<T | InputRequiredResult>> {
-    const first = await Promise.race([
+    // One promise for both ends (rather than Promise.race of two): this runs on every 2026 call.
+    const first = await new Promise<{ outcome: Invocation<T> } | { error: unknown } | undefined>((resolve) => {
+      // The run is always watched, so that its rejection once abandoned is never unhandled.
       running.then(
-        (outcome) => ({ outcome }),
-        (error: unknown) => ({ error }),
-      ),
-      this.decided,
-    ]);
+        (outcome) => resolve({ outcome }),
+        (error: unknown) => resolve({ error }),
+      );
+      // Decided already: the handler asked something invalid before its first await.
+      if (this.decision) resolve(undefined);
+      else this.wake = () => resolve(undefined);
+    });
     this.finished = true;
     clearImmediate(this.flush);
     const decision = this.decision;
@@ -175,7 +179,7 @@ export class InputRound implements ClientInputs {
       if (decision.kind === 'error') throw decision.error;
       return { value: decision.result };
     }
-    if ('error' in first) throw first.error;
+    if (first && 'error' in first) throw first.error;
     return (first as { outcome: Invocation<T> }).outcome;
   }
 
@@ -203,7 +207,8 @@ export class InputRound implements ClientInputs {
       inputRequests[key] = { method, params };
       digests[key] = digest;
     }
-    const requestState = this.seal({ ...this.binding, v: 1, x: Date.now() + this.ttlMs, q: digests, a: this.used });
+    const { p, m, n, d } = this.binding; // fields, not a spread: `d` may be a getter
+    const requestState = this.seal({ p, m, n, d, v: 1, x: Date.now() + this.ttlMs, q: digests, a: this.used });
     this.end({ kind: 'input', result: { resultType: 'input_required', inputRequests, requestState } });
   }
 
@@ -213,7 +218,7 @@ export class InputRound implements ClientInputs {
     if (!this.decision) {
       this.decision = decision;
       clearImmediate(this.flush);
-      this.settle(decision);
+      this.wake?.();
     }
     return method === undefined ? undefined : this.abandoned(method, signal!);
   }

@@ -24,6 +24,26 @@ function isRequestState(value: unknown): value is RequestState {
 }
 
 /**
+ * What a request's state is bound to. The digest of the arguments is taken when first read (a
+ * state is sealed or verified): most calls never ask their client anything, and hashing their
+ * arguments would be most of what a round costs them.
+ */
+class LazyBinding implements RequestBinding {
+  private digest: string | undefined;
+
+  constructor(
+    readonly p: string,
+    readonly m: string,
+    readonly n: string,
+    private readonly args: unknown,
+  ) {}
+
+  get d(): string {
+    return (this.digest ??= digestOf(this.args));
+  }
+}
+
+/**
  * Opens the input round of a 2026-07-28 request that runs a catalog entry (`tools/call`,
  * `prompts/get`, `resources/read`: the requests that may answer `input_required`): checks its
  * `inputResponses` and verifies the `requestState` it brought back. The state must be one this
@@ -50,12 +70,7 @@ export class InputRounds {
     if (responses !== undefined && !isRecord(responses)) throw invalid(InputRoundMessages.responsesNotObject());
     const sealed = params.requestState;
     if (sealed !== undefined && typeof sealed !== 'string') throw invalid(InputRoundMessages.stateNotString());
-    const binding: RequestBinding = {
-      p: scope.principal.id,
-      m: note.method,
-      n: target,
-      d: digestOf(params.arguments),
-    };
+    const binding = new LazyBinding(scope.principal.id, note.method, target, params.arguments);
     const earlier = sealed === undefined ? undefined : this.verify(sealed, binding);
     return new InputRound(binding, earlier, responses, (state) => this.sealer.seal(state), this.sealer.ttlMs);
   }

@@ -26,6 +26,17 @@ interface RunningTask {
   cancel: (reason: Error) => void;
 }
 
+/** A `tools/call` to serve as a task: `start`'s arguments, handed on as one. */
+interface TaskCall {
+  tool: RegisteredTool;
+  args: unknown;
+  params: Record<string, unknown>;
+  id: JsonRpcId;
+  scope: DispatchScope;
+  confirm: boolean;
+  created: RequestNote;
+}
+
 /** How the call of a task ended. */
 type Outcome = Pick<StoredTask, 'status' | 'result' | 'error' | 'statusMessage'>;
 
@@ -69,20 +80,11 @@ export class TaskExtensionRunner {
     confirm: boolean,
     created: RequestNote,
   ): Promise<string> {
-    return tool.options.taskStart === 'manual'
-      ? this.startManually(tool, args, params, id, scope, confirm, created)
-      : this.startWithCall(tool, args, params, id, scope, confirm, created);
+    const call: TaskCall = { tool, args, params, id, scope, confirm, created };
+    return tool.options.taskStart === 'manual' ? this.startManually(call) : this.startWithCall(call);
   }
 
-  private async startWithCall(
-    tool: RegisteredTool,
-    args: unknown,
-    params: Record<string, unknown>,
-    id: JsonRpcId,
-    scope: DispatchScope,
-    confirm: boolean,
-    created: RequestNote,
-  ): Promise<string> {
+  private async startWithCall({ tool, args, params, scope, confirm, created }: TaskCall): Promise<string> {
     const task = await this.create(scope);
     const inputs = this.inputsOf(task);
     const run = this.runNote(tool, args, scope, created);
@@ -108,15 +110,7 @@ export class TaskExtensionRunner {
    * Runs the call in the request until its handler calls `continueAsTask`: requests to the client
    * before then go where the request's go (input-required rounds), after it to the task.
    */
-  private async startManually(
-    tool: RegisteredTool,
-    args: unknown,
-    params: Record<string, unknown>,
-    id: JsonRpcId,
-    scope: DispatchScope,
-    confirm: boolean,
-    created: RequestNote,
-  ): Promise<string> {
+  private async startManually({ tool, args, params, id, scope, confirm, created }: TaskCall): Promise<string> {
     const run = this.runNote(tool, args, scope, created);
     let task: StoredTask | undefined;
     let inputs: TaskInputs | undefined;

@@ -9,6 +9,16 @@ import { AppModule } from '../../src/app.module';
 import { parsePrometheusText, type PromSample } from './prometheus-text';
 import { waitForAsync } from './wait-for';
 
+/** The demo keys of config/api-keys.example.json (README). */
+export const DESK_KEYS = {
+  /** desk-reader: tickets:read, kb:read */
+  reader: 'desk-demo-read-only-key',
+  /** desk-admin: every scope, role admin */
+  admin: 'desk-demo-admin-key',
+  /** desk-approver: tickets:read, role approver */
+  approver: 'desk-demo-approver-key',
+} as const;
+
 /** The support-desk host (src/) running in this process on a loopback port. */
 export interface DeskHost {
   app: INestApplication;

@@ -4,15 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  CallToolResultSchema,
-  CreateTaskResultSchema,
-  ElicitRequestSchema,
-  type CallToolResult,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { connectHttpClient } from './support/fixture-app';
-import { startDeskHost } from './support/desk-host';
+import { reportAsTask, startDeskHost } from './support/desk-host';
 import { waitFor, waitForAsync } from './support/wait-for';
 import { readFile } from 'node:fs/promises';
 import { verifyChain, type AuditRecord } from '#libs/security';
@@ -287,18 +281,8 @@ describe('support desk report as a task', () => {
       expect(tools.find((tool) => tool.name === 'export_ticket_report')!.execution).toEqual({
         taskSupport: 'optional',
       });
-      const created = (await client.request(
-        {
-          method: 'tools/call',
-          params: { name: 'export_ticket_report', arguments: { status: 'closed' }, task: {} },
-        } as never,
-        CreateTaskResultSchema,
-      )) as { task: { taskId: string; status: string } };
+      const { created, result } = await reportAsTask(client);
       expect(created.task.status).toBe('working');
-      const result = (await client.request(
-        { method: 'tasks/result', params: { taskId: created.task.taskId } } as never,
-        CallToolResultSchema,
-      )) as CallToolResult;
       expect(textOf(result)).toMatch(/^Report of \d+ ticket\(s\) with status closed/);
     } finally {
       await client.close();

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditRecord } from '#libs/security';
 import { AppModule } from '../../src/app.module';
 import { parsePrometheusText, type PromSample } from './prometheus-text';
@@ -50,6 +52,28 @@ export async function startDeskHost(env: Record<string, string> = {}): Promise<D
   } finally {
     process.env = saved;
   }
+}
+
+/**
+ * Runs the desk's report of closed tickets (`export_ticket_report`) as a 2025-11-25 task: asks for
+ * one with `params.task`, then fetches the call's result with `tasks/result` (which waits for it).
+ * @returns what `tools/call` answered, and the result
+ */
+export async function reportAsTask(
+  client: Client,
+): Promise<{ created: { task: { taskId: string; status: string } }; result: CallToolResult }> {
+  const created = (await client.request(
+    {
+      method: 'tools/call',
+      params: { name: 'export_ticket_report', arguments: { status: 'closed' }, task: {} },
+    } as never,
+    CreateTaskResultSchema,
+  )) as { task: { taskId: string; status: string } };
+  const result = (await client.request(
+    { method: 'tasks/result', params: { taskId: created.task.taskId } } as never,
+    CallToolResultSchema,
+  )) as CallToolResult;
+  return { created, result };
 }
 
 /** Every record of an audit trail file so far (none if it does not exist yet). */

@@ -1,14 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { AppModule } from '../src/app.module';
+import { DESK_KEYS, startDeskHost } from './support/desk-host';
 import { connectHttpClient } from './support/fixture-app';
 
 // Globals of the page, for the callbacks playwright runs in the browser (the project has no DOM lib).
@@ -26,10 +23,6 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-// The demo keys of config/api-keys.example.json (README).
-const ADMIN_KEY = 'desk-demo-admin-key';
-const READER_KEY = 'desk-demo-read-only-key';
-const APPROVER_KEY = 'desk-demo-approver-key';
 const OUTPUT = join(__dirname, '..', 'test-output');
 const DOCS_SCREENSHOT = join(__dirname, '..', 'docs', 'admin-dashboard.png');
 
@@ -38,26 +31,6 @@ interface StatsEntry {
   name: string;
   calls: number;
   errors: number;
-}
-
-/** The support desk as `AUTH_MODE=apiKey npm start` runs it, on a free loopback port. */
-async function startDesk(): Promise<{ app: INestApplication; base: string }> {
-  const saved = { ...process.env };
-  Object.assign(process.env, {
-    AUTH_MODE: 'apiKey',
-    AUDIT_FILE: join(tmpdir(), `desk-admin-audit-${randomUUID()}.jsonl`),
-    SUPPORT_REPORT_STEP_MS: '10',
-  });
-  try {
-    const moduleRef = await Test.createTestingModule({
-      imports: [AppModule.register({ transport: 'http' })],
-    }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    return { app, base: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
-  } finally {
-    process.env = saved;
-  }
 }
 
 /**
@@ -89,7 +62,9 @@ describe('admin dashboard in chromium', () => {
     });
   };
   const apiStats = async (): Promise<StatsEntry[]> => {
-    const response = await fetch(`${base}/admin/api/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const response = await fetch(`${base}/admin/api/stats`, {
+      headers: { authorization: `Bearer ${DESK_KEYS.admin}` },
+    });
     expect(response.status).toBe(200);
     return ((await response.json()) as { entries: StatsEntry[] }).entries;
   };
@@ -105,9 +80,10 @@ describe('admin dashboard in chromium', () => {
       throw new Error(
         `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; npm test does it first when run as root)`,
       );
-    ({ app, base } = await startDesk());
-    admin = await connectHttpClient(`${base}/mcp`, { authorization: `Bearer ${ADMIN_KEY}` });
-    reader = await connectHttpClient(`${base}/mcp`, { 'x-api-key': READER_KEY });
+    // The desk as `AUTH_MODE=apiKey npm start` runs it, with reports quick to finish.
+    ({ app, base } = await startDeskHost({ AUTH_MODE: 'apiKey', SUPPORT_REPORT_STEP_MS: '10' }));
+    admin = await connectHttpClient(`${base}/mcp`, { authorization: `Bearer ${DESK_KEYS.admin}` });
+    reader = await connectHttpClient(`${base}/mcp`, { 'x-api-key': DESK_KEYS.reader });
     for (const status of ['open', 'pending', 'closed']) await call(admin, 'search_tickets', { status }, false);
     await call(admin, 'get_ticket', { ticketId: 'T-2001' }, false);
     await call(admin, 'get_ticket', { ticketId: 'T-9999' }, true);
@@ -155,7 +131,7 @@ describe('admin dashboard in chromium', () => {
     );
     expect(await page.isVisible('#key-form')).toBe(true);
 
-    await page.fill('#key', READER_KEY);
+    await page.fill('#key', DESK_KEYS.reader);
     await page.click('#key-form button[type="submit"]');
     await page.waitForSelector('html[data-state="forbidden"]');
     expect(await page.textContent('#notice')).toBe(
@@ -169,12 +145,12 @@ describe('admin dashboard in chromium', () => {
   });
 
   it('shows, with the admin key, the calls and errors per tool that were made, as the API reports them', async () => {
-    await page.fill('#key', ADMIN_KEY);
+    await page.fill('#key', DESK_KEYS.admin);
     await page.click('#key-form button[type="submit"]');
     await page.waitForSelector('html[data-state="ok"]');
     expect(await page.isHidden('#key-form')).toBe(true);
     expect(await page.isHidden('#notice')).toBe(true);
-    expect(await page.evaluate(() => sessionStorage.getItem('mcp-admin-key'))).toBe(ADMIN_KEY);
+    expect(await page.evaluate(() => sessionStorage.getItem('mcp-admin-key'))).toBe(DESK_KEYS.admin);
     expect(await page.textContent('#principal')).toBe('signed in as desk-admin');
     expect(await page.textContent('#overall')).toBe('ok');
 
@@ -268,7 +244,7 @@ describe('admin dashboard in chromium', () => {
   it('lets an approver who is no administrator decide it, from the approvals alone; the call then runs', async () => {
     await page.click('#forget');
     await page.waitForSelector('html[data-state="unauthorized"]');
-    await page.fill('#key', APPROVER_KEY);
+    await page.fill('#key', DESK_KEYS.approver);
     await page.click('#key-form button[type="submit"]');
     await page.waitForSelector('html[data-mode="approver"][data-state="ok"]');
     expect(await page.isVisible('#approvals-panel')).toBe(true);
@@ -296,7 +272,7 @@ describe('admin dashboard in chromium', () => {
       arguments: { ticketId: 'T-2004', resolution: 'Duplicate of T-2003.' },
     });
     const listed = (await (
-      await fetch(`${base}/admin/api/approvals?status=pending`, { headers: { 'x-api-key': APPROVER_KEY } })
+      await fetch(`${base}/admin/api/approvals?status=pending`, { headers: { 'x-api-key': DESK_KEYS.approver } })
     ).json()) as { approvals: { id: string }[] };
     await page.goto(`${base}/admin#approval=${listed.approvals[0].id}`);
     await page.waitForSelector('html[data-mode="approval"][data-state="ok"]');
@@ -309,7 +285,7 @@ describe('admin dashboard in chromium', () => {
     })) as CallToolResult;
     expect((denied.content[0] as { text: string }).text).toMatch(/^"close_ticket" was denied by desk-approver\./);
     // Back to the full dashboard for the screenshot, with the administrator's key.
-    await page.evaluate((key) => sessionStorage.setItem('mcp-admin-key', key), ADMIN_KEY);
+    await page.evaluate((key) => sessionStorage.setItem('mcp-admin-key', key), DESK_KEYS.admin);
     await page.goto(`${base}/admin`);
     await page.waitForSelector('html[data-mode="admin"][data-state="ok"]');
   });

@@ -1,7 +1,7 @@
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { McpModule, McpResource, McpTool, RequireScopes, type McpModuleOptions } from 'nest-mcp-host';
-import { startDesk } from './support/desk-app';
+import { startDeskHost } from './support/desk-host';
 import { rpc2026 } from './support/stateless-request';
 
 @Injectable()
@@ -157,7 +157,7 @@ describe('caching hints of 2026-07-28 results', () => {
   });
 
   it('on the support desk: knowledge-base reads kept five minutes, privately; lists not cached', async () => {
-    const { app, url } = await startDesk();
+    const { app, url } = await startDeskHost();
     try {
       expect(hintsOf((await rpc2026(url, 'resources/read', { uri: 'kb://articles/refunds' })).body.result)).toEqual({
         resultType: 'complete',

@@ -1,14 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { z } from 'zod';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpArgs, McpContext, McpPrompt, McpResourceTemplate, McpTool, type McpCallContext } from '#libs/core';
 import { McpApprovals, McpModule, type McpModuleOptions } from '#libs/hosting';
-import { AppModule } from '../src/app.module';
+import { startDeskHost } from './support/desk-host';
 import { connectHttpClient, startFixtureApp } from './support/fixture-app';
 
 const VERSION = '2026-07-28';
@@ -86,18 +82,7 @@ describe('multi round-trip requests of 2026-07-28 clients: confirmation of close
   let url: string;
 
   beforeAll(async () => {
-    const saved = { ...process.env };
-    Object.assign(process.env, { AUDIT_FILE: join(tmpdir(), `desk-audit-${randomUUID()}.jsonl`) });
-    try {
-      const moduleRef = await Test.createTestingModule({
-        imports: [AppModule.register({ transport: 'http' })],
-      }).compile();
-      app = moduleRef.createNestApplication({ logger: false });
-      await app.listen(0, '127.0.0.1');
-      url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
-    } finally {
-      process.env = saved;
-    }
+    ({ app, url } = await startDeskHost());
   });
   afterAll(() => app.close());
 

@@ -1,7 +1,6 @@
-import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { connectSdkV1, connectSdkV2, MODERN } from './support/era-clients';
-import { startDeskHost, type DeskHost } from './support/desk-host';
+import { reportAsTask, startDeskHost, type DeskHost } from './support/desk-host';
 import { waitForAsync } from './support/wait-for';
 import { WireTap } from './support/wire-tap';
 
@@ -34,18 +33,8 @@ describe('a long call run as a task, in each era (one host)', () => {
   it('SDK v1 Client (2025-11-25): created with params.task, its result fetched with tasks/result', async () => {
     const { client } = await connectSdkV1(host.url, 'tasks-2025');
     try {
-      const created = (await client.request(
-        {
-          method: 'tools/call',
-          params: { name: 'export_ticket_report', arguments: { status: 'closed' }, task: {} },
-        } as never,
-        CreateTaskResultSchema,
-      )) as { task: { taskId: string; status: string } };
+      const { created, result } = await reportAsTask(client);
       expect(created.task.status).toBe('working');
-      const result = (await client.request(
-        { method: 'tasks/result', params: { taskId: created.task.taskId } } as never,
-        CallToolResultSchema,
-      )) as CallToolResult;
       expect((result.content[0] as { text: string }).text).toMatch(REPORT);
     } finally {
       await client.close();

@@ -1,11 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { AppModule } from '../src/app.module';
+import { startDeskHost } from './support/desk-host';
 import { freePort } from './support/free-port';
 
 type Health = {
@@ -45,21 +41,7 @@ describe('readiness follows the required dependencies; liveness does not', () =>
   beforeAll(async () => {
     redisPort = await freePort();
     redis = await startRedis(redisPort);
-    const saved = { ...process.env };
-    Object.assign(process.env, {
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      AUDIT_FILE: join(tmpdir(), `ready-audit-${randomUUID()}.jsonl`),
-    });
-    try {
-      const moduleRef = await Test.createTestingModule({
-        imports: [AppModule.register({ transport: 'http' })],
-      }).compile();
-      app = moduleRef.createNestApplication({ logger: false });
-      await app.listen(0, '127.0.0.1');
-      base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-    } finally {
-      process.env = saved;
-    }
+    ({ app, base } = await startDeskHost({ REDIS_URL: `redis://127.0.0.1:${redisPort}` }));
   });
   afterAll(async () => {
     await app?.close();

@@ -111,13 +111,7 @@ describe('security matrix over Streamable HTTP (OAuth)', () => {
       {
         mode: 'stateless',
         authFailureLimit: { limit: 1_000, windowMs: 60_000 }, // the matrix fails on purpose many times
-        auth: {
-          mode: 'oauth',
-          issuer: issuer.issuer,
-          jwksUri: issuer.jwksUri,
-          resource: 'http://127.0.0.1/mcp',
-          requiredScopes: ['mcp'],
-        },
+        auth: issuer.hostAuth(),
       },
       (options) => SecurityFixtureModule.register(options),
     ));

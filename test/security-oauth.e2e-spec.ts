@@ -13,14 +13,7 @@ describe('OAuth 2.1 resource server', () => {
     issuer = await startIssuer();
     ({ app, url } = await startFixtureApp(
       {
-        auth: {
-          mode: 'oauth',
-          issuer: issuer.issuer,
-          jwksUri: issuer.jwksUri,
-          resource: 'http://127.0.0.1/mcp',
-          requiredScopes: ['mcp'],
-          scopesSupported: ['mcp', 'tickets:read', 'tickets:write', 'reports'],
-        },
+        auth: issuer.hostAuth({ scopesSupported: ['mcp', 'tickets:read', 'tickets:write', 'reports'] }),
       },
       (options) => SecurityFixtureModule.register(options),
     ));

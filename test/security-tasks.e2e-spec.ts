@@ -45,13 +45,7 @@ describe.each(['stateless', 'stateful'] as const)(
         {
           mode,
           authFailureLimit: { limit: 1_000, windowMs: 60_000 },
-          auth: {
-            mode: 'oauth',
-            issuer: issuer.issuer,
-            jwksUri: issuer.jwksUri,
-            resource: 'http://127.0.0.1/mcp',
-            requiredScopes: ['mcp'],
-          },
+          auth: issuer.hostAuth(),
         },
         (options) => SecurityFixtureModule.register(options),
       ));

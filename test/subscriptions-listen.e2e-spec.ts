@@ -7,7 +7,7 @@ import { McpCatalog, McpResourceNotifier } from 'nest-mcp-host';
 import { StdioTransport } from '#libs/hosting';
 import { ListenSubscriptions, SessionStore } from '#libs/protocol';
 import { FixtureModule } from './fixtures/fixture.module';
-import { DESK_KEYS, startDesk } from './support/desk-app';
+import { DESK_KEYS, startDeskHost } from './support/desk-host';
 import { connectHttpClient } from './support/fixture-app';
 import { SseReader } from './support/sse-reader';
 import { post2026 } from './support/stateless-request';
@@ -46,7 +46,7 @@ describe('subscriptions/listen on the support desk (API keys)', () => {
   const open: SseReader[] = [];
 
   beforeAll(async () => {
-    ({ app, url } = await startDesk({ AUTH_MODE: 'apiKey' }));
+    ({ app, url } = await startDeskHost({ AUTH_MODE: 'apiKey' }));
     catalog = app.get(McpCatalog);
   });
   afterEach(async () => {
@@ -184,7 +184,7 @@ describe('subscriptions/listen on the support desk (API keys)', () => {
 
 describe('subscriptions/listen when the desk shuts down', () => {
   it('says the subscription ends (notifications/cancelled), answers the listen request, and closes the stream', async () => {
-    const { app, url } = await startDesk();
+    const { app, url } = await startDeskHost();
     const { stream } = await listen(url, 'no key needed', { toolsListChanged: true }, 7);
     await app.close();
     const rest = await stream.end();

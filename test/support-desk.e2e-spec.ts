@@ -2,43 +2,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  CallToolResultSchema,
-  CreateTaskResultSchema,
-  ElicitRequestSchema,
-  type CallToolResult,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
-import { AppModule } from '../src/app.module';
+import { ElicitRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { connectHttpClient } from './support/fixture-app';
+import { reportAsTask, startDeskHost } from './support/desk-host';
 import { waitFor, waitForAsync } from './support/wait-for';
 import { readFile } from 'node:fs/promises';
 import { verifyChain, type AuditRecord } from '#libs/security';
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
-
-async function startDesk(env: Record<string, string> = {}): Promise<{ app: INestApplication; url: string }> {
-  const saved = { ...process.env };
-  // Each host writes its own audit trail (one writer per file).
-  Object.assign(process.env, {
-    SUPPORT_REPORT_STEP_MS: '30',
-    AUDIT_FILE: join(tmpdir(), `desk-audit-${randomUUID()}.jsonl`),
-    ...env,
-  });
-  try {
-    const moduleRef = await Test.createTestingModule({
-      imports: [AppModule.register({ transport: 'http' })],
-    }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    return { app, url: `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp` };
-  } finally {
-    process.env = saved;
-  }
-}
 
 describe('support desk host over Streamable HTTP', () => {
   let app: INestApplication;
@@ -46,7 +19,7 @@ describe('support desk host over Streamable HTTP', () => {
 
   beforeAll(async () => {
     let url: string;
-    ({ app, url } = await startDesk());
+    ({ app, url } = await startDeskHost());
     client = await connectHttpClient(url, {}, { capabilities: { elicitation: {} } });
     // The agent's user confirms every destructive call.
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { confirm: true } }));
@@ -199,7 +172,7 @@ describe('support desk host over Streamable HTTP', () => {
 
 describe('support desk confirmation of close_ticket', () => {
   it('holds close_ticket from a client that cannot ask its user until a desk approver approves it', async () => {
-    const { app, url } = await startDesk({ AUTH_MODE: 'apiKey' });
+    const { app, url } = await startDeskHost({ AUTH_MODE: 'apiKey' });
     const base = url.replace(/\/mcp$/, '');
     // As LangChain or the AI SDK call it: no elicitation, nothing but the arguments from the model.
     const agent = await connectHttpClient(url, { 'x-api-key': 'desk-demo-admin-key' });
@@ -241,7 +214,7 @@ describe('support desk knowledge base and triage prompt', () => {
   let client: Client;
   beforeAll(async () => {
     let url: string;
-    ({ app, url } = await startDesk());
+    ({ app, url } = await startDeskHost());
     client = await connectHttpClient(url);
   });
   afterAll(async () => {
@@ -301,25 +274,15 @@ describe('support desk knowledge base and triage prompt', () => {
 
 describe('support desk report as a task', () => {
   it('starts the report, then fetches its result by task id', async () => {
-    const { app, url } = await startDesk();
+    const { app, url } = await startDeskHost();
     const client = await connectHttpClient(url);
     try {
       const tools = (await client.listTools()).tools;
       expect(tools.find((tool) => tool.name === 'export_ticket_report')!.execution).toEqual({
         taskSupport: 'optional',
       });
-      const created = (await client.request(
-        {
-          method: 'tools/call',
-          params: { name: 'export_ticket_report', arguments: { status: 'closed' }, task: {} },
-        } as never,
-        CreateTaskResultSchema,
-      )) as { task: { taskId: string; status: string } };
+      const { created, result } = await reportAsTask(client);
       expect(created.task.status).toBe('working');
-      const result = (await client.request(
-        { method: 'tasks/result', params: { taskId: created.task.taskId } } as never,
-        CallToolResultSchema,
-      )) as CallToolResult;
       expect(textOf(result)).toMatch(/^Report of \d+ ticket\(s\) with status closed/);
     } finally {
       await client.close();
@@ -330,7 +293,7 @@ describe('support desk report as a task', () => {
 
 describe('support desk with API keys (config/api-keys.example.json)', () => {
   it('gives the read-only key the read tools and the admin key everything', async () => {
-    const { app, url } = await startDesk({ AUTH_MODE: 'apiKey' });
+    const { app, url } = await startDeskHost({ AUTH_MODE: 'apiKey' });
     const reader = await connectHttpClient(url, { authorization: 'Bearer desk-demo-read-only-key' });
     const admin = await connectHttpClient(url, { 'x-api-key': 'desk-demo-admin-key' });
     try {
@@ -359,7 +322,7 @@ describe('support desk with API keys (config/api-keys.example.json)', () => {
 
 describe('support desk in read-only mode', () => {
   it('refuses tools that change data, through the global guard, and serves the rest', async () => {
-    const { app, url } = await startDesk({ SUPPORT_READ_ONLY: 'true' });
+    const { app, url } = await startDeskHost({ SUPPORT_READ_ONLY: 'true' });
     const client = await connectHttpClient(url);
     try {
       const refused = await client.callTool({

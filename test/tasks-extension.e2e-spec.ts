@@ -84,13 +84,7 @@ describe('tasks extension (2026-07-28) over Streamable HTTP', () => {
     issuer = await startIssuer();
     ({ app, url } = await startFixtureApp(
       {
-        auth: {
-          mode: 'oauth',
-          issuer: issuer.issuer,
-          jwksUri: issuer.jwksUri,
-          resource: 'http://127.0.0.1/mcp',
-          requiredScopes: ['mcp'],
-        },
+        auth: issuer.hostAuth(),
       },
       (options) => TaskExtensionFixtureModule.register(options),
     ));

@@ -4,10 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditRecord } from '#libs/security';
 import { AppModule } from '../../src/app.module';
 import { parsePrometheusText, type PromSample } from './prometheus-text';
 import { waitForAsync } from './wait-for';
+
+/** The demo keys of config/api-keys.example.json (README). */
+export const DESK_KEYS = {
+  /** desk-reader: tickets:read, kb:read */
+  reader: 'desk-demo-read-only-key',
+  /** desk-admin: every scope, role admin */
+  admin: 'desk-demo-admin-key',
+  /** desk-approver: tickets:read, role approver */
+  approver: 'desk-demo-approver-key',
+} as const;
 
 /** The support-desk host (src/) running in this process on a loopback port. */
 export interface DeskHost {
@@ -40,6 +52,28 @@ export async function startDeskHost(env: Record<string, string> = {}): Promise<D
   } finally {
     process.env = saved;
   }
+}
+
+/**
+ * Runs the desk's report of closed tickets (`export_ticket_report`) as a 2025-11-25 task: asks for
+ * one with `params.task`, then fetches the call's result with `tasks/result` (which waits for it).
+ * @returns what `tools/call` answered, and the result
+ */
+export async function reportAsTask(
+  client: Client,
+): Promise<{ created: { task: { taskId: string; status: string } }; result: CallToolResult }> {
+  const created = (await client.request(
+    {
+      method: 'tools/call',
+      params: { name: 'export_ticket_report', arguments: { status: 'closed' }, task: {} },
+    } as never,
+    CreateTaskResultSchema,
+  )) as { task: { taskId: string; status: string } };
+  const result = (await client.request(
+    { method: 'tasks/result', params: { taskId: created.task.taskId } } as never,
+    CallToolResultSchema,
+  )) as CallToolResult;
+  return { created, result };
 }
 
 /** Every record of an audit trail file so far (none if it does not exist yet). */

@@ -1,5 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import type { McpOAuthAuth } from '#libs/security';
+
+/** The resource an OAuth host of these tests is, and so the audience the issuer's tokens name by default. */
+const RESOURCE = 'http://127.0.0.1/mcp';
 
 export interface TestIssuer {
   issuer: string;
@@ -8,6 +12,11 @@ export interface TestIssuer {
     claims: Record<string, unknown>,
     options?: { expiresIn?: string; issuer?: string; audience?: string },
   ) => Promise<string>;
+  /**
+   * The `auth` option of a host that accepts this issuer's tokens and requires the scope `mcp`.
+   * @param extra options on top, e.g. `scopesSupported`
+   */
+  hostAuth: (extra?: Partial<McpOAuthAuth>) => McpOAuthAuth;
   close: () => Promise<void>;
 }
 
@@ -28,7 +37,7 @@ export async function startIssuer(): Promise<TestIssuer> {
     new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', kid: 'key-1' })
       .setIssuer(options.issuer ?? issuer)
-      .setAudience(options.audience ?? 'http://127.0.0.1/mcp')
+      .setAudience(options.audience ?? RESOURCE)
       .setSubject(typeof claims.sub === 'string' ? claims.sub : 'user-42')
       .setIssuedAt()
       .setExpirationTime(options.expiresIn ?? '5m')
@@ -37,6 +46,14 @@ export async function startIssuer(): Promise<TestIssuer> {
     issuer,
     jwksUri: `${issuer}/jwks.json`,
     sign,
+    hostAuth: (extra = {}) => ({
+      mode: 'oauth',
+      issuer,
+      jwksUri: `${issuer}/jwks.json`,
+      resource: RESOURCE,
+      requiredScopes: ['mcp'],
+      ...extra,
+    }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -171,15 +171,7 @@ export class StreamableHttpHandler {
     if (kind !== 'response' && isStatelessRequest(message.params, typeof version === 'string' ? version : undefined)) {
       // The dispatcher serves it on a session made from its `_meta`: this one only says "stateless".
       const session = STATELESS_REQUEST;
-      if (kind === 'notification') {
-        await this.dispatcher.dispatch(
-          kind,
-          message,
-          this.scope(req, session, principal, () => false),
-        );
-        this.responder.empty(res, 202);
-        return;
-      }
+      if (kind === 'notification') return this.acceptWithoutAnswer(req, res, kind, message, session, principal);
       return this.answerRequest(req, res, kind, message, session, principal, {}, accept);
     }
 
@@ -217,16 +209,25 @@ export class StreamableHttpHandler {
       session = found;
     }
 
-    if (kind !== 'request') {
-      await this.dispatcher.dispatch(
-        kind,
-        message,
-        this.scope(req, session, principal, () => false),
-      );
-      this.responder.empty(res, 202);
-      return;
-    }
+    if (kind !== 'request') return this.acceptWithoutAnswer(req, res, kind, message, session, principal);
     return this.answerRequest(req, res, kind, message, session, principal, headers, accept);
+  }
+
+  /** A notification or a client's response: dispatched, then acknowledged with 202 and no body. */
+  private async acceptWithoutAnswer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    kind: MessageKind,
+    message: JsonRpcMessage,
+    session: McpSession,
+    principal: McpPrincipal,
+  ): Promise<void> {
+    await this.dispatcher.dispatch(
+      kind,
+      message,
+      this.scope(req, session, principal, () => false),
+    );
+    this.responder.empty(res, 202);
   }
 
   private async answerRequest(

@@ -1,4 +1,5 @@
-import type { JsonRpcError, McpClientRequestOptions, McpPrincipal, McpTransportKind } from '#libs/core';
+import type { JsonRpcError, McpPrincipal, McpTransportKind } from '#libs/core';
+import type { CallChannel } from '#libs/invocation';
 import type { McpSession } from '../sessions/mcp-session';
 import type { RequestNote } from '../events/request-note';
 import type { JsonRpcId } from '../wire/json-rpc';
@@ -7,32 +8,10 @@ import type { McpRequestMethod } from '../wire/mcp-method.table';
 /**
  * Where a call's requests to the client (elicitation, sampling, roots) go when not on the
  * session's JSON-RPC channel: a 2026-07-28 request gathers them into an `InputRequiredResult`
- * (`InputRound`, set by `CallScope.serve`), a task waits for `tasks/update`.
+ * (`InputRound`, set by `CallScope.serve`), a task waits for `tasks/update`. The call's
+ * `CallChannel` hands its `request` and `missingCapability` on to them, so they keep its contract.
  */
-export interface ClientInputs {
-  /**
-   * Resolves to the client's result for `method`, or rejects (`McpClientRequestError`, or the abort reason).
-   * @param options what the tool gave with the request (its `key`, `onlyWhenAsked`), if anything
-   */
-  request(
-    method: string,
-    params: Record<string, unknown>,
-    timeoutMs: number,
-    signal: AbortSignal,
-    options?: McpClientRequestOptions,
-  ): Promise<unknown>;
-  /**
-   * Ends the call because it asked for something the client did not declare (see
-   * `CallChannel.missingCapability`); absent or `undefined`, the call gets `McpClientRequestError`
-   * (`unsupported`).
-   */
-  missingCapability?(
-    capability: string,
-    required: Record<string, unknown>,
-    what: string,
-    signal: AbortSignal,
-  ): Promise<never> | undefined;
-}
+export type ClientInputs = Pick<CallChannel, 'request' | 'missingCapability'>;
 
 /** What a transport tells the dispatcher about one incoming message. */
 export interface DispatchScope {

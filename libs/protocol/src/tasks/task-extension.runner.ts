@@ -10,8 +10,8 @@ import { EMPTY_RESULT, type ClientInputs, type DispatchScope } from '../methods/
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { RequestNote } from '../events/request-note';
 import { RequestEvents } from '../events/request-events';
-import { MCP_METHODS } from '../wire/mcp-method.table';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
+import { taskRunNote } from './task-run-note';
 import { TaskInputs, type TaskInputRequests } from './task-inputs';
 import { TaskStatusEvents } from './task-status.events';
 import { createTaskResult, detailedTask } from './task-wire';
@@ -24,6 +24,17 @@ const POLL_INTERVAL_MS = 500;
 interface RunningTask {
   inputs: TaskInputs;
   cancel: (reason: Error) => void;
+}
+
+/** A `tools/call` to serve as a task: `start`'s arguments, handed on as one. */
+interface TaskCall {
+  tool: RegisteredTool;
+  args: unknown;
+  params: Record<string, unknown>;
+  id: JsonRpcId;
+  scope: DispatchScope;
+  confirm: boolean;
+  created: RequestNote;
 }
 
 /** How the call of a task ended. */
@@ -69,23 +80,14 @@ export class TaskExtensionRunner {
     confirm: boolean,
     created: RequestNote,
   ): Promise<string> {
-    return tool.options.taskStart === 'manual'
-      ? this.startManually(tool, args, params, id, scope, confirm, created)
-      : this.startWithCall(tool, args, params, id, scope, confirm, created);
+    const call: TaskCall = { tool, args, params, id, scope, confirm, created };
+    return tool.options.taskStart === 'manual' ? this.startManually(call) : this.startWithCall(call);
   }
 
-  private async startWithCall(
-    tool: RegisteredTool,
-    args: unknown,
-    params: Record<string, unknown>,
-    id: JsonRpcId,
-    scope: DispatchScope,
-    confirm: boolean,
-    created: RequestNote,
-  ): Promise<string> {
+  private async startWithCall({ tool, args, params, scope, confirm, created }: TaskCall): Promise<string> {
     const task = await this.create(scope);
     const inputs = this.inputsOf(task);
-    const run = this.runNote(tool, args, scope, created);
+    const run = taskRunNote(tool, args, scope, created);
     let cancel: (reason: Error) => void = () => undefined;
     // The request is answered now: the call keeps nothing of its transport but who the client is.
     const background: DispatchScope = {
@@ -108,16 +110,8 @@ export class TaskExtensionRunner {
    * Runs the call in the request until its handler calls `continueAsTask`: requests to the client
    * before then go where the request's go (input-required rounds), after it to the task.
    */
-  private async startManually(
-    tool: RegisteredTool,
-    args: unknown,
-    params: Record<string, unknown>,
-    id: JsonRpcId,
-    scope: DispatchScope,
-    confirm: boolean,
-    created: RequestNote,
-  ): Promise<string> {
-    const run = this.runNote(tool, args, scope, created);
+  private async startManually({ tool, args, params, id, scope, confirm, created }: TaskCall): Promise<string> {
+    const run = taskRunNote(tool, args, scope, created);
     let task: StoredTask | undefined;
     let inputs: TaskInputs | undefined;
     let cancel: (reason: Error) => void = () => undefined;
@@ -285,24 +279,6 @@ export class TaskExtensionRunner {
   /** The requests of the task's call to its client, reflected in the task's status. */
   private inputsOf(task: StoredTask): TaskInputs {
     return new TaskInputs((outstanding) => void this.awaitInput(task.taskId, outstanding));
-  }
-
-  /** The audit record of the call's background run. */
-  private runNote(tool: RegisteredTool, args: unknown, scope: DispatchScope, created: RequestNote): RequestNote {
-    const run = new RequestNote(
-      'tasks/run',
-      MCP_METHODS['tasks/run'],
-      scope.transport,
-      scope.principal.id,
-      scope.session.id,
-      scope.session.clientInfo,
-      scope.remoteAddress,
-      scope.session.protocolVersion,
-    );
-    run.entry('tool', tool.name, args, created.sensitive);
-    // The run belongs to the trace of the call that created the task.
-    run.traceId = created.traceId;
-    return run;
   }
 
   private invoke(tool: RegisteredTool, args: unknown, context: CallContext, confirm: boolean) {

@@ -277,6 +277,7 @@ describe('TaskRunner', () => {
         arguments: { month: '2026-10' },
         principal: 'alice',
         sessionId: 's1',
+        protocolVersion: LATEST_PROTOCOL_VERSION,
         traceId: 'trace-1',
         outcome: 'error',
         errorCode: -32001,

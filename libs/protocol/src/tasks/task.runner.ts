@@ -10,7 +10,7 @@ import type { DispatchScope } from '../methods/method-handler';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { RequestNote } from '../events/request-note';
 import { RequestEvents } from '../events/request-events';
-import { MCP_METHODS } from '../wire/mcp-method.table';
+import { taskRunNote } from './task-run-note';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
 /**
@@ -79,19 +79,7 @@ export class TaskRunner {
       onLost: undefined,
     };
     let cancel: (reason: Error) => void = () => undefined;
-    // The background run is audited on its own when it ends, with the task's outcome and run time.
-    const run = new RequestNote(
-      'tasks/run',
-      MCP_METHODS['tasks/run'],
-      scope.transport,
-      scope.principal.id,
-      scope.session.id,
-      scope.session.clientInfo,
-      scope.remoteAddress,
-    );
-    run.entry('tool', tool.name, args, created.sensitive);
-    // The run belongs to the trace of the call that created the task.
-    run.traceId = created.traceId;
+    const run = taskRunNote(tool, args, scope, created);
     const done = this.calls
       .run(background, `task:${task.taskId}:${String(id)}`, 'tool', tool.name, params, run, (context) => {
         cancel = (reason) => context.cancellation.cancel(reason);

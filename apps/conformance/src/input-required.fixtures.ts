@@ -1,7 +1,6 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
 import { McpContext, McpPrompt, McpTool, userMessage, type McpCallContext } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
-import { keyed } from './pending-api';
 
 type ElicitParams = Parameters<McpCallContext['elicit']>[0];
 
@@ -38,7 +37,7 @@ function samplingText(result: Awaited<ReturnType<McpCallContext['sample']>>): st
 export class InputRequiredFixtures {
   @McpTool({ name: 'test_input_required_result_elicitation', description: "Asks the user's name, then greets them" })
   async elicitation(@McpContext() ctx: McpCallContext) {
-    const answer = accepted(await ctx.elicit(askFor('name', 'What is your name?'), keyed('user_name')));
+    const answer = accepted(await ctx.elicit(askFor('name', 'What is your name?'), { key: 'user_name' }));
     return answer ? `Hello, ${String(answer.name)}!` : 'Hello, stranger!';
   }
 
@@ -49,21 +48,21 @@ export class InputRequiredFixtures {
         messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }],
         maxTokens: 100,
       },
-      keyed('capital_question'),
+      { key: 'capital_question' },
     );
     return `Model answer: ${samplingText(result)}`;
   }
 
   @McpTool({ name: 'test_input_required_result_list_roots', description: "Lists the client's roots" })
   async listRoots(@McpContext() ctx: McpCallContext) {
-    const roots = await ctx.roots(keyed('client_roots'));
+    const roots = await ctx.roots({ key: 'client_roots' });
     return `Client roots: ${roots.map((root) => root.uri).join(', ') || '(none)'}`;
   }
 
   /** Its answer says `state-ok`: the host received the echoed request state and resumed from it. */
   @McpTool({ name: 'test_input_required_result_request_state', description: 'Asks for a confirmation' })
   async requestState(@McpContext() ctx: McpCallContext) {
-    const answer = accepted(await ctx.elicit(CONFIRM, keyed('confirm')));
+    const answer = accepted(await ctx.elicit(CONFIRM, { key: 'confirm' }));
     return `state-ok: confirmed=${String(answer?.ok ?? false)}`;
   }
 
@@ -71,12 +70,12 @@ export class InputRequiredFixtures {
   @McpTool({ name: 'test_input_required_result_multiple_inputs', description: 'Asks a name, a greeting and the roots' })
   async multipleInputs(@McpContext() ctx: McpCallContext) {
     const [name, greeting, roots] = await Promise.all([
-      ctx.elicit(askFor('name', 'What is your name?'), keyed('user_name')),
+      ctx.elicit(askFor('name', 'What is your name?'), { key: 'user_name' }),
       ctx.sample(
         { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 },
-        keyed('greeting'),
+        { key: 'greeting' },
       ),
-      ctx.roots(keyed('client_roots')),
+      ctx.roots({ key: 'client_roots' }),
     ]);
     return `${samplingText(greeting)} ${String(accepted(name)?.name ?? 'stranger')} (${roots.length} root(s))`;
   }
@@ -84,15 +83,15 @@ export class InputRequiredFixtures {
   /** Asks one thing, then another: two rounds, each with its own request state. */
   @McpTool({ name: 'test_input_required_result_multi_round', description: 'Asks a name, then a favourite colour' })
   async multiRound(@McpContext() ctx: McpCallContext) {
-    const name = accepted(await ctx.elicit(askFor('name', 'Step 1: What is your name?'), keyed('step1')));
-    const color = accepted(await ctx.elicit(askFor('color', 'Step 2: What is your favorite color?'), keyed('step2')));
+    const name = accepted(await ctx.elicit(askFor('name', 'Step 1: What is your name?'), { key: 'step1' }));
+    const color = accepted(await ctx.elicit(askFor('color', 'Step 2: What is your favorite color?'), { key: 'step2' }));
     return `${String(name?.name ?? 'stranger')} likes ${String(color?.color ?? 'no colour')}`;
   }
 
   /** The host must refuse a retry whose request state was changed on the way. */
   @McpTool({ name: 'test_input_required_result_tampered_state', description: 'Asks for a confirmation' })
   async tamperedState(@McpContext() ctx: McpCallContext) {
-    const answer = accepted(await ctx.elicit(CONFIRM, keyed('confirm')));
+    const answer = accepted(await ctx.elicit(CONFIRM, { key: 'confirm' }));
     return `Confirmed: ${String(answer?.ok ?? false)}`;
   }
 
@@ -101,11 +100,11 @@ export class InputRequiredFixtures {
   async capabilities(@McpContext() ctx: McpCallContext) {
     const { elicitation, sampling } = ctx.clientCapabilities;
     const [name, model] = await Promise.all([
-      elicitation ? ctx.elicit(askFor('name', 'What is your name?'), keyed('user_name')) : undefined,
+      elicitation ? ctx.elicit(askFor('name', 'What is your name?'), { key: 'user_name' }) : undefined,
       sampling
         ? ctx.sample(
             { messages: [{ role: 'user', content: { type: 'text', text: 'Suggest a name' } }], maxTokens: 20 },
-            keyed('suggestion'),
+            { key: 'suggestion' },
           )
         : undefined,
     ]);
@@ -117,7 +116,7 @@ export class InputRequiredFixtures {
   @McpPrompt({ name: 'test_input_required_result_prompt', description: 'A prompt built from context the user gives' })
   async prompt(@McpContext() ctx: McpCallContext) {
     const answer = accepted(
-      await ctx.elicit(askFor('context', 'What context should the prompt use?'), keyed('user_context')),
+      await ctx.elicit(askFor('context', 'What context should the prompt use?'), { key: 'user_context' }),
     );
     return [userMessage(`Use this context: ${String(answer?.context ?? 'none')}`)];
   }

@@ -11,7 +11,6 @@ import {
   type McpCallContext,
 } from 'nest-mcp-host';
 import { FixtureLogInterceptor } from './fixture-log';
-import { keyed } from './pending-api';
 
 type ElicitParams = Parameters<McpCallContext['elicit']>[0];
 
@@ -75,7 +74,7 @@ export class TaskFixtures {
     task: 'optional',
   })
   async confirmDelete(@McpArgs('filename') filename: string, @McpContext() ctx: McpCallContext) {
-    const result = await ctx.elicit(askToConfirm(`Delete ${filename}?`), keyed('confirm_delete'));
+    const result = await ctx.elicit(askToConfirm(`Delete ${filename}?`), { key: 'confirm_delete' });
     const confirmed = result.action === 'accept' && result.content?.confirm === true;
     return confirmed ? `Deleted ${filename}` : `Kept ${filename}`;
   }
@@ -89,9 +88,9 @@ export class TaskFixtures {
           message: 'What is your name?',
           requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
         },
-        keyed('name'),
+        { key: 'name' },
       ),
-      ctx.elicit(askToConfirm('Proceed?'), keyed('confirm')),
+      ctx.elicit(askToConfirm('Proceed?'), { key: 'confirm' }),
     ]);
     return `name=${JSON.stringify(name.content?.name ?? null)}, confirm=${JSON.stringify(confirm.content?.confirm ?? null)}`;
   }
@@ -109,7 +108,7 @@ export class TaskFixtures {
         message: 'What is your name?',
         requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       },
-      keyed('user_name'),
+      { key: 'user_name' },
     );
     await ctx.continueAsTask();
     const name = result.action === 'accept' ? String(result.content?.name) : 'stranger';

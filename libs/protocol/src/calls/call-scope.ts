@@ -149,9 +149,15 @@ export class CallScope {
     const stopWatching = scope.onLost?.((reason) =>
       session.stateless ? cancellation.cancelByClient(reason.message) : cancellation.cancel(reason),
     );
-    session.inFlight.set(id, cancellation);
-    // Without a session, a cancellation can only find the call through its caller and id.
-    const forget = session.id === undefined ? this.stateless.add(scope.principal.id, id, cancellation) : undefined;
+    // A session that outlives the request finds its calls by id (cancellation, closing it). Without
+    // one, `notifications/cancelled` finds a call through its caller and id — except a 2026-07-28
+    // call over HTTP, which its client cancels by closing the request's stream (`onLost`).
+    const lasting = session.id !== undefined;
+    if (lasting) session.inFlight.set(id, cancellation);
+    const forget =
+      lasting || (session.stateless && scope.transport === 'http')
+        ? undefined
+        : this.stateless.add(scope.principal.id, id, cancellation);
     this.state.begin(cancellation);
     const meta = (typeof params._meta === 'object' && params._meta !== null ? params._meta : NO_META) as Record<
       string,
@@ -189,7 +195,7 @@ export class CallScope {
       if (note && cancellation.byClient) note.cancelledByClient((cancellation.cause as Error).message);
       else if (note && failure) note.fail(failure, undefined, failureMessage);
       forget?.();
-      session.inFlight.delete(id);
+      if (lasting) session.inFlight.delete(id);
       this.state.end(cancellation);
       stopWatching?.();
     }

@@ -62,10 +62,11 @@ export function digestOf(value: unknown): string {
  */
 export class InputRound implements ClientInputs {
   private count = 0;
-  private readonly keys = new Set<string>();
+  // Made on the first request to the client: most calls make none.
+  private keys: Set<string> | undefined;
   /** The answers this run used, carried to the next round. */
-  private readonly used: Record<string, [string, unknown]> = {};
-  private readonly asked = new Map<string, { method: InputMethod; params: Record<string, unknown>; digest: string }>();
+  private used: Record<string, [string, unknown]> | undefined;
+  private asked: Map<string, { method: InputMethod; params: Record<string, unknown>; digest: string }> | undefined;
   private flush: NodeJS.Immediate | undefined;
   private decision: InputDecision | undefined;
   private finished = false;
@@ -116,7 +117,7 @@ export class InputRound implements ClientInputs {
       }
       return this.use(name, [digest, given]);
     }
-    this.asked.set(name, { method: method as InputMethod, params: wire, digest });
+    (this.asked ??= new Map()).set(name, { method: method as InputMethod, params: wire, digest });
     // Siblings asked in the same turn (Promise.all) join this round: it is decided a macrotask later.
     clearImmediate(this.flush);
     this.flush = setImmediate(() => this.ask());
@@ -188,19 +189,20 @@ export class InputRound implements ClientInputs {
     this.count++;
     const base = typeof given === 'string' && given !== '' ? given : String(this.count);
     let key = base;
-    for (let n = 2; this.keys.has(key); n++) key = `${base}-${n}`;
-    this.keys.add(key);
+    const keys = (this.keys ??= new Set());
+    for (let n = 2; keys.has(key); n++) key = `${base}-${n}`;
+    keys.add(key);
     return key;
   }
 
   private use(key: string, answer: [string, unknown]): Promise<unknown> {
-    this.used[key] = answer;
+    (this.used ??= {})[key] = answer;
     return Promise.resolve(answer[1]);
   }
 
   /** Ends the round with the requests not answered yet. */
   private ask(): void {
-    if (this.decision || this.finished || this.asked.size === 0) return;
+    if (this.decision || this.finished || !this.asked) return;
     const inputRequests: InputRequiredResult['inputRequests'] = {};
     const digests: Record<string, string> = {};
     for (const [key, { method, params, digest }] of this.asked) {
@@ -208,7 +210,7 @@ export class InputRound implements ClientInputs {
       digests[key] = digest;
     }
     const { p, m, n, d } = this.binding; // fields, not a spread: `d` may be a getter
-    const requestState = this.seal({ p, m, n, d, v: 1, x: Date.now() + this.ttlMs, q: digests, a: this.used });
+    const requestState = this.seal({ p, m, n, d, v: 1, x: Date.now() + this.ttlMs, q: digests, a: this.used ?? {} });
     this.end({ kind: 'input', result: { resultType: 'input_required', inputRequests, requestState } });
   }
 

@@ -114,7 +114,7 @@ export class CallScope {
     return this.inputs.open(scope, note, target, params);
   }
 
-  async serve<T>(
+  serve<T>(
     scope: DispatchScope,
     id: JsonRpcId,
     kind: McpCallKind,
@@ -127,11 +127,9 @@ export class CallScope {
     if (!round) return this.run(scope, id, kind, target, params, note, body);
     // The scope is the transport's object for this one request: the round joins it in place.
     scope.clientInputs = round;
-    const value = await this.run<T | InputRequiredResult>(scope, id, kind, target, params, note, (context) =>
-      round.race(body(context), context.cancellation),
+    return this.run<T | InputRequiredResult>(scope, id, kind, target, params, note, (context) =>
+      round.race(body(context), context.cancellation, note),
     );
-    if (note && round.askedForInput) note.continuedByRetry = true;
-    return value;
   }
 
   async run<T>(

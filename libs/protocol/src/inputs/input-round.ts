@@ -6,6 +6,7 @@ import { missingClientCapability } from '../eras/request-envelope';
 import type { ClientInputs } from '../methods/method-handler';
 import { answerProblem, type InputMethod } from './input-responses';
 import { InputRoundMessages } from './input-round.messages';
+import type { RequestNote } from '../events/request-note';
 
 /** The 2026-07-28 result that asks the client for input before the request can complete. */
 export interface InputRequiredResult {
@@ -71,7 +72,7 @@ export class InputRound implements ClientInputs {
   private decision: InputDecision | undefined;
   private finished = false;
   /** Wakes `race` when the round is decided (set while it waits). */
-  private wake: (() => void) | undefined;
+  private wake: (() => boolean) | undefined;
 
   /**
    * @param earlier the state the request brought back, verified (none on a first round)
@@ -155,33 +156,39 @@ export class InputRound implements ClientInputs {
    * or the protocol error it throws.
    * @throws JsonRpcError the round's error (an invalid answer, a missing client capability), or the run's
    */
-  async race<T>(
+  race<T>(
     running: Promise<Invocation<T>>,
     cancellation: CallCancellation,
+    note?: RequestNote,
   ): Promise<Invocation<T | InputRequiredResult>> {
-    // One promise for both ends (rather than Promise.race of two): this runs on every 2026 call.
-    const first = await new Promise<{ outcome: Invocation<T> } | { error: unknown } | undefined>((resolve) => {
+    // No async frame and one promise: this runs on every 2026 call that may ask.
+    return new Promise((resolve, reject) => {
+      /** Ends the round; true when its decision answers the request (then the run is cancelled). */
+      const decided = (): boolean => {
+        this.finished = true;
+        clearImmediate(this.flush);
+        const decision = this.decision;
+        if (!decision) return false;
+        cancellation.cancel(
+          new Error(InputRoundMessages.abandoned(InputRoundMessages.callerOf(this.binding.m, this.binding.n))),
+        );
+        if (decision.kind === 'error') reject(decision.error);
+        else {
+          // A round that only asked is no request of its own: the retry that brings the input is.
+          if (note) note.continuedByRetry = true;
+          resolve({ value: decision.result });
+        }
+        return true;
+      };
       // The run is always watched, so that its rejection once abandoned is never unhandled.
       running.then(
-        (outcome) => resolve({ outcome }),
-        (error: unknown) => resolve({ error }),
+        (outcome) => decided() || resolve(outcome),
+        (error: unknown) => decided() || reject(error),
       );
       // Decided already: the handler asked something invalid before its first await.
-      if (this.decision) resolve(undefined);
-      else this.wake = () => resolve(undefined);
+      if (this.decision) decided();
+      else this.wake = decided;
     });
-    this.finished = true;
-    clearImmediate(this.flush);
-    const decision = this.decision;
-    if (decision) {
-      cancellation.cancel(
-        new Error(InputRoundMessages.abandoned(InputRoundMessages.callerOf(this.binding.m, this.binding.n))),
-      );
-      if (decision.kind === 'error') throw decision.error;
-      return { value: decision.result };
-    }
-    if (first && 'error' in first) throw first.error;
-    return (first as { outcome: Invocation<T> }).outcome;
   }
 
   /** The request's key: the name the handler gave it or its place in the call, unique within the call. */

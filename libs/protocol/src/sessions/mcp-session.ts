@@ -14,6 +14,11 @@ export type NotificationSink = (message: string) => void;
  */
 export class McpSession {
   protocolVersion: string;
+  /**
+   * Speaks a stateless revision (2026-07-28): results carry `resultType`, client requests become
+   * input requests. Fixed at creation: `initialize` only ever negotiates a session-era revision.
+   */
+  readonly stateless: boolean;
   clientInfo: { name: string; version: string } | undefined;
   clientCapabilities: Record<string, unknown> | undefined;
   logLevel: McpLogLevel | undefined;
@@ -48,6 +53,7 @@ export class McpSession {
     protocolVersion: string,
   ) {
     this.protocolVersion = protocolVersion;
+    this.stateless = isStatelessVersion(protocolVersion);
   }
 
   /**
@@ -62,11 +68,6 @@ export class McpSession {
     session.principalId = principalId;
     session.opened = session.initialized = true;
     return session;
-  }
-
-  /** Speaks a stateless revision (2026-07-28): results carry `resultType`, client requests become input requests. */
-  get stateless(): boolean {
-    return isStatelessVersion(this.protocolVersion);
   }
 
   /** Where a notification that belongs to no request goes: the newest open stream, if any. */

@@ -291,12 +291,14 @@ export class StreamableHttpHandler {
           return () => res.off('close', onClose);
         };
     let status = 200;
-    const response = await this.dispatcher.dispatch(kind, message, {
-      ...this.scope(req, session, principal, notify, onLost),
-      closeStream,
-      onHttpStatus: (prescribed) => (status = prescribed),
-      checkHeaders: (method, params) => this.statelessHeaders.check(req.headers, method, params, principal),
-    });
+    const scope = this.scope(req, session, principal, notify, onLost);
+    scope.closeStream = closeStream;
+    // Only a 2026-07-28 request has headers to check against its body and errors with an HTTP status of their own.
+    if (session.stateless) {
+      scope.onHttpStatus = (prescribed) => (status = prescribed);
+      scope.checkHeaders = (method, params) => this.statelessHeaders.check(req.headers, method, params, principal);
+    }
+    const response = await this.dispatcher.dispatch(kind, message, scope);
     if (response === undefined) {
       // The client cancelled the request: it gets no response, and the connection is let go.
       if (replay) replay.finish();

@@ -116,31 +116,38 @@ async function expectTasksListedAreUsable(
   }
 }
 
+/**
+ * The security fixture over HTTP with an API key for each of 12 generated principals (the same
+ * seed every run), on a loopback port.
+ */
+async function startKeyedApp(mode?: 'stateful' | 'stateless') {
+  const keys = principals(12, 7).map((principal) => ({ key: `key-for-${principal.id}`, principal }));
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      SecurityFixtureModule.register({
+        ...(mode && { mode }),
+        auth: {
+          mode: 'apiKey',
+          keys: keys.map(({ key, principal }) => ({
+            hash: hashApiKey(key),
+            principal: principal.id,
+            scopes: principal.scopes,
+            roles: principal.roles,
+          })),
+        },
+      }),
+    ],
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  await app.listen(0, '127.0.0.1');
+  return { keys, app, url: `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp` };
+}
+
 describe('listed ⇔ callable, for generated principals', () => {
   it.each(['stateful', 'stateless'] as const)(
     'holds for every tasks/* method over HTTP (API keys, %s)',
     async (mode) => {
-      const generated = principals(12, 7);
-      const keys = generated.map((principal) => ({ key: `key-for-${principal.id}`, principal }));
-      const moduleRef = await Test.createTestingModule({
-        imports: [
-          SecurityFixtureModule.register({
-            mode,
-            auth: {
-              mode: 'apiKey',
-              keys: keys.map(({ key, principal }) => ({
-                hash: hashApiKey(key),
-                principal: principal.id,
-                scopes: principal.scopes,
-                roles: principal.roles,
-              })),
-            },
-          }),
-        ],
-      }).compile();
-      const app = moduleRef.createNestApplication({ logger: false });
-      await app.listen(0, '127.0.0.1');
-      const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+      const { keys, app, url } = await startKeyedApp(mode);
       const clients = await Promise.all(keys.map(({ key }) => connectHttpClient(url, { 'x-api-key': key })));
       try {
         // Every principal that may run the task tool starts one; the others cannot.
@@ -168,26 +175,7 @@ describe('listed ⇔ callable, for generated principals', () => {
   );
 
   it.each(ERAS)('holds over HTTP (API keys), %s requests', async (era) => {
-    const generated = principals(12, 7);
-    const keys = generated.map((principal) => ({ key: `key-for-${principal.id}`, principal }));
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        SecurityFixtureModule.register({
-          auth: {
-            mode: 'apiKey',
-            keys: keys.map(({ key, principal }) => ({
-              hash: hashApiKey(key),
-              principal: principal.id,
-              scopes: principal.scopes,
-              roles: principal.roles,
-            })),
-          },
-        }),
-      ],
-    }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    const { keys, app, url } = await startKeyedApp();
     try {
       for (const { key } of keys) {
         const headers = { 'x-api-key': key };

@@ -1,9 +1,8 @@
-import { type Server } from 'node:http';
 import { AuthFailureLimiter, Authenticator, hashApiKey, resolveSecurityOptions } from '#libs/security';
 import { startIssuer, type TestIssuer } from '../../../../test/support/issuer';
 import { HttpAuthentication } from './http-authentication';
 import { HttpResponder } from './http-responder';
-import { listen, recordedEvents, rpcOf } from './testing/http-testing';
+import { closedAfterEach, listen, recordedEvents, rpcOf } from './testing/http-testing';
 
 const NO_KEY = 'Unauthorized: No API key: send Authorization: Bearer <key> or X-API-Key: <key>';
 const BAD_KEY = 'Unauthorized: The API key is not valid';
@@ -32,16 +31,7 @@ async function serve(options: Record<string, unknown>) {
 }
 
 describe('HttpAuthentication', () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-    server = undefined;
-  });
-  const start = async (options: Record<string, unknown>) => {
-    const served = await serve(options);
-    server = served.server;
-    return served;
-  };
+  const start = closedAfterEach(serve);
 
   describe('without authentication', () => {
     it('lets every request in as the configured principal, and does not count sessions per principal', async () => {

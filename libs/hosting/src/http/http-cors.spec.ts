@@ -1,7 +1,7 @@
 import { type Server } from 'node:http';
 import { resolveHostingOptions } from '../options/hosting.options';
 import { HttpCors } from './http-cors';
-import { listen } from './testing/http-testing';
+import { closedAfterEach, listen } from './testing/http-testing';
 
 const APP = 'https://app.example.com';
 const ALLOWED_HEADERS =
@@ -21,16 +21,8 @@ async function serve(options: Record<string, unknown>): Promise<{ url: string; s
 }
 
 describe('HttpCors', () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-    server = undefined;
-  });
-  const start = async (options: Record<string, unknown>) => {
-    const served = await serve(options);
-    server = served.server;
-    return served.url;
-  };
+  const served = closedAfterEach(serve);
+  const start = async (options: Record<string, unknown>) => (await served(options)).url;
 
   it('answers the preflight of a configured origin with 204, the methods, the headers and the max age', async () => {
     const url = await start({ cors: { origins: [APP], maxAgeSec: 120 } });

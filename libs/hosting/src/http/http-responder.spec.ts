@@ -1,11 +1,10 @@
-import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type McpRequestEvent } from '#libs/protocol';
 import { HttpResponder } from './http-responder';
 import { HttpMessages } from './http.messages';
-import { listen, recordedEvents, rpcOf } from './testing/http-testing';
+import { closedAfterEach, listen, recordedEvents, rpcOf } from './testing/http-testing';
 
 describe('HttpResponder', () => {
-  let server: Server | undefined;
   let events: McpRequestEvent[];
   let responder: HttpResponder;
 
@@ -15,17 +14,8 @@ describe('HttpResponder', () => {
     responder = new HttpResponder(recording.events);
   });
 
-  afterEach(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-    server = undefined;
-  });
-
-  const start = async (handle: (req: IncomingMessage, res: ServerResponse) => void) => {
-    const served = await listen(handle);
-    server = served.server;
-    return served.url;
-  };
+  const served = closedAfterEach(listen);
+  const start = async (handle: (req: IncomingMessage, res: ServerResponse) => void) => (await served(handle)).url;
 
   describe('json', () => {
     it('writes the body as application/json with its length and the security headers', async () => {

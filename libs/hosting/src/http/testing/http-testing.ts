@@ -31,3 +31,26 @@ export function recordedEvents(): { events: RequestEvents; recorded: McpRequestE
   observers.add({ observe: (event) => recorded.push(event) });
   return { events: new RequestEvents(observers), recorded };
 }
+
+/**
+ * Wraps a function that starts a loopback server so that every server it starts in a test is
+ * closed after that test (call it inside `describe`: it registers the `afterEach`).
+ */
+export function closedAfterEach<A extends unknown[], T extends { server: Server }>(
+  start: (...args: A) => Promise<T>,
+): (...args: A) => Promise<T> {
+  const open: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(
+      open.splice(0).map((server) => {
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(resolve));
+      }),
+    );
+  });
+  return async (...args) => {
+    const served = await start(...args);
+    open.push(served.server);
+    return served;
+  };
+}

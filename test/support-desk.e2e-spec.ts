@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { connectHttpClient } from './support/fixture-app';
-import { reportAsTask, startDeskHost } from './support/desk-host';
+import { DESK_TOOLS, reportAsTask, startDeskHost } from './support/desk-host';
 import { waitFor, waitForAsync } from './support/wait-for';
 import { readFile } from 'node:fs/promises';
 import { verifyChain, type AuditRecord } from '#libs/security';
@@ -32,16 +32,7 @@ describe('support desk host over Streamable HTTP', () => {
   it('lists its tools with honest annotations', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    expect([...byName.keys()].sort()).toEqual([
-      'add_ticket_comment',
-      'close_ticket',
-      'create_ticket',
-      'export_ticket_report',
-      'get_customer',
-      'get_ticket',
-      'search_customers',
-      'search_tickets',
-    ]);
+    expect([...byName.keys()].sort()).toEqual(DESK_TOOLS);
     expect(byName.get('close_ticket')!.annotations).toMatchObject({
       destructiveHint: true,
       idempotentHint: true,

@@ -121,3 +121,15 @@ export function sumOf(samples: PromSample[], name: string, labels: Record<string
     )
     .reduce((sum, sample) => sum + sample.value, 0);
 }
+
+/** The support desk's tools, by name in sorted order: what `tools/list` shows a caller who may use them all. */
+export const DESK_TOOLS = [
+  'add_ticket_comment',
+  'close_ticket',
+  'create_ticket',
+  'export_ticket_report',
+  'get_customer',
+  'get_ticket',
+  'search_customers',
+  'search_tickets',
+];

@@ -32,6 +32,7 @@ export type {
   McpToolAnnotations,
   McpIcon,
   McpUnknownArguments,
+  McpToolCliOptions,
   McpPromptOptions,
   McpPromptArgument,
   McpCompleter,

@@ -36,6 +36,7 @@ export type {
   McpToolAnnotations,
   McpIcon,
   McpUnknownArguments,
+  McpToolCliOptions,
   McpPromptOptions,
   McpPromptArgument,
   McpCompleter,

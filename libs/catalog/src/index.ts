@@ -27,3 +27,11 @@ export {
   resolveCatalogOptions,
   type CatalogOptions,
 } from './discovery/catalog.options';
+export { cliNamesOf, kebabCase, CLI_RESERVED_OPTIONS, type CliPropertyNames } from './tools/tool-cli-names';
+export {
+  cliValueTypeOf,
+  isCliFlag,
+  type CliValueType,
+  type CliScalarType,
+  type CliLiteral,
+} from './tools/cli-value-type';

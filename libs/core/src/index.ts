@@ -16,6 +16,7 @@ export type {
   McpToolAnnotations,
   McpIcon,
   McpUnknownArguments,
+  McpToolCliOptions,
 } from './interfaces/mcp-tool-options.interface';
 export type { SchemaSource, JsonSchemaObject, ZodLikeSchema } from './interfaces/schema-source.interface';
 export type { McpCacheOptions, McpCacheScope } from './interfaces/mcp-cache-options.interface';

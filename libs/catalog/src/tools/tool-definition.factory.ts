@@ -15,6 +15,7 @@ import { handlerFields, inspectHandlerParameters } from '../handlers/handler-par
 import type { AccessRequirements } from '../handlers/registered-handler.interface';
 import type { RegisteredTool } from './registered-tool.interface';
 import { toolHeaderParams } from './tool-header-params';
+import { cliNamesOf } from './tool-cli-names';
 import { JsonSchemaFactory } from '../schema/json-schema.factory';
 import { isObjectJsonSchema, schemaKindOf, type SchemaKind } from '../schema/schema-kind';
 
@@ -82,6 +83,10 @@ export class ToolDefinitionFactory {
     const output = this.resolveSchema('output', options.output, report);
     const cache = readCacheOption(options.cache, (problem, fix) => report(CatalogMessages.badCache(problem, fix)));
     const headerParams = input ? toolHeaderParams(input.schema, report) : [];
+    // Only a declaration is checked: a tool that declares none still runs from the CLI, its
+    // clashing names left out, and an app that never uses the CLI is not refused for them.
+    if (options.cli !== undefined && (input || !inputSource))
+      cliNamesOf(input?.schema ?? EMPTY_INPUT_SCHEMA, options.cli, report);
     if (diagnostics.length > 0) return { diagnostics };
 
     const name = options.name ?? methodName;

@@ -26,6 +26,41 @@ export interface McpIcon {
 export type McpUnknownArguments = 'refuse' | 'strip' | 'allow';
 
 /**
+ * How a tool's arguments are given on the command line (`call <tool> [args]`). Without it, each
+ * top-level property of the input schema is an option `--kebab-case` (its original camelCase or
+ * snake_case spelling works too, long options ignore case), booleans take `--flag`/`--no-flag`,
+ * and no argument is positional. The host checks the declaration against the input schema at
+ * start-up: a name of no property, two properties sharing an option, a malformed alias or an
+ * option the CLI keeps for itself (`--help`, `-h`, `--json`, `--output`, `--out-dir`, `--yes`,
+ * `--api-key`) stop the app with the fix.
+ *
+ * @example
+ * ```ts
+ * @McpTool({
+ *   name: 'close_ticket',
+ *   description: 'Closes a ticket with a resolution.',
+ *   // desk call close_ticket T-2001 -r 'Refunded the invoice'
+ *   cli: { positional: ['ticketId'], aliases: { resolution: '-r' } },
+ * })
+ * ```
+ */
+export interface McpToolCliOptions {
+  /**
+   * Properties taken from positional arguments, in order, e.g. `['ticketId']`. They can still be
+   * given as options. An array property takes every remaining argument, so only the last may be
+   * one; an object property cannot be positional.
+   */
+  positional?: string[];
+  /** Extra option names per property: `{ status: ['-s', '--st'] }` (short `-x` or long `--xx`). */
+  aliases?: Record<string, string | string[]>;
+  /**
+   * The CLI name of a property in place of its kebab-case name (and its original spelling):
+   * `{ ticketId: 'id' }` → `--id`. Written without dashes.
+   */
+  names?: Record<string, string>;
+}
+
+/**
  * Options of `@McpTool()`.
  *
  * @example
@@ -93,6 +128,8 @@ export interface McpToolOptions {
    * `ttlMs`, and `public` only when every entry is. @default McpModule `cache`, else `{ ttlMs: 0, scope: 'private' }`
    */
   cache?: McpCacheOptions;
+  /** How the tool's arguments are given on the command line. @default options named after the properties */
+  cli?: McpToolCliOptions;
   /** Extra `_meta` published with the tool definition. */
   _meta?: Record<string, unknown>;
 }

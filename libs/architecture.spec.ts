@@ -14,6 +14,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['prompts', 'resources'],
   ['operations'],
   ['hosting'],
+  ['cli'],
 ];
 
 const LIBS_DIR = __dirname;

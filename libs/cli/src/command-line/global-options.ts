@@ -23,7 +23,7 @@ const VALUED = ['--api-key', '--output', '--out-dir'] as const;
 /**
  * Takes the global options out of `argv` (case-insensitive, `--x value` or `--x=value`) and
  * finds the command (the first other word). Everything after `--` is left as it is.
- * @throws Error naming the option, for a global option without its value or an unknown output
+ * @throws Error naming the option, for a global option without its value (or an empty one) or an unknown output
  */
 export function parseCommandLine(argv: readonly string[], apiKeyFromEnv: string | undefined): CliCommandLine {
   const global: CliGlobalOptions = {
@@ -45,8 +45,8 @@ export function parseCommandLine(argv: readonly string[], apiKeyFromEnv: string 
     const valued = VALUED.find((option) => option === name);
     if (valued) {
       const value = inline ?? argv[++i];
-      if (value === undefined || (inline === undefined && value.startsWith('--')))
-        throw new Error(`${valued}: expected a value`);
+      // An empty value (`--out-dir=`, `--api-key "$UNSET"`) is a mistake, not a directory or a key.
+      if (!value || (inline === undefined && value.startsWith('--'))) throw new Error(`${valued}: expected a value`);
       if (valued === '--api-key') global.apiKey = value;
       else if (valued === '--out-dir') global.outDir = value;
       else if (value === 'text' || value === 'json') global.output = value;

@@ -10,7 +10,12 @@ interface FieldSchema {
   enum?: unknown[];
 }
 
+type Value = string | number | boolean;
+type Answer = { value: Value | undefined } | { problem: string };
+
 const YES = /^(y|yes)$/i;
+/** How many times a form field is asked before the form is declined. */
+const ATTEMPTS = 3;
 
 /**
  * Answers a call's requests for user input on the command line (the confirmation of a
@@ -30,7 +35,7 @@ export function terminalElicitation(io: CliIo, yes: boolean): (params: ElicitPar
       io.stderr.write(`${params.message}\nNot confirmed: there is no terminal to ask on; pass --yes to confirm.\n`);
       return { action: 'decline' };
     }
-    return askOnTerminal(io, params.message, fields);
+    return askOnTerminal(io, params.message, fields, required);
   };
 }
 
@@ -53,22 +58,52 @@ function confirmedWithoutAsking(
   return { action: 'accept', content };
 }
 
-async function askOnTerminal(io: CliIo, message: string, fields: [string, FieldSchema][]): Promise<ElicitResult> {
+async function askOnTerminal(
+  io: CliIo,
+  message: string,
+  fields: [string, FieldSchema][],
+  required: ReadonlySet<string>,
+): Promise<ElicitResult> {
   // The confirmation of a call is one yes/no question: asked as one line.
   if (fields.length === 1 && fields[0][1].type === 'boolean') {
     const answer = await io.ask(`${message} [y/N] `);
     return YES.test(answer.trim()) ? { action: 'accept', content: { [fields[0][0]]: true } } : { action: 'decline' };
   }
   io.stderr.write(`${message}\n`);
-  const content: Record<string, string | number | boolean> = {};
+  const content: Record<string, Value> = {};
   for (const [name, field] of fields) {
+    const label = field.title ?? name;
     const choices = field.enum ? ` (${field.enum.join('/')})` : field.type === 'boolean' ? ' (y/n)' : '';
     const fallback = field.default === undefined ? '' : ` [${String(field.default)}]`;
-    const typed = (await io.ask(`${field.title ?? name}${choices}${fallback}: `)).trim();
-    if (!typed && field.default !== undefined) content[name] = field.default as string | number | boolean;
-    else if (field.type === 'boolean') content[name] = YES.test(typed);
-    else if (field.type === 'number' || field.type === 'integer') content[name] = Number(typed);
-    else if (typed) content[name] = typed;
+    let answer: Answer = { problem: 'not asked' };
+    for (let attempt = 0; attempt < ATTEMPTS && 'problem' in answer; attempt++) {
+      answer = answerOf(field, (await io.ask(`${label}${choices}${fallback}: `)).trim(), required.has(name));
+      if ('problem' in answer) io.stderr.write(`${label}: ${answer.problem}\n`);
+    }
+    if ('problem' in answer) {
+      io.stderr.write(`Not answered: "${label}" after ${ATTEMPTS} tries.\n`);
+      return { action: 'decline' };
+    }
+    if (answer.value !== undefined) content[name] = answer.value;
   }
   return { action: 'accept', content };
+}
+
+/**
+ * What a typed line answers for `field`: its value (none for an optional field left empty), or
+ * why it is not one — a wrong answer is asked again, not sent to the tool as `0` or `NaN`.
+ */
+function answerOf(field: FieldSchema, typed: string, required: boolean): Answer {
+  if (!typed && field.default !== undefined) return { value: field.default as Value };
+  if (field.type === 'boolean') return { value: YES.test(typed) };
+  if (!typed) return required ? { problem: 'required' } : { value: undefined };
+  if (field.type === 'number' || field.type === 'integer') {
+    const number = Number(typed);
+    if (field.type === 'integer' && !Number.isInteger(number)) return { problem: 'a whole number, please' };
+    if (!Number.isFinite(number)) return { problem: 'a number, please' };
+    return { value: number };
+  }
+  if (field.enum && !field.enum.map(String).includes(typed))
+    return { problem: `one of ${field.enum.join(', ')}, please` };
+  return { value: typed };
 }

@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { extname, join } from 'node:path';
 
 /** File name extensions of the media types tools commonly return. */
 const EXTENSIONS: Readonly<Record<string, string>> = {
@@ -18,6 +18,9 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
   'application/json': '.json',
   'application/pdf': '.pdf',
 };
+
+/** The longest file name written, in characters (a letter may take 4 of a file system's 255 bytes). */
+const MAX_NAME = 60;
 
 /**
  * Writes what a result carries as files into one directory, under names made from its URIs
@@ -44,10 +47,10 @@ export class ContentFiles {
   }
 
   private nameFor(mimeType: string | undefined, uri: string | undefined): string {
-    const fromUri = uri ? safeName(basename(uri.replace(/[?#].*$/, ''))) : '';
-    const extension = EXTENSIONS[(mimeType ?? '').split(';')[0].trim()] ?? '';
+    const fromUri = uri ? safeName(lastSegment(uri)) : '';
+    const extension = EXTENSIONS[(mimeType ?? '').split(';')[0].trim().toLowerCase()] ?? '';
     const base = fromUri || `${safeName(this.fallbackName) || 'content'}-${this.used.size + 1}${extension}`;
-    const withExtension = extname(base) ? base : `${base}${extension}`;
+    const withExtension = shortened(extname(base) ? base : `${base}${extension}`);
     let name = withExtension;
     for (let n = 2; this.used.has(name); n++) name = withExtension.replace(/(\.[^.]*)?$/, `-${n}$1`);
     this.used.add(name);
@@ -55,7 +58,31 @@ export class ContentFiles {
   }
 }
 
+/**
+ * The last segment of a URI's path, decoded (`%2F` is a slash like any other), with `\` taken
+ * as a separator too, as Windows takes it; none for a URI of a scheme alone (`kb://`).
+ */
+function lastSegment(uri: string): string {
+  const path = uri.replace(/[?#].*$/s, '');
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // Not valid percent-encoding: the name is made of it as it is.
+  }
+  const segments = decoded.split(/[/\\]/).filter(Boolean);
+  const last = segments.at(-1) ?? '';
+  return segments.length === 1 && last.endsWith(':') ? '' : last;
+}
+
 /** A file name of letters, digits, `.`, `_` and `-` only, not starting with a dot. */
 function safeName(name: string): string {
-  return name.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '');
+  return name.replace(/[^\p{L}\p{N}_.-]+/gu, '_').replace(/^\.+/, '');
+}
+
+/** At most `MAX_NAME` characters (file systems take 255 bytes), its extension kept. */
+function shortened(name: string): string {
+  if (name.length <= MAX_NAME) return name;
+  const extension = extname(name).slice(0, 16);
+  return `${name.slice(0, MAX_NAME - extension.length)}${extension}`;
 }

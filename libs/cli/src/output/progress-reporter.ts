@@ -23,7 +23,8 @@ export class ProgressReporter {
     const filled = share === undefined ? 0 : Math.round(share * BAR_WIDTH);
     const bar = share === undefined ? '' : `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] `;
     const line = `${bar}${count}${message ? ` ${message}` : ''}`;
-    const width = (this.out.columns ?? 80) - 1;
+    // Short of the last column, where a terminal wraps; 0 columns (some pseudo-terminals) is unknown.
+    const width = Math.max(0, (this.out.columns || 80) - 1);
     this.out.write(`\r${line.slice(0, width).padEnd(width)}`);
     this.drawn = true;
   }

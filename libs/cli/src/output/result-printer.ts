@@ -51,7 +51,8 @@ export class ResultPrinter {
 
   async resourceResult(result: ReadResourceResult): Promise<void> {
     if (this.output === 'json') {
-      for (const contents of result.contents) if ('blob' in contents) await this.saveContents(contents);
+      // The JSON carries the blobs: saved only when asked, as a tool's images are.
+      if (this.files) for (const contents of result.contents) if ('blob' in contents) await this.saveContents(contents);
       return this.json(result);
     }
     for (const contents of result.contents) {

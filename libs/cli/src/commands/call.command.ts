@@ -35,7 +35,12 @@ export async function callCommand(context: CliContext, words: readonly string[])
     answer = await context.invoker.send<CallToolResult>(
       'tools/call',
       { name, arguments: args },
-      { ...context.invoke, onProgress: (update) => progress.report(update) },
+      {
+        ...context.invoke,
+        onProgress: (update) => progress.report(update),
+        // A log message on a line of its own, not glued to the bar.
+        onLog: (...message) => progress.above(() => context.invoke.onLog?.(...message)),
+      },
     );
   } catch (error) {
     if (error instanceof McpInvocationError && error.outcome === 'denied') throw refusedTool(context, name);

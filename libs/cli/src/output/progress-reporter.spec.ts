@@ -16,6 +16,7 @@ describe('ProgressReporter', () => {
       reporter.report({ progress: 7 });
       reporter.report({ progress: 2, message: 'warming up' });
       reporter.report({ progress: 30, total: 20 });
+      reporter.above(() => writes.push('info: a log line\n'));
       reporter.done();
       expect(writes).toEqual([
         'progress 4/20 (20%) 4 of 20 tickets\n',
@@ -23,6 +24,7 @@ describe('ProgressReporter', () => {
         'progress 7\n',
         'progress 2 warming up\n',
         'progress 30/20 (100%)\n',
+        'info: a log line\n',
       ]);
     });
   });
@@ -73,6 +75,15 @@ describe('ProgressReporter', () => {
       reporter.done();
       reporter.done();
       expect(writes.slice(1)).toEqual(['\n']);
+    });
+
+    it('above() clears the bar for lines of their own and draws it again below them', () => {
+      const { writes, reporter } = terminal(true, 30);
+      reporter.above(() => writes.push('before any bar\n'));
+      reporter.report({ progress: 1, total: 2 });
+      reporter.above(() => writes.push('warning: slow\n'));
+      const bar = `\r${'[############............] 1/2'.slice(0, 29)}`;
+      expect(writes).toEqual(['before any bar\n', bar, `\r${' '.repeat(29)}\r`, 'warning: slow\n', bar]);
     });
 
     it('done() writes nothing when nothing was drawn', () => {

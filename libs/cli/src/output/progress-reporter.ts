@@ -9,6 +9,8 @@ const BAR_WIDTH = 24;
  */
 export class ProgressReporter {
   private drawn = false;
+  /** The bar as last drawn (`\r` and the padded line). */
+  private bar = '';
 
   constructor(private readonly out: CliOutput) {}
 
@@ -25,8 +27,20 @@ export class ProgressReporter {
     const line = `${bar}${count}${message ? ` ${message}` : ''}`;
     // Short of the last column, where a terminal wraps; 0 columns (some pseudo-terminals) is unknown.
     const width = Math.max(0, (this.out.columns || 80) - 1);
-    this.out.write(`\r${line.slice(0, width).padEnd(width)}`);
+    this.bar = `\r${line.slice(0, width).padEnd(width)}`;
+    this.out.write(this.bar);
     this.drawn = true;
+  }
+
+  /**
+   * Writes lines of their own (a log message) while the bar is shown: clears the bar, lets
+   * `write` write, and draws the bar again below them.
+   */
+  above(write: () => void): void {
+    if (!this.drawn) return write();
+    this.out.write(`\r${' '.repeat(this.bar.length - 1)}\r`);
+    write();
+    this.out.write(this.bar);
   }
 
   /** Ends the bar's line, so what follows starts on a line of its own. */

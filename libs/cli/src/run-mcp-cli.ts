@@ -36,13 +36,14 @@ export interface McpCliOptions {
 
 type Command = (context: CliContext, words: readonly string[]) => Promise<CliExitCode>;
 
-const COMMANDS: Readonly<Record<string, Command>> = {
-  list: listCommand,
-  describe: describeCommand,
-  call: callCommand,
-  prompt: promptCommand,
-  read: readCommand,
-};
+// A Map, not an object: a word such as "constructor" must not find Object's own members.
+const COMMANDS: ReadonlyMap<string, Command> = new Map([
+  ['list', listCommand],
+  ['describe', describeCommand],
+  ['call', callCommand],
+  ['prompt', promptCommand],
+  ['read', readCommand],
+]);
 
 /**
  * Runs one command of the application's tools, prompts and resources from the command line,
@@ -81,13 +82,14 @@ async function run(
     io.stderr.write(`${(error as Error).message}\n`);
     return CliExitCode.usage;
   }
-  const command = line.command === undefined ? undefined : COMMANDS[line.command.toLowerCase()];
-  if (!command || (line.global.help && (line.command !== 'call' || line.words.length === 0))) {
-    const unknown = line.command !== undefined && !command && line.command !== 'help';
+  const name = line.command?.toLowerCase();
+  const command = name === undefined ? undefined : COMMANDS.get(name);
+  if (!command || (line.global.help && (name !== 'call' || line.words.length === 0))) {
+    const unknown = name !== undefined && !command && name !== 'help';
     (unknown ? io.stderr : io.stdout).write(
       `${unknown ? `Unknown command "${line.command}".\n\n` : ''}${usageOf(program, apiKeyEnv)}`,
     );
-    return unknown || (line.command === undefined && !line.global.help) ? CliExitCode.usage : CliExitCode.ok;
+    return unknown || (name === undefined && !line.global.help) ? CliExitCode.usage : CliExitCode.ok;
   }
   let app: INestApplicationContext;
   try {

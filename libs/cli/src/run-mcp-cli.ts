@@ -1,9 +1,9 @@
 import { basename } from 'node:path';
-import type { DynamicModule, INestApplicationContext, LoggerService, LogLevel, Type } from '@nestjs/common';
+import type { DynamicModule, INestApplicationContext, LogLevel, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { McpStartupError } from '#libs/core';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
-import { McpInvocationError, McpInvoker, StderrConsoleLogger } from '#libs/hosting';
+import { McpInvocationError, McpInvoker } from '#libs/hosting';
 import { CliUsageError } from './errors/cli-usage.error';
 import { callCommand } from './commands/call.command';
 import { describeCommand } from './commands/describe.command';
@@ -14,6 +14,7 @@ import { terminalElicitation } from './confirm/terminal-elicitation';
 import type { CliContext } from './command-line/cli-context';
 import { CliExitCode, exitCodeOf } from './command-line/cli-exit-codes';
 import { CliFailure } from './command-line/cli-failure';
+import { CliLogger } from './command-line/cli-logger';
 import { processIo, type CliIo } from './command-line/cli-io';
 import { parseCommandLine, type CliCommandLine } from './command-line/global-options';
 import { usageOf } from './usage';
@@ -94,7 +95,7 @@ async function run(
   let app: INestApplicationContext;
   try {
     app = await NestFactory.createApplicationContext(module, {
-      logger: new StderrConsoleLogger({ logLevels: options.logLevels ?? ['error', 'warn'] }) as LoggerService,
+      logger: new CliLogger({ logLevels: options.logLevels ?? ['error', 'warn'] }),
       abortOnError: false,
     });
   } catch (error) {

@@ -1,0 +1,177 @@
+import 'reflect-metadata';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Injectable, Module, type DynamicModule } from '@nestjs/common';
+import { McpArgs, McpContext, McpTool, image, type McpCallContext } from '#libs/core';
+import { McpModule, type McpModuleOptions } from '#libs/hosting';
+import { fakeCliIo, type FakeTerminal } from './testing/fake-cli-io';
+import { runMcpCli } from './run-mcp-cli';
+
+/** 8 bytes of a PNG's signature, as a tool's image. */
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** The tickets the fixture's destructive tool deleted (its calls in this process). */
+const deleted: string[] = [];
+
+@Injectable()
+class RunnerTools {
+  @McpTool({
+    description: 'Deletes a ticket for good',
+    confirm: 'Delete this ticket for good?',
+    annotations: { destructiveHint: true },
+    input: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    cli: { positional: ['id'] },
+  })
+  delete_ticket(@McpArgs() { id }: { id: string }) {
+    deleted.push(id);
+    return `Deleted ${id}.`;
+  }
+
+  @McpTool({ description: 'Draws a chart' })
+  render_chart() {
+    return [image(PNG.toString('base64'), 'image/png')];
+  }
+
+  @McpTool({ description: 'Exports in three steps' })
+  export_rows(@McpContext() ctx: McpCallContext) {
+    for (let step = 1; step <= 3; step++) {
+      ctx.reportProgress(step, 3, `step ${step}`);
+      if (step === 2) ctx.log.warning('row 2 has no owner');
+    }
+    return 'exported 3 rows';
+  }
+}
+
+function fixtureModule(audit: string, options: Partial<McpModuleOptions> = {}): DynamicModule {
+  @Module({})
+  class RunnerFixtureModule {}
+  return {
+    module: RunnerFixtureModule,
+    imports: [
+      McpModule.forRoot({ name: 'runner-fixture', version: '1.0.0', http: false, audit: { file: audit }, ...options }),
+    ],
+    providers: [RunnerTools],
+  };
+}
+
+describe('runMcpCli', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'run-mcp-cli-'));
+    deleted.length = 0;
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  /** Runs `argv` on the fixture module with a fake terminal, without ending the process. */
+  async function cli(argv: string[], terminal: FakeTerminal = {}, module?: DynamicModule) {
+    const io = fakeCliIo(terminal);
+    const app = module ?? fixtureModule(join(dir, 'audit.jsonl'));
+    const code = await runMcpCli(app, { name: 'fx', argv, io, exit: false });
+    return { code, io };
+  }
+
+  describe('a destructive tool on a terminal', () => {
+    it('asks [y/N]; y runs it', async () => {
+      const { code, io } = await cli(['call', 'delete_ticket', 'T-7'], { tty: true, answers: ['y'] });
+      expect(io.questions).toEqual(['Delete this ticket for good? [y/N] ']);
+      expect(code).toBe(0);
+      expect(io.out).toBe('Deleted T-7.\n');
+      expect(deleted).toEqual(['T-7']);
+    });
+
+    it('asks [y/N]; n refuses with exit 3, the tool not run', async () => {
+      const { code, io } = await cli(['call', 'delete_ticket', 'T-7'], { tty: true, answers: ['n'] });
+      expect(io.questions).toEqual(['Delete this ticket for good? [y/N] ']);
+      expect(code).toBe(3);
+      expect(io.out).toBe('');
+      expect(io.err).toBe(
+        'The user did not confirm "delete_ticket" (decline); it was not run. Do not retry without asking the user.\n',
+      );
+      expect(deleted).toEqual([]);
+    });
+
+    it('does not ask with --yes', async () => {
+      const { code, io } = await cli(['--yes', 'call', 'delete_ticket', 'T-8'], { tty: true });
+      expect(io.questions).toEqual([]);
+      expect(code).toBe(0);
+      expect(io.out).toBe('Deleted T-8.\n');
+    });
+  });
+
+  it('draws the progress bar in place on a terminal, log lines above it, and ends its line before the result', async () => {
+    const { code, io } = await cli(['call', 'export_rows'], { tty: true, columns: 50 });
+    expect(code).toBe(0);
+    expect(io.out).toBe('exported 3 rows\n');
+    expect(io.err).toBe(
+      [
+        `\r${'[########................] 1/3 step 1'.padEnd(49)}`,
+        `\r${'[################........] 2/3 step 2'.padEnd(49)}`,
+        `\r${' '.repeat(49)}\r`,
+        'warning export_rows: row 2 has no owner\n',
+        `\r${'[################........] 2/3 step 2'.padEnd(49)}`,
+        `\r${'[########################] 3/3 step 3'.padEnd(49)}`,
+        '\n',
+      ].join(''),
+    );
+  });
+
+  it('saves an image in --out-dir and names the file on stderr', async () => {
+    const out = join(dir, 'charts');
+    const { code, io } = await cli(['call', 'render_chart', '--out-dir', out]);
+    expect(code).toBe(0);
+    expect(io.out).toBe('');
+    expect(io.err).toBe(`saved ${join(out, 'render_chart-1.png')}\n`);
+    expect(await readdir(out)).toEqual(['render_chart-1.png']);
+    expect(await readFile(join(out, 'render_chart-1.png'))).toEqual(PNG);
+  });
+
+  it('names the image on stderr, with how to save it, without --out-dir', async () => {
+    const { code, io } = await cli(['call', 'render_chart']);
+    expect(code).toBe(0);
+    expect(io.err).toBe('[image, image/png, 8 bytes: pass --out-dir <dir> to save it]\n');
+  });
+
+  it.each([['frobnicate'], ['toString'], ['constructor'], ['__proto__'], ['hasOwnProperty']])(
+    'answers an unknown command (%s) with exit 2 and the usage on stderr',
+    async (command) => {
+      const { code, io } = await cli([command, 'x']);
+      expect(code).toBe(2);
+      expect(io.out).toBe('');
+      expect(io.err).toMatch(new RegExp(`^Unknown command "${command}"\\.\\n\\nUsage: fx <command> \\[options\\]\\n`));
+    },
+  );
+
+  it('takes a command in any case, its --help too', async () => {
+    const { code, io } = await cli(['CALL', 'export_rows', '--help']);
+    expect(code).toBe(0);
+    expect(io.out).toContain('fx call export_rows');
+    expect(io.out).not.toContain('Usage: fx <command>');
+  });
+
+  it('reports a bad global option with exit 2, without starting the application', async () => {
+    const { code, io } = await cli(['list', '--output', 'xml']);
+    expect(code).toBe(2);
+    expect(io.err).toBe('--output: expected one of text, json; got "xml"\n');
+  });
+
+  it('reports a start-up failure on stderr with a non-zero code, without throwing or a stack', async () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const bad = fixtureModule(join(dir, 'audit.jsonl'), { pageSize: -1, colour: 'red' } as Partial<McpModuleOptions>);
+      const { code, io } = await cli(['list'], {}, bad);
+      expect(code).not.toBe(0);
+      expect(io.err).toMatch(/^MCP host cannot start: 2 problem\(s\) found\n/);
+      expect(io.err).toContain('McpModule option "colour"');
+      expect(io.err).toContain('McpModule option "pageSize"');
+      expect(io.err).not.toMatch(/\n\s+at /);
+      // Said once: not again (with its stack) by the application's logger on the process's stderr.
+      const logged = stderr.mock.calls.map(([text]) => String(text)).join('');
+      expect(logged).not.toContain('cannot start');
+      expect(logged).not.toMatch(/\n\s+at /);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});

@@ -68,7 +68,13 @@ function details(option: CliOption, extra: readonly string[] = []): string {
     ...(option.required && option.position === undefined ? ['required'] : []),
     ...extra,
     ...(values ? [`one of: ${values.map(valueText).join(', ')}`] : []),
-    ...(option.type.kind === 'array' ? ['repeat it, or separate values with commas'] : []),
+    ...(option.type.kind === 'array'
+      ? [
+          option.type.items.kind === 'json'
+            ? 'repeat it, a JSON value each (a JSON array gives several)'
+            : 'repeat it, or separate values with commas',
+        ]
+      : []),
     ...(option.type.kind === 'json' ? ['a JSON value'] : []),
     ...(option.default !== undefined ? [`default: ${valueText(option.default)}`] : []),
   ];
@@ -121,12 +127,16 @@ export function describeTool(tool: CliToolSummary, table: CliOptionTable, option
       .map((option) => (option.negatable ? option.label : `${option.label} ${placeholder(option.type)}`)),
     '[options]',
   ];
-  lines.push('', ...twoColumns(usage[0], usage.slice(1).join(' '), usage[0].length + 1, width));
+  // Continuation lines start under the first argument.
+  const hang = ' '.repeat(Math.min(usage[0].length + 1, 40));
+  const usageLines = wrap(usage.slice(1).join(' '), Math.max(width - hang.length, 20));
+  lines.push('', `${usage[0]} ${usageLines[0]}`, ...usageLines.slice(1).map((line) => hang + line));
 
   const lefts = [...positional.map((option) => option.label), ...named.map(optionNames), '--json <object|->'].map(
     (left) => INDENT.length + left.length + 2,
   );
-  const leftWidth = Math.min(Math.max(...lefts), LEFT_COLUMN);
+  // Half the width at most, so that a narrow terminal still has room for descriptions.
+  const leftWidth = Math.min(Math.max(...lefts), LEFT_COLUMN, Math.floor(width / 2));
 
   if (positional.length > 0) {
     lines.push('', 'Arguments:');

@@ -116,14 +116,21 @@ describe('describeTool', () => {
     expect(text).toContain('Exports every ticket of the desk as a\nCSV file.\n');
   });
 
-  it('leaves out an option whose names all went to others, and the own spelling of a property', () => {
+  it('leaves out the own spelling of a property, and says which properties only --json gives', () => {
     const table = cliOptionsOf({
       type: 'object',
-      properties: { output: { type: 'string' }, customerId: { type: 'string' } },
+      properties: { output: { type: 'string' }, help: { type: 'string' }, customerId: { type: 'string' } },
+      required: ['output'],
     });
     const text = describeTool({ name: 'export' }, table);
     expect(text).not.toContain('--output');
     expect(text).not.toContain('--customerId');
+    expect(text).toContain('Usage: call export [options]\n');
     expect(text).toContain('  --customer-id <string>\n');
+    expect(text).toContain(
+      '  --json <object|->       All arguments as one JSON object; - reads it from\n' +
+        '                          stdin. Options given as well override its properties.\n' +
+        '                          Only there: output (required), help.\n',
+    );
   });
 });

@@ -94,6 +94,11 @@ function entry(left: string, description: string | undefined, detail: string, le
   return twoColumns(INDENT + left, right, leftWidth, width);
 }
 
+/** Whether the command line names it at all (its names may all have gone to the CLI or other properties). */
+function hasNames(option: CliOption): boolean {
+  return option.long.length > 0 || option.short.length > 0;
+}
+
 /** The usage line's word for a positional argument: `<ticket-id>`, `[<ticket-id>]`, `<tags>...`. */
 function usageWord(option: CliOption): string {
   const word = option.type.kind === 'array' ? `${option.label}...` : option.label;
@@ -123,7 +128,7 @@ export function describeTool(tool: CliToolSummary, table: CliOptionTable, option
     `Usage: ${command} ${tool.name}`,
     ...positional.map(usageWord),
     ...named
-      .filter((option) => option.required && option.label.startsWith('-'))
+      .filter((option) => option.required && hasNames(option))
       .map((option) => (option.negatable ? option.label : `${option.label} ${placeholder(option.type)}`)),
     '[options]',
   ];
@@ -148,12 +153,16 @@ export function describeTool(tool: CliToolSummary, table: CliOptionTable, option
     }
   }
   lines.push('', 'Options:');
-  for (const option of named.filter((each) => each.long.length > 0 || each.short.length > 0))
+  for (const option of named.filter(hasNames))
     lines.push(...entry(optionNames(option), option.description, details(option), leftWidth, width));
+  const jsonOnly = named.filter((option) => !hasNames(option));
   lines.push(
     ...entry(
       '--json <object|->',
-      'All arguments as one JSON object; - reads it from stdin. Options given as well override its properties.',
+      'All arguments as one JSON object; - reads it from stdin. Options given as well override its properties.' +
+        (jsonOnly.length > 0
+          ? ` Only there: ${jsonOnly.map((option) => `${option.property}${option.required ? ' (required)' : ''}`).join(', ')}.`
+          : ''),
       '',
       leftWidth,
       width,

@@ -14,7 +14,7 @@ const shared = {
   moduleNameMapper: {
     '^#libs/(.*)$': '<rootDir>/libs/$1/src/index.ts',
     '^nest-mcp-host$': '<rootDir>/libs/index.ts',
-    '^nest-mcp-host/(postgres|redis)$': '<rootDir>/libs/$1.ts',
+    '^nest-mcp-host/(postgres|redis|cli)$': '<rootDir>/libs/$1.ts',
   },
   rootDir: __dirname,
 };

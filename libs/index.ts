@@ -5,6 +5,10 @@
 
 // Module and options
 export { McpModule, McpEndpoints } from '#libs/hosting';
+
+// In-process calls: the same admission pipeline as MCP, from code (and the command line)
+export { McpInvoker, McpInvocationError } from '#libs/hosting';
+export type { McpInvokeOptions, McpInvokeProgress, McpInvocation, McpInvokableMethod } from '#libs/hosting';
 export type {
   McpModuleOptions,
   McpApprovalOptions,

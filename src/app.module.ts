@@ -10,10 +10,10 @@ import { validateEnvironment, type HostEnvironment } from './host.config';
 import { SupportModule } from './support/support.module';
 import { TracingShutdown } from './tracing';
 
-/** The support-desk host, served over Streamable HTTP or stdio. */
+/** The support-desk host, served over Streamable HTTP or stdio, or run from the command line (`cli`: no transport). */
 @Module({})
 export class AppModule {
-  static register({ transport }: { transport: 'http' | 'stdio' }): DynamicModule {
+  static register({ transport }: { transport: 'http' | 'stdio' | 'cli' }): DynamicModule {
     const env = validateEnvironment(process.env);
     const redis = env.REDIS_URL ? new RedisThrottlerStorage(env.REDIS_URL) : undefined;
     return {

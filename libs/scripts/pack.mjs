@@ -41,6 +41,7 @@ const missing = [
   'dist/index.d.ts',
   'dist/postgres.js',
   'dist/redis.js',
+  'dist/cli.js',
   'dist/operations/src/admin/assets/admin.html',
   'dist/operations/src/admin/assets/admin.css',
 ].filter((path) => !pack.files.some((file) => file.path === path));

@@ -50,6 +50,15 @@ describe('ReportTools.export', () => {
     ]);
   });
 
+  it('writes only the columns asked for, in their order', async () => {
+    const { context } = fakeContext(new AbortController().signal);
+    const [, csv] = await tools.export({ status: 'open', columns: ['priority', 'id'] }, context);
+    expect((csv as { resource: { text: string } }).resource.text.split('\n').slice(0, 2)).toEqual([
+      'priority,id',
+      'normal,T-2001',
+    ]);
+  });
+
   it('stops early when the call is cancelled', async () => {
     const controller = new AbortController();
     const { context, calls } = fakeContext(controller.signal, ({ progress }) => {

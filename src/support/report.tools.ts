@@ -14,7 +14,7 @@ import { CallTimingInterceptor } from './call-timing.interceptor';
 import { DeskScopes } from './desk.scopes';
 import { ExportReportDto } from './dto/export-report.dto';
 import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
-import type { Ticket } from './support.types';
+import { REPORT_COLUMNS, type ReportColumn, type Ticket } from './support.types';
 import { TicketsStore } from './tickets.store';
 
 const BATCH = 4;
@@ -39,16 +39,17 @@ export class ReportTools {
     // Clients that support tasks can start the report and fetch it later.
     task: 'optional',
   })
-  async export(@McpArgs() { status }: ExportReportDto, @McpContext() ctx: McpCallContext) {
+  async export(@McpArgs() { status, columns }: ExportReportDto, @McpContext() ctx: McpCallContext) {
+    const shown: readonly ReportColumn[] = columns ?? REPORT_COLUMNS;
     const selected = this.tickets.all().filter((ticket) => !status || ticket.status === status);
-    const rows: string[] = ['id,customer,status,priority,subject'];
+    const rows: string[] = [shown.join(',')];
     for (let done = 0; done < selected.length; done += BATCH) {
       try {
         await delay(this.options.reportStepMs, undefined, { signal: ctx.signal });
       } catch {
         throw new McpToolError(`Report cancelled after ${done} of ${selected.length} tickets.`);
       }
-      rows.push(...selected.slice(done, done + BATCH).map(toCsvRow));
+      rows.push(...selected.slice(done, done + BATCH).map((ticket) => toCsvRow(ticket, shown)));
       const processed = Math.min(done + BATCH, selected.length);
       ctx.reportProgress(processed, selected.length, `${processed} of ${selected.length} tickets`);
     }
@@ -59,10 +60,15 @@ export class ReportTools {
   }
 }
 
-function toCsvRow(ticket: Ticket): string {
-  return [ticket.id, ticket.customerId, ticket.status, ticket.priority, `"${ticket.subject.replace(/"/g, '""')}"`].join(
-    ',',
-  );
+function toCsvRow(ticket: Ticket, columns: readonly ReportColumn[]): string {
+  const cells: Record<ReportColumn, string> = {
+    id: ticket.id,
+    customer: ticket.customerId,
+    status: ticket.status,
+    priority: ticket.priority,
+    subject: `"${ticket.subject.replace(/"/g, '""')}"`,
+  };
+  return columns.map((column) => cells[column]).join(',');
 }
 
 function summarise(tickets: readonly Ticket[]): string {

@@ -27,6 +27,8 @@ export class TicketTools {
     description:
       'Lists tickets filtered by status, priority, customer, assignee or words in the subject/description (newest ids last).',
     annotations: { readOnlyHint: true, openWorldHint: false },
+    // On the command line: `npm run -s desk -- call search_tickets -s open --priority high`.
+    cli: { aliases: { status: '-s', priority: '-p' } },
   })
   search(@McpArgs() { limit, ...filter }: SearchTicketsDto) {
     const found = this.tickets.search({ ...filter, limit: limit ?? 20 });
@@ -49,6 +51,7 @@ export class TicketTools {
     description: 'Returns one ticket with its description, resolution and comments.',
     annotations: { readOnlyHint: true, openWorldHint: false },
     output: TicketOutput,
+    cli: { positional: ['ticketId'] },
   })
   get(@McpArgs() { ticketId }: TicketIdDto): Ticket {
     return this.require(ticketId);
@@ -91,6 +94,7 @@ export class TicketTools {
     title: 'Close a ticket',
     description: 'Closes a ticket with a resolution. Closing an already closed ticket changes nothing.',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    cli: { positional: ['ticketId'], aliases: { resolution: '-r' } },
   })
   close(@McpArgs() { ticketId, resolution }: CloseTicketDto) {
     const ticket = this.require(ticketId);

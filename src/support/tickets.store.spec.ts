@@ -18,6 +18,16 @@ describe('TicketsStore', () => {
     expect(store.search({ limit: 3 })).toHaveLength(3);
   });
 
+  it('filters by whether an agent is assigned', () => {
+    const store = new TicketsStore();
+    const unassigned = store.search({ unassigned: true, limit: 100 });
+    const assigned = store.search({ unassigned: false, limit: 100 });
+    expect(unassigned.length).toBeGreaterThan(0);
+    expect(unassigned.every((ticket) => ticket.assignee === null)).toBe(true);
+    expect(assigned.every((ticket) => ticket.assignee !== null)).toBe(true);
+    expect(unassigned.length + assigned.length).toBe(store.all().length);
+  });
+
   it('numbers new tickets after the seeded ones and opens them unassigned', () => {
     const ticket = store.create({
       customerId: 'C-1003',

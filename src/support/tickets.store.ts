@@ -7,6 +7,8 @@ export interface TicketFilter {
   priority?: TicketPriority;
   customerId?: string;
   assignee?: string;
+  /** `true`: only tickets no agent is assigned to; `false`: only assigned ones. */
+  unassigned?: boolean;
   text?: string;
   limit: number;
 }
@@ -32,6 +34,7 @@ export class TicketsStore {
       .filter((t) => !filter.priority || t.priority === filter.priority)
       .filter((t) => !filter.customerId || t.customerId === filter.customerId)
       .filter((t) => !filter.assignee || t.assignee === filter.assignee)
+      .filter((t) => filter.unassigned === undefined || (t.assignee === null) === filter.unassigned)
       .filter((t) => !text || `${t.subject} ${t.description}`.toLowerCase().includes(text))
       .slice(0, filter.limit);
   }

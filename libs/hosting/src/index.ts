@@ -42,3 +42,6 @@ export {
 export { resolveMcpOptions } from './options/mcp-options.resolver';
 export { McpEndpoints, type McpEndpointRef } from './endpoints/mcp-endpoints';
 export { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
+export { McpInvoker, type McpInvokableMethod } from './in-process/mcp-invoker';
+export { McpInvocationError } from './in-process/mcp-invocation.error';
+export type { McpInvokeOptions, McpInvokeProgress, McpInvocation } from './in-process/mcp-invoke.options';

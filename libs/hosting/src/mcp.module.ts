@@ -62,6 +62,7 @@ import type { McpModuleOptions } from './interfaces/mcp-module-options.interface
 import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from './options/mcp-options.resolver';
 import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
+import { McpInvoker } from './in-process/mcp-invoker';
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -144,11 +145,13 @@ const OPTION_SLICES = (
     StreamableHttpHandler,
     HttpEndpointMounter,
     StdioTransport,
+    McpInvoker,
     McpHost,
     // Health, metrics, the admin dashboard and approvals: added by forRoot/forRootAsync, only the
     // parts that are on (see operationsParts).
   ],
   exports: [
+    McpInvoker,
     McpCatalog,
     ToolRegistry,
     PromptRegistry,

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpStartupError, RETRY_AFTER_META, type JsonSchemaObject, type McpDiagnostic } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
-import { ConfirmationGate } from './confirmation/confirmation.gate';
+import { ConfirmationGate, isConfirmationRefusal } from './confirmation/confirmation.gate';
 import { ConfirmationInterceptor } from './confirmation/confirmation.interceptor';
 import { Deadlines } from './deadlines';
 import { HandlerRunner } from './handler-runner';
@@ -178,8 +178,8 @@ export class ToolInvoker {
 
   private toResult(tool: RegisteredTool, validators: ToolValidators, returned: unknown): Invocation<CallToolResult> {
     const mapped = toCallToolResult(returned);
-    // An error result the tool made itself: `failed` redacts it.
-    if (mapped.isError) return this.failed(mapped, 'tool_error');
+    // An error result the tool made itself (`failed` redacts it), or the confirmation gate's refusal.
+    if (mapped.isError) return this.failed(mapped, isConfirmationRefusal(returned) ? 'denied' : 'tool_error');
     // Secrets never leave in a result (content and structured content alike).
     const result = this.options.redactor ? this.options.redactor.redactDeep(mapped) : mapped;
     if (!validators.output) return { value: result };

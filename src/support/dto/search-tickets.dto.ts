@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { TICKET_PRIORITIES, TICKET_STATUSES, type TicketPriority, type TicketStatus } from '../support.types';
 
@@ -26,6 +26,11 @@ export class SearchTicketsDto {
   @IsString()
   @MaxLength(60)
   assignee?: string;
+
+  @JSONSchema({ description: 'true: only tickets no agent is assigned to; false: only assigned ones.' })
+  @IsOptional()
+  @IsBoolean()
+  unassigned?: boolean;
 
   @JSONSchema({ description: 'Text found in the subject or description, case-insensitively, e.g. "VAT".' })
   @IsOptional()

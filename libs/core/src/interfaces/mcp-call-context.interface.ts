@@ -71,8 +71,11 @@ export interface McpPrincipal {
 /** What a call serves. */
 export type McpCallKind = 'tool' | 'prompt' | 'resource';
 
-/** The transport a call arrived on. */
-export type McpTransportKind = 'http' | 'stdio';
+/**
+ * The surface a call arrived on: an MCP transport, the in-process invocation API (`McpInvoker`),
+ * or the command line (`runMcpCli`).
+ */
+export type McpTransportKind = 'http' | 'stdio' | 'in-process' | 'cli';
 
 /** Everything a tool may want to know about the call it is serving; injected with `@McpContext()`. */
 export interface McpCallContext {

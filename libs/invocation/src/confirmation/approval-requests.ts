@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type { McpTransportKind } from '#libs/core';
 import { canonicalJson } from '#libs/security';
 
 /** Where an approval request stands. `used`: approved, and the call it approved has run. */
@@ -28,7 +29,7 @@ export interface McpApproval {
   expiresAt: string;
   client: { name: string; version: string } | null;
   /** The transport of the call that waits. */
-  transport: 'http' | 'stdio';
+  transport: McpTransportKind;
   decidedBy: string | null;
   decidedAt: string | null;
   reason: string | null;

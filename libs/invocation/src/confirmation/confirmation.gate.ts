@@ -168,13 +168,26 @@ function supportsUrlElicitation(context: CallContext): boolean {
   return elicitation?.url !== undefined;
 }
 
-const refusal = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+/** The results the gate answered in place of a call: audited as `denied`, not as the tool's own error. */
+const REFUSALS = new WeakSet<CallToolResult>();
+
+/** Whether `result` is the gate's answer to a call no person confirmed (declined, denied, expired or pending). */
+export function isConfirmationRefusal(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && REFUSALS.has(result as CallToolResult);
+}
+
+function refused(result: CallToolResult): CallToolResult {
+  REFUSALS.add(result);
+  return result;
+}
+
+const refusal = (text: string): CallToolResult => refused({ content: [{ type: 'text', text }], isError: true });
 
 /** The call waits for a decision: the model is told so, and how to retry. */
 function pending(tool: string, approval: McpApproval, sentToUser: boolean): CallToolResult {
-  return {
+  return refused({
     content: [{ type: 'text', text: ConfirmationMessages.pending(tool, approval, sentToUser) }],
     isError: true,
     _meta: { [APPROVAL_META]: { status: 'pending', expiresAt: approval.expiresAt } },
-  };
+  });
 }

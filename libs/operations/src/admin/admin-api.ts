@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
-import type { McpPrincipal } from '#libs/core';
+import type { McpPrincipal, McpTransportKind } from '#libs/core';
 import { AuditTrail, type AuditRecord, type AuditTrailHealth } from '#libs/security';
 import { DependencyHealth, type DependencyStatus } from '../health/dependency-health';
 import { HostState, type HostPhase } from '#libs/protocol';
@@ -51,7 +51,7 @@ export interface AdminAuditPage {
 
 export interface AdminSession {
   id: string;
-  transport: 'http' | 'stdio';
+  transport: McpTransportKind;
   principal: string | null;
   client: { name: string; version: string } | null;
   protocolVersion: string;
@@ -188,7 +188,7 @@ export class AdminApi {
 
 function describeSession(
   session: McpSession,
-  transport: 'http' | 'stdio',
+  transport: McpTransportKind,
   principal: string | undefined,
 ): AdminSession {
   return {

@@ -1,5 +1,5 @@
 import type { Histogram, Metric, Registry } from 'prom-client';
-import { optionalDependency } from '#libs/core';
+import { optionalDependency, type McpTransportKind } from '#libs/core';
 import type { AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '#libs/protocol';
 import { MCP_METHOD_NAMES, type McpRequestObservers } from '#libs/protocol';
@@ -19,7 +19,7 @@ export const OTHER_LABEL = 'other';
 const KNOWN_METHODS: ReadonlySet<string> = new Set(MCP_METHOD_NAMES);
 /** Refusals counted on their own, by transport (`mcp_throttled_total`, …). */
 const REFUSALS = ['throttled', 'denied', 'unauthenticated'] as const;
-const TRANSPORTS = ['http', 'stdio'] as const;
+const TRANSPORTS: readonly McpTransportKind[] = ['http', 'stdio', 'in-process', 'cli'];
 /** Raw names (unknown methods, template-matched URIs) remembered as aliases of their series. */
 const MAX_ALIASES = 10_000;
 
@@ -340,7 +340,7 @@ export class McpMetrics implements McpRequestObserver {
       outcome === OUTCOME_INDEX.unauthenticated
     ) {
       const refusal = outcome === OUTCOME_INDEX.throttled ? 0 : outcome === OUTCOME_INDEX.denied ? 1 : 2;
-      this.refused[(event.transport === 'stdio' ? 1 : 0) * REFUSALS.length + refusal]++;
+      this.refused[TRANSPORTS.indexOf(event.transport) * REFUSALS.length + refusal]++;
     }
   }
 

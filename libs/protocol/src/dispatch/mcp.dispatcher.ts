@@ -95,6 +95,7 @@ export class McpDispatcher {
       return note.withdrawn ? undefined : response;
     } finally {
       this.events.finish(note);
+      scope.onFinished?.(note.outcome);
     }
   }
 

@@ -1,3 +1,4 @@
+import type { McpTransportKind } from '#libs/core';
 import type { AuditableEvent, AuditOutcome } from '#libs/security';
 
 import type { McpEntryKind } from '../wire/mcp-method.table';
@@ -20,7 +21,7 @@ export interface McpRequestEvent extends AuditableEvent {
   readonly errorCode: number | undefined;
   /** Time from receipt to answer, in milliseconds. */
   readonly latencyMs: number;
-  readonly transport: 'http' | 'stdio';
+  readonly transport: McpTransportKind;
   readonly principal: string | undefined;
   readonly sessionId: string | undefined;
   /** The MCP revision the request spoke (none for transport refusals). */

@@ -1,4 +1,4 @@
-import { JsonRpcErrorCode } from '#libs/core';
+import { JsonRpcErrorCode, type McpTransportKind } from '#libs/core';
 import { Injectable } from '@nestjs/common';
 import type { AuditOutcome } from '#libs/security';
 import { McpRequestObservers } from './request-observers';
@@ -29,7 +29,7 @@ export class RequestEvents {
     outcome: AuditOutcome,
     status: number,
     message: string,
-    transport: 'http' | 'stdio',
+    transport: McpTransportKind,
     remoteAddress: string | undefined,
     principal?: string,
     target?: string,

@@ -1,3 +1,4 @@
+import type { McpTransportKind } from '#libs/core';
 import type { AuditOutcome, SensitiveFields } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent } from './mcp-request-event';
 import type { McpMethodTraits } from '../wire/mcp-method.table';
@@ -24,7 +25,7 @@ export class RequestNote implements McpRequestEvent {
     readonly method: string | null,
     /** The method's row in the method table (`undefined`: a method the host does not answer). */
     readonly traits: McpMethodTraits | undefined,
-    readonly transport: 'http' | 'stdio',
+    readonly transport: McpTransportKind,
     readonly principal: string | undefined,
     readonly sessionId: string | undefined,
     readonly client: { name: string; version: string } | undefined,

@@ -1,5 +1,6 @@
 import type { JsonRpcError, McpPrincipal, McpTransportKind } from '#libs/core';
 import type { CallChannel } from '#libs/invocation';
+import type { AuditOutcome } from '#libs/security';
 import type { McpSession } from '../sessions/mcp-session';
 import type { RequestNote } from '../events/request-note';
 import type { JsonRpcId } from '../wire/json-rpc';
@@ -45,6 +46,8 @@ export interface DispatchScope {
   clientInputs?: ClientInputs;
   /** Hands the rest of the call to a task (`McpCallContext.continueAsTask`); absent where a call cannot become one. */
   continueAsTask?: () => Promise<void>;
+  /** Told how the request ended, as the audit trail records it (the in-process API reports it to its caller). */
+  onFinished?: (outcome: AuditOutcome) => void;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { McpTransportKind } from '#libs/core';
 import type { SensitiveFields } from './sensitive-fields';
 
 /**
@@ -32,7 +33,7 @@ export interface AuditEntry {
   readonly startedAt: number;
   /** Who called (none when the request was refused before anyone was authenticated). */
   readonly principal?: string | null;
-  readonly transport: 'http' | 'stdio';
+  readonly transport: McpTransportKind;
   readonly sessionId?: string | null;
   readonly client?: { name: string; version: string } | null;
   /** The MCP revision the request spoke (`2025-11-25`, `2026-07-28`, …); none for transport refusals. */
@@ -71,7 +72,7 @@ export interface AuditRecord {
   /** `hash` of the previous record of the chain (64 zeros for the first). */
   prevHash: string;
   principal: string | null;
-  transport: 'http' | 'stdio';
+  transport: McpTransportKind;
   sessionId: string | null;
   client: { name: string; version: string } | null;
   /** The MCP revision the request spoke; absent on transport refusals (and on records written before it was kept). */

@@ -1,0 +1,16 @@
+import type { McpInvoker, McpInvokeOptions } from '#libs/hosting';
+import type { PromptRegistry, ToolRegistry } from '#libs/catalog';
+import type { CliIo } from './cli-io';
+import type { CliGlobalOptions } from './global-options';
+
+/** What a command runs with: the application's catalog and invoker, the terminal, the options. */
+export interface CliContext {
+  readonly program: string;
+  readonly io: CliIo;
+  readonly invoker: McpInvoker;
+  readonly tools: ToolRegistry;
+  readonly prompts: PromptRegistry;
+  readonly global: CliGlobalOptions;
+  /** How every request is made: the credential, `transport: 'cli'`, the confirmation on the terminal. */
+  readonly invoke: McpInvokeOptions;
+}

@@ -1,0 +1,54 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpInvocationError } from '#libs/hosting';
+import type { CliContext } from '../command-line/cli-context';
+import { CliExitCode, exitCodeOf } from '../command-line/cli-exit-codes';
+import { CliFailure } from '../command-line/cli-failure';
+import { readAll } from '../command-line/cli-io';
+import { bindArguments } from '../binding/argument-binder';
+import { cliOptionsOf } from '../binding/cli-options';
+import { describeTool } from '../help/help-text';
+import { ProgressReporter } from '../output/progress-reporter';
+import { ResultPrinter } from '../output/result-printer';
+import { refusedTool, toolFor } from './tool-lookup';
+
+/**
+ * `call <tool> [args]`: binds the arguments from the command line (options, positional
+ * arguments, `--json`), calls the tool through the admission pipeline, prints its result, and
+ * exits with what became of it.
+ */
+export async function callCommand(context: CliContext, words: readonly string[]): Promise<CliExitCode> {
+  const [name, ...rest] = words;
+  if (!name)
+    throw new CliFailure(`call: name the tool, e.g. "${context.program} call <tool> --help"`, CliExitCode.usage);
+  const { entry, definition } = await toolFor(context, name);
+  const table = cliOptionsOf(definition.inputSchema, entry.options.cli);
+  if (context.global.help) {
+    context.io.stdout.write(
+      describeTool(definition, table, { command: `${context.program} call`, width: context.io.stdout.columns }),
+    );
+    return CliExitCode.ok;
+  }
+  const args = await bindArguments(table, rest, () => readAll(context.io.stdin));
+  const progress = new ProgressReporter(context.io.stderr);
+  let answer: { result: CallToolResult; outcome: Parameters<typeof exitCodeOf>[0] };
+  try {
+    answer = await context.invoker.send<CallToolResult>(
+      'tools/call',
+      { name, arguments: args },
+      { ...context.invoke, onProgress: (update) => progress.report(update) },
+    );
+  } catch (error) {
+    if (error instanceof McpInvocationError && error.outcome === 'denied') throw refusedTool(context, name);
+    throw error;
+  } finally {
+    progress.done();
+  }
+  await new ResultPrinter(context.io, context.global.output, context.global.outDir, name).toolResult(answer.result);
+  return answer.result.isError ? errorExitCode(answer.outcome) : CliExitCode.ok;
+}
+
+/** An `isError` result's exit code: a refusal (3) or bad arguments (2) as such, anything else 1. */
+function errorExitCode(outcome: Parameters<typeof exitCodeOf>[0]): CliExitCode {
+  const code = exitCodeOf(outcome);
+  return code === CliExitCode.ok ? CliExitCode.toolError : code;
+}

@@ -1,0 +1,158 @@
+import { basename } from 'node:path';
+import type { DynamicModule, INestApplicationContext, LoggerService, LogLevel, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { McpStartupError } from '#libs/core';
+import { PromptRegistry, ToolRegistry } from '#libs/catalog';
+import { McpInvocationError, McpInvoker, StderrConsoleLogger } from '#libs/hosting';
+import { CliUsageError } from './errors/cli-usage.error';
+import { callCommand } from './commands/call.command';
+import { describeCommand } from './commands/describe.command';
+import { listCommand } from './commands/list.command';
+import { promptCommand } from './commands/prompt.command';
+import { readCommand } from './commands/read.command';
+import { terminalElicitation } from './confirm/terminal-elicitation';
+import type { CliContext } from './command-line/cli-context';
+import { CliExitCode, exitCodeOf } from './command-line/cli-exit-codes';
+import { CliFailure } from './command-line/cli-failure';
+import { processIo, type CliIo } from './command-line/cli-io';
+import { parseCommandLine, type CliCommandLine } from './command-line/global-options';
+import { usageOf } from './usage';
+
+/** Options of `runMcpCli`. */
+export interface McpCliOptions {
+  /** The program's name in usage lines. @default the entry file's name */
+  name?: string;
+  /** The words after the program. @default process.argv.slice(2) */
+  argv?: readonly string[];
+  /** The environment variable an API key is read from when `--api-key` is not given. @default 'MCP_API_KEY' */
+  apiKeyEnv?: string;
+  /** The application's log levels, written to stderr (stdout is the command's). @default ['error', 'warn'] */
+  logLevels?: LogLevel[];
+  /** Where it reads and writes. @default the process's stdin, stdout and stderr */
+  io?: CliIo;
+  /** Ends the process with the exit code once the application has closed. @default true */
+  exit?: boolean;
+}
+
+type Command = (context: CliContext, words: readonly string[]) => Promise<CliExitCode>;
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  list: listCommand,
+  describe: describeCommand,
+  call: callCommand,
+  prompt: promptCommand,
+  read: readCommand,
+};
+
+/**
+ * Runs one command of the application's tools, prompts and resources from the command line,
+ * with the same binding, validation, guards, throttling, confirmation and audit (transport
+ * `cli`) as an MCP call. One line in the application's own entry file gives it a CLI.
+ * @returns the exit code (0 done, 1 tool error, 2 usage, 3 refused, 4 not found, 130 interrupted)
+ * @example
+ * ```ts
+ * // src/cli.ts — `node dist/cli.js call search_tickets --status open`
+ * import { runMcpCli } from 'nest-mcp-host/cli';
+ * import { AppModule } from './app.module';
+ *
+ * void runMcpCli(AppModule);
+ * ```
+ */
+export async function runMcpCli(module: Type | DynamicModule, options: McpCliOptions = {}): Promise<number> {
+  const io = options.io ?? processIo();
+  const program = options.name ?? basename(process.argv[1] ?? 'cli').replace(/\.[cm]?js$/, '');
+  const apiKeyEnv = options.apiKeyEnv ?? 'MCP_API_KEY';
+  const code = await run(module, options, io, program, apiKeyEnv);
+  if (options.exit !== false) process.exit(code);
+  return code;
+}
+
+async function run(
+  module: Type | DynamicModule,
+  options: McpCliOptions,
+  io: CliIo,
+  program: string,
+  apiKeyEnv: string,
+): Promise<number> {
+  let line: CliCommandLine;
+  try {
+    line = parseCommandLine(options.argv ?? process.argv.slice(2), process.env[apiKeyEnv] || undefined);
+  } catch (error) {
+    io.stderr.write(`${(error as Error).message}\n`);
+    return CliExitCode.usage;
+  }
+  const command = line.command === undefined ? undefined : COMMANDS[line.command.toLowerCase()];
+  if (!command || (line.global.help && (line.command !== 'call' || line.words.length === 0))) {
+    const unknown = line.command !== undefined && !command && line.command !== 'help';
+    (unknown ? io.stderr : io.stdout).write(
+      `${unknown ? `Unknown command "${line.command}".\n\n` : ''}${usageOf(program, apiKeyEnv)}`,
+    );
+    return unknown || (line.command === undefined && !line.global.help) ? CliExitCode.usage : CliExitCode.ok;
+  }
+  let app: INestApplicationContext;
+  try {
+    app = await NestFactory.createApplicationContext(module, {
+      logger: new StderrConsoleLogger({ logLevels: options.logLevels ?? ['error', 'warn'] }) as LoggerService,
+      abortOnError: false,
+    });
+  } catch (error) {
+    io.stderr.write(
+      `${error instanceof McpStartupError ? error.message : String((error as Error)?.message ?? error)}\n`,
+    );
+    return CliExitCode.toolError;
+  }
+  const interrupted = new AbortController();
+  const onInterrupt = () => {
+    // A second Ctrl-C does not wait for the call to stop.
+    if (interrupted.signal.aborted) process.exit(CliExitCode.interrupted);
+    io.stderr.write('\nInterrupted: cancelling the call (Ctrl-C again to quit at once)\n');
+    interrupted.abort(new Error('interrupted on the command line (SIGINT)'));
+  };
+  process.on('SIGINT', onInterrupt);
+  try {
+    const context: CliContext = {
+      program,
+      io,
+      invoker: app.get(McpInvoker),
+      tools: app.get(ToolRegistry),
+      prompts: app.get(PromptRegistry),
+      global: line.global,
+      invoke: {
+        credential: line.global.apiKey,
+        transport: 'cli',
+        clientInfo: { name: program, version: 'cli' },
+        signal: interrupted.signal,
+        elicit: terminalElicitation(io, line.global.yes),
+        onLog: (level, data, logger) =>
+          io.stderr.write(
+            `${level}${logger ? ` ${logger}` : ''}: ${typeof data === 'string' ? data : JSON.stringify(data)}\n`,
+          ),
+      },
+    };
+    return await command(context, line.words);
+  } catch (error) {
+    return reportFailure(io, error);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    await app.close();
+  }
+}
+
+/** Writes why a command failed on stderr; returns its exit code. */
+function reportFailure(io: CliIo, error: unknown): CliExitCode {
+  if (error instanceof CliFailure) {
+    io.stderr.write(`${error.message}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof CliUsageError) {
+    io.stderr.write(`${error.message}\n`);
+    return CliExitCode.usage;
+  }
+  if (error instanceof McpInvocationError) {
+    io.stderr.write(`${error.outcome === 'cancelled' ? 'Cancelled.' : error.message}\n`);
+    const code = exitCodeOf(error.outcome);
+    return code === CliExitCode.ok ? CliExitCode.toolError : code;
+  }
+  io.stderr.write(`Failed: ${(error as Error)?.message ?? String(error)}\n`);
+  return CliExitCode.toolError;
+}

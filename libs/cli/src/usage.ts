@@ -1,0 +1,23 @@
+/** The command line's own help: its commands and global options. */
+export function usageOf(program: string, apiKeyEnv: string): string {
+  return `Usage: ${program} <command> [options]
+
+Commands:
+  list                    the tools, prompts and resources you may use
+  describe <tool>         a tool's options, types, defaults and allowed values
+  call <tool> [args]      calls a tool ("${program} call <tool> --help" for its options)
+  prompt <name> [args]    gets a prompt (its arguments as --name value)
+  read <uri>              reads a resource
+
+Options:
+  --api-key <key>         who you are (else $${apiKeyEnv}, else the configured operator)
+  --output text|json      text content as is (default), or the result as JSON
+  --out-dir <dir>         where images, audio and embedded resources are saved
+  --yes                   confirms a destructive tool without asking
+  --json '{…}' | -        call: the whole argument object (- reads it from stdin)
+  -h, --help              this help, or a command's
+
+Exit codes: 0 done, 1 the tool failed, 2 usage or invalid arguments, 3 refused, 4 not found,
+130 interrupted.
+`;
+}

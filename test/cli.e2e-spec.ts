@@ -251,7 +251,9 @@ describe('the support desk CLI (npm run -s desk)', () => {
     expect(run.stderr).toContain('Interrupted');
     expect(run.stderr).not.toContain('progress 20/20');
     const [record] = await auditRecords(auditFile, (entry) => entry.target === 'export_ticket_report');
+    // The host cancelled the call with the CLI's reason: the signal the tool is given (ctx.signal).
     expect(record).toMatchObject({ transport: 'cli', outcome: 'cancelled' });
+    expect(record.error).toContain('SIGINT');
   });
 
   it('writes the audit record with transport cli and the principal of the key (or the configured operator)', async () => {

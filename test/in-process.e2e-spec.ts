@@ -182,3 +182,26 @@ describe('McpInvoker: the in-process invocation API, on the support desk', () =>
     expect(textOf(inProcess)).toContain('approv');
   });
 });
+
+describe('McpInvoker: throttling applies as for MCP clients', () => {
+  let desk: DeskHost;
+  beforeAll(async () => (desk = await startDeskHost({ THROTTLE_LIMIT: '2', THROTTLE_TTL_MS: '60000' })));
+  afterAll(() => desk.close());
+
+  it('counts in-process calls per principal and per tool, and refuses the next one as throttled', async () => {
+    const invoker = desk.app.get(McpInvoker);
+    const call = () =>
+      invoker.send<CallToolResult>('tools/call', { name: 'get_ticket', arguments: { ticketId: 'T-2001' } });
+    expect((await call()).outcome).toBe('ok');
+    expect((await call()).outcome).toBe('ok');
+    const throttled = await call();
+    expect(throttled).toMatchObject({ outcome: 'throttled', result: { isError: true } });
+    // Another principal has its own count.
+    const other = await invoker.callTool(
+      'get_ticket',
+      { ticketId: 'T-2001' },
+      { principal: { id: 'someone-else', scopes: ['tickets:read'], roles: [], claims: {} } },
+    );
+    expect(other.isError).toBeUndefined();
+  });
+});

@@ -195,8 +195,9 @@ function scan(binding: Binding, argv: readonly string[]): void {
     if (option.negatable && inline === undefined) {
       // `--flag` alone is true; a following true/false is its value (anything else is not).
       const next = argv[index + 1];
-      if (next !== undefined && /^(true|false)$/i.test(next)) index++;
-      binding.set(option, typed, next === undefined || !/^(true|false)$/i.test(next) || next.toLowerCase() === 'true');
+      const spelled = next !== undefined && /^(true|false)$/i.test(next);
+      if (spelled) index++;
+      binding.set(option, typed, spelled ? next.toLowerCase() === 'true' : true);
       continue;
     }
     const text = inline ?? valueAfter();

@@ -1,22 +1,10 @@
-import { cliNamesOf, kebabCase, type CliValueType } from '#libs/catalog';
+import { cliNamesOf, kebabCase, type CliPropertyNames } from '#libs/catalog';
 import type { JsonSchemaObject, McpToolCliOptions } from '#libs/core';
 
-/** One top-level property of a tool's input, as the command line gives it. */
-export interface CliOption {
-  /** The property, as the input schema names it. */
-  readonly property: string;
-  /** Long options without `--`, the one to show first; matched ignoring case. */
-  readonly long: readonly string[];
-  /** Short options without `-` (one letter each, case counts). */
-  readonly short: readonly string[];
-  /** Whether `--no-<long>` gives `false` (a boolean property, given as a flag). */
-  readonly negatable: boolean;
-  /** How its value is written. */
-  readonly type: CliValueType;
+/** One top-level property of a tool's input, as the command line gives it: its names, and what help shows. */
+export interface CliOption extends CliPropertyNames {
   /** Whether the input schema requires it. */
   readonly required: boolean;
-  /** Its place among the positional arguments, when it is one. */
-  readonly position?: number;
   /** From the property's schema, for help. */
   readonly description?: string;
   /** The schema's `default`, for help (the binder does not fill it in: the tool's own validation does). */

@@ -22,6 +22,8 @@ const TYPE_NAMES: Record<CliScalarType, string> = {
 };
 /** The order a word is tried in: the narrowest reading first, a string last (it takes any word). */
 const READ_ORDER: readonly CliScalarType[] = ['null', 'boolean', 'integer', 'number', 'string'];
+/** The order messages name types in: null last (`an integer or null`). */
+const NAME_ORDER: readonly CliScalarType[] = ['string', 'integer', 'number', 'boolean', 'null'];
 
 function literalText(value: CliLiteral): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -33,7 +35,7 @@ export function expectedOf(type: CliValueType): string {
     case 'scalar': {
       const parts = [
         ...(type.values ? [`one of ${type.values.map(literalText).join(', ')}`] : []),
-        ...READ_ORDER.filter((each) => type.types.includes(each)).map((each) => TYPE_NAMES[each]),
+        ...NAME_ORDER.filter((each) => type.types.includes(each)).map((each) => TYPE_NAMES[each]),
       ];
       return parts.length > 0 ? parts.join(' or ') : 'nothing (no value is allowed)';
     }

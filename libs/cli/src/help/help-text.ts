@@ -68,7 +68,13 @@ function details(option: CliOption, extra: readonly string[] = []): string {
     ...(option.required && option.position === undefined ? ['required'] : []),
     ...extra,
     ...(values ? [`one of: ${values.map(valueText).join(', ')}`] : []),
-    ...(option.type.kind === 'array' ? ['repeat it, or separate values with commas'] : []),
+    ...(option.type.kind === 'array'
+      ? [
+          option.type.items.kind === 'json'
+            ? 'repeat it, a JSON value each (a JSON array gives several)'
+            : 'repeat it, or separate values with commas',
+        ]
+      : []),
     ...(option.type.kind === 'json' ? ['a JSON value'] : []),
     ...(option.default !== undefined ? [`default: ${valueText(option.default)}`] : []),
   ];
@@ -86,6 +92,11 @@ function optionNames(option: CliOption): string {
 function entry(left: string, description: string | undefined, detail: string, leftWidth: number, width: number) {
   const right = [description?.trim(), detail].filter(Boolean).join(' ');
   return twoColumns(INDENT + left, right, leftWidth, width);
+}
+
+/** Whether the command line names it at all (its names may all have gone to the CLI or other properties). */
+function hasNames(option: CliOption): boolean {
+  return option.long.length > 0 || option.short.length > 0;
 }
 
 /** The usage line's word for a positional argument: `<ticket-id>`, `[<ticket-id>]`, `<tags>...`. */
@@ -117,16 +128,20 @@ export function describeTool(tool: CliToolSummary, table: CliOptionTable, option
     `Usage: ${command} ${tool.name}`,
     ...positional.map(usageWord),
     ...named
-      .filter((option) => option.required && option.label.startsWith('-'))
+      .filter((option) => option.required && hasNames(option))
       .map((option) => (option.negatable ? option.label : `${option.label} ${placeholder(option.type)}`)),
     '[options]',
   ];
-  lines.push('', ...twoColumns(usage[0], usage.slice(1).join(' '), usage[0].length + 1, width));
+  // Continuation lines start under the first argument.
+  const hang = ' '.repeat(Math.min(usage[0].length + 1, 40));
+  const usageLines = wrap(usage.slice(1).join(' '), Math.max(width - hang.length, 20));
+  lines.push('', `${usage[0]} ${usageLines[0]}`, ...usageLines.slice(1).map((line) => hang + line));
 
   const lefts = [...positional.map((option) => option.label), ...named.map(optionNames), '--json <object|->'].map(
     (left) => INDENT.length + left.length + 2,
   );
-  const leftWidth = Math.min(Math.max(...lefts), LEFT_COLUMN);
+  // Half the width at most, so that a narrow terminal still has room for descriptions.
+  const leftWidth = Math.min(Math.max(...lefts), LEFT_COLUMN, Math.floor(width / 2));
 
   if (positional.length > 0) {
     lines.push('', 'Arguments:');
@@ -138,12 +153,16 @@ export function describeTool(tool: CliToolSummary, table: CliOptionTable, option
     }
   }
   lines.push('', 'Options:');
-  for (const option of named.filter((each) => each.long.length > 0 || each.short.length > 0))
+  for (const option of named.filter(hasNames))
     lines.push(...entry(optionNames(option), option.description, details(option), leftWidth, width));
+  const jsonOnly = named.filter((option) => !hasNames(option));
   lines.push(
     ...entry(
       '--json <object|->',
-      'All arguments as one JSON object; - reads it from stdin. Options given as well override its properties.',
+      'All arguments as one JSON object; - reads it from stdin. Options given as well override its properties.' +
+        (jsonOnly.length > 0
+          ? ` Only there: ${jsonOnly.map((option) => `${option.property}${option.required ? ' (required)' : ''}`).join(', ')}.`
+          : ''),
       '',
       leftWidth,
       width,

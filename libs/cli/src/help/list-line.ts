@@ -5,7 +5,7 @@ export interface CliListEntry {
 }
 
 /** Words a sentence does not end after, though a period follows them. */
-const ABBREVIATIONS = /(?:^|\s)(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)\.$/i;
+const ABBREVIATIONS = /(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)\.$/i;
 
 /**
  * The first sentence of `text`: up to the first `.`, `!` or `?` followed by a space or the end
@@ -35,7 +35,13 @@ export function formatListLine(entry: CliListEntry, nameWidth: number, width = 8
   const sentence = entry.description ? firstSentence(entry.description) : '';
   if (!sentence) return name.trimEnd();
   const room = width - name.length - 2;
-  const shown = sentence.length > room && room > 1 ? `${sentence.slice(0, room - 1).trimEnd()}…` : sentence;
+  let shown = sentence;
+  if (sentence.length > room && room > 1) {
+    // Cut at a space when one is not too far back, so that no word is cut in two.
+    const cut = sentence.slice(0, room - 1);
+    const space = cut.lastIndexOf(' ');
+    shown = `${(space > room / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+  }
   return `${name}  ${shown}`;
 }
 

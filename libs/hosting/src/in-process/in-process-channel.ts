@@ -42,7 +42,11 @@ export class InProcessChannel {
         break;
       case 'notifications/message':
         if (isMcpLogLevel(params.level))
-          this.options.onLog?.(params.level, params.data, typeof params.logger === 'string' ? params.logger : undefined);
+          this.options.onLog?.(
+            params.level,
+            params.data,
+            typeof params.logger === 'string' ? params.logger : undefined,
+          );
         break;
       default:
       // Cancellations of the call's own requests, list changes: nothing for an in-process caller.

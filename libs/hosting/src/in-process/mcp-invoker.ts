@@ -70,12 +70,20 @@ export class McpInvoker {
    * @throws McpInvocationError for an unknown (or hidden) tool, arguments that fail its input
    *   schema, a credential that is not valid, a cancelled call, a host that is not serving
    */
-  async callTool(name: string, args: Record<string, unknown> = {}, options?: McpInvokeOptions): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options?: McpInvokeOptions,
+  ): Promise<CallToolResult> {
     return (await this.send<CallToolResult>('tools/call', { name, arguments: args }, options)).result;
   }
 
   /** Gets prompt `name` with its arguments. @throws McpInvocationError as `callTool` does */
-  async getPrompt(name: string, args: Record<string, string> = {}, options?: McpInvokeOptions): Promise<GetPromptResult> {
+  async getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options?: McpInvokeOptions,
+  ): Promise<GetPromptResult> {
     return (await this.send<GetPromptResult>('prompts/get', { name, arguments: args }, options)).result;
   }
 
@@ -142,7 +150,8 @@ export class McpInvoker {
       params: options.onProgress ? { ...params, _meta: { progressToken: id } } : params,
     };
     const cancel = () => {
-      const reason = options.signal?.reason instanceof Error ? options.signal.reason.message : 'cancelled by the caller';
+      const reason =
+        options.signal?.reason instanceof Error ? options.signal.reason.message : 'cancelled by the caller';
       void this.dispatcher.dispatch(
         'notification',
         { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } },
@@ -157,7 +166,8 @@ export class McpInvoker {
         throw new McpInvocationError(JsonRpcErrorCode.INVALID_REQUEST, `${method} was cancelled`, 'cancelled');
       }
       const answer = JSON.parse(response) as { result?: T; error?: { code: number; message: string; data?: unknown } };
-      if (answer.error) throw new McpInvocationError(answer.error.code, answer.error.message, outcome, answer.error.data);
+      if (answer.error)
+        throw new McpInvocationError(answer.error.code, answer.error.message, outcome, answer.error.data);
       return { result: answer.result as T, outcome };
     } finally {
       options.signal?.removeEventListener('abort', cancel);

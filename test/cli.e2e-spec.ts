@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auditRecords, DESK_KEYS, DESK_TOOLS } from './support/desk-host';
 
+// Each test spawns the CLI several times (under a second each on an idle machine, several on a loaded one).
+jest.setTimeout(60_000);
+
 /** The support desk's CLI, as `npm run -s desk` runs it (built by `npm test` before the suites). */
 const DESK_CLI = join(__dirname, '..', 'dist', 'src', 'cli.js');
 

@@ -12,7 +12,7 @@ import { promptCommand } from './commands/prompt.command';
 import { readCommand } from './commands/read.command';
 import { terminalElicitation } from './confirm/terminal-elicitation';
 import type { CliContext } from './command-line/cli-context';
-import { CliExitCode, exitCodeOf } from './command-line/cli-exit-codes';
+import { CliExitCode, failureExitCode } from './command-line/cli-exit-codes';
 import { CliFailure } from './command-line/cli-failure';
 import { CliLogger } from './command-line/cli-logger';
 import { processIo, type CliIo } from './command-line/cli-io';
@@ -153,8 +153,7 @@ function reportFailure(io: CliIo, error: unknown): CliExitCode {
   }
   if (error instanceof McpInvocationError) {
     io.stderr.write(`${error.outcome === 'cancelled' ? 'Cancelled.' : error.message}\n`);
-    const code = exitCodeOf(error.outcome);
-    return code === CliExitCode.ok ? CliExitCode.toolError : code;
+    return failureExitCode(error.outcome);
   }
   io.stderr.write(`Failed: ${(error as Error)?.message ?? String(error)}\n`);
   return CliExitCode.toolError;

@@ -1,6 +1,6 @@
 import { OUTCOMES } from '#libs/operations';
 import type { AuditOutcome } from '#libs/security';
-import { CliExitCode, exitCodeOf } from './cli-exit-codes';
+import { CliExitCode, exitCodeOf, failureExitCode } from './cli-exit-codes';
 
 // A Record of every outcome: one added to AuditOutcome fails the typecheck here until it has a row
 // (and the test below at run time, as the host's own list of outcomes grows with the type).
@@ -31,5 +31,19 @@ describe('exitCodeOf', () => {
   it('has a row for every outcome the host records, each with a code', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual([...OUTCOMES].sort());
     for (const outcome of OUTCOMES) expect(Object.values(CliExitCode)).toContain(exitCodeOf(outcome));
+  });
+});
+
+describe('failureExitCode', () => {
+  it('keeps a refusal, a usage error, a missing entry and an interruption as such', () => {
+    expect(failureExitCode('denied')).toBe(CliExitCode.refused);
+    expect(failureExitCode('invalid')).toBe(CliExitCode.usage);
+    expect(failureExitCode('not_found')).toBe(CliExitCode.notFound);
+    expect(failureExitCode('cancelled')).toBe(CliExitCode.interrupted);
+  });
+
+  it('never says a failed request succeeded: an error result recorded as ok exits 1', () => {
+    expect(failureExitCode('ok')).toBe(CliExitCode.toolError);
+    expect(failureExitCode('tool_error')).toBe(CliExitCode.toolError);
   });
 });

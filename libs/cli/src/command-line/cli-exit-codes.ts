@@ -44,3 +44,12 @@ export function exitCodeOf(outcome: AuditOutcome): CliExitCode {
       return CliExitCode.toolError;
   }
 }
+
+/**
+ * The exit code of a request that failed (an `isError` result or a refused request): a refusal,
+ * bad arguments or a missing entry as such, anything else (even an outcome recorded as `ok`) 1.
+ */
+export function failureExitCode(outcome: AuditOutcome): CliExitCode {
+  const code = exitCodeOf(outcome);
+  return code === CliExitCode.ok ? CliExitCode.toolError : code;
+}

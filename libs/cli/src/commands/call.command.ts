@@ -1,7 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpInvocationError } from '#libs/hosting';
+import type { AuditOutcome } from '#libs/security';
 import type { CliContext } from '../command-line/cli-context';
-import { CliExitCode, exitCodeOf } from '../command-line/cli-exit-codes';
+import { CliExitCode, failureExitCode } from '../command-line/cli-exit-codes';
 import { CliFailure } from '../command-line/cli-failure';
 import { readAll } from '../command-line/cli-io';
 import { bindArguments } from '../binding/argument-binder';
@@ -30,7 +31,7 @@ export async function callCommand(context: CliContext, words: readonly string[])
   }
   const args = await bindArguments(table, rest, () => readAll(context.io.stdin));
   const progress = new ProgressReporter(context.io.stderr);
-  let answer: { result: CallToolResult; outcome: Parameters<typeof exitCodeOf>[0] };
+  let answer: { result: CallToolResult; outcome: AuditOutcome };
   try {
     answer = await context.invoker.send<CallToolResult>(
       'tools/call',
@@ -49,11 +50,5 @@ export async function callCommand(context: CliContext, words: readonly string[])
     progress.done();
   }
   await new ResultPrinter(context.io, context.global.output, context.global.outDir, name).toolResult(answer.result);
-  return answer.result.isError ? errorExitCode(answer.outcome) : CliExitCode.ok;
-}
-
-/** An `isError` result's exit code: a refusal (3) or bad arguments (2) as such, anything else 1. */
-function errorExitCode(outcome: Parameters<typeof exitCodeOf>[0]): CliExitCode {
-  const code = exitCodeOf(outcome);
-  return code === CliExitCode.ok ? CliExitCode.toolError : code;
+  return answer.result.isError ? failureExitCode(answer.outcome) : CliExitCode.ok;
 }

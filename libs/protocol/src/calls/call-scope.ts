@@ -91,15 +91,6 @@ export class CallScope {
   ) {}
 
   /**
-   * Runs the handler of a request that names a catalog entry (`tools/call`, `prompts/get`,
-   * `resources/read`) as `run` does. A 2026-07-28 request has no channel back to its client:
-   * its handler's requests to the client (`ctx.elicit()`, `ctx.sample()`, `ctx.roots()`) are
-   * answered from the request's `inputResponses` and `requestState`, and when one is not, the
-   * request is answered with an `InputRequiredResult` instead (see `InputRound`).
-   * @throws JsonRpcError `-32602` for a `requestState` that fails verification or an invalid
-   *   answer, `-32021` when the handler asks for something the client did not declare
-   */
-  /**
    * The input round of a 2026-07-28 request whose call its caller runs with `run` (a call that
    * becomes a task midway answers its requests to the client this way until then); `undefined`
    * where `serve` would open none.
@@ -114,6 +105,15 @@ export class CallScope {
     return this.inputs.open(scope, note, target, params);
   }
 
+  /**
+   * Runs the handler of a request that names a catalog entry (`tools/call`, `prompts/get`,
+   * `resources/read`) as `run` does. A 2026-07-28 request has no channel back to its client:
+   * its handler's requests to the client (`ctx.elicit()`, `ctx.sample()`, `ctx.roots()`) are
+   * answered from the request's `inputResponses` and `requestState`, and when one is not, the
+   * request is answered with an `InputRequiredResult` instead (see `InputRound`).
+   * @throws JsonRpcError `-32602` for a `requestState` that fails verification or an invalid
+   *   answer, `-32021` when the handler asks for something the client did not declare
+   */
   serve<T>(
     scope: DispatchScope,
     id: JsonRpcId,
@@ -123,7 +123,7 @@ export class CallScope {
     note: RequestNote | undefined,
     body: (context: CallContext) => Promise<Invocation<T>>,
   ): Promise<T | InputRequiredResult> {
-    const round = this.inputs.open(scope, note, target, params);
+    const round = this.openInputRound(scope, note, target, params);
     if (!round) return this.run(scope, id, kind, target, params, note, body);
     // The scope is the transport's object for this one request: the round joins it in place.
     scope.clientInputs = round;

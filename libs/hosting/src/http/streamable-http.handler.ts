@@ -290,14 +290,11 @@ export class StreamableHttpHandler {
           res.once('close', onClose);
           return () => res.off('close', onClose);
         };
-    let status = 200;
     const scope = this.scope(req, session, principal, notify, onLost);
     scope.closeStream = closeStream;
-    // Only a 2026-07-28 request has headers to check against its body and errors with an HTTP status of their own.
-    if (session.stateless) {
-      scope.onHttpStatus = (prescribed) => (status = prescribed);
-      scope.checkHeaders = (method, params) => this.statelessHeaders.check(req.headers, method, params, principal);
-    }
+    // Only a 2026-07-28 request has headers to check against its body (and errors with an HTTP status of their own).
+    if (session.stateless)
+      scope.headerMismatch = this.statelessHeaders.check(req.headers, message.method!, message.params, principal);
     const response = await this.dispatcher.dispatch(kind, message, scope);
     if (response === undefined) {
       // The client cancelled the request: it gets no response, and the connection is let go.
@@ -316,6 +313,7 @@ export class StreamableHttpHandler {
       new SseStream(res, headers).send(response);
       res.end();
     } else {
+      const status = session.stateless ? (scope.httpStatus ?? 200) : 200;
       this.responder.json(res, status, response, headers[SESSION_HEADER] ? headers : undefined);
     }
   }

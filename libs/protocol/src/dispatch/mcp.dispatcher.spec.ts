@@ -284,16 +284,13 @@ describe('McpDispatcher', () => {
       'answers a 2026-07-28 %s (removed from that revision) with -32601 and HTTP 404, running nothing',
       async (method) => {
         const { dispatcher, received } = setup();
-        let status: number | undefined;
-        const response = await dispatcher.dispatch('request', request(9, method, { _meta: ENVELOPE }), {
-          ...scopeOf('alice', null),
-          onHttpStatus: (prescribed) => (status = prescribed),
-        });
+        const scope = scopeOf('alice', null);
+        const response = await dispatcher.dispatch('request', request(9, method, { _meta: ENVELOPE }), scope);
         expect(JSON.parse(response!).error).toEqual({
           code: JsonRpcErrorCode.METHOD_NOT_FOUND,
           message: `Method not found: ${method} is not part of protocol 2026-07-28`,
         });
-        expect(status).toBe(404);
+        expect(scope.httpStatus).toBe(404);
         expect(received).toHaveLength(0);
       },
     );
@@ -302,13 +299,10 @@ describe('McpDispatcher', () => {
       'answers %s in a 2025-era session with -32601 (no HTTP status of its own)',
       async (method) => {
         const { dispatcher, received } = setup();
-        let status: number | undefined;
-        const response = await dispatcher.dispatch('request', request(9, method), {
-          ...scopeOf(),
-          onHttpStatus: (prescribed) => (status = prescribed),
-        });
+        const scope = scopeOf();
+        const response = await dispatcher.dispatch('request', request(9, method), scope);
         expect(JSON.parse(response!).error.code).toBe(JsonRpcErrorCode.METHOD_NOT_FOUND);
-        expect(status).toBeUndefined();
+        expect(scope.httpStatus).toBeUndefined();
         expect(received).toHaveLength(0);
       },
     );
@@ -331,12 +325,8 @@ describe('McpDispatcher', () => {
       ['an unknown version', { ...ENVELOPE, [PV]: 'v999' }, JsonRpcErrorCode.UNSUPPORTED_PROTOCOL_VERSION, '"v999"'],
     ])('refuses a 2026-07-28 request with %s (HTTP 400), keeping its id', async (_case, meta, code, message) => {
       const { dispatcher, received, events } = setup();
-      let status: number | undefined;
-      const scope = { ...scopeOf('alice', null, new McpSession(undefined, '2026-07-28')) };
-      const response = await dispatcher.dispatch('request', request(41, 'tools/list', meta && { _meta: meta }), {
-        ...scope,
-        onHttpStatus: (prescribed) => (status = prescribed),
-      });
+      const scope = scopeOf('alice', null, new McpSession(undefined, '2026-07-28'));
+      const response = await dispatcher.dispatch('request', request(41, 'tools/list', meta && { _meta: meta }), scope);
       const { id, error } = JSON.parse(response!);
       expect(id).toBe(41);
       expect(error.code).toBe(code);
@@ -346,28 +336,27 @@ describe('McpDispatcher', () => {
           supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
           requested: 'v999',
         });
-      expect(status).toBe(400);
+      expect(scope.httpStatus).toBe(400);
       expect(received).toHaveLength(0);
       expect(events[0]).toMatchObject({ method: 'tools/list', errorCode: code });
     });
 
-    it("answers the transport's header check before reading _meta, as the transport says", async () => {
-      const { dispatcher, received } = setup();
+    it("answers the transport's header mismatch before reading _meta, as the transport says", async () => {
+      const { dispatcher, received, events } = setup();
       const mismatch = new JsonRpcError(JsonRpcErrorCode.HEADER_MISMATCH, 'Header mismatch: x', undefined, 400);
-      const seen: unknown[] = [];
-      let status: number | undefined;
-      const response = await dispatcher.dispatch('request', request(5, 'tools/list', { _meta: { [PV]: 'v999' } }), {
-        ...scopeOf('alice', null),
-        checkHeaders: (method, params) => (seen.push([method, params]), mismatch),
-        onHttpStatus: (prescribed) => (status = prescribed),
-      });
+      const scope = { ...scopeOf('alice', null), headerMismatch: mismatch };
+      const response = await dispatcher.dispatch(
+        'request',
+        request(5, 'tools/list', { _meta: { [PV]: 'v999' } }),
+        scope,
+      );
       expect(JSON.parse(response!).error).toEqual({
         code: JsonRpcErrorCode.HEADER_MISMATCH,
         message: 'Header mismatch: x',
       });
-      expect(seen).toEqual([['tools/list', { _meta: { [PV]: 'v999' } }]]);
-      expect(status).toBe(400);
+      expect(scope.httpStatus).toBe(400);
       expect(received).toHaveLength(0);
+      expect(events[0]).toMatchObject({ method: 'tools/list', errorCode: JsonRpcErrorCode.HEADER_MISMATCH });
     });
 
     it('answers "resource not found" with -32002 in a 2025 session and -32602 to a 2026-07-28 request', async () => {

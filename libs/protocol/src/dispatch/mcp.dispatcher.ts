@@ -64,8 +64,7 @@ export class McpDispatcher {
     let envelopeError: JsonRpcError | undefined;
     if (scope.session.stateless || envelopeVersionOf(message.params) !== undefined) {
       try {
-        const mismatch = scope.checkHeaders?.(message.method!, message.params);
-        if (mismatch) throw mismatch;
+        if (scope.headerMismatch) throw scope.headerMismatch;
         // The scope is the transport's object for this one message: the session is set in place.
         scope.session = McpSession.forRequest(readEnvelope(message.params), scope.principal.id);
       } catch (error) {
@@ -161,7 +160,7 @@ export class McpDispatcher {
     note.fail(outcome, code, error.message);
     // The client's mistake, not the host's: one line, below the levels production logs keep.
     this.logger.debug(`${note.method} refused (${code}): ${error.message}`);
-    if (error.httpStatus !== undefined) scope.onHttpStatus?.(error.httpStatus);
+    if (error.httpStatus !== undefined) scope.httpStatus = error.httpStatus;
     return errorResponse(id, code, error.message, error.data);
   }
 

@@ -33,15 +33,19 @@ export interface DispatchScope {
   /** Ends the request's SSE connection early; the client resumes it (no-op where not resumable). */
   closeStream?: () => void;
   /**
-   * Told the HTTP status the revision prescribes for the error being answered (2026-07-28: 400
-   * for a bad `_meta` envelope or a missing client capability, 404 for an unknown method).
+   * Set by the dispatcher: the HTTP status the revision prescribes for the error it answered
+   * (2026-07-28: 400 for a bad `_meta` envelope or a missing client capability, 404 for an
+   * unknown method). A value, not a callback: see `headerMismatch`.
    */
-  onHttpStatus?: (status: number) => void;
+  httpStatus?: number;
   /**
-   * Checks the transport's copies of the request (2026-07-28 HTTP headers mirror the method,
-   * name and version of the body); returns the error to answer when they disagree.
+   * Set by the transport before dispatch: where its copies of the request disagree with the body
+   * (2026-07-28 HTTP headers mirror the method, name and version), the error to answer instead,
+   * before the request's `_meta` is read. A value, not a callback: a function literal assigned to
+   * a property is allocated in V8's old space (it is taken for a method), and one per request
+   * kept every request's objects alive until the next full collection.
    */
-  checkHeaders?: (method: string, params: Record<string, unknown> | undefined) => JsonRpcError | undefined;
+  headerMismatch?: JsonRpcError;
   /** Where the call's requests to the client go instead of the session (see `ClientInputs`). */
   clientInputs?: ClientInputs;
   /** Hands the rest of the call to a task (`McpCallContext.continueAsTask`); absent where a call cannot become one. */

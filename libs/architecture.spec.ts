@@ -12,7 +12,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['invocation'],
   ['protocol'],
   ['prompts', 'resources'],
-  ['operations'],
+  ['operations', 'rest'],
   ['hosting'],
   ['cli'],
 ];

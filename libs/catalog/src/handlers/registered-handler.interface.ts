@@ -20,6 +20,8 @@ export interface RegisteredHandler extends CatalogEntry {
   readonly argsBindings: readonly ArgsBinding[];
   /** Who may see and call it (`@RequireScopes`, `@Roles` on the method or its class). */
   readonly access: AccessRequirements;
+  /** The HTTP route it runs, for an entry made from a REST route (`DELETE /api/tickets/{ticketId}`): its audit records name it. */
+  readonly route?: string;
   /** Its `cache` option (2026-07-28 caching hints); absent: the module's default applies. */
   readonly cache?: McpCacheHints;
 }

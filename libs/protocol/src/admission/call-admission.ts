@@ -53,6 +53,7 @@ export class CallAdmission {
   ): Promise<T> {
     const { kind, target, entry, args } = request;
     note.entry(kind, target, args, sensitiveFieldsOfEntry(kind, entry));
+    note.route = entry?.route;
     if (!entry || !this.access.allows(scope.principal, entry)) {
       const notFound = request.notFound();
       throw entry ? new AccessDeniedError(notFound.code, notFound.message, notFound.data) : notFound;

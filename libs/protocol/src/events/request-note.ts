@@ -10,6 +10,8 @@ import type { McpMethodTraits } from '../wire/mcp-method.table';
 export class RequestNote implements McpRequestEvent {
   entryKind: McpEntryKind | undefined = undefined;
   target: string | undefined = undefined;
+  /** The HTTP route behind the entry, when it was made from one (see `RegisteredHandler.route`). */
+  route: string | undefined = undefined;
   outcome: AuditOutcome = 'ok';
   errorCode: number | undefined = undefined;
   error: string | undefined = undefined;

@@ -26,6 +26,7 @@ export function taskRunNote(
     scope.session.protocolVersion,
   );
   run.entry('tool', tool.name, args, created.sensitive);
+  run.route = created.route;
   run.traceId = created.traceId;
   return run;
 }

@@ -57,6 +57,8 @@ describe('canonicalRecordJson', () => {
       { ...fields, arguments: [{ b: [1, { d: null, c: 'é' }], a: true }], latencyMs: 0.001, remoteAddress: '::1' },
       // A record that sums up repeated refusals.
       { ...fields, method: null, arguments: null, outcome: 'unauthenticated' as const, errorCode: 401, count: 4_999 },
+      // A 2026-07-28 call of a tool made from a REST route.
+      { ...fields, protocolVersion: '2026-07-28', route: 'DELETE /api/tickets/{ticketId}' },
     ];
     for (const variant of variants) {
       expect(canonicalRecordJson(variant)).toBe(canonicalJson(variant));

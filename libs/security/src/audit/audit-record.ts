@@ -42,6 +42,8 @@ export interface AuditEntry {
   readonly method: string | null;
   /** The tool or prompt name, the resource URI, or the task id. */
   readonly target?: string | null;
+  /** The HTTP route behind the target, for a tool made from a REST route or an OpenAPI operation (`DELETE /api/tickets/{ticketId}`). */
+  readonly route?: string;
   /** The arguments as sent; redacted and digested by the trail, off the hot path. */
   readonly arguments?: unknown;
   /** The fields of `arguments` to redact (from the entry's input schema). */
@@ -79,6 +81,8 @@ export interface AuditRecord {
   protocolVersion?: string;
   method: string | null;
   target: string | null;
+  /** The HTTP route behind `target` (a tool made from a REST route); absent for every other entry. */
+  route?: string;
   /** The arguments with fields marked sensitive replaced by `"[REDACTED]"` (`null`: none sent). */
   arguments: unknown;
   /** `sha256:<hex>` of the canonical JSON of the arguments as sent (sensitive fields included), or `null`. */

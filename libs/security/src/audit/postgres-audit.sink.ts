@@ -49,12 +49,13 @@ const COLUMNS: ReadonlyArray<readonly [column: string, field: keyof AuditRecord,
   ['remote_address', 'remoteAddress', 'text'],
   ['count', 'count', 'number'],
   ['protocol_version', 'protocolVersion', 'text'],
+  ['route', 'route', 'text'],
   ['prev_hash', 'prevHash', 'text'],
   ['hash', 'hash', 'text'],
 ];
 const COLUMN_LIST = [...COLUMNS.map(([column]) => column), 'record'].join(', ');
 const PER_ROW = COLUMNS.length + 1;
-/** Rows per INSERT: 23 parameters each, 23 000 per statement, well below PostgreSQL's 65 535. */
+/** Rows per INSERT: 24 parameters each, 24 000 per statement, well below PostgreSQL's 65 535. */
 const ROWS_PER_INSERT = 1_000;
 const READ_PAGE = 1_000;
 
@@ -241,6 +242,8 @@ export class PostgresAuditSink implements AuditSink {
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS count integer`],
       // The MCP revision of the request (NULL on refusals and on records written before).
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS protocol_version text`],
+      // The HTTP route of a tool made from a REST route (NULL for every other record).
+      [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS route text`],
     ];
   }
 }

@@ -287,3 +287,26 @@ describe('support desk REST API with authentication off', () => {
     expect((await call(desk.base, 'DELETE', `/api/tickets/${created.body.id}`)).status).toBe(200);
   });
 });
+
+describe('support desk REST API in read-only mode', () => {
+  let desk: DeskHost;
+  beforeAll(async () => {
+    desk = await startDeskHost({ AUTH_MODE: 'none', SUPPORT_READ_ONLY: 'true' });
+  });
+  afterAll(() => desk.close());
+
+  it('serves GET routes and refuses every write, as the MCP tools are refused', async () => {
+    expect((await call(desk.base, 'GET', '/api/tickets/T-2001')).status).toBe(200);
+    const refused = {
+      status: 403,
+      body: {
+        statusCode: 403,
+        error: 'Forbidden',
+        message: 'The support desk is in read-only mode: only GET routes of its REST API can be used right now.',
+      },
+    };
+    expect(await call(desk.base, 'POST', '/api/tickets', { body: NEW_TICKET })).toMatchObject(refused);
+    expect(await call(desk.base, 'DELETE', '/api/tickets/T-2001')).toMatchObject(refused);
+    expect((await call(desk.base, 'GET', '/api/tickets/T-2001')).status).toBe(200);
+  });
+});

@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { applyDecorators, Controller, SetMetadata, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -18,6 +18,9 @@ export const API_KEY_SCHEME = 'api-key';
 /** The name of the bearer security scheme (an API key or an OAuth access token). */
 export const BEARER_SCHEME = 'bearer';
 
+/** Marks the controllers of the desk's REST API (read-only mode refuses their writes). */
+export const DESK_API_METADATA = 'support-desk:rest-api';
+
 const validation = deskValidationPipe();
 
 /**
@@ -28,6 +31,7 @@ const validation = deskValidationPipe();
 export function DeskApiController(resource: string): ClassDecorator {
   return applyDecorators(
     Controller(`api/${resource}`),
+    SetMetadata(DESK_API_METADATA, true),
     ApiTags(resource),
     ApiSecurity(API_KEY_SCHEME),
     ApiBearerAuth(BEARER_SCHEME),

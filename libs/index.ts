@@ -31,6 +31,8 @@ export {
   McpHeader,
 } from '#libs/core';
 export { RequireScopes, Roles } from '#libs/security';
+// What @RequireScopes and @Roles record, for an application's own guards on its HTTP routes.
+export { MCP_REQUIRED_SCOPES_METADATA, MCP_ROLES_METADATA } from '#libs/core';
 export type {
   McpToolOptions,
   McpToolAnnotations,
@@ -91,6 +93,9 @@ export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction
 export { hashApiKey, ScopeAndRolePolicy, MCP_ACCESS_POLICY, InjectAccessPolicy } from '#libs/security';
+// The host's authentication, for an application's own HTTP routes (same keys or tokens, same lock-out).
+export { Authenticator, AuthFailureLimiter } from '#libs/security';
+export type { AuthResult, AuthRefusal } from '#libs/security';
 export type {
   McpAuthOptions,
   McpApiKey,

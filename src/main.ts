@@ -7,6 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import { RedactingConsoleLogger } from 'nest-mcp-host';
 import { AppModule } from './app.module';
 import { LOG_LEVELS, validateEnvironment, type HostEnvironment } from './host.config';
+import { setupDeskApiDocs } from './support/rest/desk-api.document';
 
 /** The support desk over Streamable HTTP: `npm start` (HOST, PORT override the address). */
 async function bootstrap(): Promise<void> {
@@ -15,11 +16,13 @@ async function bootstrap(): Promise<void> {
     logger: new RedactingConsoleLogger({ logLevels: [...LOG_LEVELS[LOG_LEVEL]] }),
   });
   app.enableShutdownHooks();
+  // The REST API's Swagger UI (/docs) and OpenAPI document (/docs-json), on the HTTP transport only.
+  setupDeskApiDocs(app);
   const config = app.get<ConfigService<HostEnvironment, true>>(ConfigService);
   await app.listen(config.get('PORT'), config.get('HOST'));
   const url = (await app.getUrl()).replace('[::1]', 'localhost');
   new Logger('SupportDesk').log(
-    `MCP endpoint: ${url}/mcp — health: ${url}/health/ready — admin dashboard: ${url}/admin`,
+    `MCP endpoint: ${url}/mcp — REST API: ${url}/api (Swagger UI: ${url}/docs) — health: ${url}/health/ready — admin dashboard: ${url}/admin`,
   );
 }
 void bootstrap();

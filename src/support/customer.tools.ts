@@ -2,7 +2,7 @@ import { Injectable, UseInterceptors } from '@nestjs/common';
 import { McpArgs, McpTool, McpToolError, RequireScopes } from 'nest-mcp-host';
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { DeskScopes } from './desk.scopes';
-import { CustomersStore } from './customers.store';
+import { CustomersStore, summarizeCustomer } from './customers.store';
 import { CustomerIdDto } from './dto/customer-id.dto';
 import { SearchCustomersDto } from './dto/search-customers.dto';
 import { CustomerOutput } from './support.schemas';
@@ -25,10 +25,7 @@ export class CustomerTools {
   })
   search(@McpArgs() { query, tier, limit }: SearchCustomersDto) {
     const found = this.customers.search({ query, tier, limit: limit ?? 10 });
-    return {
-      customers: found.map(({ id, name, company, tier: t }) => ({ id, name, company, tier: t })),
-      count: found.length,
-    };
+    return { customers: found.map(summarizeCustomer), count: found.length };
   }
 
   @McpTool({
@@ -41,7 +38,6 @@ export class CustomerTools {
   get(@McpArgs() { customerId }: CustomerIdDto) {
     const customer = this.customers.find(customerId);
     if (!customer) throw new McpToolError(`No customer ${customerId}. Use search_customers to find the right id.`);
-    const openTickets = this.tickets.search({ customerId, status: 'open', limit: 1000 }).length;
-    return { ...customer, openTickets };
+    return { ...customer, openTickets: this.tickets.openCount(customerId) };
   }
 }

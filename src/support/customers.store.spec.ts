@@ -1,4 +1,5 @@
-import { CustomersStore } from './customers.store';
+import { CustomersStore, summarizeCustomer } from './customers.store';
+import { CustomerNotFoundError } from './errors/customer-not-found.error';
 
 describe('CustomersStore', () => {
   let store: CustomersStore;
@@ -29,5 +30,15 @@ describe('CustomersStore', () => {
   it('keeps each store instance independent of the seed data', () => {
     store.find('C-1001')!.tier = 'standard';
     expect(new CustomersStore().find('C-1001')!.tier).toBe('enterprise');
+  });
+
+  it('gets a customer or throws CustomerNotFoundError, and summarizes one for lists', () => {
+    expect(summarizeCustomer(store.get('C-1002'))).toEqual({
+      id: 'C-1002',
+      name: 'Bruno Costa',
+      company: 'Contoso Ltd',
+      tier: 'premium',
+    });
+    expect(() => store.get('C-9999')).toThrow(new CustomerNotFoundError('C-9999'));
   });
 });

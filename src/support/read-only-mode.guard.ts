@@ -1,11 +1,13 @@
 import { ForbiddenException, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { MCP_CONTEXT_TYPE, MCP_TOOL_METADATA, type McpToolOptions } from 'nest-mcp-host';
+import { DESK_API_METADATA } from './rest/desk-api.decorator';
 import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 
 /**
- * In read-only mode, refuses every tool that does not declare `readOnlyHint`. Registered as a
- * global guard: it sees every call on every transport, and lets HTTP routes through.
+ * In read-only mode, refuses every tool that does not declare `readOnlyHint`, and every route of
+ * the desk's REST API but GET. Registered as a global guard: it sees every call on every
+ * transport, and lets the other HTTP routes (health, admin) through.
  */
 @Injectable()
 export class ReadOnlyModeGuard implements CanActivate {
@@ -15,11 +17,21 @@ export class ReadOnlyModeGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
-    if (!this.options.readOnly || context.getType<string>() !== MCP_CONTEXT_TYPE) return true;
+    if (!this.options.readOnly) return true;
+    if (context.getType() === 'http') return this.allowsRoute(context);
+    if (context.getType<string>() !== MCP_CONTEXT_TYPE) return true;
     const tool = this.reflector.get<McpToolOptions | undefined>(MCP_TOOL_METADATA, context.getHandler());
     if (tool?.annotations?.readOnlyHint) return true;
     throw new ForbiddenException(
       'The support desk is in read-only mode: only read-only tools can be called right now.',
+    );
+  }
+
+  private allowsRoute(context: ExecutionContext): boolean {
+    if (!this.reflector.get<boolean | undefined>(DESK_API_METADATA, context.getClass())) return true;
+    if (context.switchToHttp().getRequest<{ method: string }>().method === 'GET') return true;
+    throw new ForbiddenException(
+      'The support desk is in read-only mode: only GET routes of its REST API can be used right now.',
     );
   }
 }

@@ -7,17 +7,20 @@ import { KnowledgeBaseResources } from './knowledge-base.resources';
 import { KnowledgeBaseStore } from './knowledge-base.store';
 import { ReadOnlyModeGuard } from './read-only-mode.guard';
 import { ReportTools } from './report.tools';
+import { CustomersController } from './rest/customers.controller';
+import { TicketsController } from './rest/tickets.controller';
 import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 import { TicketTools } from './ticket.tools';
 import { TicketsStore } from './tickets.store';
 import { TriagePrompt } from './triage.prompt';
 
-/** The support desk back-end and the MCP tools, prompt and resources over it. */
+/** The support desk back-end, the MCP tools, prompt and resources over it, and its REST API (`/api`). */
 @Module({})
 export class SupportModule {
   static register(options: SupportOptions): DynamicModule {
     return {
       module: SupportModule,
+      controllers: [TicketsController, CustomersController],
       providers: [
         { provide: SUPPORT_OPTIONS, useValue: options },
         { provide: APP_GUARD, useClass: ReadOnlyModeGuard },

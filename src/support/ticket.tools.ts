@@ -10,7 +10,7 @@ import { SearchTicketsDto } from './dto/search-tickets.dto';
 import { TicketIdDto } from './dto/ticket-id.dto';
 import { TicketOutput } from './support.schemas';
 import type { Ticket } from './support.types';
-import { TicketsStore } from './tickets.store';
+import { summarizeTicket, TicketsStore } from './tickets.store';
 
 @Injectable()
 @UseInterceptors(CallTimingInterceptor)
@@ -32,17 +32,7 @@ export class TicketTools {
   })
   search(@McpArgs() { limit, ...filter }: SearchTicketsDto) {
     const found = this.tickets.search({ ...filter, limit: limit ?? 20 });
-    return {
-      tickets: found.map(({ id, subject, status, priority, customerId, assignee }) => ({
-        id,
-        subject,
-        status,
-        priority,
-        customerId,
-        assignee,
-      })),
-      count: found.length,
-    };
+    return { tickets: found.map(summarizeTicket), count: found.length };
   }
 
   @McpTool({

@@ -1,3 +1,5 @@
+import { TicketClosedError } from './errors/ticket-closed.error';
+import { TicketNotFoundError } from './errors/ticket-not-found.error';
 import { TicketsStore } from './tickets.store';
 
 describe('TicketsStore', () => {
@@ -51,5 +53,50 @@ describe('TicketsStore', () => {
   it('keeps each store instance independent of the seed data', () => {
     store.close(store.find('T-2001')!, 'done');
     expect(new TicketsStore().find('T-2001')!.status).not.toBe('closed');
+  });
+
+  it('gets a ticket or throws TicketNotFoundError', () => {
+    expect(store.get('T-2001').id).toBe('T-2001');
+    expect(() => store.get('T-9999')).toThrow(new TicketNotFoundError('T-9999'));
+    expect(() => store.get('T-9999')).toThrow(expect.objectContaining({ code: 'TicketNotFound' }));
+  });
+
+  it('updates only the fields given, unassigns with null, and refuses to change a closed ticket', () => {
+    const ticket = store.create({
+      customerId: 'C-1001',
+      subject: 'Login fails',
+      description: 'x'.repeat(20),
+      priority: 'low',
+    });
+    store.update(ticket, { assignee: 'maria.lopez', status: 'pending' });
+    expect(ticket).toMatchObject({
+      assignee: 'maria.lopez',
+      status: 'pending',
+      priority: 'low',
+      subject: 'Login fails',
+    });
+    store.update(ticket, { assignee: null, priority: 'high', id: 'T-1' } as never);
+    expect(ticket).toMatchObject({ assignee: null, priority: 'high', status: 'pending' });
+    expect(ticket.id).not.toBe('T-1');
+    store.close(ticket, 'Reset the password.');
+    expect(() => store.update(ticket, { priority: 'low' })).toThrow(TicketClosedError);
+    expect(ticket.priority).toBe('high');
+  });
+
+  it('closes an open ticket once (closeOpen) and deletes a ticket for good', () => {
+    const ticket = store.get('T-2001');
+    store.closeOpen(ticket, 'Fixed.');
+    expect(() => store.closeOpen(ticket, 'Again.')).toThrow(new TicketClosedError('T-2001', 'closed again'));
+    expect(ticket.resolution).toBe('Fixed.');
+    expect(store.remove('T-2001').id).toBe('T-2001');
+    expect(store.find('T-2001')).toBeUndefined();
+    expect(() => store.remove('T-2001')).toThrow(TicketNotFoundError);
+  });
+
+  it("counts a customer's open tickets", () => {
+    const before = store.openCount('C-1001');
+    expect(before).toBe(store.search({ customerId: 'C-1001', status: 'open', limit: 1000 }).length);
+    store.create({ customerId: 'C-1001', subject: 'Another one', description: 'x'.repeat(20), priority: 'low' });
+    expect(store.openCount('C-1001')).toBe(before + 1);
   });
 });

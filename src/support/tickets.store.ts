@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { TicketClosedError } from './errors/ticket-closed.error';
+import { TicketNotFoundError } from './errors/ticket-not-found.error';
 import { SEED_TICKETS } from './support.seed';
 import type { Ticket, TicketPriority, TicketStatus } from './support.types';
 
@@ -13,6 +15,19 @@ export interface TicketFilter {
   limit: number;
 }
 
+/** What an agent may change on a ticket that is not closed (`null` assignee: unassigned). */
+export type TicketChanges = Partial<Pick<Ticket, 'subject' | 'description' | 'priority' | 'assignee'>> & {
+  status?: Exclude<TicketStatus, 'closed'>;
+};
+
+/** A ticket's row in a list: what tells it apart, without the long fields. */
+export type TicketSummary = Pick<Ticket, 'id' | 'subject' | 'status' | 'priority' | 'customerId' | 'assignee'>;
+
+/** The row of `ticket` in a list (search results), the same for every surface. */
+export function summarizeTicket({ id, subject, status, priority, customerId, assignee }: Ticket): TicketSummary {
+  return { id, subject, status, priority, customerId, assignee };
+}
+
 /** Tickets, kept in process memory (the embedded default of the example host). */
 @Injectable()
 export class TicketsStore {
@@ -21,6 +36,13 @@ export class TicketsStore {
 
   find(id: string): Ticket | undefined {
     return this.tickets.get(id);
+  }
+
+  /** @throws TicketNotFoundError */
+  get(id: string): Ticket {
+    const ticket = this.tickets.get(id);
+    if (!ticket) throw new TicketNotFoundError(id);
+    return ticket;
   }
 
   all(): Ticket[] {
@@ -64,6 +86,35 @@ export class TicketsStore {
     ticket.comments.push({ author, body, at });
     ticket.updatedAt = at;
     if (ticket.status === 'pending') ticket.status = 'open';
+    return ticket;
+  }
+
+  /** How many of the customer's tickets are open. */
+  openCount(customerId: string): number {
+    return this.all().filter((t) => t.customerId === customerId && t.status === 'open').length;
+  }
+
+  /** Applies `changes` (only the fields given). @throws TicketClosedError when the ticket is closed */
+  update(ticket: Ticket, changes: TicketChanges): Ticket {
+    if (ticket.status === 'closed') throw new TicketClosedError(ticket.id, 'changed');
+    // Field by field, as in create: nothing else the input carries reaches the ticket.
+    for (const field of ['subject', 'description', 'priority', 'assignee', 'status'] as const) {
+      if (changes[field] !== undefined) Object.assign(ticket, { [field]: changes[field] });
+    }
+    ticket.updatedAt = new Date().toISOString();
+    return ticket;
+  }
+
+  /** Closes a ticket that is not closed yet. @throws TicketClosedError when it already is */
+  closeOpen(ticket: Ticket, resolution: string): Ticket {
+    if (ticket.status === 'closed') throw new TicketClosedError(ticket.id, 'closed again');
+    return this.close(ticket, resolution);
+  }
+
+  /** Deletes a ticket for good. @throws TicketNotFoundError */
+  remove(id: string): Ticket {
+    const ticket = this.get(id);
+    this.tickets.delete(id);
     return ticket;
   }
 

@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditRecord } from '#libs/security';
 import { AppModule } from '../../src/app.module';
+import { setupDeskApiDocs } from '../../src/support/rest/desk-api.document';
 import { parsePrometheusText, type PromSample } from './prometheus-text';
 import { waitForAsync } from './wait-for';
 
@@ -26,7 +27,7 @@ export interface DeskHost {
   app: INestApplication;
   /** The MCP endpoint. */
   url: string;
-  /** The server's root (health, metrics, admin). */
+  /** The server's root (health, metrics, admin, the REST API at /api and its document at /docs-json). */
   base: string;
   /** This host's own audit trail (JSON lines). */
   auditFile: string;
@@ -46,6 +47,7 @@ export async function startDeskHost(env: Record<string, string> = {}): Promise<D
       imports: [AppModule.register({ transport: 'http' })],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
+    setupDeskApiDocs(app);
     await app.listen(0, '127.0.0.1');
     const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     return { app, url: `${base}/mcp`, base, auditFile, close: () => app.close() };

@@ -1,0 +1,125 @@
+import { Body, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+} from '@nestjs/swagger';
+import { RequireScopes } from 'nest-mcp-host';
+import { CustomersStore } from '../customers.store';
+import { DeskScopes } from '../desk.scopes';
+import { CreateTicketDto } from '../dto/create-ticket.dto';
+import { TicketIdDto } from '../dto/ticket-id.dto';
+import type { Ticket } from '../support.types';
+import { summarizeTicket, TicketsStore } from '../tickets.store';
+import { DeskApiController } from './desk-api.decorator';
+import { CloseTicketBody } from './dto/close-ticket.body';
+import { ListTicketsQuery } from './dto/list-tickets.query';
+import { UpdateTicketBody } from './dto/update-ticket.body';
+import { DeletedTicketResponse } from './responses/deleted-ticket.response';
+import { DeskErrorResponse } from './responses/desk-error.response';
+import { TicketListResponse } from './responses/ticket-list.response';
+import { TicketResponse } from './responses/ticket.response';
+
+const TICKET_ID = ApiParam({ name: 'ticketId', description: 'The ticket id, e.g. T-2001.', example: 'T-2001' });
+const NOT_FOUND = ApiNotFoundResponse({ description: 'No ticket (`TicketNotFound`).', type: DeskErrorResponse });
+const CLOSED = ApiConflictResponse({ description: 'The ticket is closed (`TicketClosed`).', type: DeskErrorResponse });
+
+/** Tickets over REST: the same store and rules as the desk's ticket tools. */
+@DeskApiController('tickets')
+@RequireScopes(DeskScopes.ticketsRead)
+export class TicketsController {
+  constructor(
+    private readonly tickets: TicketsStore,
+    private readonly customers: CustomersStore,
+  ) {}
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listTickets',
+    summary: 'List or search tickets',
+    description:
+      'Lists tickets filtered by status, priority, customer, assignee, assignment or words in the subject/description (newest ids last).',
+  })
+  @ApiOkResponse({ type: TicketListResponse })
+  list(@Query() { limit, ...filter }: ListTicketsQuery): TicketListResponse {
+    const found = this.tickets.search({ ...filter, limit: limit ?? 20 });
+    return { tickets: found.map(summarizeTicket), count: found.length };
+  }
+
+  @Get(':ticketId')
+  @ApiOperation({
+    operationId: 'getTicket',
+    summary: 'Get a ticket',
+    description: 'Returns one ticket with its description, resolution and comments.',
+  })
+  @TICKET_ID
+  @ApiOkResponse({ type: TicketResponse })
+  @NOT_FOUND
+  get(@Param() { ticketId }: TicketIdDto): Ticket {
+    return this.tickets.get(ticketId);
+  }
+
+  @Post()
+  @RequireScopes(DeskScopes.ticketsWrite)
+  @ApiOperation({
+    operationId: 'createTicket',
+    summary: 'Open a ticket',
+    description: 'Opens a new ticket for a customer. Search first to avoid duplicates.',
+  })
+  @ApiCreatedResponse({ type: TicketResponse })
+  @ApiNotFoundResponse({ description: 'No such customer (`CustomerNotFound`).', type: DeskErrorResponse })
+  create(@Body() input: CreateTicketDto): Ticket {
+    this.customers.get(input.customerId);
+    return this.tickets.create(input);
+  }
+
+  @Patch(':ticketId')
+  @RequireScopes(DeskScopes.ticketsWrite)
+  @ApiOperation({
+    operationId: 'updateTicket',
+    summary: 'Update or assign a ticket',
+    description:
+      'Changes the fields given: subject, description, priority, status (open or pending) or assignee (null unassigns). A closed ticket cannot change.',
+  })
+  @TICKET_ID
+  @ApiOkResponse({ type: TicketResponse })
+  @NOT_FOUND
+  @CLOSED
+  update(@Param() { ticketId }: TicketIdDto, @Body() changes: UpdateTicketBody): Ticket {
+    return this.tickets.update(this.tickets.get(ticketId), changes);
+  }
+
+  @Post(':ticketId/close')
+  @HttpCode(HttpStatus.OK)
+  @RequireScopes(DeskScopes.ticketsWrite)
+  @ApiOperation({
+    operationId: 'closeTicket',
+    summary: 'Close a ticket',
+    description: 'Closes a ticket with a resolution written for the customer. A closed ticket cannot be closed again.',
+  })
+  @TICKET_ID
+  @ApiOkResponse({ type: TicketResponse })
+  @NOT_FOUND
+  @CLOSED
+  close(@Param() { ticketId }: TicketIdDto, @Body() { resolution }: CloseTicketBody): Ticket {
+    return this.tickets.closeOpen(this.tickets.get(ticketId), resolution);
+  }
+
+  @Delete(':ticketId')
+  @RequireScopes(DeskScopes.ticketsWrite)
+  @ApiOperation({
+    operationId: 'deleteTicket',
+    summary: 'Delete a ticket',
+    description:
+      'Deletes a ticket and its comments for good. This cannot be undone: close a ticket instead to keep it.',
+  })
+  @TICKET_ID
+  @ApiOkResponse({ type: DeletedTicketResponse })
+  @NOT_FOUND
+  remove(@Param() { ticketId }: TicketIdDto): DeletedTicketResponse {
+    return { id: this.tickets.remove(ticketId).id, deleted: true };
+  }
+}

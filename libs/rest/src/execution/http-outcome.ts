@@ -7,7 +7,15 @@ import { RestExecutionMessages } from './rest-execution.messages';
 import type { RestHttpOutcome } from './rest-http-outcome';
 import { RestThrottledException, retryAfterSecondsOf } from './rest-throttled.exception';
 
-/** Where an error result of a REST-derived tool keeps the HTTP detail, in its `_meta`. */
+/**
+ * Where an error result of a REST-derived tool keeps the HTTP detail, in its `_meta`.
+ *
+ * @example
+ * ```ts
+ * const detail = result._meta?.[REST_RESULT_META] as RestErrorMeta | undefined;
+ * for (const { field, messages } of detail?.fields ?? []) console.log(field, messages);
+ * ```
+ */
 export const REST_RESULT_META = 'nest-mcp-host/rest';
 
 /** The HTTP detail of a REST-derived tool's error result (`_meta[REST_RESULT_META]`). */

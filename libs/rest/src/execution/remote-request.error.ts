@@ -6,6 +6,16 @@ export type RemoteRequestFailure = 'timeout' | 'unreachable' | 'redirect' | 'too
  * redirected elsewhere, or answered more than the size cap. It is not a message for the model:
  * the invocation layer logs it (its message names the URL without its query, which may hold a
  * key) and tells the client only that the call failed.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await runRemote(baseUrl, parts, { timeoutMs: 5_000 });
+ * } catch (error) {
+ *   if (error instanceof RemoteRequestError && error.failure === 'timeout') metrics.upstreamTimeouts.inc();
+ *   throw error;
+ * }
+ * ```
  */
 export class RemoteRequestError extends Error {
   constructor(

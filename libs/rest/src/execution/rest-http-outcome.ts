@@ -1,6 +1,15 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 
-/** What an HTTP request answered: its status, headers (lower-case names), raw body and, for a JSON body, its value. */
+/**
+ * What an HTTP request answered: its status, headers (lower-case names), raw body and, for a JSON
+ * body, its value. `runInProcess` and `runRemote` give one; `toToolResult` maps it to the tool's result.
+ *
+ * @example
+ * ```ts
+ * const outcome = await runInProcess(adapter, { method: 'GET', url: '/api/tickets/T-1', headers: {} });
+ * if (outcome.status === 200) console.log(outcome.json); // { id: 'T-1', … }
+ * ```
+ */
 export interface RestHttpOutcome {
   readonly status: number;
   /** Lower-case names; a header sent more than once has its values joined with `, `. */

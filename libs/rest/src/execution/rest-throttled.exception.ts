@@ -5,6 +5,12 @@ import type { McpRetryable } from '#libs/core';
  * A REST route (or an external API) answered 429. Thrown, it is classified as `throttled` by the
  * invocation layer like the host's own throttler, and `retryAfterSeconds` (from the answer's
  * `Retry-After`, when it had one) reaches the client in the error result's `_meta`.
+ * `toToolResult` throws it; it is exported for code that handles the bridge's errors.
+ *
+ * @example
+ * ```ts
+ * throw new RestThrottledException('Too many exports, slow down. Retry in 7 s.', 7);
+ * ```
  */
 export class RestThrottledException extends HttpException implements Partial<McpRetryable> {
   constructor(

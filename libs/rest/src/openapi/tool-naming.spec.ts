@@ -71,6 +71,8 @@ describe('tool naming', () => {
 
   it('reports a derived name that collides with an override', () => {
     const { diagnostics } = nameTools([op('get', '/a', 'one'), op('get', '/b', 'two')], { names: { two: 'one' } });
-    expect(diagnostics.map((d) => d.problem)).toEqual(['its tool would be named "one", as is the tool of GET /a (one)']);
+    expect(diagnostics.map((d) => d.problem)).toEqual([
+      'its tool would be named "one", as is the tool of GET /a (one)',
+    ]);
   });
 });

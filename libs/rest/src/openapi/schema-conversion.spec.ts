@@ -13,7 +13,7 @@ function compile(schema: JsonSchemaObject) {
   return ajv.compile(schema);
 }
 
-const doc = (schemas: Record<string, unknown>): OpenApiDocument => ({ openapi: '3.0.3', components: { schemas } });
+const doc = (schemas: Record<string, unknown>) => ({ openapi: '3.0.3', components: { schemas } }) as OpenApiDocument;
 
 describe('convertSchema', () => {
   it('turns 3.0 nullable into a type list, adding null to an enum', () => {

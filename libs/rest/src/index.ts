@@ -18,3 +18,51 @@ export type { RestHttpOutcome } from './execution/rest-http-outcome';
 export { toToolResult, REST_RESULT_META, type RestErrorMeta, type ToToolResultOptions } from './execution/http-outcome';
 export type { RestFieldError } from './execution/error-fields';
 export { RestThrottledException } from './execution/rest-throttled.exception';
+export type {
+  OpenApiDocument,
+  OpenApiPathItem,
+  OpenApiOperation,
+  OpenApiParameter,
+  OpenApiRequestBody,
+  OpenApiResponse,
+  OpenApiMediaType,
+  OpenApiComponents,
+  OpenApiReference,
+  OpenApiSchema,
+  OpenApiServer,
+} from './openapi/openapi-document';
+export { operationLabel, type RestDiagnostic } from './openapi/rest-diagnostic';
+export { readOperations, type ReadOperationsOptions, type ReadOperationsResult } from './openapi/read-operations';
+export { basePathOf, serverUrlOf } from './openapi/openapi-servers';
+export {
+  SchemaConverter,
+  convertSchema,
+  type ConvertedSchema,
+  type SchemaDirection,
+} from './openapi/schema-conversion';
+export {
+  nameTools,
+  toolNameOf,
+  sanitizeToolName,
+  type ToolNamingOptions,
+  type ToolNamingResult,
+} from './openapi/tool-naming';
+export {
+  mapOperations,
+  descriptionOf,
+  REST_META_KEY,
+  type ToolMappingOptions,
+  type ToolMappingResult,
+} from './openapi/tool-mapping';
+export { toolInputOf, type ToolInput } from './openapi/tool-input-schema';
+export { toolOutputOf, successResponseOf, type ToolOutput } from './openapi/tool-output-schema';
+export { annotationsOf, ANNOTATIONS_EXTENSION } from './openapi/tool-annotations';
+export { toRequestParts } from './openapi/request-parts';
+export { RestRequestError } from './openapi/rest-request.error';
+export {
+  selectOperations,
+  pathGlob,
+  type RouteSelectionRules,
+  type RouteSelectionRule,
+  type RouteSelectionResult,
+} from './openapi/route-selection';

@@ -1,0 +1,10 @@
+/**
+ * Thrown by `toRequestParts` when the arguments cannot make a request: a required path parameter
+ * is missing. Input validation normally catches that first; this guards a call that skipped it.
+ */
+export class RestRequestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RestRequestError';
+  }
+}

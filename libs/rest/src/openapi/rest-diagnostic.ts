@@ -11,7 +11,14 @@ export interface RestDiagnostic extends McpDiagnostic {
   readonly severity: 'error' | 'warning';
 }
 
-/** `GET /pet/{petId} (getPetById)`: how diagnostics name an operation. */
+/**
+ * How diagnostics name an operation: method, path and `operationId` when it has one.
+ *
+ * @example
+ * ```ts
+ * operationLabel({ method: 'get', path: '/pet/{petId}', operationId: 'getPetById' }); // 'GET /pet/{petId} (getPetById)'
+ * ```
+ */
 export function operationLabel(operation: Pick<RestOperation, 'method' | 'path' | 'operationId'>): string {
   const id = operation.operationId ? ` (${operation.operationId})` : '';
   return `${operation.method.toUpperCase()} ${operation.path}${id}`;

@@ -30,6 +30,11 @@ export interface RouteSelectionResult {
 /**
  * `/api/tickets/**` → a RegExp matching the path and every path below it; `*` → `[^/]*`.
  * Everything else is literal (`{id}` too: it matches the template as the document writes it).
+ *
+ * @example
+ * ```ts
+ * pathGlob('/api/tickets/*').test('/api/tickets/{id}'); // true
+ * ```
  */
 export function pathGlob(pattern: string): RegExp {
   let source = '';

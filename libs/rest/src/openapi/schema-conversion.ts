@@ -203,7 +203,15 @@ export class SchemaConverter {
   }
 }
 
-/** One-off conversion; a `SchemaConverter` kept for a whole document converts each component once. */
+/**
+ * One-off conversion; a `SchemaConverter` kept for a whole document converts each component once.
+ *
+ * @example
+ * ```ts
+ * convertSchema({ type: 'string', nullable: true, example: 'x' }, document, 'input').schema;
+ * // { type: ['string', 'null'], examples: ['x'] }
+ * ```
+ */
 export function convertSchema(schema: unknown, document: OpenApiDocument, direction: SchemaDirection): ConvertedSchema {
   return new SchemaConverter(document).convert(schema, direction);
 }

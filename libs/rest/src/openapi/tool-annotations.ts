@@ -1,7 +1,16 @@
 import type { McpToolAnnotations } from '#libs/core';
 import type { RestMethod, RestOperation } from './rest-operation';
 
-/** The operation extension whose annotations win over those derived from the method. */
+/**
+ * The operation extension whose annotations win over those derived from the method.
+ *
+ * @example
+ * ```yaml
+ * delete:
+ *   operationId: archiveTicket
+ *   x-mcp-annotations: { destructiveHint: false }
+ * ```
+ */
 export const ANNOTATIONS_EXTENSION = 'x-mcp-annotations';
 
 /**

@@ -322,6 +322,7 @@ describe('mapOperations: annotations, description, title, _meta', () => {
     expect(d('Find pet.', 'Returns a single pet.')).toBe('Find pet.\n\nReturns a single pet.');
     expect(d('Add a pet.', 'Add a pet.')).toBe('Add a pet.');
     expect(d('Add a pet', 'Add a pet to the store.')).toBe('Add a pet to the store.');
+    expect(d('Get', 'Getting started.')).toBe('Get\n\nGetting started.');
     expect(d(undefined, 'Only this')).toBe('Only this');
     expect(d('Only summary', '  ')).toBe('Only summary');
     expect(d()).toBe('GET /x/{id}');

@@ -13,7 +13,14 @@ import { toolInputOf } from './tool-input-schema';
 import { nameTools, type ToolNamingOptions } from './tool-naming';
 import { toolOutputOf } from './tool-output-schema';
 
-/** The key of `_meta` under which a REST-derived tool names its operation. */
+/**
+ * The key of `_meta` under which a REST-derived tool names its operation.
+ *
+ * @example
+ * ```ts
+ * const { method, path } = tool._meta[REST_META_KEY] as { method: string; path: string };
+ * ```
+ */
 export const REST_META_KEY = 'nest-mcp-host/rest';
 
 /** A summary this long or shorter (and on one line) is also the tool's `title`. */
@@ -96,9 +103,12 @@ export function mapOperations(
 export function descriptionOf(operation: RestOperation): string {
   const summary = operation.summary?.trim() ?? '';
   const description = operation.description?.trim() ?? '';
-  const bare = (text: string) => text.replace(/[.\s]+$/, '').toLowerCase();
   if (summary && description) {
-    return description.toLowerCase().startsWith(bare(summary)) ? description : `${summary}\n\n${description}`;
+    // "Add a pet" repeats in "Add a pet to the store."; "Get" does not in "Getting started".
+    const bare = summary.replace(/[.\s]+$/, '').toLowerCase();
+    const lower = description.toLowerCase();
+    const repeats = lower.startsWith(bare) && !/[\p{L}\p{N}]/u.test(lower.charAt(bare.length));
+    return repeats ? description : `${summary}\n\n${description}`;
   }
   return summary || description || `${operation.method.toUpperCase()} ${operation.path}`;
 }

@@ -28,6 +28,11 @@ const OVERRIDE_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
  * `TicketsController_findOne` → itself; `pets.list` / `list pets` / `a/b` → `pets_list`,
  * `list_pets`, `a_b`: every character outside `A-Z a-z 0-9 _ -` becomes `_`, runs of `_`
  * collapse, leading and trailing `_` go, and the result is cut to `maxLength`.
+ *
+ * @example
+ * ```ts
+ * sanitizeToolName('pets.list'); // 'pets_list'
+ * ```
  */
 export function sanitizeToolName(raw: string, maxLength = MAX_TOOL_NAME_LENGTH): string {
   return raw

@@ -14,6 +14,11 @@ export interface ToolOutput {
  * The response a tool's output describes: the first 2xx response with a JSON schema, exact codes
  * in ascending order (200, 201, …) before the `2XX` range. `default` is never used: it mostly
  * documents errors.
+ *
+ * @example
+ * ```ts
+ * successResponseOf(operation)?.status; // '200' when it has a JSON schema, else '201', …, else '2XX'
+ * ```
  */
 export function successResponseOf(operation: RestOperation): RestResponse | undefined {
   const withSchema = operation.responses.filter((response) => response.schema !== undefined);

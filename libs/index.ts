@@ -29,6 +29,7 @@ export {
   McpCaller,
   Sensitive,
   McpHeader,
+  McpExpose,
 } from '#libs/core';
 export { RequireScopes, Roles } from '#libs/security';
 // What @RequireScopes and @Roles record, for an application's own guards on its HTTP routes.
@@ -48,6 +49,7 @@ export type {
   McpResourceAnnotations,
   McpCacheOptions,
   McpCacheScope,
+  McpExposeOptions,
   SchemaSource,
   JsonSchemaObject,
   ZodLikeSchema,
@@ -88,7 +90,10 @@ export {
 
 // The catalog at run time, resource notifications, schemas
 export { McpCatalog, JsonSchemaFactory } from '#libs/catalog';
-export type { McpCatalogKind, McpDynamicHandler } from '#libs/catalog';
+export type { McpCatalogKind, McpDynamicHandler, McpEntryAccess } from '#libs/catalog';
+
+// The REST bridge: controller routes as MCP tools
+export type { McpRestOptions, McpRestRouteRules } from '#libs/rest';
 export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction

@@ -49,6 +49,9 @@ export class AppModule {
             stdio: transport === 'stdio',
             // Who called what, when, with what outcome: every call and refusal, hash-chained.
             audit: auditOptions(env),
+            // The REST API (src/support/rest) as tools too, named by their operationIds; each call runs
+            // the route's own guard, validation and error filter, behind the host's admission.
+            rest: { routes: { tags: ['tickets', 'customers'] } },
             // With Redis configured, readiness answers 503 while it cannot be reached.
             healthChecks: redis ? [{ name: 'redis', check: () => redis.ping() }] : [],
           }),

@@ -18,7 +18,7 @@ export { UriTemplate } from './resources/uri-template';
 export { CatalogList, type CatalogEntry, type ListView } from './lists/catalog-list';
 export type { SchemaKind } from './schema/schema-kind';
 export { encodeCursor, decodeCursor } from './pagination/list-cursor';
-export { McpCatalog, type McpCatalogKind } from './runtime/mcp-catalog';
+export { McpCatalog, type McpCatalogKind, type McpEntryAccess } from './runtime/mcp-catalog';
 export type { McpDynamicHandler } from './runtime/dynamic-handler';
 export {
   MCP_CATALOG_OPTIONS,

@@ -5,6 +5,7 @@ export { McpCompletion, type McpCompletionOptions } from './decorators/mcp-compl
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
 export { Sensitive, sensitiveDtoProperties } from './decorators/sensitive.decorator';
 export { McpHeader, mcpHeaderDtoProperties } from './decorators/mcp-header.decorator';
+export { McpExpose, type McpExposeOptions } from './decorators/mcp-expose.decorator';
 export type { McpPromptOptions, McpPromptArgument, McpCompleter } from './interfaces/mcp-prompt-options.interface';
 export type {
   McpResourceOptions,
@@ -48,6 +49,7 @@ export {
   MCP_COMPLETION_METADATA,
   MCP_REQUIRED_SCOPES_METADATA,
   MCP_ROLES_METADATA,
+  MCP_EXPOSE_METADATA,
   MCP_PARAM_ARGS_METADATA,
   MCP_CONTEXT_TYPE,
 } from './mcp.constants';

@@ -16,3 +16,5 @@ export const MCP_COMPLETION_METADATA = 'mcp:completion';
 export const MCP_REQUIRED_SCOPES_METADATA = 'mcp:required-scopes';
 /** Metadata key of `@Roles` (method or class). */
 export const MCP_ROLES_METADATA = 'mcp:roles';
+/** Metadata key of `@McpExpose` (controller class or route method). */
+export const MCP_EXPOSE_METADATA = 'mcp:expose';

@@ -42,6 +42,7 @@ import {
   operationsParts,
   type OperationsSwitches,
 } from '#libs/operations';
+import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -73,6 +74,7 @@ const OPTION_SLICES = (
     [MCP_SECURITY_OPTIONS, 'security'],
     [MCP_OPERATIONS_OPTIONS, 'operations'],
     [MCP_HOSTING_OPTIONS, 'hosting'],
+    [MCP_REST_OPTIONS, 'rest'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -120,6 +122,7 @@ const OPTION_SLICES = (
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,
     ...SECURITY_PROVIDERS,
+    ...REST_PROVIDERS,
     {
       // Every request the engine answers reaches the trail through this observer, and only through it.
       provide: AuditRecorder,

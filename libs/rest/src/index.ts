@@ -66,3 +66,13 @@ export {
   type RouteSelectionRule,
   type RouteSelectionResult,
 } from './openapi/route-selection';
+export {
+  MCP_REST_OPTIONS,
+  InjectRestOptions,
+  REST_OPTION_KEYS,
+  resolveRestOptions,
+  type RestOptions,
+  type McpRestOptions,
+  type McpRestRouteRules,
+} from './options/rest.options';
+export { REST_PROVIDERS } from './rest.providers';

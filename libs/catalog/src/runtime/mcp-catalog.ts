@@ -15,6 +15,16 @@ import { ResourceRegistry } from '../resources/resource.registry';
 import { ToolDefinitionFactory } from '../tools/tool-definition.factory';
 import { ToolRegistry } from '../tools/tool.registry';
 
+/** Who may use an entry added at run time, and the HTTP route it runs (see `McpCatalog.addTool`). */
+export interface McpEntryAccess {
+  /** Scopes the caller must all hold. */
+  readonly scopes?: readonly string[];
+  /** Roles one of which the caller must hold. */
+  readonly roles?: readonly string[];
+  /** The HTTP route the entry runs (`DELETE /api/tickets/{ticketId}`), named in its audit records. */
+  readonly route?: string;
+}
+
 /** The kinds of catalog entry `McpCatalog` adds, removes, enables and disables. */
 export type McpCatalogKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
 
@@ -50,16 +60,22 @@ export class McpCatalog {
     private readonly resourceDefinitions: ResourceDefinitionFactory,
   ) {}
 
-  /** Adds a tool; the handler gets the validated arguments (when `input` is given) and the call context. */
-  addTool(options: McpToolOptions & { name: string }, handler: McpDynamicHandler<never>): void {
+  /**
+   * Adds a tool; the handler gets the validated arguments (when `input` is given) and the call context.
+   * @param entry who may see and call it (all `scopes`, one of `roles`), as `@RequireScopes` /
+   *   `@Roles` say for a decorated tool; and the HTTP `route` it runs, if any, for its audit records
+   */
+  addTool(options: McpToolOptions & { name: string }, handler: McpDynamicHandler<never>, entry?: McpEntryAccess): void {
     const { tool, diagnostics } = this.toolDefinitions.create({
       ...dynamicHost(handler, options.input !== undefined),
       options,
+      ...(entry && { access: { scopes: [...(entry.scopes ?? [])], roles: [...(entry.roles ?? [])] } }),
     });
+    const added = tool && entry?.route !== undefined ? { ...tool, route: entry.route } : tool;
     this.commit(
       diagnostics,
-      () => this.tools.check(tool ? [tool] : []),
-      () => this.tools.add([tool!]),
+      () => this.tools.check(added ? [added] : []),
+      () => this.tools.add([added!]),
     );
   }
 

@@ -3,6 +3,7 @@ import type { McpCacheOptions, McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
 import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
+import type { McpRestOptions } from '#libs/rest';
 
 /** The `approvals` option: who decides approval requests, for how long they wait, who hears of them. */
 export interface McpApprovalOptions {
@@ -276,4 +277,14 @@ export interface McpModuleOptions {
    * ```
    */
   metrics?: boolean | { path?: string; port?: number; host?: string; token?: string };
+  /**
+   * The REST bridge: controller routes that become MCP tools, run through their own guards,
+   * interceptors, pipes and filters (docs/rest-bridge.md). Routes marked `@McpExpose` are exposed
+   * without it; here, routes are chosen by OpenAPI tag, path pattern or operation id.
+   * @example
+   * ```ts
+   * rest: { routes: { tags: ['tickets'], paths: ['/api/customers/**'] }, exclude: { operationIds: ['importTickets'] } }
+   * ```
+   */
+  rest?: McpRestOptions;
 }

@@ -9,6 +9,7 @@ import {
   resolveOperationsOptions,
   type OperationsOptions,
 } from '#libs/operations';
+import { REST_OPTION_KEYS, resolveRestOptions, type RestOptions } from '#libs/rest';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 
@@ -20,6 +21,7 @@ export interface ResolvedMcpOptions {
   security: SecurityOptions;
   operations: OperationsOptions;
   hosting: HostingOptions;
+  rest: RestOptions;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
@@ -29,6 +31,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...SECURITY_OPTION_KEYS,
   ...INVOCATION_OPTION_KEYS,
   ...OPERATIONS_OPTION_KEYS,
+  ...REST_OPTION_KEYS,
 ]);
 
 /**
@@ -60,8 +63,9 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     // The approval page is on the dashboard, so it needs one on HTTP.
     approvalPage: admin && hosting.http ? approvalPageOf(approvals.publicUrl, admin.path) : undefined,
   });
+  const rest = resolveRestOptions(o, report);
   if (problems.length > 0) throw new McpStartupError(problems);
-  return { catalog, protocol, invocation, security, operations, hosting };
+  return { catalog, protocol, invocation, security, operations, hosting, rest };
 }
 
 /** Token of the `ResolvedMcpOptions` (internal: libraries inject their own slice). */

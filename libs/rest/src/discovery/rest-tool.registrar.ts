@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import type { HttpAdapterHost } from '@nestjs/core';
+import { McpStartupError, type McpCallContext, type McpToolOptions } from '#libs/core';
+import { McpCatalog } from '#libs/catalog';
+import { InjectRestOptions, type RestOptions } from '../options/rest.options';
+import type { RestToolDefinition } from '../openapi/rest-operation';
+import { mapOperations } from '../openapi/tool-mapping';
+import { toRequestParts } from '../openapi/request-parts';
+import type { RestDiagnostic } from '../openapi/rest-diagnostic';
+import { routeLabel } from './nest-route';
+import { runInProcess } from '../execution/in-process-request';
+import { toToolResult } from '../execution/http-outcome';
+import type { ExposedRoute } from './rest-bridge.explorer';
+
+type HttpAdapter = NonNullable<HttpAdapterHost['httpAdapter']>;
+
+/**
+ * Adds the tools of the exposed routes to the catalog: the mapped definition with the route's
+ * `@McpExpose` overrides, the route's `@RequireScopes` / `@Roles` as the entry's access, and a
+ * handler that runs the route in process through the application's HTTP stack.
+ */
+@Injectable()
+export class RestToolRegistrar {
+  constructor(
+    private readonly catalog: McpCatalog,
+    @InjectRestOptions() private readonly options: RestOptions,
+  ) {}
+
+  /** @returns every problem met (name clashes, invalid schemas); the routes without one are added */
+  register(exposed: readonly ExposedRoute[], adapter: HttpAdapter): RestDiagnostic[] {
+    const names: Record<string, string> = {};
+    for (const { route, exposure } of exposed)
+      if (exposure.overrides.name) names[routeLabel(route)] = exposure.overrides.name;
+    const { tools, diagnostics } = mapOperations(
+      exposed.map(({ operation }) => operation),
+      { prefix: this.options.prefix, names },
+    );
+    const routeOf = new Map(exposed.map((item) => [item.operation, item] as const));
+    for (const definition of tools) {
+      const { route, exposure } = routeOf.get(definition.operation)!;
+      const { overrides } = exposure;
+      const title = overrides.title ?? definition.title;
+      const options: McpToolOptions & { name: string } = {
+        name: definition.name,
+        description: overrides.description ?? definition.description,
+        ...(title !== undefined && { title }),
+        input: definition.inputSchema,
+        ...(definition.outputSchema && { output: definition.outputSchema }),
+        annotations: { ...definition.annotations, ...overrides.annotations },
+        ...(overrides.icons && { icons: overrides.icons }),
+        ...(overrides.confirm !== undefined && { confirm: overrides.confirm }),
+        ...(overrides.timeoutMs !== undefined && { timeoutMs: overrides.timeoutMs }),
+        _meta: { ...definition._meta, ...overrides._meta },
+      };
+      const handler = (args: Record<string, unknown>, context: McpCallContext) =>
+        this.call(adapter, definition, args, context);
+      try {
+        this.catalog.addTool(options, handler, {
+          scopes: exposure.scopes,
+          roles: exposure.roles,
+          route: routeLabel(route),
+        });
+      } catch (error) {
+        if (!(error instanceof McpStartupError)) throw error;
+        diagnostics.push(...error.diagnostics.map((problem) => ({ ...problem, severity: 'error' as const })));
+      }
+    }
+    return diagnostics;
+  }
+
+  private async call(
+    adapter: HttpAdapter,
+    definition: RestToolDefinition,
+    args: Record<string, unknown>,
+    context: McpCallContext,
+  ): Promise<unknown> {
+    const parts = toRequestParts(definition, args);
+    const outcome = await runInProcess(adapter, parts, {
+      user: this.options.user(context.caller),
+      signal: context.signal,
+    });
+    return toToolResult(outcome, {
+      wrapsResult: definition.wrapsResult,
+      operationLabel: routeLabel(definition.operation),
+      arguments: definition.arguments,
+    });
+  }
+}

@@ -1,0 +1,143 @@
+import { Inject } from '@nestjs/common';
+import type { McpPrincipal, OptionReport } from '#libs/core';
+
+/** Routes chosen by what their OpenAPI description says; a route matching any rule is chosen. */
+export interface McpRestRouteRules {
+  /** OpenAPI tags (`@ApiTags`). */
+  tags?: string[];
+  /** Path patterns over the OpenAPI path: `*` one segment, `**` any number (`/api/tickets/**`). */
+  paths?: string[];
+  /** Operation ids (`@ApiOperation({ operationId })`, else `Controller_method`). */
+  operationIds?: string[];
+}
+
+/**
+ * The REST bridge: controller routes that become MCP tools (option `rest` of `McpModule`).
+ * Nothing is exposed unless chosen: by `@McpExpose` on the controller or route, or by `routes`.
+ *
+ * @example
+ * ```ts
+ * McpModule.forRoot({
+ *   name: 'desk', version: '1.0.0',
+ *   rest: { routes: { tags: ['tickets'] }, exclude: { operationIds: ['importTickets'] }, prefix: 'api_' },
+ * })
+ * ```
+ */
+export interface McpRestOptions {
+  /** Routes exposed besides those marked `@McpExpose` (none by default). */
+  routes?: McpRestRouteRules;
+  /** Routes never exposed, even when marked or chosen by `routes`. */
+  exclude?: McpRestRouteRules;
+  /**
+   * Where names, descriptions and schemas come from: `'swagger'` — the document `@nestjs/swagger`
+   * builds of the app (required installed); `'routes'` — the routes' parameters and DTOs only;
+   * `'auto'` (default) — Swagger when installed, else the routes.
+   */
+  metadata?: 'auto' | 'swagger' | 'routes';
+  /** Put before every REST tool's name (`api_` → `api_getTicket`). */
+  prefix?: string;
+  /**
+   * What the route finds on `request.user` when an MCP caller calls it (default: the MCP
+   * principal, `{ id, scopes, roles, claims }`), so that its guards see the caller as they
+   * would see an HTTP client their authentication middleware let in.
+   */
+  user?: (principal: McpPrincipal) => unknown;
+}
+
+/** `McpRestOptions` validated. */
+export interface RestOptions {
+  readonly routes: McpRestRouteRules | undefined;
+  readonly exclude: McpRestRouteRules | undefined;
+  readonly metadata: 'auto' | 'swagger' | 'routes';
+  readonly prefix: string;
+  readonly user: (principal: McpPrincipal) => unknown;
+}
+
+/** Token of the resolved `RestOptions`. */
+export const MCP_REST_OPTIONS = Symbol('MCP:REST_OPTIONS');
+
+/** Injects the `RestOptions`. */
+export const InjectRestOptions = (): ParameterDecorator => Inject(MCP_REST_OPTIONS);
+
+/** The options of `McpModule` this slice reads. */
+export const REST_OPTION_KEYS = ['rest'] as const;
+
+const RULE_KEYS = ['tags', 'paths', 'operationIds'] as const;
+const REST_KEYS = new Set(['routes', 'exclude', 'metadata', 'prefix', 'user']);
+const PREFIX = /^[A-Za-z0-9_.-]{0,64}$/;
+
+/**
+ * Validates the `rest` option.
+ * @param report called once per problem, with how to fix it
+ */
+export function resolveRestOptions(o: Record<string, unknown>, report: OptionReport): RestOptions {
+  const rest = o.rest;
+  const resolved: RestOptions = {
+    routes: undefined,
+    exclude: undefined,
+    metadata: 'auto',
+    prefix: '',
+    user: (principal) => principal,
+  };
+  if (rest === undefined) return resolved;
+  if (typeof rest !== 'object' || rest === null || Array.isArray(rest)) {
+    report('rest', 'must be an object', "e.g. rest: { routes: { tags: ['tickets'] } }, or leave it out");
+    return resolved;
+  }
+  const given = rest as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!REST_KEYS.has(key))
+      report(`rest.${key}`, 'is not a known option', `remove it; known options are: ${[...REST_KEYS].join(', ')}`);
+  }
+  const rules = (name: 'routes' | 'exclude'): McpRestRouteRules | undefined => {
+    const value = given[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      report(
+        `rest.${name}`,
+        'must be an object',
+        "e.g. { tags: ['tickets'], paths: ['/api/tickets/**'], operationIds: ['getTicket'] }",
+      );
+      return undefined;
+    }
+    const out: McpRestRouteRules = {};
+    for (const [key, list] of Object.entries(value)) {
+      if (!(RULE_KEYS as readonly string[]).includes(key)) {
+        report(`rest.${name}.${key}`, 'is not a known rule', `use ${RULE_KEYS.join(', ')}`);
+      } else if (!Array.isArray(list) || list.some((item) => typeof item !== 'string' || item === '')) {
+        report(
+          `rest.${name}.${key}`,
+          'must be an array of non-empty strings',
+          `e.g. ${key}: ['${key === 'paths' ? '/api/tickets/**' : 'tickets'}']`,
+        );
+      } else {
+        out[key as (typeof RULE_KEYS)[number]] = [...(list as string[])];
+      }
+    }
+    return out;
+  };
+  const metadata = given.metadata ?? 'auto';
+  if (metadata !== 'auto' && metadata !== 'swagger' && metadata !== 'routes')
+    report(
+      'rest.metadata',
+      `must be 'auto', 'swagger' or 'routes', not ${JSON.stringify(metadata)}`,
+      "leave it out for 'auto'",
+    );
+  const prefix = given.prefix ?? '';
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix))
+    report('rest.prefix', 'must be up to 64 letters, digits, "_", "-" or "."', "e.g. prefix: 'api_'");
+  const user = given.user ?? resolved.user;
+  if (typeof user !== 'function')
+    report(
+      'rest.user',
+      'must be a function of the MCP principal',
+      'e.g. user: (principal) => ({ id: principal.id, roles: principal.roles })',
+    );
+  return {
+    routes: rules('routes'),
+    exclude: rules('exclude'),
+    metadata: metadata as RestOptions['metadata'],
+    prefix: typeof prefix === 'string' ? prefix : '',
+    user: typeof user === 'function' ? (user as RestOptions['user']) : resolved.user,
+  };
+}

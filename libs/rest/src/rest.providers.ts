@@ -1,0 +1,6 @@
+import type { Provider } from '@nestjs/common';
+import { RestBridgeExplorer } from './discovery/rest-bridge.explorer';
+import { RestToolRegistrar } from './discovery/rest-tool.registrar';
+
+/** The REST bridge's providers, added by `McpModule`; they do nothing unless routes are chosen. */
+export const REST_PROVIDERS: Provider[] = [RestToolRegistrar, RestBridgeExplorer];

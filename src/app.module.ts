@@ -51,7 +51,8 @@ export class AppModule {
             audit: auditOptions(env),
             // The REST API (src/support/rest) as tools too, named by their operationIds; each call runs
             // the route's own guard, validation and error filter, behind the host's admission.
-            rest: { routes: { tags: ['tickets', 'customers'] } },
+            // Over HTTP only: stdio and the CLI run in an application context, with no HTTP stack to run routes on.
+            ...(transport === 'http' && { rest: { routes: { tags: ['tickets', 'customers'] } } }),
             // With Redis configured, readiness answers 503 while it cannot be reached.
             healthChecks: redis ? [{ name: 'redis', check: () => redis.ping() }] : [],
           }),

@@ -59,7 +59,7 @@ describe('audit trail (JSON-lines sink)', () => {
     const call = (name: string, args: Record<string, unknown> = {}) =>
       agent.callTool({ name, arguments: args }) as Promise<CallToolResult>;
     await call('resetPassword', { login: 'ada', newPassword: 'correct horse battery' });
-    await call('connect', { account: 'acme', pin: '4321' });
+    await call('connect', { account: 'acme', pin: 'pin-zyxw' });
     await call('resetPassword', { login: 'ada', newPassword: 'short' });
     refused = await call('refuse');
     await call('forbidden');
@@ -134,7 +134,7 @@ describe('audit trail (JSON-lines sink)', () => {
     const [connect] = find('tools/call', 'connect', 'ok');
     expect(connect.arguments).toEqual({ account: 'acme', pin: '[REDACTED]' });
     expect(JSON.stringify(records)).not.toContain('correct horse battery');
-    expect(JSON.stringify(records)).not.toContain('4321');
+    expect(JSON.stringify(records)).not.toContain('pin-zyxw');
   });
 
   it('records each kind of failure and refusal with its own outcome, and refused calls never ran', () => {

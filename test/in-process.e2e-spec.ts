@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpInvocationError, McpInvoker } from '#libs/hosting';
-import { auditRecords, DESK_KEYS, DESK_TOOLS, startDeskHost, type DeskHost } from './support/desk-host';
+import { auditRecords, DESK_KEYS, DESK_HTTP_TOOLS, startDeskHost, type DeskHost } from './support/desk-host';
 import { connectHttpClient } from './support/fixture-app';
 
 const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
@@ -37,7 +37,7 @@ describe('McpInvoker: the in-process invocation API, on the support desk', () =>
 
   it('answers exactly as MCP does for the same caller: lists, tools, prompts, resources and templates', async () => {
     expect(await invoker.listTools(admitted)).toEqual((await admin.listTools()).tools);
-    expect((await invoker.listTools(admitted)).map((tool) => tool.name).sort()).toEqual(DESK_TOOLS);
+    expect((await invoker.listTools(admitted)).map((tool) => tool.name).sort()).toEqual(DESK_HTTP_TOOLS);
     expect(await invoker.listPrompts(admitted)).toEqual((await admin.listPrompts()).prompts);
     expect(await invoker.listResources(admitted)).toEqual((await admin.listResources()).resources);
     expect(await invoker.listResourceTemplates(admitted)).toEqual(

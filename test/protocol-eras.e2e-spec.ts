@@ -1,5 +1,5 @@
 import { ERA_CLIENTS, LEGACY, MODERN, type ElicitAnswer, type EraClient } from './support/era-clients';
-import { auditRecords, DESK_TOOLS, startDeskHost, type DeskHost } from './support/desk-host';
+import { auditRecords, DESK_HTTP_TOOLS, startDeskHost, type DeskHost } from './support/desk-host';
 import { WireTap, type WireMessage } from './support/wire-tap';
 
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
@@ -47,7 +47,7 @@ describe.each(['stateful', 'stateless'] as const)('one support-desk host (MCP_MO
 
     it('lists the desk tools with their annotations and schemas', async () => {
       const tools = new Map((await client.listTools()).map((tool) => [tool.name, tool]));
-      expect([...tools.keys()].sort()).toEqual(DESK_TOOLS);
+      expect([...tools.keys()].sort()).toEqual(DESK_HTTP_TOOLS);
       expect(tools.get('close_ticket')!.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
       expect(tools.get('search_tickets')!.inputSchema.properties).toMatchObject({
         limit: { type: 'integer', minimum: 1, maximum: 100 },

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectSdkV2, MODERN, type ConnectedV2 } from './support/era-clients';
-import { auditRecords, readAuditTrail } from './support/desk-host';
+import { auditRecords, DESK_HTTP_TOOLS, readAuditTrail } from './support/desk-host';
 import { startDeskProcess, type DeskProcess } from './support/desk-process';
 import { SERVED_BY, startHaproxy, type Haproxy } from './support/haproxy';
 import { WireTap } from './support/wire-tap';
@@ -66,7 +66,7 @@ describe('two support-desk processes behind a round-robin proxy (HAProxy, no sti
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     const before = tap.exchanges.length;
     for (let i = 0; i < 2; i++) {
-      expect((await client.listTools()).tools).toHaveLength(8);
+      expect((await client.listTools()).tools).toHaveLength(DESK_HTTP_TOOLS.length);
       const found = await client.callTool({ name: 'search_customers', arguments: { query: 'contoso' } });
       expect(found.structuredContent).toMatchObject({ count: 1 });
       const progress: number[] = [];

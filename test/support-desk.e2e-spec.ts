@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { connectHttpClient } from './support/fixture-app';
-import { DESK_TOOLS, reportAsTask, startDeskHost } from './support/desk-host';
+import { DESK_HTTP_TOOLS, reportAsTask, startDeskHost } from './support/desk-host';
 import { waitFor, waitForAsync } from './support/wait-for';
 import { readFile } from 'node:fs/promises';
 import { verifyChain, type AuditRecord } from '#libs/security';
@@ -32,7 +32,7 @@ describe('support desk host over Streamable HTTP', () => {
   it('lists its tools with honest annotations', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    expect([...byName.keys()].sort()).toEqual(DESK_TOOLS);
+    expect([...byName.keys()].sort()).toEqual(DESK_HTTP_TOOLS);
     expect(byName.get('close_ticket')!.annotations).toMatchObject({
       destructiveHint: true,
       idempotentHint: true,
@@ -289,8 +289,17 @@ describe('support desk with API keys (config/api-keys.example.json)', () => {
     const admin = await connectHttpClient(url, { 'x-api-key': 'desk-demo-admin-key' });
     try {
       const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
-      expect(await names(reader)).toEqual(['get_customer', 'get_ticket', 'search_customers', 'search_tickets']);
-      expect(await names(admin)).toHaveLength(8);
+      expect(await names(reader)).toEqual([
+        'getCustomer',
+        'getTicket',
+        'get_customer',
+        'get_ticket',
+        'listCustomers',
+        'listTickets',
+        'search_customers',
+        'search_tickets',
+      ]);
+      expect(await names(admin)).toEqual(DESK_HTTP_TOOLS);
       await expect(
         reader.callTool({ name: 'close_ticket', arguments: { ticketId: 'T-2001', resolution: 'Not allowed' } }),
       ).rejects.toMatchObject({ code: -32602 });

@@ -6,7 +6,7 @@ import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 
 /**
  * In read-only mode, refuses every tool that does not declare `readOnlyHint`, and every route of
- * the desk's REST API but GET. Registered as a global guard: it sees every call on every
+ * the desk's REST API but GET (also when an MCP call of a REST-derived tool runs the route). Registered as a global guard: it sees every call on every
  * transport, and lets the other HTTP routes (health, admin) through.
  */
 @Injectable()
@@ -21,7 +21,8 @@ export class ReadOnlyModeGuard implements CanActivate {
     if (context.getType() === 'http') return this.allowsRoute(context);
     if (context.getType<string>() !== MCP_CONTEXT_TYPE) return true;
     const tool = this.reflector.get<McpToolOptions | undefined>(MCP_TOOL_METADATA, context.getHandler());
-    if (tool?.annotations?.readOnlyHint) return true;
+    // A tool made from a REST route (no @McpTool) runs the route, where this guard decides as for HTTP.
+    if (!tool || tool.annotations?.readOnlyHint) return true;
     throw new ForbiddenException(
       'The support desk is in read-only mode: only read-only tools can be called right now.',
     );

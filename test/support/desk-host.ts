@@ -124,7 +124,7 @@ export function sumOf(samples: PromSample[], name: string, labels: Record<string
     .reduce((sum, sample) => sum + sample.value, 0);
 }
 
-/** The support desk's tools, by name in sorted order: what `tools/list` shows a caller who may use them all. */
+/** The support desk's `@McpTool` tools, by name in sorted order (every transport). */
 export const DESK_TOOLS = [
   'add_ticket_comment',
   'close_ticket',
@@ -135,3 +135,18 @@ export const DESK_TOOLS = [
   'search_customers',
   'search_tickets',
 ];
+
+/** The tools the desk's REST API (src/support/rest) becomes over HTTP, named by operationId. */
+export const DESK_REST_TOOLS = [
+  'closeTicket',
+  'createTicket',
+  'deleteTicket',
+  'getCustomer',
+  'getTicket',
+  'listCustomers',
+  'listTickets',
+  'updateTicket',
+];
+
+/** What `tools/list` shows over HTTP to a caller who may use every tool, in sorted order. */
+export const DESK_HTTP_TOOLS = [...DESK_TOOLS, ...DESK_REST_TOOLS].sort();

@@ -29,13 +29,15 @@ async function mcpClient(
   return client;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, compared whole or field by field
+type JsonBody = any;
+
 async function rest(
   desk: DeskHost,
   method: string,
   path: string,
   body?: unknown,
-): Promise<{ status: number; body: any }> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON bodies, compared whole or field by field
+): Promise<{ status: number; body: JsonBody }> {
   const response = await fetch(`${desk.base}${path}`, {
     method,
     headers: { 'x-api-key': DESK_KEYS.admin, ...(body !== undefined && { 'content-type': 'application/json' }) },

@@ -52,8 +52,7 @@ export class RestToolRegistrar {
         ...(overrides.timeoutMs !== undefined && { timeoutMs: overrides.timeoutMs }),
         _meta: { ...definition._meta, ...overrides._meta },
       };
-      const handler = (args: Record<string, unknown>, context: McpCallContext) =>
-        this.call(adapter, definition, args, context);
+      const handler = this.handlerOf(adapter, definition);
       try {
         this.catalog.addTool(options, handler, {
           scopes: exposure.scopes,
@@ -68,21 +67,20 @@ export class RestToolRegistrar {
     return diagnostics;
   }
 
-  private async call(
-    adapter: HttpAdapter,
-    definition: RestToolDefinition,
-    args: Record<string, unknown>,
-    context: McpCallContext,
-  ): Promise<unknown> {
-    const parts = toRequestParts(definition, args);
-    const outcome = await runInProcess(adapter, parts, {
-      user: this.options.user(context.caller),
-      signal: context.signal,
-    });
-    return toToolResult(outcome, {
+  /** The tool's handler: what each call needs of the route is worked out once, here. */
+  private handlerOf(adapter: HttpAdapter, definition: RestToolDefinition) {
+    const resultOptions = {
       wrapsResult: definition.wrapsResult,
       operationLabel: routeLabel(definition.operation),
       arguments: definition.arguments,
-    });
+    };
+    return async (args: Record<string, unknown>, context: McpCallContext): Promise<unknown> => {
+      const parts = toRequestParts(definition, args);
+      const outcome = await runInProcess(adapter, parts, {
+        user: this.options.user(context.caller),
+        signal: context.signal,
+      });
+      return toToolResult(outcome, resultOptions);
+    };
   }
 }

@@ -29,12 +29,8 @@ export function exposureOf(route: NestRoute): RouteExposure {
     ]),
   ];
   return {
-    marked:
-      onRoute === false
-        ? false
-        : onRoute !== undefined || (onController !== undefined && onController !== false)
-          ? true
-          : undefined,
+    // The route's own word wins; else a marked controller marks its routes.
+    marked: onRoute !== undefined ? onRoute !== false : onController ? true : undefined,
     overrides: { ...(onController || {}), ...(onRoute || {}) },
     scopes: merged<string>(MCP_REQUIRED_SCOPES_METADATA),
     roles: merged<string>(MCP_ROLES_METADATA),

@@ -93,7 +93,7 @@ export { McpCatalog, JsonSchemaFactory } from '#libs/catalog';
 export type { McpCatalogKind, McpDynamicHandler, McpEntryAccess } from '#libs/catalog';
 
 // The REST bridge: controller routes as MCP tools
-export type { McpRestOptions, McpRestRouteRules } from '#libs/rest';
+export type { McpRestOptions, McpRestRouteRules, McpRestApiOptions, RestRemoteCredentials } from '#libs/rest';
 export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction

@@ -75,4 +75,6 @@ export {
   type McpRestOptions,
   type McpRestRouteRules,
 } from './options/rest.options';
+export type { McpRestApiOptions, RestApiOptions } from './options/rest-api.options';
+export { loadOpenApiDocument, OpenApiSourceError, type LoadedOpenApiDocument } from './remote/openapi-source';
 export { REST_PROVIDERS } from './rest.providers';

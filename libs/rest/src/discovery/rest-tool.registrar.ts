@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
-import { McpStartupError, type McpCallContext, type McpToolOptions } from '#libs/core';
+import type { McpCallContext } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
 import type { RestToolDefinition } from '../openapi/rest-operation';
@@ -11,6 +11,7 @@ import { routeLabel } from './nest-route';
 import { runInProcess } from '../execution/in-process-request';
 import { toToolResult } from '../execution/http-outcome';
 import type { ExposedRoute } from './rest-bridge.explorer';
+import { addRestTool, toolOptionsOf } from '../registration/catalog-entry';
 
 type HttpAdapter = NonNullable<HttpAdapterHost['httpAdapter']>;
 
@@ -38,31 +39,10 @@ export class RestToolRegistrar {
     const routeOf = new Map(exposed.map((item) => [item.operation, item] as const));
     for (const definition of tools) {
       const { route, exposure } = routeOf.get(definition.operation)!;
-      const { overrides } = exposure;
-      const title = overrides.title ?? definition.title;
-      const options: McpToolOptions & { name: string } = {
-        name: definition.name,
-        description: overrides.description ?? definition.description,
-        ...(title !== undefined && { title }),
-        input: definition.inputSchema,
-        ...(definition.outputSchema && { output: definition.outputSchema }),
-        annotations: { ...definition.annotations, ...overrides.annotations },
-        ...(overrides.icons && { icons: overrides.icons }),
-        ...(overrides.confirm !== undefined && { confirm: overrides.confirm }),
-        ...(overrides.timeoutMs !== undefined && { timeoutMs: overrides.timeoutMs }),
-        _meta: { ...definition._meta, ...overrides._meta },
-      };
+      const options = toolOptionsOf(definition, exposure.overrides);
       const handler = this.handlerOf(adapter, definition);
-      try {
-        this.catalog.addTool(options, handler, {
-          scopes: exposure.scopes,
-          roles: exposure.roles,
-          route: routeLabel(route),
-        });
-      } catch (error) {
-        if (!(error instanceof McpStartupError)) throw error;
-        diagnostics.push(...error.diagnostics.map((problem) => ({ ...problem, severity: 'error' as const })));
-      }
+      const access = { scopes: exposure.scopes, roles: exposure.roles, route: routeLabel(route) };
+      diagnostics.push(...addRestTool(this.catalog, options, handler, access));
     }
     return diagnostics;
   }

@@ -1,15 +1,7 @@
 import { Inject } from '@nestjs/common';
 import type { McpPrincipal, OptionReport } from '#libs/core';
-
-/** Routes chosen by what their OpenAPI description says; a route matching any rule is chosen. */
-export interface McpRestRouteRules {
-  /** OpenAPI tags (`@ApiTags`). */
-  tags?: string[];
-  /** Path patterns over the OpenAPI path: `*` one segment, `**` any number (`/api/tickets/**`). */
-  paths?: string[];
-  /** Operation ids (`@ApiOperation({ operationId })`, else `Controller_method`). */
-  operationIds?: string[];
-}
+import { resolveRouteRules, TOOL_PREFIX, type McpRestRouteRules } from './route-rules.options';
+import { resolveRestApis, type McpRestApiOptions, type RestApiOptions } from './rest-api.options';
 
 /**
  * The REST bridge: controller routes that become MCP tools (option `rest` of `McpModule`).
@@ -42,6 +34,11 @@ export interface McpRestOptions {
    * would see an HTTP client their authentication middleware let in.
    */
   user?: (principal: McpPrincipal) => unknown;
+  /**
+   * External REST APIs whose OpenAPI document becomes tools, each call made over HTTP with the
+   * API's own credentials (none by default). See `McpRestApiOptions`.
+   */
+  apis?: McpRestApiOptions[];
 }
 
 /** `McpRestOptions` validated. */
@@ -51,6 +48,7 @@ export interface RestOptions {
   readonly metadata: 'auto' | 'swagger' | 'routes';
   readonly prefix: string;
   readonly user: (principal: McpPrincipal) => unknown;
+  readonly apis: readonly RestApiOptions[];
 }
 
 /** Token of the resolved `RestOptions`. */
@@ -62,9 +60,9 @@ export const InjectRestOptions = (): ParameterDecorator => Inject(MCP_REST_OPTIO
 /** The options of `McpModule` this slice reads. */
 export const REST_OPTION_KEYS = ['rest'] as const;
 
-const RULE_KEYS = ['tags', 'paths', 'operationIds'] as const;
-const REST_KEYS = new Set(['routes', 'exclude', 'metadata', 'prefix', 'user']);
-const PREFIX = /^[A-Za-z0-9_.-]{0,64}$/;
+export type { McpRestRouteRules };
+
+const REST_KEYS = new Set(['routes', 'exclude', 'metadata', 'prefix', 'user', 'apis']);
 
 /**
  * Validates the `rest` option.
@@ -78,6 +76,7 @@ export function resolveRestOptions(o: Record<string, unknown>, report: OptionRep
     metadata: 'auto',
     prefix: '',
     user: (principal) => principal,
+    apis: [],
   };
   if (rest === undefined) return resolved;
   if (typeof rest !== 'object' || rest === null || Array.isArray(rest)) {
@@ -89,33 +88,6 @@ export function resolveRestOptions(o: Record<string, unknown>, report: OptionRep
     if (!REST_KEYS.has(key))
       report(`rest.${key}`, 'is not a known option', `remove it; known options are: ${[...REST_KEYS].join(', ')}`);
   }
-  const rules = (name: 'routes' | 'exclude'): McpRestRouteRules | undefined => {
-    const value = given[name];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      report(
-        `rest.${name}`,
-        'must be an object',
-        "e.g. { tags: ['tickets'], paths: ['/api/tickets/**'], operationIds: ['getTicket'] }",
-      );
-      return undefined;
-    }
-    const out: McpRestRouteRules = {};
-    for (const [key, list] of Object.entries(value)) {
-      if (!(RULE_KEYS as readonly string[]).includes(key)) {
-        report(`rest.${name}.${key}`, 'is not a known rule', `use ${RULE_KEYS.join(', ')}`);
-      } else if (!Array.isArray(list) || list.some((item) => typeof item !== 'string' || item === '')) {
-        report(
-          `rest.${name}.${key}`,
-          'must be an array of non-empty strings',
-          `e.g. ${key}: ['${key === 'paths' ? '/api/tickets/**' : 'tickets'}']`,
-        );
-      } else {
-        out[key as (typeof RULE_KEYS)[number]] = [...(list as string[])];
-      }
-    }
-    return out;
-  };
   const metadata = given.metadata ?? 'auto';
   if (metadata !== 'auto' && metadata !== 'swagger' && metadata !== 'routes')
     report(
@@ -124,7 +96,7 @@ export function resolveRestOptions(o: Record<string, unknown>, report: OptionRep
       "leave it out for 'auto'",
     );
   const prefix = given.prefix ?? '';
-  if (typeof prefix !== 'string' || !PREFIX.test(prefix))
+  if (typeof prefix !== 'string' || !TOOL_PREFIX.test(prefix))
     report('rest.prefix', 'must be up to 64 letters, digits, "_", "-" or "."', "e.g. prefix: 'api_'");
   const user = given.user ?? resolved.user;
   if (typeof user !== 'function')
@@ -134,8 +106,9 @@ export function resolveRestOptions(o: Record<string, unknown>, report: OptionRep
       'e.g. user: (principal) => ({ id: principal.id, roles: principal.roles })',
     );
   return {
-    routes: rules('routes'),
-    exclude: rules('exclude'),
+    routes: resolveRouteRules(given.routes, 'rest.routes', report),
+    exclude: resolveRouteRules(given.exclude, 'rest.exclude', report),
+    apis: resolveRestApis(given.apis, report),
     metadata: metadata as RestOptions['metadata'],
     prefix: typeof prefix === 'string' ? prefix : '',
     user: typeof user === 'function' ? (user as RestOptions['user']) : resolved.user,

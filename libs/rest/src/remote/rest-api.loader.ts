@@ -1,0 +1,151 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
+import { McpCatalog } from '#libs/catalog';
+import { InjectRestOptions, type RestOptions } from '../options/rest.options';
+import type { RestApiOptions } from '../options/rest-api.options';
+import { readOperations } from '../openapi/read-operations';
+import { selectOperations } from '../openapi/route-selection';
+import { mapOperations, REST_META_KEY } from '../openapi/tool-mapping';
+import { serverUrlOf } from '../openapi/openapi-servers';
+import { toRequestParts } from '../openapi/request-parts';
+import type { RestDiagnostic } from '../openapi/rest-diagnostic';
+import type { RestToolDefinition } from '../openapi/rest-operation';
+import { routeLabel } from '../discovery/nest-route';
+import { runRemote } from '../execution/remote-request';
+import { RemoteRequestError } from '../execution/remote-request.error';
+import { toToolResult } from '../execution/http-outcome';
+import { addRestTool, toolOptionsOf } from '../registration/catalog-entry';
+import { loadOpenApiDocument, OpenApiSourceError } from './openapi-source';
+import { RestApiMessages } from './rest-api.messages';
+
+/**
+ * The external REST APIs of `rest.apis` at start-up: reads each API's OpenAPI document, maps
+ * its chosen operations to tools and adds them to the catalog; each call is an HTTP request to
+ * the API with its configured credentials. Every problem of every API is reported at once, and
+ * any error stops the start: a tool silently missing is worse than a host that says why.
+ */
+@Injectable()
+export class RestApiLoader implements OnModuleInit {
+  private readonly logger = new Logger('McpRest');
+
+  constructor(
+    private readonly catalog: McpCatalog,
+    @InjectRestOptions() private readonly options: RestOptions,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const { apis } = this.options;
+    if (apis.length === 0) return;
+    const diagnostics = (await Promise.all(apis.map((api) => this.expose(api)))).flat();
+    for (const warning of diagnostics.filter(({ severity }) => severity === 'warning'))
+      this.logger.warn(`${warning.where}: ${warning.problem} (${warning.fix})`);
+    const errors = diagnostics.filter(({ severity }) => severity !== 'warning');
+    if (errors.length > 0) throw new McpStartupError(errors, 'Cannot expose external REST APIs as MCP tools');
+  }
+
+  /** Reads, maps and registers one API. @returns its problems, each named after the API */
+  private async expose(api: RestApiOptions): Promise<RestDiagnostic[]> {
+    const where = `${api.where} (${api.name})`;
+    const named = (list: readonly RestDiagnostic[]) => list.map((d) => ({ ...d, where: `${where}: ${d.where}` }));
+    let loaded;
+    try {
+      loaded = await loadOpenApiDocument(api.document, { timeoutMs: api.timeoutMs });
+    } catch (error) {
+      if (!(error instanceof OpenApiSourceError)) throw error;
+      return [
+        { severity: 'error', where: `${api.where}.document`, problem: `the document ${error.message}`, fix: error.fix },
+      ];
+    }
+    const baseUrl = api.baseUrl ?? httpUrl(serverUrlOf(loaded.document, loaded.url));
+    if (!baseUrl)
+      return [
+        {
+          severity: 'error',
+          where: `${api.where}.baseUrl`,
+          problem: "is not set, and the document's first server gives no absolute http(s) URL",
+          fix: "set baseUrl: 'https://api.example.com/v1' (where the API is served, with its base path)",
+        },
+      ];
+    const read = readOperations(loaded.document);
+    const { selected, unmatched } = selectOperations(read.operations, {
+      ...(api.operations ?? { paths: ['/**'] }),
+      ...(api.exclude && { exclude: api.exclude }),
+    });
+    const mapped = mapOperations(selected, { prefix: api.prefix });
+    const diagnostics = named([...read.diagnostics, ...mapped.diagnostics]);
+    for (const rule of unmatched)
+      diagnostics.push({
+        severity: 'warning',
+        where: `${api.where}.${rule.exclude ? 'exclude' : 'operations'}.${rule.kind}`,
+        problem: `"${rule.value}" matches no operation of ${api.name}'s document`,
+        fix: 'check the spelling against the document',
+      });
+    if (baseUrl.startsWith('http:') && api.credentials && !isLoopback(baseUrl))
+      diagnostics.push({
+        severity: 'warning',
+        where: `${api.where}.baseUrl`,
+        problem: `is plain http, so the credentials travel unencrypted to ${new URL(baseUrl).host}`,
+        fix: 'use the https URL of the API',
+      });
+    for (const definition of mapped.tools) {
+      const options = toolOptionsOf(definition);
+      options._meta = {
+        ...options._meta,
+        [REST_META_KEY]: { ...(options._meta?.[REST_META_KEY] as object), api: api.name },
+      };
+      const access = {
+        scopes: api.scopes,
+        roles: api.roles,
+        route: `${api.name}: ${routeLabel(definition.operation)}`,
+      };
+      diagnostics.push(...addRestTool(this.catalog, options, this.handlerOf(api, baseUrl, definition), access));
+    }
+    if (!diagnostics.some(({ severity }) => severity === 'error'))
+      this.logger.log(
+        `${mapped.tools.length} operation(s) of the REST API ${api.name} (${baseUrl}) exposed as MCP tools: ` +
+          mapped.tools.map(({ name }) => name).join(', '),
+      );
+    return diagnostics;
+  }
+
+  /** The tool's handler: an HTTP request to the API, its answer mapped as a route's would be. */
+  private handlerOf(api: RestApiOptions, baseUrl: string, definition: RestToolDefinition) {
+    const label = `${api.name}: ${routeLabel(definition.operation)}`;
+    const resultOptions = {
+      wrapsResult: definition.wrapsResult,
+      operationLabel: label,
+      arguments: definition.arguments,
+    };
+    const requestOptions = {
+      ...(api.credentials && { credentials: api.credentials }),
+      timeoutMs: api.timeoutMs,
+      maxResponseBytes: api.maxResponseBytes,
+    };
+    return async (args: Record<string, unknown>, context: McpCallContext): Promise<unknown> => {
+      const parts = toRequestParts(definition, args);
+      let outcome;
+      try {
+        outcome = await runRemote(baseUrl, parts, { ...requestOptions, signal: context.signal });
+      } catch (error) {
+        if (!(error instanceof RemoteRequestError)) throw error;
+        this.logger.warn(`${api.name}: ${error.message}`);
+        throw new McpToolError(RestApiMessages.unanswered(api.name, error.failure, api.timeoutMs));
+      }
+      // A 401 says the host's own credentials were refused: nothing the caller can fix.
+      if (outcome.status === 401) {
+        this.logger.error(RestApiMessages.credentialsRefusedLog(label));
+        throw new McpToolError(RestApiMessages.credentialsRefused(api.name));
+      }
+      return toToolResult(outcome, resultOptions);
+    };
+  }
+}
+
+function httpUrl(url: string | undefined): string | undefined {
+  return url && /^https?:\/\//i.test(url) ? url : undefined;
+}
+
+function isLoopback(url: string): boolean {
+  const { hostname } = new URL(url);
+  return hostname === 'localhost' || hostname === '[::1]' || hostname.startsWith('127.');
+}

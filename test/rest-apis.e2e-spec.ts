@@ -9,6 +9,7 @@ import { McpModule, type McpModuleOptions } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
 import { auditRecords } from './support/desk-host';
 import { connectHttpClient } from './support/fixture-app';
+import { waitFor } from './support/wait-for';
 import { PETSTORE_DOCUMENT_FILE, PETSTORE_TOKEN, startPetstoreStub, type PetstoreStub } from './support/petstore-stub';
 
 const PET_TOOLS = ['petstore_addPet', 'petstore_deletePet', 'petstore_findPetsByStatus', 'petstore_getPetById'];
@@ -174,6 +175,9 @@ describe('an external OpenAPI document (the Swagger Petstore) exposed against a 
       ],
     });
 
+    const [record] = await auditRecords(audit, (r) => r.target === 'petstore_addPet');
+    expect(record).toMatchObject({ outcome: 'invalid', route: 'petstore: POST /pet' });
+
     const added = await call(client, 'petstore_addPet', { id: 42, name: 'Nala', photoUrls: [], status: 'pending' });
     expect(added.structuredContent).toEqual({ id: 42, name: 'Nala', photoUrls: [], status: 'pending' });
     expect(JSON.parse(stub.requests.at(-1)!.body)).toEqual({ id: 42, name: 'Nala', photoUrls: [], status: 'pending' });
@@ -210,6 +214,28 @@ describe('an external OpenAPI document (the Swagger Petstore) exposed against a 
     expect(stub.requests.at(-1)!.headers.authorization).toBe('Bearer expired-token');
   });
 
+  it('aborts the request to the API when the MCP client cancels the call', async () => {
+    stub.delay(5_000);
+    try {
+      const sent = stub.requests.length;
+      const controller = new AbortController();
+      const cancelled = client.callTool({ name: 'petstore_getPetById', arguments: { petId: 2 } }, undefined, {
+        signal: controller.signal,
+      });
+      await waitFor(() => stub.requests.length > sent);
+      controller.abort('the user changed their mind');
+      await expect(cancelled).rejects.toThrow();
+      await waitFor(() => stub.abandoned.some(({ url }) => url === '/api/v3/pet/2'));
+      const [record] = await auditRecords(
+        audit,
+        (r) => r.target === 'petstore_getPetById' && r.outcome === 'cancelled',
+      );
+      expect(record).toMatchObject({ route: 'petstore: GET /pet/{petId}' });
+    } finally {
+      stub.delay(0);
+    }
+  });
+
   it('gives up on an API that does not answer in time, with a message naming the API and not its URL', async () => {
     stub.delay(1_500);
     try {
@@ -218,6 +244,8 @@ describe('an external OpenAPI document (the Swagger Petstore) exposed against a 
       expect(textOf(late)).toBe(
         'The REST API petstore did not answer within 1000 ms; the operation may be retried later.',
       );
+      // The host hung up rather than leaving the request open.
+      await waitFor(() => stub.abandoned.some(({ url }) => url === '/api/v3/pet/1'));
     } finally {
       stub.delay(0);
     }

@@ -118,11 +118,16 @@ describe('the REST bridge on the support desk', () => {
     expect((await rest(desk, 'GET', `/api/tickets/${id}`)).body).toMatchObject({ ...NEW_TICKET, status: 'open' });
   });
 
-  it('answers arguments the route refuses with an isError result naming each field', async () => {
+  it('answers arguments the route refuses with an isError result naming each field, audited as invalid', async () => {
     const refused = await call(admin, 'createTicket', { customerId: 'C-1002', subject: 'abc', priority: 'someday' });
     expect(refused.isError).toBe(true);
     const text = (refused.content[0] as { text: string }).text;
     for (const field of ['subject', 'description', 'priority']) expect(text).toContain(field);
+    const [record] = await auditRecords(
+      desk.auditFile,
+      (r) => r.target === 'createTicket' && (r.arguments as { subject?: string })?.subject === 'abc',
+    );
+    expect(record).toMatchObject({ outcome: 'invalid', route: 'POST /api/tickets' });
   });
 
   it("returns the route's exception filter's answer: 404 TicketNotFound as an isError result", async () => {

@@ -32,6 +32,8 @@ export interface PetstoreStub {
   readonly baseUrl: string;
   /** Every request so far, oldest first. */
   readonly requests: StubRequest[];
+  /** The requests whose client went away before the answer was sent (cancelled, timed out). */
+  readonly abandoned: StubRequest[];
   /** Answers every request after `ms` (0: at once), to test timeouts and cancellation. */
   delay(ms: number): void;
   close(): Promise<void>;
@@ -53,6 +55,7 @@ export async function startPetstoreStub(): Promise<PetstoreStub> {
     [3, { id: 3, name: 'Bella', photoUrls: [], status: 'available', category: { id: 1, name: 'Dogs' } }],
   ]);
   const requests: StubRequest[] = [];
+  const abandoned: StubRequest[] = [];
   // The live Petstore serves its document with a server relative to itself; so does the stub.
   const documentText = readFileSync(PETSTORE_DOCUMENT_FILE, 'utf8').replace(
     /^servers:\n {2}- url: \S+$/m,
@@ -110,7 +113,11 @@ export async function startPetstoreStub(): Promise<PetstoreStub> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: request.method!, url: request.url!, headers: request.headers, body });
+      const received = { method: request.method!, url: request.url!, headers: request.headers, body };
+      requests.push(received);
+      response.on('close', () => {
+        if (!response.writableFinished) abandoned.push(received);
+      });
       const url = new URL(request.url!, 'http://stub');
       const reply = answer(request.method!, url, request.headers, body);
       setTimeout(() => {
@@ -125,6 +132,7 @@ export async function startPetstoreStub(): Promise<PetstoreStub> {
   return {
     baseUrl: `http://127.0.0.1:${port}/api/v3`,
     requests,
+    abandoned,
     delay: (ms) => void (delayMs = ms),
     close: () =>
       new Promise((resolve) => {

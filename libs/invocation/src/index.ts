@@ -15,6 +15,7 @@ export type { CompiledValidator, ValidationResult } from './validation/validatio
 export { McpExecutionContext } from './mcp-execution-context';
 export { CallContext, type CallContextInit } from './context/call-context';
 export type { CallFailure, Invocation } from './results/invocation';
+export { markCallFailure } from './results/call-failure-mark';
 export { HandlerFailedError } from './results/handler-failed.error';
 export type { CallChannel } from './context/call-channel.interface';
 export { CallCancellation } from './context/call-cancellation';

@@ -3,7 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpStartupError, RETRY_AFTER_META, type JsonSchemaObject, type McpDiagnostic } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
-import { ConfirmationGate, isConfirmationRefusal } from './confirmation/confirmation.gate';
+import { ConfirmationGate } from './confirmation/confirmation.gate';
+import { markedCallFailure } from './results/call-failure-mark';
 import { ConfirmationInterceptor } from './confirmation/confirmation.interceptor';
 import { Deadlines } from './deadlines';
 import { HandlerRunner } from './handler-runner';
@@ -178,8 +179,9 @@ export class ToolInvoker {
 
   private toResult(tool: RegisteredTool, validators: ToolValidators, returned: unknown): Invocation<CallToolResult> {
     const mapped = toCallToolResult(returned);
-    // An error result the tool made itself (`failed` redacts it), or the confirmation gate's refusal.
-    if (mapped.isError) return this.failed(mapped, isConfirmationRefusal(returned) ? 'denied' : 'tool_error');
+    // An error result the tool made itself (`failed` redacts it), or one marked by the host's own
+    // code (the confirmation gate's refusal, a REST route's 400).
+    if (mapped.isError) return this.failed(mapped, markedCallFailure(returned) ?? 'tool_error');
     // Secrets never leave in a result (content and structured content alike).
     const result = this.options.redactor ? this.options.redactor.redactDeep(mapped) : mapped;
     if (!validators.output) return { value: result };

@@ -7,6 +7,7 @@ import type { CallContext } from '../context/call-context';
 import { InjectInvocationOptions, type InvocationOptions } from '../options/invocation.options';
 import { ApprovalDecisionError, ApprovalRequests, digestOfArguments, type McpApproval } from './approval-requests';
 import { ConfirmationMessages } from './confirmation.messages';
+import { markCallFailure } from '../results/call-failure-mark';
 
 /** Where a refused call says how its approval stands (never the approval's id: that is for people). */
 export const APPROVAL_META = 'nest-mcp-host/approval';
@@ -168,17 +169,9 @@ function supportsUrlElicitation(context: CallContext): boolean {
   return elicitation?.url !== undefined;
 }
 
-/** The results the gate answered in place of a call: audited as `denied`, not as the tool's own error. */
-const REFUSALS = new WeakSet<CallToolResult>();
-
-/** Whether `result` is the gate's answer to a call no person confirmed (declined, denied, expired or pending). */
-export function isConfirmationRefusal(result: unknown): boolean {
-  return typeof result === 'object' && result !== null && REFUSALS.has(result as CallToolResult);
-}
-
+/** The gate's answer in place of a call: audited as `denied`, not as the tool's own error. */
 function refused(result: CallToolResult): CallToolResult {
-  REFUSALS.add(result);
-  return result;
+  return markCallFailure(result, 'denied');
 }
 
 const refusal = (text: string): CallToolResult => refused({ content: [{ type: 'text', text }], isError: true });

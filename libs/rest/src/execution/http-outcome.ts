@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { markCallFailure } from '#libs/invocation';
 import type { RestArgumentTarget } from '../openapi/rest-operation';
 import { errorDetailOf, type RestFieldError } from './error-fields';
 import { RestExecutionMessages } from './rest-execution.messages';
@@ -49,7 +50,7 @@ const QUOTE_LIMIT = 2_000;
  * | 2xx with text, image, audio | a text (with `structuredContent: { result }` when `wrapsResult`), image or audio block |
  * | 204, empty 2xx | the text `No content (204)` |
  * | 3xx | the text `Redirected (302) to <location>` |
- * | 400, 422 | `isError` result naming each refused field; `_meta["nest-mcp-host/rest"]` = `{ status, fields, messages }` |
+ * | 400, 422 | `isError` result naming each refused field; `_meta["nest-mcp-host/rest"]` = `{ status, fields, messages }`; audited `invalid` |
  * | other 4xx (404, 409, …) | `isError` result with the route's message, same `_meta` |
  * | 401, 403 | throws `UnauthorizedException` / `ForbiddenException` with the route's message (classified `denied`) |
  * | 429 | throws `RestThrottledException` with `Retry-After` in seconds (classified `throttled`) |
@@ -115,7 +116,14 @@ function clientError(outcome: RestHttpOutcome, options: ToToolResultOptions): Ca
     ? `${heading}${said ? `: ${said}` : ''}\n${lines.join('\n')}`
     : `${heading}: ${said ?? 'no details given'}`;
   const meta: RestErrorMeta = { status, fields: detail.fields, messages: detail.messages };
-  return { content: [{ type: 'text', text }], isError: true, _meta: { [REST_RESULT_META]: meta } };
+  const result: CallToolResult = {
+    content: [{ type: 'text', text }],
+    isError: true,
+    _meta: { [REST_RESULT_META]: meta },
+  };
+  // The route refused the input (its ValidationPipe, a problem's `errors`): audited as invalid
+  // arguments, as the host's own schema check would be, not as the tool's failure.
+  return status === 400 || status === 422 ? markCallFailure(result, 'invalid') : result;
 }
 
 /** `priority must not be less than 1` under the field `priority` reads `must not be less than 1`. */

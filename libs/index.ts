@@ -94,6 +94,7 @@ export type { McpCatalogKind, McpDynamicHandler, McpEntryAccess } from '#libs/ca
 
 // The REST bridge: controller routes as MCP tools
 export type { McpRestOptions, McpRestRouteRules, McpRestApiOptions, RestRemoteCredentials } from '#libs/rest';
+export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/rest';
 export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction

@@ -13,11 +13,11 @@ export function optionChecks(given: Record<string, unknown>, report: OptionRepor
     integer(key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
       const value = given[key] ?? fallback;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
+        const range = max === Number.MAX_SAFE_INTEGER ? `integer ≥ ${min}` : `integer from ${min} to ${max}`;
         report(
           name(key),
-          `must be ${range}, got ${JSON.stringify(value)}`,
-          `set ${key}: ${fallback} (the default) or another integer ≥ ${min}`,
+          `must be an ${range}, got ${JSON.stringify(value)}`,
+          `set ${key}: ${fallback} (the default) or another ${range}`,
         );
         return fallback;
       }

@@ -59,6 +59,7 @@ export class RestToolRegistrar {
       const outcome = await runInProcess(adapter, parts, {
         user: this.options.user(context.caller),
         signal: context.signal,
+        ...(context.remoteAddress && { remoteAddress: context.remoteAddress }),
       });
       return toToolResult(outcome, resultOptions);
     };

@@ -233,6 +233,13 @@ describe('runInProcess (Express)', () => {
     });
   });
 
+  it("comes from the MCP client's address when given, so address-based rules judge the real client", async () => {
+    const v4 = await runInProcess(adapter, get('/items/headers'), { remoteAddress: '203.0.113.7' });
+    expect(v4.json).toMatchObject({ ip: '203.0.113.7' });
+    const v6 = await runInProcess(adapter, get('/items/headers'), { remoteAddress: '2001:db8::7' });
+    expect(v6.json).toMatchObject({ ip: '2001:db8::7' });
+  });
+
   it('never lets a parameter override the connection headers', async () => {
     const outcome = await runInProcess(
       adapter,

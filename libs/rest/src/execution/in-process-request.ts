@@ -26,6 +26,12 @@ export interface InProcessRequestOptions {
   readonly signal?: AbortSignal;
   /** Stored under `request[MCP_REST_REQUEST]` for the application to read. @default true */
   readonly marker?: unknown;
+  /**
+   * The address the request comes from, as the route sees it (`req.ip`): the MCP client's, so
+   * that the app's address-based rate limits and allow-lists count and judge the real client.
+   * @default '127.0.0.1'
+   */
+  readonly remoteAddress?: string;
 }
 
 type ExpressHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -37,8 +43,8 @@ type ExpressHandler = (request: IncomingMessage, response: ServerResponse) => vo
  *
  * The request carries the headers of `parts.headers`, `host: localhost`,
  * `accept: application/json` and the body's `content-type` and `content-length`; nothing of the
- * MCP request reaches the route but `options.user` (as `request.user`). It is marked with
- * `MCP_REST_REQUEST` and comes from `127.0.0.1`.
+ * MCP request reaches the route but `options.user` (as `request.user`) and the client's address
+ * (`options.remoteAddress`, else `127.0.0.1`). It is marked with `MCP_REST_REQUEST`.
  *
  * It never times out by itself: a route that never ends its response is stopped by
  * `options.signal` (the tool call's cancellation or deadline), which must therefore be given
@@ -81,7 +87,7 @@ function runOnExpress(
 ): Promise<RestHttpOutcome> {
   const { signal } = options;
   return new Promise<RestHttpOutcome>((resolve, reject) => {
-    const socket = new LoopbackSocket();
+    const socket = new LoopbackSocket(options.remoteAddress);
     const request = new IncomingMessage(socket.asSocket());
     request.method = parts.method;
     request.url = parts.url;

@@ -114,9 +114,12 @@ export function resolveRestApis(value: unknown, report: OptionReport): RestApiOp
       report(option, problem, fix);
     };
     const api = resolveApi(given, where, count);
-    if (api && names.has(api.name))
-      count(`${where}.name`, `"${api.name}" names another API too`, 'give each API its own name');
-    if (api) names.add(api.name);
+    // An invalid name is reported once, as invalid; only a valid one can name another API too.
+    if (api && typeof api.name === 'string' && API_NAME.test(api.name)) {
+      if (names.has(api.name))
+        count(`${where}.name`, `"${api.name}" names another API too`, 'give each API its own name');
+      names.add(api.name);
+    }
     if (api && problems === 0) apis.push(api);
   });
   return apis;
@@ -155,7 +158,7 @@ function resolveApi(given: unknown, where: string, report: OptionReport): RestAp
     report(`${where}.prefix`, 'must be up to 64 letters, digits, "_", "-" or "."', "e.g. prefix: 'petstore_'");
   const list = (key: 'scopes' | 'roles'): string[] => {
     const value = o[key] ?? [];
-    if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '')) return value;
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '')) return [...value];
     report(`${where}.${key}`, 'must be an array of non-empty strings', `e.g. ${key}: ['pets:read']`);
     return [];
   };
@@ -216,8 +219,13 @@ function resolveCredentials(value: unknown, where: string, report: OptionReport)
       );
     else {
       secret('basic.username', basic.username, "basic: { username: 'svc', … }");
+      // An empty password is allowed (some APIs take a key as the user name and no password).
       if (typeof basic.password !== 'string')
-        report(`${where}.basic.password`, 'must be a string', 'e.g. password: process.env.API_PASSWORD');
+        report(
+          `${where}.basic.password`,
+          'must be a string',
+          'e.g. password: process.env.API_PASSWORD; is the environment variable it comes from set?',
+        );
     }
   }
   if ('apiKey' in o) {

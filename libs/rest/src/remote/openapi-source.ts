@@ -68,19 +68,20 @@ export async function loadOpenApiDocument(
 }
 
 async function download(url: string, timeoutMs: number): Promise<string> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (error) {
+  const unreachable = (error: unknown) => {
     const reason = ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
-    throw new OpenApiSourceError(
+    return new OpenApiSourceError(
       `cannot be fetched from ${url}: ${reason}`,
       'check the URL and that the host can reach it, or ship the document as a file',
       { cause: error },
     );
+  };
+  const signal = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, signal });
+  } catch (error) {
+    throw unreachable(error);
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
@@ -89,13 +90,32 @@ async function download(url: string, timeoutMs: number): Promise<string> {
       'check the URL; a document behind authentication can be fetched by the app and given as an object',
     );
   }
-  const bytes = Buffer.from(await response.arrayBuffer());
-  if (bytes.length > MAX_DOCUMENT_BYTES)
-    throw new OpenApiSourceError(`from ${url} is over ${MAX_DOCUMENT_BYTES} bytes`, 'select a smaller document');
-  return bytes.toString('utf8');
+  const tooLarge = () =>
+    new OpenApiSourceError(`from ${url} is over ${MAX_DOCUMENT_BYTES} bytes`, 'select a smaller document');
+  if (Number(response.headers.get('content-length') ?? 0) > MAX_DOCUMENT_BYTES) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  // Read as it arrives, so that a body that stalls (the timeout) or goes past the limit stops
+  // the read with a clear error rather than after it was all in memory.
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.byteLength;
+      // Leaving the loop by a throw cancels the stream.
+      if (size > MAX_DOCUMENT_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    throw error instanceof OpenApiSourceError ? error : unreachable(error);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
-function parseDocument(text: string, from: string): Record<string, unknown> {
+function parseDocument(source: string, from: string): Record<string, unknown> {
+  // Editors on Windows save a byte order mark, which JSON.parse refuses.
+  const text = source.replace(/^\uFEFF/, '');
   const json = text.trimStart().startsWith('{');
   let parsed: unknown;
   try {

@@ -6,7 +6,7 @@ import { InjectRestOptions, type RestOptions } from '../options/rest.options';
 import type { RestOperation } from '../openapi/rest-operation';
 import { exploreRoutes } from './route-explorer';
 import { exposureOf, type RouteExposure } from './route-exposure';
-import { routeLabel, type NestRoute } from './nest-route';
+import { nestRouteLabel, routeLabel, type NestRoute } from './nest-route';
 import { routeOperation } from './route-operation';
 import { swaggerDocument, swaggerInstalled } from './swagger-document';
 import { RestToolRegistrar } from './rest-tool.registrar';
@@ -75,7 +75,7 @@ export class RestBridgeExplorer implements OnModuleInit {
     const errors: McpDiagnostic[] = diagnostics.filter(({ severity }) => severity !== 'warning');
     if (errors.length > 0) throw new McpStartupError(errors, 'Cannot expose REST routes as MCP tools');
     this.logger.log(
-      `${exposed.length} REST route(s) exposed as MCP tools: ${exposed.map(({ route }) => routeLabel(route)).join(', ')}`,
+      `${exposed.length} REST route(s) exposed as MCP tools: ${exposed.map(({ route }) => nestRouteLabel(route)).join(', ')}`,
     );
   }
 

@@ -7,7 +7,7 @@ import type { RestToolDefinition } from '../openapi/rest-operation';
 import { mapOperations } from '../openapi/tool-mapping';
 import { toRequestParts } from '../openapi/request-parts';
 import type { RestDiagnostic } from '../openapi/rest-diagnostic';
-import { routeLabel } from './nest-route';
+import { nestRouteLabel, routeLabel } from './nest-route';
 import { runInProcess } from '../execution/in-process-request';
 import { toToolResult } from '../execution/http-outcome';
 import type { ExposedRoute } from './rest-bridge.explorer';
@@ -30,8 +30,9 @@ export class RestToolRegistrar {
   /** @returns every problem met (name clashes, invalid schemas); the routes without one are added */
   register(exposed: readonly ExposedRoute[], adapter: HttpAdapter): RestDiagnostic[] {
     const names: Record<string, string> = {};
-    for (const { route, exposure } of exposed)
-      if (exposure.overrides.name) names[routeLabel(route)] = exposure.overrides.name;
+    // By operationId: two routes may share a method and path (versioned by header).
+    for (const { route, exposure, operation } of exposed)
+      if (exposure.overrides.name) names[operation.operationId ?? routeLabel(route)] = exposure.overrides.name;
     const { tools, diagnostics } = mapOperations(
       exposed.map(({ operation }) => operation),
       { prefix: this.options.prefix, names },
@@ -40,22 +41,28 @@ export class RestToolRegistrar {
     for (const definition of tools) {
       const { route, exposure } = routeOf.get(definition.operation)!;
       const options = toolOptionsOf(definition, exposure.overrides);
-      const handler = this.handlerOf(adapter, definition);
-      const access = { scopes: exposure.scopes, roles: exposure.roles, route: routeLabel(route) };
+      const handler = this.handlerOf(adapter, definition, route.versionHeaders);
+      const access = { scopes: exposure.scopes, roles: exposure.roles, route: nestRouteLabel(route) };
       diagnostics.push(...addRestTool(this.catalog, options, handler, access));
     }
     return diagnostics;
   }
 
   /** The tool's handler: what each call needs of the route is worked out once, here. */
-  private handlerOf(adapter: HttpAdapter, definition: RestToolDefinition) {
+  private handlerOf(
+    adapter: HttpAdapter,
+    definition: RestToolDefinition,
+    versionHeaders: Readonly<Record<string, string>> | undefined,
+  ) {
     const resultOptions = {
       wrapsResult: definition.wrapsResult,
       operationLabel: routeLabel(definition.operation),
       arguments: definition.arguments,
     };
     return async (args: Record<string, unknown>, context: McpCallContext): Promise<unknown> => {
-      const parts = toRequestParts(definition, args);
+      const requested = toRequestParts(definition, args);
+      // The route's version header is the route's, not the caller's to choose.
+      const parts = versionHeaders ? { ...requested, headers: { ...requested.headers, ...versionHeaders } } : requested;
       const outcome = await runInProcess(adapter, parts, {
         user: this.options.user(context.caller),
         signal: context.signal,

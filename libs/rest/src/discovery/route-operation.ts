@@ -18,6 +18,18 @@ function primitiveSchema(type: unknown): JsonSchemaObject {
   return { type: 'string' };
 }
 
+/**
+ * The schema of a whole `@Body()` that is no DTO class: `LineDto[]` and `Record<…>` compile to
+ * `Array` and `Object`, an interface or a union to `Object` or nothing. It becomes the tool's one
+ * `body` argument, so what the caller sends still reaches the route.
+ */
+function wholeBodySchema(type: unknown): JsonSchemaObject {
+  if (type === Array) return { type: 'array' };
+  if (type === Object) return { type: 'object' };
+  if (type === String || type === Number || type === Boolean) return primitiveSchema(type);
+  return {};
+}
+
 function isDto(type: unknown): type is Type<object> {
   return typeof type === 'function' && ![String, Number, Boolean, Object, Array].includes(type as never);
 }
@@ -68,8 +80,12 @@ export function routeOperation(route: NestRoute, schemas: JsonSchemaFactory): Re
         break;
       case RouteParamtypes.BODY:
         if (name) bodyProperties[name] = isDto(type) ? schemas.create(type) : primitiveSchema(type);
-        else if (isDto(type))
-          requestBody = { required: true, contentType: 'application/json', schema: schemas.create(type) };
+        else
+          requestBody = {
+            required: true,
+            contentType: 'application/json',
+            schema: isDto(type) ? schemas.create(type) : wholeBodySchema(type),
+          };
         break;
     }
   }

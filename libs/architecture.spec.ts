@@ -13,6 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['protocol'],
   ['prompts', 'resources'],
   ['operations', 'rest'],
+  ['gateway'],
   ['hosting'],
   ['cli'],
 ];

@@ -95,6 +95,19 @@ export type { McpCatalogKind, McpDynamicHandler, McpEntryAccess } from '#libs/ca
 // The REST bridge: controller routes as MCP tools
 export type { McpRestOptions, McpRestRouteRules, McpRestApiOptions, RestRemoteCredentials } from '#libs/rest';
 export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/rest';
+
+// The gateway: upstream MCP servers in the catalog
+export { McpGateway, UPSTREAM_META_KEY } from '#libs/gateway';
+export type {
+  McpGatewayOptions,
+  McpUpstreamOptions,
+  McpHttpUpstreamTransport,
+  McpStdioUpstreamTransport,
+  McpUpstreamFilter,
+  UpstreamStatus,
+  UpstreamState,
+  CircuitState,
+} from '#libs/gateway';
 export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction

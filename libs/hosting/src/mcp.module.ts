@@ -43,6 +43,7 @@ import {
   type OperationsSwitches,
 } from '#libs/operations';
 import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
+import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -75,6 +76,7 @@ const OPTION_SLICES = (
     [MCP_OPERATIONS_OPTIONS, 'operations'],
     [MCP_HOSTING_OPTIONS, 'hosting'],
     [MCP_REST_OPTIONS, 'rest'],
+    [MCP_GATEWAY_OPTIONS, 'gateway'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -123,6 +125,7 @@ const OPTION_SLICES = (
     ...RESOURCE_PROVIDERS,
     ...SECURITY_PROVIDERS,
     ...REST_PROVIDERS,
+    ...GATEWAY_PROVIDERS,
     {
       // Every request the engine answers reaches the trail through this observer, and only through it.
       provide: AuditRecorder,
@@ -155,6 +158,7 @@ const OPTION_SLICES = (
   ],
   exports: [
     McpInvoker,
+    McpGateway,
     McpCatalog,
     ToolRegistry,
     PromptRegistry,

@@ -69,7 +69,7 @@ export class McpCatalog {
     const { tool, diagnostics } = this.toolDefinitions.create({
       ...dynamicHost(handler, options.input !== undefined),
       options,
-      ...(entry && { access: { scopes: [...(entry.scopes ?? [])], roles: [...(entry.roles ?? [])] } }),
+      ...accessOf(entry),
     });
     const added = tool && entry?.route !== undefined ? { ...tool, route: entry.route } : tool;
     this.commit(
@@ -79,11 +79,19 @@ export class McpCatalog {
     );
   }
 
-  /** Adds a prompt; the handler gets its (string) arguments and the call context. */
-  addPrompt(options: McpPromptOptions & { name: string }, handler: McpDynamicHandler<never>): void {
+  /**
+   * Adds a prompt; the handler gets its (string) arguments and the call context.
+   * @param entry who may see and get it (all `scopes`, one of `roles`)
+   */
+  addPrompt(
+    options: McpPromptOptions & { name: string },
+    handler: McpDynamicHandler<never>,
+    entry?: Omit<McpEntryAccess, 'route'>,
+  ): void {
     const { prompt, diagnostics } = this.promptDefinitions.create({
       ...dynamicHost(handler, options.args !== undefined),
       options,
+      ...accessOf(entry),
     });
     this.commit(
       diagnostics,
@@ -92,11 +100,19 @@ export class McpCatalog {
     );
   }
 
-  /** Adds a resource at a fixed URI. */
-  addResource(options: McpResourceOptions, handler: McpDynamicHandler<never>): void {
+  /**
+   * Adds a resource at a fixed URI.
+   * @param entry who may see and read it (all `scopes`, one of `roles`)
+   */
+  addResource(
+    options: McpResourceOptions,
+    handler: McpDynamicHandler<never>,
+    entry?: Omit<McpEntryAccess, 'route'>,
+  ): void {
     const { resource, diagnostics } = this.resourceDefinitions.createResource({
       ...dynamicHost(handler, false),
       options,
+      ...accessOf(entry),
     });
     this.commit(
       diagnostics,
@@ -105,11 +121,19 @@ export class McpCatalog {
     );
   }
 
-  /** Adds a resource template; the handler gets the template variables. */
-  addResourceTemplate(options: McpResourceTemplateOptions, handler: McpDynamicHandler<never>): void {
+  /**
+   * Adds a resource template; the handler gets the URI's variables and the call context.
+   * @param entry who may see and read it (all `scopes`, one of `roles`)
+   */
+  addResourceTemplate(
+    options: McpResourceTemplateOptions,
+    handler: McpDynamicHandler<never>,
+    entry?: Omit<McpEntryAccess, 'route'>,
+  ): void {
     const { template, diagnostics } = this.resourceDefinitions.createTemplate({
       ...dynamicHost(handler, true),
       options,
+      ...accessOf(entry),
     });
     this.commit(
       diagnostics,
@@ -151,4 +175,9 @@ export class McpCatalog {
     if (problems.length > 0) throw new McpStartupError(problems, HEADLINE);
     add();
   }
+}
+
+/** The access requirements of a run-time entry, copied (the caller may change its arrays). */
+function accessOf(entry: Omit<McpEntryAccess, 'route'> | undefined) {
+  return entry ? { access: { scopes: [...(entry.scopes ?? [])], roles: [...(entry.roles ?? [])] } } : {};
 }

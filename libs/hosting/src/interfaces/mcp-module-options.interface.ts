@@ -4,6 +4,7 @@ import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
 import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
 import type { McpRestOptions } from '#libs/rest';
+import type { McpGatewayOptions } from '#libs/gateway';
 
 /** The `approvals` option: who decides approval requests, for how long they wait, who hears of them. */
 export interface McpApprovalOptions {
@@ -287,4 +288,14 @@ export interface McpModuleOptions {
    * ```
    */
   rest?: McpRestOptions;
+  /**
+   * The gateway: upstream MCP servers (Streamable HTTP or stdio) whose tools, prompts and
+   * resources join this host's catalog under a namespace each, governed like local entries
+   * (docs/gateway.md).
+   * @example
+   * ```ts
+   * gateway: { upstreams: [{ name: 'wiki', transport: { type: 'http', url: 'https://wiki.example/mcp', bearer: process.env.WIKI_TOKEN } }] }
+   * ```
+   */
+  gateway?: McpGatewayOptions;
 }

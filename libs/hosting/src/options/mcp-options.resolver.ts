@@ -10,6 +10,7 @@ import {
   type OperationsOptions,
 } from '#libs/operations';
 import { REST_OPTION_KEYS, resolveRestOptions, type RestOptions } from '#libs/rest';
+import { GATEWAY_OPTION_KEYS, resolveGatewayOptions, type GatewayOptions } from '#libs/gateway';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 
@@ -22,6 +23,7 @@ export interface ResolvedMcpOptions {
   operations: OperationsOptions;
   hosting: HostingOptions;
   rest: RestOptions;
+  gateway: GatewayOptions;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
@@ -32,6 +34,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...INVOCATION_OPTION_KEYS,
   ...OPERATIONS_OPTION_KEYS,
   ...REST_OPTION_KEYS,
+  ...GATEWAY_OPTION_KEYS,
 ]);
 
 /**
@@ -64,8 +67,9 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     approvalPage: admin && hosting.http ? approvalPageOf(approvals.publicUrl, admin.path) : undefined,
   });
   const rest = resolveRestOptions(o, report);
+  const gateway = resolveGatewayOptions(o, report);
   if (problems.length > 0) throw new McpStartupError(problems);
-  return { catalog, protocol, invocation, security, operations, hosting, rest };
+  return { catalog, protocol, invocation, security, operations, hosting, rest, gateway };
 }
 
 /** Token of the `ResolvedMcpOptions` (internal: libraries inject their own slice). */

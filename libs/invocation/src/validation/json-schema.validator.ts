@@ -2,26 +2,56 @@ import type { default as Ajv2020, ErrorObject } from 'ajv/dist/2020';
 import type { JsonSchemaObject } from '#libs/core';
 import type { CompiledValidator } from './validation-result';
 
-// One Ajv instance for the process: compiled schemas are cached by it. Created with the first
-// JSON Schema compiled (at start-up, never per call), so hosts whose schemas are all DTOs or zod
-// do not load ajv and ajv-formats.
-let ajv: Ajv2020 | undefined;
+/** A JSON Schema dialect Ajv compiles, as `$schema` names it. */
+type Dialect = '2020-12' | '2019-09' | 'draft-07' | 'draft-06';
 
-function engine(): Ajv2020 {
+const DIALECTS: Readonly<Record<string, Dialect>> = {
+  'https://json-schema.org/draft/2020-12/schema': '2020-12',
+  'https://json-schema.org/draft/2019-09/schema': '2019-09',
+  'http://json-schema.org/draft-07/schema': 'draft-07',
+  'http://json-schema.org/draft-06/schema': 'draft-06',
+};
+
+// One Ajv instance per dialect for the process: compiled schemas are cached by it. Created with
+// the first JSON Schema of its dialect (at start-up, never per call), so hosts whose schemas are
+// all DTOs or zod do not load ajv and ajv-formats. Dialects cannot share an instance: their
+// keywords mean different things (`items` as an array, `$defs` against `definitions`).
+const engines = new Map<Dialect, Ajv2020>();
+
+function engine(dialect: Dialect): Ajv2020 {
+  let ajv = engines.get(dialect);
   if (!ajv) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { default: Ajv } = require('ajv/dist/2020') as typeof import('ajv/dist/2020');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    /* eslint-disable @typescript-eslint/no-require-imports */
     const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
-    ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
+    const options = { allErrors: true, strict: false, coerceTypes: false } as const;
+    if (dialect === '2020-12') ajv = new (require('ajv/dist/2020') as typeof import('ajv/dist/2020')).default(options);
+    else if (dialect === '2019-09')
+      ajv = new (require('ajv/dist/2019') as typeof import('ajv/dist/2019')).default(options) as unknown as Ajv2020;
+    else {
+      ajv = new (require('ajv') as typeof import('ajv')).default(options) as unknown as Ajv2020;
+      if (dialect === 'draft-06') ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json'));
+    }
+    /* eslint-enable @typescript-eslint/no-require-imports */
     addFormats(ajv);
+    engines.set(dialect, ajv);
   }
   return ajv;
 }
 
-/** Compiles a JSON Schema (draft 2020-12) into a validator. @throws when the schema is invalid. */
+/**
+ * Compiles a JSON Schema into a validator, in the dialect its `$schema` names: 2020-12 (MCP's
+ * default, and when `$schema` is absent), 2019-09, draft-07 or draft-06 (what many servers'
+ * schema generators still write, and a gateway passes on from its upstreams).
+ * @throws when the schema is invalid, or names a dialect Ajv cannot compile (draft-04 and older)
+ */
 export function compileJsonSchema(schema: JsonSchemaObject): CompiledValidator {
-  const validate = engine().compile(schema);
+  const named = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
+  const dialect = named === undefined ? '2020-12' : DIALECTS[named];
+  if (!dialect)
+    throw new Error(
+      `its $schema "${String(schema.$schema)}" is not a JSON Schema dialect the host validates: use 2020-12 (or leave $schema out), 2019-09, draft-07 or draft-06`,
+    );
+  const validate = engine(dialect).compile(schema);
   return (value) =>
     validate(value) ? { ok: true, value } : { ok: false, issues: (validate.errors ?? []).map(describeAjvError) };
 }

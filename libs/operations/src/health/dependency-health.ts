@@ -25,8 +25,23 @@ export class DependencyHealth {
     @Optional() private readonly audit?: AuditTrail,
   ) {}
 
+  /** Checks added by the host's own libraries (the gateway's upstreams), beside the `healthChecks` option. */
+  private readonly added = new Map<string, McpHealthCheck>();
+
+  /**
+   * Adds a check to readiness (or replaces the one of that name); the returned function removes it.
+   * @example
+   * const remove = health.register({ name: 'upstream:wiki', required: true, check: () => wiki.ping() });
+   */
+  register(check: McpHealthCheck): () => void {
+    this.added.set(check.name, check);
+    return () => {
+      if (this.added.get(check.name) === check) this.added.delete(check.name);
+    };
+  }
+
   async check(): Promise<DependencyStatus[]> {
-    const checks = this.options.healthChecks.map((check) => this.run(check));
+    const checks = [...this.options.healthChecks, ...this.added.values()].map((check) => this.run(check));
     return [...(this.audit ? [await this.auditStatus(this.audit)] : []), ...(await Promise.all(checks))];
   }
 

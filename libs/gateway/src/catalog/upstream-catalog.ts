@@ -1,0 +1,310 @@
+import { Logger } from '@nestjs/common';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type {
+  CallToolResult,
+  Progress,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { sdkTypes } from '../upstream/sdk-types';
+import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
+import type { McpCatalog, McpCatalogKind } from '#libs/catalog';
+import { resourceNotFound } from '#libs/resources';
+import { compileJsonSchema } from '#libs/invocation';
+import type { UpstreamOptions } from '../options/upstream.options';
+import { passesFilter, UpstreamNamespace } from '../naming/upstream-namespace';
+import type { UpstreamConnection, UpstreamListKind } from '../upstream/upstream-connection';
+import { GatewayMessages } from '../messages/gateway.messages';
+
+/** Where a gateway entry says which upstream it comes from, in its `_meta`. */
+export const UPSTREAM_META_KEY = 'nest-mcp-host/upstream';
+
+/** An entry this upstream put in the catalog, and what it was made from (to tell a change). */
+interface Registered {
+  readonly kind: McpCatalogKind;
+  readonly key: string;
+  readonly source: string;
+}
+
+/**
+ * Keeps one upstream's tools, prompts, resources and templates in the gateway's catalog: reads
+ * its lists (all pages), keeps what its filters let through under its namespace, and adds,
+ * replaces or removes entries so that the catalog matches, which sends `list_changed` to the
+ * clients. Each entry's handler relays to the upstream: progress and cancellation of calls,
+ * URIs rewritten both ways, the upstream's errors named after it.
+ */
+export class UpstreamCatalog {
+  private readonly logger: Logger;
+  private readonly names: UpstreamNamespace;
+  private readonly entries = new Map<string, Registered>();
+  private syncing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly upstream: UpstreamConnection,
+    private readonly catalog: McpCatalog,
+  ) {
+    const { name, prefix, separator } = upstream.options;
+    this.logger = new Logger(`McpGateway:${name}`);
+    this.names = new UpstreamNamespace(name, prefix, separator);
+  }
+
+  /** Reads the given lists again (all of them by default), one sync at a time. */
+  sync(kinds: readonly UpstreamListKind[] = ['tools', 'prompts', 'resources']): Promise<void> {
+    this.syncing = this.syncing
+      .then(() => this.syncNow(kinds))
+      .catch((error: Error) => {
+        this.logger.warn(`cannot read the upstream's lists: ${error.message}`);
+      });
+    return this.syncing;
+  }
+
+  /** Removes every entry of this upstream from the catalog. */
+  clear(): void {
+    for (const entry of this.entries.values()) this.catalog.remove(entry.kind, entry.key);
+    this.entries.clear();
+  }
+
+  private async syncNow(kinds: readonly UpstreamListKind[]): Promise<void> {
+    const options = this.upstream.options;
+    const wanted = new Map<string, { kind: McpCatalogKind; key: string; source: string; add: () => void }>();
+    const want = (kind: McpCatalogKind, key: string, definition: object, add: () => void) =>
+      wanted.set(`${kind}:${key}`, { kind, key, source: JSON.stringify(definition), add });
+    if (kinds.includes('tools'))
+      for (const tool of await this.listAll('tools')) {
+        if (passesFilter(tool.name, options.tools))
+          want('tool', this.names.tool(tool.name), tool, () => this.addTool(tool));
+      }
+    if (kinds.includes('prompts'))
+      for (const prompt of await this.listAll('prompts')) {
+        if (passesFilter(prompt.name, options.prompts))
+          want('prompt', this.names.tool(prompt.name), prompt, () => this.addPrompt(prompt));
+      }
+    if (kinds.includes('resources')) {
+      for (const resource of await this.listAll('resources')) {
+        if (passesFilter(resource.uri, options.resources))
+          want('resource', this.names.uri(resource.uri), resource, () => this.addResource(resource));
+      }
+      for (const template of await this.listAll('resourceTemplates')) {
+        if (passesFilter(template.uriTemplate, options.resources))
+          want('resourceTemplate', this.names.uri(template.uriTemplate), template, () => this.addTemplate(template));
+      }
+    }
+    const synced = new Set<McpCatalogKind>(
+      kinds.flatMap((kind) =>
+        kind === 'resources' ? ['resource', 'resourceTemplate'] : [kind.slice(0, -1)],
+      ) as McpCatalogKind[],
+    );
+    for (const [id, entry] of this.entries) {
+      if (!synced.has(entry.kind)) continue;
+      const next = wanted.get(id);
+      if (next?.source === entry.source) {
+        wanted.delete(id);
+        continue;
+      }
+      this.catalog.remove(entry.kind, entry.key);
+      this.entries.delete(id);
+    }
+    for (const [id, entry] of wanted) {
+      try {
+        entry.add();
+        this.entries.set(id, { kind: entry.kind, key: entry.key, source: entry.source });
+      } catch (error) {
+        // A clash with a local entry or another upstream, or a schema the host cannot use:
+        // that entry is left out, said once, and the others are served.
+        const detail =
+          error instanceof McpStartupError
+            ? error.diagnostics.map((d) => `${d.problem} (${d.fix})`).join('; ')
+            : (error as Error).message;
+        this.logger.error(`${entry.kind} ${entry.key} left out: ${detail}`);
+      }
+    }
+  }
+
+  private async listAll(kind: 'tools'): Promise<Tool[]>;
+  private async listAll(kind: 'prompts'): Promise<Prompt[]>;
+  private async listAll(kind: 'resources'): Promise<Resource[]>;
+  private async listAll(kind: 'resourceTemplates'): Promise<ResourceTemplate[]>;
+  private async listAll(kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'): Promise<unknown[]> {
+    const capabilities = await this.upstream.request(async (client) => client.getServerCapabilities());
+    const offered = kind === 'resourceTemplates' ? capabilities?.resources : capabilities?.[kind];
+    if (!offered) return [];
+    const items: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.upstream.request((client, options) => listPage(client, kind, cursor, options));
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return items;
+  }
+
+  private meta(upstreamName: string, kind: string): Record<string, unknown> {
+    return { [UPSTREAM_META_KEY]: { upstream: this.upstream.options.name, [kind]: upstreamName } };
+  }
+
+  private access(options: UpstreamOptions) {
+    return { scopes: options.scopes, roles: options.roles };
+  }
+
+  private addTool(tool: Tool): void {
+    const options = this.upstream.options;
+    // A schema the host cannot compile would fail the tool's every call (or the host's start):
+    // the tool is left out instead, with the reason.
+    compileJsonSchema(tool.inputSchema as Record<string, unknown>);
+    if (tool.outputSchema) compileJsonSchema(tool.outputSchema as Record<string, unknown>);
+    this.catalog.addTool(
+      {
+        name: this.names.tool(tool.name),
+        description: tool.description ?? tool.title ?? tool.name,
+        ...(tool.title !== undefined && { title: tool.title }),
+        input: tool.inputSchema as Record<string, unknown>,
+        ...(tool.outputSchema && { output: tool.outputSchema as Record<string, unknown> }),
+        ...(tool.annotations && { annotations: tool.annotations }),
+        ...(tool.icons && { icons: tool.icons as never }),
+        // The upstream checks its own arguments; a property this host's schema copy does not know is its call.
+        unknownArguments: 'allow',
+        timeoutMs: options.timeoutMs,
+        _meta: { ...tool._meta, ...this.meta(tool.name, 'tool') },
+      },
+      (args: Record<string, unknown>, context: McpCallContext) => this.callTool(tool.name, args, context),
+      { ...this.access(options), route: `upstream ${options.name}: ${tool.name}` },
+    );
+  }
+
+  private async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    context: McpCallContext,
+  ): Promise<CallToolResult> {
+    const relay =
+      context.meta.progressToken !== undefined
+        ? ({ progress, total, message }: Progress) => context.reportProgress(progress, total, message)
+        : undefined;
+    try {
+      const result = await this.upstream.request(
+        (client, options, _meta) => client.callTool({ name, arguments: args, _meta }, undefined, options),
+        context,
+        relay,
+      );
+      return this.names.rewriteUris(result as CallToolResult);
+    } catch (error) {
+      throw this.named(error);
+    }
+  }
+
+  private addPrompt(prompt: Prompt): void {
+    this.catalog.addPrompt(
+      {
+        name: this.names.tool(prompt.name),
+        description: prompt.description ?? prompt.title ?? prompt.name,
+        ...(prompt.title !== undefined && { title: prompt.title }),
+        args: (prompt.arguments ?? []).map((argument) => ({
+          name: argument.name,
+          ...(argument.description !== undefined && { description: argument.description }),
+          ...(argument.required !== undefined && { required: argument.required }),
+        })),
+        _meta: { ...prompt._meta, ...this.meta(prompt.name, 'prompt') },
+      },
+      async (args: Record<string, string>, context: McpCallContext) => {
+        try {
+          const result = await this.upstream.request(
+            (client, options) => client.getPrompt({ name: prompt.name, arguments: args }, options),
+            context,
+          );
+          return this.names.rewriteUris(result);
+        } catch (error) {
+          throw this.named(error);
+        }
+      },
+      this.access(this.upstream.options),
+    );
+  }
+
+  private addResource(resource: Resource): void {
+    const { uri, name, title, description, mimeType, annotations, size } = resource;
+    this.catalog.addResource(
+      {
+        uri: this.names.uri(uri),
+        name,
+        ...(title !== undefined && { title }),
+        ...(description !== undefined && { description }),
+        ...(mimeType !== undefined && { mimeType }),
+        ...(annotations && { annotations: annotations as never }),
+        ...(size !== undefined && { size }),
+        _meta: { ...resource._meta, ...this.meta(uri, 'uri') },
+      },
+      (_args: never, context: McpCallContext) => this.read(uri, context),
+      this.access(this.upstream.options),
+    );
+  }
+
+  private addTemplate(template: ResourceTemplate): void {
+    const { uriTemplate, name, title, description, mimeType, annotations } = template;
+    this.catalog.addResourceTemplate(
+      {
+        uriTemplate: this.names.uri(uriTemplate),
+        name,
+        ...(title !== undefined && { title }),
+        ...(description !== undefined && { description }),
+        ...(mimeType !== undefined && { mimeType }),
+        ...(annotations && { annotations: annotations as never }),
+        _meta: { ...template._meta, ...this.meta(uriTemplate, 'uriTemplate') },
+      },
+      (_variables: Record<string, string>, context: McpCallContext) =>
+        this.read(this.names.upstreamUri(context.target) ?? context.target, context),
+      this.access(this.upstream.options),
+    );
+  }
+
+  private async read(uri: string, context: McpCallContext) {
+    try {
+      const result = await this.upstream.request((client, options) => client.readResource({ uri }, options), context);
+      return this.names.rewriteUris(result);
+    } catch (error) {
+      const { McpError, ErrorCode } = sdkTypes();
+      if (error instanceof McpError && (error.code === -32002 || error.code === ErrorCode.InvalidParams))
+        throw resourceNotFound(context.target);
+      throw this.named(error);
+    }
+  }
+
+  /** The upstream's own JSON-RPC error, as an error the caller can act on, naming the upstream. */
+  private named(error: unknown): unknown {
+    if (error instanceof sdkTypes().McpError)
+      return new McpToolError(
+        GatewayMessages.upstreamError(this.upstream.options.name, error.message.replace(/^MCP error -?\d+: /, '')),
+      );
+    return error;
+  }
+}
+
+type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+async function listPage(
+  client: Client,
+  kind: ListKind,
+  cursor: string | undefined,
+  options: Parameters<Client['listTools']>[1],
+): Promise<{ items: unknown[]; nextCursor?: string }> {
+  const params = cursor ? { cursor } : {};
+  switch (kind) {
+    case 'tools': {
+      const page = await client.listTools(params, options);
+      return { items: page.tools, nextCursor: page.nextCursor };
+    }
+    case 'prompts': {
+      const page = await client.listPrompts(params, options);
+      return { items: page.prompts, nextCursor: page.nextCursor };
+    }
+    case 'resources': {
+      const page = await client.listResources(params, options);
+      return { items: page.resources, nextCursor: page.nextCursor };
+    }
+    case 'resourceTemplates': {
+      const page = await client.listResourceTemplates(params, options);
+      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import {
+  Injectable,
+  Logger,
+  Optional,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { McpStartupError, type McpDiagnostic } from '#libs/core';
+import { McpCatalog } from '#libs/catalog';
+import { DependencyHealth } from '#libs/operations';
+import { InjectGatewayOptions, resolveUpstreams, type GatewayOptions } from './options/gateway.options';
+import type { McpUpstreamOptions, UpstreamOptions } from './options/upstream.options';
+import { UpstreamConnection, type UpstreamStatus } from './upstream/upstream-connection';
+import { UpstreamCatalog } from './catalog/upstream-catalog';
+
+interface RunningUpstream {
+  readonly connection: UpstreamConnection;
+  readonly entries: UpstreamCatalog;
+  /** Resolves when the lists read after the latest connection are in the catalog. */
+  ready: Promise<void>;
+  readonly unregisterHealth?: () => void;
+}
+
+/**
+ * The gateway: connects the upstream MCP servers of the `gateway` option when the application
+ * starts, keeps their entries in the catalog, and stops them (ending stdio processes) when it
+ * shuts down. Inject it to add or remove upstreams at run time, or to read their state.
+ * Each upstream is a readiness check (`upstream:<name>`), required unless `required: false`.
+ *
+ * @example
+ * ```ts
+ * constructor(private readonly gateway: McpGateway) {}
+ *
+ * async connectTenant(tenant: string, url: string) {
+ *   await this.gateway.addUpstream({ name: tenant, transport: { type: 'http', url }, required: false });
+ * }
+ * ```
+ */
+@Injectable()
+export class McpGateway implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('McpGateway');
+  private readonly running = new Map<string, RunningUpstream>();
+
+  constructor(
+    private readonly catalog: McpCatalog,
+    @InjectGatewayOptions() private readonly options: GatewayOptions,
+    @Optional() private readonly health?: DependencyHealth,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await Promise.all(this.options.upstreams.map((upstream) => this.start(upstream)));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.running.keys()].map((name) => this.removeUpstream(name)));
+  }
+
+  /**
+   * Adds an upstream while the host runs: validated as the `gateway.upstreams` option is, then
+   * connected; resolves once its entries are in the catalog (or its first connection failed, in
+   * which case it keeps trying in the background).
+   * @throws McpStartupError naming every problem of the options, with its fix
+   */
+  async addUpstream(options: McpUpstreamOptions): Promise<void> {
+    const problems: McpDiagnostic[] = [];
+    const [upstream] = resolveUpstreams(
+      [options],
+      'upstream',
+      (option, problem, fix) => problems.push({ where: `McpGateway.addUpstream: "${option}"`, problem, fix }),
+      new Set(this.running.keys()),
+    );
+    if (problems.length > 0 || !upstream) throw new McpStartupError(problems, 'Cannot add the upstream MCP server');
+    await this.start(upstream);
+  }
+
+  /** Disconnects an upstream and removes its entries from the catalog. @returns false if there was none */
+  async removeUpstream(name: string): Promise<boolean> {
+    const running = this.running.get(name);
+    if (!running) return false;
+    this.running.delete(name);
+    running.unregisterHealth?.();
+    running.entries.clear();
+    await running.connection.stop();
+    return true;
+  }
+
+  /** Each upstream's state, latency and error counts, as readiness and the dashboard show them. */
+  status(): UpstreamStatus[] {
+    return [...this.running.values()].map(({ connection }) => connection.status());
+  }
+
+  private async start(upstream: UpstreamOptions): Promise<void> {
+    // The events fire once `start()` runs, after everything below is in place.
+    const connection = new UpstreamConnection(upstream, {
+      connected: () => (running.ready = entries.sync()),
+      listChanged: (kind) => void entries.sync([kind]),
+    });
+    const entries = new UpstreamCatalog(connection, this.catalog);
+    const running: RunningUpstream = {
+      connection,
+      entries,
+      ready: Promise.resolve(),
+      unregisterHealth: this.health?.register({
+        name: `upstream:${upstream.name}`,
+        required: upstream.required,
+        check: () => upstreamHealth(connection.status()),
+      }),
+    };
+    this.running.set(upstream.name, running);
+    await connection.start();
+    await running.ready;
+    this.logger.log(`upstream ${upstream.name} (${upstream.transport.type}): ${connection.status().state}`);
+  }
+}
+
+/** An upstream's readiness: up while connected with its circuit not open; the error says why not. */
+function upstreamHealth(status: UpstreamStatus): Record<string, unknown> {
+  if (status.state !== 'connected' || status.circuit === 'open')
+    throw new Error(`${status.state}, circuit ${status.circuit}${status.lastError ? `: ${status.lastError}` : ''}`);
+  return { transport: status.transport, circuit: status.circuit, latencyP50Ms: status.latencyP50Ms };
+}

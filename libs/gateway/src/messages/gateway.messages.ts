@@ -1,0 +1,23 @@
+/**
+ * What the gateway says. Messages a caller reads name the upstream and what happened, never its
+ * URL, command or credentials; the log has the detail.
+ */
+export const GatewayMessages = {
+  circuitOpen: (upstream: string, retryInSeconds: number) =>
+    `The upstream MCP server ${upstream} is failing and calls to it are paused; retry in ${Math.max(1, retryInSeconds)} s.`,
+  notConnected: (upstream: string, lastError: string | undefined) =>
+    `The upstream MCP server ${upstream} is not connected${lastError ? ' (it could not be reached)' : ''}; retry later.`,
+  timedOut: (upstream: string, timeoutMs: number) =>
+    `The upstream MCP server ${upstream} did not answer within ${timeoutMs} ms; the operation may be retried later.`,
+  unreachable: (upstream: string) =>
+    `The upstream MCP server ${upstream} could not be reached; the operation may be retried later.`,
+  upstreamError: (upstream: string, message: string) => `${upstream}: ${message}`,
+  relayRefused: (method: string) =>
+    `The gateway cannot tell which of its clients this ${method} request is for; it is not relayed.`,
+  relayRefusedLog: (method: string, calls: number) =>
+    `${method} from the upstream refused: ${calls === 0 ? 'no call in flight' : `${calls} calls of different clients in flight`}`,
+  connectFailed: (upstream: string, reason: string, retryMs: number) =>
+    `cannot connect to ${upstream}: ${reason}; retrying in ${retryMs} ms`,
+  lost: (upstream: string, reason: string, retryMs: number) =>
+    `lost the connection to ${upstream} (${reason}); reconnecting in ${retryMs} ms`,
+} as const;

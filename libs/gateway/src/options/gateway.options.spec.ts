@@ -1,0 +1,86 @@
+import { resolveGatewayOptions } from './gateway.options';
+
+function resolve(gateway: unknown) {
+  const problems: { option: string; problem: string; fix: string }[] = [];
+  const options = resolveGatewayOptions({ gateway }, (option, problem, fix) => problems.push({ option, problem, fix }));
+  for (const { fix } of problems) expect(fix.trim()).not.toBe('');
+  return { ...options, problems, options: problems.map(({ option }) => option) };
+}
+
+const stdio = { type: 'stdio', command: 'node', args: ['server.js'] };
+
+describe('resolveGatewayOptions', () => {
+  it('has no upstream without the option', () => {
+    expect(resolve(undefined)).toMatchObject({ upstreams: [], problems: [] });
+  });
+
+  it('fills in the defaults of an upstream', () => {
+    const { upstreams, problems } = resolve({ upstreams: [{ name: 'wiki', transport: stdio }] });
+    expect(problems).toEqual([]);
+    expect(upstreams).toEqual([
+      {
+        name: 'wiki',
+        transport: stdio,
+        prefix: 'wiki',
+        separator: '__',
+        tools: {},
+        prompts: {},
+        resources: {},
+        scopes: [],
+        roles: [],
+        required: true,
+        timeoutMs: 30_000,
+        failureThreshold: 5,
+        openMs: 30_000,
+        initialDelayMs: 500,
+        maxDelayMs: 30_000,
+        where: 'gateway.upstreams[0]',
+      },
+    ]);
+  });
+
+  it('reports every problem of every upstream, with the option it is in, and leaves those upstreams out', () => {
+    const { upstreams, options } = resolve({
+      upstreams: [
+        { name: 'ok', transport: { type: 'http', url: 'https://wiki.example/mcp' } },
+        { name: '9lives', transport: { type: 'http', url: 'ftp://x', bearer: undefined }, prefix: 'a b' },
+        { name: 'ok', transport: { type: 'pipe' }, scopes: 'wiki', tools: { only: ['x'] } },
+        {
+          name: 'slow',
+          transport: { ...stdio, env: { TOKEN: undefined } },
+          reconnect: { initialDelayMs: 5_000, maxDelayMs: 100 },
+        },
+      ],
+      extra: true,
+    });
+    expect(upstreams.map(({ name }) => name)).toEqual(['ok']);
+    expect([...options].sort()).toEqual(
+      [
+        'gateway.extra',
+        'gateway.upstreams[1].name',
+        'gateway.upstreams[1].prefix',
+        'gateway.upstreams[1].transport.url',
+        'gateway.upstreams[1].transport.bearer',
+        'gateway.upstreams[2].transport.type',
+        'gateway.upstreams[2].tools.only',
+        'gateway.upstreams[2].scopes',
+        // The second "ok": its name, and the namespace its name gives.
+        'gateway.upstreams[2].name',
+        'gateway.upstreams[2].prefix',
+        'gateway.upstreams[3].transport.env',
+        'gateway.upstreams[3].reconnect',
+      ].sort(),
+    );
+  });
+
+  it('reports two upstreams whose namespaces are the same', () => {
+    const { options, problems } = resolve({
+      upstreams: [
+        { name: 'a', prefix: 'x', transport: stdio },
+        { name: 'b', prefix: 'x', transport: stdio },
+      ],
+    });
+    expect(options).toEqual(['gateway.upstreams[1].prefix']);
+    expect(problems[0].problem).toMatch(/namespace "x__" that the upstream a has too/);
+  });
+});

@@ -1,0 +1,274 @@
+import { optionChecks, type OptionReport } from '#libs/core';
+
+/** An upstream reached over Streamable HTTP. */
+export interface McpHttpUpstreamTransport {
+  type: 'http';
+  /** The server's MCP endpoint (`https://wiki.example/mcp`). */
+  url: string;
+  /** Headers sent with every request (a tenant, an API key). */
+  headers?: Record<string, string>;
+  /** Sent as `Authorization: Bearer …`: the gateway's own credential, never a caller's. */
+  bearer?: string;
+}
+
+/** An upstream the gateway starts as a child process and talks to over stdio. */
+export interface McpStdioUpstreamTransport {
+  type: 'stdio';
+  command: string;
+  args?: string[];
+  /**
+   * The process's environment. Default: a minimal one (PATH, HOME, …): the host's own
+   * variables, and so its secrets, are not passed on unless listed here.
+   */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** Which of an upstream's entries join the catalog, by their upstream names (`*` matches any run of characters). */
+export interface McpUpstreamFilter {
+  /** Only these (default: all). */
+  allow?: string[];
+  /** Never these. */
+  deny?: string[];
+}
+
+/**
+ * One upstream MCP server of the gateway.
+ *
+ * @example
+ * ```ts
+ * {
+ *   name: 'everything',
+ *   transport: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] },
+ *   prefix: 'demo', separator: '_',           // demo_echo, demo_get-sum, …
+ *   tools: { deny: ['get-env'] },
+ *   scopes: ['demo:use'],
+ *   required: false,
+ *   timeoutMs: 10_000,
+ * }
+ * ```
+ */
+export interface McpUpstreamOptions {
+  /**
+   * Names the upstream in logs, errors, audit records, readiness and resource URIs
+   * (`everything+demo://…`): 1–32 letters, digits, `-` or `.`, starting with a letter.
+   */
+  name: string;
+  transport: McpHttpUpstreamTransport | McpStdioUpstreamTransport;
+  /** Put before each tool's and prompt's name, with `separator`. @default the upstream's name */
+  prefix?: string;
+  /** Between the prefix and the upstream's own name. @default '__' */
+  separator?: string;
+  tools?: McpUpstreamFilter;
+  prompts?: McpUpstreamFilter;
+  /** By URI or URI template. */
+  resources?: McpUpstreamFilter;
+  /** Scopes a caller must all hold to see and use this upstream's entries. */
+  scopes?: string[];
+  /** Roles one of which a caller must hold to see and use this upstream's entries. */
+  roles?: string[];
+  /** Whether readiness fails while the upstream is unreachable. @default true */
+  required?: boolean;
+  /** The longest one request to the upstream may take (a call, a read, a list). @default 30000 */
+  timeoutMs?: number;
+  /** Failures in a row that open the circuit, and how long it stays open before one call may try again. */
+  circuitBreaker?: { failureThreshold?: number; openMs?: number };
+  /** Reconnection (and, for stdio, restart) back-off after the upstream went away. */
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+}
+
+/** `McpUpstreamOptions` validated, with the defaults filled in. */
+export interface UpstreamOptions {
+  readonly name: string;
+  readonly transport: McpHttpUpstreamTransport | McpStdioUpstreamTransport;
+  readonly prefix: string;
+  readonly separator: string;
+  readonly tools: Readonly<McpUpstreamFilter>;
+  readonly prompts: Readonly<McpUpstreamFilter>;
+  readonly resources: Readonly<McpUpstreamFilter>;
+  readonly scopes: readonly string[];
+  readonly roles: readonly string[];
+  readonly required: boolean;
+  readonly timeoutMs: number;
+  readonly failureThreshold: number;
+  readonly openMs: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+  /** Where the options are (`gateway.upstreams[0]`), for messages. */
+  readonly where: string;
+}
+
+const UPSTREAM_KEYS = new Set([
+  'name',
+  'transport',
+  'prefix',
+  'separator',
+  'tools',
+  'prompts',
+  'resources',
+  'scopes',
+  'roles',
+  'required',
+  'timeoutMs',
+  'circuitBreaker',
+  'reconnect',
+]);
+/** Safe in a URI scheme (the gateway's resource URIs are `<name>+<upstream URI>`) and in a tool name. */
+const UPSTREAM_NAME = /^[A-Za-z][A-Za-z0-9.-]{0,31}$/;
+/** What MCP allows in a tool name, minus what the upstream's own name brings. */
+const NAME_PART = /^[A-Za-z0-9_.-]{0,64}$/;
+
+/** Validates one upstream; `undefined` when it is not even an object. */
+export function resolveUpstream(given: unknown, where: string, report: OptionReport): UpstreamOptions | undefined {
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    report(
+      where,
+      'must be an object',
+      "e.g. { name: 'wiki', transport: { type: 'http', url: 'https://wiki.example/mcp' } }",
+    );
+    return undefined;
+  }
+  const o = given as Record<string, unknown>;
+  const check = optionChecks(o, report, `${where}.`);
+  check.known(UPSTREAM_KEYS);
+  const name = typeof o.name === 'string' ? o.name : '';
+  if (!UPSTREAM_NAME.test(name))
+    report(
+      `${where}.name`,
+      'must be 1 to 32 letters, digits, "-" or ".", starting with a letter',
+      "e.g. name: 'wiki' (it is part of tool names and resource URIs)",
+    );
+  const text = (key: 'prefix' | 'separator', fallback: string) => {
+    const value = o[key] ?? fallback;
+    if (typeof value === 'string' && NAME_PART.test(value)) return value;
+    report(`${where}.${key}`, 'must be up to 64 letters, digits, "_", "-" or "."', `e.g. ${key}: '${fallback}'`);
+    return fallback;
+  };
+  const list = (key: 'scopes' | 'roles'): string[] => {
+    const value = o[key] ?? [];
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '')) return [...value];
+    report(`${where}.${key}`, 'must be an array of non-empty strings', `e.g. ${key}: ['wiki:read']`);
+    return [];
+  };
+  const nested = (key: 'circuitBreaker' | 'reconnect'): Record<string, unknown> => {
+    const value = o[key] ?? {};
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    report(`${where}.${key}`, 'must be an object', `e.g. ${key}: {}`);
+    return {};
+  };
+  const breaker = optionChecks(nested('circuitBreaker'), report, `${where}.circuitBreaker.`);
+  const reconnect = optionChecks(nested('reconnect'), report, `${where}.reconnect.`);
+  const prefix = text('prefix', name);
+  const separator = text('separator', '__');
+  const upstream: UpstreamOptions = {
+    name,
+    transport: resolveTransport(o.transport, `${where}.transport`, report),
+    prefix,
+    separator,
+    tools: resolveFilter(o.tools, `${where}.tools`, report),
+    prompts: resolveFilter(o.prompts, `${where}.prompts`, report),
+    resources: resolveFilter(o.resources, `${where}.resources`, report),
+    scopes: list('scopes'),
+    roles: list('roles'),
+    required: check.flag('required', true),
+    timeoutMs: check.integer('timeoutMs', 30_000, 1, 3_600_000),
+    failureThreshold: breaker.integer('failureThreshold', 5, 1, 1_000),
+    openMs: breaker.integer('openMs', 30_000, 1, 3_600_000),
+    initialDelayMs: reconnect.integer('initialDelayMs', 500, 1, 600_000),
+    maxDelayMs: reconnect.integer('maxDelayMs', 30_000, 1, 3_600_000),
+    where,
+  };
+  if (upstream.initialDelayMs > upstream.maxDelayMs)
+    report(
+      `${where}.reconnect`,
+      `initialDelayMs (${upstream.initialDelayMs}) is more than maxDelayMs (${upstream.maxDelayMs})`,
+      'make maxDelayMs at least initialDelayMs',
+    );
+  return upstream;
+}
+
+const HTTP_KEYS = new Set(['type', 'url', 'headers', 'bearer']);
+const STDIO_KEYS = new Set(['type', 'command', 'args', 'env', 'cwd']);
+
+function resolveTransport(value: unknown, where: string, report: OptionReport): UpstreamOptions['transport'] {
+  const example =
+    "e.g. transport: { type: 'http', url: 'https://wiki.example/mcp' } or { type: 'stdio', command: 'node', args: ['server.js'] }";
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    report(where, 'must be an object', example);
+    return { type: 'stdio', command: '' };
+  }
+  const o = value as Record<string, unknown>;
+  const strings = (key: string, record: boolean) => {
+    const given = o[key];
+    if (given === undefined) return;
+    const ok = record
+      ? typeof given === 'object' &&
+        given !== null &&
+        !Array.isArray(given) &&
+        Object.values(given).every((v) => typeof v === 'string')
+      : Array.isArray(given) && given.every((v) => typeof v === 'string');
+    if (!ok)
+      report(
+        `${where}.${key}`,
+        record ? 'must be an object of strings' : 'must be an array of strings',
+        record
+          ? `e.g. ${key}: { NAME: 'value' }; is an environment variable it comes from unset?`
+          : `e.g. ${key}: ['--port', '0']`,
+      );
+  };
+  if (o.type === 'http') {
+    optionChecks(o, report, `${where}.`).known(HTTP_KEYS);
+    if (!isHttpUrl(o.url))
+      report(
+        `${where}.url`,
+        `must be an absolute http(s) URL, got ${JSON.stringify(o.url)}`,
+        "e.g. url: 'https://wiki.example/mcp'",
+      );
+    strings('headers', true);
+    if ('bearer' in o && (typeof o.bearer !== 'string' || o.bearer === ''))
+      report(
+        `${where}.bearer`,
+        'must be a non-empty string',
+        'e.g. bearer: process.env.WIKI_TOKEN; is the environment variable set?',
+      );
+    return o as unknown as McpHttpUpstreamTransport;
+  }
+  if (o.type === 'stdio') {
+    optionChecks(o, report, `${where}.`).known(STDIO_KEYS);
+    if (typeof o.command !== 'string' || o.command.trim() === '')
+      report(`${where}.command`, 'must be the program to start', "e.g. command: 'node', args: ['dist/server.js']");
+    strings('args', false);
+    strings('env', true);
+    if (o.cwd !== undefined && typeof o.cwd !== 'string')
+      report(`${where}.cwd`, 'must be a directory path', "e.g. cwd: '/srv/wiki'");
+    return o as unknown as McpStdioUpstreamTransport;
+  }
+  report(`${where}.type`, `must be 'http' or 'stdio', got ${JSON.stringify(o.type)}`, example);
+  return { type: 'stdio', command: '' };
+}
+
+function resolveFilter(value: unknown, where: string, report: OptionReport): McpUpstreamFilter {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    report(where, 'must be { allow?, deny? }', "e.g. { deny: ['delete_*'] }");
+    return {};
+  }
+  const out: McpUpstreamFilter = {};
+  for (const [key, list] of Object.entries(value)) {
+    if (key !== 'allow' && key !== 'deny') report(`${where}.${key}`, 'is not a known option', 'use allow or deny');
+    else if (!Array.isArray(list) || list.some((item) => typeof item !== 'string' || item === ''))
+      report(`${where}.${key}`, 'must be an array of names or patterns', `e.g. ${key}: ['search_*']`);
+    else out[key] = [...(list as string[])];
+  }
+  return out;
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

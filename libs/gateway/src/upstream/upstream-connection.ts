@@ -1,0 +1,308 @@
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { Logger } from '@nestjs/common';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { sdkTypes } from './sdk-types';
+import { McpToolError, type McpCallContext } from '#libs/core';
+import type { UpstreamOptions } from '../options/upstream.options';
+import { CircuitBreaker, type CircuitState } from '../resilience/circuit-breaker';
+import { createUpstreamClient } from './upstream-transport';
+import { GatewayMessages } from '../messages/gateway.messages';
+import { LatencyWindow } from './latency-window';
+
+/** The lists an upstream can say changed. */
+export type UpstreamListKind = 'tools' | 'prompts' | 'resources';
+
+/** `connecting` until the first handshake, `connected`, `reconnecting` after it went away, `stopped`. */
+export type UpstreamState = 'connecting' | 'connected' | 'reconnecting' | 'stopped';
+
+/** An upstream as readiness, the dashboard and `McpGateway.status()` show it. */
+export interface UpstreamStatus {
+  readonly name: string;
+  readonly transport: 'http' | 'stdio';
+  readonly state: UpstreamState;
+  readonly circuit: CircuitState;
+  readonly required: boolean;
+  /** What the upstream says it is, once connected. */
+  readonly server?: { name: string; version: string };
+  readonly connectedAt?: string;
+  /** The process id of a stdio upstream while it runs. */
+  readonly pid?: number;
+  /** Times the connection was made again (and, for stdio, the process restarted). */
+  readonly reconnects: number;
+  readonly requests: number;
+  readonly failures: number;
+  /** Median latency of the last requests, in ms. */
+  readonly latencyP50Ms?: number;
+  readonly lastError?: string;
+}
+
+/** What the connection tells its owner. */
+export interface UpstreamConnectionEvents {
+  /** The upstream (re)connected: its lists should be read again. */
+  connected(): void;
+  /** The upstream said a list changed. */
+  listChanged(kind: UpstreamListKind): void;
+}
+
+/**
+ * One upstream MCP server, kept connected: connects at start, and whenever the connection goes
+ * away (a stdio process that exits, an HTTP server that stops answering or forgets the session)
+ * reconnects in the background with exponential back-off, restarting a stdio process. Every
+ * request goes through the upstream's circuit breaker and timeout, and is measured. The
+ * upstream's requests to the client (elicitation, sampling, roots) are relayed to the caller of
+ * the call they serve, when that caller can be told; otherwise they are refused.
+ */
+export class UpstreamConnection {
+  private readonly logger: Logger;
+  private readonly breaker: CircuitBreaker;
+  private readonly latency = new LatencyWindow(100);
+  private client: Client | undefined;
+  private pid: number | undefined;
+  private state: UpstreamState = 'connecting';
+  private reconnects = 0;
+  private attempt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private connectedAt: Date | undefined;
+  private requests = 0;
+  private failures = 0;
+  private lastError: string | undefined;
+  /** The calls in flight, newest last: whom an upstream's request to the client is for. */
+  private readonly inFlight = new Set<McpCallContext>();
+  /** Progress listeners by the progress token the gateway gave the upstream request. */
+  private readonly progress = new Map<string, (progress: Progress) => void>();
+  private progressTokens = 0;
+
+  constructor(
+    readonly options: UpstreamOptions,
+    private readonly events: UpstreamConnectionEvents,
+  ) {
+    this.logger = new Logger(`McpGateway:${options.name}`);
+    this.breaker = new CircuitBreaker({ failureThreshold: options.failureThreshold, openMs: options.openMs });
+  }
+
+  /** Connects once; on failure, keeps trying in the background. Never throws. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  /** Closes the connection (ending a stdio process) and stops reconnecting. */
+  async stop(): Promise<void> {
+    this.state = 'stopped';
+    clearTimeout(this.timer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  status(): UpstreamStatus {
+    const server = this.client?.getServerVersion();
+    const p50 = this.latency.median();
+    return {
+      name: this.options.name,
+      transport: this.options.transport.type,
+      state: this.state,
+      circuit: this.breaker.state,
+      required: this.options.required,
+      ...(server && { server: { name: server.name, version: server.version } }),
+      ...(this.connectedAt && { connectedAt: this.connectedAt.toISOString() }),
+      ...(this.client && this.pid !== undefined && { pid: this.pid }),
+      reconnects: this.reconnects,
+      requests: this.requests,
+      failures: this.failures,
+      ...(p50 !== undefined && { latencyP50Ms: p50 }),
+      ...(this.lastError !== undefined && { lastError: this.lastError }),
+    };
+  }
+
+  /**
+   * Sends one request to the upstream for a caller: refused at once while the circuit is open
+   * or the upstream is not connected; cancelled with the caller's call; timed out after the
+   * upstream's `timeoutMs`. The caller's context receives what the upstream asks of the client
+   * meanwhile.
+   * @throws McpToolError naming the upstream when it cannot be reached, times out or is open
+   * @throws McpError the upstream's own JSON-RPC error
+   */
+  async request<T>(
+    send: (client: Client, options: RequestOptions, meta: { progressToken?: string }) => Promise<T>,
+    context?: McpCallContext,
+    onProgress?: (progress: Progress) => void,
+  ): Promise<T> {
+    const { name, timeoutMs } = this.options;
+    if (!this.breaker.allow())
+      throw new McpToolError(GatewayMessages.circuitOpen(name, Math.ceil(this.breaker.retryInMs() / 1000)));
+    const client = this.client;
+    if (!client || this.state !== 'connected') {
+      this.breaker.failed();
+      throw new McpToolError(GatewayMessages.notConnected(name, this.lastError));
+    }
+    if (context) this.inFlight.add(context);
+    const progressToken = onProgress ? `${name}-${++this.progressTokens}` : undefined;
+    if (progressToken) this.progress.set(progressToken, onProgress!);
+    const started = performance.now();
+    this.requests++;
+    try {
+      const options = { timeout: timeoutMs, ...(context && { signal: context.signal }) };
+      const result = await send(client, options, progressToken ? { progressToken } : {});
+      this.breaker.succeeded();
+      this.latency.add(performance.now() - started);
+      return result;
+    } catch (error) {
+      if (context?.signal.aborted) throw error;
+      const { McpError, ErrorCode } = sdkTypes();
+      if (
+        error instanceof McpError &&
+        error.code !== ErrorCode.RequestTimeout &&
+        error.code !== ErrorCode.ConnectionClosed
+      ) {
+        // The upstream answered, with an error of its own: it is up.
+        this.breaker.succeeded();
+        throw error;
+      }
+      this.failures++;
+      this.breaker.failed();
+      const reason = error instanceof McpError && error.code === ErrorCode.RequestTimeout ? 'timeout' : 'unreachable';
+      this.lastError = (error as Error).message;
+      this.logger.warn(`${reason === 'timeout' ? 'timed out' : 'failed'}: ${this.lastError}`);
+      if (reason === 'unreachable') this.lost(client, error);
+      throw new McpToolError(
+        reason === 'timeout' ? GatewayMessages.timedOut(name, timeoutMs) : GatewayMessages.unreachable(name),
+      );
+    } finally {
+      if (context) this.inFlight.delete(context);
+      if (progressToken) this.progress.delete(progressToken);
+    }
+  }
+
+  /**
+   * Hands the upstream's progress notifications to their listeners as they arrive, ahead of the
+   * SDK: it runs notification handlers a microtask late, so the last progress of a call, sent
+   * just before its result, would find its listener already gone.
+   */
+  private takeProgress(transport: Transport): void {
+    const deliver = transport.onmessage!;
+    transport.onmessage = (message, extra) => {
+      const notification = message as { method?: string; params?: Progress & { progressToken?: unknown } };
+      if (notification.method === 'notifications/progress' && notification.params) {
+        const { progressToken, ...progress } = notification.params;
+        const listener = typeof progressToken === 'string' ? this.progress.get(progressToken) : undefined;
+        if (listener) return listener(progress);
+      }
+      deliver(message, extra);
+    };
+  }
+
+  private async connect(): Promise<void> {
+    if (this.state === 'stopped') return;
+    const { client, transport } = createUpstreamClient(this.options);
+    this.installRelays(client);
+    const stderr = (transport as Partial<StdioClientTransport>).stderr;
+    if (stderr) this.logLines(stderr as Readable);
+    try {
+      await client.connect(transport, { timeout: this.options.timeoutMs });
+    } catch (error) {
+      this.lastError = (error as Error).message;
+      this.logger.warn(GatewayMessages.connectFailed(this.options.name, this.lastError, this.nextDelayMs()));
+      await client.close().catch(() => undefined);
+      this.scheduleReconnect();
+      return;
+    }
+    // Stopped while the handshake ran.
+    if ((this.state as UpstreamState) === 'stopped') {
+      await client.close().catch(() => undefined);
+      return;
+    }
+    client.onclose = () => this.lost(client, new Error('the connection closed'));
+    this.takeProgress(transport);
+    this.client = client;
+    this.pid = (transport as Partial<StdioClientTransport>).pid ?? undefined;
+    this.attempt = 0;
+    this.state = 'connected';
+    this.connectedAt = new Date();
+    this.breaker.succeeded();
+    const server = client.getServerVersion();
+    this.logger.log(`connected to ${server?.name ?? 'the server'} ${server?.version ?? ''}`.trim());
+    this.events.connected();
+  }
+
+  /** The connection went away: drop it and reconnect (once, however many requests saw it fail). */
+  private lost(client: Client, error: unknown): void {
+    if (this.client !== client || this.state === 'stopped') return;
+    this.client = undefined;
+    this.state = 'reconnecting';
+    this.lastError = (error as Error).message;
+    client.onclose = undefined;
+    void client.close().catch(() => undefined);
+    this.logger.warn(GatewayMessages.lost(this.options.name, this.lastError, this.nextDelayMs()));
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.state === 'stopped') return;
+    const delay = this.nextDelayMs();
+    this.attempt++;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.reconnects++;
+      void this.connect();
+    }, delay);
+    this.timer.unref();
+  }
+
+  private nextDelayMs(): number {
+    const { initialDelayMs, maxDelayMs } = this.options;
+    return Math.min(maxDelayMs, initialDelayMs * 2 ** this.attempt);
+  }
+
+  private installRelays(client: Client): void {
+    const {
+      CreateMessageRequestSchema,
+      ElicitRequestSchema,
+      ListRootsRequestSchema,
+      PromptListChangedNotificationSchema,
+      ResourceListChangedNotificationSchema,
+      ToolListChangedNotificationSchema,
+    } = sdkTypes();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.events.listChanged('tools'));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.events.listChanged('prompts'));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.events.listChanged('resources'));
+    // The relayed request ends with the call it serves (its context's own cancellation).
+    client.setRequestHandler(ElicitRequestSchema, (request) =>
+      this.relayTarget('elicitation/create').elicit(request.params),
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, (request) =>
+      this.relayTarget('sampling/createMessage').sample(request.params),
+    );
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: await this.relayTarget('roots/list').roots(),
+    }));
+  }
+
+  /**
+   * The caller an upstream's request is for. The upstream's connection is shared, and its
+   * requests do not say which call they serve: they are relayed only while every call in flight
+   * is one client's (one session), so that no user is ever asked on another's behalf.
+   */
+  private relayTarget(method: string): McpCallContext {
+    const calls = [...this.inFlight];
+    const sessions = new Set(calls.map((call) => call.sessionId ?? call.requestId));
+    if (calls.length === 0 || sessions.size > 1) {
+      this.logger.debug(GatewayMessages.relayRefusedLog(method, calls.length));
+      const { McpError, ErrorCode } = sdkTypes();
+      throw new McpError(ErrorCode.InvalidRequest, GatewayMessages.relayRefused(method));
+    }
+    return calls[calls.length - 1];
+  }
+
+  /** A stdio upstream's stderr, one log line per line (what the server says of itself). */
+  private logLines(stream: Readable): void {
+    const lines = createInterface({ input: stream });
+    lines.on('line', (line) => {
+      if (line.trim()) this.logger.log(`stderr: ${line}`);
+    });
+  }
+}

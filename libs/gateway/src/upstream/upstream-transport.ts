@@ -1,0 +1,44 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { UpstreamOptions } from '../options/upstream.options';
+
+/** What the gateway tells an upstream it is. */
+export const GATEWAY_CLIENT_INFO = { name: 'nest-mcp-host-gateway', version: '1.0.0' } as const;
+
+/**
+ * The client capabilities the gateway declares to its upstreams: it relays their requests for
+ * user input, completions and roots to the client whose call they serve.
+ */
+const RELAYED_CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: false } };
+
+/**
+ * A new SDK client and transport for an upstream (not connected). A stdio upstream's stderr is
+ * piped, for the gateway to log; its environment is the SDK's minimal default plus what the
+ * options give, never the host's whole environment.
+ */
+export function createUpstreamClient(upstream: UpstreamOptions): { client: Client; transport: Transport } {
+  // Loaded on first use: an application without upstreams never loads the SDK's client side.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { Client } =
+    require('@modelcontextprotocol/sdk/client/index.js') as typeof import('@modelcontextprotocol/sdk/client/index.js');
+  const client = new Client(GATEWAY_CLIENT_INFO, { capabilities: RELAYED_CAPABILITIES });
+  const { transport: options } = upstream;
+  if (options.type === 'http') {
+    const { StreamableHTTPClientTransport } =
+      require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+    return { client, transport: new StreamableHTTPClientTransport(new URL(options.url), { requestInit: { headers } }) };
+  }
+  const { StdioClientTransport, getDefaultEnvironment } =
+    require('@modelcontextprotocol/sdk/client/stdio.js') as typeof import('@modelcontextprotocol/sdk/client/stdio.js');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const transport = new StdioClientTransport({
+    command: options.command,
+    args: options.args ?? [],
+    env: { ...getDefaultEnvironment(), ...options.env },
+    ...(options.cwd && { cwd: options.cwd }),
+    stderr: 'pipe',
+  });
+  return { client, transport };
+}

@@ -17,6 +17,7 @@ import type { UpstreamOptions } from '../options/upstream.options';
 import { passesFilter, UpstreamNamespace } from '../naming/upstream-namespace';
 import type { UpstreamConnection, UpstreamListKind } from '../upstream/upstream-connection';
 import { GatewayMessages } from '../messages/gateway.messages';
+import { traceMetaOf } from './trace-propagation';
 
 /** Where a gateway entry says which upstream it comes from, in its `_meta`. */
 export const UPSTREAM_META_KEY = 'nest-mcp-host/upstream';
@@ -184,7 +185,12 @@ export class UpstreamCatalog {
         : undefined;
     try {
       const result = await this.upstream.request(
-        (client, options, _meta) => client.callTool({ name, arguments: args, _meta }, undefined, options),
+        (client, options, progress) =>
+          client.callTool(
+            { name, arguments: args, _meta: { ...traceMetaOf(context), ...progress } },
+            undefined,
+            options,
+          ),
         context,
         relay,
       );

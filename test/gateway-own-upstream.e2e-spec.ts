@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Injectable, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpArgs, McpCatalog, McpContext, McpTool, type McpCallContext } from 'nest-mcp-host';
+import { McpModule } from '#libs/hosting';
+import { hashApiKey } from '#libs/security';
+import { auditRecords } from './support/desk-host';
+import { connectHttpClient } from './support/fixture-app';
+import { waitFor, waitForAsync } from './support/wait-for';
+
+const KEYS = { gateway: 'gateway-service-key-0123456789', user: 'gateway-user-key-0123456789' };
+
+@Injectable()
+class InventoryTools {
+  @McpTool({
+    description: 'Counts the items of a shelf',
+    input: { type: 'object', properties: { shelf: { type: 'string' } } },
+  })
+  count(@McpArgs() { shelf }: { shelf: string }, @McpContext() context: McpCallContext) {
+    return { shelf, count: 12, caller: context.caller.id };
+  }
+}
+
+async function listen(app: INestApplication): Promise<string> {
+  await app.listen(0, '127.0.0.1');
+  return (await app.getUrl()).replace('[::1]', '127.0.0.1');
+}
+
+/** One of our own hosts as the upstream of another: identity, audit and trace context across the two. */
+describe('the gateway in front of another nest-mcp-host', () => {
+  const upstreamAudit = join(tmpdir(), `upstream-audit-${randomUUID()}.jsonl`);
+  const gatewayAudit = join(tmpdir(), `gateway-audit-${randomUUID()}.jsonl`);
+  let upstream: INestApplication;
+  let gateway: INestApplication;
+  let client: Client;
+
+  beforeAll(async () => {
+    const upstreamModule = await Test.createTestingModule({
+      imports: [
+        McpModule.forRoot({
+          name: 'inventory',
+          version: '2.0.0',
+          auth: { mode: 'apiKey', keys: [{ hash: hashApiKey(KEYS.gateway), principal: 'desk-gateway', scopes: [] }] },
+          audit: { file: upstreamAudit, flushIntervalMs: 10 },
+        }),
+      ],
+      providers: [InventoryTools],
+    }).compile();
+    upstream = upstreamModule.createNestApplication({ logger: false });
+    const upstreamUrl = await listen(upstream);
+
+    const gatewayModule = await Test.createTestingModule({
+      imports: [
+        McpModule.forRoot({
+          name: 'desk',
+          version: '1.0.0',
+          auth: { mode: 'apiKey', keys: [{ hash: hashApiKey(KEYS.user), principal: 'alice', scopes: [] }] },
+          audit: { file: gatewayAudit, flushIntervalMs: 10 },
+          gateway: {
+            upstreams: [
+              {
+                name: 'inventory',
+                transport: { type: 'http', url: `${upstreamUrl}/mcp`, headers: { 'x-api-key': KEYS.gateway } },
+              },
+            ],
+          },
+        }),
+      ],
+    }).compile();
+    gateway = gatewayModule.createNestApplication({ logger: false });
+    const gatewayUrl = await listen(gateway);
+    client = await connectHttpClient(`${gatewayUrl}/mcp`, { 'x-api-key': KEYS.user });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it("calls the upstream as the gateway, never with the caller's credential, and both audit trails agree", async () => {
+    const traceId = randomUUID().replace(/-/g, '');
+    const traceparent = `00-${traceId}-${'ab'.repeat(8)}-01`;
+    const result = (await client.callTool({
+      name: 'inventory__count',
+      arguments: { shelf: 'B7' },
+      _meta: { traceparent },
+    })) as CallToolResult;
+    expect(result.structuredContent).toEqual({ shelf: 'B7', count: 12, caller: 'desk-gateway' });
+
+    const [atGateway] = await auditRecords(gatewayAudit, (r) => r.target === 'inventory__count');
+    expect(atGateway).toMatchObject({ principal: 'alice', outcome: 'ok', route: 'upstream inventory: count', traceId });
+    const [atUpstream] = await auditRecords(upstreamAudit, (r) => r.target === 'count');
+    expect(atUpstream).toMatchObject({ principal: 'desk-gateway', outcome: 'ok', traceId });
+  });
+
+  it("follows the upstream's catalog changes and tells the gateway's clients", async () => {
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    upstream.get(McpCatalog).addTool({ name: 'restock', description: 'Orders more of an item' }, () => 'ordered');
+    await waitFor(() => changed > 0);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['inventory__count', 'inventory__restock']);
+    const restocked = (await client.callTool({ name: 'inventory__restock', arguments: {} })) as CallToolResult;
+    expect(restocked.content).toEqual([{ type: 'text', text: 'ordered' }]);
+
+    const before = changed;
+    upstream.get(McpCatalog).remove('tool', 'restock');
+    await waitFor(() => changed > before);
+    await waitForAsync(async () => (await client.listTools()).tools.length === 1);
+    const after = await client.listTools();
+    expect(after.tools.map((tool) => tool.name)).toEqual(['inventory__count']);
+  });
+});

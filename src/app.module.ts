@@ -5,6 +5,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { FixedWindowThrottlerStorage, McpThrottlerGuard, McpModule } from 'nest-mcp-host';
 import { RedisThrottlerStorage } from 'nest-mcp-host/redis';
 import { auditOptions } from './audit.config';
+import { gatewayOptions } from './gateway.config';
 import { authOptions, LOCAL_OPERATOR } from './auth.config';
 import { validateEnvironment, type HostEnvironment } from './host.config';
 import { SupportModule } from './support/support.module';
@@ -16,6 +17,7 @@ export class AppModule {
   static register({ transport }: { transport: 'http' | 'stdio' | 'cli' }): DynamicModule {
     const env = validateEnvironment(process.env);
     const redis = env.REDIS_URL ? new RedisThrottlerStorage(env.REDIS_URL) : undefined;
+    const gateway = gatewayOptions(env);
     return {
       module: AppModule,
       imports: [
@@ -53,6 +55,8 @@ export class AppModule {
             // the route's own guard, validation and error filter, behind the host's admission.
             // Over HTTP only: stdio and the CLI run in an application context, with no HTTP stack to run routes on.
             ...(transport === 'http' && { rest: { routes: { tags: ['tickets', 'customers'] } } }),
+            // Other MCP servers beside the desk's own tools, from GATEWAY_UPSTREAMS_FILE (none by default).
+            gateway,
             // With Redis configured, readiness answers 503 while it cannot be reached.
             healthChecks: redis ? [{ name: 'redis', check: () => redis.ping() }] : [],
           }),

@@ -42,6 +42,11 @@ export interface HostEnvironment {
    * every replica, so the retry may reach any. Unset: each process uses a random key of its own.
    */
   MCP_REQUEST_STATE_SECRET: string | undefined;
+  /**
+   * JSON file of upstream MCP servers the desk federates beside its own tools (the gateway,
+   * docs/gateway.md): `{ "upstreams": [...] }`, `${VAR}` replaced from the environment. Unset: none.
+   */
+  GATEWAY_UPSTREAMS_FILE: string | undefined;
   /** The lowest level logged: `debug` adds clients' refused requests (one line each) and other detail. */
   LOG_LEVEL: 'debug' | 'log' | 'warn' | 'error';
 }
@@ -160,6 +165,10 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     APPROVALS_WEBHOOK_URL: approvalsWebhookUrl,
     APPROVALS_WEBHOOK_SECRET: approvalsWebhookSecret,
     MCP_REQUEST_STATE_SECRET: requestStateSecret,
+    GATEWAY_UPSTREAMS_FILE:
+      typeof env.GATEWAY_UPSTREAMS_FILE === 'string' && env.GATEWAY_UPSTREAMS_FILE
+        ? env.GATEWAY_UPSTREAMS_FILE
+        : undefined,
     LOG_LEVEL: logLevel as HostEnvironment['LOG_LEVEL'],
   };
 }

@@ -15,6 +15,8 @@ export interface BenchVariant {
   secure?: boolean;
   /** The audit trail, to this JSON-lines file. */
   auditFile?: string;
+  /** Another bench host's MCP endpoint, federated as the upstream `up` (its tools as `up_add`, …). */
+  upstreamUrl?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface BenchVariant {
  */
 @Module({})
 export class BenchModule {
-  static register({ secure = false, auditFile }: BenchVariant = {}): DynamicModule {
+  static register({ secure = false, auditFile, upstreamUrl }: BenchVariant = {}): DynamicModule {
     return {
       module: BenchModule,
       imports: [
@@ -39,6 +41,11 @@ export class BenchModule {
             },
           }),
           ...(auditFile && { audit: { file: auditFile } }),
+          ...(upstreamUrl && {
+            gateway: {
+              upstreams: [{ name: 'up', transport: { type: 'http' as const, url: upstreamUrl }, separator: '_' }],
+            },
+          }),
         }),
         ...(secure
           ? [

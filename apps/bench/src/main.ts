@@ -7,6 +7,7 @@ async function bootstrap(): Promise<void> {
     BenchModule.register({
       secure: process.env.BENCH_SECURE === '1',
       auditFile: process.env.BENCH_AUDIT_FILE || undefined,
+      upstreamUrl: process.env.BENCH_UPSTREAM_URL || undefined,
     }),
     { logger: ['error', 'warn'] },
   );

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type {
   CallToolResult,
   Progress,
@@ -18,6 +17,14 @@ import { passesFilter, UpstreamNamespace } from '../naming/upstream-namespace';
 import type { UpstreamConnection, UpstreamListKind } from '../upstream/upstream-connection';
 import { GatewayMessages } from '../messages/gateway.messages';
 import { traceMetaOf } from './trace-propagation';
+
+/** The list methods, and the field of their result that holds the items. */
+const LISTS = {
+  tools: ['tools/list', 'tools'],
+  prompts: ['prompts/list', 'prompts'],
+  resources: ['resources/list', 'resources'],
+  resourceTemplates: ['resources/templates/list', 'resourceTemplates'],
+} as const;
 
 /** Where a gateway entry says which upstream it comes from, in its `_meta`. */
 export const UPSTREAM_META_KEY = 'nest-mcp-host/upstream';
@@ -132,11 +139,12 @@ export class UpstreamCatalog {
     const offered = kind === 'resourceTemplates' ? capabilities?.resources : capabilities?.[kind];
     if (!offered) return [];
     const items: unknown[] = [];
+    const [method, field] = LISTS[kind];
     let cursor: string | undefined;
     do {
-      const page = await this.upstream.request((client, options) => listPage(client, kind, cursor, options));
-      items.push(...page.items);
-      cursor = page.nextCursor;
+      const page = await this.upstream.call(method, cursor ? { cursor } : {});
+      items.push(...((page[field] as unknown[] | undefined) ?? []));
+      cursor = typeof page.nextCursor === 'string' && page.nextCursor ? page.nextCursor : undefined;
     } while (cursor);
     return items;
   }
@@ -184,13 +192,9 @@ export class UpstreamCatalog {
         ? ({ progress, total, message }: Progress) => context.reportProgress(progress, total, message)
         : undefined;
     try {
-      const result = await this.upstream.request(
-        (client, options, progress) =>
-          client.callTool(
-            { name, arguments: args, _meta: { ...traceMetaOf(context), ...progress } },
-            undefined,
-            options,
-          ),
+      const result = await this.upstream.call(
+        'tools/call',
+        { name, arguments: args, _meta: traceMetaOf(context) },
         context,
         relay,
       );
@@ -215,10 +219,7 @@ export class UpstreamCatalog {
       },
       async (args: Record<string, string>, context: McpCallContext) => {
         try {
-          const result = await this.upstream.request(
-            (client, options) => client.getPrompt({ name: prompt.name, arguments: args }, options),
-            context,
-          );
+          const result = await this.upstream.call('prompts/get', { name: prompt.name, arguments: args }, context);
           return this.names.rewriteUris(result);
         } catch (error) {
           throw this.named(error);
@@ -266,7 +267,7 @@ export class UpstreamCatalog {
 
   private async read(uri: string, context: McpCallContext) {
     try {
-      const result = await this.upstream.request((client, options) => client.readResource({ uri }, options), context);
+      const result = await this.upstream.call('resources/read', { uri }, context);
       return this.names.rewriteUris(result);
     } catch (error) {
       const { McpError, ErrorCode } = sdkTypes();
@@ -283,34 +284,5 @@ export class UpstreamCatalog {
         GatewayMessages.upstreamError(this.upstream.options.name, error.message.replace(/^MCP error -?\d+: /, '')),
       );
     return error;
-  }
-}
-
-type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
-
-async function listPage(
-  client: Client,
-  kind: ListKind,
-  cursor: string | undefined,
-  options: Parameters<Client['listTools']>[1],
-): Promise<{ items: unknown[]; nextCursor?: string }> {
-  const params = cursor ? { cursor } : {};
-  switch (kind) {
-    case 'tools': {
-      const page = await client.listTools(params, options);
-      return { items: page.tools, nextCursor: page.nextCursor };
-    }
-    case 'prompts': {
-      const page = await client.listPrompts(params, options);
-      return { items: page.prompts, nextCursor: page.nextCursor };
-    }
-    case 'resources': {
-      const page = await client.listResources(params, options);
-      return { items: page.resources, nextCursor: page.nextCursor };
-    }
-    case 'resourceTemplates': {
-      const page = await client.listResourceTemplates(params, options);
-      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
-    }
   }
 }

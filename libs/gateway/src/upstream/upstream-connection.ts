@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +14,7 @@ import { CircuitBreaker, type CircuitState } from '../resilience/circuit-breaker
 import { createUpstreamClient } from './upstream-transport';
 import { GatewayMessages } from '../messages/gateway.messages';
 import { LatencyWindow } from './latency-window';
+import { HttpJsonRpcChannel } from './http-json-rpc';
 
 /** The lists an upstream can say changed. */
 export type UpstreamListKind = 'tools' | 'prompts' | 'resources';
@@ -62,6 +64,7 @@ export class UpstreamConnection {
   private readonly breaker: CircuitBreaker;
   private readonly latency = new LatencyWindow(100);
   private client: Client | undefined;
+  private channel: HttpJsonRpcChannel | undefined;
   private pid: number | undefined;
   private state: UpstreamState = 'connecting';
   private reconnects = 0;
@@ -96,6 +99,7 @@ export class UpstreamConnection {
     clearTimeout(this.timer);
     const client = this.client;
     this.client = undefined;
+    this.channel?.close();
     await client?.close().catch(() => undefined);
   }
 
@@ -117,6 +121,53 @@ export class UpstreamConnection {
       ...(p50 !== undefined && { latencyP50Ms: p50 }),
       ...(this.lastError !== undefined && { lastError: this.lastError }),
     };
+  }
+
+  /**
+   * Sends a JSON-RPC request to the upstream and resolves with its result, through `request`
+   * (circuit, timeout, cancellation, measures). An HTTP upstream's requests take the gateway's
+   * own request path (`HttpJsonRpcChannel`) on the SDK client's session; a stdio upstream's go
+   * through the SDK client. Results are passed on as the upstream gave them: the host maps them.
+   * @throws as `request` does
+   */
+  call(
+    method: string,
+    params: Record<string, unknown>,
+    context?: McpCallContext,
+    onProgress?: (progress: Progress) => void,
+  ): Promise<Record<string, unknown>> {
+    return this.request(
+      async (client, options, meta) => {
+        const sent = meta.progressToken ? { ...params, _meta: { ...(params._meta as object), ...meta } } : params;
+        const channel = this.channel;
+        if (!channel)
+          return client.request({ method, params: sent } as never, sdkTypes().ResultSchema, options) as Promise<
+            Record<string, unknown>
+          >;
+        let id: string | undefined;
+        try {
+          return await channel.request(
+            method,
+            sent,
+            { timeoutMs: options.timeout!, signal: options.signal },
+            (sentId) => (id = sentId),
+          );
+        } catch (error) {
+          // A request given up on is cancelled upstream, as the SDK does on its own path.
+          const timedOut = error instanceof sdkTypes().McpError && error.code === sdkTypes().ErrorCode.RequestTimeout;
+          if (id && (options.signal?.aborted || timedOut))
+            void client
+              .notification({
+                method: 'notifications/cancelled',
+                params: { requestId: id, reason: timedOut ? 'timeout' : 'cancelled' },
+              })
+              .catch(() => undefined);
+          throw error;
+        }
+      },
+      context,
+      onProgress,
+    );
   }
 
   /**
@@ -198,7 +249,7 @@ export class UpstreamConnection {
 
   private async connect(): Promise<void> {
     if (this.state === 'stopped') return;
-    const { client, transport } = createUpstreamClient(this.options);
+    const { client, transport, http } = createUpstreamClient(this.options);
     this.installRelays(client);
     const stderr = (transport as Partial<StdioClientTransport>).stderr;
     if (stderr) this.logLines(stderr as Readable);
@@ -219,6 +270,18 @@ export class UpstreamConnection {
     client.onclose = () => this.lost(client, new Error('the connection closed'));
     this.takeProgress(transport);
     this.client = client;
+    this.channel?.close();
+    this.channel = http
+      ? new HttpJsonRpcChannel(
+          http.url,
+          http.headers,
+          () => {
+            const { sessionId, protocolVersion } = transport as StreamableHTTPClientTransport;
+            return { sessionId, protocolVersion };
+          },
+          (message) => transport.onmessage?.(message),
+        )
+      : undefined;
     this.pid = (transport as Partial<StdioClientTransport>).pid ?? undefined;
     this.attempt = 0;
     this.state = 'connected';

@@ -16,7 +16,12 @@ const RELAYED_CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: {
  * piped, for the gateway to log; its environment is the SDK's minimal default plus what the
  * options give, never the host's whole environment.
  */
-export function createUpstreamClient(upstream: UpstreamOptions): { client: Client; transport: Transport } {
+export function createUpstreamClient(upstream: UpstreamOptions): {
+  client: Client;
+  transport: Transport;
+  /** The URL and headers of an HTTP upstream, for the gateway's own request path. */
+  http?: { url: URL; headers: Record<string, string> };
+} {
   // Loaded on first use: an application without upstreams never loads the SDK's client side.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { Client } =
@@ -28,7 +33,12 @@ export function createUpstreamClient(upstream: UpstreamOptions): { client: Clien
       require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     const headers: Record<string, string> = { ...options.headers };
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
-    return { client, transport: new StreamableHTTPClientTransport(new URL(options.url), { requestInit: { headers } }) };
+    const url = new URL(options.url);
+    return {
+      client,
+      transport: new StreamableHTTPClientTransport(url, { requestInit: { headers } }),
+      http: { url, headers },
+    };
   }
   const { StdioClientTransport, getDefaultEnvironment } =
     require('@modelcontextprotocol/sdk/client/stdio.js') as typeof import('@modelcontextprotocol/sdk/client/stdio.js');

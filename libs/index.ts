@@ -97,7 +97,7 @@ export type { McpRestOptions, McpRestRouteRules, McpRestApiOptions, RestRemoteCr
 export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/rest';
 
 // The gateway: upstream MCP servers in the catalog
-export { McpGateway, UPSTREAM_META_KEY } from '#libs/gateway';
+export { McpGateway, UPSTREAM_META_KEY, Bm25ToolRanker, EmbeddingToolRanker } from '#libs/gateway';
 export type {
   McpGatewayOptions,
   McpUpstreamOptions,
@@ -107,7 +107,12 @@ export type {
   UpstreamStatus,
   UpstreamState,
   CircuitState,
+  McpToolRanker,
+  McpTextEmbedder,
+  SearchableTool,
+  ToolSearchHit,
 } from '#libs/gateway';
+export type { McpToolSearchOptions } from '#libs/hosting';
 export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction

@@ -65,6 +65,8 @@ import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from
 import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
+import { McpToolSearch } from './tool-search/mcp-tool-search';
+import { MCP_TOOL_SEARCH_OPTIONS } from './tool-search/tool-search.options';
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -77,6 +79,7 @@ const OPTION_SLICES = (
     [MCP_HOSTING_OPTIONS, 'hosting'],
     [MCP_REST_OPTIONS, 'rest'],
     [MCP_GATEWAY_OPTIONS, 'gateway'],
+    [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -152,6 +155,7 @@ const OPTION_SLICES = (
     HttpEndpointMounter,
     StdioTransport,
     McpInvoker,
+    McpToolSearch,
     McpHost,
     // Health, metrics, the admin dashboard and approvals: added by forRoot/forRootAsync, only the
     // parts that are on (see operationsParts).

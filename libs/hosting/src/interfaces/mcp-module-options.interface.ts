@@ -5,6 +5,7 @@ import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
 import type { McpRestOptions } from '#libs/rest';
 import type { McpGatewayOptions } from '#libs/gateway';
+import type { McpToolSearchOptions } from '../tool-search/tool-search.options';
 
 /** The `approvals` option: who decides approval requests, for how long they wait, who hears of them. */
 export interface McpApprovalOptions {
@@ -298,4 +299,13 @@ export interface McpModuleOptions {
    * ```
    */
   gateway?: McpGatewayOptions;
+  /**
+   * Tool search: the meta-tools `search_tools` and `call_tool`, for catalogs too large to list to
+   * a model (docs/gateway.md). `true` for the defaults.
+   * @example
+   * ```ts
+   * toolSearch: { limit: 8 }
+   * ```
+   */
+  toolSearch?: boolean | McpToolSearchOptions;
 }

@@ -13,6 +13,11 @@ import { REST_OPTION_KEYS, resolveRestOptions, type RestOptions } from '#libs/re
 import { GATEWAY_OPTION_KEYS, resolveGatewayOptions, type GatewayOptions } from '#libs/gateway';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
+import {
+  resolveToolSearchOptions,
+  TOOL_SEARCH_OPTION_KEYS,
+  type ToolSearchOptions,
+} from '../tool-search/tool-search.options';
 
 /** `McpModuleOptions` after validation, in the slices the libraries read. */
 export interface ResolvedMcpOptions {
@@ -24,6 +29,7 @@ export interface ResolvedMcpOptions {
   hosting: HostingOptions;
   rest: RestOptions;
   gateway: GatewayOptions;
+  toolSearch: ToolSearchOptions | undefined;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
@@ -35,6 +41,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...OPERATIONS_OPTION_KEYS,
   ...REST_OPTION_KEYS,
   ...GATEWAY_OPTION_KEYS,
+  ...TOOL_SEARCH_OPTION_KEYS,
 ]);
 
 /**
@@ -68,8 +75,9 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   });
   const rest = resolveRestOptions(o, report);
   const gateway = resolveGatewayOptions(o, report);
+  const toolSearch = resolveToolSearchOptions(o, report);
   if (problems.length > 0) throw new McpStartupError(problems);
-  return { catalog, protocol, invocation, security, operations, hosting, rest, gateway };
+  return { catalog, protocol, invocation, security, operations, hosting, rest, gateway, toolSearch };
 }
 
 /** Token of the `ResolvedMcpOptions` (internal: libraries inject their own slice). */

@@ -1,0 +1,180 @@
+import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
+import { McpCatalog, ToolRegistry } from '#libs/catalog';
+import { Bm25ToolRanker, type McpToolRanker } from '#libs/gateway';
+import { McpInvoker } from '../in-process/mcp-invoker';
+import { McpInvocationError } from '../in-process/mcp-invocation.error';
+import { InjectToolSearchOptions, type ToolSearchOptions } from './tool-search.options';
+
+/** One tool in a search result: what a model needs to call it. */
+interface FoundTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Tool['inputSchema'];
+  score: number;
+}
+
+/** How many callers' visible tool sets are kept between catalog changes. */
+const MAX_CACHED_VIEWS = 256;
+
+/**
+ * The tool search meta-tools (`toolSearch` option): `search_tools` ranks the tools the caller
+ * may use against a query, `call_tool` calls the one chosen. The ranker indexes the catalog
+ * once, and again only after it changed; a search keeps the tools the caller may list (the
+ * catalog's own view, cached per principal until the catalog changes) before taking the top
+ * results, so nobody learns of a tool they could not call. `call_tool` runs the call through the
+ * host's own dispatcher as the same principal: the chosen tool's authorization, throttling,
+ * confirmation and audit apply as to a direct call, and its progress and questions reach the
+ * caller.
+ */
+@Injectable()
+export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
+  private ranker: McpToolRanker = new Bm25ToolRanker();
+  private indexed = false;
+  private readonly views = new Map<string, Promise<Set<string>>>();
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly catalog: McpCatalog,
+    private readonly tools: ToolRegistry,
+    private readonly invoker: McpInvoker,
+    @InjectToolSearchOptions() private readonly options: ToolSearchOptions | undefined,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const options = this.options;
+    if (!options) return;
+    if (options.ranker) this.ranker = options.ranker;
+    this.unsubscribe = this.tools.onChange(() => {
+      this.indexed = false;
+      this.views.clear();
+    });
+    this.catalog.addTool(
+      {
+        name: options.searchToolName,
+        title: 'Search tools',
+        description:
+          'Finds the tools that can do what you describe, among all the tools this server has. ' +
+          `Returns each match's name, description and input schema; call one with ${options.callToolName}.`,
+        input: {
+          type: 'object',
+          properties: {
+            query: { type: 'string', minLength: 1, description: 'What you want to do, in a few words' },
+            limit: { type: 'integer', minimum: 1, maximum: options.maxLimit, description: 'How many tools to return' },
+          },
+          required: ['query'],
+          additionalProperties: false,
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      (args: { query: string; limit?: number }, context: McpCallContext) => this.search(args, context),
+    );
+    this.catalog.addTool(
+      {
+        name: options.callToolName,
+        title: 'Call a tool',
+        description: `Calls a tool found with ${options.searchToolName}, with the arguments its input schema asks for.`,
+        input: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', minLength: 1, description: 'The tool name search returned' },
+            arguments: { type: 'object', description: 'The arguments, as its input schema says' },
+          },
+          required: ['name'],
+          additionalProperties: false,
+        },
+        annotations: { openWorldHint: true },
+      },
+      (args: { name: string; arguments?: Record<string, unknown> }, context: McpCallContext) =>
+        this.call(args, context),
+    );
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  private async search({ query, limit }: { query: string; limit?: number }, context: McpCallContext) {
+    const options = this.options!;
+    const visible = await this.visibleTo(context.caller);
+    if (!this.indexed) {
+      this.ranker.index(this.tools.all().map(({ definition }) => definition));
+      this.indexed = true;
+    }
+    const hits = await this.ranker.search(query, {
+      limit: Math.min(limit ?? options.limit, options.maxLimit),
+      filter: (name) => visible.has(name),
+    });
+    const byName = new Map(this.tools.all().map(({ name, definition }) => [name, definition] as const));
+    const found: FoundTool[] = hits.flatMap(({ name, score }) => {
+      const tool = byName.get(name);
+      if (!tool) return [];
+      return [
+        {
+          name,
+          ...(tool.title !== undefined && { title: tool.title }),
+          ...(tool.description !== undefined && { description: tool.description }),
+          inputSchema: tool.inputSchema,
+          score: Math.round(score * 1000) / 1000,
+        },
+      ];
+    });
+    return { tools: found };
+  }
+
+  private async call(
+    { name, arguments: args = {} }: { name: string; arguments?: Record<string, unknown> },
+    context: McpCallContext,
+  ): Promise<CallToolResult> {
+    const options = this.options!;
+    if (name === options.callToolName || name === options.searchToolName)
+      throw new McpToolError(`${name} is one of the search tools; call the tool ${options.searchToolName} found`);
+    try {
+      const { result } = await this.invoker.send<CallToolResult>(
+        'tools/call',
+        { name, arguments: args },
+        {
+          principal: context.caller,
+          signal: context.signal,
+          ...(context.meta.progressToken !== undefined && {
+            onProgress: ({ progress, total, message }) => context.reportProgress(progress, total, message),
+          }),
+          elicit: (request) => context.elicit(request),
+          transport: 'in-process',
+          ...(context.clientInfo && { clientInfo: context.clientInfo }),
+        },
+      );
+      return result;
+    } catch (error) {
+      // An unknown tool, or one the caller may not see: the same answer, naming the search.
+      if (error instanceof McpInvocationError)
+        throw new McpToolError(`${error.message}. Use ${options.searchToolName} to find the tools you can call.`);
+      throw error;
+    }
+  }
+
+  /** The names of the tools `principal` may list, from the catalog's own view of them. */
+  private visibleTo(principal: McpPrincipal): Promise<Set<string>> {
+    const key = `${principal.id}\n${[...principal.scopes].sort().join(' ')}\n${[...principal.roles].sort().join(' ')}`;
+    let view = this.views.get(key);
+    if (!view) {
+      if (this.views.size >= MAX_CACHED_VIEWS) this.views.clear();
+      const options = this.options!;
+      view = this.invoker
+        .listTools({ principal, transport: 'in-process' })
+        .then(
+          (tools) =>
+            new Set(
+              tools
+                .map(({ name }) => name)
+                .filter((name) => name !== options.searchToolName && name !== options.callToolName),
+            ),
+        );
+      view.catch(() => this.views.delete(key));
+      this.views.set(key, view);
+    }
+    return view;
+  }
+}

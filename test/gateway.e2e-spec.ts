@@ -226,7 +226,21 @@ describe('the gateway: server-everything over stdio and Streamable HTTP behind o
     await waitFor(() => gateway.status().find(({ name }) => name === 'web')?.state === 'connected', 10_000);
     const back = (await client.callTool({ name: 'web_echo', arguments: { message: 'back' } })) as CallToolResult;
     expect(textOf(back)).toBe('Echo: back');
-    expect((await fetch(`${url}/health/ready`)).status).toBe(200);
+    const recovered = await fetch(`${url}/health/ready`);
+    expect(recovered.status).toBe(200);
+    // What readiness and the dashboard's dependencies panel show of the upstream.
+    const { details } = (await recovered.json()) as {
+      details: Record<string, { status: string; [key: string]: unknown }>;
+    };
+    expect(details['upstream:web']).toMatchObject({
+      status: 'up',
+      transport: 'http',
+      circuit: 'closed',
+      requests: expect.any(Number),
+      failures: expect.any(Number),
+      latencyP50Ms: expect.any(Number),
+    });
+    expect(details['upstream:web'].failures).toBeGreaterThanOrEqual(2);
   });
 
   it('restarts a stdio upstream that crashed, and leaves no process behind at shutdown', async () => {

@@ -117,5 +117,6 @@ export class McpGateway implements OnApplicationBootstrap, BeforeApplicationShut
 function upstreamHealth(status: UpstreamStatus): Record<string, unknown> {
   if (status.state !== 'connected' || status.circuit === 'open')
     throw new Error(`${status.state}, circuit ${status.circuit}${status.lastError ? `: ${status.lastError}` : ''}`);
-  return { transport: status.transport, circuit: status.circuit, latencyP50Ms: status.latencyP50Ms };
+  const { transport, circuit, latencyP50Ms, requests, failures, reconnects } = status;
+  return { transport, circuit, latencyP50Ms, requests, failures, reconnects };
 }

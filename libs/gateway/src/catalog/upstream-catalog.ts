@@ -230,15 +230,11 @@ export class UpstreamCatalog {
   }
 
   private addResource(resource: Resource): void {
-    const { uri, name, title, description, mimeType, annotations, size } = resource;
+    const { uri, size } = resource;
     this.catalog.addResource(
       {
         uri: this.names.uri(uri),
-        name,
-        ...(title !== undefined && { title }),
-        ...(description !== undefined && { description }),
-        ...(mimeType !== undefined && { mimeType }),
-        ...(annotations && { annotations: annotations as never }),
+        ...presentationOf(resource),
         ...(size !== undefined && { size }),
         _meta: { ...resource._meta, ...this.meta(uri, 'uri') },
       },
@@ -248,15 +244,11 @@ export class UpstreamCatalog {
   }
 
   private addTemplate(template: ResourceTemplate): void {
-    const { uriTemplate, name, title, description, mimeType, annotations } = template;
+    const { uriTemplate } = template;
     this.catalog.addResourceTemplate(
       {
         uriTemplate: this.names.uri(uriTemplate),
-        name,
-        ...(title !== undefined && { title }),
-        ...(description !== undefined && { description }),
-        ...(mimeType !== undefined && { mimeType }),
-        ...(annotations && { annotations: annotations as never }),
+        ...presentationOf(template),
         _meta: { ...template._meta, ...this.meta(uriTemplate, 'uriTemplate') },
       },
       (_variables: Record<string, string>, context: McpCallContext) =>
@@ -285,4 +277,15 @@ export class UpstreamCatalog {
       );
     return error;
   }
+}
+
+/** What a resource or template shows of itself, as the upstream describes it. */
+function presentationOf({ name, title, description, mimeType, annotations }: Resource | ResourceTemplate) {
+  return {
+    name,
+    ...(title !== undefined && { title }),
+    ...(description !== undefined && { description }),
+    ...(mimeType !== undefined && { mimeType }),
+    ...(annotations && { annotations: annotations as never }),
+  };
 }

@@ -36,7 +36,9 @@ export interface UpstreamStatus {
   readonly pid?: number;
   /** Times the connection was made again (and, for stdio, the process restarted). */
   readonly reconnects: number;
+  /** Calls to the upstream so far. */
   readonly requests: number;
+  /** Of those, the ones the upstream failed: unreachable, timed out, or refused while it was down. */
   readonly failures: number;
   /** Median latency of the last requests, in ms. */
   readonly latencyP50Ms?: number;
@@ -184,10 +186,15 @@ export class UpstreamConnection {
     onProgress?: (progress: Progress) => void,
   ): Promise<T> {
     const { name, timeoutMs } = this.options;
-    if (!this.breaker.allow())
+    // Every call counts, and every call the upstream failed (refused while it is down included).
+    this.requests++;
+    if (!this.breaker.allow()) {
+      this.failures++;
       throw new McpToolError(GatewayMessages.circuitOpen(name, Math.ceil(this.breaker.retryInMs() / 1000)));
+    }
     const client = this.client;
     if (!client || this.state !== 'connected') {
+      this.failures++;
       this.breaker.failed();
       throw new McpToolError(GatewayMessages.notConnected(name, this.lastError));
     }
@@ -195,7 +202,6 @@ export class UpstreamConnection {
     const progressToken = onProgress ? `${name}-${++this.progressTokens}` : undefined;
     if (progressToken) this.progress.set(progressToken, onProgress!);
     const started = performance.now();
-    this.requests++;
     try {
       const options = { timeout: timeoutMs, ...(context && { signal: context.signal }) };
       const result = await send(client, options, progressToken ? { progressToken } : {});

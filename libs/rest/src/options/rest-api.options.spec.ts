@@ -60,38 +60,22 @@ describe('resolveRestApis', () => {
 
   it('keeps every option of a valid API, the document given as an object', () => {
     const document = { openapi: '3.1.0', info: { title: 'Petstore', version: '1' }, paths: {} };
-    const { apis, problems } = resolve([
-      {
-        name: 'pet-store_2',
-        document,
-        baseUrl: 'https://petstore.example.com/api/v3',
-        credentials: { apiKey: { in: 'header', name: 'api_key', value: 'k-1' }, headers: { 'X-Tenant': 'acme' } },
-        operations: { tags: ['pet'], paths: ['/pet/**'] },
-        exclude: { operationIds: ['deletePet'] },
-        prefix: 'petstore.',
-        scopes: ['pets:read'],
-        roles: ['vet', 'admin'],
-        timeoutMs: 600_000,
-        maxResponseBytes: 1,
-      },
-    ]);
+    const given = {
+      name: 'pet-store_2',
+      document,
+      baseUrl: 'https://petstore.example.com/api/v3',
+      credentials: { apiKey: { in: 'header', name: 'api_key', value: 'k-1' }, headers: { 'X-Tenant': 'acme' } },
+      operations: { tags: ['pet'], paths: ['/pet/**'] },
+      exclude: { operationIds: ['deletePet'] },
+      prefix: 'petstore.',
+      scopes: ['pets:read'],
+      roles: ['vet', 'admin'],
+      timeoutMs: 600_000,
+      maxResponseBytes: 1,
+    };
+    const { apis, problems } = resolve([given]);
     expect(problems).toEqual([]);
-    expect(apis).toEqual([
-      {
-        name: 'pet-store_2',
-        document,
-        baseUrl: 'https://petstore.example.com/api/v3',
-        credentials: { apiKey: { in: 'header', name: 'api_key', value: 'k-1' }, headers: { 'X-Tenant': 'acme' } },
-        operations: { tags: ['pet'], paths: ['/pet/**'] },
-        exclude: { operationIds: ['deletePet'] },
-        prefix: 'petstore.',
-        scopes: ['pets:read'],
-        roles: ['vet', 'admin'],
-        timeoutMs: 600_000,
-        maxResponseBytes: 1,
-        where: 'rest.apis[0]',
-      },
-    ]);
+    expect(apis).toEqual([{ ...given, where: 'rest.apis[0]' }]);
   });
 
   it('accepts an http base URL and a document URL', () => {

@@ -1,0 +1,66 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpModule, type McpModuleOptions } from '#libs/hosting';
+import { connectHttpClient } from './support/fixture-app';
+
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+
+/** An endpoint whose only tools are one upstream's, through its own filter. */
+const upstreamOnly = (name: string, allow: string[]): Partial<McpModuleOptions> => ({
+  name,
+  version: '1.0.0',
+  path: `/mcp/${name}`,
+  include: [],
+  gateway: {
+    upstreams: [
+      {
+        name: 'everything',
+        transport: { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+        tools: { allow },
+        prompts: { allow: [] },
+        resources: { allow: [] },
+      },
+    ],
+  },
+});
+
+describe('two gateways in one application, each with its own upstreams', () => {
+  let app: INestApplication;
+  const clients: Record<string, Client> = {};
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        McpModule.forRoot(upstreamOnly('ops', ['echo']) as McpModuleOptions),
+        McpModule.forRootAsync({
+          useFactory: () =>
+            ({ ...upstreamOnly('finance', ['get-sum']), admin: false, metrics: false }) as McpModuleOptions,
+          health: false,
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    for (const name of ['ops', 'finance']) clients[name] = await connectHttpClient(`${base}/mcp/${name}`);
+  });
+  afterAll(async () => {
+    await Promise.all(Object.values(clients).map((client) => client.close()));
+    await app?.close();
+  });
+
+  it('lists and calls on each endpoint only the upstream entries that endpoint has', async () => {
+    expect((await clients.ops.listTools()).tools.map((tool) => tool.name)).toEqual(['everything__echo']);
+    expect((await clients.finance.listTools()).tools.map((tool) => tool.name)).toEqual(['everything__get-sum']);
+    const sum = (await clients.finance.callTool({
+      name: 'everything__get-sum',
+      arguments: { a: 1, b: 2 },
+    })) as CallToolResult;
+    expect((sum.content[0] as { text: string }).text).toContain('3');
+    await expect(clients.ops.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } })).rejects.toThrow(
+      /everything__get-sum/,
+    );
+  });
+});

@@ -14,6 +14,8 @@ export const GatewayMessages = {
   upstreamError: (upstream: string, message: string) => `${upstream}: ${message}`,
   relayRefused: (method: string) =>
     `The gateway cannot tell which of its clients this ${method} request is for; it is not relayed.`,
+  relayUnsupported: (method: string) =>
+    `The client of this call does not support ${method}; the gateway cannot relay it.`,
   relayRefusedLog: (method: string, calls: number) =>
     `${method} from the upstream refused: ${calls === 0 ? 'no call in flight' : `${calls} calls of different clients in flight`}`,
   connectFailed: (upstream: string, reason: string, retryMs: number) =>

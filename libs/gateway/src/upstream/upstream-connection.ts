@@ -16,6 +16,14 @@ import { GatewayMessages } from '../messages/gateway.messages';
 import { LatencyWindow } from './latency-window';
 import { HttpJsonRpcChannel } from './http-json-rpc';
 
+/** The upstream's requests to the client the gateway relays, and the capability each needs. */
+const RELAYED_CAPABILITY = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+} as const;
+type RelayedMethod = keyof typeof RELAYED_CAPABILITY;
+
 /** The lists an upstream can say changed. */
 export type UpstreamListKind = 'tools' | 'prompts' | 'resources';
 
@@ -356,15 +364,20 @@ export class UpstreamConnection {
    * requests do not say which call they serve: they are relayed only while every call in flight
    * is one client's (one session), so that no user is ever asked on another's behalf.
    */
-  private relayTarget(method: string): McpCallContext {
+  private relayTarget(method: RelayedMethod): McpCallContext {
     const calls = [...this.inFlight];
     const sessions = new Set(calls.map((call) => call.sessionId ?? call.requestId));
+    const { McpError, ErrorCode } = sdkTypes();
     if (calls.length === 0 || sessions.size > 1) {
       this.logger.debug(GatewayMessages.relayRefusedLog(method, calls.length));
-      const { McpError, ErrorCode } = sdkTypes();
       throw new McpError(ErrorCode.InvalidRequest, GatewayMessages.relayRefused(method));
     }
-    return calls[calls.length - 1];
+    const call = calls[calls.length - 1];
+    // Asked of a client that cannot answer, the question would end the caller's request (a
+    // 2026-07-28 client gets -32021): the upstream is told no instead, and the call goes on.
+    if (!call.clientCapabilities[RELAYED_CAPABILITY[method]])
+      throw new McpError(ErrorCode.InvalidRequest, GatewayMessages.relayUnsupported(method));
+    return call;
   }
 
   /** A stdio upstream's stderr, one log line per line (what the server says of itself). */

@@ -104,6 +104,7 @@ export type {
   McpHttpUpstreamTransport,
   McpStdioUpstreamTransport,
   McpUpstreamFilter,
+  McpUpstreamOAuth,
   UpstreamStatus,
   UpstreamState,
   CircuitState,

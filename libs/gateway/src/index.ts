@@ -13,6 +13,7 @@ export type {
   McpHttpUpstreamTransport,
   McpStdioUpstreamTransport,
   McpUpstreamFilter,
+  McpUpstreamOAuth,
   McpUpstreamOptions,
   UpstreamOptions,
 } from './options/upstream.options';

@@ -9,6 +9,26 @@ export interface McpHttpUpstreamTransport {
   headers?: Record<string, string>;
   /** Sent as `Authorization: Bearer …`: the gateway's own credential, never a caller's. */
   bearer?: string;
+  /** The gateway's own token, by the OAuth client credentials grant (instead of `bearer`). */
+  oauth?: McpUpstreamOAuth;
+}
+
+/**
+ * The OAuth 2.1 client credentials the gateway gets its access token for an upstream with.
+ * @example
+ * ```ts
+ * oauth: { tokenUrl: 'https://idp.example/oauth/token', clientId: 'desk-gateway', clientSecret: process.env.GATEWAY_SECRET!, scope: 'mcp', resource: 'https://wiki.example/mcp' }
+ * ```
+ */
+export interface McpUpstreamOAuth {
+  /** The authorization server's token endpoint. */
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Space-separated scopes asked for. */
+  scope?: string;
+  /** The upstream the token is for (RFC 8707 resource indicator): its MCP endpoint's URL. */
+  resource?: string;
 }
 
 /** An upstream the gateway starts as a child process and talks to over stdio. */
@@ -187,7 +207,8 @@ export function resolveUpstream(given: unknown, where: string, report: OptionRep
   return upstream;
 }
 
-const HTTP_KEYS = new Set(['type', 'url', 'headers', 'bearer']);
+const HTTP_KEYS = new Set(['type', 'url', 'headers', 'bearer', 'oauth']);
+const OAUTH_KEYS = new Set(['tokenUrl', 'clientId', 'clientSecret', 'scope', 'resource']);
 const STDIO_KEYS = new Set(['type', 'command', 'args', 'env', 'cwd']);
 
 function resolveTransport(value: unknown, where: string, report: OptionReport): UpstreamOptions['transport'] {
@@ -231,6 +252,9 @@ function resolveTransport(value: unknown, where: string, report: OptionReport): 
         'must be a non-empty string',
         'e.g. bearer: process.env.WIKI_TOKEN; is the environment variable set?',
       );
+    if ('oauth' in o) resolveOAuth(o.oauth, `${where}.oauth`, report);
+    if ('oauth' in o && 'bearer' in o)
+      report(where, 'has both bearer and oauth, which both set Authorization', 'keep the one the upstream expects');
     return o as unknown as McpHttpUpstreamTransport;
   }
   if (o.type === 'stdio') {
@@ -245,6 +269,32 @@ function resolveTransport(value: unknown, where: string, report: OptionReport): 
   }
   report(`${where}.type`, `must be 'http' or 'stdio', got ${JSON.stringify(o.type)}`, example);
   return { type: 'stdio', command: '' };
+}
+
+function resolveOAuth(value: unknown, where: string, report: OptionReport): void {
+  const example =
+    "e.g. oauth: { tokenUrl: 'https://idp.example/token', clientId: 'gateway', clientSecret: process.env.GATEWAY_SECRET }";
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return report(where, 'must be an object', example);
+  const o = value as Record<string, unknown>;
+  optionChecks(o, report, `${where}.`).known(OAUTH_KEYS);
+  if (!isHttpUrl(o.tokenUrl))
+    report(`${where}.tokenUrl`, `must be an absolute http(s) URL, got ${JSON.stringify(o.tokenUrl)}`, example);
+  for (const key of ['clientId', 'clientSecret'] as const)
+    if (typeof o[key] !== 'string' || o[key] === '')
+      report(
+        `${where}.${key}`,
+        'must be a non-empty string',
+        `e.g. ${key}: process.env.GATEWAY_${key === 'clientId' ? 'CLIENT_ID' : 'SECRET'}; is the environment variable set?`,
+      );
+  if (o.scope !== undefined && typeof o.scope !== 'string')
+    report(`${where}.scope`, 'must be a space-separated string', "e.g. scope: 'mcp wiki:read'");
+  if (o.resource !== undefined && !isHttpUrl(o.resource))
+    report(
+      `${where}.resource`,
+      "must be the upstream endpoint's absolute URL",
+      "e.g. resource: 'https://wiki.example/mcp'",
+    );
 }
 
 function resolveFilter(value: unknown, where: string, report: OptionReport): McpUpstreamFilter {

@@ -2,6 +2,14 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { sdkTypes } from './sdk-types';
+import type { ClientCredentials } from './client-credentials';
+
+/** The upstream answered 401 to the gateway's OAuth token. */
+class TokenRefused extends Error {
+  constructor() {
+    super("the upstream refused the gateway's access token (HTTP 401)");
+  }
+}
 
 /** The session the SDK's transport negotiated, read at each request (it changes on reconnection). */
 export interface HttpSession {
@@ -37,6 +45,8 @@ export class HttpJsonRpcChannel {
     private readonly headers: Readonly<Record<string, string>>,
     private readonly session: () => HttpSession,
     private readonly deliver: (message: JSONRPCMessage) => void,
+    /** The gateway's OAuth token for the upstream, when it gets one (else `headers` authenticate). */
+    private readonly credentials?: ClientCredentials,
   ) {
     const https = url.protocol === 'https:';
     this.agent = https ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
@@ -50,11 +60,29 @@ export class HttpJsonRpcChannel {
    * @throws Error when the upstream cannot be reached or answers outside the protocol
    * @throws the signal's reason when it aborts
    */
-  request(
+  async request(
     method: string,
     params: Record<string, unknown>,
     options: HttpJsonRpcOptions,
     onId?: (id: string) => void,
+  ): Promise<Record<string, unknown>> {
+    if (!this.credentials) return this.post(method, params, options, onId, undefined);
+    try {
+      return await this.post(method, params, options, onId, await this.credentials.token());
+    } catch (error) {
+      // A token the upstream no longer takes (revoked, keys rotated): one more try with a new one.
+      if (!(error instanceof TokenRefused)) throw error;
+      this.credentials.invalidate();
+      return this.post(method, params, options, onId, await this.credentials.token());
+    }
+  }
+
+  private post(
+    method: string,
+    params: Record<string, unknown>,
+    options: HttpJsonRpcOptions,
+    onId: ((id: string) => void) | undefined,
+    token: string | undefined,
   ): Promise<Record<string, unknown>> {
     const id = `gw-${++this.ids}`;
     onId?.(id);
@@ -67,6 +95,7 @@ export class HttpJsonRpcChannel {
       'content-length': Buffer.byteLength(body),
       ...(sessionId && { 'mcp-session-id': sessionId }),
       ...(protocolVersion && { 'mcp-protocol-version': protocolVersion }),
+      ...(token && { authorization: `Bearer ${token}` }),
     };
     return new Promise((resolve, reject) => {
       let settled = false;
@@ -108,7 +137,9 @@ export class HttpJsonRpcChannel {
     const type = String(response.headers['content-type'] ?? '');
     if (status < 200 || status >= 300) {
       response.resume();
-      return finish(new Error(`the upstream answered HTTP ${status}`));
+      return finish(
+        status === 401 && this.credentials ? new TokenRefused() : new Error(`the upstream answered HTTP ${status}`),
+      );
     }
     response.setEncoding('utf8');
     const answer = (message: unknown) => {

@@ -294,6 +294,7 @@ export class UpstreamConnection {
             return { sessionId, protocolVersion };
           },
           (message) => transport.onmessage?.(message),
+          http.credentials,
         )
       : undefined;
     this.pid = (transport as Partial<StdioClientTransport>).pid ?? undefined;

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamOptions } from '../options/upstream.options';
+import { ClientCredentials } from './client-credentials';
 
 /** What the gateway tells an upstream it is. */
 export const GATEWAY_CLIENT_INFO = { name: 'nest-mcp-host-gateway', version: '1.0.0' } as const;
@@ -20,7 +21,7 @@ export function createUpstreamClient(upstream: UpstreamOptions): {
   client: Client;
   transport: Transport;
   /** The URL and headers of an HTTP upstream, for the gateway's own request path. */
-  http?: { url: URL; headers: Record<string, string> };
+  http?: { url: URL; headers: Record<string, string>; credentials?: ClientCredentials };
 } {
   // Loaded on first use: an application without upstreams never loads the SDK's client side.
   /* eslint-disable @typescript-eslint/no-require-imports */
@@ -34,11 +35,23 @@ export function createUpstreamClient(upstream: UpstreamOptions): {
     const headers: Record<string, string> = { ...options.headers };
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
     const url = new URL(options.url);
-    return {
-      client,
-      transport: new StreamableHTTPClientTransport(url, { requestInit: { headers } }),
-      http: { url, headers },
+    if (!options.oauth)
+      return {
+        client,
+        transport: new StreamableHTTPClientTransport(url, { requestInit: { headers } }),
+        http: { url, headers },
+      };
+    // The SDK client's own requests (initialize, the GET stream) carry the current token too.
+    const credentials = new ClientCredentials(options.oauth, upstream.timeoutMs);
+    const withToken: typeof fetch = async (input, init) => {
+      const sent = new Headers(init?.headers);
+      sent.set('authorization', `Bearer ${await credentials.token()}`);
+      const response = await fetch(input, { ...init, headers: sent });
+      if (response.status === 401) credentials.invalidate();
+      return response;
     };
+    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: withToken });
+    return { client, transport, http: { url, headers, credentials } };
   }
   const { StdioClientTransport, getDefaultEnvironment } =
     require('@modelcontextprotocol/sdk/client/stdio.js') as typeof import('@modelcontextprotocol/sdk/client/stdio.js');

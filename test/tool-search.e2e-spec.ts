@@ -112,3 +112,43 @@ describe('tool search over a catalog of 1,124 tools (toolSearch option)', () => 
     expect((refused.content[0] as { text: string }).text).toMatch(/zendesk_add_comment_ticket.*Use search_tools/s);
   });
 });
+
+describe('tool search listing only its meta-tools (toolSearch.listOnly)', () => {
+  let app: INestApplication;
+  let client: Client;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ name: 'search-only', version: '1.0.0', toolSearch: { listOnly: true } })],
+      providers: [LargeCatalog],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    client = await connectHttpClient(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await app?.close();
+  });
+
+  it('lists the two meta-tools alone, finds the others through search and calls them', async () => {
+    const { tools, nextCursor } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['search_tools', 'call_tool']);
+    expect(nextCursor).toBeUndefined();
+    // No credentials here: the Zendesk tools (scope support) stay out of the results too.
+    const found = await search(client, 'comment on a GitHub pull request');
+    expect(found.map(({ name }) => name)).toContain('github__comment_pull_request');
+    expect(found.filter(({ name }) => isSupportTool(name))).toEqual([]);
+    const ran = (await client.callTool({
+      name: 'call_tool',
+      arguments: { name: 'github__comment_pull_request', arguments: { pull_request_id: 'PR-7', body: 'LGTM' } },
+    })) as CallToolResult;
+    expect(ran.structuredContent).toMatchObject({ ran: 'github__comment_pull_request' });
+    // Unlisted is not uncallable: a client that knows the name may still call it.
+    const direct = (await client.callTool({
+      name: 'github__comment_pull_request',
+      arguments: { pull_request_id: 'PR-7' },
+    })) as CallToolResult;
+    expect(direct.structuredContent).toMatchObject({ ran: 'github__comment_pull_request' });
+  });
+});

@@ -29,6 +29,9 @@ export class CatalogList<T extends CatalogEntry> {
   /** The entries each view sees, by view key; cleared on every change. */
   private views = new Map<string, T[]>();
   private ordered: T[] | undefined;
+  /** Which entries lists show (all without a filter); see `setListFilter`. */
+  private listFilter: ((entry: T) => boolean) | undefined;
+  private listed: readonly T[] | undefined;
 
   /**
    * @param listName the name cursors are bound to (`tools`, `prompts`, …)
@@ -134,18 +137,35 @@ export class CatalogList<T extends CatalogEntry> {
   }
 
   /**
-   * The enabled entries `view` may see (all of them without a view), in registration order; the
-   * same array until the list changes, so it can key what is derived from it.
+   * The enabled entries `view` may see (all of them without a view) that lists show, in
+   * registration order; the same array until the list changes, so it can key what is derived
+   * from it.
    */
   visible(view?: ListView<T>): readonly T[] {
-    return view ? this.visibleTo(view) : this.all();
+    return view ? this.visibleTo(view) : this.listedEntries();
+  }
+
+  /**
+   * Keeps the entries `filter` refuses out of lists while they stay callable by their key (tool
+   * search's `listOnly` mode lists only its meta-tools); `undefined` lists every entry again.
+   */
+  setListFilter(filter: ((entry: T) => boolean) | undefined): void {
+    this.listFilter = filter;
+    this.listed = undefined;
+    this.pages = new Map();
+    this.views = new Map();
+  }
+
+  private listedEntries(): readonly T[] {
+    const filter = this.listFilter;
+    return filter ? (this.listed ??= this.all().filter(filter)) : this.all();
   }
 
   private visibleTo(view: ListView<T>): T[] {
     let visible = this.views.get(view.key);
     if (!visible) {
       if (this.views.size >= MAX_CACHED_PAGES) this.views.clear();
-      visible = this.all().filter(view.visible);
+      visible = this.listedEntries().filter(view.visible);
       this.views.set(view.key, visible);
     }
     return visible;
@@ -155,6 +175,7 @@ export class CatalogList<T extends CatalogEntry> {
     this.pages = new Map();
     this.views = new Map();
     this.ordered = undefined;
+    this.listed = undefined;
     for (const listener of this.listeners) listener(entries);
   }
 }

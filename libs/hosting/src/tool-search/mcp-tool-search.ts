@@ -1,7 +1,8 @@
 import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
-import { McpCatalog, ToolRegistry } from '#libs/catalog';
+import { McpCatalog, ToolRegistry, type RegisteredTool } from '#libs/catalog';
+import { AccessControl } from '#libs/protocol';
 import { Bm25ToolRanker, type McpToolRanker } from '#libs/gateway';
 import { McpInvoker } from '../in-process/mcp-invoker';
 import { McpInvocationError } from '../in-process/mcp-invocation.error';
@@ -22,9 +23,9 @@ const MAX_CACHED_VIEWS = 256;
 /**
  * The tool search meta-tools (`toolSearch` option): `search_tools` ranks the tools the caller
  * may use against a query, `call_tool` calls the one chosen. The ranker indexes the catalog
- * once, and again only after it changed; a search keeps the tools the caller may list (the
- * catalog's own view, cached per principal until the catalog changes) before taking the top
- * results, so nobody learns of a tool they could not call. `call_tool` runs the call through the
+ * once, and again only after it changed; a search keeps the tools the access policy lets the
+ * caller use (cached per view until the catalog changes) before taking the top results, so
+ * nobody learns of a tool they could not call. `call_tool` runs the call through the
  * host's own dispatcher as the same principal: the chosen tool's authorization, throttling,
  * confirmation and audit apply as to a direct call, and its progress and questions reach the
  * caller.
@@ -33,13 +34,14 @@ const MAX_CACHED_VIEWS = 256;
 export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
   private ranker: McpToolRanker = new Bm25ToolRanker();
   private indexed = false;
-  private readonly views = new Map<string, Promise<Set<string>>>();
+  private readonly views = new Map<string, Set<string>>();
   private unsubscribe?: () => void;
 
   constructor(
     private readonly catalog: McpCatalog,
     private readonly tools: ToolRegistry,
     private readonly invoker: McpInvoker,
+    private readonly access: AccessControl,
     @InjectToolSearchOptions() private readonly options: ToolSearchOptions | undefined,
   ) {}
 
@@ -47,6 +49,10 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
     const options = this.options;
     if (!options) return;
     if (options.ranker) this.ranker = options.ranker;
+    if (options.listOnly) {
+      const meta = new Set([options.searchToolName, options.callToolName]);
+      this.tools.setListFilter((tool) => meta.has(tool.name));
+    }
     this.unsubscribe = this.tools.onChange(() => {
       this.indexed = false;
       this.views.clear();
@@ -98,7 +104,7 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async search({ query, limit }: { query: string; limit?: number }, context: McpCallContext) {
     const options = this.options!;
-    const visible = await this.visibleTo(context.caller);
+    const visible = this.visibleTo(context.caller);
     if (!this.indexed) {
       this.ranker.index(this.tools.all().map(({ definition }) => definition));
       this.indexed = true;
@@ -155,26 +161,25 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** The names of the tools `principal` may list, from the catalog's own view of them. */
-  private visibleTo(principal: McpPrincipal): Promise<Set<string>> {
-    const key = `${principal.id}\n${[...principal.scopes].sort().join(' ')}\n${[...principal.roles].sort().join(' ')}`;
-    let view = this.views.get(key);
-    if (!view) {
+  /**
+   * The names of the tools `principal` may use, as the access policy says (the view lists and
+   * calls both follow), cached per view until the catalog changes. Listing is not asked: in
+   * `listOnly` mode the lists show only the meta-tools.
+   */
+  private visibleTo(principal: McpPrincipal): Set<string> {
+    const view = this.access.view<RegisteredTool>(principal);
+    let names = this.views.get(view.key);
+    if (!names) {
       if (this.views.size >= MAX_CACHED_VIEWS) this.views.clear();
-      const options = this.options!;
-      view = this.invoker
-        .listTools({ principal, transport: 'in-process' })
-        .then(
-          (tools) =>
-            new Set(
-              tools
-                .map(({ name }) => name)
-                .filter((name) => name !== options.searchToolName && name !== options.callToolName),
-            ),
-        );
-      view.catch(() => this.views.delete(key));
-      this.views.set(key, view);
+      const { searchToolName, callToolName } = this.options!;
+      names = new Set(
+        this.tools
+          .all()
+          .filter((tool) => tool.name !== searchToolName && tool.name !== callToolName && view.visible(tool))
+          .map(({ name }) => name),
+      );
+      this.views.set(view.key, names);
     }
-    return view;
+    return names;
   }
 }

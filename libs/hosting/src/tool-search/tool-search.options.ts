@@ -10,6 +10,7 @@ import type { McpToolRanker } from '#libs/gateway';
  * @example
  * ```ts
  * McpModule.forRoot({ name: 'gateway', version: '1.0.0', toolSearch: { limit: 8 } })
+ * McpModule.forRoot({ name: 'gateway', version: '1.0.0', toolSearch: { listOnly: true } }) // lists only the meta-tools
  * ```
  */
 export interface McpToolSearchOptions {
@@ -17,6 +18,12 @@ export interface McpToolSearchOptions {
   limit?: number;
   /** @default 20 */
   maxLimit?: number;
+  /**
+   * List only the two meta-tools: the model finds every other tool through `search_tools` and
+   * calls it with `call_tool` (the others stay callable by name for clients that know them).
+   * @default false
+   */
+  listOnly?: boolean;
   /** The ranker: BM25 over names, titles, descriptions and schema properties by default; an `EmbeddingToolRanker` for semantic search. */
   ranker?: McpToolRanker;
   /** @default 'search_tools' */
@@ -29,6 +36,7 @@ export interface McpToolSearchOptions {
 export interface ToolSearchOptions {
   readonly limit: number;
   readonly maxLimit: number;
+  readonly listOnly: boolean;
   readonly ranker: McpToolRanker | undefined;
   readonly searchToolName: string;
   readonly callToolName: string;
@@ -43,7 +51,7 @@ export const InjectToolSearchOptions = (): ParameterDecorator => Inject(MCP_TOOL
 /** The options of `McpModule` this slice reads. */
 export const TOOL_SEARCH_OPTION_KEYS = ['toolSearch'] as const;
 
-const KEYS = new Set(['limit', 'maxLimit', 'ranker', 'searchToolName', 'callToolName']);
+const KEYS = new Set(['limit', 'maxLimit', 'listOnly', 'ranker', 'searchToolName', 'callToolName']);
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Validates `toolSearch` (`true` for the defaults). */
@@ -77,6 +85,7 @@ export function resolveToolSearchOptions(
   const resolved: ToolSearchOptions = {
     limit: check.integer('limit', 5, 1, 100),
     maxLimit,
+    listOnly: check.flag('listOnly', false),
     ranker,
     searchToolName: name('searchToolName', 'search_tools'),
     callToolName: name('callToolName', 'call_tool'),

@@ -2,7 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ResourceUpdatedNotificationSchema,
+  type CallToolResult,
+  type Progress,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { McpModule } from '#libs/hosting';
 import { McpGateway } from '#libs/gateway';
 import { hashApiKey } from '#libs/security';
@@ -190,6 +196,18 @@ describe('the gateway: server-everything over stdio and Streamable HTTP behind o
     expect(prompts.map((prompt) => prompt.name)).toContain('everything__args-prompt');
     const prompt = await client.getPrompt({ name: 'everything__args-prompt', arguments: { city: 'Lyon' } });
     expect(JSON.stringify(prompt.messages)).toContain('Lyon');
+  });
+
+  it("relays a subscription upstream, and the upstream's updates to the subscribed client under the gateway URI", async () => {
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => void updated.push(params.uri));
+    const uri = 'everything+demo://resource/static/document/architecture.md';
+    await client.subscribeResource({ uri });
+    // server-everything sends an update for each subscribed resource when its updates are switched on.
+    await client.callTool({ name: 'everything__toggle-subscriber-updates', arguments: {} });
+    await waitFor(() => updated.includes(uri));
+    expect(updated.every((each) => each.startsWith('everything+'))).toBe(true);
+    await client.callTool({ name: 'everything__toggle-subscriber-updates', arguments: {} });
   });
 
   it("relays the upstream's elicitation to the client that made the call, and its answer back", async () => {

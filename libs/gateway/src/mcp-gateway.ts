@@ -8,6 +8,7 @@ import {
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { DependencyHealth } from '#libs/operations';
+import { McpResourceNotifier } from '#libs/resources';
 import { InjectGatewayOptions, resolveUpstreams, type GatewayOptions } from './options/gateway.options';
 import type { McpUpstreamOptions, UpstreamOptions } from './options/upstream.options';
 import { UpstreamConnection, type UpstreamStatus } from './upstream/upstream-connection';
@@ -44,6 +45,7 @@ export class McpGateway implements OnApplicationBootstrap, BeforeApplicationShut
   constructor(
     private readonly catalog: McpCatalog,
     @InjectGatewayOptions() private readonly options: GatewayOptions,
+    private readonly notifier: McpResourceNotifier,
     @Optional() private readonly health?: DependencyHealth,
   ) {}
 
@@ -92,10 +94,14 @@ export class McpGateway implements OnApplicationBootstrap, BeforeApplicationShut
   private async start(upstream: UpstreamOptions): Promise<void> {
     // The events fire once `start()` runs, after everything below is in place.
     const connection = new UpstreamConnection(upstream, {
-      connected: () => (running.ready = entries.sync()),
+      connected: () => {
+        running.ready = entries.sync();
+        entries.resubscribe();
+      },
       listChanged: (kind) => void entries.sync([kind]),
+      resourceUpdated: (uri) => entries.resourceUpdated(uri),
     });
-    const entries = new UpstreamCatalog(connection, this.catalog);
+    const entries = new UpstreamCatalog(connection, this.catalog, this.notifier);
     const running: RunningUpstream = {
       connection,
       entries,

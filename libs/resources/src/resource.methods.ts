@@ -19,6 +19,7 @@ import {
   type RequestNote,
 } from '#libs/protocol';
 import { resourceNotFound } from './resource-not-found';
+import { McpResourceNotifier } from './resource.notifier';
 import { ResourceReader } from './resource.reader';
 
 /**
@@ -44,6 +45,7 @@ export class ResourceMethods implements McpMethods {
     private readonly lists: CallerLists,
     private readonly admission: CallAdmission,
     private readonly hints: CacheHints,
+    private readonly notifier: McpResourceNotifier,
   ) {}
 
   private async read(
@@ -91,6 +93,7 @@ export class ResourceMethods implements McpMethods {
         );
       }
       subscriptions.add(uri);
+      this.notifier.subscribed(uri);
     } else {
       scope.session.subscriptions.delete(uri);
     }

@@ -16,9 +16,24 @@ import { Injectable } from '@nestjs/common';
 @Injectable()
 export class McpResourceNotifier {
   private readonly listeners = new Set<(uri: string) => void>();
+  private readonly subscribers = new Set<(uri: string) => void>();
 
   resourceUpdated(uri: string): void {
     for (const listener of this.listeners) listener(uri);
+  }
+
+  /**
+   * @internal A client subscribed to `uri` (`resources/subscribe`): a resource served from
+   * elsewhere (the gateway's upstreams) subscribes there, so that its updates reach the client.
+   */
+  subscribed(uri: string): void {
+    for (const listener of this.subscribers) listener(uri);
+  }
+
+  /** @internal Hears of every `resources/subscribe` that was accepted. */
+  onSubscribed(listener: (uri: string) => void): () => void {
+    this.subscribers.add(listener);
+    return () => this.subscribers.delete(listener);
   }
 
   /** @internal Used by the hosting module to reach the subscribed sessions. */

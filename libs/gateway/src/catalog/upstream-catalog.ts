@@ -10,7 +10,7 @@ import type {
 import { sdkTypes } from '../upstream/sdk-types';
 import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import type { McpCatalog, McpCatalogKind } from '#libs/catalog';
-import { resourceNotFound } from '#libs/resources';
+import { McpResourceNotifier, resourceNotFound } from '#libs/resources';
 import { compileJsonSchema } from '#libs/invocation';
 import type { UpstreamOptions } from '../options/upstream.options';
 import { passesFilter, UpstreamNamespace } from '../naming/upstream-namespace';
@@ -47,15 +47,49 @@ export class UpstreamCatalog {
   private readonly logger: Logger;
   private readonly names: UpstreamNamespace;
   private readonly entries = new Map<string, Registered>();
+  /** Upstream URIs the gateway subscribed to for its clients (kept for the connection's life, renewed on reconnection). */
+  private readonly subscriptions = new Set<string>();
+  private readonly stopListening: () => void;
   private syncing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly upstream: UpstreamConnection,
     private readonly catalog: McpCatalog,
+    private readonly notifier: McpResourceNotifier,
   ) {
     const { name, prefix, separator } = upstream.options;
     this.logger = new Logger(`McpGateway:${name}`);
     this.names = new UpstreamNamespace(name, prefix, separator);
+    this.stopListening = notifier.onSubscribed((uri) => {
+      const upstreamUri = this.names.upstreamUri(uri);
+      if (upstreamUri !== undefined && !this.subscriptions.has(upstreamUri)) void this.subscribe(upstreamUri);
+    });
+  }
+
+  /** The upstream said `uri` changed: the clients subscribed to its gateway URI hear of it. */
+  resourceUpdated(uri: string): void {
+    this.notifier.resourceUpdated(this.names.uri(uri));
+  }
+
+  /** Subscribes again, on a new connection, to what the clients had subscribed to. */
+  resubscribe(): void {
+    const uris = [...this.subscriptions];
+    this.subscriptions.clear();
+    for (const uri of uris) void this.subscribe(uri);
+  }
+
+  /**
+   * Subscribes upstream once per URI, however many clients subscribe to it here: the host tells
+   * each subscribed session of an update, and no other. Kept until the connection ends.
+   */
+  private async subscribe(uri: string): Promise<void> {
+    this.subscriptions.add(uri);
+    try {
+      await this.upstream.call('resources/subscribe', { uri });
+    } catch (error) {
+      this.subscriptions.delete(uri);
+      this.logger.warn(`cannot subscribe to ${uri} upstream: ${(error as Error).message}`);
+    }
   }
 
   /** Reads the given lists again (all of them by default), one sync at a time. */
@@ -68,8 +102,9 @@ export class UpstreamCatalog {
     return this.syncing;
   }
 
-  /** Removes every entry of this upstream from the catalog. */
+  /** Removes every entry of this upstream from the catalog, and stops relaying subscriptions. */
   clear(): void {
+    this.stopListening();
     for (const entry of this.entries.values()) this.catalog.remove(entry.kind, entry.key);
     this.entries.clear();
   }

@@ -59,6 +59,8 @@ export interface UpstreamConnectionEvents {
   connected(): void;
   /** The upstream said a list changed. */
   listChanged(kind: UpstreamListKind): void;
+  /** The upstream said a resource the gateway subscribed to changed (its upstream URI). */
+  resourceUpdated(uri: string): void;
 }
 
 /**
@@ -343,11 +345,15 @@ export class UpstreamConnection {
       ListRootsRequestSchema,
       PromptListChangedNotificationSchema,
       ResourceListChangedNotificationSchema,
+      ResourceUpdatedNotificationSchema,
       ToolListChangedNotificationSchema,
     } = sdkTypes();
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.events.listChanged('tools'));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.events.listChanged('prompts'));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.events.listChanged('resources'));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) =>
+      this.events.resourceUpdated(params.uri),
+    );
     // The relayed request ends with the call it serves (its context's own cancellation).
     client.setRequestHandler(ElicitRequestSchema, (request) =>
       this.relayTarget('elicitation/create').elicit(request.params),

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { McpArgs, McpCatalog, McpContext, McpTool, type McpCallContext } from 'nest-mcp-host';
 import { McpModule } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
@@ -22,6 +26,13 @@ class InventoryTools {
   })
   count(@McpArgs() { shelf }: { shelf: string }, @McpContext() context: McpCallContext) {
     return { shelf, count: 12, caller: context.caller.id };
+  }
+
+  @McpTool({ description: 'Audits a shelf, saying what it does' })
+  audit(@McpContext() context: McpCallContext) {
+    context.log.info({ step: 'counting', shelf: 'B7' });
+    context.log.warning('two boxes are damaged');
+    return 'audited';
   }
 }
 
@@ -97,21 +108,38 @@ describe('the gateway in front of another nest-mcp-host', () => {
     expect(atUpstream).toMatchObject({ principal: 'desk-gateway', outcome: 'ok', traceId });
   });
 
+  it('relays what the upstream logs during a call to the client that made it', async () => {
+    const messages: { level: string; data: unknown }[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void messages.push(params));
+    await client.setLoggingLevel('debug');
+    const result = (await client.callTool({ name: 'inventory__audit', arguments: {} })) as CallToolResult;
+    expect(result.content).toEqual([{ type: 'text', text: 'audited' }]);
+    await waitFor(() => messages.length >= 2);
+    expect(messages.map(({ level, data }) => [level, data])).toEqual([
+      ['info', { step: 'counting', shelf: 'B7' }],
+      ['warning', 'two boxes are damaged'],
+    ]);
+  });
+
   it("follows the upstream's catalog changes and tells the gateway's clients", async () => {
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     upstream.get(McpCatalog).addTool({ name: 'restock', description: 'Orders more of an item' }, () => 'ordered');
     await waitFor(() => changed > 0);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['inventory__count', 'inventory__restock']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'inventory__audit',
+      'inventory__count',
+      'inventory__restock',
+    ]);
     const restocked = (await client.callTool({ name: 'inventory__restock', arguments: {} })) as CallToolResult;
     expect(restocked.content).toEqual([{ type: 'text', text: 'ordered' }]);
 
     const before = changed;
     upstream.get(McpCatalog).remove('tool', 'restock');
     await waitFor(() => changed > before);
-    await waitForAsync(async () => (await client.listTools()).tools.length === 1);
+    await waitForAsync(async () => (await client.listTools()).tools.length === 2);
     const after = await client.listTools();
-    expect(after.tools.map((tool) => tool.name)).toEqual(['inventory__count']);
+    expect(after.tools.map((tool) => tool.name).sort()).toEqual(['inventory__audit', 'inventory__count']);
   });
 });

@@ -347,6 +347,7 @@ export class UpstreamConnection {
       ResourceListChangedNotificationSchema,
       ResourceUpdatedNotificationSchema,
       ToolListChangedNotificationSchema,
+      LoggingMessageNotificationSchema,
     } = sdkTypes();
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.events.listChanged('tools'));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.events.listChanged('prompts'));
@@ -354,6 +355,13 @@ export class UpstreamConnection {
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) =>
       this.events.resourceUpdated(params.uri),
     );
+    // What the upstream logs while one client's calls are in flight is that client's to read;
+    // otherwise it goes to the gateway's own log.
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      const call = this.soleCaller();
+      if (call) call.log.log(params.level, params.data);
+      else this.logger.debug(`log (${params.level}): ${JSON.stringify(params.data)}`);
+    });
     // The relayed request ends with the call it serves (its context's own cancellation).
     client.setRequestHandler(ElicitRequestSchema, (request) =>
       this.relayTarget('elicitation/create').elicit(request.params),
@@ -372,19 +380,24 @@ export class UpstreamConnection {
    * is one client's (one session), so that no user is ever asked on another's behalf.
    */
   private relayTarget(method: RelayedMethod): McpCallContext {
-    const calls = [...this.inFlight];
-    const sessions = new Set(calls.map((call) => call.sessionId ?? call.requestId));
+    const call = this.soleCaller();
     const { McpError, ErrorCode } = sdkTypes();
-    if (calls.length === 0 || sessions.size > 1) {
-      this.logger.debug(GatewayMessages.relayRefusedLog(method, calls.length));
+    if (!call) {
+      this.logger.debug(GatewayMessages.relayRefusedLog(method, this.inFlight.size));
       throw new McpError(ErrorCode.InvalidRequest, GatewayMessages.relayRefused(method));
     }
-    const call = calls[calls.length - 1];
     // Asked of a client that cannot answer, the question would end the caller's request (a
     // 2026-07-28 client gets -32021): the upstream is told no instead, and the call goes on.
     if (!call.clientCapabilities[RELAYED_CAPABILITY[method]])
       throw new McpError(ErrorCode.InvalidRequest, GatewayMessages.relayUnsupported(method));
     return call;
+  }
+
+  /** The newest call in flight, when every call in flight is one client's (one session); else `undefined`. */
+  private soleCaller(): McpCallContext | undefined {
+    const calls = [...this.inFlight];
+    const sessions = new Set(calls.map((call) => call.sessionId ?? call.requestId));
+    return calls.length > 0 && sessions.size === 1 ? calls[calls.length - 1] : undefined;
   }
 
   /** A stdio upstream's stderr, one log line per line (what the server says of itself). */

@@ -224,16 +224,36 @@ describe('the gateway: server-everything over stdio and Streamable HTTP behind o
     expect(JSON.stringify(result.content)).toMatch(/decline/i);
   });
 
-  it('opens the circuit of an upstream that went away, reports it in readiness, and recovers when it returns', async () => {
+  it('opens the circuit of an upstream killed under load, reports it in readiness, and recovers when it returns', async () => {
+    // Four clients' worth of calls in a loop; the upstream is killed while they run.
+    const outcomes: string[] = [];
+    let loading = true;
+    const workers = Array.from({ length: 4 }, async () => {
+      while (loading) {
+        const result = (await client.callTool({ name: 'web_echo', arguments: { message: 'x' } })) as CallToolResult;
+        outcomes.push(result.isError ? textOf(result) : 'ok');
+      }
+    });
+    await waitFor(() => outcomes.length >= 20);
     await stop(httpUpstream);
-    const failures: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const result = (await client.callTool({ name: 'web_echo', arguments: { message: 'x' } })) as CallToolResult;
-      expect(result.isError).toBe(true);
-      failures.push(textOf(result));
-    }
-    expect(failures.at(-1)).toMatch(
-      /The upstream MCP server web is failing and calls to it are paused; retry in \d+ s\./,
+    await waitFor(() => gateway.status().find(({ name }) => name === 'web')?.circuit === 'open', 10_000);
+    const openedAt = outcomes.length;
+    await waitFor(() => outcomes.length >= openedAt + 8);
+    loading = false;
+    await Promise.all(workers);
+    // Every call was answered: by the upstream, or with an error that says what happened to it.
+    const unexplained = outcomes.filter(
+      (outcome) =>
+        outcome !== 'ok' &&
+        !/^The upstream MCP server web (could not be reached|did not answer|is not connected|is failing)/.test(outcome),
+    );
+    expect(unexplained).toEqual([]);
+    expect(outcomes.slice(0, 20)).toEqual(Array(20).fill('ok'));
+    // While the circuit is open, calls are refused at once.
+    expect(outcomes.slice(-4)).toEqual(
+      Array(4).fill(
+        expect.stringMatching(/The upstream MCP server web is failing and calls to it are paused; retry in \d+ s\./),
+      ),
     );
     const ready = await fetch(`${url}/health/ready`);
     expect(ready.status).toBe(503);

@@ -3,6 +3,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DESK_KEYS, auditRecords, startDeskHost, type DeskHost } from './support/desk-host';
 import { connectHttpClient } from './support/fixture-app';
 
+// Upstream processes start, restart and are killed here: on a busy CI machine that takes longer
+// than jest's 5 s default, which is a limit for a hung test, not a timing goal.
+jest.setTimeout(30_000);
+
 /** The support desk with its example gateway configuration: server-everything beside its own tools. */
 describe('the support desk federating server-everything (GATEWAY_UPSTREAMS_FILE=config/upstreams.example.json)', () => {
   let desk: DeskHost;

@@ -5,6 +5,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule, type McpModuleOptions } from '#libs/hosting';
 import { connectHttpClient } from './support/fixture-app';
 
+// Upstream processes start, restart and are killed here: on a busy CI machine that takes longer
+// than jest's 5 s default, which is a limit for a hung test, not a timing goal.
+jest.setTimeout(30_000);
+
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 /** An endpoint whose only tools are one upstream's, through its own filter. */

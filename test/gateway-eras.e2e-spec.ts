@@ -3,6 +3,10 @@ import { Test } from '@nestjs/testing';
 import { McpModule } from '#libs/hosting';
 import { ERA_CLIENTS, type EraClient } from './support/era-clients';
 
+// Upstream processes start, restart and are killed here: on a busy CI machine that takes longer
+// than jest's 5 s default, which is a limit for a hung test, not a timing goal.
+jest.setTimeout(30_000);
+
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 /** One gateway, clients of both eras: what the upstream speaks (2025-11-25) does not limit them. */

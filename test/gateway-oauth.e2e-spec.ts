@@ -10,6 +10,10 @@ import { connectHttpClient } from './support/fixture-app';
 import { startIssuer, type TestIssuer } from './support/issuer';
 import { waitFor } from './support/wait-for';
 
+// Upstream processes start, restart and are killed here: on a busy CI machine that takes longer
+// than jest's 5 s default, which is a limit for a hung test, not a timing goal.
+jest.setTimeout(30_000);
+
 const CLIENT = { id: 'desk-gateway', secret: 'gateway-secret-0123456789' };
 /** The audience the issuer's tokens name, and the resource the upstream host says it is. */
 const RESOURCE = 'http://127.0.0.1/mcp';

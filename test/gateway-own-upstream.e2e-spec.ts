@@ -16,6 +16,10 @@ import { auditRecords } from './support/desk-host';
 import { connectHttpClient } from './support/fixture-app';
 import { waitFor, waitForAsync } from './support/wait-for';
 
+// Upstream processes start, restart and are killed here: on a busy CI machine that takes longer
+// than jest's 5 s default, which is a limit for a hung test, not a timing goal.
+jest.setTimeout(30_000);
+
 const KEYS = { gateway: 'gateway-service-key-0123456789', user: 'gateway-user-key-0123456789' };
 
 @Injectable()

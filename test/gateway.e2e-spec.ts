@@ -16,6 +16,10 @@ import { connectHttpClient } from './support/fixture-app';
 import { freePort } from './support/free-port';
 import { waitFor, waitForAsync } from './support/wait-for';
 
+// Upstream processes start, restart and are killed here: on a busy CI machine that takes longer
+// than jest's 5 s default, which is a limit for a hung test, not a timing goal.
+jest.setTimeout(30_000);
+
 /** `@modelcontextprotocol/server-everything`, the reference server nobody here wrote. */
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const KEYS = { all: 'gateway-all-0123456789', reader: 'gateway-reader-0123456789' };

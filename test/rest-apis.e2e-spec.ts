@@ -12,6 +12,9 @@ import { connectHttpClient } from './support/fixture-app';
 import { waitFor } from './support/wait-for';
 import { PETSTORE_DOCUMENT_FILE, PETSTORE_TOKEN, startPetstoreStub, type PetstoreStub } from './support/petstore-stub';
 
+// Several hosts start here: on a busy CI machine that can take longer than jest's 5 s default.
+jest.setTimeout(30_000);
+
 const PET_TOOLS = ['petstore_addPet', 'petstore_deletePet', 'petstore_findPetsByStatus', 'petstore_getPetById'];
 const KEYS = { pets: 'key-with-pets-scope', other: 'key-without-pets-scope' };
 

@@ -7,6 +7,9 @@ import { McpExpose } from 'nest-mcp-host';
 import { McpModule } from '#libs/hosting';
 import { connectHttpClient } from './support/fixture-app';
 
+// Several hosts start here: on a busy CI machine that can take longer than jest's 5 s default.
+jest.setTimeout(30_000);
+
 /** Two versions of one route, a route outside the global prefix, and bodies that are no DTO. */
 @McpExpose()
 @Controller('orders')

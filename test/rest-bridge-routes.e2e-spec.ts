@@ -30,6 +30,9 @@ import { McpModule } from '#libs/hosting';
 import { isMcpRestRequest, REST_RESULT_META } from '#libs/rest';
 import { connectHttpClient } from './support/fixture-app';
 
+// Several hosts start here: on a busy CI machine that can take longer than jest's 5 s default.
+jest.setTimeout(30_000);
+
 const KEYS = { clerk: 'clerk-key-0123456789', viewer: 'viewer-key-0123456789', visitor: 'visitor-key-0123456789' };
 const READ_TOOLS = ['InventoryController_get', 'InventoryController_list'];
 const WRITE_TOOLS = ['InventoryController_remove', 'addItem'];

@@ -7,6 +7,9 @@ import { McpModule } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
 import { connectHttpClient } from './support/fixture-app';
 
+// Several hosts start here: on a busy CI machine that can take longer than jest's 5 s default.
+jest.setTimeout(30_000);
+
 /** The labelled catalog of 1,124 tools the ranking is measured on (test/fixtures/tool-search). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const CATALOG = require('./fixtures/tool-search/catalog.json') as Tool[];

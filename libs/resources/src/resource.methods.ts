@@ -75,7 +75,12 @@ export class ResourceMethods implements McpMethods {
   }
 
   /** Subscribing runs nothing, so it needs only the entry to be visible (no call rule, no audit gate). */
-  private subscribe(params: Record<string, unknown>, scope: DispatchScope, on: boolean, note?: RequestNote): string {
+  private async subscribe(
+    params: Record<string, unknown>,
+    scope: DispatchScope,
+    on: boolean,
+    note?: RequestNote,
+  ): Promise<string> {
     const uri = requireUri(on ? 'resources/subscribe' : 'resources/unsubscribe', params);
     if (on) {
       const resolved = this.registry.resolve(uri);
@@ -93,7 +98,7 @@ export class ResourceMethods implements McpMethods {
         );
       }
       subscriptions.add(uri);
-      this.notifier.subscribed(uri);
+      await this.notifier.subscribed(uri);
     } else {
       scope.session.subscriptions.delete(uri);
     }

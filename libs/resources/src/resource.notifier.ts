@@ -16,7 +16,7 @@ import { Injectable } from '@nestjs/common';
 @Injectable()
 export class McpResourceNotifier {
   private readonly listeners = new Set<(uri: string) => void>();
-  private readonly subscribers = new Set<(uri: string) => void>();
+  private readonly subscribers = new Set<(uri: string) => void | Promise<void>>();
 
   resourceUpdated(uri: string): void {
     for (const listener of this.listeners) listener(uri);
@@ -25,13 +25,15 @@ export class McpResourceNotifier {
   /**
    * @internal A client subscribed to `uri` (`resources/subscribe`): a resource served from
    * elsewhere (the gateway's upstreams) subscribes there, so that its updates reach the client.
+   * Resolves once every listener has, so that the client's subscription is answered only when
+   * it is in place everywhere (an update right after it is not missed).
    */
-  subscribed(uri: string): void {
-    for (const listener of this.subscribers) listener(uri);
+  async subscribed(uri: string): Promise<void> {
+    await Promise.all([...this.subscribers].map((listener) => listener(uri)));
   }
 
-  /** @internal Hears of every `resources/subscribe` that was accepted. */
-  onSubscribed(listener: (uri: string) => void): () => void {
+  /** @internal Hears of every `resources/subscribe` that was accepted; a promise returned is awaited. */
+  onSubscribed(listener: (uri: string) => void | Promise<void>): () => void {
     this.subscribers.add(listener);
     return () => this.subscribers.delete(listener);
   }

@@ -26,6 +26,9 @@ const LISTS = {
   resourceTemplates: ['resources/templates/list', 'resourceTemplates'],
 } as const;
 
+/** How long a client's `resources/subscribe` waits for the upstream's before it is answered. */
+const SUBSCRIBE_WAIT_MS = 2_000;
+
 /** Where a gateway entry says which upstream it comes from, in its `_meta`. */
 export const UPSTREAM_META_KEY = 'nest-mcp-host/upstream';
 
@@ -60,9 +63,16 @@ export class UpstreamCatalog {
     const { name, prefix, separator } = upstream.options;
     this.logger = new Logger(`McpGateway:${name}`);
     this.names = new UpstreamNamespace(name, prefix, separator);
-    this.stopListening = notifier.onSubscribed((uri) => {
+    this.stopListening = notifier.onSubscribed(async (uri) => {
       const upstreamUri = this.names.upstreamUri(uri);
-      if (upstreamUri !== undefined && !this.subscriptions.has(upstreamUri)) void this.subscribe(upstreamUri);
+      if (upstreamUri === undefined || this.subscriptions.has(upstreamUri)) return;
+      // The client's subscribe waits for the upstream's, but not for an upstream that hangs.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.subscribe(upstreamUri),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, SUBSCRIBE_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
     });
   }
 

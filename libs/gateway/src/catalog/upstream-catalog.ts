@@ -26,6 +26,13 @@ const LISTS = {
   resourceTemplates: ['resources/templates/list', 'resourceTemplates'],
 } as const;
 
+/** The catalog kinds each upstream list fills. */
+const CATALOG_KINDS: Readonly<Record<UpstreamListKind, readonly McpCatalogKind[]>> = {
+  tools: ['tool'],
+  prompts: ['prompt'],
+  resources: ['resource', 'resourceTemplate'],
+};
+
 /** How long a client's `resources/subscribe` waits for the upstream's before it is answered. */
 const SUBSCRIBE_WAIT_MS = 2_000;
 
@@ -144,11 +151,7 @@ export class UpstreamCatalog {
           want('resourceTemplate', this.names.uri(template.uriTemplate), template, () => this.addTemplate(template));
       }
     }
-    const synced = new Set<McpCatalogKind>(
-      kinds.flatMap((kind) =>
-        kind === 'resources' ? ['resource', 'resourceTemplate'] : [kind.slice(0, -1)],
-      ) as McpCatalogKind[],
-    );
+    const synced = new Set(kinds.flatMap((kind) => CATALOG_KINDS[kind]));
     for (const [id, entry] of this.entries) {
       if (!synced.has(entry.kind)) continue;
       const next = wanted.get(id);
@@ -180,7 +183,7 @@ export class UpstreamCatalog {
   private async listAll(kind: 'resources'): Promise<Resource[]>;
   private async listAll(kind: 'resourceTemplates'): Promise<ResourceTemplate[]>;
   private async listAll(kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'): Promise<unknown[]> {
-    const capabilities = await this.upstream.request(async (client) => client.getServerCapabilities());
+    const capabilities = this.upstream.serverCapabilities();
     const offered = kind === 'resourceTemplates' ? capabilities?.resources : capabilities?.[kind];
     if (!offered) return [];
     const items: unknown[] = [];

@@ -41,23 +41,40 @@ export class UpstreamNamespace {
 
   /**
    * Rewrites the upstream URIs a result carries (resource contents, embedded resources,
-   * resource links) to the gateway's, so that the client can read them back through it.
-   * Returns a copy; the value is not changed.
+   * resource links) to the gateway's, so that the client can read them back through it. The
+   * value is not changed: what holds a rewritten URI is copied, the rest is returned as it is.
    */
   rewriteUris<T>(value: T): T {
     return rewrite(value, (uri) => this.uri(uri)) as T;
   }
 }
 
-/** Resource-shaped objects (`{ uri, text | blob | mimeType | name }`) get `map(uri)`; everything else is copied. */
+/**
+ * Resource-shaped objects (`{ uri, text | blob }`, resource links) get `map(uri)`. Copy on write:
+ * only what holds a rewritten URI is copied, so a result without resources (most tool results)
+ * is returned as it came, with no allocation on the call's path.
+ */
 function rewrite(value: unknown, map: (uri: string) => string): unknown {
-  if (Array.isArray(value)) return value.map((item) => rewrite(item, map));
   if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = key === '_meta' ? item : rewrite(item, map);
-  const isResource = typeof out.uri === 'string' && ('text' in out || 'blob' in out || out.type === 'resource_link');
-  if (isResource) out.uri = map(out.uri as string);
-  return out;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const rewritten = rewrite(item, map);
+      if (rewritten !== item) (out ??= [...value])[index] = rewritten;
+    });
+    return out ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
+    if (key === '_meta') continue;
+    const rewritten = rewrite(record[key], map);
+    if (rewritten !== record[key]) (out ??= { ...record })[key] = rewritten;
+  }
+  const isResource =
+    typeof record.uri === 'string' && ('text' in record || 'blob' in record || record.type === 'resource_link');
+  if (isResource) (out ??= { ...record }).uri = map(record.uri as string);
+  return out ?? record;
 }
 
 /** Whether an upstream entry passes its filter: in `allow` (when given) and not in `deny`; `*` matches any run of characters. */

@@ -115,6 +115,11 @@ export class UpstreamConnection {
     await client?.close().catch(() => undefined);
   }
 
+  /** What the upstream said it offers when it connected; `undefined` while it is not connected. */
+  serverCapabilities(): ReturnType<Client['getServerCapabilities']> {
+    return this.client?.getServerCapabilities();
+  }
+
   status(): UpstreamStatus {
     const server = this.client?.getServerVersion();
     const p50 = this.latency.median();

@@ -113,9 +113,8 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
       limit: Math.min(limit ?? options.limit, options.maxLimit),
       filter: (name) => visible.has(name),
     });
-    const byName = new Map(this.tools.all().map(({ name, definition }) => [name, definition] as const));
     const found: FoundTool[] = hits.flatMap(({ name, score }) => {
-      const tool = byName.get(name);
+      const tool = this.tools.get(name)?.definition;
       if (!tool) return [];
       return [
         {

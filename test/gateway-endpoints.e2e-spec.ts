@@ -1,9 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule, type McpModuleOptions } from '#libs/hosting';
-import { connectHttpClient } from './support/fixture-app';
+import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 
 // Upstream processes start, restart and are killed here: on a busy CI machine that takes longer
 // than jest's 5 s default, which is a limit for a hung test, not a timing goal.
@@ -35,7 +34,7 @@ describe('two gateways in one application, each with its own upstreams', () => {
   const clients: Record<string, Client> = {};
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
+    app = await startTestApp({
       imports: [
         McpModule.forRoot(upstreamOnly('ops', ['echo']) as McpModuleOptions),
         McpModule.forRootAsync({
@@ -44,10 +43,8 @@ describe('two gateways in one application, each with its own upstreams', () => {
           health: false,
         }),
       ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    });
+    const base = await baseUrlOf(app);
     for (const name of ['ops', 'finance']) clients[name] = await connectHttpClient(`${base}/mcp/${name}`);
   });
   afterAll(async () => {

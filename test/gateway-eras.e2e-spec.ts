@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { McpModule } from '#libs/hosting';
+import { baseUrlOf, startTestApp } from './support/fixture-app';
 import { ERA_CLIENTS, type EraClient } from './support/era-clients';
 
 // Upstream processes start, restart and are killed here: on a busy CI machine that takes longer
@@ -16,7 +16,7 @@ describe.each(ERA_CLIENTS)('the gateway for a $title', ({ connect, expected }) =
   const asked: string[] = [];
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
+    app = await startTestApp({
       imports: [
         McpModule.forRoot({
           name: 'gateway',
@@ -33,10 +33,8 @@ describe.each(ERA_CLIENTS)('the gateway for a $title', ({ connect, expected }) =
           },
         }),
       ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    });
+    const url = `${await baseUrlOf(app)}/mcp`;
     client = await connect(url, 'era-client', {
       elicit: (message) => (asked.push(message), { action: 'decline' }),
     });

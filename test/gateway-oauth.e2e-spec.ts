@@ -1,12 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import { Injectable, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpContext, McpTool, type McpCallContext } from 'nest-mcp-host';
 import { McpGateway } from '#libs/gateway';
 import { McpModule } from '#libs/hosting';
-import { connectHttpClient } from './support/fixture-app';
+import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 import { startIssuer, type TestIssuer } from './support/issuer';
 import { waitFor } from './support/wait-for';
 
@@ -65,15 +64,13 @@ describe('the gateway authenticating to an OAuth upstream with client credential
   beforeAll(async () => {
     issuer = await startIssuer();
     tokens = await startTokenEndpoint(issuer);
-    const upstreamModule = await Test.createTestingModule({
+    upstream = await startTestApp({
       imports: [McpModule.forRoot({ name: 'wiki', version: '1.0.0', auth: issuer.hostAuth() })],
       providers: [WhoAmI],
-    }).compile();
-    upstream = upstreamModule.createNestApplication({ logger: false });
-    await upstream.listen(0, '127.0.0.1');
-    upstreamUrl = `${(await upstream.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    });
+    upstreamUrl = `${await baseUrlOf(upstream)}/mcp`;
 
-    const gatewayModule = await Test.createTestingModule({
+    gateway = await startTestApp({
       imports: [
         McpModule.forRoot({
           name: 'desk',
@@ -98,10 +95,8 @@ describe('the gateway authenticating to an OAuth upstream with client credential
           },
         }),
       ],
-    }).compile();
-    gateway = gatewayModule.createNestApplication({ logger: false });
-    await gateway.listen(0, '127.0.0.1');
-    client = await connectHttpClient(`${(await gateway.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`);
+    });
+    client = await connectHttpClient(`${await baseUrlOf(gateway)}/mcp`);
   });
   afterAll(async () => {
     await client?.close();

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Injectable, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   LoggingMessageNotificationSchema,
@@ -13,7 +12,7 @@ import { McpArgs, McpCatalog, McpContext, McpTool, type McpCallContext } from 'n
 import { McpModule } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
 import { auditRecords } from './support/desk-host';
-import { connectHttpClient } from './support/fixture-app';
+import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 import { waitFor, waitForAsync } from './support/wait-for';
 
 // Upstream processes start, restart and are killed here: on a busy CI machine that takes longer
@@ -40,11 +39,6 @@ class InventoryTools {
   }
 }
 
-async function listen(app: INestApplication): Promise<string> {
-  await app.listen(0, '127.0.0.1');
-  return (await app.getUrl()).replace('[::1]', '127.0.0.1');
-}
-
 /** One of our own hosts as the upstream of another: identity, audit and trace context across the two. */
 describe('the gateway in front of another nest-mcp-host', () => {
   const upstreamAudit = join(tmpdir(), `upstream-audit-${randomUUID()}.jsonl`);
@@ -54,7 +48,7 @@ describe('the gateway in front of another nest-mcp-host', () => {
   let client: Client;
 
   beforeAll(async () => {
-    const upstreamModule = await Test.createTestingModule({
+    upstream = await startTestApp({
       imports: [
         McpModule.forRoot({
           name: 'inventory',
@@ -64,11 +58,10 @@ describe('the gateway in front of another nest-mcp-host', () => {
         }),
       ],
       providers: [InventoryTools],
-    }).compile();
-    upstream = upstreamModule.createNestApplication({ logger: false });
-    const upstreamUrl = await listen(upstream);
+    });
+    const upstreamUrl = await baseUrlOf(upstream);
 
-    const gatewayModule = await Test.createTestingModule({
+    gateway = await startTestApp({
       imports: [
         McpModule.forRoot({
           name: 'desk',
@@ -85,9 +78,8 @@ describe('the gateway in front of another nest-mcp-host', () => {
           },
         }),
       ],
-    }).compile();
-    gateway = gatewayModule.createNestApplication({ logger: false });
-    const gatewayUrl = await listen(gateway);
+    });
+    const gatewayUrl = await baseUrlOf(gateway);
     client = await connectHttpClient(`${gatewayUrl}/mcp`, { 'x-api-key': KEYS.user });
   });
   afterAll(async () => {

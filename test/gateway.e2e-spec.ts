@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   ElicitRequestSchema,
@@ -12,7 +11,7 @@ import {
 import { McpModule } from '#libs/hosting';
 import { McpGateway } from '#libs/gateway';
 import { hashApiKey } from '#libs/security';
-import { connectHttpClient } from './support/fixture-app';
+import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 import { freePort } from './support/free-port';
 import { waitFor, waitForAsync } from './support/wait-for';
 
@@ -69,7 +68,7 @@ describe('the gateway: server-everything over stdio and Streamable HTTP behind o
   beforeAll(async () => {
     httpPort = await freePort();
     httpUpstream = await startEverythingHttp(httpPort);
-    const moduleRef = await Test.createTestingModule({
+    app = await startTestApp({
       imports: [
         McpModule.forRoot({
           name: 'gateway',
@@ -105,10 +104,8 @@ describe('the gateway: server-everything over stdio and Streamable HTTP behind o
           },
         }),
       ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}`;
+    });
+    url = await baseUrlOf(app);
     gateway = app.get(McpGateway);
     client = await connectHttpClient(
       `${url}/mcp`,

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule, type McpModuleOptions } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
 import { auditRecords } from './support/desk-host';
-import { connectHttpClient } from './support/fixture-app';
+import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 import { waitFor } from './support/wait-for';
 import { PETSTORE_DOCUMENT_FILE, PETSTORE_TOKEN, startPetstoreStub, type PetstoreStub } from './support/petstore-stub';
 
@@ -23,7 +22,7 @@ async function startHost(
   rest: McpModuleOptions['rest'],
   audit?: string,
 ): Promise<{ app: INestApplication; url: string }> {
-  const moduleRef = await Test.createTestingModule({
+  const app = await startTestApp({
     imports: [
       McpModule.forRoot({
         name: 'rest-apis',
@@ -40,10 +39,8 @@ async function startHost(
         rest,
       }),
     ],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  await app.listen(0, '127.0.0.1');
-  return { app, url: `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp` };
+  });
+  return { app, url: `${await baseUrlOf(app)}/mcp` };
 }
 
 const call = (client: Client, name: string, args: Record<string, unknown>) =>

@@ -1,11 +1,10 @@
 import { Body, Controller, Get, Post, Version, VersioningType, type INestApplication } from '@nestjs/common';
 import type { VersioningOptions } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpExpose } from 'nest-mcp-host';
 import { McpModule } from '#libs/hosting';
-import { connectHttpClient } from './support/fixture-app';
+import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 
 // Several hosts start here: on a busy CI machine that can take longer than jest's 5 s default.
 jest.setTimeout(30_000);
@@ -67,15 +66,17 @@ describe.each<[string, VersioningOptions]>([
   let tools: Tool[];
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [McpModule.forRoot({ name: 'paths', version: '1.0.0', rest: { metadata: 'routes' } })],
-      controllers: [OrdersController],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    app.setGlobalPrefix('api', { exclude: ['orders/ping'] });
-    app.enableVersioning(versioning);
-    await app.listen(0, '127.0.0.1');
-    client = await connectHttpClient(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`);
+    app = await startTestApp(
+      {
+        imports: [McpModule.forRoot({ name: 'paths', version: '1.0.0', rest: { metadata: 'routes' } })],
+        controllers: [OrdersController],
+      },
+      (created) => {
+        created.setGlobalPrefix('api', { exclude: ['orders/ping'] });
+        created.enableVersioning(versioning);
+      },
+    );
+    client = await connectHttpClient(`${await baseUrlOf(app)}/mcp`);
     ({ tools } = await client.listTools());
   });
   afterAll(async () => {

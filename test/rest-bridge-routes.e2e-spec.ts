@@ -20,7 +20,6 @@ import {
 } from '@nestjs/common';
 import type { ArgumentsHost, CanActivate, ExceptionFilter, ExecutionContext, INestApplication } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { IsInt, IsOptional, IsString, Min, MinLength, Validate, ValidatorConstraint } from 'class-validator';
@@ -28,7 +27,7 @@ import type { ValidatorConstraintInterface } from 'class-validator';
 import { Authenticator, McpExpose, RequireScopes, hashApiKey, type McpPrincipal } from 'nest-mcp-host';
 import { McpModule } from '#libs/hosting';
 import { isMcpRestRequest, REST_RESULT_META } from '#libs/rest';
-import { connectHttpClient } from './support/fixture-app';
+import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 
 // Several hosts start here: on a busy CI machine that can take longer than jest's 5 s default.
 jest.setTimeout(30_000);
@@ -157,10 +156,8 @@ describe('the REST bridge describing routes from Nest metadata (rest.metadata: r
       // @nestjs/swagger is installed: with the default ('auto') it would describe the routes.
       rest: { metadata: 'routes' },
     });
-    const moduleRef = await Test.createTestingModule({ imports: [mcp], controllers: [InventoryController] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    app = await startTestApp({ imports: [mcp], controllers: [InventoryController] });
+    base = await baseUrlOf(app);
     clerk = await connect(KEYS.clerk);
   });
   afterAll(async () => {

@@ -1,11 +1,10 @@
 import { Injectable, type INestApplication, type OnModuleInit } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpCatalog } from 'nest-mcp-host';
 import { McpModule } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
-import { connectHttpClient } from './support/fixture-app';
+import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 
 // Several hosts start here: on a busy CI machine that can take longer than jest's 5 s default.
 jest.setTimeout(30_000);
@@ -45,7 +44,7 @@ describe('tool search over a catalog of 1,124 tools (toolSearch option)', () => 
   let other: Client;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
+    app = await startTestApp({
       imports: [
         McpModule.forRoot({
           name: 'large',
@@ -61,10 +60,8 @@ describe('tool search over a catalog of 1,124 tools (toolSearch option)', () => 
         }),
       ],
       providers: [LargeCatalog],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    });
+    const url = `${await baseUrlOf(app)}/mcp`;
     support = await connectHttpClient(url, { 'x-api-key': KEYS.support });
     other = await connectHttpClient(url, { 'x-api-key': KEYS.other });
   });
@@ -121,13 +118,11 @@ describe('tool search listing only its meta-tools (toolSearch.listOnly)', () => 
   let client: Client;
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
+    app = await startTestApp({
       imports: [McpModule.forRoot({ name: 'search-only', version: '1.0.0', toolSearch: { listOnly: true } })],
       providers: [LargeCatalog],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.listen(0, '127.0.0.1');
-    client = await connectHttpClient(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`);
+    });
+    client = await connectHttpClient(`${await baseUrlOf(app)}/mcp`);
   });
   afterAll(async () => {
     await client?.close();

@@ -7,7 +7,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { sdkTypes } from '../upstream/sdk-types';
+import { UpstreamRpcError } from '../upstream/upstream-errors';
 import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import type { McpCatalog, McpCatalogKind } from '#libs/catalog';
 import { McpResourceNotifier, resourceNotFound } from '#libs/resources';
@@ -102,7 +102,7 @@ export class UpstreamCatalog {
   private async subscribe(uri: string): Promise<void> {
     this.subscriptions.add(uri);
     try {
-      await this.upstream.call('resources/subscribe', { uri });
+      await this.upstream.subscribeResource(uri);
     } catch (error) {
       this.subscriptions.delete(uri);
       this.logger.warn(`cannot subscribe to ${uri} upstream: ${(error as Error).message}`);
@@ -310,8 +310,8 @@ export class UpstreamCatalog {
       const result = await this.upstream.call('resources/read', { uri }, context);
       return this.names.rewriteUris(result);
     } catch (error) {
-      const { McpError, ErrorCode } = sdkTypes();
-      if (error instanceof McpError && (error.code === -32002 || error.code === ErrorCode.InvalidParams))
+      // Not found: -32002 from a 2025 upstream, -32602 from a 2026-07-28 one.
+      if (error instanceof UpstreamRpcError && (error.code === -32002 || error.code === -32602))
         throw resourceNotFound(context.target);
       throw this.named(error);
     }
@@ -319,7 +319,7 @@ export class UpstreamCatalog {
 
   /** The upstream's own JSON-RPC error, as an error the caller can act on, naming the upstream. */
   private named(error: unknown): unknown {
-    if (error instanceof sdkTypes().McpError)
+    if (error instanceof UpstreamRpcError)
       return new McpToolError(
         GatewayMessages.upstreamError(this.upstream.options.name, error.message.replace(/^MCP error -?\d+: /, '')),
       );

@@ -21,6 +21,7 @@ describe('resolveGatewayOptions', () => {
       {
         name: 'wiki',
         transport: stdio,
+        protocolVersion: 'auto',
         prefix: 'wiki',
         separator: '__',
         tools: {},
@@ -44,7 +45,13 @@ describe('resolveGatewayOptions', () => {
       upstreams: [
         { name: 'ok', transport: { type: 'http', url: 'https://wiki.example/mcp' } },
         { name: '9lives', transport: { type: 'http', url: 'ftp://x', bearer: undefined }, prefix: 'a b' },
-        { name: 'ok', transport: { type: 'pipe' }, scopes: 'wiki', tools: { only: ['x'] } },
+        {
+          name: 'ok',
+          transport: { type: 'pipe' },
+          scopes: 'wiki',
+          tools: { only: ['x'] },
+          protocolVersion: '2024-11-05',
+        },
         {
           name: 'slow',
           transport: { ...stdio, env: { TOKEN: undefined } },
@@ -64,6 +71,7 @@ describe('resolveGatewayOptions', () => {
         'gateway.upstreams[2].transport.type',
         'gateway.upstreams[2].tools.only',
         'gateway.upstreams[2].scopes',
+        'gateway.upstreams[2].protocolVersion',
         // The second "ok": its name, and the namespace its name gives.
         'gateway.upstreams[2].name',
         'gateway.upstreams[2].prefix',

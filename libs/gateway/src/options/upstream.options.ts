@@ -44,6 +44,15 @@ export interface McpStdioUpstreamTransport {
   cwd?: string;
 }
 
+/**
+ * The protocol revision the gateway speaks with an upstream: `auto` asks the upstream
+ * (`server/discover`) and falls back to the 2025 handshake when it does not know the question;
+ * a revision speaks that one only (a 2026-07-28 upstream that does not offer it fails to connect).
+ */
+export type UpstreamProtocolVersion = 'auto' | '2025-11-25' | '2026-07-28';
+
+const PROTOCOL_VERSIONS: readonly UpstreamProtocolVersion[] = ['auto', '2025-11-25', '2026-07-28'];
+
 /** Which of an upstream's entries join the catalog, by their upstream names (`*` matches any run of characters). */
 export interface McpUpstreamFilter {
   /** Only these (default: all). */
@@ -75,6 +84,8 @@ export interface McpUpstreamOptions {
    */
   name: string;
   transport: McpHttpUpstreamTransport | McpStdioUpstreamTransport;
+  /** The revision to speak: the one the upstream supports (`auto`), or only the one named. @default 'auto' */
+  protocolVersion?: UpstreamProtocolVersion;
   /** Put before each tool's and prompt's name, with `separator`. @default the upstream's name */
   prefix?: string;
   /** Between the prefix and the upstream's own name. @default '__' */
@@ -101,6 +112,7 @@ export interface McpUpstreamOptions {
 export interface UpstreamOptions {
   readonly name: string;
   readonly transport: McpHttpUpstreamTransport | McpStdioUpstreamTransport;
+  readonly protocolVersion: UpstreamProtocolVersion;
   readonly prefix: string;
   readonly separator: string;
   readonly tools: Readonly<McpUpstreamFilter>;
@@ -121,6 +133,7 @@ export interface UpstreamOptions {
 const UPSTREAM_KEYS = new Set([
   'name',
   'transport',
+  'protocolVersion',
   'prefix',
   'separator',
   'tools',
@@ -178,11 +191,19 @@ export function resolveUpstream(given: unknown, where: string, report: OptionRep
   };
   const breaker = optionChecks(nested('circuitBreaker'), report, `${where}.circuitBreaker.`);
   const reconnect = optionChecks(nested('reconnect'), report, `${where}.reconnect.`);
+  const protocolVersion = o.protocolVersion ?? 'auto';
+  if (!PROTOCOL_VERSIONS.includes(protocolVersion as UpstreamProtocolVersion))
+    report(
+      `${where}.protocolVersion`,
+      `must be one of ${PROTOCOL_VERSIONS.map((v) => `'${v}'`).join(', ')}, got ${JSON.stringify(protocolVersion)}`,
+      "e.g. protocolVersion: 'auto' (the upstream's own choice)",
+    );
   const prefix = text('prefix', name);
   const separator = text('separator', '__');
   const upstream: UpstreamOptions = {
     name,
     transport: resolveTransport(o.transport, `${where}.transport`, report),
+    protocolVersion: protocolVersion as UpstreamProtocolVersion,
     prefix,
     separator,
     tools: resolveFilter(o.tools, `${where}.tools`, report),

@@ -1,7 +1,7 @@
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { sdkTypes } from './sdk-types';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { UpstreamRpcError, UpstreamTimeoutError } from './upstream-errors';
 import type { ClientCredentials } from './client-credentials';
 
 /** The upstream answered 401 to the gateway's OAuth token. */
@@ -22,9 +22,6 @@ export interface HttpJsonRpcOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
 }
-
-/** The SDK's "request timed out" JSON-RPC code. */
-const REQUEST_TIMEOUT = -32001;
 
 /**
  * The hot path of an HTTP upstream: one JSON-RPC request POSTed on a kept-alive `node:http`
@@ -56,7 +53,8 @@ export class HttpJsonRpcChannel {
   /**
    * Sends `method` and resolves with its result.
    * @param onId told the request's id before it is sent (to cancel it by id)
-   * @throws McpError the upstream's JSON-RPC error, or `-32001` when `timeoutMs` passed
+   * @throws UpstreamRpcError the upstream's JSON-RPC error
+   * @throws UpstreamTimeoutError when `timeoutMs` passed
    * @throws Error when the upstream cannot be reached or answers outside the protocol
    * @throws the signal's reason when it aborts
    */
@@ -110,10 +108,7 @@ export class HttpJsonRpcChannel {
         } else resolve(result!);
       };
       const onAbort = () => finish(options.signal!.reason);
-      const timer = setTimeout(() => {
-        const { McpError } = sdkTypes();
-        finish(new McpError(REQUEST_TIMEOUT, `Request timed out after ${options.timeoutMs} ms`));
-      }, options.timeoutMs);
+      const timer = setTimeout(() => finish(new UpstreamTimeoutError(options.timeoutMs)), options.timeoutMs);
       const outgoing = this.send(this.url, { method: 'POST', agent: this.agent, headers }, (response) =>
         this.read(response, id, finish),
       );
@@ -152,10 +147,8 @@ export class HttpJsonRpcChannel {
         this.deliver(message as JSONRPCMessage);
         return;
       }
-      if (response.error) {
-        const { McpError } = sdkTypes();
-        return finish(new McpError(response.error.code, response.error.message, response.error.data));
-      }
+      if (response.error)
+        return finish(new UpstreamRpcError(response.error.code, response.error.message, response.error.data));
       finish(undefined, response.result ?? {});
     };
     let text = '';

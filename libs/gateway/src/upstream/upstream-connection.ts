@@ -1,13 +1,16 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { sdkTypes } from './sdk-types';
+import type {
+  Client,
+  JSONRPCMessage,
+  Progress,
+  RequestOptions,
+  StandardSchemaV1,
+  StreamableHTTPClientTransport,
+  Transport,
+} from '@modelcontextprotocol/client';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpToolError, type McpCallContext } from '#libs/core';
 import type { UpstreamOptions } from '../options/upstream.options';
 import { CircuitBreaker, type CircuitState } from '../resilience/circuit-breaker';
@@ -15,6 +18,23 @@ import { createUpstreamClient } from './upstream-transport';
 import { GatewayMessages } from '../messages/gateway.messages';
 import { LatencyWindow } from './latency-window';
 import { HttpJsonRpcChannel } from './http-json-rpc';
+import { ChangeListener } from './change-listener';
+import { classifyUpstreamError, clientSdk, UpstreamTimeoutError } from './upstream-errors';
+
+/** The result schema of a relayed request: what the upstream answered, as it is (the host maps it). */
+const AS_ANSWERED: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'nest-mcp-host',
+    validate: (value) => ({ value: value as Record<string, unknown> }),
+  },
+};
+
+/** The 2026-07-28 request envelope's log level key. */
+const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';
+
+/** What a connection remembers of the revision it negotiated, to skip the probe when it reconnects. */
+type PriorDiscovery = NonNullable<Parameters<Client['connect']>[1]>['prior'];
 
 /** The upstream's requests to the client the gateway relays, and the capability each needs. */
 const RELAYED_CAPABILITY = {
@@ -39,6 +59,8 @@ export interface UpstreamStatus {
   readonly required: boolean;
   /** What the upstream says it is, once connected. */
   readonly server?: { name: string; version: string };
+  /** The protocol revision spoken with it, once connected. */
+  readonly protocolVersion?: string;
   readonly connectedAt?: string;
   /** The process id of a stdio upstream while it runs. */
   readonly pid?: number;
@@ -77,6 +99,10 @@ export class UpstreamConnection {
   private readonly latency = new LatencyWindow(100);
   private client: Client | undefined;
   private channel: HttpJsonRpcChannel | undefined;
+  /** A 2026-07-28 upstream's change notifications. */
+  private listener: ChangeListener | undefined;
+  /** The revision the last connection negotiated (reused when reconnecting). */
+  private prior: PriorDiscovery;
   private pid: number | undefined;
   private state: UpstreamState = 'connecting';
   private reconnects = 0;
@@ -112,7 +138,18 @@ export class UpstreamConnection {
     const client = this.client;
     this.client = undefined;
     this.channel?.close();
+    await this.listener?.close();
     await client?.close().catch(() => undefined);
+  }
+
+  /**
+   * Asks the upstream to tell of changes to `uri`: `resources/subscribe` on a 2025 connection,
+   * the URI added to the change stream on a 2026-07-28 one.
+   * @throws as `call` does (2025 era only)
+   */
+  async subscribeResource(uri: string): Promise<void> {
+    if (this.listener) return this.listener.listen(uri);
+    await this.call('resources/subscribe', { uri });
   }
 
   /** What the upstream said it offers when it connected; `undefined` while it is not connected. */
@@ -122,6 +159,7 @@ export class UpstreamConnection {
 
   status(): UpstreamStatus {
     const server = this.client?.getServerVersion();
+    const protocolVersion = this.client?.getNegotiatedProtocolVersion();
     const p50 = this.latency.median();
     return {
       name: this.options.name,
@@ -130,6 +168,7 @@ export class UpstreamConnection {
       circuit: this.breaker.state,
       required: this.options.required,
       ...(server && { server: { name: server.name, version: server.version } }),
+      ...(protocolVersion && { protocolVersion }),
       ...(this.connectedAt && { connectedAt: this.connectedAt.toISOString() }),
       ...(this.client && this.pid !== undefined && { pid: this.pid }),
       reconnects: this.reconnects,
@@ -142,9 +181,11 @@ export class UpstreamConnection {
 
   /**
    * Sends a JSON-RPC request to the upstream and resolves with its result, through `request`
-   * (circuit, timeout, cancellation, measures). An HTTP upstream's requests take the gateway's
-   * own request path (`HttpJsonRpcChannel`) on the SDK client's session; a stdio upstream's go
-   * through the SDK client. Results are passed on as the upstream gave them: the host maps them.
+   * (circuit, timeout, cancellation, measures). A 2025-era HTTP upstream's requests take the
+   * gateway's own request path (`HttpJsonRpcChannel`) on the SDK client's session; the others
+   * go through the SDK client, which on 2026-07-28 adds the request envelope and answers the
+   * upstream's `input_required` rounds through the relays. Results are passed on as the
+   * upstream gave them (less the 2026 `resultType`, which the host sets for its own clients).
    * @throws as `request` does
    */
   call(
@@ -157,10 +198,15 @@ export class UpstreamConnection {
       async (client, options, meta) => {
         const sent = meta.progressToken ? { ...params, _meta: { ...(params._meta as object), ...meta } } : params;
         const channel = this.channel;
-        if (!channel)
-          return client.request({ method, params: sent } as never, sdkTypes().ResultSchema, options) as Promise<
-            Record<string, unknown>
-          >;
+        if (!channel) {
+          // A 2026-07-28 upstream logs only what a request's envelope asks for: everything is asked,
+          // and the caller's own level filters it on the way to the caller.
+          const logged = this.listener
+            ? { ...sent, _meta: { ...(sent._meta as object), [LOG_LEVEL_META]: 'debug' } }
+            : sent;
+          const { resultType: _, ...result } = await client.request({ method, params: logged }, AS_ANSWERED, options);
+          return result;
+        }
         let id: string | undefined;
         try {
           return await channel.request(
@@ -171,7 +217,7 @@ export class UpstreamConnection {
           );
         } catch (error) {
           // A request given up on is cancelled upstream, as the SDK does on its own path.
-          const timedOut = error instanceof sdkTypes().McpError && error.code === sdkTypes().ErrorCode.RequestTimeout;
+          const timedOut = error instanceof UpstreamTimeoutError;
           if (id && (options.signal?.aborted || timedOut))
             void client
               .notification({
@@ -193,7 +239,7 @@ export class UpstreamConnection {
    * upstream's `timeoutMs`. The caller's context receives what the upstream asks of the client
    * meanwhile.
    * @throws McpToolError naming the upstream when it cannot be reached, times out or is open
-   * @throws McpError the upstream's own JSON-RPC error
+   * @throws UpstreamRpcError the upstream's own JSON-RPC error
    */
   async request<T>(
     send: (client: Client, options: RequestOptions, meta: { progressToken?: string }) => Promise<T>,
@@ -225,19 +271,14 @@ export class UpstreamConnection {
       return result;
     } catch (error) {
       if (context?.signal.aborted) throw error;
-      const { McpError, ErrorCode } = sdkTypes();
-      if (
-        error instanceof McpError &&
-        error.code !== ErrorCode.RequestTimeout &&
-        error.code !== ErrorCode.ConnectionClosed
-      ) {
+      const { failure: reason, error: classified } = classifyUpstreamError(error);
+      if (reason === 'answered') {
         // The upstream answered, with an error of its own: it is up.
         this.breaker.succeeded();
-        throw error;
+        throw classified;
       }
       this.failures++;
       this.breaker.failed();
-      const reason = error instanceof McpError && error.code === ErrorCode.RequestTimeout ? 'timeout' : 'unreachable';
       this.lastError = (error as Error).message;
       this.logger.warn(`${reason === 'timeout' ? 'timed out' : 'failed'}: ${this.lastError}`);
       if (reason === 'unreachable') this.lost(client, error);
@@ -257,14 +298,14 @@ export class UpstreamConnection {
    */
   private takeProgress(transport: Transport): void {
     const deliver = transport.onmessage!;
-    transport.onmessage = (message, extra) => {
+    transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
       const notification = message as { method?: string; params?: Progress & { progressToken?: unknown } };
       if (notification.method === 'notifications/progress' && notification.params) {
         const { progressToken, ...progress } = notification.params;
         const listener = typeof progressToken === 'string' ? this.progress.get(progressToken) : undefined;
         if (listener) return listener(progress);
       }
-      deliver(message, extra);
+      (deliver as (message: JSONRPCMessage, extra?: unknown) => void)(message, extra);
     };
   }
 
@@ -275,8 +316,10 @@ export class UpstreamConnection {
     const stderr = (transport as Partial<StdioClientTransport>).stderr;
     if (stderr) this.logLines(stderr as Readable);
     try {
-      await client.connect(transport, { timeout: this.options.timeoutMs });
+      await client.connect(transport, { timeout: this.options.timeoutMs, ...(this.prior && { prior: this.prior }) });
     } catch (error) {
+      // The upstream may have changed revision: the next attempt asks it again.
+      this.prior = undefined;
       this.lastError = (error as Error).message;
       this.logger.warn(GatewayMessages.connectFailed(this.options.name, this.lastError, this.nextDelayMs()));
       await client.close().catch(() => undefined);
@@ -291,26 +334,35 @@ export class UpstreamConnection {
     client.onclose = () => this.lost(client, new Error('the connection closed'));
     this.takeProgress(transport);
     this.client = client;
+    const modern = client.getProtocolEra() === 'modern';
+    const discover = client.getDiscoverResult();
+    this.prior = modern && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
     this.channel?.close();
-    this.channel = http
-      ? new HttpJsonRpcChannel(
-          http.url,
-          http.headers,
-          () => {
-            const { sessionId, protocolVersion } = transport as StreamableHTTPClientTransport;
-            return { sessionId, protocolVersion };
-          },
-          (message) => transport.onmessage?.(message),
-          http.credentials,
-        )
-      : undefined;
+    void this.listener?.close();
+    this.listener = modern ? new ChangeListener(client, this.options.timeoutMs, this.logger) : undefined;
+    void this.listener?.listen();
+    this.channel =
+      http && !modern
+        ? new HttpJsonRpcChannel(
+            http.url,
+            http.headers,
+            () => {
+              const { sessionId, protocolVersion } = transport as StreamableHTTPClientTransport;
+              return { sessionId, protocolVersion };
+            },
+            (message) => transport.onmessage?.(message),
+            http.credentials,
+          )
+        : undefined;
     this.pid = (transport as Partial<StdioClientTransport>).pid ?? undefined;
     this.attempt = 0;
     this.state = 'connected';
     this.connectedAt = new Date();
     this.breaker.succeeded();
     const server = client.getServerVersion();
-    this.logger.log(`connected to ${server?.name ?? 'the server'} ${server?.version ?? ''}`.trim());
+    this.logger.log(
+      `connected to ${`${server?.name ?? 'the server'} ${server?.version ?? ''}`.trim()} (${client.getNegotiatedProtocolVersion()})`,
+    );
     this.events.connected();
   }
 
@@ -321,6 +373,8 @@ export class UpstreamConnection {
     this.state = 'reconnecting';
     this.lastError = (error as Error).message;
     client.onclose = undefined;
+    void this.listener?.close();
+    this.listener = undefined;
     void client.close().catch(() => undefined);
     this.logger.warn(GatewayMessages.lost(this.options.name, this.lastError, this.nextDelayMs()));
     this.scheduleReconnect();
@@ -344,37 +398,29 @@ export class UpstreamConnection {
   }
 
   private installRelays(client: Client): void {
-    const {
-      CreateMessageRequestSchema,
-      ElicitRequestSchema,
-      ListRootsRequestSchema,
-      PromptListChangedNotificationSchema,
-      ResourceListChangedNotificationSchema,
-      ResourceUpdatedNotificationSchema,
-      ToolListChangedNotificationSchema,
-      LoggingMessageNotificationSchema,
-    } = sdkTypes();
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.events.listChanged('tools'));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.events.listChanged('prompts'));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.events.listChanged('resources'));
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) =>
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.events.listChanged('tools'));
+    client.setNotificationHandler('notifications/prompts/list_changed', () => this.events.listChanged('prompts'));
+    client.setNotificationHandler('notifications/resources/list_changed', () => this.events.listChanged('resources'));
+    client.setNotificationHandler('notifications/resources/updated', ({ params }) =>
       this.events.resourceUpdated(params.uri),
     );
     // What the upstream logs while one client's calls are in flight is that client's to read;
     // otherwise it goes to the gateway's own log.
-    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    client.setNotificationHandler('notifications/message', ({ params }) => {
       const call = this.soleCaller();
       if (call) call.log.log(params.level, params.data);
       else this.logger.debug(`log (${params.level}): ${JSON.stringify(params.data)}`);
     });
-    // The relayed request ends with the call it serves (its context's own cancellation).
-    client.setRequestHandler(ElicitRequestSchema, (request) =>
-      this.relayTarget('elicitation/create').elicit(request.params),
+    // Asked directly (2025) or within an `input_required` round of the call (2026-07-28), the
+    // relayed request ends with the call it serves (its context's own cancellation).
+    client.setRequestHandler('elicitation/create', (request) =>
+      this.relayTarget('elicitation/create').elicit(request.params as never),
     );
-    client.setRequestHandler(CreateMessageRequestSchema, (request) =>
-      this.relayTarget('sampling/createMessage').sample(request.params),
+    client.setRequestHandler(
+      'sampling/createMessage',
+      (request) => this.relayTarget('sampling/createMessage').sample(request.params as never) as never,
     );
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    client.setRequestHandler('roots/list', async () => ({
       roots: await this.relayTarget('roots/list').roots(),
     }));
   }
@@ -386,15 +432,15 @@ export class UpstreamConnection {
    */
   private relayTarget(method: RelayedMethod): McpCallContext {
     const call = this.soleCaller();
-    const { McpError, ErrorCode } = sdkTypes();
+    const { ProtocolError, ProtocolErrorCode } = clientSdk();
     if (!call) {
       this.logger.debug(GatewayMessages.relayRefusedLog(method, this.inFlight.size));
-      throw new McpError(ErrorCode.InvalidRequest, GatewayMessages.relayRefused(method));
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, GatewayMessages.relayRefused(method));
     }
     // Asked of a client that cannot answer, the question would end the caller's request (a
     // 2026-07-28 client gets -32021): the upstream is told no instead, and the call goes on.
     if (!call.clientCapabilities[RELAYED_CAPABILITY[method]])
-      throw new McpError(ErrorCode.InvalidRequest, GatewayMessages.relayUnsupported(method));
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, GatewayMessages.relayUnsupported(method));
     return call;
   }
 

@@ -1,7 +1,7 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { UpstreamOptions } from '../options/upstream.options';
+import type { Client, Transport, VersionNegotiationMode } from '@modelcontextprotocol/client';
+import type { UpstreamOptions, UpstreamProtocolVersion } from '../options/upstream.options';
 import { ClientCredentials } from './client-credentials';
+import { clientSdk } from './upstream-errors';
 
 /** What the gateway tells an upstream it is. */
 export const GATEWAY_CLIENT_INFO = { name: 'nest-mcp-host-gateway', version: '1.0.0' } as const;
@@ -12,10 +12,18 @@ export const GATEWAY_CLIENT_INFO = { name: 'nest-mcp-host-gateway', version: '1.
  */
 const RELAYED_CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: false } };
 
+/** How the client negotiates the revision the option names. */
+function negotiation(version: UpstreamProtocolVersion): VersionNegotiationMode {
+  if (version === 'auto') return 'auto';
+  return version === '2025-11-25' ? 'legacy' : { pin: version };
+}
+
 /**
- * A new SDK client and transport for an upstream (not connected). A stdio upstream's stderr is
- * piped, for the gateway to log; its environment is the SDK's minimal default plus what the
- * options give, never the host's whole environment.
+ * A new SDK client and transport for an upstream (not connected). The client negotiates the
+ * revision the upstream speaks (`protocolVersion`: by default it asks, `server/discover`, and
+ * falls back to `initialize`). A stdio upstream's stderr is piped, for the gateway to log; its
+ * environment is the SDK's minimal default plus what the options give, never the host's whole
+ * environment.
  */
 export function createUpstreamClient(upstream: UpstreamOptions): {
   client: Client;
@@ -24,14 +32,13 @@ export function createUpstreamClient(upstream: UpstreamOptions): {
   http?: { url: URL; headers: Record<string, string>; credentials?: ClientCredentials };
 } {
   // Loaded on first use: an application without upstreams never loads the SDK's client side.
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { Client } =
-    require('@modelcontextprotocol/sdk/client/index.js') as typeof import('@modelcontextprotocol/sdk/client/index.js');
-  const client = new Client(GATEWAY_CLIENT_INFO, { capabilities: RELAYED_CAPABILITIES });
+  const { Client, StreamableHTTPClientTransport } = clientSdk();
+  const client = new Client(GATEWAY_CLIENT_INFO, {
+    capabilities: RELAYED_CAPABILITIES,
+    versionNegotiation: { mode: negotiation(upstream.protocolVersion) },
+  });
   const { transport: options } = upstream;
   if (options.type === 'http') {
-    const { StreamableHTTPClientTransport } =
-      require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     const headers: Record<string, string> = { ...options.headers };
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
     const url = new URL(options.url);
@@ -41,7 +48,7 @@ export function createUpstreamClient(upstream: UpstreamOptions): {
         transport: new StreamableHTTPClientTransport(url, { requestInit: { headers } }),
         http: { url, headers },
       };
-    // The SDK client's own requests (initialize, the GET stream) carry the current token too.
+    // The SDK client's own requests (the handshake, streams) carry the current token too.
     const credentials = new ClientCredentials(options.oauth, upstream.timeoutMs);
     const withToken: typeof fetch = async (input, init) => {
       const sent = new Headers(init?.headers);
@@ -53,8 +60,9 @@ export function createUpstreamClient(upstream: UpstreamOptions): {
     const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: withToken });
     return { client, transport, http: { url, headers, credentials } };
   }
+  /* eslint-disable @typescript-eslint/no-require-imports */
   const { StdioClientTransport, getDefaultEnvironment } =
-    require('@modelcontextprotocol/sdk/client/stdio.js') as typeof import('@modelcontextprotocol/sdk/client/stdio.js');
+    require('@modelcontextprotocol/client/stdio') as typeof import('@modelcontextprotocol/client/stdio');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const transport = new StdioClientTransport({
     command: options.command,

@@ -9,6 +9,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpArgs, McpCatalog, McpContext, McpTool, type McpCallContext } from 'nest-mcp-host';
+import { McpGateway } from '#libs/gateway';
 import { McpModule } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
 import { auditRecords } from './support/desk-host';
@@ -29,6 +30,15 @@ class InventoryTools {
   })
   count(@McpArgs() { shelf }: { shelf: string }, @McpContext() context: McpCallContext) {
     return { shelf, count: 12, caller: context.caller.id };
+  }
+
+  @McpTool({
+    description: 'Says where a shelf is',
+    // A 2026-07-28 client must mirror this argument in an `Mcp-Param-Shelf` header.
+    input: { type: 'object', properties: { shelf: { type: 'string', 'x-mcp-header': 'Shelf' } }, required: ['shelf'] },
+  })
+  locate(@McpArgs() { shelf }: { shelf: string }) {
+    return `${shelf} is in the north hall`;
   }
 
   @McpTool({ description: 'Audits a shelf, saying what it does' })
@@ -104,6 +114,16 @@ describe('the gateway in front of another nest-mcp-host', () => {
     expect(atUpstream).toMatchObject({ principal: 'desk-gateway', outcome: 'ok', traceId });
   });
 
+  it('speaks 2026-07-28 with it (what it offers), with the headers that revision requires', async () => {
+    expect(gateway.get(McpGateway).status()[0]).toMatchObject({ state: 'connected', protocolVersion: '2026-07-28' });
+    // The upstream refuses a call whose Mcp-Param-Shelf header is missing or differs (-32020); a
+    // value that is not visible ASCII travels Base64-encoded.
+    for (const shelf of ['B7', 'Zürich 7', '  padded ']) {
+      const result = (await client.callTool({ name: 'inventory__locate', arguments: { shelf } })) as CallToolResult;
+      expect(result.content).toEqual([{ type: 'text', text: `${shelf} is in the north hall` }]);
+    }
+  });
+
   it('relays what the upstream logs during a call to the client that made it', async () => {
     const messages: { level: string; data: unknown }[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void messages.push(params));
@@ -126,6 +146,7 @@ describe('the gateway in front of another nest-mcp-host', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'inventory__audit',
       'inventory__count',
+      'inventory__locate',
       'inventory__restock',
     ]);
     const restocked = (await client.callTool({ name: 'inventory__restock', arguments: {} })) as CallToolResult;
@@ -134,8 +155,12 @@ describe('the gateway in front of another nest-mcp-host', () => {
     const before = changed;
     upstream.get(McpCatalog).remove('tool', 'restock');
     await waitFor(() => changed > before);
-    await waitForAsync(async () => (await client.listTools()).tools.length === 2);
+    await waitForAsync(async () => (await client.listTools()).tools.length === 3);
     const after = await client.listTools();
-    expect(after.tools.map((tool) => tool.name).sort()).toEqual(['inventory__audit', 'inventory__count']);
+    expect(after.tools.map((tool) => tool.name).sort()).toEqual([
+      'inventory__audit',
+      'inventory__count',
+      'inventory__locate',
+    ]);
   });
 });

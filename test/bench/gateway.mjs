@@ -1,6 +1,7 @@
 // An upstream tool called through the gateway against the same tool called on the upstream
-// directly, in one run. Two bench hosts (apps/bench): the upstream, and a gateway federating it
-// as `up` (its `add` becomes `up_add`). Each round, in ABBA order:
+// directly, in one run. Three bench hosts (apps/bench): the upstream, and two gateways federating
+// it as `up` (its `add` becomes `up_add`), one speaking 2025-11-25 with it and one 2026-07-28
+// (what `auto` negotiates with our own host). Each round, in rotating order:
 //   - latency: one connection (`wrk -c1`), so the p50 is the time one call takes with no queue:
 //     the gateway's p50 minus the direct p50 is what the extra hop adds;
 //   - throughput: 30 connections (`wrk -c30`), and the server CPU per request of each process
@@ -18,7 +19,11 @@ const entry = join(root, 'dist', 'apps', 'bench', 'src', 'main.js');
 const ROUNDS = Number(process.env.GATEWAY_ROUNDS ?? 4);
 const SECONDS = Number(process.env.GATEWAY_SECONDS ?? 6);
 const UPSTREAM_PORT = 3996;
-const GATEWAY_PORT = 3997;
+/** The gateways, by the revision each speaks with the upstream. */
+const GATEWAYS = {
+  'gateway 2025': { port: 3997, protocol: '2025-11-25' },
+  'gateway 2026': { port: 3998, protocol: '2026-07-28' },
+};
 
 const cpuTicks = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -85,17 +90,25 @@ const script = (name) => {
 };
 
 const upstream = start(UPSTREAM_PORT, {});
-let gateway;
+const gateways = {};
 try {
   await ready(UPSTREAM_PORT);
-  gateway = start(GATEWAY_PORT, { BENCH_UPSTREAM_URL: `http://127.0.0.1:${UPSTREAM_PORT}/mcp` });
-  await ready(GATEWAY_PORT);
+  for (const [name, { port, protocol }] of Object.entries(GATEWAYS))
+    gateways[name] = start(port, {
+      BENCH_UPSTREAM_URL: `http://127.0.0.1:${UPSTREAM_PORT}/mcp`,
+      BENCH_UPSTREAM_PROTOCOL: protocol,
+    });
+  for (const { port } of Object.values(GATEWAYS)) await ready(port);
   const variants = {
-    direct: { url: `http://127.0.0.1:${UPSTREAM_PORT}/mcp`, script: script('add') },
-    gateway: { url: `http://127.0.0.1:${GATEWAY_PORT}/mcp`, script: script('up_add') },
+    direct: { url: `http://127.0.0.1:${UPSTREAM_PORT}/mcp`, script: script('add'), tool: 'add' },
+    ...Object.fromEntries(
+      Object.entries(GATEWAYS).map(([name, { port }]) => [
+        name,
+        { url: `http://127.0.0.1:${port}/mcp`, script: script('up_add'), tool: 'up_add', process: gateways[name] },
+      ]),
+    ),
   };
-  for (const [name, { url }] of Object.entries(variants)) {
-    const tool = name === 'direct' ? 'add' : 'up_add';
+  for (const [name, { url, tool }] of Object.entries(variants)) {
     const answer = await fetch(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
@@ -103,19 +116,22 @@ try {
     }).then((r) => r.json());
     if (answer?.result?.content?.[0]?.text !== '5') throw new Error(`${name}: ${JSON.stringify(answer)}`);
   }
-  const samples = { direct: [], gateway: [] };
+  const names = Object.keys(variants);
+  const samples = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const name of round % 2 === 0 ? ['direct', 'gateway'] : ['gateway', 'direct']) {
-      const { url, script } = variants[name];
+    // Each variant takes each place in the order in turn: the machine's drift falls on all alike.
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    for (const name of order) {
+      const { url, script, process: gateway } = variants[name];
       const latency = wrk(url, script, 1);
-      const before = { upstream: cpuTicks(upstream.pid), gateway: cpuTicks(gateway.pid) };
+      const before = { upstream: cpuTicks(upstream.pid), gateway: gateway && cpuTicks(gateway.pid) };
       const load = wrk(url, script, 30);
       const perRequest = (pid, ticks) => ((cpuTicks(pid) - ticks) * 10_000) / load.requests;
       const sample = {
         p50: latency.p50,
         rps: load.rps,
         upstreamCpu: perRequest(upstream.pid, before.upstream),
-        gatewayCpu: perRequest(gateway.pid, before.gateway),
+        gatewayCpu: gateway ? perRequest(gateway.pid, before.gateway) : 0,
       };
       samples[name].push(sample);
       console.log(
@@ -131,15 +147,18 @@ try {
     gatewayCpu: median(samples[name].map((s) => s.gatewayCpu)),
   });
   const direct = summary('direct');
-  const through = summary('gateway');
   console.log(
-    `median: direct p50 ${direct.p50.toFixed(3)} ms, ${direct.rps.toFixed(0)} req/s; through the gateway p50 ` +
-      `${through.p50.toFixed(3)} ms, ${through.rps.toFixed(0)} req/s: the gateway adds ${(through.p50 - direct.p50).toFixed(3)} ms ` +
-      `at p50 and keeps ${((100 * through.rps) / direct.rps).toFixed(0)} % of the throughput; per relayed call the ` +
-      `gateway process spends ${through.gatewayCpu.toFixed(1)} µs of CPU and the upstream ${through.upstreamCpu.toFixed(1)} µs ` +
-      `(direct: ${direct.upstreamCpu.toFixed(1)} µs)`,
+    `median: direct p50 ${direct.p50.toFixed(3)} ms, ${direct.rps.toFixed(0)} req/s, upstream CPU ${direct.upstreamCpu.toFixed(1)} µs`,
   );
+  for (const name of Object.keys(GATEWAYS)) {
+    const through = summary(name);
+    console.log(
+      `median: ${name} p50 ${through.p50.toFixed(3)} ms, ${through.rps.toFixed(0)} req/s: adds ${(through.p50 - direct.p50).toFixed(3)} ms ` +
+        `at p50 and keeps ${((100 * through.rps) / direct.rps).toFixed(0)} % of the throughput; per relayed call the ` +
+        `gateway process spends ${through.gatewayCpu.toFixed(1)} µs of CPU and the upstream ${through.upstreamCpu.toFixed(1)} µs`,
+    );
+  }
 } finally {
-  gateway?.kill();
+  for (const gateway of Object.values(gateways)) gateway.kill();
   upstream.kill();
 }

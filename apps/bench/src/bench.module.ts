@@ -1,7 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { McpModule, FixedWindowThrottlerStorage, hashApiKey, McpThrottlerGuard } from 'nest-mcp-host';
+import {
+  McpModule,
+  FixedWindowThrottlerStorage,
+  hashApiKey,
+  McpThrottlerGuard,
+  type McpUpstreamOptions,
+} from 'nest-mcp-host';
 import { AddTool } from './add.tool';
 import { CatalogFiller } from './catalog-filler';
 import { NoopTools } from './noop.tools';
@@ -17,6 +23,8 @@ export interface BenchVariant {
   auditFile?: string;
   /** Another bench host's MCP endpoint, federated as the upstream `up` (its tools as `up_add`, …). */
   upstreamUrl?: string;
+  /** The revision the gateway speaks with `up` (default `auto`: the one `up` offers, 2026-07-28). */
+  upstreamProtocol?: McpUpstreamOptions['protocolVersion'];
 }
 
 /**
@@ -25,7 +33,7 @@ export interface BenchVariant {
  */
 @Module({})
 export class BenchModule {
-  static register({ secure = false, auditFile, upstreamUrl }: BenchVariant = {}): DynamicModule {
+  static register({ secure = false, auditFile, upstreamUrl, upstreamProtocol }: BenchVariant = {}): DynamicModule {
     return {
       module: BenchModule,
       imports: [
@@ -43,7 +51,14 @@ export class BenchModule {
           ...(auditFile && { audit: { file: auditFile } }),
           ...(upstreamUrl && {
             gateway: {
-              upstreams: [{ name: 'up', transport: { type: 'http' as const, url: upstreamUrl }, separator: '_' }],
+              upstreams: [
+                {
+                  name: 'up',
+                  transport: { type: 'http' as const, url: upstreamUrl },
+                  separator: '_',
+                  ...(upstreamProtocol && { protocolVersion: upstreamProtocol }),
+                },
+              ],
             },
           }),
         }),

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { BenchModule } from './bench.module';
+import { BenchModule, type BenchVariant } from './bench.module';
 
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(
@@ -8,6 +8,7 @@ async function bootstrap(): Promise<void> {
       secure: process.env.BENCH_SECURE === '1',
       auditFile: process.env.BENCH_AUDIT_FILE || undefined,
       upstreamUrl: process.env.BENCH_UPSTREAM_URL || undefined,
+      upstreamProtocol: (process.env.BENCH_UPSTREAM_PROTOCOL || undefined) as BenchVariant['upstreamProtocol'],
     }),
     { logger: ['error', 'warn'] },
   );

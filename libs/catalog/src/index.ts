@@ -3,7 +3,7 @@ export { CATALOG_PROVIDERS } from './catalog.providers';
 export { ToolRegistry } from './tools/tool.registry';
 export { JsonSchemaFactory } from './schema/json-schema.factory';
 export type { RegisteredTool } from './tools/registered-tool.interface';
-export type { ToolHeaderParam } from './tools/tool-header-params';
+export { toolHeaderParams, type ToolHeaderParam } from './tools/tool-header-params';
 export {
   OPEN_ACCESS,
   type RegisteredHandler,

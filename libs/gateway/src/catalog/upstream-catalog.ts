@@ -9,7 +9,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { UpstreamRpcError } from '../upstream/upstream-errors';
 import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
-import type { McpCatalog, McpCatalogKind } from '#libs/catalog';
+import { toolHeaderParams, type McpCatalog, type McpCatalogKind, type ToolHeaderParam } from '#libs/catalog';
 import { McpResourceNotifier, resourceNotFound } from '#libs/resources';
 import { compileJsonSchema } from '#libs/invocation';
 import type { UpstreamOptions } from '../options/upstream.options';
@@ -211,6 +211,9 @@ export class UpstreamCatalog {
     // the tool is left out instead, with the reason.
     compileJsonSchema(tool.inputSchema as Record<string, unknown>);
     if (tool.outputSchema) compileJsonSchema(tool.outputSchema as Record<string, unknown>);
+    // Parameters a 2026-07-28 upstream wants mirrored in headers (a malformed mark is the
+    // catalog's to report when it registers the tool, with the same schema).
+    const headerParams = toolHeaderParams(tool.inputSchema as never, () => undefined);
     this.catalog.addTool(
       {
         name: this.names.tool(tool.name),
@@ -225,7 +228,7 @@ export class UpstreamCatalog {
         timeoutMs: options.timeoutMs,
         _meta: { ...tool._meta, ...this.meta(tool.name, 'tool') },
       },
-      (args: Record<string, unknown>, context: McpCallContext) => this.callTool(tool.name, args, context),
+      (args: Record<string, unknown>, context: McpCallContext) => this.callTool(tool.name, args, context, headerParams),
       { ...this.access(options), route: `upstream ${options.name}: ${tool.name}` },
     );
   }
@@ -234,6 +237,7 @@ export class UpstreamCatalog {
     name: string,
     args: Record<string, unknown>,
     context: McpCallContext,
+    headerParams: readonly ToolHeaderParam[],
   ): Promise<CallToolResult> {
     const relay =
       context.meta.progressToken !== undefined
@@ -245,6 +249,7 @@ export class UpstreamCatalog {
         { name, arguments: args, _meta: traceMetaOf(context) },
         context,
         relay,
+        headerParams,
       );
       return this.names.rewriteUris(result as CallToolResult);
     } catch (error) {

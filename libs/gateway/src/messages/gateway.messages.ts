@@ -16,6 +16,10 @@ export const GatewayMessages = {
     `The gateway cannot tell which of its clients this ${method} request is for; it is not relayed.`,
   relayUnsupported: (method: string) =>
     `The client of this call does not support ${method}; the gateway cannot relay it.`,
+  tooManyInputRounds: (rounds: number) =>
+    `The upstream asked for the client's input more than ${rounds} times for one request; the gateway gave up on it.`,
+  unknownInputRequest: (method: string) =>
+    `The upstream asked for input of a kind the gateway does not relay (${method}).`,
   relayRefusedLog: (method: string, calls: number) =>
     `${method} from the upstream refused: ${calls === 0 ? 'no call in flight' : `${calls} calls of different clients in flight`}`,
   connectFailed: (upstream: string, reason: string, retryMs: number) =>

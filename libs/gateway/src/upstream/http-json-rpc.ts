@@ -2,7 +2,9 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { UpstreamRpcError, UpstreamTimeoutError } from './upstream-errors';
+import type { ToolHeaderParam } from '#libs/catalog';
 import type { ClientCredentials } from './client-credentials';
+import { modernHeaders, withEnvelope, type ModernClient } from './modern-request';
 
 /** The upstream answered 401 to the gateway's OAuth token. */
 class TokenRefused extends Error {
@@ -21,14 +23,17 @@ export interface HttpSession {
 export interface HttpJsonRpcOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
+  /** A 2026-07-28 `tools/call`'s parameters marked `x-mcp-header`, sent as `Mcp-Param-*` headers too. */
+  readonly headerParams?: readonly ToolHeaderParam[];
 }
 
 /**
  * The hot path of an HTTP upstream: one JSON-RPC request POSTed on a kept-alive `node:http`
  * connection, its answer read as JSON or as an SSE stream. The SDK's client keeps the session
- * (initialize, the GET stream, reconnection) and everything the upstream sends besides the
- * answer is handed to it (`deliver`): notifications, progress, and its requests to the client,
- * which it answers. Measured: the SDK's own `fetch`-based send cost ~0.8 ms of CPU per call on
+ * (initialize or discovery, the GET or listen stream, reconnection) and everything the upstream
+ * sends besides the answer is handed to it (`deliver`): notifications, progress, and its
+ * requests to the client, which it answers. To a 2026-07-28 upstream (`modern`) each request
+ * carries the request envelope and the headers that era requires. Measured: the SDK's own `fetch`-based send cost ~0.8 ms of CPU per call on
  * this machine (web streams, an abort listener per request on one shared signal); this path
  * costs a small fraction of that (docs/benchmarks.md, test/bench/gateway.mjs).
  */
@@ -44,6 +49,8 @@ export class HttpJsonRpcChannel {
     private readonly deliver: (message: JSONRPCMessage) => void,
     /** The gateway's OAuth token for the upstream, when it gets one (else `headers` authenticate). */
     private readonly credentials?: ClientCredentials,
+    /** What a 2026-07-28 upstream's requests say of the gateway; `undefined` for a 2025-era session. */
+    private readonly modern?: ModernClient,
   ) {
     const https = url.protocol === 'https:';
     this.agent = https ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
@@ -84,15 +91,20 @@ export class HttpJsonRpcChannel {
   ): Promise<Record<string, unknown>> {
     const id = `gw-${++this.ids}`;
     onId?.(id);
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    const modern = this.modern;
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: modern ? withEnvelope(params, modern) : params });
     const { sessionId, protocolVersion } = this.session();
     const headers: Record<string, string | number> = {
       ...this.headers,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'content-length': Buffer.byteLength(body),
-      ...(sessionId && { 'mcp-session-id': sessionId }),
-      ...(protocolVersion && { 'mcp-protocol-version': protocolVersion }),
+      ...(modern
+        ? modernHeaders(method, params, modern.protocolVersion, options.headerParams)
+        : {
+            ...(sessionId && { 'mcp-session-id': sessionId }),
+            ...(protocolVersion && { 'mcp-protocol-version': protocolVersion }),
+          }),
       ...(token && { authorization: `Bearer ${token}` }),
     };
     return new Promise((resolve, reject) => {
@@ -118,6 +130,30 @@ export class HttpJsonRpcChannel {
     });
   }
 
+  /**
+   * A request the upstream refused with HTTP 400 and a JSON-RPC error (a header that does not
+   * match the body, a revision it does not serve): it answered, and the error says why.
+   */
+  private readRefusal(
+    response: IncomingMessage,
+    status: number,
+    finish: (error: unknown, result?: Record<string, unknown>) => void,
+  ): void {
+    let text = '';
+    response.on('data', (chunk: string) => (text += chunk));
+    response.on('end', () => {
+      try {
+        const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
+        if (typeof error?.code === 'number' && typeof error.message === 'string')
+          return finish(new UpstreamRpcError(error.code, error.message, error.data));
+      } catch {
+        // not JSON-RPC: the status says it all
+      }
+      finish(new Error(`the upstream answered HTTP ${status}`));
+    });
+    response.on('error', (error) => finish(error));
+  }
+
   /** Ends the kept-alive connections. */
   close(): void {
     this.agent.destroy();
@@ -130,13 +166,14 @@ export class HttpJsonRpcChannel {
   ): void {
     const status = response.statusCode ?? 0;
     const type = String(response.headers['content-type'] ?? '');
+    response.setEncoding('utf8');
+    if (status === 400 && type.includes('application/json')) return this.readRefusal(response, status, finish);
     if (status < 200 || status >= 300) {
       response.resume();
       return finish(
         status === 401 && this.credentials ? new TokenRefused() : new Error(`the upstream answered HTTP ${status}`),
       );
     }
-    response.setEncoding('utf8');
     const answer = (message: unknown) => {
       const response = message as {
         id?: unknown;

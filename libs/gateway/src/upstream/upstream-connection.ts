@@ -17,9 +17,12 @@ import { CircuitBreaker, type CircuitState } from '../resilience/circuit-breaker
 import { createUpstreamClient } from './upstream-transport';
 import { GatewayMessages } from '../messages/gateway.messages';
 import { LatencyWindow } from './latency-window';
-import { HttpJsonRpcChannel } from './http-json-rpc';
+import { HttpJsonRpcChannel, type HttpJsonRpcOptions } from './http-json-rpc';
 import { ChangeListener } from './change-listener';
-import { classifyUpstreamError, clientSdk, UpstreamTimeoutError } from './upstream-errors';
+import { classifyUpstreamError, clientSdk, UpstreamRpcError, UpstreamTimeoutError } from './upstream-errors';
+import type { ToolHeaderParam } from '#libs/catalog';
+import { LOG_LEVEL_META } from './modern-request';
+import { RELAYED_CAPABILITIES, GATEWAY_CLIENT_INFO } from './upstream-transport';
 
 /** The result schema of a relayed request: what the upstream answered, as it is (the host maps it). */
 const AS_ANSWERED: StandardSchemaV1<unknown, Record<string, unknown>> = {
@@ -30,8 +33,8 @@ const AS_ANSWERED: StandardSchemaV1<unknown, Record<string, unknown>> = {
   },
 };
 
-/** The 2026-07-28 request envelope's log level key. */
-const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';
+/** The rounds of input one 2026-07-28 request may ask for before the gateway gives up on it. */
+const MAX_INPUT_ROUNDS = 10;
 
 /** What a connection remembers of the revision it negotiated, to skip the probe when it reconnects. */
 type PriorDiscovery = NonNullable<Parameters<Client['connect']>[1]>['prior'];
@@ -193,6 +196,7 @@ export class UpstreamConnection {
     params: Record<string, unknown>,
     context?: McpCallContext,
     onProgress?: (progress: Progress) => void,
+    headerParams?: readonly ToolHeaderParam[],
   ): Promise<Record<string, unknown>> {
     return this.request(
       async (client, options, meta) => {
@@ -207,30 +211,68 @@ export class UpstreamConnection {
           const { resultType: _, ...result } = await client.request({ method, params: logged }, AS_ANSWERED, options);
           return result;
         }
-        let id: string | undefined;
-        try {
-          return await channel.request(
+        const sendOptions = { timeoutMs: options.timeout!, signal: options.signal, headerParams };
+        let answer = await this.send(client, channel, method, sent, sendOptions);
+        // A 2026-07-28 upstream asks for the client's input by answering `input_required`: the
+        // relays get the answers, and the request goes again with them (a new request each round).
+        for (let round = 1; answer.resultType === 'input_required'; round++) {
+          if (round > MAX_INPUT_ROUNDS)
+            throw new UpstreamRpcError(-32603, GatewayMessages.tooManyInputRounds(MAX_INPUT_ROUNDS));
+          const { inputRequests, requestState } = answer as { inputRequests?: unknown; requestState?: unknown };
+          const inputResponses = await this.fulfil(inputRequests);
+          answer = await this.send(
+            client,
+            channel,
             method,
-            sent,
-            { timeoutMs: options.timeout!, signal: options.signal },
-            (sentId) => (id = sentId),
+            { ...sent, inputResponses, ...(requestState !== undefined && { requestState }) },
+            sendOptions,
           );
-        } catch (error) {
-          // A request given up on is cancelled upstream, as the SDK does on its own path.
-          const timedOut = error instanceof UpstreamTimeoutError;
-          if (id && (options.signal?.aborted || timedOut))
-            void client
-              .notification({
-                method: 'notifications/cancelled',
-                params: { requestId: id, reason: timedOut ? 'timeout' : 'cancelled' },
-              })
-              .catch(() => undefined);
-          throw error;
         }
+        const { resultType: _, ...result } = answer;
+        return result;
       },
       context,
       onProgress,
     );
+  }
+
+  /** One request on the gateway's own HTTP path; one given up on is cancelled upstream, as the SDK does on its own. */
+  private async send(
+    client: Client,
+    channel: HttpJsonRpcChannel,
+    method: string,
+    params: Record<string, unknown>,
+    options: HttpJsonRpcOptions,
+  ): Promise<Record<string, unknown>> {
+    let id: string | undefined;
+    try {
+      return await channel.request(method, params, options, (sentId) => (id = sentId));
+    } catch (error) {
+      const timedOut = error instanceof UpstreamTimeoutError;
+      if (id && (options.signal?.aborted || timedOut))
+        void client
+          .notification({
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason: timedOut ? 'timeout' : 'cancelled' },
+          })
+          .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The answers to a 2026-07-28 upstream's input requests, each asked of the caller through its relay. */
+  private async fulfil(requests: unknown): Promise<Record<string, unknown>> {
+    const answers: Record<string, unknown> = {};
+    const entries = typeof requests === 'object' && requests !== null ? Object.entries(requests) : [];
+    for (const [key, request] of entries) {
+      const { method, params } = request as { method?: string; params?: Record<string, unknown> };
+      if (method === 'elicitation/create') answers[key] = await this.relayTarget(method).elicit(params as never);
+      else if (method === 'sampling/createMessage')
+        answers[key] = await this.relayTarget(method).sample(params as never);
+      else if (method === 'roots/list') answers[key] = { roots: await this.relayTarget(method).roots() };
+      else throw new UpstreamRpcError(-32602, GatewayMessages.unknownInputRequest(String(method)));
+    }
+    return answers;
   }
 
   /**
@@ -341,19 +383,25 @@ export class UpstreamConnection {
     void this.listener?.close();
     this.listener = modern ? new ChangeListener(client, this.options.timeoutMs, this.logger) : undefined;
     void this.listener?.listen();
-    this.channel =
-      http && !modern
-        ? new HttpJsonRpcChannel(
-            http.url,
-            http.headers,
-            () => {
-              const { sessionId, protocolVersion } = transport as StreamableHTTPClientTransport;
-              return { sessionId, protocolVersion };
-            },
-            (message) => transport.onmessage?.(message),
-            http.credentials,
-          )
-        : undefined;
+    this.channel = http
+      ? new HttpJsonRpcChannel(
+          http.url,
+          http.headers,
+          () => {
+            const { sessionId, protocolVersion } = transport as StreamableHTTPClientTransport;
+            return { sessionId, protocolVersion };
+          },
+          (message) => transport.onmessage?.(message),
+          http.credentials,
+          modern
+            ? {
+                protocolVersion: client.getNegotiatedProtocolVersion()!,
+                clientInfo: GATEWAY_CLIENT_INFO,
+                capabilities: RELAYED_CAPABILITIES,
+              }
+            : undefined,
+        )
+      : undefined;
     this.pid = (transport as Partial<StdioClientTransport>).pid ?? undefined;
     this.attempt = 0;
     this.state = 'connected';

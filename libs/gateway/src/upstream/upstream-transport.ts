@@ -10,7 +10,7 @@ export const GATEWAY_CLIENT_INFO = { name: 'nest-mcp-host-gateway', version: '1.
  * The client capabilities the gateway declares to its upstreams: it relays their requests for
  * user input, completions and roots to the client whose call they serve.
  */
-const RELAYED_CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: false } };
+export const RELAYED_CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: false } };
 
 /** How the client negotiates the revision the option names. */
 function negotiation(version: UpstreamProtocolVersion): VersionNegotiationMode {

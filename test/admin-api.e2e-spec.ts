@@ -1,5 +1,5 @@
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import type { McpModuleOptions } from '#libs/hosting';
+import { defaultReplicaName } from '#libs/operations';
 import { hashApiKey } from '#libs/security';
 import { AuditFixtureModule } from './fixtures/audit.fixtures';
 import { connectHttpClient, startFixtureApp } from './support/fixture-app';
@@ -48,6 +49,7 @@ describe('admin API', () => {
       auth: AUTH,
       audit: { file, flushIntervalMs: 10 },
       admin: { statsWindowMinutes: 10 },
+      replica: 'desk-eu-1',
     }));
     agent = await connectHttpClient(`${base}/mcp`, { 'x-api-key': KEYS.agent });
     const call = (name: string, args: Record<string, unknown> = {}) =>
@@ -149,6 +151,7 @@ describe('admin API', () => {
     expect(body).toMatchObject({
       status: 'ok',
       host: {
+        replica: 'desk-eu-1',
         name: 'audited',
         version: '1.0.0',
         phase: 'ready',
@@ -291,6 +294,8 @@ describe('admin API without authentication or audit', () => {
       const base = url.replace(/\/mcp$/, '');
       const health = await request(base).get('/admin/api/health').expect(200);
       expect(health.body.principal).toBe('anonymous');
+      // Without the replica option, the replica is <host name>-<pid>.
+      expect(health.body.host.replica).toBe(defaultReplicaName(hostname(), process.pid));
       expect((await request(base).get('/admin/api/audit').expect(200)).body).toEqual({
         enabled: false,
         health: null,

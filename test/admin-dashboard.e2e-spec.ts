@@ -80,8 +80,12 @@ describe('admin dashboard in chromium', () => {
       throw new Error(
         `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; npm test does it first when run as root)`,
       );
-    // The desk as `AUTH_MODE=apiKey npm start` runs it, with reports quick to finish.
-    ({ app, base } = await startDeskHost({ AUTH_MODE: 'apiKey', SUPPORT_REPORT_STEP_MS: '10' }));
+    // The desk as `AUTH_MODE=apiKey npm start` runs it, with reports quick to finish, named as a replica.
+    ({ app, base } = await startDeskHost({
+      AUTH_MODE: 'apiKey',
+      SUPPORT_REPORT_STEP_MS: '10',
+      MCP_REPLICA: 'desk-eu-1',
+    }));
     admin = await connectHttpClient(`${base}/mcp`, { authorization: `Bearer ${DESK_KEYS.admin}` });
     reader = await connectHttpClient(`${base}/mcp`, { 'x-api-key': DESK_KEYS.reader });
     for (const status of ['open', 'pending', 'closed']) await call(admin, 'search_tickets', { status }, false);
@@ -153,6 +157,11 @@ describe('admin dashboard in chromium', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('mcp-admin-key'))).toBe(DESK_KEYS.admin);
     expect(await page.textContent('#principal')).toBe('signed in as desk-admin');
     expect(await page.textContent('#overall')).toBe('ok');
+    // Which replica answered (MCP_REPLICA), in the header and in the host's health row.
+    expect(await page.textContent('#replica')).toBe('replica desk-eu-1');
+    expect(await page.textContent('#health-rows tr[data-component="host"]')).toContain(
+      'replica desk-eu-1 · phase ready',
+    );
 
     // One more call, then the page's own refresh must show it.
     await call(admin, 'search_tickets', { status: 'open', limit: 5 }, false);
@@ -250,6 +259,7 @@ describe('admin dashboard in chromium', () => {
     expect(await page.isVisible('#approvals-panel')).toBe(true);
     expect(await page.isHidden('#stats-panel')).toBe(true);
     expect(await page.textContent('#principal')).toBe('signed in as desk-approver (approver)');
+    expect(await page.textContent('#replica')).toBe(''); // the approvals API does not name it
     const row = '#approval-rows tr[data-status="pending"]';
     await page.fill(`${row} input[data-reason]`, 'router swap confirmed');
     await page.click(`${row} button[data-decide="approve"]`);

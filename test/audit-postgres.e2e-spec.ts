@@ -383,7 +383,7 @@ describe.each(['buffered', 'fail-closed'] as const)('audit trail on PostgreSQL k
         expect(duringOutage.queued).toBeGreaterThan(0);
         expect(duringOutage.spooled).toBeGreaterThan(0);
         expect((readiness.info!['audit:postgres'] as { spooled: number }).spooled).toBeGreaterThan(0);
-        expect(Number(/^mcp_audit_spooled_records (\d+)$/m.exec(metrics)![1])).toBeGreaterThan(0);
+        expect(Number(/^mcp_audit_spooled_records\{replica="[^"]+"\} (\d+)$/m.exec(metrics)![1])).toBeGreaterThan(0);
       }
     } finally {
       loading = false;

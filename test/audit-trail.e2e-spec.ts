@@ -265,7 +265,9 @@ describe('audit trail under a flood of unauthenticated requests', () => {
     const metrics = await (await fetch(`${base}/metrics`, { headers: { 'x-api-key': KEYS.admin } })).text();
     await stop();
     expect(statuses.filter((status) => status === 401)).toHaveLength(4_000);
-    expect(Number(/^mcp_unauthenticated_total\{transport="http"\} (\d+)$/m.exec(metrics)?.[1])).toBe(4_000);
+    expect(Number(/^mcp_unauthenticated_total\{transport="http",replica="[^"]+"\} (\d+)$/m.exec(metrics)?.[1])).toBe(
+      4_000,
+    );
     const records = await readRecords(file);
     const refusals = records.filter((record) => record.method === null);
     // No key and a bad key are two reasons: two records each (the first at once, then the sum).

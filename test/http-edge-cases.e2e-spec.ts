@@ -299,13 +299,15 @@ describe.each(['stateful', 'stateless'] as const)('Streamable HTTP edge cases (%
 
 describe('health and graceful shutdown', () => {
   it('reports readiness with the catalog, drains in-flight calls, then answers 503', async () => {
-    const { app, url } = await startFixtureApp({ shutdownTimeoutMs: 5_000 });
+    const { app, url } = await startFixtureApp({ shutdownTimeoutMs: 5_000, replica: 'edge-b' });
     const base = url.replace(/\/mcp$/, '');
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(200);
+    // The replica that answered, among the host's own details (terminus's shape is kept).
     expect(await ready.json()).toMatchObject({
       status: 'ok',
-      info: { mcp: { status: 'up', phase: 'ready', tools: 23 } },
+      info: { mcp: { status: 'up', replica: 'edge-b', phase: 'ready', tools: 23 } },
+      details: { mcp: { replica: 'edge-b' } },
     });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
 
@@ -332,7 +334,7 @@ describe('health and graceful shutdown', () => {
     // terminus's own word for a host going away, not a broken one.
     expect(await draining.json()).toMatchObject({
       status: 'shutting_down',
-      error: { mcp: { status: 'down', phase: 'draining', inFlight: 1 } },
+      error: { mcp: { status: 'down', replica: 'edge-b', phase: 'draining', inFlight: 1 } },
     });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
     const refused = await fetch(url, {

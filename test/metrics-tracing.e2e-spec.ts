@@ -1,5 +1,5 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,6 +8,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import request from 'supertest';
 import { McpMetrics } from '#libs/hosting';
+import { defaultReplicaName } from '#libs/operations';
 import { AuditTrail, hashApiKey } from '#libs/security';
 import { connectHttpClient, startFixtureApp } from './support/fixture-app';
 import { freePort } from './support/free-port';
@@ -121,6 +122,10 @@ describe('Prometheus metrics', () => {
       expect(sampleValue(samples, 'mcp_throttled_total', { transport: 'http' })).toBe(0);
       expect(sampleValue(samples, 'mcp_process_cpu_user_seconds_total')).toBeGreaterThan(0);
       expect(samples.filter((sample) => sample.name.startsWith('mcp_audit_'))).toEqual([]);
+      // Every sample names the replica: without the option, <host name>-<pid> (this test process).
+      const replica = defaultReplicaName(hostname(), process.pid);
+      expect(replica.endsWith(`-${process.pid}`)).toBe(true);
+      expect(samples.filter((sample) => sample.labels.replica !== replica)).toEqual([]);
       expect(
         Object.fromEntries(
           ['mcp_requests_total', 'mcp_request_duration_seconds', 'mcp_in_flight', 'mcp_denied_total'].map((name) => [
@@ -162,6 +167,7 @@ describe('Prometheus metrics', () => {
         auth: AUTH,
         audit: { file, flushIntervalMs: 10 },
         metrics: { token: TOKEN },
+        replica: 'desk-eu-2',
       });
       app = started.app;
       base = started.url.replace(/\/mcp$/, '');
@@ -200,6 +206,18 @@ describe('Prometheus metrics', () => {
       expect(sampleValue(samples, 'mcp_denied_total', { transport: 'http' })).toBe(1);
       expect(requests(samples, { method: '', outcome: 'unauthenticated' })).toBe(3);
       expect(requests(samples, { method: 'tools/call', target: 'add', outcome: 'ok' })).toBe(1);
+    });
+
+    it('labels every line with the replica option', async () => {
+      const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const lines = (await response.text()).split('\n').filter((line) => line && !line.startsWith('#'));
+      expect(lines.length).toBeGreaterThan(50);
+      expect(lines.filter((line) => !line.includes('replica="desk-eu-2"'))).toEqual([]);
+      expect(lines).toContain('mcp_denied_total{transport="http",replica="desk-eu-2"} 1');
+      expect(lines).toContain('mcp_in_flight{replica="desk-eu-2"} 0');
+      expect(lines).toContain(
+        'mcp_requests_total{method="tools/call",kind="tool",target="add",outcome="ok",replica="desk-eu-2"} 1',
+      );
     });
 
     it('accepts the admin role, the mcp:admin scope and the token', async () => {

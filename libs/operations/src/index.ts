@@ -49,5 +49,6 @@ export {
   type ApprovalPolicy,
   type OperationsContext,
 } from './options/operations.options';
+export { MAX_REPLICA_NAME_LENGTH, defaultReplicaName } from './options/replica-name';
 export { operationsParts, type OperationsSwitches, type OperationsParts } from './operations.parts';
 export { OperationsMessages } from './operations.messages';

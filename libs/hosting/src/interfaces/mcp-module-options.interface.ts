@@ -239,6 +239,17 @@ export interface McpModuleOptions {
    */
   audit?: boolean | McpAuditOptions;
   /**
+   * The name of this replica, for operators of several behind a load balancer: the `replica`
+   * label of every metric `/metrics` exports, `replica` in the `mcp` details of `/health/ready`,
+   * and the replica shown on the admin dashboard. 1 to 64 letters, digits, `.`, `_`, `:` or `-`.
+   * @default `<host name>-<pid>` (in Kubernetes the host name is the pod's name)
+   * @example
+   * ```ts
+   * replica: process.env.POD_NAME // e.g. 'support-desk-7f9c4-x2x9z'
+   * ```
+   */
+  replica?: string;
+  /**
    * Backing services checked by `/health/ready` (503 while a required one is down) and shown on
    * the admin dashboard. @default []
    * @example

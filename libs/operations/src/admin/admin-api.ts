@@ -6,6 +6,7 @@ import { DependencyHealth, type DependencyStatus } from '../health/dependency-he
 import { HostState, type HostPhase } from '#libs/protocol';
 import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
+import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
 import type { McpSession } from '#libs/protocol';
 import { SessionStore } from '#libs/protocol';
 import type { McpEntryKind } from '#libs/protocol';
@@ -24,6 +25,8 @@ export interface AdminHealth {
   /** Who is asking. */
   principal: string;
   host: {
+    /** The replica that answered (the `replica` option): behind a load balancer, each has its own numbers. */
+    replica: string;
     name: string;
     version: string;
     title: string | null;
@@ -83,6 +86,7 @@ export class AdminApi {
   constructor(
     @InjectProtocolOptions() private readonly protocol: ProtocolOptions,
     @InjectSecurityOptions() private readonly security: SecurityOptions,
+    @InjectOperationsOptions() private readonly operations: OperationsOptions,
     private readonly state: HostState,
     private readonly sessions: SessionStore,
     private readonly dependencies: DependencyHealth,
@@ -105,6 +109,7 @@ export class AdminApi {
       checkedAt: new Date(now).toISOString(),
       principal: principal.id,
       host: {
+        replica: this.operations.replica,
         name: this.protocol.server.name,
         version: this.protocol.server.version,
         title: this.protocol.server.title ?? null,

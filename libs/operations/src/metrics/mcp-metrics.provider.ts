@@ -31,6 +31,7 @@ export const METRICS_PROVIDER: Provider = {
       audit: audit && (() => audit.health()),
       observers: options.metrics ? observers : undefined,
       processMetrics: options.metrics !== undefined,
+      replica: options.replica,
     }),
   inject: [
     MCP_OPERATIONS_OPTIONS,

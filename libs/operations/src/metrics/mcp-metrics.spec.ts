@@ -1,5 +1,5 @@
 import { PerformanceObserver } from 'node:perf_hooks';
-import { register as globalRegistry } from 'prom-client';
+import { Counter, register as globalRegistry } from 'prom-client';
 import type { AuditOutcome, AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent } from '#libs/protocol';
 import { McpMetrics } from './mcp-metrics';
@@ -192,6 +192,44 @@ describe('McpMetrics', () => {
     expect(await other.metrics()).toMatch(/^mcp_process_resident_memory_bytes \d/m);
     expect(globalRegistry.getMetricsAsArray().filter((metric) => metric.name.startsWith('mcp_'))).toEqual([]);
     expect(metrics.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
+  });
+
+  it('labels every metric it exports with the replica, process metrics and metrics of your own too', async () => {
+    const metrics = new McpMetrics({ entryOf, inFlight: () => 0, replica: 'desk-eu-1' });
+    metrics.onModuleInit();
+    const tickets = new Counter({
+      name: 'desk_tickets_total',
+      help: 'Tickets.',
+      labelNames: ['status'],
+      registers: [],
+    });
+    tickets.inc({ status: 'open' }, 2);
+    metrics.registry.registerMetric(tickets);
+    metrics.observe(event('tools/call', 'add', 2));
+    const samples = await scrape(metrics);
+    expect(
+      samples.get('mcp_requests_total{method="tools/call",kind="tool",target="add",outcome="ok",replica="desk-eu-1"}'),
+    ).toBe(1);
+    expect(
+      samples.get(
+        'mcp_request_duration_seconds_bucket{method="tools/call",kind="tool",target="add",le="+Inf",replica="desk-eu-1"}',
+      ),
+    ).toBe(1);
+    expect(samples.get('mcp_in_flight{replica="desk-eu-1"}')).toBe(0);
+    expect(samples.get('mcp_throttled_total{transport="http",replica="desk-eu-1"}')).toBe(0);
+    expect(samples.get('desk_tickets_total{status="open",replica="desk-eu-1"}')).toBe(2);
+    expect(
+      [...samples.keys()].some((key) => key.startsWith('mcp_process_cpu_user_seconds_total{replica="desk-eu-1"}')),
+    ).toBe(true);
+    expect([...samples.keys()].filter((key) => !key.includes('replica="desk-eu-1"'))).toEqual([]);
+
+    // Another host in the same process shares the process metrics, each with its own replica label.
+    const other = new McpMetrics({ replica: 'desk-eu-2' });
+    other.onModuleInit();
+    expect(await other.metrics()).toMatch(/^mcp_process_resident_memory_bytes\{replica="desk-eu-2"\} \d/m);
+    expect(await metrics.metrics()).toMatch(/^mcp_process_resident_memory_bytes\{replica="desk-eu-1"\} \d/m);
+    // Without a replica, no such label.
+    expect(await new McpMetrics({ processMetrics: false, inFlight: () => 0 }).metrics()).toMatch(/^mcp_in_flight 0$/m);
   });
 
   it('observes without allocating per call once a series is known', async () => {

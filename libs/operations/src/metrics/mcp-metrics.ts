@@ -43,6 +43,12 @@ export interface McpMetricsOptions {
   processMetrics?: boolean;
   /** Most (method, kind, target) series; later targets count as `other`. @default 2000 */
   maxSeries?: number;
+  /**
+   * Adds the label `replica` with this value to every metric the registry exports (the process
+   * metrics and your own too), so that the series of several replicas stay apart. `McpModule`
+   * gives its `replica` option. @default no such label
+   */
+  replica?: string;
 }
 
 /**
@@ -170,6 +176,8 @@ function processMetrics(): Metric[] {
  * | `mcp_audit_queue_depth`, `mcp_audit_spooled_records`, `mcp_audit_spooled_bytes` (gauges), `mcp_audit_written_total`, `mcp_audit_dropped_total`, `mcp_audit_failures_total` | | (with an audit trail) |
  * | `mcp_process_*`, `mcp_nodejs_*` | | `collectDefaultMetrics` |
  *
+ * With `replica`, every metric has the label `replica` too.
+ *
  * `target` is bounded: only names the catalog has (tools and prompts by name, resources by URI or
  * by the URI template they matched), else `other`; `method` only the methods the host knows.
  * `observe()` runs on every request: after the first request of a kind it allocates nothing (the
@@ -207,6 +215,9 @@ export class McpMetrics implements McpRequestObserver {
     const { Counter, Gauge, Registry } = promClient();
     const registry = new Registry();
     const options = this.options;
+    // Applied when the registry prints, so it reaches the shared process metrics and metrics
+    // registered later, without being one of their label names.
+    if (options.replica !== undefined) registry.setDefaultLabels({ replica: options.replica });
     const all = this.all;
     const register = (metric: unknown) => registry.registerMetric(metric as Metric);
     register(

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { URL_PATH, type OptionReport } from '#libs/core';
 import { INVOCATION_APPROVAL_KEYS } from '#libs/invocation';
 import type { McpHealthCheck } from './health-check.interface';
+import { resolveReplicaName } from './replica-name';
 
 /** Who decides approval requests and who hears of them (the `approvals` option's policy part). */
 export interface ApprovalPolicy {
@@ -17,6 +18,8 @@ export interface ApprovalPolicy {
 export interface OperationsOptions {
   /** Whether the host serves HTTP at all (the dashboard and `/metrics` live on it). */
   http: boolean;
+  /** This replica's name: the `replica` label of every metric, in readiness and on the dashboard. */
+  replica: string;
   healthChecks: McpHealthCheck[];
   /** `undefined`: no admin dashboard. */
   admin: { path: string; statsWindowMs: number } | undefined;
@@ -32,7 +35,7 @@ export const MCP_OPERATIONS_OPTIONS = Symbol('MCP:OPERATIONS_OPTIONS');
 export const InjectOperationsOptions = (): ParameterDecorator => Inject(MCP_OPERATIONS_OPTIONS);
 
 /** The options of `McpModule` this slice reads. */
-export const OPERATIONS_OPTION_KEYS = ['healthChecks', 'admin', 'metrics', 'approvals'] as const;
+export const OPERATIONS_OPTION_KEYS = ['replica', 'healthChecks', 'admin', 'metrics', 'approvals'] as const;
 
 /** What the operations options are checked against. */
 export interface OperationsContext {
@@ -52,6 +55,7 @@ export function resolveOperationsOptions(
   context: OperationsContext,
   report: OptionReport,
 ): OperationsOptions {
+  const replica = resolveReplicaName(o.replica, report);
   const healthChecks = o.healthChecks ?? [];
   if (
     !Array.isArray(healthChecks) ||
@@ -66,6 +70,7 @@ export function resolveOperationsOptions(
   const admin = resolveAdminOptions(o.admin, context.mcpPath, report);
   return {
     http: context.http,
+    replica,
     healthChecks: Array.isArray(healthChecks) ? (healthChecks as McpHealthCheck[]) : [],
     admin,
     metrics: resolveMetricsOptions(o.metrics, { ...context, adminPath: admin?.path }, report),

@@ -238,6 +238,8 @@
     var overall = $('overall');
     overall.className = 'pill big s-' + health.status;
     overall.textContent = health.status;
+    // Behind a load balancer, each refresh may reach another replica, with numbers of its own.
+    setText('replica', 'replica ' + host.replica);
     setText('principal', 'signed in as ' + health.principal);
     setText('card-uptime', duration(host.uptimeSec));
     setText('card-sessions', count(host.sessions));
@@ -249,7 +251,9 @@
         h('td', null, [status(hostStatus)]),
         td('yes'),
         td(
-          'phase ' +
+          'replica ' +
+            host.replica +
+            ' · phase ' +
             host.phase +
             ' · ' +
             host.sessions +
@@ -693,7 +697,10 @@
           if (r[4]) renderCatalog(r[4]);
         }
         renderApprovals(r[5] && r[5].approvals, true);
-        if (!r[0]) setText('principal', 'signed in as ' + r[5].principal + ' (approver)');
+        if (!r[0]) {
+          setText('principal', 'signed in as ' + r[5].principal + ' (approver)');
+          setText('replica', ''); // the approvals API does not say which replica answered
+        }
         refreshes++;
         root.setAttribute('data-refreshes', String(refreshes));
         setText('updated', 'updated ' + new Date().toLocaleTimeString('en-GB'));

@@ -32,6 +32,7 @@ export class AppModule {
               'Tools for the ACME support desk. Search customers and tickets before creating new ones; ' +
               'close a ticket only with a resolution the customer can read.',
             mode: config.get('MCP_MODE'),
+            replica: config.get('MCP_REPLICA'),
             auth: authOptions(env),
             stdioPrincipal: LOCAL_OPERATOR,
             allowedHosts: config.get('MCP_ALLOWED_HOSTS'),
@@ -62,7 +63,12 @@ export class AppModule {
           }),
           health: transport === 'http',
         }),
-        SupportModule.register({ readOnly: env.SUPPORT_READ_ONLY, reportStepMs: env.SUPPORT_REPORT_STEP_MS }),
+        // With DATABASE_URL, customers and tickets live in PostgreSQL, shared by every replica; else in memory.
+        SupportModule.register({
+          readOnly: env.SUPPORT_READ_ONLY,
+          reportStepMs: env.SUPPORT_REPORT_STEP_MS,
+          databaseUrl: env.DATABASE_URL,
+        }),
         // Calls are limited per principal and per tool; with REDIS_URL all replicas share the counts.
         ThrottlerModule.forRoot({
           throttlers: [{ ttl: env.THROTTLE_TTL_MS, limit: env.THROTTLE_LIMIT }],

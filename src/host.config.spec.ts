@@ -28,8 +28,22 @@ describe('validateEnvironment', () => {
       APPROVALS_WEBHOOK_URL: undefined,
       APPROVALS_WEBHOOK_SECRET: undefined,
       MCP_REQUEST_STATE_SECRET: undefined,
+      MCP_REPLICA: undefined,
       LOG_LEVEL: 'log',
     });
+  });
+
+  it('takes a replica name as the McpModule option does, and leaves it unset when empty', () => {
+    expect(validateEnvironment({ MCP_REPLICA: 'desk-7f9c4-x2x9z' }).MCP_REPLICA).toBe('desk-7f9c4-x2x9z');
+    expect(validateEnvironment({ MCP_REPLICA: 'eu-1.desk_a:2' }).MCP_REPLICA).toBe('eu-1.desk_a:2');
+    expect(validateEnvironment({ MCP_REPLICA: 'r'.repeat(64) }).MCP_REPLICA).toBe('r'.repeat(64));
+    expect(validateEnvironment({ MCP_REPLICA: '' }).MCP_REPLICA).toBeUndefined();
+    expect(() => validateEnvironment({ MCP_REPLICA: 'desk eu/1' })).toThrow(
+      'Invalid environment:\n  - MCP_REPLICA="desk eu/1" must be at most 64 letters, digits, ".", "_", ":" or "-" (e.g. desk-eu-1)',
+    );
+    expect(() => validateEnvironment({ MCP_REPLICA: 'r'.repeat(65) })).toThrow(
+      /MCP_REPLICA="r{65}" must be at most 64/,
+    );
   });
 
   it('takes a request-state secret of at least 32 bytes', () => {

@@ -30,7 +30,10 @@ export interface HostEnvironment {
   AUDIT_POLICY: 'fail-closed' | 'buffered';
   /** This replica's chain id (give each replica its own); the host name when unset. */
   AUDIT_CHAIN: string | undefined;
-  /** PostgreSQL connection URL of the audit sink. */
+  /**
+   * PostgreSQL connection URL: the desk keeps its customers and tickets there (shared by every
+   * replica; in memory when unset), and the audit sink writes there when AUDIT_SINK=postgres.
+   */
   DATABASE_URL: string | undefined;
   /** Where users' browsers reach the desk (`https://desk.example`), for links to the approval page. */
   APPROVALS_PUBLIC_URL: string | undefined;
@@ -42,6 +45,11 @@ export interface HostEnvironment {
    * every replica, so the retry may reach any. Unset: each process uses a random key of its own.
    */
   MCP_REQUEST_STATE_SECRET: string | undefined;
+  /**
+   * This replica's name in metrics (the `replica` label), readiness and the admin dashboard, e.g.
+   * the pod name. Unset: `<host name>-<pid>`.
+   */
+  MCP_REPLICA: string | undefined;
   /**
    * JSON file of upstream MCP servers the desk federates beside its own tools (the gateway,
    * docs/gateway.md): `{ "upstreams": [...] }`, `${VAR}` replaced from the environment. Unset: none.
@@ -130,6 +138,10 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
       : undefined;
   if (requestStateSecret !== undefined && Buffer.byteLength(requestStateSecret) < 32)
     problems.push('MCP_REQUEST_STATE_SECRET must be at least 32 bytes (e.g. `openssl rand -base64 48`)');
+  const replica = typeof env.MCP_REPLICA === 'string' && env.MCP_REPLICA ? env.MCP_REPLICA : undefined;
+  // The McpModule option's own rule, told here in the environment's words.
+  if (replica !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(replica))
+    problems.push(`MCP_REPLICA="${replica}" must be at most 64 letters, digits, ".", "_", ":" or "-" (e.g. desk-eu-1)`);
   const logLevel = env.LOG_LEVEL ?? 'log';
   if (typeof logLevel !== 'string' || !Object.hasOwn(LOG_LEVELS, logLevel))
     problems.push(`LOG_LEVEL="${logLevel}" must be one of ${Object.keys(LOG_LEVELS).join(', ')}`);
@@ -165,6 +177,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     APPROVALS_WEBHOOK_URL: approvalsWebhookUrl,
     APPROVALS_WEBHOOK_SECRET: approvalsWebhookSecret,
     MCP_REQUEST_STATE_SECRET: requestStateSecret,
+    MCP_REPLICA: replica,
     GATEWAY_UPSTREAMS_FILE:
       typeof env.GATEWAY_UPSTREAMS_FILE === 'string' && env.GATEWAY_UPSTREAMS_FILE
         ? env.GATEWAY_UPSTREAMS_FILE

@@ -1,28 +1,29 @@
 import { McpToolError } from 'nest-mcp-host';
 import { CustomerTools } from './customer.tools';
-import { CustomersStore } from './customers.store';
+import { InMemoryCustomersStore } from './in-memory-customers.store';
+import { InMemoryTicketsStore } from './in-memory-tickets.store';
 import { CustomerOutput } from './support.schemas';
-import { TicketsStore } from './tickets.store';
+import type { TicketsStore } from './tickets.store';
 
 describe('CustomerTools', () => {
   let tools: CustomerTools;
   let tickets: TicketsStore;
   beforeEach(() => {
-    tickets = new TicketsStore();
-    tools = new CustomerTools(new CustomersStore(), tickets);
+    tickets = new InMemoryTicketsStore();
+    tools = new CustomerTools(new InMemoryCustomersStore(), tickets);
   });
 
   describe('search_customers', () => {
-    it('returns a short summary of each match and the count', () => {
-      expect(tools.search({ query: 'contoso' })).toEqual({
+    it('returns a short summary of each match and the count', async () => {
+      expect(await tools.search({ query: 'contoso' })).toEqual({
         customers: [{ id: 'C-1002', name: 'Bruno Costa', company: 'Contoso Ltd', tier: 'premium' }],
         count: 1,
       });
     });
 
-    it('lists up to ten customers by default, fewer when asked', () => {
-      expect(tools.search({}).count).toBe(8);
-      expect(tools.search({ tier: 'premium', limit: 2 }).customers.map((customer) => customer.id)).toEqual([
+    it('lists up to ten customers by default, fewer when asked', async () => {
+      expect((await tools.search({})).count).toBe(8);
+      expect((await tools.search({ tier: 'premium', limit: 2 })).customers.map((customer) => customer.id)).toEqual([
         'C-1002',
         'C-1004',
       ]);
@@ -30,24 +31,24 @@ describe('CustomerTools', () => {
   });
 
   describe('get_customer', () => {
-    it('returns the customer with the number of open tickets, as its output schema promises', () => {
-      const customer = tools.get({ customerId: 'C-1002' });
+    it('returns the customer with the number of open tickets, as its output schema promises', async () => {
+      const customer = await tools.get({ customerId: 'C-1002' });
       expect(customer).toMatchObject({ id: 'C-1002', email: 'bruno@contoso.example', openTickets: 2 });
       expect(CustomerOutput.safeParse(customer).success).toBe(true);
     });
 
-    it('counts a ticket opened since', () => {
-      tickets.create({
+    it('counts a ticket opened since', async () => {
+      await tickets.create({
         customerId: 'C-1002',
         subject: 'New issue',
         description: 'Something else broke.',
         priority: 'low',
       });
-      expect(tools.get({ customerId: 'C-1002' }).openTickets).toBe(3);
+      expect((await tools.get({ customerId: 'C-1002' })).openTickets).toBe(3);
     });
 
-    it('tells the model how to find the right id when the customer is unknown', () => {
-      expect(() => tools.get({ customerId: 'C-9999' })).toThrow(
+    it('tells the model how to find the right id when the customer is unknown', async () => {
+      await expect(tools.get({ customerId: 'C-9999' })).rejects.toThrow(
         new McpToolError('No customer C-9999. Use search_customers to find the right id.'),
       );
     });

@@ -23,8 +23,8 @@ export class CustomerTools {
     description: 'Finds customers by name, email or company, optionally by tier. Returns id, name, company and tier.',
     annotations: { readOnlyHint: true, openWorldHint: false },
   })
-  search(@McpArgs() { query, tier, limit }: SearchCustomersDto) {
-    const found = this.customers.search({ query, tier, limit: limit ?? 10 });
+  async search(@McpArgs() { query, tier, limit }: SearchCustomersDto) {
+    const found = await this.customers.search({ query, tier, limit: limit ?? 10 });
     return { customers: found.map(summarizeCustomer), count: found.length };
   }
 
@@ -35,9 +35,9 @@ export class CustomerTools {
     annotations: { readOnlyHint: true, openWorldHint: false },
     output: CustomerOutput,
   })
-  get(@McpArgs() { customerId }: CustomerIdDto) {
-    const customer = this.customers.find(customerId);
+  async get(@McpArgs() { customerId }: CustomerIdDto) {
+    const customer = await this.customers.find(customerId);
     if (!customer) throw new McpToolError(`No customer ${customerId}. Use search_customers to find the right id.`);
-    return { ...customer, openTickets: this.tickets.openCount(customerId) };
+    return { ...customer, openTickets: await this.tickets.openCount(customerId) };
   }
 }

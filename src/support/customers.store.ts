@@ -1,6 +1,4 @@
-import { Injectable } from '@nestjs/common';
 import { CustomerNotFoundError } from './errors/customer-not-found.error';
-import { SEED_CUSTOMERS } from './support.seed';
 import type { Customer, CustomerTier } from './support.types';
 
 /** A customer's row in a list. */
@@ -11,27 +9,29 @@ export function summarizeCustomer({ id, name, company, tier }: Customer): Custom
   return { id, name, company, tier };
 }
 
-/** Customers, kept in process memory (the embedded default of the example host). */
-@Injectable()
-export class CustomersStore {
-  private readonly customers = new Map(SEED_CUSTOMERS.map((customer) => [customer.id, { ...customer }]));
+export interface CustomerFilter {
+  /** Words in the name, email or company (any case). */
+  query?: string;
+  tier?: CustomerTier;
+  limit: number;
+}
 
-  find(id: string): Customer | undefined {
-    return this.customers.get(id);
-  }
+/**
+ * The desk's customers, wherever they are kept: in process memory (`InMemoryCustomersStore`, the
+ * default) or in PostgreSQL (`PostgresCustomersStore`, with DATABASE_URL). An abstract class so
+ * that it is its own injection token (see `TicketsStore`). Every method hands out a snapshot.
+ */
+export abstract class CustomersStore {
+  /** The customer with this id, or `undefined`. */
+  abstract find(id: string): Promise<Customer | undefined>;
+
+  /** The customers that match the query and tier, in id order, at most `limit`. */
+  abstract search(filter: CustomerFilter): Promise<Customer[]>;
 
   /** @throws CustomerNotFoundError */
-  get(id: string): Customer {
-    const customer = this.customers.get(id);
+  async get(id: string): Promise<Customer> {
+    const customer = await this.find(id);
     if (!customer) throw new CustomerNotFoundError(id);
     return customer;
-  }
-
-  search(filter: { query?: string; tier?: CustomerTier; limit: number }): Customer[] {
-    const query = filter.query?.toLowerCase();
-    return [...this.customers.values()]
-      .filter((c) => !filter.tier || c.tier === filter.tier)
-      .filter((c) => !query || [c.name, c.email, c.company].some((field) => field.toLowerCase().includes(query)))
-      .slice(0, filter.limit);
   }
 }

@@ -1,6 +1,6 @@
 import { McpToolError, type McpCallContext } from 'nest-mcp-host';
 import { ReportTools } from './report.tools';
-import { TicketsStore } from './tickets.store';
+import { InMemoryTicketsStore } from './in-memory-tickets.store';
 
 interface ProgressCall {
   progress: number;
@@ -22,12 +22,12 @@ function fakeContext(signal: AbortSignal, onProgress: (call: ProgressCall) => vo
 }
 
 describe('ReportTools.export', () => {
-  const tools = new ReportTools(new TicketsStore(), { readOnly: false, reportStepMs: 1 });
+  const tools = new ReportTools(new InMemoryTicketsStore(), { readOnly: false, reportStepMs: 1 });
 
   it('reports increasing progress up to the number of tickets and returns a CSV', async () => {
     const { context, calls } = fakeContext(new AbortController().signal);
     const result = await tools.export({ status: 'closed' }, context);
-    const closed = new TicketsStore().search({ status: 'closed', limit: 100 }).length;
+    const closed = (await new InMemoryTicketsStore().search({ status: 'closed', limit: 100 })).length;
     expect(calls).toEqual([{ progress: closed, total: closed, message: `${closed} of ${closed} tickets` }]);
     expect(result[0]).toEqual({
       type: 'text',
@@ -81,7 +81,7 @@ describe('ReportTools.export', () => {
   });
 
   it('waits the configured time per step (the stand-in for slow queries)', async () => {
-    const slow = new ReportTools(new TicketsStore(), { readOnly: false, reportStepMs: 40 });
+    const slow = new ReportTools(new InMemoryTicketsStore(), { readOnly: false, reportStepMs: 40 });
     const started = performance.now();
     await slow.export({ status: 'pending' }, fakeContext(new AbortController().signal).context); // 4 tickets: one step
     expect(performance.now() - started).toBeGreaterThanOrEqual(35);

@@ -41,7 +41,7 @@ export class ReportTools {
   })
   async export(@McpArgs() { status, columns }: ExportReportDto, @McpContext() ctx: McpCallContext) {
     const shown: readonly ReportColumn[] = columns ?? REPORT_COLUMNS;
-    const selected = this.tickets.all().filter((ticket) => !status || ticket.status === status);
+    const selected = (await this.tickets.all()).filter((ticket) => !status || ticket.status === status);
     const rows: string[] = [shown.join(',')];
     for (let done = 0; done < selected.length; done += BATCH) {
       try {

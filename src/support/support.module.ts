@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { CustomerTools } from './customer.tools';
-import { CustomersStore } from './customers.store';
+import { deskStoreProviders } from './desk-stores.providers';
 import { KnowledgeBaseResources } from './knowledge-base.resources';
 import { KnowledgeBaseStore } from './knowledge-base.store';
 import { ReadOnlyModeGuard } from './read-only-mode.guard';
@@ -11,10 +11,12 @@ import { CustomersController } from './rest/customers.controller';
 import { TicketsController } from './rest/tickets.controller';
 import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 import { TicketTools } from './ticket.tools';
-import { TicketsStore } from './tickets.store';
 import { TriagePrompt } from './triage.prompt';
 
-/** The support desk back-end, the MCP tools, prompt and resources over it, and its REST API (`/api`). */
+/**
+ * The support desk back-end (customers and tickets in memory, or in PostgreSQL with `databaseUrl`),
+ * the MCP tools, prompt and resources over it, and its REST API (`/api`).
+ */
 @Module({})
 export class SupportModule {
   static register(options: SupportOptions): DynamicModule {
@@ -24,8 +26,7 @@ export class SupportModule {
       providers: [
         { provide: SUPPORT_OPTIONS, useValue: options },
         { provide: APP_GUARD, useClass: ReadOnlyModeGuard },
-        CustomersStore,
-        TicketsStore,
+        ...deskStoreProviders(options.databaseUrl),
         CallTimingInterceptor,
         CustomerTools,
         TicketTools,

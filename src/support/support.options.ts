@@ -6,4 +6,9 @@ export interface SupportOptions {
   readOnly: boolean;
   /** Pause between report steps, in ms (a stand-in for slow back-end queries). */
   reportStepMs: number;
+  /**
+   * PostgreSQL URL to keep customers and tickets in, shared by every replica (DATABASE_URL).
+   * @default undefined: in process memory, seeded, one set per process
+   */
+  databaseUrl?: string;
 }

@@ -1,9 +1,10 @@
 import { Reflector } from '@nestjs/core';
 import { MCP_TOOL_METADATA, McpToolError, type McpCallContext, type McpToolOptions } from 'nest-mcp-host';
-import { CustomersStore } from './customers.store';
+import { InMemoryCustomersStore } from './in-memory-customers.store';
+import { InMemoryTicketsStore } from './in-memory-tickets.store';
 import { TicketOutput } from './support.schemas';
 import { TicketTools } from './ticket.tools';
-import { TicketsStore } from './tickets.store';
+import type { TicketsStore } from './tickets.store';
 
 /** Just enough of a call context for the tools that log to the client. */
 function fakeContext(): McpCallContext & { logged: unknown[] } {
@@ -17,8 +18,8 @@ describe('TicketTools', () => {
   let tools: TicketTools;
   let store: TicketsStore;
   beforeEach(() => {
-    store = new TicketsStore();
-    tools = new TicketTools(store, new CustomersStore());
+    store = new InMemoryTicketsStore();
+    tools = new TicketTools(store, new InMemoryCustomersStore());
   });
 
   it('declares honest annotations: reads are read-only, close_ticket is destructive and idempotent', () => {
@@ -37,8 +38,8 @@ describe('TicketTools', () => {
   });
 
   describe('search_tickets', () => {
-    it('combines the filters and returns a summary of each ticket', () => {
-      expect(tools.search({ status: 'pending', assignee: 'tom.becker' })).toEqual({
+    it('combines the filters and returns a summary of each ticket', async () => {
+      expect(await tools.search({ status: 'pending', assignee: 'tom.becker' })).toEqual({
         tickets: [
           {
             id: 'T-2002',
@@ -51,41 +52,41 @@ describe('TicketTools', () => {
         ],
         count: 1,
       });
-      expect(tools.search({ priority: 'urgent', customerId: 'C-1008' }).tickets.map((ticket) => ticket.id)).toEqual([
-        'T-2016',
-      ]);
+      expect(
+        (await tools.search({ priority: 'urgent', customerId: 'C-1008' })).tickets.map((ticket) => ticket.id),
+      ).toEqual(['T-2016']);
     });
 
-    it('returns twenty tickets by default, fewer when asked', () => {
-      store.create({
+    it('returns twenty tickets by default, fewer when asked', async () => {
+      await store.create({
         customerId: 'C-1001',
         subject: 'One more',
         description: 'The twenty-first ticket.',
         priority: 'low',
       });
-      expect(tools.search({}).count).toBe(20);
-      expect(tools.search({ limit: 2 }).tickets.map((ticket) => ticket.id)).toEqual(['T-2001', 'T-2002']);
+      expect((await tools.search({})).count).toBe(20);
+      expect((await tools.search({ limit: 2 })).tickets.map((ticket) => ticket.id)).toEqual(['T-2001', 'T-2002']);
     });
   });
 
   describe('get_ticket', () => {
-    it('returns the whole ticket, as its output schema promises', () => {
-      const ticket = tools.get({ ticketId: 'T-2001' });
+    it('returns the whole ticket, as its output schema promises', async () => {
+      const ticket = await tools.get({ ticketId: 'T-2001' });
       expect(ticket).toMatchObject({ id: 'T-2001', status: 'open', comments: [{ author: 'maria.lopez' }] });
       expect(TicketOutput.safeParse(ticket).success).toBe(true);
     });
 
-    it('tells the model how to find the right id when the ticket is unknown', () => {
-      expect(() => tools.get({ ticketId: 'T-9999' })).toThrow(
+    it('tells the model how to find the right id when the ticket is unknown', async () => {
+      await expect(tools.get({ ticketId: 'T-9999' })).rejects.toThrow(
         new McpToolError('No ticket T-9999. Use search_tickets to find the right id.'),
       );
     });
   });
 
   describe('create_ticket', () => {
-    it('opens the ticket and tells the client', () => {
+    it('opens the ticket and tells the client', async () => {
       const ctx = fakeContext();
-      const created = tools.create(
+      const created = await tools.create(
         {
           customerId: 'C-1003',
           subject: 'Printer jam',
@@ -95,59 +96,70 @@ describe('TicketTools', () => {
         ctx,
       );
       expect(created).toEqual({ id: 'T-2021', status: 'open' });
-      expect(store.find('T-2021')).toMatchObject({ customerId: 'C-1003', subject: 'Printer jam', assignee: null });
+      expect(await store.find('T-2021')).toMatchObject({
+        customerId: 'C-1003',
+        subject: 'Printer jam',
+        assignee: null,
+      });
       expect(ctx.logged).toEqual(['ticket T-2021 opened for C-1003']);
     });
 
-    it('refuses an unknown customer without creating anything', () => {
+    it('refuses an unknown customer without creating anything', async () => {
       const input = {
         customerId: 'C-9999',
         subject: 'Printer jam',
         description: 'The printer jams on every page.',
         priority: 'low' as const,
       };
-      expect(() => tools.create(input, fakeContext())).toThrow(
+      await expect(tools.create(input, fakeContext())).rejects.toThrow(
         new McpToolError('No customer C-9999. Use search_customers to find the right id.'),
       );
-      expect(store.all()).toHaveLength(20);
+      expect(await store.all()).toHaveLength(20);
     });
   });
 
   describe('add_ticket_comment', () => {
-    it('adds the comment and reopens a pending ticket', () => {
-      expect(tools.comment({ ticketId: 'T-2002', author: 'tom.becker', body: 'Customer sent the invoice.' })).toEqual({
+    it('adds the comment and reopens a pending ticket', async () => {
+      expect(
+        await tools.comment({ ticketId: 'T-2002', author: 'tom.becker', body: 'Customer sent the invoice.' }),
+      ).toEqual({
         id: 'T-2002',
         status: 'open',
         comments: 1,
       });
     });
 
-    it('refuses to comment on a closed ticket, saying what to do instead', () => {
-      expect(() => tools.comment({ ticketId: 'T-2004', author: 'sara.kim', body: 'Any news?' })).toThrow(
+    it('refuses to comment on a closed ticket, saying what to do instead', async () => {
+      await expect(tools.comment({ ticketId: 'T-2004', author: 'sara.kim', body: 'Any news?' })).rejects.toThrow(
         new McpToolError('Ticket T-2004 is closed; open a new ticket instead of commenting.'),
       );
-      expect(store.find('T-2004')!.comments).toHaveLength(1);
+      expect((await store.find('T-2004'))!.comments).toHaveLength(1);
+      await expect(tools.comment({ ticketId: 'T-9999', author: 'sara.kim', body: 'Any news?' })).rejects.toThrow(
+        new McpToolError('No ticket T-9999. Use search_tickets to find the right id.'),
+      );
     });
   });
 
   describe('close_ticket', () => {
-    it('closes with the resolution, and changes nothing when called again', () => {
-      expect(tools.close({ ticketId: 'T-2001', resolution: 'Reset the account lock.' })).toEqual({
+    it('closes with the resolution, and changes nothing when called again', async () => {
+      expect(await tools.close({ ticketId: 'T-2001', resolution: 'Reset the account lock.' })).toEqual({
         id: 'T-2001',
         status: 'closed',
         alreadyClosed: false,
       });
-      const closedAt = store.find('T-2001')!.updatedAt;
-      expect(tools.close({ ticketId: 'T-2001', resolution: 'A second resolution.' })).toEqual({
+      const closedAt = (await store.find('T-2001'))!.updatedAt;
+      expect(await tools.close({ ticketId: 'T-2001', resolution: 'A second resolution.' })).toEqual({
         id: 'T-2001',
         status: 'closed',
         alreadyClosed: true,
       });
-      expect(store.find('T-2001')).toMatchObject({ resolution: 'Reset the account lock.', updatedAt: closedAt });
+      expect(await store.find('T-2001')).toMatchObject({ resolution: 'Reset the account lock.', updatedAt: closedAt });
     });
 
-    it('tells the model how to find the right id when the ticket is unknown', () => {
-      expect(() => tools.close({ ticketId: 'T-9999', resolution: 'Whatever.' })).toThrow(McpToolError);
+    it('tells the model how to find the right id when the ticket is unknown', async () => {
+      await expect(tools.close({ ticketId: 'T-9999', resolution: 'Whatever.' })).rejects.toThrow(
+        new McpToolError('No ticket T-9999. Use search_tickets to find the right id.'),
+      );
     });
   });
 });

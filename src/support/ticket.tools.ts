@@ -3,6 +3,8 @@ import { McpArgs, McpContext, McpTool, McpToolError, type McpCallContext, Requir
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { DeskScopes } from './desk.scopes';
 import { CustomersStore } from './customers.store';
+import { TicketClosedError } from './errors/ticket-closed.error';
+import { TicketNotFoundError } from './errors/ticket-not-found.error';
 import { AddCommentDto } from './dto/add-comment.dto';
 import { CloseTicketDto } from './dto/close-ticket.dto';
 import { CreateTicketDto } from './dto/create-ticket.dto';
@@ -30,8 +32,8 @@ export class TicketTools {
     // On the command line: `npm run -s desk -- call search_tickets -s open --priority high`.
     cli: { aliases: { status: '-s', priority: '-p' } },
   })
-  search(@McpArgs() { limit, ...filter }: SearchTicketsDto) {
-    const found = this.tickets.search({ ...filter, limit: limit ?? 20 });
+  async search(@McpArgs() { limit, ...filter }: SearchTicketsDto) {
+    const found = await this.tickets.search({ ...filter, limit: limit ?? 20 });
     return { tickets: found.map(summarizeTicket), count: found.length };
   }
 
@@ -43,8 +45,10 @@ export class TicketTools {
     output: TicketOutput,
     cli: { positional: ['ticketId'] },
   })
-  get(@McpArgs() { ticketId }: TicketIdDto): Ticket {
-    return this.require(ticketId);
+  async get(@McpArgs() { ticketId }: TicketIdDto): Promise<Ticket> {
+    const ticket = await this.tickets.find(ticketId);
+    if (!ticket) throw noTicket(ticketId);
+    return ticket;
   }
 
   @RequireScopes(DeskScopes.ticketsWrite)
@@ -54,11 +58,11 @@ export class TicketTools {
     description: 'Opens a new ticket for a customer. Search first to avoid duplicates.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   })
-  create(@McpArgs() input: CreateTicketDto, @McpContext() ctx: McpCallContext) {
-    if (!this.customers.find(input.customerId)) {
+  async create(@McpArgs() input: CreateTicketDto, @McpContext() ctx: McpCallContext) {
+    if (!(await this.customers.find(input.customerId))) {
       throw new McpToolError(`No customer ${input.customerId}. Use search_customers to find the right id.`);
     }
-    const ticket = this.tickets.create({ ...input });
+    const ticket = await this.tickets.create({ ...input });
     ctx.log.info(`ticket ${ticket.id} opened for ${input.customerId}`);
     return { id: ticket.id, status: ticket.status };
   }
@@ -70,11 +74,14 @@ export class TicketTools {
     description: 'Adds a comment to a ticket; a pending ticket becomes open again.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   })
-  comment(@McpArgs() { ticketId, author, body }: AddCommentDto) {
-    const ticket = this.require(ticketId);
-    if (ticket.status === 'closed')
-      throw new McpToolError(`Ticket ${ticketId} is closed; open a new ticket instead of commenting.`);
-    this.tickets.addComment(ticket, author, body);
+  async comment(@McpArgs() { ticketId, author, body }: AddCommentDto) {
+    // The store checks that the ticket is open as it adds the comment: no other replica can close it in between.
+    const ticket = await this.tickets.addComment(ticketId, author, body).catch((error: unknown) => {
+      if (error instanceof TicketNotFoundError) throw noTicket(ticketId);
+      if (error instanceof TicketClosedError)
+        throw new McpToolError(`Ticket ${ticketId} is closed; open a new ticket instead of commenting.`);
+      throw error;
+    });
     return { id: ticket.id, status: ticket.status, comments: ticket.comments.length };
   }
 
@@ -86,16 +93,20 @@ export class TicketTools {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     cli: { positional: ['ticketId'], aliases: { resolution: '-r' } },
   })
-  close(@McpArgs() { ticketId, resolution }: CloseTicketDto) {
-    const ticket = this.require(ticketId);
-    if (ticket.status === 'closed') return { id: ticket.id, status: ticket.status, alreadyClosed: true };
-    this.tickets.close(ticket, resolution);
-    return { id: ticket.id, status: ticket.status, alreadyClosed: false };
+  async close(@McpArgs() { ticketId, resolution }: CloseTicketDto) {
+    try {
+      const ticket = await this.tickets.closeOpen(ticketId, resolution);
+      return { id: ticket.id, status: ticket.status, alreadyClosed: false };
+    } catch (error) {
+      // Closed already (perhaps by another replica a moment ago): nothing changes, as the tool promises.
+      if (error instanceof TicketClosedError) return { id: ticketId, status: 'closed' as const, alreadyClosed: true };
+      if (error instanceof TicketNotFoundError) throw noTicket(ticketId);
+      throw error;
+    }
   }
+}
 
-  private require(ticketId: string): Ticket {
-    const ticket = this.tickets.find(ticketId);
-    if (!ticket) throw new McpToolError(`No ticket ${ticketId}. Use search_tickets to find the right id.`);
-    return ticket;
-  }
+/** The tool error for an unknown ticket id, with how to find the right one. */
+function noTicket(ticketId: string): McpToolError {
+  return new McpToolError(`No ticket ${ticketId}. Use search_tickets to find the right id.`);
 }

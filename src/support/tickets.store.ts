@@ -1,7 +1,4 @@
-import { Injectable } from '@nestjs/common';
-import { TicketClosedError } from './errors/ticket-closed.error';
 import { TicketNotFoundError } from './errors/ticket-not-found.error';
-import { SEED_TICKETS } from './support.seed';
 import type { Ticket, TicketPriority, TicketStatus } from './support.types';
 
 export interface TicketFilter {
@@ -15,10 +12,16 @@ export interface TicketFilter {
   limit: number;
 }
 
+/** What a new ticket is made of; the store gives it its id, status and times. */
+export type NewTicket = Pick<Ticket, 'customerId' | 'subject' | 'description' | 'priority'>;
+
 /** What an agent may change on a ticket that is not closed (`null` assignee: unassigned). */
 export type TicketChanges = Partial<Pick<Ticket, 'subject' | 'description' | 'priority' | 'assignee'>> & {
   status?: Exclude<TicketStatus, 'closed'>;
 };
+
+/** The fields of a ticket that `update` may change, in the order it applies them. */
+export const CHANGEABLE_TICKET_FIELDS = ['subject', 'description', 'priority', 'assignee', 'status'] as const;
 
 /** A ticket's row in a list: what tells it apart, without the long fields. */
 export type TicketSummary = Pick<Ticket, 'id' | 'subject' | 'status' | 'priority' | 'customerId' | 'assignee'>;
@@ -28,100 +31,65 @@ export function summarizeTicket({ id, subject, status, priority, customerId, ass
   return { id, subject, status, priority, customerId, assignee };
 }
 
-/** Tickets, kept in process memory (the embedded default of the example host). */
-@Injectable()
-export class TicketsStore {
-  private readonly tickets = new Map(SEED_TICKETS.map((ticket) => [ticket.id, structuredClone(ticket)]));
-  private nextNumber = 2001 + SEED_TICKETS.length;
+/**
+ * The desk's tickets, wherever they are kept: in process memory (`InMemoryTicketsStore`, the
+ * default) or in PostgreSQL (`PostgresTicketsStore`, with DATABASE_URL) so that every replica sees
+ * the same tickets. Ticket ids read `T-<number>`, numbered from 2001.
+ *
+ * An abstract class rather than an interface and a Symbol: it is its own injection token, so the
+ * tools, prompt and controllers keep injecting `TicketsStore` by type with no `@Inject…()`.
+ *
+ * Every method hands out a snapshot: changing a returned ticket changes nothing stored. The
+ * methods that change a ticket take its id and check its state in the same step as the change,
+ * so two replicas cannot both act on a ticket they each saw open.
+ */
+export abstract class TicketsStore {
+  /** The ticket with this id, or `undefined`. */
+  abstract find(id: string): Promise<Ticket | undefined>;
 
-  find(id: string): Ticket | undefined {
-    return this.tickets.get(id);
-  }
+  /** Every ticket, oldest first. */
+  abstract all(): Promise<Ticket[]>;
 
-  /** @throws TicketNotFoundError */
-  get(id: string): Ticket {
-    const ticket = this.tickets.get(id);
-    if (!ticket) throw new TicketNotFoundError(id);
-    return ticket;
-  }
+  /** The tickets that match every filter given, oldest first, at most `limit`. */
+  abstract search(filter: TicketFilter): Promise<Ticket[]>;
 
-  all(): Ticket[] {
-    return [...this.tickets.values()];
-  }
+  /** Opens a ticket (status `open`, unassigned) under the next free id. */
+  abstract create(input: NewTicket): Promise<Ticket>;
 
-  search(filter: TicketFilter): Ticket[] {
-    const text = filter.text?.toLowerCase();
-    return this.all()
-      .filter((t) => !filter.status || t.status === filter.status)
-      .filter((t) => !filter.priority || t.priority === filter.priority)
-      .filter((t) => !filter.customerId || t.customerId === filter.customerId)
-      .filter((t) => !filter.assignee || t.assignee === filter.assignee)
-      .filter((t) => filter.unassigned === undefined || (t.assignee === null) === filter.unassigned)
-      .filter((t) => !text || `${t.subject} ${t.description}`.toLowerCase().includes(text))
-      .slice(0, filter.limit);
-  }
-
-  create(input: Pick<Ticket, 'customerId' | 'subject' | 'description' | 'priority'>): Ticket {
-    const now = new Date().toISOString();
-    // Field by field: whatever else the input object carries never reaches a stored ticket.
-    const ticket: Ticket = {
-      id: `T-${this.nextNumber++}`,
-      customerId: input.customerId,
-      subject: input.subject,
-      description: input.description,
-      priority: input.priority,
-      status: 'open',
-      assignee: null,
-      createdAt: now,
-      updatedAt: now,
-      resolution: null,
-      comments: [],
-    };
-    this.tickets.set(ticket.id, ticket);
-    return ticket;
-  }
-
-  addComment(ticket: Ticket, author: string, body: string): Ticket {
-    const at = new Date().toISOString();
-    ticket.comments.push({ author, body, at });
-    ticket.updatedAt = at;
-    if (ticket.status === 'pending') ticket.status = 'open';
-    return ticket;
-  }
+  /**
+   * Adds a comment; a pending ticket becomes open again.
+   * @throws TicketNotFoundError
+   * @throws TicketClosedError when the ticket is closed
+   */
+  abstract addComment(id: string, author: string, body: string): Promise<Ticket>;
 
   /** How many of the customer's tickets are open. */
-  openCount(customerId: string): number {
-    return this.all().filter((t) => t.customerId === customerId && t.status === 'open').length;
-  }
+  abstract openCount(customerId: string): Promise<number>;
 
-  /** Applies `changes` (only the fields given). @throws TicketClosedError when the ticket is closed */
-  update(ticket: Ticket, changes: TicketChanges): Ticket {
-    if (ticket.status === 'closed') throw new TicketClosedError(ticket.id, 'changed');
-    // Field by field, as in create: nothing else the input carries reaches the ticket.
-    for (const field of ['subject', 'description', 'priority', 'assignee', 'status'] as const) {
-      if (changes[field] !== undefined) Object.assign(ticket, { [field]: changes[field] });
-    }
-    ticket.updatedAt = new Date().toISOString();
-    return ticket;
-  }
+  /**
+   * Applies `changes` (only the fields given).
+   * @throws TicketNotFoundError
+   * @throws TicketClosedError when the ticket is closed
+   */
+  abstract update(id: string, changes: TicketChanges): Promise<Ticket>;
 
-  /** Closes a ticket that is not closed yet. @throws TicketClosedError when it already is */
-  closeOpen(ticket: Ticket, resolution: string): Ticket {
-    if (ticket.status === 'closed') throw new TicketClosedError(ticket.id, 'closed again');
-    return this.close(ticket, resolution);
-  }
+  /**
+   * Closes a ticket that is not closed yet, with the resolution the customer will read.
+   * @throws TicketNotFoundError
+   * @throws TicketClosedError when it already is
+   */
+  abstract closeOpen(id: string, resolution: string): Promise<Ticket>;
 
-  /** Deletes a ticket for good. @throws TicketNotFoundError */
-  remove(id: string): Ticket {
-    const ticket = this.get(id);
-    this.tickets.delete(id);
-    return ticket;
-  }
+  /**
+   * Deletes a ticket for good.
+   * @throws TicketNotFoundError
+   */
+  abstract remove(id: string): Promise<Ticket>;
 
-  close(ticket: Ticket, resolution: string): Ticket {
-    ticket.status = 'closed';
-    ticket.resolution = resolution;
-    ticket.updatedAt = new Date().toISOString();
+  /** @throws TicketNotFoundError */
+  async get(id: string): Promise<Ticket> {
+    const ticket = await this.find(id);
+    if (!ticket) throw new TicketNotFoundError(id);
     return ticket;
   }
 }

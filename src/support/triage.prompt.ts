@@ -23,8 +23,8 @@ export class TriagePrompt {
     description: 'Classify a ticket, set its priority and propose the next step, using the knowledge base.',
     args: [{ name: 'ticketId', description: 'The ticket to triage, e.g. T-2001', required: true }],
   })
-  triage(@McpArgs('ticketId') ticketId: string) {
-    const ticket = this.tickets.find(ticketId);
+  async triage(@McpArgs('ticketId') ticketId: string) {
+    const ticket = await this.tickets.find(ticketId);
     if (!ticket) throw new McpToolError(`No ticket ${ticketId}; use search_tickets to find one.`);
     return [
       userMessage(
@@ -44,10 +44,9 @@ export class TriagePrompt {
 
   /** Suggests open tickets while the user types an id. */
   @McpCompletion({ prompt: 'triage_ticket', argument: 'ticketId' })
-  openTicketIds(typed: string): string[] {
+  async openTicketIds(typed: string): Promise<string[]> {
     const prefix = typed.toUpperCase();
-    return this.tickets
-      .search({ status: 'open', limit: 100 })
+    return (await this.tickets.search({ status: 'open', limit: 100 }))
       .map((ticket) => ticket.id)
       .filter((id) => id.startsWith(prefix));
   }

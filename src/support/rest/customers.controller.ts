@@ -27,8 +27,8 @@ export class CustomersController {
     description: 'Finds customers by name, email or company, optionally by tier. Returns id, name, company and tier.',
   })
   @ApiOkResponse({ type: CustomerListResponse })
-  list(@Query() { query, tier, limit }: ListCustomersQuery): CustomerListResponse {
-    const found = this.customers.search({ query, tier, limit: limit ?? 10 });
+  async list(@Query() { query, tier, limit }: ListCustomersQuery): Promise<CustomerListResponse> {
+    const found = await this.customers.search({ query, tier, limit: limit ?? 10 });
     return { customers: found.map(summarizeCustomer), count: found.length };
   }
 
@@ -41,7 +41,7 @@ export class CustomersController {
   @ApiParam({ name: 'customerId', description: 'The customer id, e.g. C-1001.', example: 'C-1001' })
   @ApiOkResponse({ type: CustomerResponse })
   @ApiNotFoundResponse({ description: 'No customer (`CustomerNotFound`).', type: DeskErrorResponse })
-  get(@Param() { customerId }: CustomerIdDto): CustomerResponse {
-    return { ...this.customers.get(customerId), openTickets: this.tickets.openCount(customerId) };
+  async get(@Param() { customerId }: CustomerIdDto): Promise<CustomerResponse> {
+    return { ...(await this.customers.get(customerId)), openTickets: await this.tickets.openCount(customerId) };
   }
 }

@@ -44,8 +44,8 @@ export class TicketsController {
       'Lists tickets filtered by status, priority, customer, assignee, assignment or words in the subject/description (newest ids last).',
   })
   @ApiOkResponse({ type: TicketListResponse })
-  list(@Query() { limit, ...filter }: ListTicketsQuery): TicketListResponse {
-    const found = this.tickets.search({ ...filter, limit: limit ?? 20 });
+  async list(@Query() { limit, ...filter }: ListTicketsQuery): Promise<TicketListResponse> {
+    const found = await this.tickets.search({ ...filter, limit: limit ?? 20 });
     return { tickets: found.map(summarizeTicket), count: found.length };
   }
 
@@ -58,7 +58,7 @@ export class TicketsController {
   @TICKET_ID
   @ApiOkResponse({ type: TicketResponse })
   @NOT_FOUND
-  get(@Param() { ticketId }: TicketIdDto): Ticket {
+  get(@Param() { ticketId }: TicketIdDto): Promise<Ticket> {
     return this.tickets.get(ticketId);
   }
 
@@ -71,8 +71,8 @@ export class TicketsController {
   })
   @ApiCreatedResponse({ type: TicketResponse })
   @ApiNotFoundResponse({ description: 'No such customer (`CustomerNotFound`).', type: DeskErrorResponse })
-  create(@Body() input: CreateTicketDto): Ticket {
-    this.customers.get(input.customerId);
+  async create(@Body() input: CreateTicketDto): Promise<Ticket> {
+    await this.customers.get(input.customerId);
     return this.tickets.create(input);
   }
 
@@ -88,8 +88,8 @@ export class TicketsController {
   @ApiOkResponse({ type: TicketResponse })
   @NOT_FOUND
   @CLOSED
-  update(@Param() { ticketId }: TicketIdDto, @Body() changes: UpdateTicketBody): Ticket {
-    return this.tickets.update(this.tickets.get(ticketId), changes);
+  update(@Param() { ticketId }: TicketIdDto, @Body() changes: UpdateTicketBody): Promise<Ticket> {
+    return this.tickets.update(ticketId, changes);
   }
 
   @Post(':ticketId/close')
@@ -104,8 +104,8 @@ export class TicketsController {
   @ApiOkResponse({ type: TicketResponse })
   @NOT_FOUND
   @CLOSED
-  close(@Param() { ticketId }: TicketIdDto, @Body() { resolution }: CloseTicketBody): Ticket {
-    return this.tickets.closeOpen(this.tickets.get(ticketId), resolution);
+  close(@Param() { ticketId }: TicketIdDto, @Body() { resolution }: CloseTicketBody): Promise<Ticket> {
+    return this.tickets.closeOpen(ticketId, resolution);
   }
 
   @Delete(':ticketId')
@@ -119,7 +119,7 @@ export class TicketsController {
   @TICKET_ID
   @ApiOkResponse({ type: DeletedTicketResponse })
   @NOT_FOUND
-  remove(@Param() { ticketId }: TicketIdDto): DeletedTicketResponse {
-    return { id: this.tickets.remove(ticketId).id, deleted: true };
+  async remove(@Param() { ticketId }: TicketIdDto): Promise<DeletedTicketResponse> {
+    return { id: (await this.tickets.remove(ticketId)).id, deleted: true };
   }
 }

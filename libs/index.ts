@@ -17,6 +17,10 @@ export type {
   McpEndpointRef,
 } from '#libs/hosting';
 
+// Replicas behind a load balancer: the state they share (RedisClusterBackplane is in nest-mcp-host/redis)
+export { McpCluster } from '#libs/core';
+export type { McpClusterBackplane, McpClusterMessage, McpClusterEntry, McpClusterOptions } from '#libs/core';
+
 // Decorators: tools, prompts, resources, their parameters, authorization, DTO fields
 export {
   McpTool,

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { MCP_CLUSTER_OPTIONS, McpCluster } from '#libs/core';
 import {
   CATALOG_PROVIDERS,
   JsonSchemaFactory,
@@ -80,6 +81,7 @@ const OPTION_SLICES = (
     [MCP_REST_OPTIONS, 'rest'],
     [MCP_GATEWAY_OPTIONS, 'gateway'],
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
+    [MCP_CLUSTER_OPTIONS, 'cluster'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -122,6 +124,7 @@ const OPTION_SLICES = (
       inject: [MCP_MODULE_OPTIONS],
     },
     ...OPTION_SLICES,
+    McpCluster,
     ...CATALOG_PROVIDERS,
     ...INVOCATION_PROVIDERS,
     ...PROMPT_PROVIDERS,
@@ -161,6 +164,7 @@ const OPTION_SLICES = (
     // parts that are on (see operationsParts).
   ],
   exports: [
+    McpCluster,
     McpInvoker,
     McpGateway,
     McpCatalog,

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { McpCacheOptions, McpUnknownArguments } from '#libs/core';
+import type { McpCacheOptions, McpClusterOptions, McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
 import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
@@ -249,6 +249,19 @@ export interface McpModuleOptions {
    * ```
    */
   replica?: string;
+
+  /**
+   * Replicas behind a load balancer share their state through `backplane`: sessions, their
+   * event streams and requests to the client, tasks, approvals, resource subscriptions and
+   * catalog changes, so that any replica serves any request (no sticky sessions). Without it
+   * each process keeps all of that in memory, as a single replica does.
+   * @example
+   * ```ts
+   * import { RedisClusterBackplane } from 'nest-mcp-host/redis';
+   * cluster: { backplane: new RedisClusterBackplane(process.env.REDIS_URL!) }
+   * ```
+   */
+  cluster?: McpClusterOptions;
   /**
    * Backing services checked by `/health/ready` (503 while a required one is down) and shown on
    * the admin dashboard. @default []

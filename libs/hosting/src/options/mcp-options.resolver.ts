@@ -1,4 +1,11 @@
-import { McpStartupError, type McpDiagnostic, type OptionReport } from '#libs/core';
+import {
+  CLUSTER_OPTION_KEYS,
+  McpStartupError,
+  resolveClusterBackplane,
+  type ClusterOptions,
+  type McpDiagnostic,
+  type OptionReport,
+} from '#libs/core';
 import { CATALOG_OPTION_KEYS, resolveCatalogOptions, type CatalogOptions } from '#libs/catalog';
 import { resolveSecurityOptions, SECURITY_OPTION_KEYS, type SecurityOptions } from '#libs/security';
 import { INVOCATION_OPTION_KEYS, resolveInvocationOptions, type InvocationOptions } from '#libs/invocation';
@@ -30,6 +37,7 @@ export interface ResolvedMcpOptions {
   rest: RestOptions;
   gateway: GatewayOptions;
   toolSearch: ToolSearchOptions | undefined;
+  cluster: ClusterOptions;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
@@ -42,6 +50,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...REST_OPTION_KEYS,
   ...GATEWAY_OPTION_KEYS,
   ...TOOL_SEARCH_OPTION_KEYS,
+  ...CLUSTER_OPTION_KEYS,
 ]);
 
 /**
@@ -76,8 +85,14 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const rest = resolveRestOptions(o, report);
   const gateway = resolveGatewayOptions(o, report);
   const toolSearch = resolveToolSearchOptions(o, report);
+  const cluster: ClusterOptions = {
+    backplane: resolveClusterBackplane(o, report),
+    replica: operations.replica,
+    // Several hosts in one application (or on one engine) keep their state apart by name.
+    namespace: typeof o.name === 'string' ? o.name : 'mcp',
+  };
   if (problems.length > 0) throw new McpStartupError(problems);
-  return { catalog, protocol, invocation, security, operations, hosting, rest, gateway, toolSearch };
+  return { catalog, protocol, invocation, security, operations, hosting, rest, gateway, toolSearch, cluster };
 }
 
 /** Token of the `ResolvedMcpOptions` (internal: libraries inject their own slice). */

@@ -1,0 +1,124 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { McpStartupError } from '../errors/mcp-startup.error';
+import type { McpClusterBackplane, McpClusterMessage } from './cluster-backplane';
+import { ClusterMessages } from './cluster.messages';
+
+/** What the hosting module gives the cluster layer. */
+export interface ClusterOptions {
+  /** The shared engine; `undefined`: one replica, everything in process memory. */
+  readonly backplane: McpClusterBackplane | undefined;
+  /** This replica's name (the `replica` option). */
+  readonly replica: string;
+  /** Keeps the keys and messages of several hosts on one engine apart (the server's name). */
+  readonly namespace: string;
+}
+
+/** Token of `ClusterOptions`. */
+export const MCP_CLUSTER_OPTIONS = Symbol('MCP:CLUSTER_OPTIONS');
+
+/** How often a replica says it is alive, and how long the word lasts. */
+const HEARTBEAT_MS = 5_000;
+const ALIVE_TTL_MS = 15_000;
+
+type Handler = (message: McpClusterMessage) => void;
+
+/**
+ * The replicas of one host, seen from one of them: who this replica is, the state they share
+ * (`backplane`, under this host's keys) and the messages they send each other (`broadcast`,
+ * handled by type with `on`). A replica says it is alive every 5 s, so that the others can tell
+ * when it has gone (`isAlive`): the tasks it ran are then failed, not left working.
+ *
+ * Without a backplane the host is one replica: `enabled` is false and nothing here is used.
+ */
+@Injectable()
+export class McpCluster implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('McpCluster');
+  private readonly handlers = new Map<string, Set<Handler>>();
+  private unsubscribe: (() => void) | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(@Inject(MCP_CLUSTER_OPTIONS) private readonly options: ClusterOptions) {}
+
+  /** Whether replicas share state (a backplane is configured). */
+  get enabled(): boolean {
+    return this.options.backplane !== undefined;
+  }
+
+  get replica(): string {
+    return this.options.replica;
+  }
+
+  /** The shared engine. @throws when there is none (check `enabled` first) */
+  get backplane(): McpClusterBackplane {
+    if (!this.options.backplane) throw new Error('McpCluster: no backplane is configured');
+    return this.options.backplane;
+  }
+
+  /** The engine key of `parts`, under this host's namespace (`mcp:<host>:session:<id>`). */
+  key(...parts: string[]): string {
+    return `mcp:${this.options.namespace}:${parts.join(':')}`;
+  }
+
+  /** Calls `handler` with every message of `type` another replica (or this one) broadcasts; returns how to stop. */
+  on(type: string, handler: Handler): () => void {
+    let set = this.handlers.get(type);
+    if (!set) this.handlers.set(type, (set = new Set()));
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  /** Sends `message` to every replica of this host; `from` names this one. */
+  async broadcast(message: McpClusterMessage): Promise<void> {
+    await this.backplane.publish({ ...message, ns: this.options.namespace, from: this.replica });
+  }
+
+  /** Whether a replica said it was alive within the last 15 s. */
+  async isAlive(replica: string): Promise<boolean> {
+    if (replica === this.replica) return true;
+    return (await this.backplane.get(this.key('replica', replica))) !== undefined;
+  }
+
+  async onModuleInit(): Promise<void> {
+    const backplane = this.options.backplane;
+    if (!backplane) return;
+    try {
+      this.unsubscribe = await backplane.subscribe((message) => this.deliver(message));
+      await this.sayAlive();
+    } catch (error) {
+      throw new McpStartupError([
+        {
+          where: 'cluster.backplane',
+          problem: ClusterMessages.connectFailed((error as Error).message),
+          fix: 'start the server, or fix its address',
+        },
+      ]);
+    }
+    this.heartbeat = setInterval(() => {
+      this.sayAlive().catch((error: Error) => this.logger.warn(`cannot say this replica is alive: ${error.message}`));
+    }, HEARTBEAT_MS).unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.heartbeat);
+    const backplane = this.options.backplane;
+    if (!backplane) return;
+    this.unsubscribe?.();
+    await backplane.delete(this.key('replica', this.replica)).catch(() => undefined);
+    await backplane.close();
+  }
+
+  private sayAlive(): Promise<void> {
+    return this.backplane.set(this.key('replica', this.replica), { at: Date.now() }, ALIVE_TTL_MS);
+  }
+
+  private deliver(message: McpClusterMessage): void {
+    if (message.ns !== this.options.namespace) return;
+    for (const handler of this.handlers.get(message.type) ?? []) {
+      try {
+        handler(message);
+      } catch (error) {
+        this.logger.error(`handling ${message.type} failed: ${(error as Error).message}`);
+      }
+    }
+  }
+}

@@ -3,7 +3,7 @@ import { ConfigModule, ConfigService } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { FixedWindowThrottlerStorage, McpThrottlerGuard, McpModule } from 'nest-mcp-host';
-import { RedisThrottlerStorage } from 'nest-mcp-host/redis';
+import { RedisClusterBackplane, RedisThrottlerStorage } from 'nest-mcp-host/redis';
 import { auditOptions } from './audit.config';
 import { gatewayOptions } from './gateway.config';
 import { authOptions, LOCAL_OPERATOR } from './auth.config';
@@ -60,6 +60,10 @@ export class AppModule {
             gateway,
             // With Redis configured, readiness answers 503 while it cannot be reached.
             healthChecks: redis ? [{ name: 'redis', check: () => redis.ping() }] : [],
+            // With Redis, replicas behind a load balancer share sessions, streams, tasks, approvals and
+            // subscriptions: any replica serves any request (docs/deployment.md, "Several replicas").
+            ...(env.REDIS_URL &&
+              transport === 'http' && { cluster: { backplane: new RedisClusterBackplane(env.REDIS_URL) } }),
           }),
           health: transport === 'http',
         }),

@@ -86,7 +86,7 @@ describe.each<TransportName>(['http', 'stdio'])('confirmation of destructive too
       expect(first._meta).toEqual({ 'nest-mcp-host/approval': { status: 'pending', expiresAt: expect.any(String) } });
       const approvals = app.get(McpApprovals);
       const ops = { id: 'ops', scopes: [], roles: ['approver'], claims: {} };
-      const [pending] = approvals.list(ops, 'pending').approvals;
+      const [pending] = (await approvals.list(ops, 'pending')).approvals;
       // The approval's id, which a person uses to decide it, is never shown to the model.
       expect(JSON.stringify(first)).not.toContain(pending.id);
       expect(pending).toMatchObject({
@@ -103,7 +103,7 @@ describe.each<TransportName>(['http', 'stdio'])('confirmation of destructive too
       })) as CallToolResult;
       expect(pushy.isError).toBe(true);
       expect(app.get(ContentFixtures).deleted).toEqual([]);
-      approvals.decide(ops, pending.id, true, 'checked with the owner');
+      await approvals.decide(ops, pending.id, true, 'checked with the owner');
       expect(await client.callTool({ name: 'deleteArchive', arguments: { archive: 'q3' } })).toEqual({
         content: [{ type: 'text', text: 'deleted q3' }],
       });

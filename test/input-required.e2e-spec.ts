@@ -185,7 +185,7 @@ describe('multi round-trip requests of 2026-07-28 clients: confirmation of close
     expect(await statusOf(ticketId)).toBe('open');
     // The user approves on the page the link opens.
     const id = new URL(request!.params.url as string).hash.slice('#approval='.length);
-    app.get(McpApprovals).decide({ id: 'ops', scopes: [], roles: ['approver'], claims: {} }, id, true, 'fine');
+    await app.get(McpApprovals).decide({ id: 'ops', scopes: [], roles: ['approver'], claims: {} }, id, true, 'fine');
     const ran = await send(url, 'tools/call', retry(params, asked, { confirmation: { action: 'accept' } }), urlOnly);
     expect(JSON.parse(textOf(ran))).toEqual({ id: ticketId, status: 'closed', alreadyClosed: false });
   });
@@ -199,9 +199,11 @@ describe('multi round-trip requests of 2026-07-28 clients: confirmation of close
     expect(textOf(first)).toMatch(/^"close_ticket" needs a person's approval before it runs, and it was not run\./);
     const approvals = app.get(McpApprovals);
     const ops = { id: 'ops', scopes: [], roles: ['approver'], claims: {} };
-    const pending = approvals.list(ops, 'pending').approvals.find((approval) => approval.tool === 'close_ticket')!;
+    const pending = (await approvals.list(ops, 'pending')).approvals.find(
+      (approval) => approval.tool === 'close_ticket',
+    )!;
     expect(pending.arguments).toEqual(params.arguments);
-    approvals.decide(ops, pending.id, true, 'the customer agreed');
+    await approvals.decide(ops, pending.id, true, 'the customer agreed');
     const ran = await send(url, 'tools/call', params, noForms);
     expect(JSON.parse(textOf(ran))).toEqual({ id: ticketId, status: 'closed', alreadyClosed: false });
     const again = await send(url, 'tools/call', params, noForms);

@@ -11,6 +11,7 @@ import { CustomersController } from './rest/customers.controller';
 import { TicketsController } from './rest/tickets.controller';
 import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 import { TicketTools } from './ticket.tools';
+import { TicketChanges, TicketResources } from './ticket.resources';
 import { TriagePrompt } from './triage.prompt';
 
 /**
@@ -30,6 +31,8 @@ export class SupportModule {
         CallTimingInterceptor,
         CustomerTools,
         TicketTools,
+        TicketResources,
+        TicketChanges,
         ReportTools,
         KnowledgeBaseStore,
         KnowledgeBaseResources,

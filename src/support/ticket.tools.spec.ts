@@ -1,9 +1,16 @@
-import { Reflector } from '@nestjs/core';
-import { MCP_TOOL_METADATA, McpToolError, type McpCallContext, type McpToolOptions } from 'nest-mcp-host';
+import { Reflector, type ModuleRef } from '@nestjs/core';
+import {
+  MCP_TOOL_METADATA,
+  McpResourceNotifier,
+  McpToolError,
+  type McpCallContext,
+  type McpToolOptions,
+} from 'nest-mcp-host';
 import { InMemoryCustomersStore } from './in-memory-customers.store';
 import { InMemoryTicketsStore } from './in-memory-tickets.store';
 import { TicketOutput } from './support.schemas';
 import { TicketTools } from './ticket.tools';
+import { TicketChanges } from './ticket.resources';
 import type { TicketsStore } from './tickets.store';
 
 /** Just enough of a call context for the tools that log to the client. */
@@ -17,9 +24,23 @@ function fakeContext(): McpCallContext & { logged: unknown[] } {
 describe('TicketTools', () => {
   let tools: TicketTools;
   let store: TicketsStore;
+  /** The ticket URIs subscribers were told changed. */
+  let updated: string[];
   beforeEach(() => {
     store = new InMemoryTicketsStore();
-    tools = new TicketTools(store, new InMemoryCustomersStore());
+    const notifier = new McpResourceNotifier();
+    updated = [];
+    notifier.onUpdated((uri) => void updated.push(uri));
+    const modules = { get: () => notifier } as unknown as ModuleRef;
+    tools = new TicketTools(store, new InMemoryCustomersStore(), new TicketChanges(modules));
+  });
+
+  it("tells the ticket's subscribers when a comment or the closing changes it, and not when nothing changed", async () => {
+    const [open] = await store.search({ status: 'open', limit: 1 });
+    await tools.comment({ ticketId: open.id, author: 'agent', body: 'Looking into it.' });
+    await tools.close({ ticketId: open.id, resolution: 'Fixed.' });
+    await tools.close({ ticketId: open.id, resolution: 'Fixed again.' });
+    expect(updated).toEqual([`desk://tickets/${open.id}`, `desk://tickets/${open.id}`]);
   });
 
   it('declares honest annotations: reads are read-only, close_ticket is destructive and idempotent', () => {

@@ -13,6 +13,7 @@ import { TicketIdDto } from './dto/ticket-id.dto';
 import { TicketOutput } from './support.schemas';
 import type { Ticket } from './support.types';
 import { summarizeTicket, TicketsStore } from './tickets.store';
+import { TicketChanges } from './ticket.resources';
 
 @Injectable()
 @UseInterceptors(CallTimingInterceptor)
@@ -21,6 +22,7 @@ export class TicketTools {
   constructor(
     private readonly tickets: TicketsStore,
     private readonly customers: CustomersStore,
+    private readonly changes: TicketChanges,
   ) {}
 
   @McpTool({
@@ -82,6 +84,7 @@ export class TicketTools {
         throw new McpToolError(`Ticket ${ticketId} is closed; open a new ticket instead of commenting.`);
       throw error;
     });
+    this.changes.changed(ticket.id);
     return { id: ticket.id, status: ticket.status, comments: ticket.comments.length };
   }
 
@@ -96,6 +99,7 @@ export class TicketTools {
   async close(@McpArgs() { ticketId, resolution }: CloseTicketDto) {
     try {
       const ticket = await this.tickets.closeOpen(ticketId, resolution);
+      this.changes.changed(ticket.id);
       return { id: ticket.id, status: ticket.status, alreadyClosed: false };
     } catch (error) {
       // Closed already (perhaps by another replica a moment ago): nothing changes, as the tool promises.

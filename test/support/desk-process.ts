@@ -11,6 +11,8 @@ export interface DeskProcess {
   /** What it printed so far (stdout and stderr), for a failure's message. */
   output(): string;
   stop(): Promise<void>;
+  /** Kills it as a crash would (SIGKILL: no drain, no goodbye). */
+  kill(): Promise<void>;
 }
 
 /** Starts `node dist/src/main.js` on a free loopback port with `env`; resolves once it is ready. */
@@ -25,7 +27,17 @@ export async function startDeskProcess(env: Record<string, string>): Promise<Des
   const collect = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-20_000));
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
-  const desk: DeskProcess = { port, output: () => output, stop: () => stop(child) };
+  const desk: DeskProcess = {
+    port,
+    output: () => output,
+    stop: () => stop(child),
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
   try {
     await ready(`http://127.0.0.1:${port}/health/ready`, child);
   } catch (error) {

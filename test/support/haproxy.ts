@@ -19,9 +19,15 @@ export interface Haproxy {
  * Starts HAProxy on a free loopback port in front of `backends` (name → port): HTTP mode,
  * `balance roundrobin`, no stickiness of any kind, so each request goes to the next server
  * whatever connection, session or request it follows. Every response names its server in
- * `X-Served-By`. Resolves once the proxy answers `readyPath` through a backend.
+ * `X-Served-By`. Resolves once the proxy answers `readyPath` through a backend. With
+ * `healthChecks`, each server's `readyPath` is checked every 300 ms and a server that fails it is
+ * left out until it passes twice.
  */
-export async function startHaproxy(backends: Record<string, number>, readyPath = '/health/ready'): Promise<Haproxy> {
+export async function startHaproxy(
+  backends: Record<string, number>,
+  readyPath = '/health/ready',
+  { healthChecks = false } = {},
+): Promise<Haproxy> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'haproxy-'));
   const config = join(dir, 'haproxy.cfg');
@@ -41,7 +47,13 @@ export async function startHaproxy(backends: Record<string, number>, readyPath =
       'backend desks',
       '  balance roundrobin',
       `  http-response set-header ${SERVED_BY} %s`,
-      ...Object.entries(backends).map(([name, backend]) => `  server ${name} 127.0.0.1:${backend}`),
+      // With health checks a server that stops answering readiness is left out (and a request
+      // sent to one that just died goes to another), as a production balancer does.
+      ...(healthChecks ? [`  option httpchk GET ${readyPath}`, '  retries 2', '  option redispatch'] : []),
+      ...Object.entries(backends).map(
+        ([name, backend]) =>
+          `  server ${name} 127.0.0.1:${backend}${healthChecks ? ' check inter 300 fall 1 rise 2' : ''}`,
+      ),
       '',
     ].join('\n'),
   );

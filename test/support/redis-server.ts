@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './free-port';
 
 /** A private redis-server (Debian's package; `npm test`'s first step installs it when missing). */
@@ -9,7 +12,7 @@ export interface RedisServer {
   readonly url: string;
   /** Stops the server (as a crash would: nothing is saved). */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port (empty, unless persistent). */
   start(): Promise<void>;
 }
 
@@ -30,21 +33,25 @@ async function listening(port: number, timeoutMs = 10_000): Promise<void> {
   }
 }
 
-/** Starts a redis-server on a free loopback port, without persistence. */
-export async function startRedisServer(): Promise<RedisServer> {
+/**
+ * Starts a redis-server on a free loopback port. Without persistence by default; `persistent`
+ * keeps its data in an append-only file (written at every command), so that a restart finds it
+ * again, as a production Redis would.
+ */
+export async function startRedisServer({ persistent = false } = {}): Promise<RedisServer> {
   const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'redis-'));
+  const persistence = persistent
+    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir]
+    : ['--save', '', '--appendonly', 'no'];
   let child: ChildProcess | undefined;
   const server: RedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      child = spawn(
-        'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        {
-          stdio: 'ignore',
-        },
-      );
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', ...persistence], {
+        stdio: 'ignore',
+      });
       await listening(port);
     },
     async stop() {

@@ -1,5 +1,6 @@
 import { CatalogExplorer } from './discovery/catalog.explorer';
 import { McpCatalog } from './runtime/mcp-catalog';
+import { CatalogToggles } from './runtime/catalog-toggles';
 import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
 import { PromptRegistry } from './prompts/prompt.registry';
 import { ResourceDefinitionFactory } from './resources/resource-definition.factory';
@@ -21,5 +22,6 @@ export const CATALOG_PROVIDERS = [
   ToolRegistry,
   PromptRegistry,
   ResourceRegistry,
+  CatalogToggles,
   McpCatalog,
 ];

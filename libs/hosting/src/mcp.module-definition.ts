@@ -21,7 +21,10 @@ export interface McpModuleExtras {
    * ```
    */
   mount?: { admin?: boolean; metrics?: boolean };
-  /** The task store class (its dependencies must be global or exported to the app). @default InMemoryTaskStore */
+  /**
+   * The task store class (its dependencies must be global or exported to the app).
+   * @default InMemoryTaskStore; ClusterTaskStore (on the backplane) with the `cluster` option
+   */
   taskStore?: Type<McpTaskStore>;
   /** Who may see and use which entry. @default ScopeAndRolePolicy (all required scopes, one of the roles) */
   accessPolicy?: Type<McpAccessPolicy>;

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { MCP_CLUSTER_OPTIONS, McpCluster } from '#libs/core';
 import {
@@ -23,6 +23,7 @@ import {
 } from '#libs/security';
 import {
   ENGINE_METHOD_GROUPS,
+  ClusterTaskStore,
   HostState,
   InMemoryTaskStore,
   MCP_METHOD_GROUPS,
@@ -225,9 +226,23 @@ function withExtras(definition: DynamicModule, extras: McpModuleExtras, on: Oper
     providers: [
       ...(definition.providers ?? []),
       ...operations.providers,
-      { provide: MCP_TASK_STORE, useClass: extras.taskStore ?? InMemoryTaskStore },
+      taskStoreProvider(extras),
       { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },
       mcpEndpointProvider(extras.health !== false),
     ],
+  };
+}
+
+/**
+ * The task store: the one given as an extra, else the cluster's (on the backplane) when the
+ * `cluster` option is set, else the in-memory one. Chosen once the options are resolved (they may
+ * come from `forRootAsync`).
+ */
+function taskStoreProvider(extras: McpModuleExtras): Provider {
+  if (extras.taskStore) return { provide: MCP_TASK_STORE, useClass: extras.taskStore };
+  return {
+    provide: MCP_TASK_STORE,
+    useFactory: (cluster: McpCluster) => (cluster.enabled ? new ClusterTaskStore(cluster) : new InMemoryTaskStore()),
+    inject: [McpCluster],
   };
 }

@@ -62,6 +62,8 @@ export { ClientRequests } from './sessions/client-requests';
 export { McpSession, type NotificationSink } from './sessions/mcp-session';
 export { ResumableStream, streamIdOf, type EventSink } from './sessions/resumable-stream';
 export { SessionStore, type SessionRefusal } from './sessions/session.store';
+export { SessionRelay } from './sessions/session-relay';
+export { SharedStreams } from './sessions/shared-streams';
 export { TaskMethods } from './tasks/task.methods';
 export { TaskRunner, publicTask } from './tasks/task.runner';
 export { TaskExtensionRunner } from './tasks/task-extension.runner';
@@ -74,6 +76,7 @@ export {
 } from './tasks/task-status.events';
 export { createTaskResult, detailedTask } from './tasks/task-wire';
 export { TASKS_EXTENSION, declaresTasks, missingTasksExtension } from './tasks/tasks-extension';
+export { ClusterTaskStore } from './tasks/cluster-task.store';
 export {
   ownsTask,
   MCP_TASK_STORE,

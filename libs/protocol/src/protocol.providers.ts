@@ -15,10 +15,13 @@ import { InputRounds } from './inputs/input-rounds';
 import { RequestStateSealer } from './inputs/request-state.sealer';
 import { LifecycleMethods } from './lifecycle/lifecycle.methods';
 import { SessionStore } from './sessions/session.store';
+import { SessionRelay } from './sessions/session-relay';
+import { SharedStreams } from './sessions/shared-streams';
 import { TaskMethods } from './tasks/task.methods';
 import { TaskRunner } from './tasks/task.runner';
 import { TaskExtensionRunner } from './tasks/task-extension.runner';
 import { TaskStatusEvents } from './tasks/task-status.events';
+import { TaskReplicas } from './tasks/task-replicas';
 import { ToolMethods } from './tools/tool.methods';
 import { ChangeNotifications } from './subscriptions/change-notifications';
 import { ListenSubscriptions } from './subscriptions/listen-subscriptions';
@@ -45,9 +48,12 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   McpTracing,
   HostState,
   SessionStore,
+  SessionRelay,
+  SharedStreams,
   TaskRunner,
   TaskExtensionRunner,
   TaskStatusEvents,
+  TaskReplicas,
   LifecycleMethods,
   ToolMethods,
   CompletionMethods,

@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { McpCluster } from '#libs/core';
 
 /**
  * Tells subscribed clients that a resource changed (`notifications/resources/updated`).
- * Inject it where the data changes.
+ * Inject it where the data changes. With replicas sharing state (the `cluster` option) the
+ * clients subscribed through any replica are told, whichever replica the change happened on.
  *
  * @example
  * ```ts
@@ -18,7 +20,22 @@ export class McpResourceNotifier {
   private readonly listeners = new Set<(uri: string) => void>();
   private readonly subscribers = new Set<(uri: string) => void | Promise<void>>();
 
+  constructor(@Optional() private readonly cluster?: McpCluster) {
+    cluster?.on('resource-updated', ({ uri }) => {
+      if (typeof uri === 'string') this.tell(uri);
+    });
+  }
+
   resourceUpdated(uri: string): void {
+    if (!this.cluster?.enabled) return this.tell(uri);
+    // Every replica (this one too) tells the clients whose streams it holds.
+    this.cluster.broadcast({ type: 'resource-updated', uri }).catch((error: Error) => {
+      new Logger('McpResourceNotifier').warn(`cannot tell the other replicas that ${uri} changed: ${error.message}`);
+      this.tell(uri);
+    });
+  }
+
+  private tell(uri: string): void {
     for (const listener of this.listeners) listener(uri);
   }
 

@@ -14,6 +14,7 @@ import { CreateTicketDto } from '../dto/create-ticket.dto';
 import { TicketIdDto } from '../dto/ticket-id.dto';
 import type { Ticket } from '../support.types';
 import { summarizeTicket, TicketsStore } from '../tickets.store';
+import { TicketChanges } from '../ticket.resources';
 import { DeskApiController } from './desk-api.decorator';
 import { CloseTicketBody } from './dto/close-ticket.body';
 import { ListTicketsQuery } from './dto/list-tickets.query';
@@ -34,6 +35,7 @@ export class TicketsController {
   constructor(
     private readonly tickets: TicketsStore,
     private readonly customers: CustomersStore,
+    private readonly changes: TicketChanges,
   ) {}
 
   @Get()
@@ -88,8 +90,10 @@ export class TicketsController {
   @ApiOkResponse({ type: TicketResponse })
   @NOT_FOUND
   @CLOSED
-  update(@Param() { ticketId }: TicketIdDto, @Body() changes: UpdateTicketBody): Promise<Ticket> {
-    return this.tickets.update(ticketId, changes);
+  async update(@Param() { ticketId }: TicketIdDto, @Body() changes: UpdateTicketBody): Promise<Ticket> {
+    const ticket = await this.tickets.update(ticketId, changes);
+    this.changes.changed(ticketId);
+    return ticket;
   }
 
   @Post(':ticketId/close')
@@ -104,8 +108,10 @@ export class TicketsController {
   @ApiOkResponse({ type: TicketResponse })
   @NOT_FOUND
   @CLOSED
-  close(@Param() { ticketId }: TicketIdDto, @Body() { resolution }: CloseTicketBody): Promise<Ticket> {
-    return this.tickets.closeOpen(ticketId, resolution);
+  async close(@Param() { ticketId }: TicketIdDto, @Body() { resolution }: CloseTicketBody): Promise<Ticket> {
+    const ticket = await this.tickets.closeOpen(ticketId, resolution);
+    this.changes.changed(ticketId);
+    return ticket;
   }
 
   @Delete(':ticketId')
@@ -120,6 +126,8 @@ export class TicketsController {
   @ApiOkResponse({ type: DeletedTicketResponse })
   @NOT_FOUND
   async remove(@Param() { ticketId }: TicketIdDto): Promise<DeletedTicketResponse> {
-    return { id: (await this.tickets.remove(ticketId)).id, deleted: true };
+    const { id } = await this.tickets.remove(ticketId);
+    this.changes.changed(id);
+    return { id, deleted: true };
   }
 }

@@ -14,6 +14,8 @@ import { ResourceDefinitionFactory } from '../resources/resource-definition.fact
 import { ResourceRegistry } from '../resources/resource.registry';
 import { ToolDefinitionFactory } from '../tools/tool-definition.factory';
 import { ToolRegistry } from '../tools/tool.registry';
+import { catalogListOf, type McpCatalogKind } from './catalog-lists';
+import { CatalogToggles } from './catalog-toggles';
 
 /** Who may use an entry added at run time, and the HTTP route it runs (see `McpCatalog.addTool`). */
 export interface McpEntryAccess {
@@ -25,8 +27,7 @@ export interface McpEntryAccess {
   readonly route?: string;
 }
 
-/** The kinds of catalog entry `McpCatalog` adds, removes, enables and disables. */
-export type McpCatalogKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
+export type { McpCatalogKind };
 
 const HEADLINE = 'Cannot add to the MCP catalog';
 
@@ -35,7 +36,8 @@ const HEADLINE = 'Cannot add to the MCP catalog';
  * the host runs (the decorators are the static path). Every change invalidates the cached
  * list pages and sends `notifications/{tools,prompts,resources}/list_changed` to clients.
  * Entries added here are validated exactly like decorated ones and run through Nest's global
- * guards, interceptors, pipes and filters.
+ * guards, interceptors, pipes and filters. With the `cluster` option, `enable` and `disable` apply
+ * on every replica (see `CatalogToggles`); what is added or removed stays this replica's.
  *
  * @example
  * ```ts
@@ -58,6 +60,7 @@ export class McpCatalog {
     private readonly toolDefinitions: ToolDefinitionFactory,
     private readonly promptDefinitions: PromptDefinitionFactory,
     private readonly resourceDefinitions: ResourceDefinitionFactory,
+    private readonly toggles: CatalogToggles,
   ) {}
 
   /**
@@ -147,27 +150,21 @@ export class McpCatalog {
     return this.list(kind).remove(key);
   }
 
-  /** Serves an entry again after `disable`. */
+  /** Serves an entry again after `disable` (on every replica, with the `cluster` option). */
   enable(kind: McpCatalogKind, key: string): boolean {
-    return this.list(kind).setEnabled(key, true);
+    return this.toggles.set(kind, key, true);
   }
 
-  /** Hides an entry from lists and refuses calls to it as if it did not exist, until `enable`. */
+  /**
+   * Hides an entry from lists and refuses calls to it as if it did not exist, until `enable` (on
+   * every replica, with the `cluster` option).
+   */
   disable(kind: McpCatalogKind, key: string): boolean {
-    return this.list(kind).setEnabled(key, false);
+    return this.toggles.set(kind, key, false);
   }
 
   private list(kind: McpCatalogKind) {
-    switch (kind) {
-      case 'tool':
-        return this.tools;
-      case 'prompt':
-        return this.prompts;
-      case 'resource':
-        return this.resources.resources;
-      case 'resourceTemplate':
-        return this.resources.templates;
-    }
+    return catalogListOf(kind, this.tools, this.prompts, this.resources);
   }
 
   private commit(diagnostics: McpDiagnostic[], check: () => McpDiagnostic[], add: () => void): void {

@@ -72,10 +72,17 @@ export class McpCluster implements OnModuleInit, OnApplicationShutdown {
     await this.backplane.publish({ ...message, ns: this.options.namespace, from: this.replica });
   }
 
-  /** Whether a replica said it was alive within the last 15 s. */
+  /**
+   * Whether a replica said it was alive within the last 15 s. When this replica's own word is
+   * missing too, the shared store lost its keys (a restart without persistence): nobody can be
+   * judged gone until the replicas have spoken again, so the answer is yes.
+   */
   async isAlive(replica: string): Promise<boolean> {
     if (replica === this.replica) return true;
-    return (await this.backplane.get(this.key('replica', replica))) !== undefined;
+    if ((await this.backplane.get(this.key('replica', replica))) !== undefined) return true;
+    if ((await this.backplane.get(this.key('replica', this.replica))) !== undefined) return false;
+    await this.sayAlive();
+    return true;
   }
 
   async onModuleInit(): Promise<void> {

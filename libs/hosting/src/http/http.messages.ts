@@ -59,6 +59,12 @@ export const HttpMessages = {
     ] as const,
   notReady: () =>
     [503, JsonRpcErrorCode.INVALID_REQUEST, 'Service Unavailable: the host is starting or shutting down'] as const,
+  sharedStateUnavailable: () =>
+    [
+      503,
+      JsonRpcErrorCode.INTERNAL_ERROR,
+      "Service Unavailable: the sessions the host's replicas share cannot be reached; retry shortly",
+    ] as const,
 } as const;
 
 export type { HttpRefusal } from '#libs/security';

@@ -23,7 +23,9 @@ import {
   McpTracing,
   notification,
   RequestEvents,
+  SessionRelay,
   SessionStore,
+  SharedStreams,
   StatelessCalls,
   type McpMethods,
   type McpRequestEvent,
@@ -101,6 +103,8 @@ async function host(options: Partial<McpModuleOptions> & Record<string, unknown>
       McpTracing,
       HostState,
       SessionStore,
+      SessionRelay,
+      SharedStreams,
       LifecycleMethods,
       DeskMethods,
       {

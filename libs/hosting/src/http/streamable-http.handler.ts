@@ -20,7 +20,9 @@ import {
   McpSession,
   PARSE_ERROR_RESPONSE,
   ResumableStream,
+  SessionRelay,
   SessionStore,
+  SharedStreams,
   streamIdOf,
   type DispatchScope,
   type JsonRpcMessage,
@@ -90,6 +92,8 @@ export class StreamableHttpHandler {
     private readonly cors: HttpCors,
     private readonly responder: HttpResponder,
     private readonly statelessHeaders: StatelessHeaders,
+    private readonly relay: SessionRelay,
+    private readonly sharedStreams: SharedStreams,
   ) {
     this.stateful = protocol.mode === 'stateful';
   }
@@ -204,7 +208,7 @@ export class StreamableHttpHandler {
       session = this.sessions.create(principal.id, owner);
       headers[SESSION_HEADER] = session.id!;
     } else {
-      const found = this.findSession(req, res, principal);
+      const found = await this.findSession(req, res, principal);
       if (!found) return;
       session = found;
     }
@@ -227,6 +231,7 @@ export class StreamableHttpHandler {
       message,
       this.scope(req, session, principal, () => false),
     );
+    if (this.sessions.clustered && session.id !== undefined && !(await this.persisted(session, res, req))) return;
     this.responder.empty(res, 202);
   }
 
@@ -254,6 +259,11 @@ export class StreamableHttpHandler {
       if (resumable) {
         const created = new ResumableStream(randomUUID(), () => session.streams.delete(created.id));
         session.streams.set(created.id, created);
+        // Kept where the other replicas find it too, for a reconnection that reaches one of them.
+        if (this.sharedStreams.enabled)
+          this.sharedStreams
+            .opened(created, session.id!)
+            .catch((error: Error) => this.logger.warn(`cannot share stream ${created.id}: ${error.message}`));
         if (polling) stream.prime(created.primingId, RECONNECT_DELAY_MS);
         created.attach(stream, created.primingId);
         replay = created;
@@ -268,8 +278,14 @@ export class StreamableHttpHandler {
         else stream!.send(notification);
         return true;
       }
-      session.sink?.(notification);
-      return session.sink !== undefined;
+      if (session.sink) {
+        session.sink(notification);
+        return true;
+      }
+      // With replicas sharing the session, its notification stream may be held by another.
+      if (!this.relay.enabled || session.id === undefined) return false;
+      this.relay.forwardMessage(session.id, notification);
+      return true;
     };
     const closeStream = () => {
       if (!polling || res.writableEnded) return;
@@ -296,6 +312,9 @@ export class StreamableHttpHandler {
     if (session.stateless)
       scope.headerMismatch = this.statelessHeaders.check(req.headers, message.method!, message.params, principal);
     const response = await this.dispatcher.dispatch(kind, message, scope);
+    // What the request changed of the session (initialize, log level, subscriptions) reaches the
+    // other replicas before the client can send them its next request.
+    if (this.sessions.clustered && session.id !== undefined && !(await this.persisted(session, res, req))) return;
     if (response === undefined) {
       // The client cancelled the request: it gets no response, and the connection is let go.
       if (replay) replay.finish();
@@ -318,15 +337,19 @@ export class StreamableHttpHandler {
     }
   }
 
-  private get(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
+  private async get(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): Promise<void> {
     if (!this.stateful || this.speaksStateless(req))
       return this.responder.refuse(res, HttpMessages.methodNotAllowed('GET'), req, { allow: 'POST' });
     if (!accepts(req.headers.accept).sse)
       return this.responder.refuse(res, HttpMessages.notAcceptable('text/event-stream'), req);
-    const session = this.findSession(req, res, principal);
+    const session = await this.findSession(req, res, principal);
     if (!session) return;
     const lastEventId = req.headers['last-event-id'];
     const resumed = typeof lastEventId === 'string' ? session.streams.get(streamIdOf(lastEventId)) : undefined;
+    if (!resumed && typeof lastEventId === 'string' && this.sharedStreams.enabled) {
+      // A stream another replica opened: served from the shared store, then as it goes on.
+      if (await this.resumeElsewhere(req, res, session, lastEventId)) return;
+    }
     if (resumed?.endedBefore(lastEventId as string)) {
       // Nothing more will come on that stream (it ended, e.g. its request was cancelled): a stream
       // answered and ended at once would only make the client reconnect again.
@@ -355,13 +378,69 @@ export class StreamableHttpHandler {
     });
   }
 
-  private delete(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): void {
+  /** Serves a reconnection to another replica's stream; `false` when no replica has it (the caller opens a new stream). */
+  private async resumeElsewhere(
+    req: IncomingMessage,
+    res: ServerResponse,
+    session: McpSession,
+    lastEventId: string,
+  ): Promise<boolean> {
+    const streamId = streamIdOf(lastEventId);
+    const seen = Number(lastEventId.slice(lastEventId.lastIndexOf('_') + 1));
+    let stream: SseStream | undefined;
+    const sink = {
+      event: (id: string, data: string) => (stream ??= new SseStream(res, {})).event(id, data),
+      end: () => (stream ??= new SseStream(res, {})).end(),
+    };
+    try {
+      const outcome = await this.sharedStreams.resume(
+        streamId,
+        session.id!,
+        Number.isFinite(seen) ? seen : 0,
+        sink,
+        (listener) => res.once('close', listener),
+      );
+      if (outcome === 'unknown') return false;
+      if (outcome === 'ended') this.responder.empty(res, 204);
+      else stream ??= new SseStream(res, {});
+      return true;
+    } catch (error) {
+      this.logger.warn(`cannot resume stream ${streamId} from the shared store: ${(error as Error).message}`);
+      if (!res.headersSent) this.responder.refuse(res, HttpMessages.sharedStateUnavailable(), req);
+      else res.end();
+      return true;
+    }
+  }
+
+  private async delete(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): Promise<void> {
     if (!this.stateful || this.speaksStateless(req))
       return this.responder.refuse(res, HttpMessages.methodNotAllowed('DELETE'), req, { allow: 'POST' });
-    const session = this.findSession(req, res, principal);
+    const session = await this.findSession(req, res, principal);
     if (!session) return;
-    this.sessions.delete(session.id!, 'session ended by the client');
+    try {
+      await this.sessions.end(session.id!, 'session ended by the client');
+    } catch (error) {
+      this.logger.warn(`cannot end session ${session.id} in the shared store: ${(error as Error).message}`);
+      return this.responder.refuse(res, HttpMessages.sharedStateUnavailable(), req);
+    }
     this.responder.empty(res, 200);
+  }
+
+  /**
+   * Writes what the request changed of `session` to the shared store; when that cannot be
+   * reached, answers 503 (an initialize the other replicas cannot see would give the client a
+   * session they do not know) and says `false`.
+   */
+  private async persisted(session: McpSession, res: ServerResponse, req: IncomingMessage): Promise<boolean> {
+    try {
+      await this.sessions.persist(session);
+      return true;
+    } catch (error) {
+      this.logger.warn(`cannot write session ${session.id} to the shared store: ${(error as Error).message}`);
+      if (!res.headersSent) this.responder.refuse(res, HttpMessages.sharedStateUnavailable(), req);
+      else res.end();
+      return false;
+    }
   }
 
   /** A GET or DELETE of a 2026-07-28 client: that revision has no GET stream and no session to end. */
@@ -373,14 +452,27 @@ export class StreamableHttpHandler {
   /**
    * The session named by the request's header; answers 400/404 itself when there is none. A
    * session belongs to the principal that opened it: anyone else gets 404, as for a stranger's id.
+   * With replicas sharing sessions it is read from the shared store; when that cannot be reached
+   * the request is refused (503), never served from what this replica last saw.
    */
-  private findSession(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal): McpSession | undefined {
+  private async findSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: McpPrincipal,
+  ): Promise<McpSession | undefined> {
     const id = req.headers[SESSION_HEADER];
     if (typeof id !== 'string' || !id) {
       this.responder.refuse(res, HttpMessages.missingSession(), req);
       return undefined;
     }
-    const session = this.sessions.get(id);
+    let session: McpSession | undefined;
+    try {
+      session = await this.sessions.resolve(id);
+    } catch (error) {
+      this.logger.warn(`cannot read session ${id} from the shared store: ${(error as Error).message}`);
+      this.responder.refuse(res, HttpMessages.sharedStateUnavailable(), req);
+      return undefined;
+    }
     if (!session || session.principalId !== principal.id) {
       this.responder.refuse(res, HttpMessages.unknownSession(), req);
       return undefined;

@@ -1,7 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { McpTransportKind } from '#libs/core';
+import { Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { McpCluster, type McpTransportKind } from '#libs/core';
 import { canonicalJson } from '#libs/security';
+import { expiryOf, type ApprovalLedger } from './approval-ledger';
+import { ClusterApprovalLedger } from './cluster-approval.ledger';
+import { InMemoryApprovalLedger } from './in-memory-approval.ledger';
 
 /** Where an approval request stands. `used`: approved, and the call it approved has run. */
 export type McpApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'used';
@@ -61,53 +64,59 @@ export class ApprovalDecisionError extends Error {
   }
 }
 
-interface Entry {
-  approval: McpApproval;
-  binding: ApprovalBinding;
-  expiresAt: number;
-  /** Resolved when the request is decided or expires. */
-  decided: Promise<McpApprovalStatus>;
-  settle: (status: McpApprovalStatus) => void;
-}
-
-/** Decided requests stay listed this long, then are forgotten. */
-const KEEP_DECIDED_MS = 60 * 60_000;
+/** Told to every replica when a request is decided: whoever waits for it there looks again. */
+const DECIDED = 'approval-decided';
 /** At most this many requests wait per principal: more calls are refused, so no one floods the approvers. */
 const MAX_PENDING_PER_PRINCIPAL = 20;
 const SWEEP_INTERVAL_MS = 5_000;
+/** How often a wait for a decision made on another replica looks again, should its message be lost. */
+const CLUSTER_POLL_MS = 1_000;
 
 /**
  * The approval requests of sensitive calls, held by the host until a person decides them. A
  * request is bound to the principal, the tool and the digest of the arguments, and expires; an
- * approved request is used up by the first retry of that very call. In process memory.
+ * approved request is used up by the first retry of that very call. In process memory; with the
+ * `cluster` option, on the backplane: a request opened on one replica is decided on any, and used
+ * once across all of them.
  */
 @Injectable()
-export class ApprovalRequests implements OnModuleDestroy {
-  private readonly entries = new Map<string, Entry>();
+export class ApprovalRequests implements OnModuleInit, OnModuleDestroy {
+  private readonly ledger: ApprovalLedger;
   private readonly listeners = new Set<(event: McpApprovalEvent) => void>();
+  /** Who waits for a decision, by request id. */
+  private readonly waiters = new Map<string, Set<() => void>>();
   private sweeper: NodeJS.Timeout | undefined;
+  private stopListening: (() => void) | undefined;
+
+  constructor(@Optional() private readonly cluster?: McpCluster) {
+    this.ledger = cluster?.enabled ? new ClusterApprovalLedger(cluster) : new InMemoryApprovalLedger();
+  }
+
+  onModuleInit(): void {
+    if (!this.cluster?.enabled) return;
+    const replica = this.cluster.replica;
+    this.stopListening = this.cluster.on(DECIDED, (message) => {
+      if (message.from !== replica && typeof message.id === 'string') this.wake(message.id);
+    });
+    // Every replica sweeps: a request expires on time even when the replica that opened it is gone.
+    this.sweeper = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_INTERVAL_MS).unref();
+  }
 
   /** The request standing for this call: the newest one not used and not expired. */
-  current(binding: ApprovalBinding, now = Date.now()): McpApproval | undefined {
-    let found: Entry | undefined;
-    for (const entry of this.entries.values()) {
-      if (
-        !sameBinding(entry.binding, binding) ||
-        entry.approval.status === 'used' ||
-        entry.approval.status === 'expired'
-      )
-        continue;
-      if (entry.expiresAt <= now) continue;
-      if (!found || entry.expiresAt > found.expiresAt) found = entry;
+  async current(binding: ApprovalBinding, now = Date.now()): Promise<McpApproval | undefined> {
+    let found: McpApproval | undefined;
+    for (const approval of await this.ledger.ofCall(binding)) {
+      if (approval.status === 'used' || approval.status === 'expired' || expiryOf(approval) <= now) continue;
+      if (!found || expiryOf(approval) > expiryOf(found)) found = approval;
     }
-    return found?.approval;
+    return found;
   }
 
   /**
    * Opens a request for this call.
    * @throws ApprovalDecisionError (409) when the principal already has too many waiting
    */
-  open(
+  async open(
     binding: ApprovalBinding,
     details: {
       arguments: unknown;
@@ -118,18 +127,14 @@ export class ApprovalRequests implements OnModuleDestroy {
       ttlMs: number;
     },
     now = Date.now(),
-  ): McpApproval {
-    const pending = [...this.entries.values()].filter(
-      (entry) => entry.binding.principal === binding.principal && entry.approval.status === 'pending',
-    ).length;
+  ): Promise<McpApproval> {
+    const pending = await this.ledger.pendingOf(binding.principal);
     if (pending >= MAX_PENDING_PER_PRINCIPAL) {
       throw new ApprovalDecisionError(
         `${binding.principal} already has ${pending} calls waiting for approval; wait until they are decided or expire`,
         409,
       );
     }
-    let settle!: (status: McpApprovalStatus) => void;
-    const decided = new Promise<McpApprovalStatus>((resolve) => (settle = resolve));
     const approval: McpApproval = {
       id: randomBytes(18).toString('base64url'),
       tool: binding.tool,
@@ -146,21 +151,19 @@ export class ApprovalRequests implements OnModuleDestroy {
       decidedAt: null,
       reason: null,
     };
-    this.entries.set(approval.id, { approval, binding, expiresAt: now + details.ttlMs, decided, settle });
-    this.sweeper ??= setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
+    await this.ledger.add(approval, binding, now + details.ttlMs);
+    this.sweeper ??= setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS).unref();
     this.emit({ type: 'requested', approval, actor: binding.principal });
     return approval;
   }
 
-  get(id: string): McpApproval | undefined {
-    return this.entries.get(id)?.approval;
+  get(id: string): Promise<McpApproval | undefined> {
+    return this.ledger.get(id);
   }
 
   /** Every request kept, waiting ones first, then the newest. */
-  list(status?: McpApprovalStatus): McpApproval[] {
-    const all = [...this.entries.values()]
-      .map((entry) => entry.approval)
-      .filter((approval) => !status || approval.status === status);
+  async list(status?: McpApprovalStatus): Promise<McpApproval[]> {
+    const all = (await this.ledger.all()).filter((approval) => !status || approval.status === status);
     return all.sort(
       (a, b) =>
         Number(b.status === 'pending') - Number(a.status === 'pending') ||
@@ -169,72 +172,74 @@ export class ApprovalRequests implements OnModuleDestroy {
   }
 
   /**
-   * Records a person's decision on a waiting request.
+   * Records a person's decision on a waiting request (once: of people deciding at once, on any
+   * replica, the first decides).
    * @throws ApprovalDecisionError 404 (unknown) or 409 (already decided, used or expired)
    */
-  decide(id: string, approve: boolean, actor: string, reason?: string, now = Date.now()): McpApproval {
-    const entry = this.entries.get(id);
-    if (!entry) throw new ApprovalDecisionError(`No approval request ${id}`, 404);
-    if (entry.approval.status === 'pending' && entry.expiresAt <= now) this.expire(entry);
-    if (entry.approval.status !== 'pending')
-      throw new ApprovalDecisionError(`Approval request ${id} is already ${entry.approval.status}`, 409);
-    Object.assign(entry.approval, {
-      status: approve ? 'approved' : 'denied',
-      decidedBy: actor,
-      decidedAt: new Date(now).toISOString(),
-      reason: reason?.trim() ? reason.trim().slice(0, 500) : null,
-    });
-    entry.settle(entry.approval.status);
-    this.emit({ type: approve ? 'approved' : 'denied', approval: entry.approval, actor });
-    return entry.approval;
+  async decide(id: string, approve: boolean, actor: string, reason?: string, now = Date.now()): Promise<McpApproval> {
+    let approval = await this.ledger.get(id);
+    if (!approval) throw new ApprovalDecisionError(`No approval request ${id}`, 404);
+    if (approval.status === 'pending' && expiryOf(approval) <= now) approval = await this.expire(approval);
+    const decided =
+      approval.status === 'pending'
+        ? await this.ledger.decide(id, {
+            status: approve ? 'approved' : 'denied',
+            decidedBy: actor,
+            decidedAt: new Date(now).toISOString(),
+            reason: reason?.trim() ? reason.trim().slice(0, 500) : null,
+          })
+        : undefined;
+    if (!decided) {
+      const status = (await this.ledger.get(id))?.status ?? approval.status;
+      throw new ApprovalDecisionError(`Approval request ${id} is already ${status}`, 409);
+    }
+    await this.decided(id);
+    this.emit({ type: approve ? 'approved' : 'denied', approval: decided, actor });
+    return decided;
   }
 
-  /** Uses up an approved request: the call it approved runs now, and only this once. */
-  use(approval: McpApproval): void {
-    if (approval.status !== 'approved') return;
-    approval.status = 'used';
-    this.emit({ type: 'used', approval, actor: approval.principal });
+  /**
+   * Uses up an approved request: the call it approved runs now, and only this once.
+   * @returns whether this call used it (`false`: it was not approved, or another call, on any replica, used it first)
+   */
+  async use(approval: McpApproval): Promise<boolean> {
+    const used = await this.ledger.use(approval.id);
+    if (used) this.emit({ type: 'used', approval: used, actor: used.principal });
+    return used !== undefined;
   }
 
   /** Resolves with the request's status once it is decided or expires, or after `ms` (or `signal`) with `pending`. */
   async waitForDecision(approval: McpApproval, ms: number, signal: AbortSignal): Promise<McpApprovalStatus> {
-    const entry = this.entries.get(approval.id);
-    if (!entry || approval.status !== 'pending') return approval.status;
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const giveUp = new Promise<McpApprovalStatus>((resolve) => {
-      timer = setTimeout(
-        () => {
-          // Its time is up: expire it now rather than at the next sweep.
-          if (entry.approval.status === 'pending' && entry.expiresAt <= Date.now()) this.expire(entry);
-          resolve(entry.approval.status === 'expired' ? 'expired' : 'pending');
-        },
-        Math.max(0, Math.min(ms, entry.expiresAt - Date.now())),
-      );
-      onAbort = () => resolve('pending');
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([entry.decided, giveUp]);
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort!);
+    if (approval.status !== 'pending') return approval.status;
+    const deadline = Math.min(Date.now() + ms, expiryOf(approval));
+    for (;;) {
+      // Listening first: a decision made while the request is read again is not missed.
+      const woken = this.nextWake(approval.id, deadline, signal);
+      const current = await this.ledger.get(approval.id).catch((error: unknown) => {
+        woken.stop();
+        throw error;
+      });
+      if (!current || current.status !== 'pending' || signal.aborted || Date.now() >= deadline) {
+        woken.stop();
+        if (!current || current.status !== 'pending') return current?.status ?? approval.status;
+        // Its time is up: expire it now rather than at the next sweep.
+        if (expiryOf(current) <= Date.now()) return (await this.expire(current)).status;
+        return 'pending';
+      }
+      await woken.done;
     }
   }
 
-  /** Calls `listener` for every request opened, decided, expired or used. */
+  /** Calls `listener` for every request opened, decided, expired or used (on this replica). */
   onEvent(listener: (event: McpApprovalEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  /** Expires waiting requests past their time and forgets decided ones past `KEEP_DECIDED_MS`. */
-  sweep(now = Date.now()): void {
-    for (const [id, entry] of this.entries) {
-      if (entry.approval.status === 'pending' && entry.expiresAt <= now) this.expire(entry);
-      else if (entry.approval.status !== 'pending' && entry.expiresAt + KEEP_DECIDED_MS <= now) this.entries.delete(id);
-    }
-    if (this.entries.size === 0) {
+  /** Expires waiting requests past their time and forgets decided ones past an hour. */
+  async sweep(now = Date.now()): Promise<void> {
+    for (const approval of await this.ledger.due(now)) await this.expire(approval);
+    if (!(await this.ledger.forget(now)) && !this.cluster?.enabled) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
     }
@@ -243,12 +248,51 @@ export class ApprovalRequests implements OnModuleDestroy {
   onModuleDestroy(): void {
     clearInterval(this.sweeper);
     this.sweeper = undefined;
+    this.stopListening?.();
   }
 
-  private expire(entry: Entry): void {
-    entry.approval.status = 'expired';
-    entry.settle('expired');
-    this.emit({ type: 'expired', approval: entry.approval, actor: null });
+  /** Expires a waiting request (once); the request as it stands after. */
+  private async expire(approval: McpApproval): Promise<McpApproval> {
+    const expired = await this.ledger.decide(approval.id, {
+      status: 'expired',
+      decidedBy: null,
+      decidedAt: null,
+      reason: null,
+    });
+    if (!expired) return (await this.ledger.get(approval.id)) ?? approval;
+    await this.decided(approval.id);
+    this.emit({ type: 'expired', approval: expired, actor: null });
+    return expired;
+  }
+
+  /** Wakes whoever waits for the request, here and, with the cluster, on the other replicas. */
+  private async decided(id: string): Promise<void> {
+    this.wake(id);
+    if (this.cluster?.enabled) await this.cluster.broadcast({ type: DECIDED, id }).catch(() => undefined);
+  }
+
+  private wake(id: string): void {
+    for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter();
+  }
+
+  /** Resolves `done` at the next word of a decision, at `deadline`, on `signal`, or (cluster) after a poll interval. */
+  private nextWake(id: string, deadline: number, signal: AbortSignal): { done: Promise<void>; stop: () => void } {
+    let resolve!: () => void;
+    const done = new Promise<void>((settle) => (resolve = settle));
+    const waiting = this.waiters.get(id) ?? new Set<() => void>();
+    this.waiters.set(id, waiting);
+    const delay = Math.max(0, deadline - Date.now());
+    const stop = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
+      waiting.delete(stop);
+      if (waiting.size === 0 && this.waiters.get(id) === waiting) this.waiters.delete(id);
+      resolve();
+    };
+    const timer = setTimeout(stop, this.cluster?.enabled ? Math.min(delay, CLUSTER_POLL_MS) : delay);
+    waiting.add(stop);
+    signal.addEventListener('abort', stop, { once: true });
+    return { done, stop };
   }
 
   private emit(event: McpApprovalEvent): void {
@@ -267,8 +311,4 @@ export function digestOfArguments(args: unknown): string {
   return createHash('sha256')
     .update(canonicalJson(args ?? {}))
     .digest('base64url');
-}
-
-function sameBinding(a: ApprovalBinding, b: ApprovalBinding): boolean {
-  return a.principal === b.principal && a.tool === b.tool && a.digest === b.digest;
 }

@@ -45,10 +45,11 @@ export class ConfirmationGate {
   /** Resolves to `undefined` when the call may run, else to the result to return instead. */
   async check(tool: RegisteredTool, args: unknown, context: CallContext): Promise<CallToolResult | undefined> {
     const binding = { principal: context.caller.id, tool: tool.name, digest: digestOfArguments(args) };
-    const standing = this.approvals.current(binding);
+    let standing = await this.approvals.current(binding);
     if (standing?.status === 'approved') {
-      this.approvals.use(standing);
-      return undefined;
+      if (await this.approvals.use(standing)) return undefined;
+      // Another call of it (on this replica or another) used it first: this one needs its own.
+      standing = await this.approvals.current(binding);
     }
     if (standing?.status === 'denied') return refusal(ConfirmationMessages.denied(tool.name, standing));
     const question =
@@ -59,7 +60,7 @@ export class ConfirmationGate {
     }
     // The approval page, where this client's user can be sent (when the host knows its address).
     const page = supportsUrlElicitation(context) ? this.options.approvals.pageOf?.(context.headers) : undefined;
-    const approval = standing ?? this.open(binding, tool, args, question, context, page !== undefined);
+    const approval = standing ?? (await this.open(binding, tool, args, question, context, page !== undefined));
     if (approval instanceof ApprovalDecisionError) return refusal(approval.message);
     if (approval.channel === 'url' && page)
       return this.askByUrl(tool, approval, `${page}#approval=${approval.id}`, context);
@@ -119,31 +120,31 @@ export class ConfirmationGate {
       throw error;
     }
     if (action === 'decline') {
-      this.approvals.decide(approval.id, false, approval.principal, 'declined in the client');
+      await this.approvals.decide(approval.id, false, approval.principal, 'declined in the client');
       return refusal(ConfirmationMessages.notConfirmed(tool.name, 'decline'));
     }
     if (action !== 'accept') return pending(tool.name, approval, true);
     const status = await this.approvals.waitForDecision(approval, this.options.approvals.waitMs, context.signal);
     if (status !== 'pending') context.completeElicitation(approval.id);
     if (status === 'approved') {
-      this.approvals.use(approval);
-      return undefined;
+      if (await this.approvals.use(approval)) return undefined;
+      return refusal(ConfirmationMessages.usedByAnother(tool.name));
     }
     if (status === 'denied') return refusal(ConfirmationMessages.denied(tool.name, approval));
     if (status === 'expired') return refusal(ConfirmationMessages.expired(tool.name));
     return pending(tool.name, approval, true);
   }
 
-  private open(
+  private async open(
     binding: { principal: string; tool: string; digest: string },
     tool: RegisteredTool,
     args: unknown,
     question: string,
     context: CallContext,
     byUrl: boolean,
-  ): McpApproval | ApprovalDecisionError {
+  ): Promise<McpApproval | ApprovalDecisionError> {
     try {
-      return this.approvals.open(binding, {
+      return await this.approvals.open(binding, {
         // People deciding see the arguments, but not the fields the tool's schema marks sensitive.
         arguments: redactSensitive(args, sensitiveFieldsOf(tool.definition.inputSchema)),
         question,

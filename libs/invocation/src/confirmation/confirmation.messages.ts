@@ -19,6 +19,8 @@ export const ConfirmationMessages = {
     'Other arguments would need an approval of their own.',
   denied: (tool: string, approval: McpApproval) =>
     `"${tool}" was denied by ${approval.decidedBy}${approval.reason ? `: ${approval.reason}` : ''}. It was not run; do not retry unless the user asks for it.`,
+  usedByAnother: (tool: string) =>
+    `The approval of "${tool}" was used by another call of it with the same arguments, which ran; this one was not run. Call it again to ask for a new approval.`,
   expired: (tool: string) =>
     `Nobody approved "${tool}" in time; it was not run. Call it again to ask for a new approval.`,
 } as const;

@@ -19,6 +19,10 @@ export const AdminMessages = {
     `"${principal}" may not decide a request of its own: another approver must (approvals.allowSelfApproval is off).`,
   badStatus: (status: string, known: readonly string[]) =>
     `status "${status}" is not a status; use one of: ${known.join(', ')}.`,
+  badSwitch: (kind: string, action: string) =>
+    `"${kind}/${action}" is not a catalog switch; POST to .../catalog/{tool,prompt,resource,resourceTemplate}/<name>/{enable,disable}.`,
+  noEntry: (kind: string, name: string) => `No ${kind} "${name}" in the catalog.`,
+  jsonOnly: (what: string) => `Send ${what} as Content-Type: application/json`,
   badDecision: (decision: string) => `"${decision}" is no decision; POST to .../approve or .../deny.`,
   missingAsset: (path: string, why: string) =>
     `The admin dashboard cannot read ${path} (${why}): a build must copy libs/**/assets next to the compiled code ` +

@@ -36,6 +36,8 @@ export interface AdminHealth {
     startedAt: string;
     uptimeSec: number;
     sessions: number;
+    /** Sessions live on every replica (the `cluster` option), or `null` for a single replica. */
+    clusterSessions: number | null;
     inFlight: number;
     catalog: { tools: number; prompts: number; resources: number; resourceTemplates: number };
     process: { pid: number; node: string; rssBytes: number; heapUsedBytes: number };
@@ -104,6 +106,13 @@ export class AdminApi {
     const down = !this.state.accepting || dependencies.some((dependency) => dependency.status === 'down');
     const memory = process.memoryUsage();
     const now = Date.now();
+    // Read from the shared store: unknown (null) while it cannot be reached, as readiness says.
+    const clusterSessions = this.sessions.clustered
+      ? await this.sessions.clusterSessionIds().then(
+          (ids) => ids.length,
+          () => null,
+        )
+      : null;
     return {
       status: down ? 'down' : dependencies.some((dependency) => dependency.status !== 'up') ? 'degraded' : 'ok',
       checkedAt: new Date(now).toISOString(),
@@ -119,6 +128,7 @@ export class AdminApi {
         startedAt: new Date(this.startedAt).toISOString(),
         uptimeSec: Math.floor((now - this.startedAt) / 1000),
         sessions: this.sessions.liveCount,
+        clusterSessions,
         inFlight: this.state.inFlight,
         catalog: {
           tools: this.tools.size,

@@ -11,6 +11,7 @@ import { AdminAccess, refusalHeaders } from '../access/admin-access';
 import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
 import { McpApprovals } from '../approvals/mcp-approvals';
 import { ApprovalDecisionError } from '#libs/invocation';
+import { McpCatalog, type McpCatalogKind } from '#libs/catalog';
 import { AdminAssets, type AdminAsset } from './admin-assets';
 import { renderAdminPage } from './admin-page';
 import { AdminMessages } from '../access/admin.messages';
@@ -18,6 +19,8 @@ import { McpCallStats } from '../stats/mcp-call-stats';
 import { OUTCOMES } from '../stats/outcome-index';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const CATALOG_KINDS: readonly McpCatalogKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
 
 const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals'] as const;
 /** How often the page refreshes itself. */
@@ -70,6 +73,7 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly access: AdminAccess,
     private readonly api: AdminApi,
     private readonly approvals: McpApprovals,
+    private readonly catalog: McpCatalog,
   ) {}
 
   onModuleInit(): void {
@@ -96,6 +100,10 @@ export class AdminEndpoint implements OnModuleInit {
     adapter.post(
       `${admin.path}/api/approvals/:id/:decision`,
       (req: IncomingMessage, res: ServerResponse) => void this.serveApprovals(req, res),
+    );
+    adapter.post(
+      `${admin.path}/api/catalog/:kind/:name/:action`,
+      (req: IncomingMessage, res: ServerResponse) => void this.serveCatalogSwitch(req, res),
     );
     this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
   }
@@ -139,6 +147,47 @@ export class AdminEndpoint implements OnModuleInit {
   }
 
   /**
+   * `POST api/catalog/{tool,prompt,resource,resourceTemplate}/:name/{enable,disable}`: turns a
+   * catalog entry off (hidden from lists, calls refused as for an unknown entry) or on again, on
+   * every replica with the `cluster` option; clients hear `list_changed`. Administrators only; a
+   * POST must be `application/json`, as the approvals API's.
+   */
+  private async serveCatalogSwitch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      if (this.refusedByPolicy(req, res)) return;
+      if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
+        return this.json(res, 415, { error: 'unsupported_media_type', message: AdminMessages.jsonOnly('the switch') });
+      const access = await this.access.check(req);
+      if (!access.ok)
+        return this.json(
+          res,
+          access.status,
+          { error: access.error, message: access.message },
+          refusalHeaders(access, 'mcp-admin'),
+        );
+      const url = new URL(req.url ?? '/', 'http://admin.invalid');
+      const [kind, encodedName, action] = url.pathname
+        .slice(url.pathname.indexOf('/api/catalog/') + '/api/catalog/'.length)
+        .split('/');
+      const name = decodeURIComponent(encodedName ?? '');
+      if (!CATALOG_KINDS.includes(kind as McpCatalogKind) || (action !== 'enable' && action !== 'disable'))
+        return this.json(res, 404, { error: 'not_found', message: AdminMessages.badSwitch(kind, action) });
+      const entry = kind as McpCatalogKind;
+      const found = action === 'enable' ? this.catalog.enable(entry, name) : this.catalog.disable(entry, name);
+      if (!found) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noEntry(kind, name) });
+      this.logger.log(`${access.principal.id} ${action}d ${kind} ${name}`);
+      return this.json(res, 200, { kind, name, enabled: action === 'enable' });
+    } catch (error) {
+      this.logger.error(
+        `Catalog switch failure: ${(error as Error)?.message ?? String(error)}`,
+        (error as Error)?.stack,
+      );
+      if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
+      else res.end();
+    }
+  }
+
+  /**
    * `GET api/approvals[?status=]`, `GET api/approvals/:id`, `POST api/approvals/:id/{approve,deny}`
    * (JSON body `{ "reason": "…" }`, optional). A POST must be `application/json`: a form on another
    * site cannot send that without a CORS preflight, which this API never grants.
@@ -171,11 +220,11 @@ export class AdminEndpoint implements OnModuleInit {
           return this.json(
             res,
             200,
-            this.approvals.list(access.principal, url.searchParams.get('status')?.trim() || undefined),
+            await this.approvals.list(access.principal, url.searchParams.get('status')?.trim() || undefined),
           );
         if (req.method !== 'POST')
           return this.json(res, 200, {
-            approval: this.approvals.get(access.principal, id),
+            approval: await this.approvals.get(access.principal, id),
             approver: this.approvals.isApprover(access.principal),
           });
         if (decision !== 'approve' && decision !== 'deny')
@@ -185,7 +234,7 @@ export class AdminEndpoint implements OnModuleInit {
             ? (req.body as { reason: string }).reason
             : undefined;
         return this.json(res, 200, {
-          approval: this.approvals.decide(access.principal, id, decision === 'approve', reason),
+          approval: await this.approvals.decide(access.principal, id, decision === 'approve', reason),
         });
       } catch (error) {
         if (!(error instanceof ApprovalDecisionError)) throw error;

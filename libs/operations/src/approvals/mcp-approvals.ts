@@ -9,6 +9,7 @@ const STATUSES = new Set<string>(['pending', 'approved', 'denied', 'expired', 'u
 /**
  * The approval requests of confirmed calls, as a principal may see and decide them: what the
  * admin API answers, and what an in-process integration (a chat-ops bot in the same app) calls.
+ * With the `cluster` option it sees and decides the requests of every replica.
  *
  * @example
  * ```ts
@@ -37,20 +38,23 @@ export class McpApprovals {
    * Every request kept (approvers only), waiting ones first.
    * @throws ApprovalDecisionError 403 for others, 409 for a status that does not exist
    */
-  list(principal: McpPrincipal, status: string | undefined): { approvals: McpApproval[]; principal: string } {
+  async list(
+    principal: McpPrincipal,
+    status: string | undefined,
+  ): Promise<{ approvals: McpApproval[]; principal: string }> {
     if (!this.isApprover(principal))
       throw new ApprovalDecisionError(AdminMessages.notApprover(principal.id, this.options.approvals), 403);
     if (status !== undefined && !STATUSES.has(status))
       throw new ApprovalDecisionError(AdminMessages.badStatus(status, [...STATUSES]), 409);
-    return { approvals: this.approvals.list(status as McpApprovalStatus | undefined), principal: principal.id };
+    return { approvals: await this.approvals.list(status as McpApprovalStatus | undefined), principal: principal.id };
   }
 
   /**
    * One request, for an approver or for the user it was sent to (URL-mode elicitation).
    * @throws ApprovalDecisionError 404 when the principal may not see it (as if it did not exist)
    */
-  get(principal: McpPrincipal, id: string): McpApproval {
-    const approval = this.approvals.get(id);
+  async get(principal: McpPrincipal, id: string): Promise<McpApproval> {
+    const approval = await this.approvals.get(id);
     if (!approval || !this.maySee(principal, approval))
       throw new ApprovalDecisionError(`No approval request ${id}`, 404);
     return approval;
@@ -61,8 +65,13 @@ export class McpApprovals {
    * request unless `allowSelfApproval`; the user a request was sent to by URL decides their own.
    * @throws ApprovalDecisionError 403, 404 or 409
    */
-  decide(principal: McpPrincipal, id: string, approve: boolean, reason: string | undefined): McpApproval {
-    const approval = this.get(principal, id);
+  async decide(
+    principal: McpPrincipal,
+    id: string,
+    approve: boolean,
+    reason: string | undefined,
+  ): Promise<McpApproval> {
+    const approval = await this.get(principal, id);
     const own = approval.principal === principal.id;
     if (own && !(approval.channel === 'url' || this.options.approvals.allowSelfApproval)) {
       throw new ApprovalDecisionError(AdminMessages.selfApproval(principal.id), 403);

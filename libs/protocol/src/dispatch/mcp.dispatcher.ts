@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { checkRequestLimits, RequestLimitError } from '../wire/request-limits';
 import { AccessDeniedError } from '../admission/access-control';
@@ -13,6 +13,7 @@ import { MCP_METHOD_GROUPS, type DispatchScope, type McpMethods, type MethodHand
 import { MCP_REQUEST_METHODS, traitsOf, type McpMethodTraits } from '../wire/mcp-method.table';
 import { envelopeVersionOf, readEnvelope } from '../eras/request-envelope';
 import { McpSession } from '../sessions/mcp-session';
+import { SessionRelay } from '../sessions/session-relay';
 import { statelessResult } from '../eras/stateless-result';
 
 export type { DispatchScope } from '../methods/method-handler';
@@ -37,6 +38,7 @@ export class McpDispatcher {
     private readonly admission: CallAdmission,
     private readonly tracing: McpTracing,
     private readonly stateless: StatelessCalls,
+    @Optional() private readonly relay?: SessionRelay,
   ) {
     this.handlers = routesOf(groups);
   }
@@ -52,9 +54,11 @@ export class McpDispatcher {
     }
     if (kind === 'response') {
       const error = message.error as { message?: unknown } | undefined;
-      if (!scope.session.clientRequests.settle(message.id, message.result, error)) {
-        this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
-      }
+      if (scope.session.clientRequests.settle(message.id, message.result, error)) return undefined;
+      // Another replica of the session may be waiting for it.
+      if (this.relay?.enabled && scope.session.id !== undefined)
+        this.relay.forwardResponse(scope.session.id, message.id, message.result, error);
+      else this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
       return undefined;
     }
     const id = message.id!;
@@ -176,8 +180,12 @@ export class McpDispatcher {
           const call =
             (scope.session.id === undefined ? undefined : scope.session.inFlight.get(requestId)) ??
             this.stateless.find(scope.principal.id, requestId);
-          const reason = message.params?.reason;
-          call?.cancelByClient(typeof reason === 'string' && reason ? reason.slice(0, 200) : 'no reason given');
+          const given = message.params?.reason;
+          const reason = typeof given === 'string' && given ? given.slice(0, 200) : 'no reason given';
+          if (call) call.cancelByClient(reason);
+          // The call may run on another replica of the session.
+          else if (this.relay?.enabled && scope.session.id !== undefined)
+            this.relay.forwardCancel(scope.session.id, requestId, reason);
         }
         break;
       }

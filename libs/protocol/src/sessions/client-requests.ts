@@ -15,6 +15,11 @@ interface Pending {
 export class ClientRequests {
   private readonly pending = new Map<string, Pending>();
   private next = 0;
+  /**
+   * Put in the ids of the requests this replica sends (its name), when replicas share the
+   * session: the answer may reach another replica, which passes it on by id.
+   */
+  idPrefix: string | undefined;
 
   /**
    * Sends `method` with `send` and waits for the answer, at most `timeoutMs`, or until `signal`
@@ -27,7 +32,7 @@ export class ClientRequests {
     timeoutMs: number,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const id = `srv-${++this.next}`;
+    const id = this.idPrefix === undefined ? `srv-${++this.next}` : `srv-${this.idPrefix}-${++this.next}`;
     return new Promise((resolve, reject) => {
       const finish = () => {
         clearTimeout(timer);

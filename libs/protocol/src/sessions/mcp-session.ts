@@ -30,7 +30,7 @@ export class McpSession {
   /** What the per-principal session limit counts it against (the principal, or the address when unauthenticated). */
   owner: string | undefined;
   /** When the session was opened (ms since the epoch), for the admin dashboard. */
-  readonly createdAt = Date.now();
+  createdAt = Date.now();
   lastSeen = this.createdAt;
   /** Cancellation of the requests in flight, by JSON-RPC id. */
   readonly inFlight = new Map<string | number, CallCancellation>();

@@ -5,9 +5,15 @@ export interface EventSink {
 }
 
 /** How long a finished stream's events stay available for a late reconnection. */
-const KEEP_AFTER_FINISH_MS = 60_000;
+export const KEEP_AFTER_FINISH_MS = 60_000;
 /** At most this many events are kept for replay; older ones are dropped. */
-const MAX_EVENTS = 1_000;
+export const MAX_EVENTS = 1_000;
+
+/** Told of a stream's events as they are sent, to keep them where other replicas can read them. */
+export interface StreamMirror {
+  sent(stream: ResumableStream, seq: number, data: string): void;
+  finished(stream: ResumableStream, lastSeq: number): void;
+}
 
 /**
  * The events of one request's SSE stream, numbered `<streamId>_<n>` and kept, so that a client
@@ -19,6 +25,8 @@ export class ResumableStream {
   private seq = 0;
   private sink: EventSink | undefined;
   private finished = false;
+  /** Where the events also go when replicas share sessions. */
+  mirror: StreamMirror | undefined;
 
   constructor(
     readonly id: string,
@@ -36,6 +44,12 @@ export class ResumableStream {
     this.events.push(event);
     if (this.events.length > MAX_EVENTS) this.events.shift();
     this.sink?.event(event.id, event.data);
+    this.mirror?.sent(this, seq, data);
+  }
+
+  /** The events kept after `seq`, oldest first (for a reconnection served by another replica). */
+  eventsAfter(seq: number): { seq: number; data: string }[] {
+    return this.events.filter((event) => event.seq > seq);
   }
 
   /** Writes to `sink` from now on, after replaying what followed `lastEventId`. */
@@ -63,6 +77,7 @@ export class ResumableStream {
   finish(): void {
     this.finished = true;
     this.release();
+    this.mirror?.finished(this, this.seq);
     setTimeout(this.onExpire, KEEP_AFTER_FINISH_MS).unref();
   }
 }

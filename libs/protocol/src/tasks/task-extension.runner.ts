@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode, McpClientRequestError } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
@@ -14,11 +14,15 @@ import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type St
 import { taskRunNote } from './task-run-note';
 import { TaskInputs, type TaskInputRequests } from './task-inputs';
 import { TaskStatusEvents } from './task-status.events';
+import { TaskReplicas } from './task-replicas';
 import { createTaskResult, detailedTask } from './task-wire';
 import { declaresTasks, missingTasksExtension } from './tasks-extension';
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 const POLL_INTERVAL_MS = 500;
+/** How long `tasks/update` waits for another replica to show the answers in the task's status. */
+const REMOTE_ANSWER_WAIT_MS = 2_000;
+const REMOTE_ANSWER_POLL_MS = 50;
 
 /** A task whose call runs in this process. */
 interface RunningTask {
@@ -46,13 +50,16 @@ type Outcome = Pick<StoredTask, 'status' | 'result' | 'error' | 'statusMessage'>
  * stored, runs the call in the background and records its status, what it waits on and its
  * outcome. The client polls `tasks/get`, answers the call's requests with `tasks/update` and may
  * `tasks/cancel`. The 2025-11-25 experimental tasks are `TaskRunner`'s; both share the task store.
+ * With the `cluster` option any replica answers for a task: `tasks/update` and `tasks/cancel`
+ * reach the replica running the call.
  */
 @Injectable()
-export class TaskExtensionRunner {
+export class TaskExtensionRunner implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('McpTasks');
   private readonly running = new Map<string, RunningTask>();
   /** Per task, the last of its queued store updates: they apply one at a time, in order. */
   private readonly updates = new Map<string, Promise<unknown>>();
+  private readonly stopListening: (() => void)[] = [];
 
   constructor(
     @InjectProtocolOptions() private readonly options: ProtocolOptions,
@@ -61,7 +68,20 @@ export class TaskExtensionRunner {
     private readonly calls: CallScope,
     private readonly telemetry: RequestEvents,
     private readonly statusEvents: TaskStatusEvents,
+    private readonly replicas: TaskReplicas = new TaskReplicas(),
   ) {}
+
+  onModuleInit(): void {
+    // What a client asked of another replica, for a task whose call runs here.
+    this.stopListening.push(
+      this.replicas.onCancel((taskId) => this.abort(taskId)),
+      this.replicas.onAnswers((taskId, responses) => this.running.get(taskId)?.inputs.respond(responses)),
+    );
+  }
+
+  onModuleDestroy(): void {
+    this.stopListening.splice(0).forEach((stop) => stop());
+  }
 
   /**
    * Serves a `tools/call` of a task-supporting tool from a client that declared the extension:
@@ -214,8 +234,15 @@ export class TaskExtensionRunner {
           JsonRpcErrorCode.INVALID_PARAMS,
           `tasks/update: the answer under "${key}" must be an object (the client's result for that request)`,
         );
-    this.running.get(task.taskId)?.inputs.respond(responses as Record<string, unknown>);
-    await this.updates.get(task.taskId);
+    const answers = responses as Record<string, unknown>;
+    const local = this.running.get(task.taskId);
+    if (local) {
+      local.inputs.respond(answers);
+      await this.updates.get(task.taskId);
+    } else if (this.replicas.runsElsewhere(task)) {
+      await this.replicas.answer(task, answers);
+      await this.shown(task.taskId, Object.keys(answers));
+    }
     return EMPTY_RESULT;
   }
 
@@ -228,11 +255,32 @@ export class TaskExtensionRunner {
     const task = await this.owned(taskId, scope, 'tasks/cancel');
     if (!TERMINAL.has(task.status)) {
       await this.settle(task.taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client' });
-      const running = this.running.get(task.taskId);
-      running?.cancel(new Error('task cancelled'));
-      running?.inputs.close('the task was cancelled');
+      if (this.running.has(task.taskId)) this.abort(task.taskId);
+      else await this.replicas.cancel(task);
     }
     return EMPTY_RESULT;
+  }
+
+  /** Aborts the call of a task cancelled, and what it waits on. */
+  private abort(taskId: string): void {
+    const running = this.running.get(taskId);
+    running?.cancel(new Error('task cancelled'));
+    running?.inputs.close('the task was cancelled');
+  }
+
+  /**
+   * Waits (a while) until the stored task no longer waits on `keys`: the replica running it took
+   * the answers. An answer to no outstanding request is ignored there, as here.
+   */
+  private async shown(taskId: string, keys: readonly string[]): Promise<void> {
+    const deadline = Date.now() + REMOTE_ANSWER_WAIT_MS;
+    for (;;) {
+      const task = await this.store.get(taskId);
+      const waiting = task?.inputRequests ?? {};
+      if (!task || TERMINAL.has(task.status) || !keys.some((key) => key in waiting)) return;
+      if (Date.now() >= deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, REMOTE_ANSWER_POLL_MS));
+    }
   }
 
   /**
@@ -270,6 +318,7 @@ export class TaskExtensionRunner {
       pollInterval: POLL_INTERVAL_MS,
       owner: ownerOf(scope),
       expiresAt: now.getTime() + ttl,
+      ...(this.replicas.replica !== undefined && { replica: this.replicas.replica }),
     };
     await this.store.save(task);
     this.publish(task);

@@ -1,6 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { notification } from '../wire/json-rpc';
 import type { McpTaskOwner } from './task.store';
+import { TaskReplicas } from './task-replicas';
 
 /** A status change of a task of the tasks extension (2026-07-28). */
 export interface TaskStatusChange {
@@ -17,8 +18,9 @@ export interface TaskStatusChange {
 export type TaskStatusListener = (change: TaskStatusChange) => void;
 
 /**
- * Status changes of the tasks this process runs (tasks extension): created, input required,
- * working again, completed, failed, cancelled. The hook for `notifications/tasks` on a
+ * Status changes of the tasks this process runs (tasks extension) — and, with the `cluster` option,
+ * of those the other replicas run: created, input required, working again, completed, failed,
+ * cancelled. The hook for `notifications/tasks` on a
  * `subscriptions/listen` stream: the stream agrees to the task ids its client asked for that
  * `TaskExtensionRunner.followable` returns (it also refuses a client without the extension), then
  * subscribes, keeps the changes of those ids whose owner is the stream's principal, and sends
@@ -35,9 +37,21 @@ export type TaskStatusListener = (change: TaskStatusChange) => void;
  * ```
  */
 @Injectable()
-export class TaskStatusEvents {
+export class TaskStatusEvents implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('McpTasks');
   private readonly listeners = new Set<TaskStatusListener>();
+  private stopRelay: (() => void) | undefined;
+
+  /** @param replicas with the `cluster` option, the changes of tasks other replicas run come here too */
+  constructor(private readonly replicas: TaskReplicas = new TaskReplicas()) {}
+
+  onModuleInit(): void {
+    this.stopRelay = this.replicas.onStatus((change) => this.deliver(change));
+  }
+
+  onModuleDestroy(): void {
+    this.stopRelay?.();
+  }
 
   /** Calls `listener` with every change from now on; returns how to stop. */
   subscribe(listener: TaskStatusListener): () => void {
@@ -47,6 +61,11 @@ export class TaskStatusEvents {
 
   /** @internal told by the task runner; a listener that throws is logged and does not stop the others. */
   publish(change: TaskStatusChange): void {
+    this.deliver(change);
+    this.replicas.statusChanged(change);
+  }
+
+  private deliver(change: TaskStatusChange): void {
     for (const listener of this.listeners) {
       try {
         listener(change);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
@@ -11,6 +11,7 @@ import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol
 import { RequestNote } from '../events/request-note';
 import { RequestEvents } from '../events/request-events';
 import { taskRunNote } from './task-run-note';
+import { TaskReplicas } from './task-replicas';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
 /**
@@ -25,13 +26,15 @@ const POLL_INTERVAL_MS = 500;
 /**
  * Runs tool calls as tasks (2025-11-25, experimental): answers at once with the task, runs the
  * call in the background, records its status and result in the task store and tells the
- * session with `notifications/tasks/status`.
+ * session with `notifications/tasks/status`. With the `cluster` option any replica answers for
+ * a task: `tasks/result` polls the store, `tasks/cancel` reaches the replica running the call.
  */
 @Injectable()
-export class TaskRunner {
+export class TaskRunner implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('McpTasks');
   /** Tasks running in this process: how to cancel them and how to wait for them. */
   private readonly running = new Map<string, { cancel: (reason: Error) => void; done: Promise<void> }>();
+  private stopListening: (() => void) | undefined;
 
   constructor(
     @InjectProtocolOptions() private readonly options: ProtocolOptions,
@@ -39,7 +42,19 @@ export class TaskRunner {
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
     private readonly telemetry: RequestEvents,
+    private readonly replicas: TaskReplicas = new TaskReplicas(),
   ) {}
+
+  onModuleInit(): void {
+    // A tasks/cancel another replica answered: the task is cancelled in the store, its call runs here.
+    this.stopListening = this.replicas.onCancel((taskId) =>
+      this.running.get(taskId)?.cancel(new Error('task cancelled')),
+    );
+  }
+
+  onModuleDestroy(): void {
+    this.stopListening?.();
+  }
 
   static isTerminal(task: Task): boolean {
     return TERMINAL.has(task.status);
@@ -70,6 +85,7 @@ export class TaskRunner {
       pollInterval: POLL_INTERVAL_MS,
       owner: ownerOf(scope),
       expiresAt: Date.now() + ttl,
+      ...(this.replicas.replica !== undefined && { replica: this.replicas.replica }),
     };
     await this.store.save(task);
     // The request that created the task is answered now; notifications go to the session's stream.
@@ -105,7 +121,15 @@ export class TaskRunner {
           return this.finish(task.taskId, background, 'failed', { error: failure });
         },
       )
-      .then(() => undefined)
+      .then(
+        () => undefined,
+        // The store failed (a shared one may be out of reach): `done` still settles, for tasks/result.
+        (error: unknown) =>
+          this.logger.error(
+            `task ${task.taskId}: its outcome was not stored`,
+            (error as Error)?.stack ?? String(error),
+          ),
+      )
       .finally(() => {
         this.running.delete(task.taskId);
         this.telemetry.finish(run);
@@ -152,7 +176,9 @@ export class TaskRunner {
         `Task ${task.taskId} is already ${task.status} and cannot be cancelled`,
       );
     const updated = await this.finish(task.taskId, scope, 'cancelled', { statusMessage: 'Cancelled by the client' });
-    this.running.get(task.taskId)?.cancel(new Error('task cancelled'));
+    const local = this.running.get(task.taskId);
+    if (local) local.cancel(new Error('task cancelled'));
+    else await this.replicas.cancel(task);
     return publicTask(updated ?? task);
   }
 
@@ -191,6 +217,7 @@ export function publicTask({
   result: _result,
   error: _error,
   inputRequests: _inputRequests,
+  replica: _replica,
   ...task
 }: StoredTask): Task {
   return task;

@@ -21,11 +21,17 @@ export interface StoredTask extends Task {
   error?: { code: number; message: string; data?: unknown };
   /** What the task waits on while `input_required` (tasks extension), by key. */
   inputRequests?: TaskInputRequests;
+  /**
+   * The replica running the task's call (with the `cluster` option): the others send it
+   * `tasks/cancel`, and fail the task if that replica stops before it ends.
+   */
+  replica?: string;
 }
 
 /**
- * Where tasks live. The in-memory default serves one process; a shared implementation (e.g.
- * on Redis) lets any replica answer `tasks/get` and `tasks/result`.
+ * Where tasks live. The in-memory default serves one process; with the `cluster` option the
+ * default is `ClusterTaskStore` (on the backplane), so that any replica answers `tasks/get`,
+ * `tasks/result`, `tasks/list` and `tasks/cancel`.
  */
 export interface McpTaskStore {
   save(task: StoredTask): Promise<void>;

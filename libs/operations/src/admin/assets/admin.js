@@ -242,7 +242,13 @@
     setText('replica', 'replica ' + host.replica);
     setText('principal', 'signed in as ' + health.principal);
     setText('card-uptime', duration(host.uptimeSec));
-    setText('card-sessions', count(host.sessions));
+    // With replicas sharing sessions, every replica's; this one holds copies of those it served.
+    setText(
+      'card-sessions',
+      host.clusterSessions === null || host.clusterSessions === undefined
+        ? count(host.sessions)
+        : count(host.clusterSessions) + ' in the cluster',
+    );
     setText('card-inflight', count(host.inFlight));
     var hostStatus = host.phase === 'ready' ? 'up' : 'down';
     var rows = [
@@ -257,7 +263,11 @@
             host.phase +
             ' · ' +
             host.sessions +
-            ' session(s) · ' +
+            ' session(s) here' +
+            (host.clusterSessions === null || host.clusterSessions === undefined
+              ? ''
+              : ', ' + host.clusterSessions + ' in the cluster') +
+            ' · ' +
             host.inFlight +
             ' in flight · ' +
             host.catalog.tools +

@@ -50,9 +50,12 @@ describe('McpInvoker: the in-process invocation API, on the support desk', () =>
     expect(await invoker.getPrompt('triage_ticket', { ticketId: 'T-2001' }, admitted)).toEqual(
       await admin.getPrompt({ name: 'triage_ticket', arguments: { ticketId: 'T-2001' } }),
     );
-    const [template] = await invoker.listResourceTemplates(admitted);
+    const templates = await invoker.listResourceTemplates(admitted);
     const [article] = await invoker.listResources(admitted);
-    expect(template.uriTemplate).toBe('kb://articles/{slug}');
+    expect(templates.map((template) => template.uriTemplate)).toEqual([
+      'desk://tickets/{ticketId}',
+      'kb://articles/{slug}',
+    ]);
     expect(await invoker.readResource(article.uri, admitted)).toEqual(await admin.readResource({ uri: article.uri }));
   });
 

@@ -129,6 +129,7 @@ describe.each(['stateful', 'stateless'] as const)('one support-desk host (MCP_MO
     it("reads the knowledge base: the index resource, an article through the template, and an unknown one's error", async () => {
       expect((await client.listResources()).map((resource) => resource.uri)).toEqual(['kb://articles']);
       expect((await client.listResourceTemplates()).map((template) => template.uriTemplate)).toEqual([
+        'desk://tickets/{ticketId}',
         'kb://articles/{slug}',
       ]);
       const index = await client.readResource('kb://articles');

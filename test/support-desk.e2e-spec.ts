@@ -216,6 +216,7 @@ describe('support desk knowledge base and triage prompt', () => {
   it('serves knowledge-base articles as resources, completing slugs', async () => {
     expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual(['kb://articles']);
     expect((await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual([
+      'desk://tickets/{ticketId}',
       'kb://articles/{slug}',
     ]);
     const index = await client.readResource({ uri: 'kb://articles' });
@@ -403,7 +404,7 @@ describe('support desk host over stdio (a real process)', () => {
       expect(errors.filter((error) => !(progress.length === 4 && lastMissed(error)))).toEqual([]); // a stray log line on stdout would surface here as a parse error
       // stderr is a pipe of its own: give it time to deliver what the host logged at start-up.
       await waitFor(() => stderr.includes('registered'), 10_000);
-      expect(stderr).toContain('8 tool(s), 1 prompt(s), 1 resource(s), 1 resource template(s) registered');
+      expect(stderr).toContain('8 tool(s), 1 prompt(s), 1 resource(s), 2 resource template(s) registered');
     } finally {
       await client.close();
     }

@@ -8,6 +8,7 @@ import {
   McpThrottlerGuard,
   type McpUpstreamOptions,
 } from 'nest-mcp-host';
+import { RedisClusterBackplane } from 'nest-mcp-host/redis';
 import { AddTool } from './add.tool';
 import { CatalogFiller } from './catalog-filler';
 import { NoopTools } from './noop.tools';
@@ -25,23 +26,40 @@ export interface BenchVariant {
   upstreamUrl?: string;
   /** The revision the gateway speaks with `up` (default `auto`: the one `up` offers, 2026-07-28). */
   upstreamProtocol?: McpUpstreamOptions['protocolVersion'];
+  /** Keep 2025 sessions (stateful mode) instead of serving every request on its own. */
+  stateful?: boolean;
+  /** Share the sessions with other replicas through this Redis (the `cluster` option). */
+  redisUrl?: string;
+  /** This replica's name (with `redisUrl`). */
+  replica?: string;
 }
 
 /**
  * The benchmark host: `add` plus 100 other tools, 100 prompts, 100 resources; stateless, every
- * list on one page. The variants add security or the audit trail, to measure what they cost.
+ * list on one page. The variants add security, the audit trail, an upstream, or 2025 sessions
+ * (in memory, or shared through Redis), to measure what they cost.
  */
 @Module({})
 export class BenchModule {
-  static register({ secure = false, auditFile, upstreamUrl, upstreamProtocol }: BenchVariant = {}): DynamicModule {
+  static register({
+    secure = false,
+    auditFile,
+    upstreamUrl,
+    upstreamProtocol,
+    stateful = false,
+    redisUrl,
+    replica,
+  }: BenchVariant = {}): DynamicModule {
     return {
       module: BenchModule,
       imports: [
         McpModule.forRoot({
           name: 'nest-mcp-host-bench',
           version: '1.0.0',
-          mode: 'stateless',
+          mode: stateful ? 'stateful' : 'stateless',
           pageSize: 200,
+          ...(replica && { replica }),
+          ...(redisUrl && { cluster: { backplane: new RedisClusterBackplane(redisUrl) } }),
           ...(secure && {
             auth: {
               mode: 'apiKey' as const,

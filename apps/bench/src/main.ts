@@ -9,6 +9,9 @@ async function bootstrap(): Promise<void> {
       auditFile: process.env.BENCH_AUDIT_FILE || undefined,
       upstreamUrl: process.env.BENCH_UPSTREAM_URL || undefined,
       upstreamProtocol: (process.env.BENCH_UPSTREAM_PROTOCOL || undefined) as BenchVariant['upstreamProtocol'],
+      stateful: process.env.BENCH_STATEFUL === '1',
+      redisUrl: process.env.BENCH_REDIS_URL || undefined,
+      replica: process.env.BENCH_REPLICA || undefined,
     }),
     { logger: ['error', 'warn'] },
   );

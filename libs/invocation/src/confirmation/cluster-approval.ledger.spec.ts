@@ -1,5 +1,5 @@
 import { McpCluster } from '#libs/core';
-import { MapBackplane } from '../testing/map-backplane';
+import { MapBackplane } from '../../../core/src/testing/map-backplane';
 import { ApprovalRequests, digestOfArguments, type McpApprovalEvent } from './approval-requests';
 
 const details = {

@@ -1,45 +1,7 @@
-import { McpCluster, type McpClusterBackplane } from '#libs/core';
+import { McpCluster } from '#libs/core';
+import { MapBackplane } from '../../../core/src/testing/map-backplane';
 import { ClusterTaskStore } from './cluster-task.store';
 import type { StoredTask } from './task.store';
-
-/** The part of a backplane the store uses, in memory (the e2e spec runs it on a real redis-server). */
-function mapBackplane() {
-  const values = new Map<string, { text: string; expiresAt: number }>();
-  const indexes = new Map<string, Map<string, number>>();
-  const state = { down: false };
-  const reachable = () => {
-    if (state.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
-  };
-  const backplane = {
-    get: async (key: string) => {
-      reachable();
-      const value = values.get(key);
-      return value && value.expiresAt > Date.now() ? JSON.parse(value.text) : undefined;
-    },
-    set: async (key: string, value: unknown, ttlMs = Infinity) => {
-      reachable();
-      values.set(key, { text: JSON.stringify(value), expiresAt: Date.now() + ttlMs });
-    },
-    // One synchronous check-and-set: atomic, as in Redis.
-    setIfAbsent: async (key: string, value: unknown, ttlMs: number) => {
-      reachable();
-      const present = values.get(key);
-      if (present && present.expiresAt > Date.now()) return false;
-      values.set(key, { text: JSON.stringify(value), expiresAt: Date.now() + ttlMs });
-      return true;
-    },
-    delete: async (key: string) => void values.delete(key),
-    indexAdd: async (key: string, member: string, expiresAt: number) => {
-      reachable();
-      indexes.set(key, (indexes.get(key) ?? new Map<string, number>()).set(member, expiresAt));
-    },
-    indexMembers: async (key: string, now: number) => {
-      reachable();
-      return [...(indexes.get(key) ?? [])].filter(([, at]) => at >= now).map(([member]) => member);
-    },
-  };
-  return { backplane: backplane as unknown as McpClusterBackplane, state };
-}
 
 const task = (taskId: string, fields: Partial<StoredTask> = {}): StoredTask => ({
   taskId,
@@ -56,12 +18,12 @@ const task = (taskId: string, fields: Partial<StoredTask> = {}): StoredTask => (
 
 describe('ClusterTaskStore', () => {
   function setup() {
-    const { backplane, state } = mapBackplane();
+    const backplane = new MapBackplane();
     const cluster = (replica: string) => new McpCluster({ backplane, replica, namespace: 'desk' });
     const r1 = cluster('r1');
     const r2 = cluster('r2');
     const alive = (replica: string) => backplane.set(r1.key('replica', replica), { at: Date.now() }, 15_000);
-    return { r1: new ClusterTaskStore(r1), r2: new ClusterTaskStore(r2), alive, state };
+    return { r1: new ClusterTaskStore(r1), r2: new ClusterTaskStore(r2), alive, state: backplane };
   }
 
   it('shares tasks between replicas, and lists an owner’s own, oldest first', async () => {

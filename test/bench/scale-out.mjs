@@ -46,7 +46,11 @@ function host(port, env) {
     env: { ...process.env, BENCH_STATEFUL: '1', PORT: String(port), ...env },
     stdio: 'ignore',
   });
-  return { child, port, ready: () => until(() => fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.ok), `host ${port}`) };
+  return {
+    child,
+    port,
+    ready: () => until(() => fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.ok), `host ${port}`),
+  };
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -66,11 +70,22 @@ async function openSession(url) {
   const session = init.headers.get('mcp-session-id');
   await init.text();
   const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-  await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  await (
+    await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+  ).text();
   const check = await fetch(url, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'add', arguments: { a: 2, b: 3 } },
+    }),
   }).then((r) => r.json());
   if (check?.result?.content?.[0]?.text !== '5') throw new Error(`${url}: ${JSON.stringify(check)}`);
   return session;
@@ -95,7 +110,10 @@ function script(name, session) {
 function wrk(url, file) {
   const run = spawnSync('wrk', ['-t1', '-c30', `-d${SECONDS}s`, '-s', file, url], { encoding: 'utf8' });
   if (run.status !== 0 || /Non-2xx/.test(run.stdout)) throw new Error(`wrk failed: ${run.stderr || run.stdout}`);
-  return { requests: Number(/(\d+) requests in/.exec(run.stdout)[1]), rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(run.stdout)[1]) };
+  return {
+    requests: Number(/(\d+) requests in/.exec(run.stdout)[1]),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(run.stdout)[1]),
+  };
 }
 
 /** Runs `file` against `url` and measures the CPU per request of `pids`. */
@@ -109,10 +127,16 @@ function measure(url, file, pids) {
 const processes = [];
 try {
   const redisPort = await freePort();
-  const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   processes.push(redis);
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
-  const [memoryPort, sharedPort, secondPort, proxyOnePort, proxyTwoPort] = await Promise.all([1, 2, 3, 4, 5].map(freePort));
+  const [memoryPort, sharedPort, secondPort, proxyOnePort, proxyTwoPort] = await Promise.all(
+    [1, 2, 3, 4, 5].map(freePort),
+  );
   const memory = host(memoryPort, {});
   const shared = host(sharedPort, { BENCH_REDIS_URL: redisUrl, BENCH_REPLICA: 'r1' });
   const second = host(secondPort, { BENCH_REDIS_URL: redisUrl, BENCH_REPLICA: 'r2' });
@@ -194,7 +218,9 @@ try {
   }
   const one = median(scaled.one.map((s) => s.rps));
   const two = median(scaled.two.map((s) => s.rps));
-  console.log(`median: behind HAProxy, 1 replica ${one.toFixed(0)} req/s, 2 replicas ${two.toFixed(0)} req/s (${(two / one).toFixed(2)}×)`);
+  console.log(
+    `median: behind HAProxy, 1 replica ${one.toFixed(0)} req/s, 2 replicas ${two.toFixed(0)} req/s (${(two / one).toFixed(2)}×)`,
+  );
 } finally {
   for (const child of processes) child.kill();
 }

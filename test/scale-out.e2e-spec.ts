@@ -345,7 +345,12 @@ describe('three replicas behind a round-robin proxy, sharing state through Redis
   describe(`SDK v2 Client pinned to ${MODERN}: stateless, its subscriptions and tasks across replicas`, () => {
     let v2: ConnectedV2;
     beforeAll(async () => {
-      v2 = await connectSdkV2(url, 'scale-out-2026', { pin: MODERN }, { headers: ADMIN, tasksExtension: true });
+      v2 = await connectSdkV2(
+        url,
+        'scale-out-2026',
+        { pin: MODERN },
+        { headers: ADMIN, tasksExtension: true, elicit: () => ({ action: 'accept', content: { confirm: true } }) },
+      );
     });
     afterAll(() => v2?.client.close());
 
@@ -375,6 +380,35 @@ describe('three replicas behind a round-robin proxy, sharing state through Redis
       }
     });
 
+    it('runs a confirmed call once: its retry sent again to any replica is asked again', async () => {
+      const closed = await v2.client.callTool({
+        name: 'close_ticket',
+        arguments: { ticketId: 'T-2006', resolution: 'Confirmed once.' },
+      });
+      expect(closed.structuredContent).toMatchObject({ id: 'T-2006', status: 'closed', alreadyClosed: false });
+      const [, retry] = v2.tap.requests('tools/call', 'close_ticket');
+      expect(retry.sent!.params).toMatchObject({
+        requestState: expect.any(String),
+        inputResponses: expect.any(Object),
+      });
+      for (const replica of REPLICAS.filter((name) => name !== REPLICAS[1])) {
+        const replay = new WireTap();
+        await replay.fetch(direct(replica), {
+          method: 'POST',
+          headers: retry.headers,
+          body: JSON.stringify(retry.sent),
+        });
+        const [exchange] = replay.exchanges;
+        expect((await WireTap.answer(exchange))?.result).toMatchObject({ resultType: 'input_required' });
+      }
+      const runs = (await Promise.all(REPLICAS.map((replica) => readAuditTrail(auditFile(replica)))))
+        .flat()
+        .filter(
+          (record) => record.target === 'close_ticket' && record.outcome === 'ok' && record.protocolVersion === MODERN,
+        );
+      expect(runs).toHaveLength(1);
+    });
+
     it('polls a task created on one replica through the others until it completes', async () => {
       await v2.client
         .callTool({ name: 'export_ticket_report', arguments: { status: 'closed' } })
@@ -401,6 +435,7 @@ describe('three replicas behind a round-robin proxy, sharing state through Redis
   it('kept one audit trail per replica, each call recorded once where it ran', async () => {
     const trails = await Promise.all(REPLICAS.map((replica) => readAuditTrail(auditFile(replica))));
     const closes = trails.flat().filter((record) => record.target === 'close_ticket' && record.outcome === 'ok');
-    expect(closes).toHaveLength(1);
+    // One by the 2025 session, one by the 2026 client: each once, however often its retry was sent.
+    expect(closes).toHaveLength(2);
   });
 });

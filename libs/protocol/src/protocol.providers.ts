@@ -12,6 +12,7 @@ import { RequestEvents } from './events/request-events';
 import { McpRequestObservers } from './events/request-observers';
 import { HostState } from './lifecycle/host-state';
 import { InputRounds } from './inputs/input-rounds';
+import { AnswerClaims } from './inputs/answer-claims';
 import { RequestStateSealer } from './inputs/request-state.sealer';
 import { LifecycleMethods } from './lifecycle/lifecycle.methods';
 import { SessionStore } from './sessions/session.store';
@@ -40,6 +41,7 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   CacheHints,
   CallScope,
   InputRounds,
+  AnswerClaims,
   RequestStateSealer,
   StatelessCalls,
   McpDispatcher,

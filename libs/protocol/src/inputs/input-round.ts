@@ -78,6 +78,7 @@ export class InputRound implements ClientInputs {
    * @param earlier the state the request brought back, verified (none on a first round)
    * @param responses the request's `inputResponses` (an object), if any
    * @param seal seals the state of the next round
+   * @param claim claims the use of an authorising answer (by key) on the state brought back: `false` when it was used already
    */
   constructor(
     private readonly binding: RequestBinding,
@@ -85,6 +86,7 @@ export class InputRound implements ClientInputs {
     private readonly responses: Readonly<Record<string, unknown>> | undefined,
     private readonly seal: (state: RequestState) => string,
     private readonly ttlMs: number,
+    private readonly claim?: (key: string) => Promise<boolean>,
   ) {}
 
   request(
@@ -101,7 +103,7 @@ export class InputRound implements ClientInputs {
     // A request that takes only asked-for answers is another request than the same one that takes any.
     const digest = digestOf(onlyWhenAsked ? [method, wire, 'asked'] : [method, wire]);
     const carried = this.earlier?.a[name];
-    if (carried && carried[0] === digest) return this.use(name, carried);
+    if (carried && carried[0] === digest) return this.authorised(name, carried, onlyWhenAsked, method, params, signal);
     const given = this.responses?.[name];
     // With a state, only an answer to the request the last round asked counts; without one, the
     // client's answer stands alone, unless the request takes only answers it asked for.
@@ -116,13 +118,42 @@ export class InputRound implements ClientInputs {
           signal,
         );
       }
-      return this.use(name, [digest, given]);
+      return this.authorised(name, [digest, given], onlyWhenAsked, method, params, signal);
     }
+    return this.askFor(name, method, wire, digest, signal);
+  }
+
+  /** Asks for `name` in this round's `InputRequiredResult`. */
+  private askFor(
+    name: string,
+    method: string,
+    wire: Record<string, unknown>,
+    digest: string,
+    signal: AbortSignal,
+  ): Promise<never> {
     (this.asked ??= new Map()).set(name, { method: method as InputMethod, params: wire, digest });
     // Siblings asked in the same turn (Promise.all) join this round: it is decided a macrotask later.
     clearImmediate(this.flush);
     this.flush = setImmediate(() => this.ask());
     return this.abandoned(method, signal);
+  }
+
+  /**
+   * Uses an answer; one that authorises something (`onlyWhenAsked`) only once per state brought
+   * back: the same retry sent again is asked again, and acts at most once.
+   */
+  private authorised(
+    name: string,
+    answer: [string, unknown],
+    onlyWhenAsked: boolean,
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    if (!onlyWhenAsked || !this.claim || !this.earlier) return this.use(name, answer);
+    return this.claim(name).then((first) =>
+      first ? this.use(name, answer) : this.askFor(name, method, wireParams(method, params), answer[0], signal),
+    );
   }
 
   missingCapability(

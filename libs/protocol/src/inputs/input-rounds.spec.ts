@@ -204,6 +204,34 @@ describe('InputRounds', () => {
     expect(Object.keys(swapped.inputRequests)).toEqual(['ok']);
   });
 
+  it('takes an answer that authorises something once: the same retry sent again is asked again', async () => {
+    const confirm = (client: Client) =>
+      client.request(
+        'elicitation/create',
+        { message: 'Delete it?', requestedSchema: NAME_FORM.requestedSchema },
+        'ok',
+        true,
+      );
+    const first = asked((await call(rounds, {}, confirm)).value);
+    const retry = {
+      inputResponses: { ok: { action: 'accept', content: { name: 'yes' } } },
+      requestState: first.requestState,
+    };
+    expect((await call(rounds, retry, confirm)).value).toEqual(retry.inputResponses.ok);
+    const replayed = asked((await call(rounds, retry, confirm)).value);
+    expect(Object.keys(replayed.inputRequests)).toEqual(['ok']);
+    expect(replayed.requestState).not.toBe(first.requestState);
+    // An answer that authorises nothing may be used as often as the state is brought back.
+    const name = asked(
+      (await call(rounds, {}, (client) => client.request('elicitation/create', NAME_FORM, 'n'))).value,
+    );
+    const again = { inputResponses: { n: ALICE }, requestState: name.requestState };
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await call(rounds, again, (client) => client.request('elicitation/create', NAME_FORM, 'n'))).value,
+      ).toEqual(ALICE);
+  });
+
   it('keys a name used twice with a suffix, and drops elicitationId from URL-mode elicitation', async () => {
     const url = { mode: 'url', elicitationId: 'e-1', url: 'https://desk.example/approve', message: 'Approve it' };
     const { value } = await call(rounds, {}, (client) =>

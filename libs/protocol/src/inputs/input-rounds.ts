@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { DispatchScope } from '../methods/method-handler';
 import type { RequestNote } from '../events/request-note';
 import { digestOf, InputRound, type RequestBinding, type RequestState } from './input-round';
 import { InputRoundMessages } from './input-round.messages';
 import { RequestStateSealer } from './request-state.sealer';
+import { AnswerClaims } from './answer-claims';
 
 const invalid = (message: string) => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, message);
 
@@ -52,7 +53,11 @@ class LazyBinding implements RequestBinding {
  */
 @Injectable()
 export class InputRounds {
-  constructor(private readonly sealer: RequestStateSealer) {}
+  constructor(
+    private readonly sealer: RequestStateSealer,
+    // This process's own claims when none is given (specs).
+    @Optional() private readonly claims: AnswerClaims = new AnswerClaims(),
+  ) {}
 
   /**
    * The round of this request, or `undefined` when its requests to the client go elsewhere (a
@@ -72,7 +77,9 @@ export class InputRounds {
     if (sealed !== undefined && typeof sealed !== 'string') throw invalid(InputRoundMessages.stateNotString());
     const binding = new LazyBinding(scope.principal.id, note.method, target, params.arguments);
     const earlier = sealed === undefined ? undefined : this.verify(sealed, binding);
-    return new InputRound(binding, earlier, responses, (state) => this.sealer.seal(state), this.sealer.ttlMs);
+    // Each sealed state is another text (its IV is random): its digest names this retry.
+    const claim = earlier && ((key: string) => this.claims.claim(`${digestOf(sealed)}:${key}`, earlier.x));
+    return new InputRound(binding, earlier, responses, (state) => this.sealer.seal(state), this.sealer.ttlMs, claim);
   }
 
   private verify(sealed: string, binding: RequestBinding): RequestState {

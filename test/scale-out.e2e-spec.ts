@@ -115,6 +115,15 @@ describe('three replicas behind a round-robin proxy, sharing state through Redis
       );
     });
 
+    it("shows on each replica's dashboard the replica it is and the sessions of the whole cluster", async () => {
+      for (const replica of REPLICAS) {
+        const health = await fetch(`http://127.0.0.1:${replicas.get(replica)!.port}/admin/api/health`, {
+          headers: { authorization: `Bearer ${DESK_KEYS.admin}` },
+        }).then((response) => response.json() as Promise<{ host: { replica: string; clusterSessions: number } }>);
+        expect(health.host).toMatchObject({ replica, clusterSessions: 1 });
+      }
+    });
+
     it('relays a long call’s progress over its SSE stream', async () => {
       const progress: number[] = [];
       const result = (await v1.client.callTool(

@@ -20,8 +20,8 @@ export interface Haproxy {
  * `balance roundrobin`, no stickiness of any kind, so each request goes to the next server
  * whatever connection, session or request it follows. Every response names its server in
  * `X-Served-By`. Resolves once the proxy answers `readyPath` through a backend. With
- * `healthChecks`, each server's `readyPath` is checked every 300 ms and a server that fails it is
- * left out until it passes twice.
+ * `healthChecks`, each server's `readyPath` is checked every 300 ms and a server that fails it
+ * twice in a row is left out until it passes again.
  */
 export async function startHaproxy(
   backends: Record<string, number>,
@@ -49,10 +49,13 @@ export async function startHaproxy(
       `  http-response set-header ${SERVED_BY} %s`,
       // With health checks a server that stops answering readiness is left out (and a request
       // sent to one that just died goes to another), as a production balancer does.
-      ...(healthChecks ? [`  option httpchk GET ${readyPath}`, '  retries 2', '  option redispatch'] : []),
+      // A check may take a while on a busy machine: only a refusal or two slow ones in a row count.
+      ...(healthChecks
+        ? [`  option httpchk GET ${readyPath}`, '  timeout check 3s', '  retries 2', '  option redispatch']
+        : []),
       ...Object.entries(backends).map(
         ([name, backend]) =>
-          `  server ${name} 127.0.0.1:${backend}${healthChecks ? ' check inter 300 fall 1 rise 2' : ''}`,
+          `  server ${name} 127.0.0.1:${backend}${healthChecks ? ' check inter 300 fall 2 rise 1' : ''}`,
       ),
       '',
     ].join('\n'),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import {
   ResourceUpdatedNotificationSchema,
+  TaskStatusNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -248,6 +249,26 @@ describe('three replicas behind a round-robin proxy, sharing state through Redis
         servedBy(exchanges.find((exchange) => exchange.sent?.method === method)!),
       );
       expect(resultOn).not.toBe(createdOn);
+    });
+
+    it("tells the session's GET stream, held by another replica, how a task it runs ends", async () => {
+      const statuses: { taskId: string; status: string }[] = [];
+      v1.client.setNotificationHandler(TaskStatusNotificationSchema, ({ params }) => void statuses.push(params));
+      // The GET stream is where the client opened it; the task runs on another replica.
+      const streamOn = servedBy(v1.tap.exchanges.filter((exchange) => exchange.httpMethod === 'GET').at(-1)!)!;
+      const runner = REPLICAS.find((replica) => replica !== streamOn && replica !== REPLICAS[1])!;
+      const created = await fetch(direct(runner), {
+        method: 'POST',
+        headers: sessionHeaders(),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'task-elsewhere',
+          method: 'tools/call',
+          params: { name: 'export_ticket_report', arguments: { status: 'open' }, task: {} },
+        }),
+      }).then((response) => response.json() as Promise<{ result: { task: { taskId: string } } }>);
+      const { taskId } = created.result.task;
+      await waitFor(() => statuses.some((status) => status.taskId === taskId && status.status === 'completed'), 10_000);
     });
 
     it('resumes a dropped stream with Last-Event-ID on another replica: the rest of the events, then the response', async () => {

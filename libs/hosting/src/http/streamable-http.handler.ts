@@ -278,14 +278,8 @@ export class StreamableHttpHandler {
         else stream!.send(notification);
         return true;
       }
-      if (session.sink) {
-        session.sink(notification);
-        return true;
-      }
       // With replicas sharing the session, its notification stream may be held by another.
-      if (!this.relay.enabled || session.id === undefined) return false;
-      this.relay.forwardMessage(session.id, notification);
-      return true;
+      return this.relay.toSession(session, notification);
     };
     const closeStream = () => {
       if (!polling || res.writableEnded) return;

@@ -1,5 +1,6 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { McpCluster } from '#libs/core';
+import type { McpSession } from './mcp-session';
 import { SessionStore } from './session.store';
 
 /**
@@ -34,6 +35,22 @@ export class SessionRelay {
       if (from === cluster.replica || typeof session !== 'string' || typeof message !== 'string') return;
       this.sessions.get(session)?.sink?.(message);
     });
+  }
+
+  /**
+   * Sends a message that belongs to no request to the session's notification stream: this
+   * replica's, or, with replicas sharing the session, whichever holds one. `false` when there is
+   * none to send it on.
+   */
+  toSession(session: McpSession, message: string): boolean {
+    const sink = session.sink;
+    if (sink) {
+      sink(message);
+      return true;
+    }
+    if (!this.enabled || session.id === undefined) return false;
+    this.forwardMessage(session.id, message);
+    return true;
   }
 
   /** Whether there are other replicas to pass things on to. */

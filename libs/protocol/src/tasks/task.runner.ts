@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
@@ -12,6 +12,7 @@ import { RequestNote } from '../events/request-note';
 import { RequestEvents } from '../events/request-events';
 import { taskRunNote } from './task-run-note';
 import { TaskReplicas } from './task-replicas';
+import { SessionRelay } from '../sessions/session-relay';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
 /**
@@ -43,7 +44,15 @@ export class TaskRunner implements OnModuleInit, OnModuleDestroy {
     private readonly calls: CallScope,
     private readonly telemetry: RequestEvents,
     private readonly replicas: TaskReplicas = new TaskReplicas(),
+    @Optional() private readonly relay?: SessionRelay,
   ) {}
+
+  /** A message to the session's stream, on whichever replica holds it (this one's without a cluster). */
+  private toSession(scope: DispatchScope, message: string): boolean {
+    if (this.relay) return this.relay.toSession(scope.session, message);
+    scope.session.sink?.(message);
+    return scope.session.sink !== undefined;
+  }
 
   onModuleInit(): void {
     // A tasks/cancel another replica answered: the task is cancelled in the store, its call runs here.
@@ -91,7 +100,7 @@ export class TaskRunner implements OnModuleInit, OnModuleDestroy {
     // The request that created the task is answered now; notifications go to the session's stream.
     const background: DispatchScope = {
       ...scope,
-      notify: (message) => (scope.session.sink?.(message), scope.session.sink !== undefined),
+      notify: (message) => this.toSession(scope, message),
       onLost: undefined,
     };
     let cancel: (reason: Error) => void = () => undefined;
@@ -198,7 +207,8 @@ export class TaskRunner implements OnModuleInit, OnModuleDestroy {
     if (!task || TaskRunner.isTerminal(task)) return task;
     const updated: StoredTask = { ...task, ...outcome, status, lastUpdatedAt: new Date().toISOString() };
     await this.store.save(updated);
-    scope.session.sink?.(
+    this.toSession(
+      scope,
       notification('notifications/tasks/status', publicTask(updated) as unknown as Record<string, unknown>),
     );
     return updated;

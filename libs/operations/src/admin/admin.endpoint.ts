@@ -7,7 +7,7 @@ import { InjectOperationsOptions, type OperationsOptions } from '../options/oper
 import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { McpRequestObservers } from '#libs/protocol';
-import { AdminAccess, refusalHeaders } from '../access/admin-access';
+import { AdminAccess, refusalHeaders, type AdminAccessResult } from '../access/admin-access';
 import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
 import { McpApprovals } from '../approvals/mcp-approvals';
 import { ApprovalDecisionError } from '#libs/invocation';
@@ -129,20 +129,12 @@ export class AdminEndpoint implements OnModuleInit {
     try {
       if (this.refusedByPolicy(req, res)) return;
       const access = await this.access.check(req);
-      if (!access.ok)
-        return this.json(
-          res,
-          access.status,
-          { error: access.error, message: access.message },
-          refusalHeaders(access, 'mcp-admin'),
-        );
+      if (!access.ok) return this.refuse(res, access);
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
       const name = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
       await this.answer(res, name, url.searchParams, access.principal);
     } catch (error) {
-      this.logger.error(`Admin API failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
-      if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
-      else res.end();
+      this.fail(res, 'Admin API', error);
     }
   }
 
@@ -158,13 +150,7 @@ export class AdminEndpoint implements OnModuleInit {
       if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
         return this.json(res, 415, { error: 'unsupported_media_type', message: AdminMessages.jsonOnly('the switch') });
       const access = await this.access.check(req);
-      if (!access.ok)
-        return this.json(
-          res,
-          access.status,
-          { error: access.error, message: access.message },
-          refusalHeaders(access, 'mcp-admin'),
-        );
+      if (!access.ok) return this.refuse(res, access);
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
       const [kind, encodedName, action] = url.pathname
         .slice(url.pathname.indexOf('/api/catalog/') + '/api/catalog/'.length)
@@ -178,12 +164,7 @@ export class AdminEndpoint implements OnModuleInit {
       this.logger.log(`${access.principal.id} ${action}d ${kind} ${name}`);
       return this.json(res, 200, { kind, name, enabled: action === 'enable' });
     } catch (error) {
-      this.logger.error(
-        `Catalog switch failure: ${(error as Error)?.message ?? String(error)}`,
-        (error as Error)?.stack,
-      );
-      if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
-      else res.end();
+      this.fail(res, 'Catalog switch', error);
     }
   }
 
@@ -203,13 +184,7 @@ export class AdminEndpoint implements OnModuleInit {
         });
       }
       const access = await this.access.authenticate(req, surface);
-      if (!access.ok)
-        return this.json(
-          res,
-          access.status,
-          { error: access.error, message: access.message },
-          refusalHeaders(access, 'mcp-admin'),
-        );
+      if (!access.ok) return this.refuse(res, access);
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
       const [id, decision] = url.pathname
         .slice(url.pathname.indexOf('/api/approvals') + '/api/approvals'.length)
@@ -245,12 +220,7 @@ export class AdminEndpoint implements OnModuleInit {
         });
       }
     } catch (error) {
-      this.logger.error(
-        `Approvals API failure: ${(error as Error)?.message ?? String(error)}`,
-        (error as Error)?.stack,
-      );
-      if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
-      else res.end();
+      this.fail(res, 'Approvals API', error);
     }
   }
 
@@ -297,6 +267,23 @@ export class AdminEndpoint implements OnModuleInit {
     if (!refusal) return false;
     this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
     return true;
+  }
+
+  /** A request authentication or the administrator check refused. */
+  private refuse(res: ServerResponse, access: Extract<AdminAccessResult, { ok: false }>): void {
+    this.json(
+      res,
+      access.status,
+      { error: access.error, message: access.message },
+      refusalHeaders(access, 'mcp-admin'),
+    );
+  }
+
+  /** An unexpected failure: logged with its stack, the client told only that it happened. */
+  private fail(res: ServerResponse, surface: string, error: unknown): void {
+    this.logger.error(`${surface} failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
+    if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
+    else res.end();
   }
 
   private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -74,6 +74,14 @@ const asked = (value: unknown) => value as InputRequiredResult;
 
 describe('InputRounds', () => {
   const rounds = new InputRounds(new RequestStateSealer({ requestState: { secrets: [SECRET], ttlMs: 600_000 } }));
+  /** A confirmation: takes only an answer the client was asked for (`onlyWhenAsked`). */
+  const confirm = (client: Client) =>
+    client.request(
+      'elicitation/create',
+      { message: 'Delete it?', requestedSchema: NAME_FORM.requestedSchema },
+      'ok',
+      true,
+    );
   const greet = async (client: Client) => {
     const answer = (await client.request('elicitation/create', NAME_FORM, 'user_name')) as typeof ALICE;
     return `Hello, ${answer.content.name}!`;
@@ -174,13 +182,6 @@ describe('InputRounds', () => {
   });
 
   it('takes an answer the client was not asked for only when the request allows it', async () => {
-    const confirm = (client: Client) =>
-      client.request(
-        'elicitation/create',
-        { message: 'Delete it?', requestedSchema: NAME_FORM.requestedSchema },
-        'ok',
-        true,
-      );
     const unasked = { inputResponses: { ok: { action: 'accept', content: { name: 'yes' } } } };
     // Sent without being asked: asked again.
     const first = asked((await call(rounds, unasked, confirm)).value);
@@ -205,13 +206,6 @@ describe('InputRounds', () => {
   });
 
   it('takes an answer that authorises something once: the same retry sent again is asked again', async () => {
-    const confirm = (client: Client) =>
-      client.request(
-        'elicitation/create',
-        { message: 'Delete it?', requestedSchema: NAME_FORM.requestedSchema },
-        'ok',
-        true,
-      );
     const first = asked((await call(rounds, {}, confirm)).value);
     const retry = {
       inputResponses: { ok: { action: 'accept', content: { name: 'yes' } } },

@@ -33,6 +33,8 @@ export class AppModule {
               'close a ticket only with a resolution the customer can read.',
             mode: config.get('MCP_MODE'),
             replica: config.get('MCP_REPLICA'),
+            // On SIGTERM: calls in flight get this long to finish, then are cancelled and answered so.
+            shutdownTimeoutMs: config.get('MCP_SHUTDOWN_TIMEOUT_MS'),
             auth: authOptions(env),
             stdioPrincipal: LOCAL_OPERATOR,
             allowedHosts: config.get('MCP_ALLOWED_HOSTS'),

@@ -53,8 +53,12 @@ interface KubernetesObject {
   };
 }
 
-/** The desk does not change the host's `shutdownTimeoutMs` (10 s): the drain, then the audit flush, each at most that. */
+/**
+ * The desk's default `shutdownTimeoutMs` (10 s, `MCP_SHUTDOWN_TIMEOUT_MS`): the drain, 2 s for the
+ * answers of the calls it cancelled, then the audit flush (at most the timeout again).
+ */
 const SHUTDOWN_TIMEOUT_S = 10;
+const STOP_S = 2 * SHUTDOWN_TIMEOUT_S + 2;
 
 // Compose resolves the `<<` merge keys that share the replicas' settings: so does the parse.
 const replicasCompose = () => parse(read('docker/compose.replicas.yaml'), { merge: true }) as Compose;
@@ -153,7 +157,7 @@ describe('deployment files and docs/deployment.md', () => {
         // Reached only through the balancer.
         expect(host.ports).toBeUndefined();
         // Time for the drain and the audit flush after SIGTERM.
-        expect(Number(/^(\d+)s$/.exec(host.stop_grace_period ?? '')?.[1])).toBeGreaterThan(2 * SHUTDOWN_TIMEOUT_S);
+        expect(Number(/^(\d+)s$/.exec(host.stop_grace_period ?? '')?.[1])).toBeGreaterThan(STOP_S);
       }
       // Sessions live in Redis: its data outlives a restart.
       expect(compose.services.redis.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
@@ -226,7 +230,7 @@ describe('deployment files and docs/deployment.md', () => {
       // preStop, then the drain and the audit flush after SIGTERM, all within the grace period.
       const [sleep, seconds] = container.lifecycle!.preStop!.exec!.command;
       expect(sleep).toBe('sleep');
-      expect(pod.spec.terminationGracePeriodSeconds).toBeGreaterThan(Number(seconds) + 2 * SHUTDOWN_TIMEOUT_S);
+      expect(pod.spec.terminationGracePeriodSeconds).toBeGreaterThan(Number(seconds) + STOP_S);
 
       const service = kubernetesObject('Service');
       expect(service.spec.sessionAffinity ?? 'None').toBe('None');

@@ -29,8 +29,16 @@ describe('validateEnvironment', () => {
       APPROVALS_WEBHOOK_SECRET: undefined,
       MCP_REQUEST_STATE_SECRET: undefined,
       MCP_REPLICA: undefined,
+      MCP_SHUTDOWN_TIMEOUT_MS: 10_000,
       LOG_LEVEL: 'log',
     });
+  });
+
+  it('takes a shutdown timeout in whole milliseconds', () => {
+    expect(validateEnvironment({ MCP_SHUTDOWN_TIMEOUT_MS: '2500' }).MCP_SHUTDOWN_TIMEOUT_MS).toBe(2_500);
+    expect(() => validateEnvironment({ MCP_SHUTDOWN_TIMEOUT_MS: '2.5s' })).toThrow(
+      'MCP_SHUTDOWN_TIMEOUT_MS="2.5s" must be a whole number of milliseconds (default 10000)',
+    );
   });
 
   it('takes a replica name as the McpModule option does, and leaves it unset when empty', () => {

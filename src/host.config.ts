@@ -51,6 +51,11 @@ export interface HostEnvironment {
    */
   MCP_REPLICA: string | undefined;
   /**
+   * How long a stop (SIGTERM) waits for the calls in flight before it cancels them (each answered
+   * so), and again at most as long for the audit trail to be written: the host's `shutdownTimeoutMs`.
+   */
+  MCP_SHUTDOWN_TIMEOUT_MS: number;
+  /**
    * JSON file of upstream MCP servers the desk federates beside its own tools (the gateway,
    * docs/gateway.md): `{ "upstreams": [...] }`, `${VAR}` replaced from the environment. Unset: none.
    */
@@ -142,6 +147,11 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   // The McpModule option's own rule, told here in the environment's words.
   if (replica !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(replica))
     problems.push(`MCP_REPLICA="${replica}" must be at most 64 letters, digits, ".", "_", ":" or "-" (e.g. desk-eu-1)`);
+  const shutdownTimeoutMs = Number(env.MCP_SHUTDOWN_TIMEOUT_MS ?? 10_000);
+  if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0)
+    problems.push(
+      `MCP_SHUTDOWN_TIMEOUT_MS="${env.MCP_SHUTDOWN_TIMEOUT_MS}" must be a whole number of milliseconds (default 10000); keep the grace period of the container above twice it`,
+    );
   const logLevel = env.LOG_LEVEL ?? 'log';
   if (typeof logLevel !== 'string' || !Object.hasOwn(LOG_LEVELS, logLevel))
     problems.push(`LOG_LEVEL="${logLevel}" must be one of ${Object.keys(LOG_LEVELS).join(', ')}`);
@@ -178,6 +188,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     APPROVALS_WEBHOOK_SECRET: approvalsWebhookSecret,
     MCP_REQUEST_STATE_SECRET: requestStateSecret,
     MCP_REPLICA: replica,
+    MCP_SHUTDOWN_TIMEOUT_MS: shutdownTimeoutMs,
     GATEWAY_UPSTREAMS_FILE:
       typeof env.GATEWAY_UPSTREAMS_FILE === 'string' && env.GATEWAY_UPSTREAMS_FILE
         ? env.GATEWAY_UPSTREAMS_FILE

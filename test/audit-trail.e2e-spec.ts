@@ -86,6 +86,19 @@ describe('audit trail (JSON-lines sink)', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'purge' } }),
     });
     expect(anonymous.status).toBe(401);
+    // Bodies that are no JSON-RPC request are refused before any method runs, and recorded so.
+    for (const body of ['{"jsonrpc": "2.0", "id": 1, "method": ', '{"jsonrpc": "2.0", "id": 9, "method": 42}']) {
+      const malformed = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${KEYS.agent}`,
+        },
+        body,
+      });
+      expect(malformed.status).toBe(400);
+    }
     // Closing the app drains calls and flushes the trail.
     await app.close();
     records = await readRecords(file);
@@ -113,7 +126,18 @@ describe('audit trail (JSON-lines sink)', () => {
     expect(Date.parse(reset.time)).not.toBeNaN();
     expect(find('prompts/get', 'summary', 'ok')).toHaveLength(1);
     expect(find('resources/read', 'desk://status', 'ok')).toHaveLength(1);
-    expect(find('initialize', null, 'ok')).toHaveLength(1);
+    // Who the client is comes with the initialize request itself, as docs/audit.md says.
+    expect(find('initialize', null, 'ok')).toMatchObject([
+      { principal: 'agent-7', client: { name: 'e2e-client', version: '0.0.1' } },
+    ]);
+  });
+
+  it('records a body that is not JSON, or no JSON-RPC request, as a refusal of its caller', () => {
+    // As every refusal before any method ran: the HTTP status is the code, like ones summed up per window.
+    expect(records.filter((record) => record.method === null && record.outcome === 'invalid')).toMatchObject([
+      { principal: 'agent-7', errorCode: 400, error: 'Parse error: the body is not valid JSON' },
+      { principal: 'agent-7', errorCode: 400, error: expect.stringMatching(/^Invalid Request: /) },
+    ]);
   });
 
   it('records a task three times: its creation, its background run (tasks/run) and the fetch of its result', () => {

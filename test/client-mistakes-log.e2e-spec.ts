@@ -1,8 +1,25 @@
+import { connect } from 'node:net';
 import type { LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { FixtureModule } from './fixtures/fixture.module';
 import { connectHttpClient } from './support/fixture-app';
+
+/** Sends the headers and half the body of a POST, then drops the connection. */
+function sendHalfABody(url: string): Promise<void> {
+  const { hostname, port, pathname } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(
+        `POST ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\ncontent-type: application/json\r\n` +
+          'accept: application/json, text/event-stream\r\ncontent-length: 200\r\n\r\n{"jsonrpc":"2.0","id":1,',
+      );
+      setTimeout(() => socket.destroy(), 50);
+    });
+    socket.on('close', () => setTimeout(resolve, 50));
+    socket.on('error', () => undefined);
+  });
+}
 
 /** Every line the application logged, with its level. */
 class CapturingLogger implements LoggerService {
@@ -43,6 +60,8 @@ describe("a client's mistakes in the host's log", () => {
           () => undefined,
           (error: unknown) => error as McpError,
         );
+      // A client that goes away halfway through sending its request.
+      for (let i = 0; i < 3; i++) await sendHalfABody(url);
       for (let i = 0; i < 5; i++) {
         expect(await failure(client.readResource({ uri: 'kb://articles/no-such-article' }))).toMatchObject({
           code: -32002,

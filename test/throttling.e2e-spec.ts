@@ -3,7 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { SkipThrottle, Throttle, ThrottlerModule, ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { McpTool } from '#libs/core';
+import { McpPrompt, McpResource, McpTool } from '#libs/core';
 import { McpModule } from '#libs/hosting';
 import { FixedWindowThrottlerStorage, hashApiKey, McpThrottlerGuard } from '#libs/security';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
@@ -26,6 +26,18 @@ class ThrottledTools {
   @McpTool({ description: 'Never throttled' })
   cheap() {
     return 'free';
+  }
+
+  @Throttle({ burst: { limit: 1, ttl: 60_000 } })
+  @McpPrompt({ description: 'Once a minute' })
+  digest() {
+    return 'today in short';
+  }
+
+  @Throttle({ burst: { limit: 1, ttl: 60_000 } })
+  @McpResource({ uri: 'desk://status', name: 'status', description: 'Once a minute' })
+  status() {
+    return 'all quiet';
   }
 }
 
@@ -85,6 +97,40 @@ describe.each([
     } finally {
       await alice.close();
       await bob.close();
+      await app.close();
+    }
+  });
+});
+
+describe('throttling prompts and resources', () => {
+  it('refuses the call over the limit with the throttling error and its retry time, not an internal error', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [ThrottledModule] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    const alice = await connectHttpClient(url, { 'x-api-key': 'key-a' });
+    try {
+      expect((await alice.getPrompt({ name: 'digest' })).messages).toHaveLength(1);
+      const prompt = await alice.getPrompt({ name: 'digest' }).then(
+        () => undefined,
+        (error: { code: number; message: string; data?: { retryAfterSeconds?: number } }) => error,
+      );
+      expect(prompt).toMatchObject({
+        code: -32029,
+        message: expect.stringMatching(
+          /Rate limit reached for "digest": at most 1 call\(s\) per 60 s\. Retry in \d+ s\.$/,
+        ),
+      });
+      const seconds = Number(/Retry in (\d+) s/.exec(prompt!.message)![1]);
+      expect(prompt!.data).toEqual({ retryAfterSeconds: seconds });
+
+      expect((await alice.readResource({ uri: 'desk://status' })).contents).toHaveLength(1);
+      await expect(alice.readResource({ uri: 'desk://status' })).rejects.toMatchObject({
+        code: -32029,
+        message: expect.stringMatching(/Rate limit reached for "desk:\/\/status"/),
+      });
+    } finally {
+      await alice.close();
       await app.close();
     }
   });

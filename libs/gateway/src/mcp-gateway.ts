@@ -1,10 +1,4 @@
-import {
-  Injectable,
-  Logger,
-  Optional,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { DependencyHealth } from '#libs/operations';
@@ -38,7 +32,7 @@ interface RunningUpstream {
  * ```
  */
 @Injectable()
-export class McpGateway implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('McpGateway');
   private readonly running = new Map<string, RunningUpstream>();
 
@@ -53,7 +47,8 @@ export class McpGateway implements OnApplicationBootstrap, BeforeApplicationShut
     await Promise.all(this.options.upstreams.map((upstream) => this.start(upstream)));
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  /** After the host's drain (its `beforeApplicationShutdown`): relayed calls in flight keep their upstreams. */
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.running.keys()].map((name) => this.removeUpstream(name)));
   }
 

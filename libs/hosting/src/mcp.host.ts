@@ -76,9 +76,16 @@ export class McpHost implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     this.unsubscribers.forEach((unsubscribe) => unsubscribe());
     // Listen streams never end by themselves: each gets its graceful closing before the drain.
     await this.subscriptions.closeAll('host shutting down');
-    const aborted = await this.state.drain(this.options.shutdownTimeoutMs);
-    if (aborted > 0)
-      this.logger.warn(`${aborted} call(s) still running after ${this.options.shutdownTimeoutMs} ms were aborted`);
+    // Requests in flight are answered (or cancelled with an answer that says so) and recorded
+    // before any stream closes: what the trail and the clients were promised is kept.
+    const { inFlight, cancelled, unfinished } = await this.state.drain(this.options.shutdownTimeoutMs);
+    if (inFlight > 0) this.logger.log(`Drained ${inFlight} request(s) and task run(s) in flight at shutdown`);
+    if (cancelled > 0)
+      this.logger.warn(
+        `${cancelled} call(s) still running after ${this.options.shutdownTimeoutMs} ms (shutdownTimeoutMs) were cancelled and answered so`,
+      );
+    if (unfinished > 0)
+      this.logger.error(`${unfinished} request(s) or task run(s) did not end even after their cancellation`);
     this.sessions.closeAll();
     this.stdio.close();
     // Every record taken, including those of the calls just drained, is written before exit.

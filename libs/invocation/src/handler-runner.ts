@@ -85,8 +85,8 @@ export class HandlerRunner {
 
   /**
    * Runs a handler whose failures are protocol errors (prompts, resources): a client-facing
-   * message becomes `-32603 "<label> failed: <message>"`; anything else is logged and reported
-   * with a reference only.
+   * message becomes `-32603 "<label> failed: <message>"` (`-32029` with `data.retryAfterSeconds`
+   * when a throttler refused it); anything else is logged and reported with a reference only.
    * @throws HandlerFailedError when the handler failed, carrying the outcome for the audit trail
    * @throws JsonRpcError the handler's own protocol error, as it is
    */
@@ -109,8 +109,10 @@ export class HandlerRunner {
             ? `${label} failed: cancelled`
             : `${label} failed with an internal error (reference ${failure.reference})`;
       const retryAfterSeconds = failure.kind === 'business' ? failure.retryAfterSeconds : undefined;
+      // A refusal to go on for now is the caller's to retry, not the host's failure.
+      const code = failure.outcome === 'throttled' ? JsonRpcErrorCode.THROTTLED : JsonRpcErrorCode.INTERNAL_ERROR;
       throw new HandlerFailedError(
-        JsonRpcErrorCode.INTERNAL_ERROR,
+        code,
         message,
         retryAfterSeconds === undefined ? data : { ...(data as object), retryAfterSeconds },
         failure.outcome,

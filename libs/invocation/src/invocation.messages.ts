@@ -9,6 +9,8 @@ export const InvocationMessages = {
   internalError: (tool: string, reference: string) =>
     `Tool "${tool}" failed with an internal error (reference ${reference}). The details were logged on the server.`,
   cancelled: (tool: string) => `Call to tool "${tool}" was cancelled.`,
+  shutDown: (tool: string) =>
+    `Call to tool "${tool}" was cancelled: the host is shutting down and the call did not finish in time. It may have done part of its work; check before you retry it.`,
   timedOut: (tool: string, ms: number) =>
     `Tool "${tool}" timed out after ${ms} ms and was stopped. Try again with a narrower request.`,
   busy: (tool: string, limit: number) =>

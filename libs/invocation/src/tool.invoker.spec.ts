@@ -293,6 +293,21 @@ describe('ToolInvoker', () => {
       expect((context.signal.reason as Error).message).toBe('timed out after 30 ms');
     });
 
+    it('answers at once when the host cancels the call at shutdown, whatever the tool does with its signal', async () => {
+      const context = callContext('slow');
+      const invocation = invoker.invoke(tool('slow'), {}, context, false, 60_000);
+      await new Promise((resolve) => setImmediate(resolve));
+      context.cancellation.cancelForShutdown();
+      const { value: result, failure } = await invocation;
+      expect(failure).toBe('cancelled');
+      expect(text(result)).toBe(
+        'Call to tool "slow" was cancelled: the host is shutting down and the call did not finish in time. It may have done part of its work; check before you retry it.',
+      );
+      expect(result.isError).toBe(true);
+      expect(context.signal.aborted).toBe(true);
+      releases.splice(0).forEach((release) => release());
+    });
+
     it('uses the deadline the caller gives when the tool has none', async () => {
       const { value: result, failure } = await invoker.invoke(tool('slow'), {}, callContext('slow'), false, 20);
       expect(failure).toBe('timeout');

@@ -114,6 +114,11 @@ export class ToolInvoker {
         context.cancellation.cancel(new Error(`timed out after ${timeoutMs} ms`));
         resolve(this.failed(toolErrorResult(InvocationMessages.timedOut(tool.name, timeoutMs)), 'timeout'));
       });
+      // Shutting down: the call is answered now, whatever its handler does with the signal.
+      context.cancellation.onShutdown = () => {
+        cancelDeadline();
+        resolve(this.failed(toolErrorResult(InvocationMessages.shutDown(tool.name)), 'cancelled'));
+      };
       run.then(
         (outcome) => (cancelDeadline(), resolve(outcome)),
         (error: unknown) => (cancelDeadline(), reject(error)),

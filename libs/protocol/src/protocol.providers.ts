@@ -20,6 +20,7 @@ import { SessionRelay } from './sessions/session-relay';
 import { SharedStreams } from './sessions/shared-streams';
 import { TaskMethods } from './tasks/task.methods';
 import { TaskRunner } from './tasks/task.runner';
+import { TaskQuota } from './tasks/task-quota';
 import { TaskExtensionRunner } from './tasks/task-extension.runner';
 import { TaskStatusEvents } from './tasks/task-status.events';
 import { TaskReplicas } from './tasks/task-replicas';
@@ -53,6 +54,7 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   SessionRelay,
   SharedStreams,
   TaskRunner,
+  TaskQuota,
   TaskExtensionRunner,
   TaskStatusEvents,
   TaskReplicas,

@@ -15,6 +15,11 @@ export const JsonRpcErrorCode = {
    * authentication, too many failures): the server-defined code the official SDK uses there.
    */
   TRANSPORT_REFUSED: -32001,
+  /**
+   * A `prompts/get` or `resources/read` over a rate limit (a tool call gets an `isError` result
+   * instead): the message and `data.retryAfterSeconds` say when to retry. Server-defined (429).
+   */
+  THROTTLED: -32029,
   /** MCP 2025-11-25: the resource a request names does not exist. */
   RESOURCE_NOT_FOUND: -32002,
   /** MCP 2026-07-28: an HTTP header disagrees with the body it mirrors, or a required one is missing. */

@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http';
 
 export class BodyTooLargeError extends Error {}
 
+/** The client closed its connection before its request's body was complete. */
+export class ClientGoneError extends Error {}
+
 /** Reads the request body as UTF-8, refusing it as soon as it passes `limit` bytes. */
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers['content-length']);
@@ -22,6 +25,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on('end', () =>
       resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')),
     );
-    req.on('error', reject);
+    // A body cut short ('aborted', then an ECONNRESET error or only 'close') is the client leaving.
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      reject(req.complete ? error : new ClientGoneError(error.code ?? error.message)),
+    );
+    req.on('close', () => {
+      if (!req.complete) reject(new ClientGoneError('connection closed mid-body'));
+    });
   });
 }

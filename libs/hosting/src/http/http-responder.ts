@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { API_SECURITY_HEADERS, API_SECURITY_HEADER_LIST, type AuditOutcome } from '#libs/security';
-import { errorResponse, outcomeOfStatus, RequestEvents } from '#libs/protocol';
+import { errorResponse, outcomeOfStatus, RequestEvents, type JsonRpcId } from '#libs/protocol';
 import type { HttpRefusal } from './http.messages';
 
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json', ...API_SECURITY_HEADERS });
@@ -12,6 +12,8 @@ export interface RefusalExtras {
   allow?: string;
   outcome?: AuditOutcome;
   principal?: string;
+  /** The id of the JSON-RPC request refused, when it could be read. */
+  id?: JsonRpcId | null;
 }
 
 /**
@@ -56,7 +58,7 @@ export class HttpResponder {
     if (status === 503) headers['retry-after'] = '5';
     // A refused request's unread body must not be parsed as the connection's next request.
     if (status === 413 || status === 403) headers.connection = 'close';
-    res.writeHead(status, headers).end(errorResponse(null, code, message));
+    res.writeHead(status, headers).end(errorResponse(extra.id ?? null, code, message));
     if (req && !req.complete) req.resume();
     this.events.refusal(
       extra.outcome ?? outcomeOfStatus(status),

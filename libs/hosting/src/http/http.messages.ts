@@ -57,6 +57,7 @@ export const HttpMessages = {
       JsonRpcErrorCode.TRANSPORT_REFUSED,
       `Too Many Requests: too many failed authentications from this address; retry in ${seconds} s`,
     ] as const,
+  parseError: () => [400, JsonRpcErrorCode.PARSE_ERROR, 'Parse error: the body is not valid JSON'] as const,
   notReady: () =>
     [503, JsonRpcErrorCode.INVALID_REQUEST, 'Service Unavailable: the host is starting or shutting down'] as const,
   sharedStateUnavailable: () =>

@@ -12,13 +12,11 @@ import {
 import { checkOriginAndHost, InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import {
   classify,
-  errorResponse,
   HostState,
   InjectProtocolOptions,
   isStatelessRequest,
   McpDispatcher,
   McpSession,
-  PARSE_ERROR_RESPONSE,
   ResumableStream,
   SessionRelay,
   SessionStore,
@@ -30,7 +28,7 @@ import {
   type ProtocolOptions,
 } from '#libs/protocol';
 import { InjectHostingOptions, type HostingOptions } from '../options/hosting.options';
-import { BodyTooLargeError, readBody } from './body-reader';
+import { BodyTooLargeError, ClientGoneError, readBody } from './body-reader';
 import { HttpAuthentication } from './http-authentication';
 import { HttpCors } from './http-cors';
 import { HttpResponder } from './http-responder';
@@ -107,10 +105,15 @@ export class StreamableHttpHandler {
     });
   }
 
+  /** The host's state, told when a request's answer has left (bound once: nothing allocated per request). */
+  private readonly leave = () => this.state.leave();
+
   private async route(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    // While draining, what belongs to the calls in flight still comes in (a client's answers and
+    // cancellations, a stream's resumption, the end of a session); new requests are refused.
+    const serving = this.state.accepting || this.state.phase === 'draining';
     const refusal =
-      checkOriginAndHost(req.headers, this.security.originHost) ??
-      (this.state.accepting ? undefined : HttpMessages.notReady());
+      checkOriginAndHost(req.headers, this.security.originHost) ?? (serving ? undefined : HttpMessages.notReady());
     if (refusal) return this.responder.refuse(res, refusal, req);
     if (this.cors.apply(req, res)) return;
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
@@ -152,23 +155,28 @@ export class StreamableHttpHandler {
       } catch (error) {
         if (error instanceof BodyTooLargeError)
           return this.responder.refuse(res, HttpMessages.tooLarge(this.options.bodyLimit), req);
+        if (error instanceof ClientGoneError) {
+          // Nothing was asked yet, and there is no one to answer: not the host's failure.
+          this.logger.debug(`A client went away while sending its request (${error.message})`);
+          return;
+        }
         throw error;
       }
       try {
         parsed = JSON.parse(body);
       } catch {
-        return this.responder.json(res, 400, PARSE_ERROR_RESPONSE);
+        return this.responder.refuse(res, HttpMessages.parseError(), req, { principal: principal.id });
       }
     }
     const classified = classify(parsed);
     if ('invalid' in classified) {
-      return this.responder.json(
-        res,
-        400,
-        errorResponse(classified.id, JsonRpcErrorCode.INVALID_REQUEST, `Invalid Request: ${classified.invalid}`),
-      );
+      return this.responder.refuse(res, HttpMessages.invalidRequest(classified.invalid), req, {
+        principal: principal.id,
+        id: classified.id,
+      });
     }
     const { kind, message } = classified;
+    if (kind === 'request' && !this.state.accepting) return this.responder.refuse(res, HttpMessages.notReady(), req);
     const version = req.headers[VERSION_HEADER];
 
     // A 2026-07-28 request needs no session, in either mode: its `_meta` says who the client is.
@@ -236,6 +244,26 @@ export class StreamableHttpHandler {
   }
 
   private async answerRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    kind: MessageKind,
+    message: JsonRpcMessage,
+    session: McpSession,
+    principal: McpPrincipal,
+    headers: Record<string, string>,
+    accept: Accepts,
+  ): Promise<void> {
+    // The host does not let go of the request before its answer has left (see `HostState`).
+    this.state.enter();
+    try {
+      await this.answer(req, res, kind, message, session, principal, headers, accept);
+    } finally {
+      if (res.writableFinished || res.destroyed) this.state.leave();
+      else res.once('close', this.leave);
+    }
+  }
+
+  private async answer(
     req: IncomingMessage,
     res: ServerResponse,
     kind: MessageKind,
@@ -336,9 +364,12 @@ export class StreamableHttpHandler {
       return this.responder.refuse(res, HttpMessages.methodNotAllowed('GET'), req, { allow: 'POST' });
     if (!accepts(req.headers.accept).sse)
       return this.responder.refuse(res, HttpMessages.notAcceptable('text/event-stream'), req);
+    const lastEventId = req.headers['last-event-id'];
+    // While draining, only a stream of a call in flight is picked up again.
+    if (!this.state.accepting && typeof lastEventId !== 'string')
+      return this.responder.refuse(res, HttpMessages.notReady(), req);
     const session = await this.findSession(req, res, principal);
     if (!session) return;
-    const lastEventId = req.headers['last-event-id'];
     const resumed = typeof lastEventId === 'string' ? session.streams.get(streamIdOf(lastEventId)) : undefined;
     if (!resumed && typeof lastEventId === 'string' && this.sharedStreams.enabled) {
       // A stream another replica opened: served from the shared store, then as it goes on.

@@ -160,6 +160,8 @@ export class McpInvoker {
     };
     options.signal?.throwIfAborted();
     options.signal?.addEventListener('abort', cancel, { once: true });
+    // The host does not let go before the answer is back with its caller (see `HostState`).
+    this.state.enter();
     try {
       const response = await this.dispatcher.dispatch('request', request, scope);
       if (response === undefined) {
@@ -170,6 +172,7 @@ export class McpInvoker {
         throw new McpInvocationError(answer.error.code, answer.error.message, outcome, answer.error.data);
       return { result: answer.result as T, outcome };
     } finally {
+      this.state.leave();
       options.signal?.removeEventListener('abort', cancel);
       session.close('the in-process request ended');
     }

@@ -214,6 +214,13 @@ export interface McpModuleOptions {
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */
   taskTtlMs?: number;
   /**
+   * Most tasks one principal may hold in each process, running or ended and kept with their
+   * results until `taskTtlMs`; a call asking for one more task is refused (`-32602`, audited
+   * `limited`) and told when the oldest is forgotten. @default 100
+   * @example maxTasksPerPrincipal: 20
+   */
+  maxTasksPerPrincipal?: number;
+  /**
    * The `requestState` of 2026-07-28 multi round-trip requests. A 2026 client's call that asks
    * it for input (`ctx.elicit()`, `ctx.sample()`, `ctx.roots()`, a confirmation) is answered with
    * an `InputRequiredResult`; the client retries with the answers and the state, and the call

@@ -20,7 +20,7 @@ describe('resolveMcpOptions', () => {
       },
       sessions: { idleTtlMs: 1_800_000, max: 10_000, maxPerPrincipal: 100, maxSubscriptions: 100 },
       tools: { timeoutMs: 30_000, confirmDestructive: false },
-      tasks: { ttlMs: 3_600_000 },
+      tasks: { ttlMs: 3_600_000, maxPerPrincipal: 100 },
       requestState: { secrets: undefined, ttlMs: 600_000 },
       cache: undefined,
     });

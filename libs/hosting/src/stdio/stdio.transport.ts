@@ -1,8 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 import { JsonRpcErrorCode, LATEST_PROTOCOL_VERSION } from '#libs/core';
-import { McpDispatcher, type DispatchScope } from '#libs/protocol';
-import { classify, errorResponse, PARSE_ERROR_RESPONSE } from '#libs/protocol';
+import { McpDispatcher, RequestEvents, type DispatchScope } from '#libs/protocol';
+import { classify, errorResponse, type JsonRpcId } from '#libs/protocol';
 import { HostState } from '#libs/protocol';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { InjectHostingOptions, type HostingOptions } from '../options/hosting.options';
@@ -11,6 +11,7 @@ import { SessionStore } from '#libs/protocol';
 import { LineSplitter } from './line-splitter';
 
 const NO_HEADERS = Object.freeze({});
+const PARSE_ERROR = 'Parse error: the body is not valid JSON';
 
 const tooLarge = (limit: number) =>
   `Invalid Request: the message is longer than ${limit} bytes (bodyLimit); it was discarded up to the end of its line`;
@@ -35,7 +36,11 @@ export class StdioTransport {
     private readonly dispatcher: McpDispatcher,
     private readonly state: HostState,
     private readonly sessions: SessionStore,
+    private readonly events: RequestEvents,
   ) {}
+
+  /** The host's state, told when an answer has been written (bound once: nothing allocated per request). */
+  private readonly leave = () => this.state.leave();
 
   /** Starts reading `input`; resolves when it ends. */
   connect(input: Readable, output: Writable): Promise<void> {
@@ -49,7 +54,7 @@ export class StdioTransport {
         const text = line.toString('utf8');
         if (text.trim()) void this.receive(text.endsWith('\r') ? text.slice(0, -1) : text);
       },
-      () => this.write(errorResponse(null, JsonRpcErrorCode.INVALID_REQUEST, tooLarge(this.options.bodyLimit))),
+      () => this.refuse(null, JsonRpcErrorCode.INVALID_REQUEST, tooLarge(this.options.bodyLimit), 'limited'),
     );
     input.on('data', (chunk: Buffer | string) => lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     this.logger.log('Serving MCP on stdio');
@@ -80,18 +85,16 @@ export class StdioTransport {
     try {
       parsed = JSON.parse(line);
     } catch {
-      this.write(PARSE_ERROR_RESPONSE);
+      this.refuse(null, JsonRpcErrorCode.PARSE_ERROR, PARSE_ERROR, 'invalid');
       return;
     }
     const classified = classify(parsed);
     if ('invalid' in classified) {
-      this.write(
-        errorResponse(classified.id, JsonRpcErrorCode.INVALID_REQUEST, `Invalid Request: ${classified.invalid}`),
-      );
+      this.refuse(classified.id, JsonRpcErrorCode.INVALID_REQUEST, `Invalid Request: ${classified.invalid}`, 'invalid');
       return;
     }
     if (!this.state.accepting && classified.kind === 'request') {
-      this.write(errorResponse(classified.message.id!, JsonRpcErrorCode.INVALID_REQUEST, 'The host is shutting down'));
+      this.refuse(classified.message.id!, JsonRpcErrorCode.INVALID_REQUEST, 'The host is shutting down', 'unavailable');
       return;
     }
     const scope: DispatchScope = {
@@ -105,17 +108,35 @@ export class StdioTransport {
         return () => this.lost.delete(abort);
       },
     };
+    // A request holds the host open until its answer is written (see `HostState`).
+    const request = classified.kind === 'request';
+    if (request) this.state.enter();
+    let answered = false;
     try {
       const response = await this.dispatcher.dispatch(classified.kind, classified.message, scope);
-      if (response !== undefined) this.write(response);
+      if (response !== undefined) answered = this.write(response, request ? this.leave : undefined);
     } catch (error) {
       this.logger.error('Unexpected failure', (error as Error)?.stack ?? String(error));
+    } finally {
+      if (request && !answered) this.state.leave();
     }
   }
 
-  private write(message: string): boolean {
+  /** Answers a line that is no MCP request it can serve, and reports the refusal (metrics, audit). */
+  private refuse(
+    id: JsonRpcId | null,
+    code: number,
+    message: string,
+    outcome: 'invalid' | 'limited' | 'unavailable',
+  ): void {
+    this.write(errorResponse(id, code, message));
+    this.events.refusal(outcome, code, message, 'stdio', undefined, this.security.stdioPrincipal.id);
+  }
+
+  /** Writes one message; `written` is told once the stream took it (only when this returns true). */
+  private write(message: string, written?: () => void): boolean {
     if (this.closed || !this.output?.writable) return false;
-    this.output.write(`${message}\n`);
+    this.output.write(`${message}\n`, written);
     return true;
   }
 }

@@ -23,7 +23,7 @@ describe('ApprovalRequests', () => {
     approvals.onEvent((event) => events.push({ ...event, approval: { ...event.approval } }));
   });
   afterEach(() => {
-    approvals.onModuleDestroy();
+    approvals.onApplicationShutdown();
     jest.useRealTimers();
   });
 

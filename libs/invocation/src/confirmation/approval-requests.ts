@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { McpCluster, type McpTransportKind } from '#libs/core';
 import { canonicalJson } from '#libs/security';
 import { expiryOf, type ApprovalLedger } from './approval-ledger';
@@ -80,7 +80,7 @@ const CLUSTER_POLL_MS = 1_000;
  * once across all of them.
  */
 @Injectable()
-export class ApprovalRequests implements OnModuleInit, OnModuleDestroy {
+export class ApprovalRequests implements OnModuleInit, OnApplicationShutdown {
   private readonly ledger: ApprovalLedger;
   private readonly listeners = new Set<(event: McpApprovalEvent) => void>();
   /** Who waits for a decision, by request id. */
@@ -245,7 +245,8 @@ export class ApprovalRequests implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  /** After the drain (Nest runs `onModuleDestroy` before it): the calls in flight still need this. */
+  onApplicationShutdown(): void {
     clearInterval(this.sweeper);
     this.sweeper = undefined;
     this.stopListening?.();

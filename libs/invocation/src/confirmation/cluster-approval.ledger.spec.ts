@@ -35,8 +35,8 @@ describe('ApprovalRequests with the cluster option (ClusterApprovalLedger)', () 
     setup.r2.onModuleInit();
   });
   afterEach(async () => {
-    setup.r1.onModuleDestroy();
-    setup.r2.onModuleDestroy();
+    setup.r1.onApplicationShutdown();
+    setup.r2.onApplicationShutdown();
     for (const cluster of setup.clusters) await cluster.onApplicationShutdown();
   });
 

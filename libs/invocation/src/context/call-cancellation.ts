@@ -11,6 +11,12 @@ export class CallCancellation {
   private reason: unknown;
   private cancelled = false;
   private requestedByClient = false;
+  private byShutdown = false;
+  /**
+   * Answers the call at once when the host cancels it at shutdown (set by whoever answers it:
+   * `ToolInvoker`), so a handler that ignores its signal cannot keep the answer from the client.
+   */
+  onShutdown: (() => void) | undefined;
 
   get isCancelled(): boolean {
     return this.cancelled;
@@ -19,6 +25,11 @@ export class CallCancellation {
   /** The client cancelled the request (`notifications/cancelled`): it must get no response. */
   get byClient(): boolean {
     return this.requestedByClient;
+  }
+
+  /** The host cancelled the call because it is shutting down. */
+  get forShutdown(): boolean {
+    return this.byShutdown;
   }
 
   /** Why the call was cancelled, once it was. */
@@ -38,6 +49,14 @@ export class CallCancellation {
   cancelByClient(reason: string): void {
     if (!this.cancelled) this.requestedByClient = true;
     this.cancel(new Error(reason));
+  }
+
+  /** Cancels the call because the host is shutting down (its drain time is up). */
+  cancelForShutdown(): void {
+    if (this.cancelled) return;
+    this.byShutdown = true;
+    this.cancel(new Error('the host is shutting down'));
+    this.onShutdown?.();
   }
 
   cancel(reason: unknown): void {

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ApprovalRequests, type McpApprovalEvent } from '#libs/invocation';
 import { AuditTrail, type AuditEntry, type AuditOutcome } from '#libs/security';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
@@ -20,7 +20,7 @@ export const WEBHOOK_SIGNATURE_HEADER = 'x-mcp-signature';
  * expired or used: who did what, to which call of whose.
  */
 @Injectable()
-export class ApprovalEvents implements OnModuleInit, OnModuleDestroy {
+export class ApprovalEvents implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpApprovals');
   private unsubscribe: (() => void) | undefined;
 
@@ -37,7 +37,8 @@ export class ApprovalEvents implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  onModuleDestroy(): void {
+  /** After the drain (Nest runs `onModuleDestroy` before it): the calls in flight still need this. */
+  onApplicationShutdown(): void {
     this.unsubscribe?.();
   }
 

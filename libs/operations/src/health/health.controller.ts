@@ -38,29 +38,18 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   async ready(): Promise<HealthCheckResult> {
-    try {
-      return await this.check();
-    } catch (error) {
-      // While draining (or stopped), the probe says so in terminus's own words: load balancers and
-      // operators can tell a host that is going away from one that is broken.
-      if (
-        error instanceof ServiceUnavailableException &&
-        (this.state.phase === 'draining' || this.state.phase === 'stopped')
-      ) {
-        throw new ServiceUnavailableException({
-          ...(error.getResponse() as HealthCheckResult),
-          status: 'shutting_down',
-        });
-      }
-      throw error;
-    }
+    const results = await this.results();
+    // Going away is no failure: answered in terminus's shape without its ERROR log, once per probe.
+    if (this.state.phase === 'draining' || this.state.phase === 'stopped') throw shuttingDown(results);
+    return this.health.check(results.map((result) => () => result));
   }
 
-  private async check(): Promise<HealthCheckResult> {
+  /** The host's own indicator, then one per dependency. */
+  private async results(): Promise<HealthIndicatorResult[]> {
     const dependencies = await this.dependencies.check();
-    return this.health.check([
-      () => this.mcp.check(),
-      ...dependencies.map((dependency) => (): HealthIndicatorResult => {
+    return [
+      this.mcp.check(),
+      ...dependencies.map((dependency): HealthIndicatorResult => {
         const indicator = this.indicators.check(dependency.name);
         const details = {
           ...dependency.details,
@@ -70,6 +59,18 @@ export class HealthController {
         };
         return dependency.status === 'down' ? indicator.down(details) : indicator.up(details);
       }),
-    ]);
+    ];
   }
+}
+
+/**
+ * The 503 of a host that is draining (or stopped), in terminus's shape with its own word for it
+ * (`shutting_down`): load balancers and operators can tell a host going away from a broken one.
+ */
+function shuttingDown(results: readonly HealthIndicatorResult[]): ServiceUnavailableException {
+  const info: HealthIndicatorResult = {};
+  const error: HealthIndicatorResult = {};
+  for (const result of results)
+    for (const [key, value] of Object.entries(result)) (value.status === 'up' ? info : error)[key] = value;
+  return new ServiceUnavailableException({ status: 'shutting_down', info, error, details: { ...info, ...error } });
 }

@@ -57,6 +57,8 @@ export function outcomeOfCode(code: number): AuditOutcome {
     case JsonRpcErrorCode.METHOD_NOT_FOUND:
     case JsonRpcErrorCode.RESOURCE_NOT_FOUND:
       return 'not_found';
+    case JsonRpcErrorCode.THROTTLED:
+      return 'throttled';
     default:
       return 'error';
   }

@@ -30,7 +30,8 @@ export class RequestNote implements McpRequestEvent {
     readonly transport: McpTransportKind,
     readonly principal: string | undefined,
     readonly sessionId: string | undefined,
-    readonly client: { name: string; version: string } | undefined,
+    /** Who the client says it is (`initialize` sets it on its own note: the session learns it there). */
+    public client: { name: string; version: string } | undefined,
     readonly remoteAddress: string | undefined,
     /** The MCP revision the request speaks (its session's, or its `_meta`'s). */
     readonly protocolVersion?: string,

@@ -13,6 +13,7 @@ import { META_KEYS } from '../eras/request-envelope';
 import { TASKS_EXTENSION } from '../eras/extensions';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { EMPTY_RESULT, type DispatchScope, type McpMethods } from '../methods/method-handler';
+import type { RequestNote } from '../events/request-note';
 
 /** What the host offers, announced in the `initialize` result. */
 const CAPABILITIES = {
@@ -44,7 +45,7 @@ const DISCOVERY_TTL_MS = 5 * 60_000;
 @Injectable()
 export class LifecycleMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    initialize: (params, _id, scope) => this.initialize(params, scope),
+    initialize: (params, _id, scope, note) => this.initialize(params, scope, note),
     ping: () => EMPTY_RESULT,
     'logging/setLevel': (params, _id, scope) => this.setLogLevel(params, scope),
     'server/discover': () => this.discovery,
@@ -67,7 +68,7 @@ export class LifecycleMethods implements McpMethods {
     });
   }
 
-  private initialize(params: Record<string, unknown>, scope: DispatchScope): string {
+  private initialize(params: Record<string, unknown>, scope: DispatchScope, note: RequestNote): string {
     const requested = params.protocolVersion;
     if (typeof requested !== 'string') {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'initialize: "protocolVersion" must be a string');
@@ -79,6 +80,7 @@ export class LifecycleMethods implements McpMethods {
     const clientInfo = params.clientInfo as { name?: unknown; version?: unknown } | undefined;
     if (clientInfo && typeof clientInfo.name === 'string') {
       session.clientInfo = { name: clientInfo.name, version: String(clientInfo.version ?? '') };
+      note.client = session.clientInfo;
     }
     if (typeof params.capabilities === 'object' && params.capabilities !== null) {
       session.clientCapabilities = params.capabilities as Record<string, unknown>;

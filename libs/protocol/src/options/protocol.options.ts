@@ -12,7 +12,8 @@ export interface ProtocolOptions {
   limits: RequestLimits;
   sessions: { idleTtlMs: number; max: number; maxPerPrincipal: number; maxSubscriptions: number };
   tools: { timeoutMs: number; confirmDestructive: boolean };
-  tasks: { ttlMs: number };
+  /** `maxPerPrincipal`: tasks one principal may hold in this process (running, or ended and kept). */
+  tasks: { ttlMs: number; maxPerPrincipal: number };
   /**
    * How the state of a multi round-trip request is sealed: `secrets` (the first seals, each
    * opens) or, when none is configured, a random key of this process; `ttlMs`, how long a state
@@ -48,6 +49,7 @@ export const PROTOCOL_OPTION_KEYS = [
   'toolTimeoutMs',
   'confirmDestructive',
   'taskTtlMs',
+  'maxTasksPerPrincipal',
   'requestState',
   'cache',
 ] as const;
@@ -79,7 +81,10 @@ export function resolveProtocolOptions(o: Record<string, unknown>, report: Optio
     maxSubscriptions: check.integer('maxSubscriptionsPerSession', 100, 1),
   };
   const pageSize = check.integer('pageSize', 100, 1);
-  const tasks = { ttlMs: check.integer('taskTtlMs', 3_600_000, 1_000) };
+  const tasks = {
+    ttlMs: check.integer('taskTtlMs', 3_600_000, 1_000),
+    maxPerPrincipal: check.integer('maxTasksPerPrincipal', 100, 1),
+  };
   const timeoutMs = check.integer('toolTimeoutMs', 30_000, 1);
   const confirmDestructive = check.flag('confirmDestructive', false);
   const requestState = resolveRequestState(o.requestState, report);

@@ -21,6 +21,7 @@ import type { McpRequestEvent } from '../events/mcp-request-event';
 import { HostState } from '../lifecycle/host-state';
 import type { ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from '../sessions/mcp-session';
+import { TaskQuota } from './task-quota';
 import { TaskExtensionRunner } from './task-extension.runner';
 import { TaskStatusEvents, type TaskStatusChange } from './task-status.events';
 import { InMemoryTaskStore } from './task.store';
@@ -29,6 +30,7 @@ import { TASKS_EXTENSION } from './tasks-extension';
 const REQUEST_STATE = { requestState: { secrets: undefined, ttlMs: 600_000 } };
 
 const TASK_TTL = 60_000;
+const MAX_TASKS = 10;
 const TOOL = { name: 'import_orders', options: { task: 'optional' } } as unknown as RegisteredTool;
 const MANUAL_TOOL = {
   name: 'import_chosen_file',
@@ -69,15 +71,19 @@ function setup() {
   const statusEvents = new TaskStatusEvents();
   const changes: TaskStatusChange[] = [];
   statusEvents.subscribe((change) => changes.push(change));
+  const state = new HostState();
+  const options = { tasks: { ttlMs: TASK_TTL, maxPerPrincipal: MAX_TASKS } } as ProtocolOptions;
   const runner = new TaskExtensionRunner(
-    { tasks: { ttlMs: TASK_TTL } } as ProtocolOptions,
+    options,
     store,
     invoker,
-    new CallScope(new HostState(), new StatelessCalls(), new InputRounds(new RequestStateSealer(REQUEST_STATE))),
+    new CallScope(state, new StatelessCalls(), new InputRounds(new RequestStateSealer(REQUEST_STATE))),
     new RequestEvents(observers),
+    state,
+    new TaskQuota(options),
     statusEvents,
   );
-  return { runner, store, calls, finished, changes };
+  return { runner, store, calls, finished, changes, state };
 }
 
 /** A 2026-07-28 request of `principal`, declaring the tasks extension unless told otherwise. */
@@ -148,6 +154,32 @@ describe('TaskExtensionRunner', () => {
   });
 
   describe('start', () => {
+    it('refuses a task beyond maxTasksPerPrincipal, counted per principal (running and kept ones alike)', async () => {
+      const { runner, calls } = setup();
+      const { scope } = scopeOf('alice');
+      for (let i = 0; i < MAX_TASKS; i++) await startTask(runner, scope);
+      calls[0].resolve(TEXT('done')); // an ended task is still kept, with its result
+      await settle();
+      expect(await rpcError(startTask(runner, scope))).toMatchObject({
+        code: JsonRpcErrorCode.INVALID_PARAMS,
+        message: expect.stringMatching(/^Too many tasks: "alice" already holds 10 \(maxTasksPerPrincipal\)/),
+      });
+      expect(calls).toHaveLength(MAX_TASKS);
+      expect((await startTask(runner, scopeOf('bob').scope)).status).toBe('working');
+    });
+
+    it('holds the host open until the run is stored and recorded, not only until the call returns', async () => {
+      const { runner, calls, state, finished } = setup();
+      const { scope } = scopeOf('alice');
+      await startTask(runner, scope);
+      expect(state.pendingWork).toBe(1);
+      calls[0].resolve(TEXT('done'));
+      expect(state.pendingWork).toBe(1);
+      await settle();
+      expect(state.pendingWork).toBe(0);
+      expect(finished.map((event) => event.method)).toEqual(['tasks/run']);
+    });
+
     it('answers a flat CreateTaskResult once the task is stored: resultType "task", ttlMs and pollIntervalMs, no outcome', async () => {
       const { runner, calls, store } = setup();
       const { scope } = scopeOf('alice');

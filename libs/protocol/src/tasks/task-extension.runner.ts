@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode, McpClientRequestError } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
@@ -10,6 +10,8 @@ import { EMPTY_RESULT, type ClientInputs, type DispatchScope } from '../methods/
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { RequestNote } from '../events/request-note';
 import { RequestEvents } from '../events/request-events';
+import { HostState } from '../lifecycle/host-state';
+import { TaskQuota } from './task-quota';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 import { taskRunNote } from './task-run-note';
 import { TaskInputs, type TaskInputRequests } from './task-inputs';
@@ -54,7 +56,7 @@ type Outcome = Pick<StoredTask, 'status' | 'result' | 'error' | 'statusMessage'>
  * reach the replica running the call.
  */
 @Injectable()
-export class TaskExtensionRunner implements OnModuleInit, OnModuleDestroy {
+export class TaskExtensionRunner implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpTasks');
   private readonly running = new Map<string, RunningTask>();
   /** Per task, the last of its queued store updates: they apply one at a time, in order. */
@@ -67,6 +69,8 @@ export class TaskExtensionRunner implements OnModuleInit, OnModuleDestroy {
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
     private readonly telemetry: RequestEvents,
+    private readonly state: HostState,
+    private readonly quota: TaskQuota,
     private readonly statusEvents: TaskStatusEvents,
     private readonly replicas: TaskReplicas = new TaskReplicas(),
   ) {}
@@ -79,7 +83,8 @@ export class TaskExtensionRunner implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  onModuleDestroy(): void {
+  /** After the drain (not `onModuleDestroy`, which Nest runs before it): the running tasks still hear their clients. */
+  onApplicationShutdown(): void {
     this.stopListening.splice(0).forEach((stop) => stop());
   }
 
@@ -320,6 +325,7 @@ export class TaskExtensionRunner implements OnModuleInit, OnModuleDestroy {
       expiresAt: now.getTime() + ttl,
       ...(this.replicas.replica !== undefined && { replica: this.replicas.replica }),
     };
+    this.quota.take(task.owner.principal, task.expiresAt);
     await this.store.save(task);
     this.publish(task);
     return task;
@@ -344,6 +350,8 @@ export class TaskExtensionRunner implements OnModuleInit, OnModuleDestroy {
     cancel: (reason: Error) => void,
   ): void {
     this.running.set(task.taskId, { inputs, cancel });
+    // The host does not let go before the task's outcome is stored and recorded.
+    this.state.enter();
     void call
       .then(
         // A tool's own error (`isError`) is a completed call; `failed` is for JSON-RPC errors.
@@ -371,6 +379,7 @@ export class TaskExtensionRunner implements OnModuleInit, OnModuleDestroy {
         this.running.delete(task.taskId);
         inputs.close('the task ended');
         this.telemetry.finish(run);
+        this.state.leave();
       });
   }
 

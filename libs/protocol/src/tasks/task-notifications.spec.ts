@@ -76,7 +76,7 @@ describe('TaskNotifications', () => {
     ]);
     expect(other.got).toEqual([]);
     expect(bob.got).toEqual([]);
-    notifications.onModuleDestroy();
+    notifications.onApplicationShutdown();
     statusEvents.publish(change('alice-1', 'alice', 'failed'));
     expect(alice.got).toHaveLength(1);
     expect(subscriptions.topics.has('taskIds')).toBe(false);

@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ListenSubscriptions } from '../subscriptions/listen-subscriptions';
 import { TaskExtensionRunner } from './task-extension.runner';
@@ -11,7 +11,7 @@ import { TaskStatusEvents } from './task-status.events';
  * change to the streams that agreed to its task and belong to its owner.
  */
 @Injectable()
-export class TaskNotifications implements OnModuleInit, OnModuleDestroy {
+export class TaskNotifications implements OnModuleInit, OnApplicationShutdown {
   private readonly stops: (() => void)[] = [];
 
   constructor(
@@ -45,7 +45,8 @@ export class TaskNotifications implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  onModuleDestroy(): void {
+  /** After the drain (Nest runs `onModuleDestroy` before it): the calls in flight still need this. */
+  onApplicationShutdown(): void {
     this.stops.splice(0).forEach((stop) => stop());
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { notification } from '../wire/json-rpc';
 import type { McpTaskOwner } from './task.store';
 import { TaskReplicas } from './task-replicas';
@@ -37,7 +37,7 @@ export type TaskStatusListener = (change: TaskStatusChange) => void;
  * ```
  */
 @Injectable()
-export class TaskStatusEvents implements OnModuleInit, OnModuleDestroy {
+export class TaskStatusEvents implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpTasks');
   private readonly listeners = new Set<TaskStatusListener>();
   private stopRelay: (() => void) | undefined;
@@ -49,7 +49,8 @@ export class TaskStatusEvents implements OnModuleInit, OnModuleDestroy {
     this.stopRelay = this.replicas.onStatus((change) => this.deliver(change));
   }
 
-  onModuleDestroy(): void {
+  /** After the drain (Nest runs `onModuleDestroy` before it): the calls in flight still need this. */
+  onApplicationShutdown(): void {
     this.stopRelay?.();
   }
 

@@ -16,10 +16,12 @@ import type { McpRequestEvent } from '../events/mcp-request-event';
 import { HostState } from '../lifecycle/host-state';
 import type { ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from '../sessions/mcp-session';
+import { TaskQuota } from './task-quota';
 import { TaskRunner } from './task.runner';
 import { InMemoryTaskStore } from './task.store';
 
 const TASK_TTL = 60_000;
+const MAX_TASKS = 10;
 const TOOL = { name: 'export_report' } as RegisteredTool;
 
 /** A tool call the test settles by hand, and what the runner handed the invoker. */
@@ -57,17 +59,20 @@ function setup() {
   const finished: McpRequestEvent[] = [];
   observers.add({ observe: (event) => finished.push(event) });
   const options = {
-    tasks: { ttlMs: TASK_TTL },
+    tasks: { ttlMs: TASK_TTL, maxPerPrincipal: MAX_TASKS },
     requestState: { secrets: undefined, ttlMs: 600_000 },
   } as ProtocolOptions;
+  const state = new HostState();
   const runner = new TaskRunner(
     options,
     store,
     invoker,
-    new CallScope(new HostState(), new StatelessCalls(), new InputRounds(new RequestStateSealer(options))),
+    new CallScope(state, new StatelessCalls(), new InputRounds(new RequestStateSealer(options))),
     new RequestEvents(observers),
+    state,
+    new TaskQuota(options),
   );
-  return { runner, store, calls, finished };
+  return { runner, store, calls, finished, state };
 }
 
 /** A request of `principal` on a session (`null`: stateless), and what reached the session's stream and the request's own. */
@@ -154,6 +159,34 @@ describe('TaskRunner', () => {
       expect((await startTask(runner, scope, {})).ttl).toBe(TASK_TTL);
       expect((await startTask(runner, scope, { ttl: -5 })).ttl).toBe(TASK_TTL);
       expect((await startTask(runner, scope, { ttl: '100' })).ttl).toBe(TASK_TTL);
+    });
+
+    it('refuses a task beyond maxTasksPerPrincipal, counted per principal (running and kept ones alike)', async () => {
+      const { runner, calls } = setup();
+      const alice = scopeOf('alice').scope;
+      for (let i = 0; i < MAX_TASKS; i++) await startTask(runner, alice);
+      calls[0].resolve({ content: [] }); // an ended task is still kept, with its result
+      await settle();
+      expect(await rpcError(startTask(runner, alice))).toMatchObject({
+        code: JsonRpcErrorCode.INVALID_PARAMS,
+        message: expect.stringMatching(
+          /^Too many tasks: "alice" already holds 10 \(maxTasksPerPrincipal\), running or kept with their results; the oldest is forgotten in 60 s\./,
+        ),
+      });
+      expect(calls).toHaveLength(MAX_TASKS); // nothing ran for the refused one
+      expect((await startTask(runner, scopeOf('bob').scope)).status).toBe('working');
+    });
+
+    it('holds the host open until the run is stored and recorded, not only until the call returns', async () => {
+      const { runner, calls, state, finished } = setup();
+      const { scope } = scopeOf('alice');
+      await startTask(runner, scope);
+      expect(state.pendingWork).toBe(1);
+      calls[0].resolve({ content: [{ type: 'text', text: 'done' }] });
+      expect(state.pendingWork).toBe(1); // the outcome is not stored yet
+      await settle();
+      expect(state.pendingWork).toBe(0);
+      expect(finished.map((event) => event.method)).toEqual(['tasks/run']);
     });
 
     it('runs the tool with its arguments, the confirmation flag and the task ttl as its deadline', async () => {

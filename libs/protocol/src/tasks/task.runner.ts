@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { CallToolResult, CreateTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
@@ -10,6 +10,8 @@ import type { DispatchScope } from '../methods/method-handler';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { RequestNote } from '../events/request-note';
 import { RequestEvents } from '../events/request-events';
+import { HostState } from '../lifecycle/host-state';
+import { TaskQuota } from './task-quota';
 import { taskRunNote } from './task-run-note';
 import { TaskReplicas } from './task-replicas';
 import { SessionRelay } from '../sessions/session-relay';
@@ -31,7 +33,7 @@ const POLL_INTERVAL_MS = 500;
  * a task: `tasks/result` polls the store, `tasks/cancel` reaches the replica running the call.
  */
 @Injectable()
-export class TaskRunner implements OnModuleInit, OnModuleDestroy {
+export class TaskRunner implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpTasks');
   /** Tasks running in this process: how to cancel them and how to wait for them. */
   private readonly running = new Map<string, { cancel: (reason: Error) => void; done: Promise<void> }>();
@@ -43,6 +45,8 @@ export class TaskRunner implements OnModuleInit, OnModuleDestroy {
     private readonly invoker: ToolInvoker,
     private readonly calls: CallScope,
     private readonly telemetry: RequestEvents,
+    private readonly state: HostState,
+    private readonly quota: TaskQuota,
     private readonly replicas: TaskReplicas = new TaskReplicas(),
     @Optional() private readonly relay?: SessionRelay,
   ) {}
@@ -61,7 +65,8 @@ export class TaskRunner implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  onModuleDestroy(): void {
+  /** After the drain (not `onModuleDestroy`, which Nest runs before it): the running tasks still hear their clients. */
+  onApplicationShutdown(): void {
     this.stopListening?.();
   }
 
@@ -96,6 +101,7 @@ export class TaskRunner implements OnModuleInit, OnModuleDestroy {
       expiresAt: Date.now() + ttl,
       ...(this.replicas.replica !== undefined && { replica: this.replicas.replica }),
     };
+    this.quota.take(task.owner.principal, task.expiresAt);
     await this.store.save(task);
     // The request that created the task is answered now; notifications go to the session's stream.
     const background: DispatchScope = {
@@ -105,6 +111,8 @@ export class TaskRunner implements OnModuleInit, OnModuleDestroy {
     };
     let cancel: (reason: Error) => void = () => undefined;
     const run = taskRunNote(tool, args, scope, created);
+    // The host does not let go before the task's outcome is stored and recorded.
+    this.state.enter();
     const done = this.calls
       .run(background, `task:${task.taskId}:${String(id)}`, 'tool', tool.name, params, run, (context) => {
         cancel = (reason) => context.cancellation.cancel(reason);
@@ -142,6 +150,7 @@ export class TaskRunner implements OnModuleInit, OnModuleDestroy {
       .finally(() => {
         this.running.delete(task.taskId);
         this.telemetry.finish(run);
+        this.state.leave();
       });
     this.running.set(task.taskId, { cancel: (reason) => cancel(reason), done });
     return { task: publicTask(task) };

@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import Redis from 'ioredis';
 
@@ -32,7 +32,7 @@ return {hits, windowLeft, 0, 0}
  * ```
  */
 @Injectable()
-export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
+export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
   private readonly redis: Redis;
 
   constructor(
@@ -69,7 +69,8 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
     await this.redis.ping();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After the drain (Nest runs `onModuleDestroy` before it): the calls in flight still need this. */
+  async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => undefined);
   }
 }

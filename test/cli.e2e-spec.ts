@@ -223,6 +223,26 @@ describe('the support desk CLI (npm run -s desk)', () => {
       expect(wrongKey.stderr).toContain('not valid');
     });
 
+    it('2 usage: a key given to a desk without authentication (AUTH_MODE=none) is refused with the reason, not ignored', async () => {
+      const invalid = await desk(['list', '--api-key', 'not-a-key'], { env: { AUTH_MODE: 'none' } });
+      const reader = await desk(['call', 'close_ticket', 'T-2001', '-r', 'Done.', '--yes'], {
+        env: { AUTH_MODE: 'none', DESK_API_KEY: DESK_KEYS.reader },
+      });
+      for (const run of [invalid, reader]) {
+        expect(run.code).toBe(2);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toBe(
+          'An API key was given (--api-key or $DESK_API_KEY), but this application has no authentication ' +
+            '(auth mode "none"), so the key cannot be checked; it is refused rather than ignored. Leave it out ' +
+            'to act as the configured operator, or start the application with authentication (auth mode "apiKey" ' +
+            'or "oauth") for the key to count.\n',
+        );
+      }
+      // Nothing ran: the ticket the read-only key tried to close is still open for the operator.
+      const ticket = await desk(['call', 'get_ticket', 'T-2001', '--output', 'json'], { env: { AUTH_MODE: 'none' } });
+      expect(json<Ticket>(ticket).status).not.toBe('closed');
+    });
+
     it('3 refused: a destructive tool without --yes where no one can be asked; --yes confirms it', async () => {
       const refused = await desk(['call', 'close_ticket', 'T-2001', '--resolution', 'Password reset link resent.']);
       expect(refused.code).toBe(3);
@@ -230,6 +250,38 @@ describe('the support desk CLI (npm run -s desk)', () => {
       const confirmed = await desk(['call', 'close_ticket', 'T-2001', '-r', 'Password reset link resent.', '--yes']);
       expect(confirmed.code).toBe(0);
       expect(confirmed.stdout).toContain('closed');
+    });
+  });
+
+  describe('a reader that stops reading (desk list | head -1)', () => {
+    /** Runs `list` with stdout piped to a reader that closes its end once it has `lines` lines (0: at once). */
+    function listInto(lines: number) {
+      return new Promise<Run>((resolve, reject) => {
+        const child = spawn(process.execPath, [DESK_CLI, 'list'], {
+          env: { PATH: process.env.PATH, AUDIT_FILE: join(tmpdir(), `cli-audit-${randomUUID()}.jsonl`) },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        if (lines === 0) child.stdout.destroy();
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (stdout.split('\n').length > lines) child.stdout.destroy();
+        });
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    }
+
+    it('after the first line: the CLI ends quietly, exit 0, no EPIPE stack', async () => {
+      const run = await listInto(1);
+      expect(run.stdout).toMatch(/^Tools:\n/);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+    });
+
+    it('before any output: the same', async () => {
+      expect(await listInto(0)).toEqual({ code: 0, stdout: '', stderr: '' });
     });
   });
 

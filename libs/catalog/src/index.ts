@@ -2,6 +2,9 @@ export { CatalogModule } from './catalog.module';
 export { CATALOG_PROVIDERS } from './catalog.providers';
 export { ToolRegistry } from './tools/tool.registry';
 export { JsonSchemaFactory } from './schema/json-schema.factory';
+export { portableSchema } from './schema/portable-schema';
+export { prototypeNamedProperties } from './schema/prototype-names';
+export { schemaPortabilityIssues, type SchemaPortabilityIssue } from './schema/schema-portability';
 export type { RegisteredTool } from './tools/registered-tool.interface';
 export { toolHeaderParams, type ToolHeaderParam } from './tools/tool-header-params';
 export {

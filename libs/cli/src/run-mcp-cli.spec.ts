@@ -143,6 +143,33 @@ describe('runMcpCli', () => {
     },
   );
 
+  describe('an API key where the application has no authentication', () => {
+    const refusal =
+      'An API key was given (--api-key or $MCP_API_KEY), but this application has no authentication (auth mode ' +
+      '"none"), so the key cannot be checked; it is refused rather than ignored. Leave it out to act as the ' +
+      'configured operator, or start the application with authentication (auth mode "apiKey" or "oauth") for the key to count.\n';
+
+    it('--api-key: refused with the reason and exit 2, nothing run', async () => {
+      const { code, io } = await cli(['call', 'delete_ticket', 'T-9', '--yes', '--api-key', 'read-only-key']);
+      expect(code).toBe(2);
+      expect(io.out).toBe('');
+      expect(io.err).toBe(refusal);
+      expect(deleted).toEqual([]);
+    });
+
+    it('the API key variable: the same', async () => {
+      process.env.MCP_API_KEY = 'read-only-key';
+      try {
+        const { code, io } = await cli(['list']);
+        expect(code).toBe(2);
+        expect(io.out).toBe('');
+        expect(io.err).toBe(refusal);
+      } finally {
+        delete process.env.MCP_API_KEY;
+      }
+    });
+  });
+
   it('takes a command in any case, its --help too', async () => {
     const { code, io } = await cli(['CALL', 'export_rows', '--help']);
     expect(code).toBe(0);

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { McpStartupError } from '#libs/core';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
 import { McpInvocationError, McpInvoker } from '#libs/hosting';
+import { Authenticator } from '#libs/security';
 import { CliUsageError } from './errors/cli-usage.error';
 import { callCommand } from './commands/call.command';
 import { describeCommand } from './commands/describe.command';
@@ -18,6 +19,7 @@ import { CliLogger } from './command-line/cli-logger';
 import { processIo, type CliIo } from './command-line/cli-io';
 import { parseCommandLine, type CliCommandLine } from './command-line/global-options';
 import { usageOf } from './usage';
+import { CliMessages } from './command-line/cli.messages';
 
 /** Options of `runMcpCli`. */
 export interface McpCliOptions {
@@ -103,6 +105,11 @@ async function run(
       `${error instanceof McpStartupError ? error.message : String((error as Error)?.message ?? error)}\n`,
     );
     return CliExitCode.toolError;
+  }
+  if (line.global.apiKey !== undefined && app.get(Authenticator).mode === 'none') {
+    io.stderr.write(`${CliMessages.uncheckableApiKey(apiKeyEnv)}\n`);
+    await app.close();
+    return CliExitCode.usage;
   }
   const interrupted = new AbortController();
   const onInterrupt = () => {

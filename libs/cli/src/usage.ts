@@ -10,7 +10,8 @@ Commands:
   read <uri>              reads a resource
 
 Options:
-  --api-key <key>         who you are (else $${apiKeyEnv}, else the configured operator)
+  --api-key <key>         who you are (else $${apiKeyEnv}, else the configured operator);
+                          refused where the application has no authentication
   --output text|json      text content as is (default), or the result as JSON
   --out-dir <dir>         where images, audio and embedded resources are saved
   --yes                   confirms a destructive tool without asking

@@ -10,7 +10,7 @@ export class McpParamsFactory implements ParamsFactory {
     switch (type) {
       case McpParamType.ARGS: {
         const value = args[0] as Record<string, unknown> | undefined;
-        return typeof data === 'string' ? value?.[data] : value;
+        return typeof data === 'string' ? argumentNamed(value, data) : value;
       }
       case McpParamType.CONTEXT:
         return args[1];
@@ -20,4 +20,13 @@ export class McpParamsFactory implements ParamsFactory {
         return undefined;
     }
   }
+}
+
+/**
+ * The argument `name` of `value`: its own property, or one its class gives (a DTO's getter); never
+ * a member of Object.prototype (`@McpArgs('constructor')` with no `constructor` sent is undefined).
+ */
+function argumentNamed(value: Record<string, unknown> | undefined, name: string): unknown {
+  if (value === undefined || value === null) return undefined;
+  return Object.hasOwn(value, name) || !(name in Object.prototype) ? value[name] : undefined;
 }

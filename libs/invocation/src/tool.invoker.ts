@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpStartupError, RETRY_AFTER_META, type JsonSchemaObject, type McpDiagnostic } from '#libs/core';
-import type { RegisteredTool } from '#libs/catalog';
+import { prototypeNamedProperties, type RegisteredTool } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
 import { ConfirmationGate } from './confirmation/confirmation.gate';
 import { markedCallFailure } from './results/call-failure-mark';
@@ -13,6 +13,7 @@ import { InvocationMessages } from './invocation.messages';
 import type { CallFailure, Invocation } from './results/invocation';
 import { errorTextOf, toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
 import { compileUndeclaredArguments, type UndeclaredArgumentsCheck } from './validation/undeclared-arguments';
+import { ownArguments } from './validation/own-arguments';
 import type { CompiledValidator } from './validation/validation-result';
 import { ValidatorFactory } from './validation/validator.factory';
 
@@ -22,6 +23,12 @@ interface ToolValidators {
   undeclared: UndeclaredArgumentsCheck | undefined;
   input: CompiledValidator | undefined;
   output: CompiledValidator | undefined;
+  /**
+   * The input schema declares a property named like a member of every object (`toString`,
+   * `constructor`): arguments are then validated and handed over without a prototype, so that one
+   * not sent is absent rather than Object's method (see `ownArguments`).
+   */
+  ownArguments: boolean;
 }
 
 /**
@@ -86,9 +93,10 @@ export class ToolInvoker {
     let args: unknown = rawArgs ?? {};
     let issues: string[] | undefined;
     if (validators.undeclared) ({ value: args, issues } = validators.undeclared(args));
+    if (validators.ownArguments) args = ownArguments(args);
     if (validators.input) {
       const validation = validators.input(args);
-      if (validation.ok) args = validation.value;
+      if (validation.ok) args = validators.ownArguments ? ownArguments(validation.value) : validation.value;
       else issues = issues ? [...issues, ...validation.issues] : validation.issues;
     }
     if (issues) return this.failed(toolErrorResult(InvocationMessages.invalidArguments(tool.name, issues)), 'invalid');
@@ -177,6 +185,8 @@ export class ToolInvoker {
           tool.definition.inputSchema as JsonSchemaObject,
         ),
       output: tool.output && this.validatorFactory.compile(tool.output.source, tool.output.kind),
+      // A DTO cannot declare such a name (the catalog refuses it: class-validator breaks on it).
+      ownArguments: tool.input?.kind !== 'dto' && prototypeNamedProperties(tool.definition.inputSchema).length > 0,
     };
     this.validators.set(tool, validators);
     return validators;

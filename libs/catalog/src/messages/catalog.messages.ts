@@ -33,6 +33,14 @@ export const CatalogMessages = {
     problem: `"x-mcp-header" "${header}" is used by "${first}" and "${second}" (header names ignore case)`,
     fix: 'give each parameter a header name of its own',
   }),
+  /** A warning, not a diagnostic: the tool is served. */
+  unportableSchema: (tool: string, issues: readonly { where: string; problem: string; fix: string }[]) =>
+    `Tool "${tool}" has a schema strict clients (Gemini, OpenAI strict mode, the MCP Inspector's --strict) ` +
+    `would refuse: ${issues.map(({ where, problem, fix }) => `${where}: ${problem} (fix: ${fix})`).join('; ')}`,
+  dtoPrototypeNames: (dto: string, names: readonly string[]) => ({
+    problem: `${dto} declares ${names.map((name) => `"${name}"`).join(', ')}, named like a member of every object; class-validator cannot validate such a property (it fails on every call)`,
+    fix: 'rename the property, or describe the arguments with a zod schema or a JSON Schema (`input`), which take any name',
+  }),
   missingDescription: () => ({
     problem: 'the tool has no description',
     fix: "describe what it does for the model: @McpTool({ description: '...' })",

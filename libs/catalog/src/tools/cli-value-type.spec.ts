@@ -53,6 +53,11 @@ describe('cliValueTypeOf', () => {
       kind: 'array',
       items: { kind: 'scalar', types: ['integer'] },
     });
+    // The same, in the portable spelling the host publishes.
+    expect(of({ anyOf: [{ type: 'array', items: { type: 'integer' } }, { type: 'null' }] })).toEqual({
+      kind: 'array',
+      items: { kind: 'scalar', types: ['integer'] },
+    });
     expect(of({ type: 'array', items: { type: 'array', items: { type: 'string' } } })).toEqual({
       kind: 'array',
       items: { kind: 'json' },

@@ -97,8 +97,13 @@ export function cliValueTypeOf(schema: unknown, root: JsonSchemaObject): CliValu
   if (Array.isArray(node.enum))
     return node.enum.every(isLiteral) ? { kind: 'scalar', types: [], values: node.enum } : JSON_VALUE;
   const alternatives = node.anyOf ?? node.oneOf;
-  if (node.type === undefined && Array.isArray(alternatives))
-    return union(alternatives.map((member) => cliValueTypeOf(member, root)));
+  if (node.type === undefined && Array.isArray(alternatives)) {
+    const members = alternatives.map((member) => cliValueTypeOf(member, root));
+    // An array that may be null, as portable schemas spell it (`anyOf: [{ type: 'array' }, { type: 'null' }]`).
+    const others = members.filter((member) => !(member.kind === 'scalar' && isOnlyNull(member)));
+    if (others.length === 1 && others[0].kind === 'array') return others[0];
+    return union(members);
+  }
   const types = scalarTypes(node.type);
   if (types) return { kind: 'scalar', types };
   // An array, or an array that may be null (null is then given with --json).
@@ -109,6 +114,10 @@ export function cliValueTypeOf(schema: unknown, root: JsonSchemaObject): CliValu
   }
   if (node.type === undefined && !SHAPES.some((keyword) => keyword in node)) return ANY_VALUE;
   return JSON_VALUE;
+}
+
+function isOnlyNull(type: CliValueType & { kind: 'scalar' }): boolean {
+  return type.values === undefined && type.types.length === 1 && type.types[0] === 'null';
 }
 
 /** Whether a value of this type is a flag: `--x` alone means true and `--no-x` false. @internal */

@@ -17,6 +17,7 @@ import type { RegisteredTool } from './registered-tool.interface';
 import { toolHeaderParams } from './tool-header-params';
 import { cliNamesOf } from './tool-cli-names';
 import { JsonSchemaFactory } from '../schema/json-schema.factory';
+import { prototypeNamedProperties } from '../schema/prototype-names';
 import { isObjectJsonSchema, schemaKindOf, type SchemaKind } from '../schema/schema-kind';
 
 interface CandidateOptions {
@@ -133,6 +134,13 @@ export class ToolDefinitionFactory {
     if (!isObjectJsonSchema(schema)) {
       report(CatalogMessages.notObjectSchema(which));
       return undefined;
+    }
+    if (kind === 'dto') {
+      const names = prototypeNamedProperties(schema);
+      if (names.length > 0) {
+        report(CatalogMessages.dtoPrototypeNames((source as Type<object>).name, names));
+        return undefined;
+      }
     }
     return { source, kind, schema };
   }

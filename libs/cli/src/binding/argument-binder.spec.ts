@@ -23,6 +23,25 @@ async function problems(schema: JsonSchemaObject, argv: string[], cli?: McpToolC
 }
 
 describe('bindArguments', () => {
+  describe('properties named like members of every object', () => {
+    const NAMED = JSON.parse(
+      '{"type":"object","properties":{"toString":{"type":"string"},"__proto__":{"type":"string"}},"required":["toString"]}',
+    ) as JsonSchemaObject;
+
+    it("reports a required one that is missing, rather than finding Object's method", async () => {
+      expect(await problems(NAMED, [])).toEqual(['--to-string: required; expected a string']);
+    });
+
+    it('binds them as properties of the arguments, never as their prototype', async () => {
+      const args = await bind(NAMED, ['--to-string', 'x', '--proto', 'y']);
+      expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+      expect(Object.entries(args)).toEqual([
+        ['toString', 'x'],
+        ['__proto__', 'y'],
+      ]);
+    });
+  });
+
   describe('options', () => {
     it('binds --name value and --name=value, typed by the schema', async () => {
       await expect(bind(SEARCH_TICKETS, ['--status', 'open', '--priority=high', '--limit', '5'])).resolves.toEqual({

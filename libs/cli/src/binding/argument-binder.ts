@@ -122,9 +122,12 @@ export async function bindArguments(
   const fromJson = binding.json ? await readJsonArguments(binding, binding.json, readStdin) : {};
 
   const args: Record<string, unknown> = { ...fromJson };
-  for (const [option, { value }] of binding.values) args[option.property] = value;
+  // Defined, not assigned, and looked up as own properties: a property named like a member of
+  // Object.prototype (`__proto__`, `toString`) is an argument like any other.
+  for (const [option, { value }] of binding.values)
+    Object.defineProperty(args, option.property, { value, enumerable: true, writable: true, configurable: true });
   for (const option of table.options) {
-    if (option.required && !(option.property in args) && !binding.given.has(option))
+    if (option.required && !Object.hasOwn(args, option.property) && !binding.given.has(option))
       binding.problems.push({
         option: option.label,
         expected: expectedOf(option.type),

@@ -18,9 +18,20 @@ export interface CliIo {
   ask(question: string): Promise<string>;
 }
 
+/**
+ * One of the process's streams as a `CliOutput`. A reader that went away (`desk list | head -1`)
+ * is not the command's failure: as a Unix tool stopped by SIGPIPE, the CLI leaves out what is
+ * left to write, and the command ends as it would have (the application closed, its audit
+ * trail flushed, its exit code), without Node's unhandled `EPIPE` and its stack.
+ */
 function outputOf(stream: Writable & { isTTY?: boolean; columns?: number }): CliOutput {
+  let readerGone = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    readerGone = true;
+  });
   return {
-    write: (text) => void stream.write(text),
+    write: (text) => void (readerGone || stream.destroyed || stream.write(text)),
     get isTTY() {
       return stream.isTTY === true;
     },

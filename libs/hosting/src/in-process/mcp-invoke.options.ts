@@ -30,7 +30,8 @@ export interface McpInvokeOptions {
   /**
    * A credential the host's authenticator checks, as it checks an HTTP request's bearer token:
    * an API key (`auth: { mode: 'apiKey' }`) or an OAuth access token. One that is not valid is
-   * refused with an `McpInvocationError` (`unauthenticated`) and audited.
+   * refused with an `McpInvocationError` (`unauthenticated`) and audited. Under `auth: { mode:
+   * 'none' }` nothing can check it, so any credential is refused (`invalid`) rather than ignored.
    */
   credential?: string;
   /** Cancels the call, as `notifications/cancelled` does: the tool's `ctx.signal` fires. */

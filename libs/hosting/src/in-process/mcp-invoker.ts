@@ -28,6 +28,9 @@ export type McpInvokableMethod =
 
 const DEFAULT_CLIENT = { name: 'in-process', version: '1' };
 const NO_HEADERS = Object.freeze({});
+const UNCHECKABLE_CREDENTIAL =
+  "A credential was given, but this host has no authentication (auth: { mode: 'none' }), so it cannot be checked; " +
+  "it is refused rather than ignored. Leave it out to call as the configured stdioPrincipal, or configure auth mode 'apiKey' or 'oauth'.";
 /** Most pages one `list*` call follows, so a misbehaving dynamic catalog cannot loop it forever. */
 const MAX_PAGES = 10_000;
 
@@ -68,7 +71,8 @@ export class McpInvoker {
    * Calls tool `name`. A tool that fails (or a call that is refused by throttling or a declined
    * confirmation) resolves to a result with `isError`.
    * @throws McpInvocationError for an unknown (or hidden) tool, arguments that fail its input
-   *   schema, a credential that is not valid, a cancelled call, a host that is not serving
+   *   schema, a credential that is not valid (or given to a host without authentication), a
+   *   cancelled call, a host that is not serving
    */
   async callTool(
     name: string,
@@ -194,6 +198,12 @@ export class McpInvoker {
   private async principalOf(options: McpInvokeOptions, transport: 'in-process' | 'cli'): Promise<McpPrincipal> {
     if (options.principal) return options.principal;
     if (options.credential === undefined) return this.security.stdioPrincipal;
+    // Without authentication nothing can check the credential: taken silently, a read-only key
+    // would act as the (often all-powerful) configured principal, against what its holder meant.
+    if (this.authenticator.mode === 'none') {
+      this.events.refusal('invalid', 400, UNCHECKABLE_CREDENTIAL, transport, undefined);
+      throw new McpInvocationError(JsonRpcErrorCode.INVALID_REQUEST, UNCHECKABLE_CREDENTIAL, 'invalid');
+    }
     const auth = await this.authenticator.authenticate({ authorization: `Bearer ${options.credential}` });
     if (auth.ok) return auth.principal;
     this.events.refusal('unauthenticated', auth.status, auth.description, transport, undefined);

@@ -16,14 +16,52 @@ function compile(schema: JsonSchemaObject) {
 const doc = (schemas: Record<string, unknown>) => ({ openapi: '3.0.3', components: { schemas } }) as OpenApiDocument;
 
 describe('convertSchema', () => {
-  it('turns 3.0 nullable into a type list, adding null to an enum', () => {
-    const { schema, problems } = convertSchema({ type: 'string', enum: ['a', 'b'], nullable: true }, doc({}), 'input');
+  it('turns 3.0 nullable into anyOf with a null branch (the portable spelling), the enum in its own branch', () => {
+    const { schema, problems } = convertSchema(
+      { type: 'string', enum: ['a', 'b'], nullable: true, maxLength: 1, description: 'A letter' },
+      doc({}),
+      'input',
+    );
     expect(problems).toEqual([]);
-    expect(schema).toEqual({ type: ['string', 'null'], enum: ['a', 'b', null] });
+    expect(schema).toEqual({
+      description: 'A letter',
+      anyOf: [{ type: 'string', enum: ['a', 'b'], maxLength: 1 }, { type: 'null' }],
+    });
     const validate = compile(schema);
     expect(validate(null)).toBe(true);
     expect(validate('a')).toBe(true);
     expect(validate('c')).toBe(false);
+  });
+
+  it('gives nullable properties of components the same spelling: no type list anywhere', () => {
+    const document = doc({
+      Ticket: {
+        type: 'object',
+        required: ['assignee'],
+        properties: {
+          assignee: { type: 'string', nullable: true },
+          tags: { type: 'array', items: { type: 'string' }, nullable: true },
+        },
+      },
+    });
+    const { schema } = convertSchema({ $ref: '#/components/schemas/Ticket' }, document, 'output');
+    expect(schema).toEqual({
+      $ref: '#/$defs/Ticket',
+      $defs: {
+        Ticket: {
+          type: 'object',
+          required: ['assignee'],
+          properties: {
+            assignee: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+            tags: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }] },
+          },
+        },
+      },
+    });
+    const validate = compile(schema);
+    expect(validate({ assignee: null, tags: null })).toBe(true);
+    expect(validate({ assignee: 'ana', tags: ['x'] })).toBe(true);
+    expect(validate({ assignee: 1 })).toBe(false);
   });
 
   it('turns nullable without a single type (a $ref, allOf) into anyOf with null', () => {
@@ -176,10 +214,18 @@ describe('convertSchema', () => {
     expect(validate(['a', 1, 2])).toBe(false);
   });
 
-  it('keeps 3.1 schemas valid 2020-12 as they are (type lists, examples, const)', () => {
-    const source = { type: ['string', 'null'], examples: ['x'], const: 'x' };
-    const { schema } = convertSchema(source, { openapi: '3.1.0' }, 'input');
-    expect(schema).toEqual(source);
-    compile(schema);
+  it('keeps 3.1 schemas valid 2020-12, a type list in its portable spelling accepting the same values', () => {
+    const { schema } = convertSchema({ type: ['string', 'null'], examples: ['x'] }, { openapi: '3.1.0' }, 'input');
+    expect(schema).toEqual({ examples: ['x'], anyOf: [{ type: 'string' }, { type: 'null' }] });
+    const validate = compile(schema);
+    expect([validate('x'), validate(null), validate(1)]).toEqual([true, true, false]);
+    // With a const only one branch can hold: it stands alone.
+    const single = convertSchema(
+      { type: ['string', 'null'], examples: ['x'], const: 'x' },
+      { openapi: '3.1.0' },
+      'input',
+    );
+    expect(single.schema).toEqual({ examples: ['x'], type: 'string', const: 'x' });
+    compile(single.schema);
   });
 });

@@ -1,4 +1,5 @@
 import type { JsonSchemaObject } from '#libs/core';
+import { portableSchema } from '#libs/catalog';
 import { escapePointerToken, localPointerTokens, resolveRef } from './local-ref';
 import type { OpenApiDocument } from './openapi-document';
 
@@ -57,8 +58,9 @@ interface ConvertedComponent {
  * alone: `#/components/schemas/X` becomes `#/$defs/X` and the result's `$defs` holds the
  * components it reaches (recursive ones included), converted once per direction and reused.
  *
- * - 3.0 `nullable: true` → `type: [t, 'null']` (and `null` added to an `enum`), or
- *   `anyOf: [schema, { type: 'null' }]` when the schema has no single `type`;
+ * - 3.0 `nullable: true` → `anyOf: [schema, { type: 'null' }]`; a 3.1 `type` list likewise
+ *   becomes `anyOf` branches of one type each (`portableSchema`: the spelling strict clients
+ *   such as Gemini's schema subset accept);
  * - `example` → `examples: [example]`; 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum` → numbers;
  * - `xml`, `externalDocs` and `x-…` extensions dropped; `discriminator` kept as written;
  * - a local `$ref` elsewhere in the document (not a component schema) is inlined;
@@ -82,7 +84,7 @@ export class SchemaConverter {
   /** The schema in JSON Schema 2020-12 with the component schemas it reaches under `$defs`. */
   convert(schema: unknown, direction: SchemaDirection): ConvertedSchema {
     const walk: Walk = { direction, refs: new Set(), problems: [], inlining: new Set() };
-    const root = this.walk(schema, walk);
+    const root = portableSchema(this.walk(schema, walk));
     const problems = [...walk.problems];
     const defs: Record<string, unknown> = {};
     const pending = [...walk.refs];
@@ -110,7 +112,7 @@ export class SchemaConverter {
     if (!converted) {
       const walk: Walk = { direction, refs: new Set(), problems: [], inlining: new Set() };
       const raw = this.document.components?.schemas?.[name];
-      converted = { schema: this.walk(raw, walk), refs: walk.refs, problems: walk.problems };
+      converted = { schema: portableSchema(this.walk(raw, walk)), refs: walk.refs, problems: walk.problems };
       cache.set(name, converted);
     }
     return converted;
@@ -209,14 +211,14 @@ export class SchemaConverter {
  * @example
  * ```ts
  * convertSchema({ type: 'string', nullable: true, example: 'x' }, document, 'input').schema;
- * // { type: ['string', 'null'], examples: ['x'] }
+ * // { examples: ['x'], anyOf: [{ type: 'string' }, { type: 'null' }] }
  * ```
  */
 export function convertSchema(schema: unknown, document: OpenApiDocument, direction: SchemaDirection): ConvertedSchema {
   return new SchemaConverter(document).convert(schema, direction);
 }
 
-/** 3.0 `nullable: true` in 2020-12 terms. */
+/** 3.0 `nullable: true` in 2020-12 terms (a `type` list, split into `anyOf` by `portableSchema`). */
 function nullable(schema: Record<string, unknown>): Record<string, unknown> {
   const hasSingleType = typeof schema.type === 'string' || Array.isArray(schema.type);
   const composed = ['$ref', 'allOf', 'anyOf', 'oneOf'].some((keyword) => keyword in schema);

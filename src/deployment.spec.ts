@@ -187,6 +187,12 @@ describe('deployment files and docs/deployment.md', () => {
       // Every request is balanced on its own, even on a client's keep-alive connection.
       expect(directives).toContain('option http-server-close');
 
+      // A rolling update loses no request: what a draining or gone replica refused goes to another.
+      expect(directives).toContain('option redispatch 1');
+      expect(directives.find((directive) => directive.startsWith('retry-on '))?.split(' ')).toEqual(
+        expect.arrayContaining(['conn-failure', '503']),
+      );
+
       expect(directives).toContain('option httpchk');
       expect(directives).toContain('http-check send meth GET uri /health/ready ver HTTP/1.1 hdr Host localhost');
       expect(directives).toContain('http-check expect status 200');

@@ -15,10 +15,16 @@ export interface DeskProcess {
   kill(): Promise<void>;
 }
 
-/** Starts `node dist/src/main.js` on a free loopback port with `env`; resolves once it is ready. */
-export async function startDeskProcess(env: Record<string, string>): Promise<DeskProcess> {
+/**
+ * Starts `node dist/src/main.js` on a free loopback port (or `port`: a replica restarted where a
+ * balancer expects it) with `env`; resolves once it is ready.
+ */
+export async function startDeskProcess(
+  env: Record<string, string>,
+  { port = 0 }: { port?: number } = {},
+): Promise<DeskProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
-  const port = await freePort();
+  port ||= await freePort();
   const child = spawn(process.execPath, [MAIN], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -50,8 +50,16 @@ export async function startHaproxy(
       // With health checks a server that stops answering readiness is left out (and a request
       // sent to one that just died goes to another), as a production balancer does.
       // A check may take a while on a busy machine: only a refusal or two slow ones in a row count.
+      // A request refused before anything ran (a replica draining answers 503; one that is gone
+      // refuses the connection) is sent to another: what docker/haproxy.cfg does in production.
       ...(healthChecks
-        ? [`  option httpchk GET ${readyPath}`, '  timeout check 3s', '  retries 2', '  option redispatch']
+        ? [
+            `  option httpchk GET ${readyPath}`,
+            '  timeout check 3s',
+            '  retries 3',
+            '  option redispatch 1',
+            '  retry-on conn-failure empty-response 503',
+          ]
         : []),
       ...Object.entries(backends).map(
         ([name, backend]) =>

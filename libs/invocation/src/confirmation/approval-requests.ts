@@ -11,8 +11,9 @@ export type McpApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 
 
 /**
  * How the request reached a person: `url` — the user was sent to the approval page by URL-mode
- * elicitation (the user who made the call may decide it); `approvers` — it waits for an
- * approver on the dashboard, the admin API or a chat-ops integration.
+ * elicitation (an approver signs in there to decide it; the principal that made the call only
+ * with `allowSelfApproval`); `approvers` — it waits for an approver on the dashboard, the admin
+ * API, the CLI or a chat-ops integration.
  */
 export type McpApprovalChannel = 'url' | 'approvers';
 

@@ -27,8 +27,10 @@ const CONFIRMATION = { key: CONFIRMATION_KEY, onlyWhenAsked: true } as const;
  *    made the call confirms or declines it there;
  * 2. otherwise an approval request is held by the host, bound to the principal, the tool and
  *    the arguments (never the session). With a client that supports URL-mode elicitation, the
- *    user is sent to the host's approval page to decide it; without one, it waits for an
- *    approver (the admin dashboard, the admin API, a webhook's chat-ops integration). The model
+ *    user is sent to the host's approval page, where an approver signs in to decide it; without
+ *    one, it waits for an approver (the admin dashboard, the admin API, the CLI, a webhook's
+ *    chat-ops integration). Either way the principal that made the call cannot decide it
+ *    (unless `approvals.allowSelfApproval`): its credential is the program's, not a person's. The model
  *    is told the call awaits approval; its retry of the same call, by the same principal, runs
  *    once approved, and only once.
  *

@@ -197,11 +197,14 @@ export class AdminEndpoint implements OnModuleInit {
             200,
             await this.approvals.list(access.principal, url.searchParams.get('status')?.trim() || undefined),
           );
-        if (req.method !== 'POST')
+        if (req.method !== 'POST') {
+          const approval = await this.approvals.get(access.principal, id);
           return this.json(res, 200, {
-            approval: await this.approvals.get(access.principal, id),
+            approval,
             approver: this.approvals.isApprover(access.principal),
+            mayDecide: this.approvals.mayDecide(access.principal, approval),
           });
+        }
         if (decision !== 'approve' && decision !== 'deny')
           return this.json(res, 404, { error: 'not_found', message: AdminMessages.badDecision(decision) });
         const reason =

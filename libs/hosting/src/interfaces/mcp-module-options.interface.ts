@@ -42,6 +42,19 @@ export interface McpApprovalOptions {
    * signed with HMAC-SHA256 of the body in `X-Mcp-Signature: sha256=<hex>` when `secret` is set.
    */
   webhook?: { url: string; secret?: string; headers?: Record<string, string>; timeoutMs?: number };
+  /**
+   * The approval page of a host that serves stdio without HTTP (it has no dashboard): a listener
+   * of its own on 127.0.0.1 serving the dashboard's page and the approvals API, where a client
+   * with URL-mode elicitation sends its user and approvers sign in (its address is logged on
+   * stderr). Any free port unless `port` is given; `false` serves none. Only for `stdio: true,
+   * http: false`: with HTTP the page is the dashboard's.
+   * @default on when a tool needs confirmation at start-up, on any free port
+   * @example
+   * ```ts
+   * approvals: { stdioPage: { port: 7411 } } // a fixed address an operator can bookmark
+   * ```
+   */
+  stdioPage?: boolean | { port?: number };
 }
 
 /**

@@ -194,9 +194,11 @@ export class ApprovalRequests implements OnModuleInit, OnModuleDestroy {
       const status = (await this.ledger.get(id))?.status ?? approval.status;
       throw new ApprovalDecisionError(`Approval request ${id} is already ${status}`, 409);
     }
+    // As decided: in memory the request is one object, which the waiting call may use up at once.
+    const answer = { ...decided };
     await this.decided(id);
     this.emit({ type: approve ? 'approved' : 'denied', approval: decided, actor });
-    return decided;
+    return answer;
   }
 
   /**

@@ -6,6 +6,7 @@ import { redactSensitive, sensitiveFieldsOf } from '#libs/security';
 import type { CallContext } from '../context/call-context';
 import { InjectInvocationOptions, type InvocationOptions } from '../options/invocation.options';
 import { ApprovalDecisionError, ApprovalRequests, digestOfArguments, type McpApproval } from './approval-requests';
+import { ApprovalPageLocator } from './approval-page.locator';
 import { ConfirmationMessages } from './confirmation.messages';
 import { markCallFailure } from '../results/call-failure-mark';
 
@@ -42,6 +43,7 @@ export class ConfirmationGate {
   constructor(
     private readonly approvals: ApprovalRequests,
     @InjectInvocationOptions() private readonly options: InvocationOptions,
+    private readonly pages: ApprovalPageLocator,
   ) {}
 
   /** Resolves to `undefined` when the call may run, else to the result to return instead. */
@@ -61,7 +63,7 @@ export class ConfirmationGate {
       if (asked !== 'unavailable') return asked;
     }
     // The approval page, where this client's user can be sent (when the host knows its address).
-    const page = supportsUrlElicitation(context) ? this.options.approvals.pageOf?.(context.headers) : undefined;
+    const page = supportsUrlElicitation(context) ? this.pages.pageOf(context.headers) : undefined;
     const approval = standing ?? (await this.open(binding, tool, args, question, context, page !== undefined));
     if (approval instanceof ApprovalDecisionError) return refusal(approval.message);
     if (approval.channel === 'url' && page)

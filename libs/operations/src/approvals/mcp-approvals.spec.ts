@@ -15,6 +15,7 @@ function approvalsWith(allowSelfApproval: boolean): { approvals: McpApprovals; r
     scopes: ['mcp:admin', 'mcp:approve'],
     allowSelfApproval,
     webhook: undefined,
+    stdioPage: undefined,
   };
   const requests = new ApprovalRequests();
   return { approvals: new McpApprovals({ approvals: policy } as OperationsOptions, requests), requests };

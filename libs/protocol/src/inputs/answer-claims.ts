@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import { ClusterMessages, JsonRpcError, JsonRpcErrorCode, McpCluster } from '#libs/core';
+import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 
 /** How often the claims of this process are swept of expired ones, at most. */
 const SWEEP_EVERY_MS = 60_000;
@@ -41,7 +42,10 @@ export class AnswerClaims implements OnApplicationBootstrap {
   /** This process's generation (memory), or the one last read from the backplane. */
   private current = newGeneration();
 
-  constructor(@Optional() private readonly cluster?: McpCluster) {}
+  constructor(
+    @Optional() private readonly cluster?: McpCluster,
+    @Optional() @InjectProtocolOptions() private readonly options?: Pick<ProtocolOptions, 'requestState'>,
+  ) {}
 
   /**
    * Learns the backplane's generation before states are sealed (at bootstrap: the cluster connects
@@ -50,6 +54,12 @@ export class AnswerClaims implements OnApplicationBootstrap {
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.cluster?.enabled) await this.sharedGeneration().catch(() => undefined);
+    else if (this.options?.requestState.secrets)
+      new Logger('McpRequestState').log(
+        'requestState.secret is set without the cluster option: a confirmation is claimed in this process only, so ' +
+          'a retry that brings one to another replica is asked again there. Give the replicas a cluster backplane ' +
+          'to resume confirmations on any of them.',
+      );
   }
 
   /** The generation a state sealed now is issued under. */

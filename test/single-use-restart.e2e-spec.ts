@@ -148,6 +148,11 @@ describe('a confirmed 2026-07-28 retry with claims on a Redis backplane', () => 
       expect(await call(host.url, retry)).toMatchObject({ error: unavailable });
       // A client without forms: its call would wait for an approver, in the store that cannot be reached.
       expect(await call(host.url, approvalCall, {})).toMatchObject({ error: unavailable });
+      // And approvers are told the same, not that the host failed.
+      const listed = await fetch(host.url.replace(/\/mcp$/, '/admin/api/approvals/some-request'));
+      expect(listed.status).toBe(503);
+      expect(listed.headers.get('retry-after')).toBe('1');
+      expect(await listed.json()).toEqual({ error: 'unavailable', message: unavailable.message });
     } finally {
       await redis.start();
     }

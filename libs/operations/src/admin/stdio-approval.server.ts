@@ -21,6 +21,7 @@ const POLICY: OriginHostOptions = {
 /** A decision is `{ "reason": "…" }` (500 characters kept): more is refused unread. */
 const MAX_BODY_BYTES = 16 * 1024;
 const REFRESH_MS = 5_000;
+const PAGE_HEADERS = { 'content-security-policy': PAGE_CSP };
 
 /**
  * The approval page of a host that serves stdio without HTTP, which has no admin dashboard to
@@ -42,7 +43,6 @@ const REFRESH_MS = 5_000;
 export class StdioApprovalServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('McpApprovals');
   private server: Server | undefined;
-  private page = '';
 
   constructor(
     @InjectOperationsOptions() private readonly options: OperationsOptions,
@@ -64,13 +64,13 @@ export class StdioApprovalServer implements OnApplicationBootstrap, OnApplicatio
     const confirmDestructive = this.protocol.tools.confirmDestructive;
     if (!page.always && !this.tools.all().some((tool) => needsConfirmation(tool, confirmDestructive))) return;
     const assets = AdminAssets.load();
-    this.page = renderAdminPage(assets.pageTemplate, {
+    const html = renderAdminPage(assets.pageTemplate, {
       base: this.base,
       hostName: this.protocol.server.title ?? this.protocol.server.name,
       refreshMs: REFRESH_MS,
     });
     const routes = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>([
-      [this.base, (_req, res) => sendDashboard(res, 200, 'text/html; charset=utf-8', this.page, PAGE_HEADERS)],
+      [this.base, (_req, res) => sendDashboard(res, 200, 'text/html; charset=utf-8', html, PAGE_HEADERS)],
       [`${this.base}/app.js`, (req, res) => sendDashboardAsset(req, res, assets.script)],
       [`${this.base}/app.css`, (req, res) => sendDashboardAsset(req, res, assets.style)],
     ]);
@@ -143,8 +143,6 @@ export class StdioApprovalServer implements OnApplicationBootstrap, OnApplicatio
     }
   }
 }
-
-const PAGE_HEADERS = { 'content-security-policy': PAGE_CSP };
 
 /** A request's JSON body (empty: `{}`), or the error to answer 400 with. */
 async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -64,8 +64,9 @@ export class AppModule {
             healthChecks: redis ? [{ name: 'redis', check: () => redis.ping() }] : [],
             // With Redis, replicas behind a load balancer share sessions, streams, tasks, approvals and
             // subscriptions: any replica serves any request (docs/deployment.md, "Several replicas").
-            ...(env.REDIS_URL &&
-              transport === 'http' && { cluster: { backplane: new RedisClusterBackplane(env.REDIS_URL) } }),
+            // A desk over stdio and the CLI share them too: a stdio call's approval is decided on
+            // the dashboard of an HTTP replica, or with `desk approvals approve <id>`.
+            ...(env.REDIS_URL && { cluster: { backplane: new RedisClusterBackplane(env.REDIS_URL) } }),
           }),
           health: transport === 'http',
         }),

@@ -293,7 +293,7 @@ describe.each(['stateful', 'stateless'] as const)('approval requests over Stream
 });
 
 describe('approval through URL-mode elicitation', () => {
-  it('sends the user to the approval page, where they decide their own call; the waiting call then runs', async () => {
+  it('sends the user to the approval page, where an approver other than the caller decides; the waiting call then runs', async () => {
     const { app, url } = await startFixtureApp({ auth, confirmDestructive: true });
     const base = url.replace(/\/mcp$/, '');
     const client = await connectHttpClient(
@@ -307,32 +307,32 @@ describe('approval through URL-mode elicitation', () => {
       (notification) => void completed.push(notification.params.elicitationId),
     );
     let link = '';
+    const decide = (id: string, key: string) =>
+      fetch(`${base}/admin/api/approvals/${id}/approve`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: '{}',
+      });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       const params = request.params as { mode: string; url: string; elicitationId: string };
       expect(params.mode).toBe('url');
       link = params.url;
-      // The user opens the page, signs in as themselves, reviews the call and approves it.
+      // The user opens the page; an approver signs in there, reviews the call and approves it.
       setTimeout(async () => {
         const id = new URL(link).hash.replace('#approval=', '');
         const page = await fetch(link);
         expect(page.status).toBe(200);
+        // The user it was sent to may follow it, but not decide it: its key is the calling program's.
         const shown = await fetch(`${base}/admin/api/approvals/${id}`, { headers: { 'x-api-key': KEYS.agent } });
-        expect(((await shown.json()) as { approval: { tool: string } }).approval.tool).toBe('deleteArchive');
+        expect(await shown.json()).toMatchObject({ approval: { tool: 'deleteArchive' }, mayDecide: false });
+        const own = await decide(id, KEYS.agent);
+        expect(own.status).toBe(403);
+        expect(((await own.json()) as { message: string }).message).toBe(
+          '"agent" may not decide a request of its own: another approver must (approvals.allowSelfApproval is off).',
+        );
         // Another principal who got hold of the link cannot.
-        expect(
-          (
-            await fetch(`${base}/admin/api/approvals/${id}/approve`, {
-              method: 'POST',
-              headers: { 'x-api-key': KEYS.other, 'content-type': 'application/json' },
-              body: '{}',
-            })
-          ).status,
-        ).toBe(404);
-        await fetch(`${base}/admin/api/approvals/${id}/approve`, {
-          method: 'POST',
-          headers: { 'x-api-key': KEYS.agent, 'content-type': 'application/json' },
-          body: '{}',
-        });
+        expect((await decide(id, KEYS.other)).status).toBe(404);
+        expect((await decide(id, KEYS.ops)).status).toBe(200);
       }, 50);
       return { action: 'accept' };
     });

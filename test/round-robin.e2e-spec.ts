@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { connectSdkV2, MODERN, type ConnectedV2 } from './support/era-clients';
 import { auditRecords, DESK_HTTP_TOOLS, readAuditTrail } from './support/desk-host';
 import { startDeskProcess, type DeskProcess } from './support/desk-process';
+import { startRedisServer, type RedisServer } from './support/redis-server';
 import { SERVED_BY, startHaproxy, type Haproxy } from './support/haproxy';
 import { WireTap } from './support/wire-tap';
 
@@ -17,10 +18,12 @@ const DESKS = ['desk-a', 'desk-b'] as const;
 
 /**
  * 2026-07-28 is stateless: a client needs no session and no sticky routing. Two support-desk
- * processes share nothing but the request-state key and sit behind HAProxy balancing each request
+ * processes share the request-state key and sit behind HAProxy balancing each request
  * round-robin; one SDK v2 client pinned to 2026-07-28 is served through it, including a
  * close_ticket confirmation whose InputRequiredResult comes from one process and whose retry is
- * answered by the other.
+ * answered by the other. A confirmation counts once, so the processes also share where that is
+ * recorded: a Redis backplane (REDIS_URL). Without it each process keeps its own claims, and one
+ * asks again for a confirmation the other asked for (test/single-use-restart.e2e-spec.ts).
  */
 describe('two support-desk processes behind a round-robin proxy (HAProxy, no stickiness)', () => {
   const auditDir = mkdtempSync(join(tmpdir(), 'round-robin-'));
@@ -28,14 +31,17 @@ describe('two support-desk processes behind a round-robin proxy (HAProxy, no sti
   const desks = new Map<string, DeskProcess>();
   let proxy: Haproxy;
   let connected: ConnectedV2;
+  let redis: RedisServer;
   const questions: string[] = [];
 
   beforeAll(async () => {
+    redis = await startRedisServer();
     for (const desk of DESKS)
       desks.set(
         desk,
         await startDeskProcess({
           MCP_REQUEST_STATE_SECRET: REQUEST_STATE_SECRET,
+          REDIS_URL: redis.url,
           AUDIT_FILE: auditFile(desk),
           AUDIT_CHAIN: desk,
           SUPPORT_REPORT_STEP_MS: '20',
@@ -56,6 +62,7 @@ describe('two support-desk processes behind a round-robin proxy (HAProxy, no sti
     await connected?.client.close();
     await proxy?.stop();
     for (const desk of desks.values()) await desk.stop();
+    await redis?.stop();
   });
 
   /** Which process answered an exchange. */

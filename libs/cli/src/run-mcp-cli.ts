@@ -3,9 +3,10 @@ import type { DynamicModule, INestApplicationContext, LogLevel, Type } from '@ne
 import { NestFactory } from '@nestjs/core';
 import { McpStartupError } from '#libs/core';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
-import { McpInvocationError, McpInvoker } from '#libs/hosting';
+import { McpApprovals, McpInvocationError, McpInvoker } from '#libs/hosting';
 import { Authenticator } from '#libs/security';
 import { CliUsageError } from './errors/cli-usage.error';
+import { approvalsCommand } from './commands/approvals.command';
 import { callCommand } from './commands/call.command';
 import { describeCommand } from './commands/describe.command';
 import { listCommand } from './commands/list.command';
@@ -46,6 +47,7 @@ const COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['call', callCommand],
   ['prompt', promptCommand],
   ['read', readCommand],
+  ['approvals', approvalsCommand],
 ]);
 
 /**
@@ -126,6 +128,7 @@ async function run(
       invoker: app.get(McpInvoker),
       tools: app.get(ToolRegistry),
       prompts: app.get(PromptRegistry),
+      approvals: app.get(McpApprovals),
       global: line.global,
       invoke: {
         credential: line.global.apiKey,

@@ -8,6 +8,9 @@ Commands:
   call <tool> [args]      calls a tool ("${program} call <tool> --help" for its options)
   prompt <name> [args]    gets a prompt (its arguments as --name value)
   read <uri>              reads a resource
+  approvals [list]        calls waiting for a person's approval (--status pending|…|all)
+  approvals approve <id>  approves one, as the approver you sign in as (--reason <text>)
+  approvals deny <id>     denies one (--reason <text>)
 
 Options:
   --api-key <key>         who you are (else $${apiKeyEnv}, else the configured operator);

@@ -23,6 +23,8 @@ export { CallCancellation } from './context/call-cancellation';
 export { CallCancelledError } from './context/call-cancelled.error';
 export { toCallToolResult, toolErrorResult } from './results/tool-result.mapper';
 export { ConfirmationGate, APPROVAL_META } from './confirmation/confirmation.gate';
+export { ApprovalPageLocator } from './confirmation/approval-page.locator';
+export { needsConfirmation } from './confirmation/confirmation-policy';
 export {
   ApprovalRequests,
   ApprovalDecisionError,

@@ -7,6 +7,8 @@ import { AdminEndpoint } from './admin/admin.endpoint';
 import { CALL_STATS_PROVIDER } from './admin/admin.providers';
 import { ApprovalEvents } from './approvals/approval-events';
 import { McpApprovals } from './approvals/mcp-approvals';
+import { ApprovalsHttpApi } from './admin/approvals-http.api';
+import { StdioApprovalServer } from './admin/stdio-approval.server';
 import { DependencyHealth } from './health/dependency-health';
 import { METRICS_PROVIDER } from './metrics/mcp-metrics.provider';
 import { McpMetricsEndpoint } from './metrics/metrics.endpoint';
@@ -63,14 +65,18 @@ export function operationsParts(on: OperationsSwitches): OperationsParts {
       // Approval requests of confirmed calls: audited, and announced to the approvals webhook.
       ApprovalEvents,
       McpApprovals,
+      // The approvals API (dashboard, stdio page), and the page of a host without HTTP (which
+      // listens only when the options say so).
+      ApprovalsHttpApi,
+      StdioApprovalServer,
+      AdminAccess,
       CALL_STATS_PROVIDER,
       METRICS_PROVIDER,
       ...(health?.providers ?? []),
       // The admin dashboard (`admin` option): page, JSON API and approvals API.
       ...(on.admin ? [AdminCatalogReader, AdminApi, AdminEndpoint] : []),
-      // The metrics endpoint shares the admin API's access rules.
+      // The metrics endpoint shares the admin API's access rules (AdminAccess).
       ...(on.metrics ? [McpMetricsEndpoint] : []),
-      ...(on.admin || on.metrics ? [AdminAccess] : []),
       {
         provide: OPERATIONS_PARTS_CHECK,
         useFactory: (options: OperationsOptions) => checkParts(options, on),

@@ -1,4 +1,4 @@
-import type { McpInvoker, McpInvokeOptions } from '#libs/hosting';
+import type { McpApprovals, McpInvoker, McpInvokeOptions } from '#libs/hosting';
 import type { PromptRegistry, ToolRegistry } from '#libs/catalog';
 import type { CliIo } from './cli-io';
 import type { CliGlobalOptions } from './global-options';
@@ -10,6 +10,8 @@ export interface CliContext {
   readonly invoker: McpInvoker;
   readonly tools: ToolRegistry;
   readonly prompts: PromptRegistry;
+  /** The approval requests of calls that wait for a person (the `approvals` command). */
+  readonly approvals: McpApprovals;
   readonly global: CliGlobalOptions;
   /** How every request is made: the credential, `transport: 'cli'`, the confirmation on the terminal. */
   readonly invoke: McpInvokeOptions;

@@ -92,6 +92,12 @@ export class MapBackplane implements McpClusterBackplane {
     return [...(this.indexes.get(key) ?? [])].filter(([, expiresAt]) => expiresAt >= now).map(([member]) => member);
   }
 
+  /** Forgets every key and index, as Redis restarted without persistence (or `FLUSHALL`) does. */
+  flush(): void {
+    this.values.clear();
+    this.indexes.clear();
+  }
+
   private live(key: string): string | undefined {
     const value = this.values.get(key);
     return value && value.expiresAt > Date.now() ? value.text : undefined;

@@ -194,8 +194,22 @@ export class McpInvoker {
     return items;
   }
 
-  /** The caller: as trusted code names it, as its credential proves, or the local operator. */
-  private async principalOf(options: McpInvokeOptions, transport: 'in-process' | 'cli'): Promise<McpPrincipal> {
+  /**
+   * Who a request made with `options` is made by: the principal trusted code names, the one its
+   * credential proves (one that is not valid is refused and audited), or the local operator
+   * (`stdioPrincipal`). For what is done in the caller's name outside a request, e.g. deciding
+   * approval requests with `McpApprovals` from a command line.
+   * @throws McpInvocationError (`unauthenticated`) for a credential that is not valid
+   * @example
+   * ```ts
+   * const approver = await invoker.principalOf({ credential: process.env.DESK_API_KEY });
+   * await approvals.decide(approver, id, true, 'checked with the customer');
+   * ```
+   */
+  async principalOf(
+    options: McpInvokeOptions = {},
+    transport: 'in-process' | 'cli' = options.transport ?? 'in-process',
+  ): Promise<McpPrincipal> {
     if (options.principal) return options.principal;
     if (options.credential === undefined) return this.security.stdioPrincipal;
     // Without authentication nothing can check the credential: taken silently, a read-only key

@@ -23,8 +23,18 @@ export interface McpApprovalOptions {
   /** Scopes that may decide any request. @default ['mcp:admin', 'mcp:approve'] */
   approverScopes?: string[];
   /**
-   * Whether an approver may decide a request of their own principal. A user sent to the approval
-   * page by URL-mode elicitation always decides their own. @default true with `auth: { mode: 'none' }` (one local operator), else false
+   * Whether the principal whose call waits may decide its own approval request: an approver any
+   * of its own, and the user a request was sent to by URL-mode elicitation that one (on the
+   * approval page, the admin API, the dashboard or the CLI alike). Off, a decision needs an
+   * approver other than the caller — a credential the calling program does not hold — and the
+   * caller's own is refused with 403 naming this option. Turn it on only when the caller's
+   * credential is a person's (one operator at their own machine), never for an agent's API key.
+   * @default true with `auth: { mode: 'none' }` (every caller is the one local operator), else false
+   * @example
+   * ```ts
+   * // A desktop app whose key is its user's own: the user approves their own calls on the page.
+   * approvals: { allowSelfApproval: true }
+   * ```
    */
   allowSelfApproval?: boolean;
   /**
@@ -32,6 +42,19 @@ export interface McpApprovalOptions {
    * signed with HMAC-SHA256 of the body in `X-Mcp-Signature: sha256=<hex>` when `secret` is set.
    */
   webhook?: { url: string; secret?: string; headers?: Record<string, string>; timeoutMs?: number };
+  /**
+   * The approval page of a host that serves stdio without HTTP (it has no dashboard): a listener
+   * of its own on 127.0.0.1 serving the dashboard's page and the approvals API, where a client
+   * with URL-mode elicitation sends its user and approvers sign in (its address is logged on
+   * stderr). Any free port unless `port` is given; `false` serves none. Only for `stdio: true,
+   * http: false`: with HTTP the page is the dashboard's.
+   * @default on when a tool needs confirmation at start-up, on any free port
+   * @example
+   * ```ts
+   * approvals: { stdioPage: { port: 7411 } } // a fixed address an operator can bookmark
+   * ```
+   */
+  stdioPage?: boolean | { port?: number };
 }
 
 /**

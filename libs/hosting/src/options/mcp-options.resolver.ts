@@ -73,7 +73,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const security = resolveSecurityOptions(o, report);
   const operations = resolveOperationsOptions(
     o,
-    { http: hosting.http, mcpPath: hosting.path, authMode: security.auth.mode },
+    { http: hosting.http, stdio: hosting.stdio, mcpPath: hosting.path, authMode: security.auth.mode },
     report,
   );
   const { admin, approvals } = operations;

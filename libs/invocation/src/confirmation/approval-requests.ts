@@ -11,8 +11,9 @@ export type McpApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 
 
 /**
  * How the request reached a person: `url` — the user was sent to the approval page by URL-mode
- * elicitation (the user who made the call may decide it); `approvers` — it waits for an
- * approver on the dashboard, the admin API or a chat-ops integration.
+ * elicitation (an approver signs in there to decide it; the principal that made the call only
+ * with `allowSelfApproval`); `approvers` — it waits for an approver on the dashboard, the admin
+ * API, the CLI or a chat-ops integration.
  */
 export type McpApprovalChannel = 'url' | 'approvers';
 
@@ -193,9 +194,11 @@ export class ApprovalRequests implements OnModuleInit, OnApplicationShutdown {
       const status = (await this.ledger.get(id))?.status ?? approval.status;
       throw new ApprovalDecisionError(`Approval request ${id} is already ${status}`, 409);
     }
+    // As decided: in memory the request is one object, which the waiting call may use up at once.
+    const answer = { ...decided };
     await this.decided(id);
     this.emit({ type: approve ? 'approved' : 'denied', approval: decided, actor });
-    return decided;
+    return answer;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ClusterMessages, type McpCluster, type McpClusterBackplane } from '#libs/core';
+import { ClusterMessages, JsonRpcError, JsonRpcErrorCode, type McpCluster, type McpClusterBackplane } from '#libs/core';
 import type { ApprovalBinding, McpApproval } from './approval-requests';
 import { expiryOf, KEEP_DECIDED_MS, type ApprovalDecision, type ApprovalLedger } from './approval-ledger';
 
@@ -118,12 +118,15 @@ export class ClusterApprovalLedger implements ApprovalLedger {
       : this.cluster.key('approvals', 'pending', digest([principal]));
   }
 
-  /** Runs `work` on the backplane; while it cannot be reached, fails with an error that says so. */
+  /**
+   * Runs `work` on the backplane; while it cannot be reached, fails with a protocol error that
+   * says so (`-32603 … retry shortly`, as tasks do): the call is refused, not reported as a crash.
+   */
   private async reach<T>(work: (backplane: McpClusterBackplane) => Promise<T>): Promise<T> {
     try {
       return await work(this.cluster.backplane);
-    } catch (error) {
-      throw new Error(ClusterMessages.unavailable('approval requests'), { cause: error });
+    } catch {
+      throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, ClusterMessages.unavailable('approval requests'));
     }
   }
 }

@@ -6,6 +6,7 @@ import { redactSensitive, sensitiveFieldsOf } from '#libs/security';
 import type { CallContext } from '../context/call-context';
 import { InjectInvocationOptions, type InvocationOptions } from '../options/invocation.options';
 import { ApprovalDecisionError, ApprovalRequests, digestOfArguments, type McpApproval } from './approval-requests';
+import { ApprovalPageLocator } from './approval-page.locator';
 import { ConfirmationMessages } from './confirmation.messages';
 import { markCallFailure } from '../results/call-failure-mark';
 
@@ -27,8 +28,10 @@ const CONFIRMATION = { key: CONFIRMATION_KEY, onlyWhenAsked: true } as const;
  *    made the call confirms or declines it there;
  * 2. otherwise an approval request is held by the host, bound to the principal, the tool and
  *    the arguments (never the session). With a client that supports URL-mode elicitation, the
- *    user is sent to the host's approval page to decide it; without one, it waits for an
- *    approver (the admin dashboard, the admin API, a webhook's chat-ops integration). The model
+ *    user is sent to the host's approval page, where an approver signs in to decide it; without
+ *    one, it waits for an approver (the admin dashboard, the admin API, the CLI, a webhook's
+ *    chat-ops integration). Either way the principal that made the call cannot decide it
+ *    (unless `approvals.allowSelfApproval`): its credential is the program's, not a person's. The model
  *    is told the call awaits approval; its retry of the same call, by the same principal, runs
  *    once approved, and only once.
  *
@@ -40,6 +43,7 @@ export class ConfirmationGate {
   constructor(
     private readonly approvals: ApprovalRequests,
     @InjectInvocationOptions() private readonly options: InvocationOptions,
+    private readonly pages: ApprovalPageLocator,
   ) {}
 
   /** Resolves to `undefined` when the call may run, else to the result to return instead. */
@@ -59,7 +63,7 @@ export class ConfirmationGate {
       if (asked !== 'unavailable') return asked;
     }
     // The approval page, where this client's user can be sent (when the host knows its address).
-    const page = supportsUrlElicitation(context) ? this.options.approvals.pageOf?.(context.headers) : undefined;
+    const page = supportsUrlElicitation(context) ? this.pages.pageOf(context.headers) : undefined;
     const approval = standing ?? (await this.open(binding, tool, args, question, context, page !== undefined));
     if (approval instanceof ApprovalDecisionError) return refusal(approval.message);
     if (approval.channel === 'url' && page)

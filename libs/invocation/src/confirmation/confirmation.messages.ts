@@ -11,7 +11,8 @@ export const ConfirmationMessages = {
   notConfirmed: (tool: string, action: string) =>
     `The user did not confirm "${tool}" (${action}); it was not run. Do not retry without asking the user.`,
   urlMessage: (tool: RegisteredTool, approval: McpApproval) =>
-    `"${tool.definition.title ?? tool.name}" needs your approval before it runs. Open the page to review the call and approve or deny it (until ${until(approval.expiresAt)}).`,
+    `"${tool.definition.title ?? tool.name}" needs your approval before it runs. Open the page to review the call, and ` +
+    `approve or deny it signed in as an approver, not with this client's key (until ${until(approval.expiresAt)}).`,
   pending: (tool: string, approval: McpApproval, sentToUser: boolean) =>
     `"${tool}" needs a person's approval before it runs, and it was not run. ` +
     (sentToUser ? 'The user was sent a link to approve it. ' : 'An approval request is waiting for an approver. ') +

@@ -2,17 +2,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { McpPrincipal } from '#libs/core';
-import { checkOriginAndHost, PAGE_SECURITY_HEADERS } from '#libs/security';
+import { checkOriginAndHost } from '#libs/security';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
 import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { McpRequestObservers } from '#libs/protocol';
 import { AdminAccess, refusalHeaders, type AdminAccessResult } from '../access/admin-access';
 import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
-import { McpApprovals } from '../approvals/mcp-approvals';
-import { ApprovalDecisionError } from '#libs/invocation';
+import { ApprovalsHttpApi } from './approvals-http.api';
 import { McpCatalog, type McpCatalogKind } from '#libs/catalog';
 import { AdminAssets, type AdminAsset } from './admin-assets';
+import { PAGE_CSP, sendDashboard, sendDashboardAsset, sendDashboardJson } from './admin-http';
 import { renderAdminPage } from './admin-page';
 import { AdminMessages } from '../access/admin.messages';
 import { McpCallStats } from '../stats/mcp-call-stats';
@@ -25,27 +25,6 @@ const CATALOG_KINDS: readonly McpCatalogKind[] = ['tool', 'prompt', 'resource', 
 const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals'] as const;
 /** How often the page refreshes itself. */
 const REFRESH_MS = 5_000;
-/** Sent with everything the dashboard serves (the script and style sheet replace `cache-control`). */
-const COMMON_HEADERS = PAGE_SECURITY_HEADERS;
-/** Data is never a document: nothing may run or load from it. */
-const API_CSP = "default-src 'none'; frame-ancestors 'none'";
-/** The page's: its script and style sheet are files under the admin path, nothing is inline. */
-const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-/**
- * The script and style sheet may be kept, but are revalidated on every use (`If-None-Match`,
- * answered 304 while their hash is the same), so an upgraded host is never served stale files.
- */
-const ASSET_CACHE_CONTROL = 'no-cache';
-
 /**
  * The admin dashboard on the application's HTTP server: the page at `path`, its script at
  * `path/app.js`, its style sheet at `path/app.css`, and the JSON API at
@@ -72,7 +51,7 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly stats: McpCallStats,
     private readonly access: AdminAccess,
     private readonly api: AdminApi,
-    private readonly approvals: McpApprovals,
+    private readonly approvalsApi: ApprovalsHttpApi,
     private readonly catalog: McpCatalog,
   ) {}
 
@@ -110,19 +89,13 @@ export class AdminEndpoint implements OnModuleInit {
 
   private servePage(req: IncomingMessage, res: ServerResponse): void {
     if (this.refusedByPolicy(req, res)) return;
-    this.send(res, 200, 'text/html; charset=utf-8', this.page, { 'content-security-policy': PAGE_CSP });
+    sendDashboard(res, 200, 'text/html; charset=utf-8', this.page, { 'content-security-policy': PAGE_CSP });
   }
 
   /** The script or style sheet: whole, or 304 when the browser's copy is the current one. */
   private serveAsset(req: IncomingMessage, res: ServerResponse, asset: AdminAsset): void {
     if (this.refusedByPolicy(req, res)) return;
-    const headers = { 'content-security-policy': API_CSP, 'cache-control': ASSET_CACHE_CONTROL, etag: asset.etag };
-    if (!AdminAssets.notModified(asset, req.headers['if-none-match']))
-      return this.send(res, 200, asset.contentType, asset.body, headers);
-    // No Content-Length on a 304: it would have to be the full body's (RFC 9110, 8.6).
-    res.removeHeader('x-powered-by');
-    res.writeHead(304, { ...COMMON_HEADERS, ...headers });
-    res.end();
+    sendDashboardAsset(req, res, asset);
   }
 
   private async serveApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -168,57 +141,12 @@ export class AdminEndpoint implements OnModuleInit {
     }
   }
 
-  /**
-   * `GET api/approvals[?status=]`, `GET api/approvals/:id`, `POST api/approvals/:id/{approve,deny}`
-   * (JSON body `{ "reason": "…" }`, optional). A POST must be `application/json`: a form on another
-   * site cannot send that without a CORS preflight, which this API never grants.
-   */
+  /** The approvals API (`ApprovalsHttpApi`), behind the Host/Origin policy; Express has parsed a JSON body. */
   private async serveApprovals(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    const surface = 'approvals API';
     try {
       if (this.refusedByPolicy(req, res)) return;
-      if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json')) {
-        return this.json(res, 415, {
-          error: 'unsupported_media_type',
-          message: 'Send the decision as Content-Type: application/json',
-        });
-      }
-      const access = await this.access.authenticate(req, surface);
-      if (!access.ok) return this.refuse(res, access);
-      const url = new URL(req.url ?? '/', 'http://admin.invalid');
-      const [id, decision] = url.pathname
-        .slice(url.pathname.indexOf('/api/approvals') + '/api/approvals'.length)
-        .split('/')
-        .filter(Boolean);
-      try {
-        if (!id)
-          return this.json(
-            res,
-            200,
-            await this.approvals.list(access.principal, url.searchParams.get('status')?.trim() || undefined),
-          );
-        if (req.method !== 'POST')
-          return this.json(res, 200, {
-            approval: await this.approvals.get(access.principal, id),
-            approver: this.approvals.isApprover(access.principal),
-          });
-        if (decision !== 'approve' && decision !== 'deny')
-          return this.json(res, 404, { error: 'not_found', message: AdminMessages.badDecision(decision) });
-        const reason =
-          typeof (req.body as { reason?: unknown } | undefined)?.reason === 'string'
-            ? (req.body as { reason: string }).reason
-            : undefined;
-        return this.json(res, 200, {
-          approval: await this.approvals.decide(access.principal, id, decision === 'approve', reason),
-        });
-      } catch (error) {
-        if (!(error instanceof ApprovalDecisionError)) throw error;
-        this.access.refused(req, surface, error.status, error.message, access.principal.id);
-        return this.json(res, error.status, {
-          error: error.status === 404 ? 'not_found' : error.status === 403 ? 'forbidden' : 'conflict',
-          message: error.message,
-        });
-      }
+      const { status, body, headers } = await this.approvalsApi.answer(req, req.url ?? '/', req.body);
+      this.json(res, status, body, headers);
     } catch (error) {
       this.fail(res, 'Approvals API', error);
     }
@@ -287,20 +215,6 @@ export class AdminEndpoint implements OnModuleInit {
   }
 
   private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    this.send(res, status, 'application/json; charset=utf-8', JSON.stringify(body), {
-      'content-security-policy': API_CSP,
-      ...headers,
-    });
-  }
-
-  private send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string>): void {
-    res.removeHeader('x-powered-by');
-    res.writeHead(status, {
-      ...COMMON_HEADERS,
-      ...headers,
-      'content-type': type,
-      'content-length': Buffer.byteLength(body),
-    });
-    res.end(body);
+    sendDashboardJson(res, status, body, headers);
   }
 }

@@ -1,18 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { URL_PATH, type OptionReport } from '#libs/core';
-import { INVOCATION_APPROVAL_KEYS } from '#libs/invocation';
 import type { McpHealthCheck } from './health-check.interface';
+import { resolveApprovalPolicy, type ApprovalPolicy } from './approval-policy';
 import { resolveReplicaName } from './replica-name';
-
-/** Who decides approval requests and who hears of them (the `approvals` option's policy part). */
-export interface ApprovalPolicy {
-  /** Without a trailing slash. */
-  publicUrl: string | undefined;
-  roles: readonly string[];
-  scopes: readonly string[];
-  allowSelfApproval: boolean;
-  webhook: { url: string; secret: string | undefined; headers: Record<string, string>; timeoutMs: number } | undefined;
-}
 
 /** What operations (health, metrics, admin dashboard, approvals) need of the module's options. */
 export interface OperationsOptions {
@@ -28,6 +18,8 @@ export interface OperationsOptions {
   approvals: ApprovalPolicy;
 }
 
+export type { ApprovalPolicy } from './approval-policy';
+
 /** Token of the resolved `OperationsOptions`. */
 export const MCP_OPERATIONS_OPTIONS = Symbol('MCP:OPERATIONS_OPTIONS');
 
@@ -40,6 +32,8 @@ export const OPERATIONS_OPTION_KEYS = ['replica', 'healthChecks', 'admin', 'metr
 /** What the operations options are checked against. */
 export interface OperationsContext {
   http: boolean;
+  /** Whether the host serves stdio (without HTTP it has no dashboard: approvals get a page of their own). */
+  stdio: boolean;
   /** The MCP endpoint's path (the dashboard and metrics need paths of their own). */
   mcpPath: string;
   /** `none`: metrics answer loopback callers only (or a token). */
@@ -74,99 +68,7 @@ export function resolveOperationsOptions(
     healthChecks: Array.isArray(healthChecks) ? (healthChecks as McpHealthCheck[]) : [],
     admin,
     metrics: resolveMetricsOptions(o.metrics, { ...context, adminPath: admin?.path }, report),
-    approvals: resolveApprovalPolicy(o.approvals, context.authMode === 'none', report),
-  };
-}
-
-const APPROVAL_KEYS = new Set<string>([
-  ...INVOCATION_APPROVAL_KEYS,
-  'publicUrl',
-  'approverRoles',
-  'approverScopes',
-  'allowSelfApproval',
-  'webhook',
-]);
-
-/** Approval requests: who decides them and where they are announced (how long they wait: the invocation slice). */
-function resolveApprovalPolicy(value: unknown, authOff: boolean, report: OptionReport): ApprovalPolicy {
-  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-    report(
-      'approvals',
-      `must be an object, got ${JSON.stringify(value)}`,
-      "e.g. approvals: { ttlMs: 600_000, publicUrl: 'https://mcp.example.com' }",
-    );
-  }
-  const o = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (!APPROVAL_KEYS.has(key))
-      report(
-        `approvals.${key}`,
-        'is not a known option',
-        `remove it; approvals takes ${[...APPROVAL_KEYS].join(', ')}`,
-      );
-  }
-  const publicUrl = o.publicUrl;
-  if (
-    publicUrl !== undefined &&
-    (typeof publicUrl !== 'string' || !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(publicUrl))
-  ) {
-    report(
-      'approvals.publicUrl',
-      `${JSON.stringify(publicUrl)} is not an http(s) URL without query`,
-      "e.g. publicUrl: 'https://mcp.desk.example'",
-    );
-  }
-  const names = (key: 'approverRoles' | 'approverScopes', fallback: string[]) => {
-    const list = o[key] ?? fallback;
-    if (!Array.isArray(list) || list.some((item) => typeof item !== 'string' || !item)) {
-      report(`approvals.${key}`, 'must be an array of non-empty strings', `e.g. ${key}: ${JSON.stringify(fallback)}`);
-      return fallback;
-    }
-    return list as string[];
-  };
-  const allowSelfApproval = o.allowSelfApproval ?? authOff;
-  if (typeof allowSelfApproval !== 'boolean')
-    report(
-      'approvals.allowSelfApproval',
-      'must be true or false',
-      'set allowSelfApproval: false (a second person decides)',
-    );
-  const webhook = o.webhook as Record<string, unknown> | undefined;
-  if (webhook !== undefined) {
-    if (
-      typeof webhook !== 'object' ||
-      webhook === null ||
-      typeof webhook.url !== 'string' ||
-      !URL.canParse(webhook.url) ||
-      !/^https?:/.test(webhook.url)
-    ) {
-      report(
-        'approvals.webhook',
-        'needs "url": an http(s) URL',
-        "e.g. webhook: { url: 'https://chatops.example.com/mcp-approvals', secret: process.env.APPROVAL_WEBHOOK_SECRET }",
-      );
-    } else if (webhook.secret !== undefined && (typeof webhook.secret !== 'string' || webhook.secret.length < 16)) {
-      report(
-        'approvals.webhook.secret',
-        'must be a string of at least 16 characters',
-        'generate one, e.g. `openssl rand -hex 24`',
-      );
-    }
-  }
-  return {
-    publicUrl: typeof publicUrl === 'string' ? publicUrl.replace(/\/+$/, '') : undefined,
-    roles: names('approverRoles', ['admin', 'approver']),
-    scopes: names('approverScopes', ['mcp:admin', 'mcp:approve']),
-    allowSelfApproval: allowSelfApproval === true,
-    webhook:
-      webhook && typeof webhook.url === 'string'
-        ? {
-            url: webhook.url,
-            secret: typeof webhook.secret === 'string' ? webhook.secret : undefined,
-            headers: (webhook.headers as Record<string, string> | undefined) ?? {},
-            timeoutMs: typeof webhook.timeoutMs === 'number' ? webhook.timeoutMs : 5_000,
-          }
-        : undefined,
+    approvals: resolveApprovalPolicy(o.approvals, context, report),
   };
 }
 

@@ -60,7 +60,7 @@ describe('defaultReplicaName', () => {
 });
 
 describe('resolveOperationsOptions: replica', () => {
-  const context = { http: true, mcpPath: '/mcp', authMode: 'none' };
+  const context = { http: true, stdio: false, mcpPath: '/mcp', authMode: 'none' };
   const problemsOf = (options: Record<string, unknown>) => {
     const problems: string[] = [];
     const resolved = resolveOperationsOptions(options, context, (option, problem) =>

@@ -36,6 +36,11 @@ export interface RequestState extends RequestBinding {
   q: Record<string, string>;
   /** The answers of earlier rounds: key → [digest of the request it answers, the client's result]. */
   a: Record<string, [string, unknown]>;
+  /**
+   * The generation of the answer claims it was issued under (`AnswerClaims`): its authorising
+   * answers count only while the claims of that generation are kept.
+   */
+  g?: string;
 }
 
 /** How a round ended the request: asking for input, or with a protocol error. */

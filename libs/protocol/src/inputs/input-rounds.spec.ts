@@ -5,6 +5,7 @@ import type { DispatchScope } from '../methods/method-handler';
 import { McpSession } from '../sessions/mcp-session';
 import { traitsOf } from '../wire/mcp-method.table';
 import type { InputRequiredResult, InputRound } from './input-round';
+import { AnswerClaims } from './answer-claims';
 import { InputRounds } from './input-rounds';
 import { RequestStateSealer } from './request-state.sealer';
 
@@ -224,6 +225,33 @@ describe('InputRounds', () => {
       expect(
         (await call(rounds, again, (client) => client.request('elicitation/create', NAME_FORM, 'n'))).value,
       ).toEqual(ALICE);
+  });
+
+  it('asks again for an authorising answer a host restarted with the same secret never saw used', async () => {
+    const sealer = () => new RequestStateSealer({ requestState: { secrets: [SECRET], ttlMs: 600_000 } });
+    const before = new InputRounds(sealer(), new AnswerClaims());
+    const first = asked((await call(before, {}, confirm)).value);
+    const retry = {
+      inputResponses: { ok: { action: 'accept', content: { name: 'yes' } } },
+      requestState: first.requestState,
+    };
+    expect((await call(before, retry, confirm)).value).toEqual(retry.inputResponses.ok);
+    // The process restarts: its claims are gone, the sealed state is still valid.
+    const after = new InputRounds(sealer(), new AnswerClaims());
+    const replayed = asked((await call(after, retry, confirm)).value);
+    expect(Object.keys(replayed.inputRequests)).toEqual(['ok']);
+    // Asked again under the new generation, the user's answer counts, once.
+    const fresh = { ...retry, requestState: replayed.requestState };
+    expect((await call(after, fresh, confirm)).value).toEqual(retry.inputResponses.ok);
+    expect(Object.keys(asked((await call(after, fresh, confirm)).value).inputRequests)).toEqual(['ok']);
+    // An answer that authorises nothing is taken from a state of any generation.
+    const name = asked(
+      (await call(before, {}, (client) => client.request('elicitation/create', NAME_FORM, 'n'))).value,
+    );
+    const named = { inputResponses: { n: ALICE }, requestState: name.requestState };
+    expect((await call(after, named, (client) => client.request('elicitation/create', NAME_FORM, 'n'))).value).toEqual(
+      ALICE,
+    );
   });
 
   it('keys a name used twice with a suffix, and drops elicitationId from URL-mode elicitation', async () => {

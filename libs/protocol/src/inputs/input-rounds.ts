@@ -20,7 +20,8 @@ function isRequestState(value: unknown): value is RequestState {
     typeof value.x === 'number' &&
     ['p', 'm', 'n', 'd'].every((field) => typeof value[field] === 'string') &&
     isRecord(value.q) &&
-    isRecord(value.a)
+    isRecord(value.a) &&
+    (value.g === undefined || typeof value.g === 'string')
   );
 }
 
@@ -78,8 +79,10 @@ export class InputRounds {
     const binding = new LazyBinding(scope.principal.id, note.method, target, params.arguments);
     const earlier = sealed === undefined ? undefined : this.verify(sealed, binding);
     // Each sealed state is another text (its IV is random): its digest names this retry.
-    const claim = earlier && ((key: string) => this.claims.claim(`${digestOf(sealed)}:${key}`, earlier.x));
-    return new InputRound(binding, earlier, responses, (state) => this.sealer.seal(state), this.sealer.ttlMs, claim);
+    const claim = earlier && ((key: string) => this.claims.claim(`${digestOf(sealed)}:${key}`, earlier.x, earlier.g));
+    // Sealed under the claims' generation, so that it cannot outlive them (a restart on an empty store).
+    const seal = (state: RequestState) => this.sealer.seal({ ...state, g: this.claims.generation });
+    return new InputRound(binding, earlier, responses, seal, this.sealer.ttlMs, claim);
   }
 
   private verify(sealed: string, binding: RequestBinding): RequestState {

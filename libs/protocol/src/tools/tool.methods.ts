@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
-import { ToolInvoker } from '#libs/invocation';
+import { needsConfirmation, ToolInvoker } from '#libs/invocation';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { TaskRunner } from '../tasks/task.runner';
 import { TaskExtensionRunner } from '../tasks/task-extension.runner';
@@ -85,9 +85,6 @@ export class ToolMethods implements McpMethods {
 
   /** The tool's own `confirm` option wins; otherwise the host's policy for destructive tools. */
   private needsConfirmation(tool: RegisteredTool): boolean {
-    const { confirm, annotations } = tool.options;
-    return confirm !== undefined
-      ? confirm !== false
-      : this.options.tools.confirmDestructive && annotations?.destructiveHint === true;
+    return needsConfirmation(tool, this.options.tools.confirmDestructive);
   }
 }

@@ -639,7 +639,14 @@
     return api('approvals/' + encodeURIComponent(id))
       .then(function (reply) {
         showAuthorized();
-        renderApprovals([reply.approval], true);
+        renderApprovals([reply.approval], reply.mayDecide !== false);
+        // The account that made the call cannot vouch that a person decided: an approver must.
+        setText(
+          'approvals-meta',
+          reply.mayDecide === false && reply.approval.status === 'pending'
+            ? 'An approver must decide this call: sign in with an approver\u2019s key or token, not the one the calling program uses.'
+            : 'calls held until a person approves them',
+        );
         setText('principal', '');
         setText('updated', 'updated ' + new Date().toLocaleTimeString('en-GB'));
         refreshes++;
@@ -793,7 +800,7 @@
       document.title = 'Approve a call';
       setText(
         'key-hint',
-        'Sign in with your own API key or token (the one your MCP client uses) to decide this call. It is kept in this tab only.',
+        'Sign in as an approver, with your own API key or token (not the one the calling program uses), to decide this call. It is kept in this tab only.',
       );
     }
     setText('refresh-every', REFRESH_MS / 1000 + ' s');

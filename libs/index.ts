@@ -122,9 +122,10 @@ export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction
 export { hashApiKey, ScopeAndRolePolicy, MCP_ACCESS_POLICY, InjectAccessPolicy } from '#libs/security';
-// The host's authentication, for an application's own HTTP routes (same keys or tokens, same lock-out).
-export { Authenticator, AuthFailureLimiter } from '#libs/security';
-export type { AuthResult, AuthRefusal } from '#libs/security';
+// The host's authentication, for an application's own HTTP routes (same keys or tokens, same lock-out,
+// the same client address through the trusted proxies).
+export { Authenticator, AuthFailureLimiter, ClientAddresses } from '#libs/security';
+export type { AuthResult, AuthRefusal, McpTrustProxy, AddressedRequest } from '#libs/security';
 export type {
   McpAuthOptions,
   McpApiKey,

@@ -97,7 +97,14 @@ export { McpCatalog, JsonSchemaFactory } from '#libs/catalog';
 export type { McpCatalogKind, McpDynamicHandler, McpEntryAccess } from '#libs/catalog';
 
 // The REST bridge: controller routes as MCP tools
-export type { McpRestOptions, McpRestRouteRules, McpRestApiOptions, RestRemoteCredentials } from '#libs/rest';
+export type {
+  McpRestOptions,
+  McpRestRouteRules,
+  McpRestConfirmOptions,
+  McpRestConfirmPolicy,
+  McpRestApiOptions,
+  RestRemoteCredentials,
+} from '#libs/rest';
 export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/rest';
 
 // The gateway: upstream MCP servers in the catalog

@@ -55,7 +55,12 @@ export class AppModule {
             // The REST API (src/support/rest) as tools too, named by their operationIds; each call runs
             // the route's own guard, validation and error filter, behind the host's admission.
             // Over HTTP only: stdio and the CLI run in an application context, with no HTTP stack to run routes on.
-            ...(transport === 'http' && { rest: { routes: { tags: ['tickets', 'customers'] } } }),
+            // confirm: the routes marked destructive (closeTicket, deleteTicket) are held for a person's
+            // approval like close_ticket; the other writes (createTicket, updateTicket) run at once, as
+            // create_ticket does: a decision, so start-up lists no undecided write.
+            ...(transport === 'http' && {
+              rest: { routes: { tags: ['tickets', 'customers'] }, confirm: 'destructive' as const },
+            }),
             // Other MCP servers beside the desk's own tools, from GATEWAY_UPSTREAMS_FILE (none by default).
             gateway,
             // With Redis configured, readiness answers 503 while it cannot be reached.

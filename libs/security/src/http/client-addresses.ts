@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { BlockList, isIP } from 'node:net';
 import type { OptionReport } from '#libs/core';
+import { AddressRanges, isAddress, parseIpv4 } from './address-ranges';
 
 /**
  * The `trustProxy` option: the load balancers and reverse proxies in front of the host, whose
@@ -45,7 +45,7 @@ export class ClientAddresses {
    * @param header where they write the client's address
    */
   constructor(
-    private readonly proxies: BlockList | undefined,
+    private readonly proxies: AddressRanges | undefined,
     private readonly header: ForwardingHeader,
   ) {}
 
@@ -77,8 +77,7 @@ export class ClientAddresses {
   }
 
   private trusted(address: string): boolean {
-    const family = isIP(address);
-    return family !== 0 && this.proxies!.check(address, family === 4 ? 'ipv4' : 'ipv6');
+    return this.proxies!.has(address);
   }
 }
 
@@ -102,12 +101,21 @@ function forwardedFor(text: string, start: number, end: number): string | undefi
   return undefined;
 }
 
+/** The address of a hop: as it is, without its port (`203.0.113.7:4711`), or out of its brackets (`[2001:db8::7]:4711`). */
 function addressOf(hop: string): string | undefined {
-  if (isIP(hop)) return hop;
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(hop);
-  if (bracketed) return isIP(bracketed[1]) === 6 ? bracketed[1] : undefined;
-  const withPort = /^([\d.]+):\d+$/.exec(hop);
-  return withPort && isIP(withPort[1]) === 4 ? withPort[1] : undefined;
+  if (isAddress(hop)) return hop;
+  if (hop.startsWith('[')) {
+    const close = hop.indexOf(']');
+    const inside = hop.slice(1, close);
+    const rest = hop.slice(close + 1);
+    return close > 0 && (rest === '' || /^:\d+$/.test(rest)) && !inside.includes('.') && isAddress(inside)
+      ? inside
+      : undefined;
+  }
+  const colon = hop.lastIndexOf(':');
+  if (colon < 0 || !/^\d+$/.test(hop.slice(colon + 1))) return undefined;
+  const address = hop.slice(0, colon);
+  return parseIpv4(address) >= 0 ? address : undefined;
 }
 
 const EXAMPLE = "e.g. trustProxy: ['10.0.0.0/8'] (your load balancers' network), or leave it out";
@@ -143,10 +151,10 @@ export function resolveTrustProxy(value: unknown, report: OptionReport): ClientA
     report(where, 'must list at least one proxy address or CIDR range', EXAMPLE);
     return ClientAddresses.direct;
   }
-  const list = new BlockList();
+  const list = new AddressRanges();
   let valid = true;
   proxies.forEach((entry: unknown, index) => {
-    if (!addRange(list, entry)) {
+    if (typeof entry !== 'string' || !list.add(entry.trim())) {
       valid = false;
       report(
         `${where}[${index}]`,
@@ -156,21 +164,4 @@ export function resolveTrustProxy(value: unknown, report: OptionReport): ClientA
     }
   });
   return valid ? new ClientAddresses(list, header as ForwardingHeader) : ClientAddresses.direct;
-}
-
-/** Adds `10.0.0.0/8`, `127.0.0.1`, `fd00::/8` or `::1` to the list. @returns false when it is none of those */
-function addRange(list: BlockList, entry: unknown): boolean {
-  if (typeof entry !== 'string') return false;
-  const [address, prefix, extra] = entry.trim().split('/');
-  const family = isIP(address);
-  if (family === 0 || extra !== undefined) return false;
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (prefix === undefined) {
-    list.addAddress(address, type);
-    return true;
-  }
-  const bits = Number(prefix);
-  if (!/^\d{1,3}$/.test(prefix) || bits > (family === 4 ? 32 : 128)) return false;
-  list.addSubnet(address, bits, type);
-  return true;
 }

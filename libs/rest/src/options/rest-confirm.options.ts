@@ -35,7 +35,10 @@ export interface McpRestConfirmOptions {
   writes?: McpRestConfirmPolicy;
   /** Operations that ask before every call (`tags`, `paths`, `operationIds`); over `skip`. */
   ask?: McpRestRouteRules;
-  /** Writes that run without asking: decided, so they are not listed at start-up. */
+  /**
+   * Operations that run without asking, as `@McpExpose({ confirm: false })` says it (even a
+   * destructive one under the host's `confirmDestructive`): decided, so not listed at start-up.
+   */
   skip?: McpRestRouteRules;
   /** What start-up does with writes that run without asking and that nothing decided. @default 'warn' */
   undecided?: 'warn' | 'error';

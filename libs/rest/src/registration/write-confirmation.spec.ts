@@ -68,7 +68,7 @@ describe('WriteConfirmations', () => {
     );
     expect(confirmations.decide(LIST, { readOnlyHint: true }).confirm).toBe(true);
     expect(confirmations.decide(CLOSE, WRITE).confirm).toBe(true); // ask wins over skip
-    expect(confirmations.decide(CREATE, WRITE)).toEqual({ confirm: undefined, undecided: false });
+    expect(confirmations.decide(CREATE, WRITE)).toEqual({ confirm: false, undecided: false });
     expect(confirmations.decide(UPDATE, WRITE, 'Change this ticket?').confirm).toBe('Change this ticket?');
     expect(confirmations.decide(DELETE, DESTRUCTIVE, false).confirm).toBe(false);
     expect(confirmations.report('rest.confirm')).toBeUndefined();

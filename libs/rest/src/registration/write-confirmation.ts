@@ -52,7 +52,9 @@ export class WriteConfirmations {
   decide(operation: RestOperation, annotations: McpToolAnnotations, own?: boolean | string): WriteConfirmation {
     if (own !== undefined) return { confirm: own, undecided: false };
     if (this.asked.has(operation)) return { confirm: true, undecided: false };
-    if (this.skipped.has(operation) || !isWrite(operation)) return { confirm: undefined, undecided: false };
+    // Decided not to ask, as `@McpExpose({ confirm: false })` decides: the host's confirmDestructive too.
+    if (this.skipped.has(operation)) return { confirm: false, undecided: false };
+    if (!isWrite(operation)) return { confirm: undefined, undecided: false };
     const { writes, writesDecided } = this.options;
     const asks = writes === 'writes' || (writes === 'destructive' && annotations.destructiveHint === true);
     if (asks) return { confirm: true, undecided: false };

@@ -97,7 +97,14 @@ export { McpCatalog, JsonSchemaFactory } from '#libs/catalog';
 export type { McpCatalogKind, McpDynamicHandler, McpEntryAccess } from '#libs/catalog';
 
 // The REST bridge: controller routes as MCP tools
-export type { McpRestOptions, McpRestRouteRules, McpRestApiOptions, RestRemoteCredentials } from '#libs/rest';
+export type {
+  McpRestOptions,
+  McpRestRouteRules,
+  McpRestConfirmOptions,
+  McpRestConfirmPolicy,
+  McpRestApiOptions,
+  RestRemoteCredentials,
+} from '#libs/rest';
 export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/rest';
 
 // The gateway: upstream MCP servers in the catalog
@@ -122,9 +129,10 @@ export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction
 export { hashApiKey, ScopeAndRolePolicy, MCP_ACCESS_POLICY, InjectAccessPolicy } from '#libs/security';
-// The host's authentication, for an application's own HTTP routes (same keys or tokens, same lock-out).
-export { Authenticator, AuthFailureLimiter } from '#libs/security';
-export type { AuthResult, AuthRefusal } from '#libs/security';
+// The host's authentication, for an application's own HTTP routes (same keys or tokens, same lock-out,
+// the same client address through the trusted proxies).
+export { Authenticator, AuthFailureLimiter, ClientAddresses } from '#libs/security';
+export type { AuthResult, AuthRefusal, McpTrustProxy, AddressedRequest } from '#libs/security';
 export type {
   McpAuthOptions,
   McpApiKey,

@@ -6,6 +6,7 @@ import { FixedWindowThrottlerStorage, McpThrottlerGuard, McpModule } from 'nest-
 import { RedisClusterBackplane, RedisThrottlerStorage } from 'nest-mcp-host/redis';
 import { auditOptions } from './audit.config';
 import { gatewayOptions } from './gateway.config';
+import { restApisOptions } from './rest-apis.config';
 import { authOptions, LOCAL_OPERATOR } from './auth.config';
 import { validateEnvironment, type HostEnvironment } from './host.config';
 import { SupportModule } from './support/support.module';
@@ -18,6 +19,7 @@ export class AppModule {
     const env = validateEnvironment(process.env);
     const redis = env.REDIS_URL ? new RedisThrottlerStorage(env.REDIS_URL) : undefined;
     const gateway = gatewayOptions(env);
+    const restApis = restApisOptions(env);
     return {
       module: AppModule,
       imports: [
@@ -39,6 +41,8 @@ export class AppModule {
             stdioPrincipal: LOCAL_OPERATOR,
             allowedHosts: config.get('MCP_ALLOWED_HOSTS'),
             allowedOrigins: config.get('MCP_ALLOWED_ORIGINS'),
+            // Behind a load balancer (TRUST_PROXY): the lock-out, limits and audit key on the real client.
+            ...(env.TRUST_PROXY.length > 0 && { trustProxy: env.TRUST_PROXY }),
             // close_ticket and any other destructive tool run only once a person agreed: the user in
             // the client, or an approver (demo key desk-demo-approver-key) on the dashboard or the API.
             confirmDestructive: true,
@@ -54,10 +58,24 @@ export class AppModule {
             stdio: transport === 'stdio',
             // Who called what, when, with what outcome: every call and refusal, hash-chained.
             audit: auditOptions(env),
-            // The REST API (src/support/rest) as tools too, named by their operationIds; each call runs
-            // the route's own guard, validation and error filter, behind the host's admission.
-            // Over HTTP only: stdio and the CLI run in an application context, with no HTTP stack to run routes on.
-            ...(transport === 'http' && { rest: { routes: { tags: ['tickets', 'customers'] } } }),
+            rest: {
+              // The REST API (src/support/rest) as tools too, named by their operationIds; each call runs
+              // the route's own guard, validation and error filter, behind the host's admission.
+              // Over HTTP only: stdio and the CLI run in an application context, with no HTTP stack to run routes on.
+              // confirm: the routes marked destructive (closeTicket, deleteTicket) are held for a person's
+              // approval like close_ticket (the default policy); createTicket and updateTicket run at once,
+              // as create_ticket does: decided, so start-up lists no undecided write.
+              ...(transport === 'http' && {
+                routes: { tags: ['tickets', 'customers'] },
+                confirm: { skip: { operationIds: ['createTicket', 'updateTicket'] } },
+              }),
+              // External REST APIs as tools, from REST_APIS_FILE (none by default; every transport).
+              ...(restApis.length > 0 && { apis: restApis }),
+            },
+            // search_tools and call_tool for a catalog too large to list (MCP_TOOL_SEARCH; off by default).
+            ...(env.MCP_TOOL_SEARCH !== 'off' && {
+              toolSearch: env.MCP_TOOL_SEARCH === 'list-only' ? { listOnly: true } : true,
+            }),
             // Other MCP servers beside the desk's own tools, from GATEWAY_UPSTREAMS_FILE (none by default).
             gateway,
             // With Redis configured, readiness answers 503 while it cannot be reached.

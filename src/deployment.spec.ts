@@ -9,6 +9,7 @@ const documented = new Set([...read('docs/deployment.md').matchAll(/^\| `([A-Z_]
 
 interface ComposeService {
   build?: { context: string; dockerfile: string };
+  networks?: Record<string, { ipv4_address?: string } | null>;
   image?: string;
   command?: string[];
   environment?: Record<string, string>;
@@ -20,6 +21,8 @@ interface ComposeService {
 
 interface Compose {
   services: Record<string, ComposeService>;
+  networks?: Record<string, { ipam?: { config?: { subnet: string }[] } }>;
+  volumes?: Record<string, unknown>;
 }
 
 interface KubernetesProbe {
@@ -130,6 +133,19 @@ describe('deployment files and docs/deployment.md', () => {
     expect(host.environment!.DATABASE_URL).toMatch(/@postgres:5432\//);
     const mount = compose.services.prometheus.volumes![0].split(':')[0];
     expect(existsSync(join(root, 'docker', mount))).toBe(true);
+    // Clients reach the host directly: no proxy to believe.
+    expect(host.environment!.TRUST_PROXY).toBeUndefined();
+  });
+
+  it("keeps Redis's data (sessions, streams, tasks, approvals) on a volume in both compose files", () => {
+    for (const compose of [parse(read('docker/compose.yaml')) as Compose, replicasCompose()]) {
+      const redis = compose.services.redis;
+      expect(redis.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
+      expect(redis.command).not.toEqual(expect.arrayContaining(['--appendonly', 'no']));
+      const [volume, target] = redis.volumes![0].split(':');
+      expect(target).toBe('/data');
+      expect(Object.keys(compose.volumes ?? {})).toContain(volume);
+    }
   });
 
   describe('several replicas (docker/compose.replicas.yaml, docker/kubernetes/)', () => {
@@ -162,6 +178,26 @@ describe('deployment files and docs/deployment.md', () => {
       // Sessions live in Redis: its data outlives a restart.
       expect(compose.services.redis.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
       expect(compose.services.redis.volumes).toHaveLength(1);
+    });
+
+    it("believes the client address of the balancer's X-Forwarded-For, and of no one else", () => {
+      const compose = replicasCompose();
+      const address = compose.services.balancer.networks!.default!.ipv4_address!;
+      const [subnet] = compose.networks!.default.ipam!.config!;
+      // The pinned address lies in the project's network, so Compose can give it.
+      const [network, bits] = subnet.subnet.split('/');
+      const prefix = network.split('.').slice(0, Number(bits) / 8);
+      expect(address.split('.').slice(0, prefix.length)).toEqual(prefix);
+      for (const [, host] of replicaServices(compose)) {
+        expect(host.environment!.TRUST_PROXY).toBe(address);
+        expect(validateEnvironment({ ...host.environment }).TRUST_PROXY).toEqual([address]);
+      }
+      expect(haproxyDirectives()).toContain('option forwardfor');
+
+      const [container] = kubernetesObject('Deployment').spec.template!.spec.containers;
+      const trustProxy = container.env.find((variable) => variable.name === 'TRUST_PROXY');
+      expect(trustProxy?.value).toBeDefined();
+      expect(validateEnvironment({ TRUST_PROXY: trustProxy!.value }).TRUST_PROXY.length).toBeGreaterThan(0);
     });
 
     it('puts a round-robin balancer with no stickiness in front, routing only to ready replicas', () => {

@@ -30,6 +30,9 @@ describe('validateEnvironment', () => {
       MCP_REQUEST_STATE_SECRET: undefined,
       MCP_REPLICA: undefined,
       MCP_SHUTDOWN_TIMEOUT_MS: 10_000,
+      REST_APIS_FILE: undefined,
+      MCP_TOOL_SEARCH: 'off',
+      TRUST_PROXY: [],
       LOG_LEVEL: 'log',
     });
   });
@@ -64,7 +67,7 @@ describe('validateEnvironment', () => {
 
   it('needs DATABASE_URL for the PostgreSQL audit sink, and says which values are allowed', () => {
     expect(() => validateEnvironment({ AUDIT_SINK: 'postgres' })).toThrow(
-      'DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres',
+      'AUDIT_DATABASE_URL or DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres',
     );
     expect(() => validateEnvironment({ AUDIT_SINK: 'kafka', AUDIT_POLICY: 'maybe' })).toThrow(
       /AUDIT_SINK="kafka" must be "jsonl", "postgres" or "off"\n {2}- AUDIT_POLICY="maybe" must be "fail-closed" or "buffered"/,
@@ -73,6 +76,42 @@ describe('validateEnvironment', () => {
       AUDIT_SINK: 'postgres',
       DATABASE_URL: 'postgres://u:p@db:5432/mcp',
     });
+  });
+
+  it('keeps the audit trail in the desk database unless AUDIT_DATABASE_URL names its own', () => {
+    const desk = 'postgres://desk:p@db:5432/desk';
+    expect(validateEnvironment({ DATABASE_URL: desk }).AUDIT_DATABASE_URL).toBe(desk);
+    expect(
+      validateEnvironment({ DATABASE_URL: desk, AUDIT_DATABASE_URL: 'postgresql://audit:p@audit-db:5432/audit' }),
+    ).toMatchObject({ DATABASE_URL: desk, AUDIT_DATABASE_URL: 'postgresql://audit:p@audit-db:5432/audit' });
+    expect(
+      validateEnvironment({ AUDIT_SINK: 'postgres', AUDIT_DATABASE_URL: 'postgres://a@audit-db/audit' }),
+    ).toMatchObject({ DATABASE_URL: undefined, AUDIT_DATABASE_URL: 'postgres://a@audit-db/audit' });
+    expect(() => validateEnvironment({ AUDIT_DATABASE_URL: 'mysql://audit-db/audit' })).toThrow(
+      'AUDIT_DATABASE_URL must start with postgres:// or postgresql://',
+    );
+  });
+
+  it('switches tool search on, or to listing only its meta-tools', () => {
+    expect(validateEnvironment({}).MCP_TOOL_SEARCH).toBe('off');
+    expect(validateEnvironment({ MCP_TOOL_SEARCH: 'list-only' }).MCP_TOOL_SEARCH).toBe('list-only');
+    expect(() => validateEnvironment({ MCP_TOOL_SEARCH: 'yes' })).toThrow(
+      'MCP_TOOL_SEARCH="yes" must be "off", "on", "list-only"',
+    );
+  });
+
+  it('takes the load balancers to trust as addresses and CIDR ranges, naming each one that is not', () => {
+    expect(validateEnvironment({}).TRUST_PROXY).toEqual([]);
+    expect(validateEnvironment({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      'fd00::/8',
+    ]);
+    expect(() => validateEnvironment({ TRUST_PROXY: 'balancer,10.0.0.0/40' })).toThrow(
+      'Invalid environment:\n' +
+        '  - TRUST_PROXY entry "balancer" must be an IP address or CIDR range of your load balancers (e.g. 10.0.0.0/8,127.0.0.1)\n' +
+        '  - TRUST_PROXY entry "10.0.0.0/40" must be an IP address or CIDR range of your load balancers (e.g. 10.0.0.0/8,127.0.0.1)',
+    );
   });
 
   it('adds configured hosts and origins', () => {

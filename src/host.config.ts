@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /** The example host's environment, validated at start-up by `@nestjs/config`. */
 export interface HostEnvironment {
   HOST: string;
@@ -32,9 +34,15 @@ export interface HostEnvironment {
   AUDIT_CHAIN: string | undefined;
   /**
    * PostgreSQL connection URL: the desk keeps its customers and tickets there (shared by every
-   * replica; in memory when unset), and the audit sink writes there when AUDIT_SINK=postgres.
+   * replica; in memory when unset), and the audit sink writes there when AUDIT_SINK=postgres,
+   * unless AUDIT_DATABASE_URL names another database.
    */
   DATABASE_URL: string | undefined;
+  /**
+   * Where the audit sink writes when AUDIT_SINK=postgres: a database of its own, so that the
+   * trail can be kept (and its access granted) apart from the desk's data. Unset: DATABASE_URL.
+   */
+  AUDIT_DATABASE_URL: string | undefined;
   /** Where users' browsers reach the desk (`https://desk.example`), for links to the approval page. */
   APPROVALS_PUBLIC_URL: string | undefined;
   /** A chat-ops endpoint told of every approval request (JSON POST), and the secret that signs it. */
@@ -60,8 +68,33 @@ export interface HostEnvironment {
    * docs/gateway.md): `{ "upstreams": [...] }`, `${VAR}` replaced from the environment. Unset: none.
    */
   GATEWAY_UPSTREAMS_FILE: string | undefined;
+  /**
+   * JSON file of external REST APIs whose OpenAPI operations become tools (the `rest.apis`
+   * option, docs/rest-bridge.md): `{ "apis": [...] }`, `${VAR}` replaced from the environment. Unset: none.
+   */
+  REST_APIS_FILE: string | undefined;
+  /**
+   * Tool search: `on` adds the meta-tools `search_tools` and `call_tool` beside the tools,
+   * `list-only` lists only them (every tool stays callable), `off` (default) neither.
+   */
+  MCP_TOOL_SEARCH: 'off' | 'on' | 'list-only';
+  /**
+   * Comma-separated addresses or CIDR ranges of the load balancers in front of the desk (the
+   * `trustProxy` option): their `X-Forwarded-For` names the client. Unset: the socket's peer is.
+   */
+  TRUST_PROXY: string[];
   /** The lowest level logged: `debug` adds clients' refused requests (one line each) and other detail. */
   LOG_LEVEL: 'debug' | 'log' | 'warn' | 'error';
+}
+
+const TOOL_SEARCH_MODES = ['off', 'on', 'list-only'] as const;
+
+/** An IPv4/IPv6 address, or one with a prefix length (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
 /** The Nest log levels each LOG_LEVEL turns on. */
@@ -119,11 +152,18 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   const auditPolicy = env.AUDIT_POLICY ?? 'fail-closed';
   if (auditPolicy !== 'fail-closed' && auditPolicy !== 'buffered')
     problems.push(`AUDIT_POLICY="${auditPolicy}" must be "fail-closed" or "buffered"`);
-  const databaseUrl = typeof env.DATABASE_URL === 'string' && env.DATABASE_URL ? env.DATABASE_URL : undefined;
-  if (auditSink === 'postgres' && !databaseUrl)
-    problems.push('DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres');
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
-    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  const postgresUrl = (name: 'DATABASE_URL' | 'AUDIT_DATABASE_URL') => {
+    const value = typeof env[name] === 'string' && env[name] ? (env[name] as string) : undefined;
+    if (value && !/^postgres(ql)?:\/\//.test(value))
+      problems.push(`${name} must start with postgres:// or postgresql://`);
+    return value;
+  };
+  const databaseUrl = postgresUrl('DATABASE_URL');
+  const auditDatabaseUrl = postgresUrl('AUDIT_DATABASE_URL') ?? databaseUrl;
+  if (auditSink === 'postgres' && !auditDatabaseUrl)
+    problems.push(
+      'AUDIT_DATABASE_URL or DATABASE_URL must be set (postgres://user:password@host:5432/db) when AUDIT_SINK=postgres',
+    );
   const url = (name: string) => {
     const value = typeof env[name] === 'string' && env[name] ? (env[name] as string) : undefined;
     if (value !== undefined && !/^https?:\/\//.test(value)) problems.push(`${name}="${value}" must be an http(s) URL`);
@@ -151,6 +191,14 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0)
     problems.push(
       `MCP_SHUTDOWN_TIMEOUT_MS="${env.MCP_SHUTDOWN_TIMEOUT_MS}" must be a whole number of milliseconds (default 10000); keep the grace period of the container above twice it`,
+    );
+  const toolSearch = env.MCP_TOOL_SEARCH || 'off';
+  if (!TOOL_SEARCH_MODES.includes(toolSearch as never))
+    problems.push(`MCP_TOOL_SEARCH="${toolSearch}" must be ${TOOL_SEARCH_MODES.map((mode) => `"${mode}"`).join(', ')}`);
+  const trustProxy = list(env.TRUST_PROXY);
+  for (const entry of trustProxy.filter((item) => !isAddressOrRange(item)))
+    problems.push(
+      `TRUST_PROXY entry "${entry}" must be an IP address or CIDR range of your load balancers (e.g. 10.0.0.0/8,127.0.0.1)`,
     );
   const logLevel = env.LOG_LEVEL ?? 'log';
   if (typeof logLevel !== 'string' || !Object.hasOwn(LOG_LEVELS, logLevel))
@@ -183,6 +231,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     AUDIT_POLICY: auditPolicy as HostEnvironment['AUDIT_POLICY'],
     AUDIT_CHAIN: typeof env.AUDIT_CHAIN === 'string' && env.AUDIT_CHAIN ? env.AUDIT_CHAIN : undefined,
     DATABASE_URL: databaseUrl,
+    AUDIT_DATABASE_URL: auditDatabaseUrl,
     APPROVALS_PUBLIC_URL: approvalsPublicUrl,
     APPROVALS_WEBHOOK_URL: approvalsWebhookUrl,
     APPROVALS_WEBHOOK_SECRET: approvalsWebhookSecret,
@@ -193,6 +242,9 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
       typeof env.GATEWAY_UPSTREAMS_FILE === 'string' && env.GATEWAY_UPSTREAMS_FILE
         ? env.GATEWAY_UPSTREAMS_FILE
         : undefined,
+    REST_APIS_FILE: typeof env.REST_APIS_FILE === 'string' && env.REST_APIS_FILE ? env.REST_APIS_FILE : undefined,
+    MCP_TOOL_SEARCH: toolSearch as HostEnvironment['MCP_TOOL_SEARCH'],
+    TRUST_PROXY: trustProxy,
     LOG_LEVEL: logLevel as HostEnvironment['LOG_LEVEL'],
   };
 }

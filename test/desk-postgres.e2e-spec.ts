@@ -355,4 +355,41 @@ describe('support desk data in PostgreSQL', () => {
       await waitForAsync(async () => (await queryOn<{ n: number }>(url, connections))[0].n === 0);
     });
   });
+
+  describe('the audit trail in a database of its own (AUDIT_DATABASE_URL)', () => {
+    const tables = (url: string) =>
+      queryOn<{ name: string }>(
+        url,
+        `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+      ).then((rows) => rows.map(({ name }) => name));
+
+    it("keeps the desk's data in DATABASE_URL and its audit records in AUDIT_DATABASE_URL, and neither in the other", async () => {
+      const [data, audit] = [await freshDatabase('desk_data'), await freshDatabase('desk_audit')];
+      const host = await startDeskHost({
+        DATABASE_URL: data,
+        AUDIT_DATABASE_URL: audit,
+        AUDIT_SINK: 'postgres',
+        AUTH_MODE: 'none',
+      });
+      try {
+        const client = await connectHttpClient(host.url);
+        try {
+          const created = (await client.callTool({ name: 'create_ticket', arguments: NEW_TICKET }))
+            .structuredContent as { id: string };
+          expect(created).toEqual({ id: 'T-2021', status: 'open' });
+        } finally {
+          await client.close();
+        }
+        const recorded = `SELECT outcome, target FROM mcp_audit_records WHERE method = 'tools/call'`;
+        await waitForAsync(async () => (await queryOn(audit, recorded)).length > 0);
+        expect(await queryOn(audit, recorded)).toEqual([{ outcome: 'ok', target: 'create_ticket' }]);
+        expect(await queryOn(data, `SELECT id FROM desk_tickets WHERE id = 'T-2021'`)).toEqual([{ id: 'T-2021' }]);
+        // Each database holds only its own tables.
+        expect((await tables(data)).filter((name) => name.startsWith('mcp_audit'))).toEqual([]);
+        expect((await tables(audit)).filter((name) => name.startsWith('desk_'))).toEqual([]);
+      } finally {
+        await host.close();
+      }
+    }, 30_000);
+  });
 });

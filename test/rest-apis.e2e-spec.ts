@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, LoggerService } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule, type McpModuleOptions } from '#libs/hosting';
@@ -15,7 +16,7 @@ import { PETSTORE_DOCUMENT_FILE, PETSTORE_TOKEN, startPetstoreStub, type Petstor
 jest.setTimeout(30_000);
 
 const PET_TOOLS = ['petstore_addPet', 'petstore_deletePet', 'petstore_findPetsByStatus', 'petstore_getPetById'];
-const KEYS = { pets: 'key-with-pets-scope', other: 'key-without-pets-scope' };
+const KEYS = { pets: 'key-with-pets-scope', other: 'key-without-pets-scope', approver: 'key-of-an-approver' };
 
 /** A host exposing nothing but external REST APIs, with two API keys (one holds `pets`). */
 async function startHost(
@@ -317,5 +318,184 @@ describe('external OpenAPI documents at start-up', () => {
     );
     expect(error.message).toMatch(/rest\.apis\[1\]\.timeoutMs"/);
     expect(error.message).toMatch(/rest\.apis\[1\]\.name": "petstore" names another API too/);
+  });
+});
+
+describe("confirmation of an external API's writes, without the host's confirmDestructive", () => {
+  let stub: PetstoreStub;
+  let app: INestApplication;
+  let url: string;
+  let base: string;
+
+  beforeAll(async () => {
+    stub = await startPetstoreStub();
+    app = await startTestApp({
+      imports: [
+        McpModule.forRoot({
+          name: 'rest-apis-confirmed',
+          version: '1.0.0',
+          auth: {
+            mode: 'apiKey',
+            keys: [
+              { hash: hashApiKey(KEYS.pets), principal: 'pet-clerk', scopes: ['pets'] },
+              { hash: hashApiKey(KEYS.approver), principal: 'vet', roles: ['approver'] },
+            ],
+          },
+          rest: {
+            apis: [
+              {
+                name: 'petstore',
+                document: PETSTORE_DOCUMENT_FILE,
+                baseUrl: stub.baseUrl,
+                credentials: { bearer: PETSTORE_TOKEN },
+                operations: { operationIds: ['getPetById', 'addPet', 'deletePet'] },
+                scopes: ['pets'],
+                // addPet is a POST, which HTTP does not call destructive: a rule decides it asks.
+                confirm: { ask: { operationIds: ['addPet'] } },
+              },
+            ],
+          },
+        }),
+      ],
+    });
+    base = await baseUrlOf(app);
+    url = `${base}/mcp`;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await stub?.close();
+  });
+
+  /** A client whose user answers every question with `answer`; without it, a client that cannot show forms. */
+  async function clerk(answer?: 'accept' | 'decline') {
+    const asked: string[] = [];
+    const client = await connectHttpClient(
+      url,
+      { 'x-api-key': KEYS.pets },
+      answer ? { capabilities: { elicitation: { form: {} } } } : {},
+    );
+    if (answer)
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params.message);
+        return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+      });
+    return { client, asked };
+  }
+  const posts = () => stub.requests.filter(({ method, url: path }) => method === 'POST' && path === '/api/v3/pet');
+
+  it('asks before addPet, and sends it once when the user confirms', async () => {
+    const { client, asked } = await clerk('accept');
+    try {
+      const before = posts().length;
+      const added = await call(client, 'addPet', { id: 70, name: 'Milo', photoUrls: [] });
+      expect(added.structuredContent).toEqual({ id: 70, name: 'Milo', photoUrls: [] });
+      expect(asked).toHaveLength(1);
+      expect(posts().length - before).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('sends nothing to the API when the user declines', async () => {
+    const { client, asked } = await clerk('decline');
+    try {
+      const before = stub.requests.length;
+      const declined = await call(client, 'addPet', { id: 71, name: 'Luna', photoUrls: [] });
+      expect(declined.isError).toBe(true);
+      expect(textOf(declined)).toBe(
+        'The user did not confirm "addPet" (decline); it was not run. Do not retry without asking the user.',
+      );
+      // DELETE asks by default (rest.confirm 'destructive'), with no confirmDestructive on the host.
+      expect((await call(client, 'deletePet', { petId: 1, api_key: 'special-key' })).isError).toBe(true);
+      expect(asked).toHaveLength(2);
+      expect(stub.requests.length).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('holds the call of a client without forms for an approver, then sends it once', async () => {
+    const { client } = await clerk();
+    try {
+      const args = { id: 72, name: 'Oscar', photoUrls: [] };
+      const before = posts().length;
+      const held = await call(client, 'addPet', args);
+      expect(held.isError).toBe(true);
+      expect(textOf(held)).toMatch(/^"addPet" needs a person's approval before it runs, and it was not run\./);
+      expect(posts().length).toBe(before);
+      const approver = { 'x-api-key': KEYS.approver };
+      const { approvals } = (await (
+        await fetch(`${base}/admin/api/approvals?status=pending`, { headers: approver })
+      ).json()) as { approvals: { id: string; tool: string; arguments: unknown }[] };
+      expect(approvals).toEqual([expect.objectContaining({ tool: 'addPet', arguments: args })]);
+      const decided = await fetch(`${base}/admin/api/approvals/${approvals[0].id}/approve`, {
+        method: 'POST',
+        headers: { ...approver, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(decided.status).toBe(200);
+      expect((await call(client, 'addPet', args)).structuredContent).toEqual(args);
+      expect(posts().length - before).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('writes exposed with no confirmation decided, at start-up', () => {
+  /** Starts a host with `rest`, logging into `lines`; closes it, or returns why it did not start. */
+  async function start(rest: McpModuleOptions['rest']): Promise<{ warnings: string[]; error?: Error }> {
+    const warnings: string[] = [];
+    const logger: LoggerService = {
+      log: () => undefined,
+      error: () => undefined,
+      warn: (message: unknown) => void warnings.push(String(message)),
+    };
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ name: 'undecided', version: '1.0.0', rest })],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger });
+    try {
+      await app.init();
+    } catch (error) {
+      return { warnings, error: error as Error };
+    } finally {
+      await app.close().catch(() => undefined);
+    }
+    return { warnings };
+  }
+  const petstore = {
+    name: 'petstore',
+    document: PETSTORE_DOCUMENT_FILE,
+    baseUrl: 'http://127.0.0.1:9/api/v3',
+    operations: { tags: ['pet'] },
+  };
+
+  it('lists every write that runs without confirmation in one warning, with the fix', async () => {
+    const { warnings, error } = await start({ apis: [petstore] });
+    expect(error).toBeUndefined();
+    const listed = warnings.filter((line) => line.includes("run without a person's confirmation"));
+    expect(listed).toEqual([
+      "rest.apis[0].confirm: 3 exposed write(s) run without a person's confirmation, and nothing decided so: " +
+        'PUT /pet (updatePet), POST /pet (addPet), POST /pet/{petId} (updatePetWithForm). ' +
+        'An agent calling them changes data at once, even where the same action done by an MCP tool is held for approval ' +
+        "(decide each: rest.apis[0].confirm: { ask: { operationIds: ['updatePet'] } } to confirm it, " +
+        "or { skip: { operationIds: ['updatePet'] } } to let it run; or rest.apis[0].confirm: 'writes' (every write asks) " +
+        "or 'destructive' (only DELETE and operations marked destructive))",
+    ]);
+  });
+
+  it('lists nothing once each write is decided, and stops the start under undecided: error', async () => {
+    const decided = await start({
+      apis: [{ ...petstore, confirm: { ask: { operationIds: ['addPet'] }, skip: { paths: ['/pet', '/pet/*'] } } }],
+    });
+    expect(decided.warnings.filter((line) => line.includes('confirmation'))).toEqual([]);
+    const policy = await start({ confirm: 'writes', apis: [petstore] });
+    expect(policy.warnings.filter((line) => line.includes('confirmation'))).toEqual([]);
+
+    const strict = await start({ confirm: { undecided: 'error' }, apis: [petstore] });
+    expect(strict.error?.message).toMatch(
+      /rest\.apis\[0\]\.confirm: 3 exposed write\(s\) run without a person's confirmation, and nothing decided so: PUT \/pet \(updatePet\)/,
+    );
   });
 });

@@ -18,10 +18,18 @@ import {
   UsePipes,
   ValidationPipe,
 } from '@nestjs/common';
-import type { ArgumentsHost, CanActivate, ExceptionFilter, ExecutionContext, INestApplication } from '@nestjs/common';
+import type {
+  ArgumentsHost,
+  CanActivate,
+  ExceptionFilter,
+  ExecutionContext,
+  INestApplication,
+  LoggerService,
+} from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { IsInt, IsOptional, IsString, Min, MinLength, Validate, ValidatorConstraint } from 'class-validator';
 import type { ValidatorConstraintInterface } from 'class-validator';
 import { Authenticator, McpExpose, RequireScopes, hashApiKey, type McpPrincipal } from 'nest-mcp-host';
@@ -269,7 +277,52 @@ describe('the REST bridge describing routes from Nest metadata (rest.metadata: r
     const refused = await call(visitor, 'InventoryController_get', { itemId: 'I-1' });
     expect(refused).toEqual({ content: [{ type: 'text', text: 'visitor-1 is not staff' }], isError: true });
 
-    expect(textOf(await call(clerk, 'InventoryController_remove', { itemId: id }))).toBe('No content (204)');
+    // The DELETE route is destructive: by default (rest.confirm 'destructive') the user confirms it first.
+    const asked: string[] = [];
+    const confirming = await connectHttpClient(
+      `${base}/mcp`,
+      { 'x-api-key': KEYS.clerk },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    clients.push(confirming);
+    confirming.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    expect(textOf(await call(confirming, 'InventoryController_remove', { itemId: id }))).toBe('No content (204)');
+    expect(asked).toEqual([`Allow "InventoryController_remove" to run with {"itemId":"${id}"}?`]);
     expect((await rest(`/api/items/${id}`)).status).toBe(404);
+  });
+});
+
+describe('routes whose writes nothing decided to confirm, at start-up', () => {
+  it('lists them in one warning naming each route and the fix, and not once they are decided', async () => {
+    const warningsOf = async (rest: Parameters<typeof McpModule.forRoot>[0]['rest']) => {
+      const warnings: string[] = [];
+      const logger: LoggerService = {
+        log: () => undefined,
+        error: () => undefined,
+        warn: (message: unknown) => void warnings.push(String(message)),
+      };
+      const moduleRef = await Test.createTestingModule({
+        imports: [McpModule.forRoot({ name: 'inventory', version: '1.0.0', rest })],
+        controllers: [InventoryController],
+      }).compile();
+      const app = moduleRef.createNestApplication({ logger });
+      await app.init();
+      await app.close();
+      return warnings.filter((line) => line.includes('confirmation'));
+    };
+    expect(await warningsOf({ metadata: 'routes' })).toEqual([
+      "rest.confirm: 1 exposed write(s) run without a person's confirmation, and nothing decided so: " +
+        'POST /api/items (InventoryController_create). An agent calling them changes data at once, even where the ' +
+        'same action done by an MCP tool is held for approval (decide each: @McpExpose({ confirm: true }) on the route ' +
+        "to confirm it or { confirm: false } to let it run, or rest.confirm: { ask: { operationIds: ['InventoryController_create'] } } " +
+        "to confirm it, or { skip: { operationIds: ['InventoryController_create'] } } to let it run; or rest.confirm: 'writes' " +
+        "(every write asks) or 'destructive' (only DELETE and operations marked destructive))",
+    ]);
+    expect(
+      await warningsOf({ metadata: 'routes', confirm: { skip: { operationIds: ['InventoryController_create'] } } }),
+    ).toEqual([]);
   });
 });

@@ -94,6 +94,8 @@ describe('the REST bridge on the support desk', () => {
     });
     const deleteTicket = tools.find((tool) => tool.name === 'deleteTicket')!;
     expect(deleteTicket.annotations).toMatchObject({ destructiveHint: true });
+    // Marked destructive on its operation (x-mcp-annotations), as the close_ticket tool is.
+    expect(tools.find((tool) => tool.name === 'closeTicket')!.annotations).toMatchObject({ destructiveHint: true });
     // The body DTO's properties and the path parameter make one flat input.
     const closeTicket = tools.find((tool) => tool.name === 'closeTicket')!;
     expect(Object.keys(closeTicket.inputSchema.properties ?? {}).sort()).toEqual(['resolution', 'ticketId']);
@@ -169,6 +171,83 @@ describe('the REST bridge on the support desk', () => {
     } finally {
       await accepting.close();
     }
+  });
+
+  describe('closeTicket, the same action as the close_ticket tool, held for the same confirmation', () => {
+    const RESOLUTION = 'Re-issued every invoice with 20 % VAT.';
+    const openTicket = async () => ((await rest(desk, 'POST', '/api/tickets', NEW_TICKET)).body as { id: string }).id;
+    const statusOf = async (id: string) =>
+      ((await rest(desk, 'GET', `/api/tickets/${id}`)).body as { status: string }).status;
+
+    it('asks a client that can show a form once, and closes the ticket once when the user confirms', async () => {
+      const [viaRoute, viaTool] = [await openTicket(), await openTicket()];
+      const asked: string[] = [];
+      const accepting = await mcpClient(
+        desk,
+        DESK_KEYS.admin,
+        (message) => (asked.push(message), { action: 'accept', content: { confirm: true } }),
+      );
+      try {
+        const closed = await call(accepting, 'closeTicket', { ticketId: viaRoute, resolution: RESOLUTION });
+        expect(closed.isError).toBeFalsy();
+        expect(closed.structuredContent).toMatchObject({ id: viaRoute, status: 'closed', resolution: RESOLUTION });
+        expect(asked).toEqual([
+          `Allow "Close a ticket" to run with ${JSON.stringify({ ticketId: viaRoute, resolution: RESOLUTION })}?`,
+        ]);
+        // The MCP tool asks the same way.
+        await call(accepting, 'close_ticket', { ticketId: viaTool, resolution: RESOLUTION });
+        expect(asked).toHaveLength(2);
+        expect([await statusOf(viaRoute), await statusOf(viaTool)]).toEqual(['closed', 'closed']);
+        const records = await auditRecords(
+          desk.auditFile,
+          (r) => r.target === 'closeTicket' && (r.arguments as { ticketId?: string })?.ticketId === viaRoute,
+        );
+        expect(records.map((r) => [r.outcome, r.route])).toEqual([['ok', 'POST /api/tickets/{ticketId}/close']]);
+      } finally {
+        await accepting.close();
+      }
+    });
+
+    it('leaves the ticket open when the user declines', async () => {
+      const id = await openTicket();
+      const declining = await mcpClient(desk, DESK_KEYS.admin, () => ({ action: 'decline' }));
+      try {
+        const declined = await call(declining, 'closeTicket', { ticketId: id, resolution: RESOLUTION });
+        expect(declined.isError).toBe(true);
+        expect((declined.content[0] as { text: string }).text).toBe(
+          'The user did not confirm "closeTicket" (decline); it was not run. Do not retry without asking the user.',
+        );
+        expect(await statusOf(id)).toBe('open');
+      } finally {
+        await declining.close();
+      }
+    });
+
+    it('holds the call of a client without forms as an approval request, and closes once it is approved', async () => {
+      const id = await openTicket();
+      const args = { ticketId: id, resolution: RESOLUTION };
+      const first = await call(admin, 'closeTicket', args);
+      expect(first.isError).toBe(true);
+      expect((first.content[0] as { text: string }).text).toMatch(
+        /^"closeTicket" needs a person's approval before it runs, and it was not run\./,
+      );
+      expect(await statusOf(id)).toBe('open');
+      const approver = { 'x-api-key': DESK_KEYS.approver };
+      const { approvals } = (await (
+        await fetch(`${desk.base}/admin/api/approvals?status=pending`, { headers: approver })
+      ).json()) as { approvals: { id: string; tool: string; principal: string; arguments: unknown }[] };
+      const pending = approvals.filter((approval) => approval.tool === 'closeTicket');
+      expect(pending).toEqual([expect.objectContaining({ principal: 'desk-admin', arguments: args })]);
+      const decided = await fetch(`${desk.base}/admin/api/approvals/${pending[0].id}/approve`, {
+        method: 'POST',
+        headers: { ...approver, 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: 'the customer agreed' }),
+      });
+      expect(decided.status).toBe(200);
+      const closed = await call(admin, 'closeTicket', args);
+      expect(closed.structuredContent).toMatchObject({ id, status: 'closed' });
+      expect(await statusOf(id)).toBe('closed');
+    });
   });
 
   it('names the route in the audit record of a REST-derived call', async () => {

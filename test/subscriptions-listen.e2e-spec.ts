@@ -7,8 +7,9 @@ import { McpCatalog, McpResourceNotifier } from 'nest-mcp-host';
 import { StdioTransport } from '#libs/hosting';
 import { ListenSubscriptions, SessionStore } from '#libs/protocol';
 import { FixtureModule } from './fixtures/fixture.module';
+import { fetchFrom } from './support/address-fetch';
 import { DESK_KEYS, startDeskHost } from './support/desk-host';
-import { connectHttpClient } from './support/fixture-app';
+import { connectHttpClient, startFixtureApp } from './support/fixture-app';
 import { SseReader } from './support/sse-reader';
 import { post2026 } from './support/stateless-request';
 import { waitFor } from './support/wait-for';
@@ -273,5 +274,56 @@ describe('subscriptions/listen over stdio', () => {
       },
       { jsonrpc: '2.0', id: 9, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 9 } } },
     ]);
+  });
+});
+
+describe('subscriptions/listen streams of a host without authentication, counted per client address', () => {
+  let app: INestApplication;
+  let url: string;
+  const open: SseReader[] = [];
+
+  beforeAll(async () => {
+    // Every caller is the same principal: the cap (1 here, 100 by default) must hold per client.
+    ({ app, url } = await startFixtureApp({
+      auth: { mode: 'none', principal: { id: 'local-dev' } },
+      maxSessionsPerPrincipal: 1,
+    }));
+  });
+  afterAll(async () => {
+    await Promise.all(open.splice(0).map((stream) => stream.cancel()));
+    await app?.close();
+  });
+
+  /** A listen stream opened from `address` (a loopback address of its own). */
+  const listenFrom = (address: string, id: number) =>
+    post2026(
+      url,
+      'subscriptions/listen',
+      { notifications: { toolsListChanged: true } },
+      {},
+      { id, fetch: fetchFrom(address) },
+    );
+
+  it('refuses a client a second stream past the cap, and still gives another client one', async () => {
+    const first = await listenFrom('127.0.0.1', 1);
+    expect(first.headers.get('content-type')).toBe('text/event-stream');
+    open.push(new SseReader(first));
+    expect(await open[0].next()).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+
+    const refused = await listenFrom('127.0.0.1', 2);
+    const { error } = (await refused.json()) as { error: { code: number; message: string } };
+    expect(error).toEqual({
+      code: -32602,
+      message: 'Too many subscriptions: this caller already holds 1 (maxSessionsPerPrincipal); close one first',
+    });
+
+    const other = await listenFrom('127.0.0.2', 3);
+    expect(other.headers.get('content-type')).toBe('text/event-stream');
+    open.push(new SseReader(other));
+    expect(await open[1].next()).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { toolsListChanged: true } },
+    });
+    expect(app.get(ListenSubscriptions).size).toBe(2);
   });
 });

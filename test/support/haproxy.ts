@@ -21,12 +21,13 @@ export interface Haproxy {
  * whatever connection, session or request it follows. Every response names its server in
  * `X-Served-By`. Resolves once the proxy answers `readyPath` through a backend. With
  * `healthChecks`, each server's `readyPath` is checked every 300 ms and a server that fails it
- * twice in a row is left out until it passes again.
+ * twice in a row is left out until it passes again. With `forwardFor`, each request carries the
+ * client's address appended to `X-Forwarded-For` (`option forwardfor`), as docker/haproxy.cfg does.
  */
 export async function startHaproxy(
   backends: Record<string, number>,
   readyPath = '/health/ready',
-  { healthChecks = false } = {},
+  { healthChecks = false, forwardFor = false } = {},
 ): Promise<Haproxy> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'haproxy-'));
@@ -41,6 +42,7 @@ export async function startHaproxy(
       '  timeout connect 5s',
       '  timeout client 60s',
       '  timeout server 60s',
+      ...(forwardFor ? ['  option forwardfor'] : []),
       'frontend mcp',
       `  bind 127.0.0.1:${port}`,
       '  default_backend desks',

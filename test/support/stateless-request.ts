@@ -27,7 +27,13 @@ export function post2026(
   method: string,
   params: Record<string, unknown> = {},
   headers: Record<string, string | undefined> = {},
-  init: { id?: number | string; signal?: AbortSignal; capabilities?: Record<string, unknown> } = {},
+  init: {
+    id?: number | string;
+    signal?: AbortSignal;
+    capabilities?: Record<string, unknown>;
+    /** How to send it (another client address: `fetchFrom`). @default the global fetch */
+    fetch?: typeof fetch;
+  } = {},
 ): Promise<Response> {
   const named = NAMED_BY[method] === undefined ? undefined : params[NAMED_BY[method]];
   const meta = init.capabilities
@@ -46,7 +52,7 @@ export function post2026(
     sent[name] = value;
   }
   const body = { jsonrpc: '2.0', id: init.id ?? nextId++, method, params: { ...params, _meta: meta } };
-  return fetch(url, {
+  return (init.fetch ?? fetch)(url, {
     method: 'POST',
     headers: Object.fromEntries(
       Object.entries(sent).filter((entry): entry is [string, string] => entry[1] !== undefined),

@@ -74,6 +74,8 @@ export {
   type RestOptions,
   type McpRestOptions,
   type McpRestRouteRules,
+  type McpRestConfirmOptions,
+  type McpRestConfirmPolicy,
 } from './options/rest.options';
 export type { McpRestApiOptions, RestApiOptions } from './options/rest-api.options';
 export { loadOpenApiDocument, OpenApiSourceError, type LoadedOpenApiDocument } from './remote/openapi-source';

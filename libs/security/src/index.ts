@@ -44,6 +44,7 @@ export {
   SSE_SECURITY_HEADERS,
 } from './http/security-headers';
 export { checkOriginAndHost, type OriginHostOptions, type HttpRefusal } from './http/origin-host.policy';
+export { ClientAddresses, resolveTrustProxy, type McpTrustProxy, type AddressedRequest } from './http/client-addresses';
 export {
   MCP_SECURITY_OPTIONS,
   InjectSecurityOptions,

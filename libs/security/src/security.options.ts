@@ -4,6 +4,7 @@ import type { McpAuthOptions } from './auth/auth-options.interface';
 import { checkAuthOptions } from './auth/auth-options.resolver';
 import { resolveAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
 import type { OriginHostOptions } from './http/origin-host.policy';
+import { resolveTrustProxy, type ClientAddresses } from './http/client-addresses';
 import { SecretRedactor } from './redaction/secret-redactor';
 
 /** What the security library needs of the module's options: who may call, what is refused, what is recorded. */
@@ -19,6 +20,8 @@ export interface SecurityOptions {
   stdioPrincipal: McpPrincipal;
   /** The Host/Origin check (DNS-rebinding protection) of every HTTP surface. */
   originHost: OriginHostOptions;
+  /** Each HTTP request's client address, through the proxies of `trustProxy`. */
+  clientAddresses: ClientAddresses;
 }
 
 /** Token of the resolved `SecurityOptions`. */
@@ -37,6 +40,7 @@ export const SECURITY_OPTION_KEYS = [
   'allowedOrigins',
   'allowedHosts',
   'cors',
+  'trustProxy',
 ] as const;
 
 const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
@@ -95,6 +99,7 @@ export function resolveSecurityOptions(o: Record<string, unknown>, report: Optio
         ? { id: stdio.id, scopes: stdio.scopes ?? [], roles: stdio.roles ?? [], claims: {} }
         : ANONYMOUS_PRINCIPAL,
     originHost: resolveOriginHost(o, report),
+    clientAddresses: resolveTrustProxy(o.trustProxy, report),
   };
 }
 

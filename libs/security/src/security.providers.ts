@@ -2,6 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { AuditTrail } from './audit/audit-trail';
 import { AuthFailureLimiter } from './auth/auth-failure.limiter';
 import { Authenticator } from './auth/authenticator';
+import { ClientAddresses } from './http/client-addresses';
 import { MCP_SECURITY_OPTIONS, type SecurityOptions } from './security.options';
 
 /** The security services a host is made of, each from its slice of the options (`MCP_SECURITY_OPTIONS`). */
@@ -22,6 +23,12 @@ export const SECURITY_PROVIDERS: Provider[] = [
     provide: AuthFailureLimiter,
     useFactory: ({ authFailureLimit }: SecurityOptions) =>
       new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
+    inject: [MCP_SECURITY_OPTIONS],
+  },
+  {
+    // One answer to "who is the client?" for every address-keyed decision (trustProxy).
+    provide: ClientAddresses,
+    useFactory: ({ clientAddresses }: SecurityOptions) => clientAddresses,
     inject: [MCP_SECURITY_OPTIONS],
   },
 ];

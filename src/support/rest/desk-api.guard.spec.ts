@@ -9,6 +9,7 @@ import { HttpAdapterHost, ModuleRef, Reflector } from '@nestjs/core';
 import {
   AuthFailureLimiter,
   Authenticator,
+  ClientAddresses,
   hashApiKey,
   MCP_ACCESS_POLICY,
   ScopeAndRolePolicy,
@@ -36,6 +37,7 @@ describe('DeskApiGuard', () => {
     const services = new Map<unknown, unknown>([
       [Authenticator, new Authenticator(auth)],
       [AuthFailureLimiter, failures],
+      [ClientAddresses, ClientAddresses.direct],
       [MCP_ACCESS_POLICY, new ScopeAndRolePolicy()],
     ]);
     const moduleRef = { get: (token: unknown) => services.get(token) } as unknown as ModuleRef;
@@ -133,10 +135,13 @@ describe('DeskApiGuard', () => {
     const bad = () => guard.canActivate(routeContext(TicketsController, getTicket, request({ 'x-api-key': 'guess' })));
     await expect(bad()).rejects.toThrow(UnauthorizedException);
     await expect(bad()).rejects.toThrow(UnauthorizedException);
-    const locked = guard.canActivate(routeContext(TicketsController, getTicket, request({ 'x-api-key': KEYS.reader })));
+    const locked = bad();
     await expect(locked).rejects.toThrow(HttpException);
     await expect(locked).rejects.toMatchObject({ status: 429 });
     expect(Number(headers['Retry-After'])).toBeGreaterThan(0);
+    // A valid key from the same address still gets in: others' failures never lock it out.
+    const valid = guard.canActivate(routeContext(TicketsController, getTicket, request({ 'x-api-key': KEYS.reader })));
+    await expect(valid).resolves.toBe(true);
   });
 
   it('leaves contexts other than HTTP to their own guards', async () => {

@@ -12,6 +12,7 @@ import { HttpAdapterHost, ModuleRef, Reflector } from '@nestjs/core';
 import {
   AuthFailureLimiter,
   Authenticator,
+  ClientAddresses,
   MCP_ACCESS_POLICY,
   MCP_REQUIRED_SCOPES_METADATA,
   MCP_ROLES_METADATA,
@@ -23,7 +24,6 @@ import {
 export interface DeskApiRequest {
   headers: IncomingHttpHeaders;
   socket?: { remoteAddress?: string };
-  ip?: string;
   /** The caller: set by the REST bridge for an MCP call, by this guard otherwise. */
   user?: unknown;
 }
@@ -39,7 +39,8 @@ export const DESK_API_REALM = 'desk-api';
  *   there, authenticated by the MCP endpoint. HTTP clients cannot set it.
  * - Otherwise the `Authorization: Bearer` / `X-API-Key` header is checked by the host's own
  *   `Authenticator` (with authentication off, every caller is the host's local operator), with
- *   the same per-address lock-out after repeated bad keys as the MCP endpoint.
+ *   the same per-address lock-out after repeated bad keys as the MCP endpoint: the client's
+ *   address through the host's trusted proxies (`ClientAddresses`), and a valid key always passes.
  * - The requirements are decided by the host's access policy, as for a tool.
  *
  * Refusals are Nest's standard exceptions: 401 with `WWW-Authenticate`, 403, 429 with `Retry-After`.
@@ -47,7 +48,12 @@ export const DESK_API_REALM = 'desk-api';
 @Injectable()
 export class DeskApiGuard implements CanActivate {
   /** The host's services, looked up once: the `McpModule` that holds them is not imported here. */
-  private host?: { authenticator: Authenticator; failures: AuthFailureLimiter; policy: McpAccessPolicy };
+  private host?: {
+    authenticator: Authenticator;
+    failures: AuthFailureLimiter;
+    addresses: ClientAddresses;
+    policy: McpAccessPolicy;
+  };
 
   constructor(
     private readonly reflector: Reflector,
@@ -76,9 +82,11 @@ export class DeskApiGuard implements CanActivate {
   }
 
   private async authenticate(request: DeskApiRequest, response: unknown): Promise<McpPrincipal> {
-    const { authenticator, failures } = this.services();
+    const { authenticator, failures, addresses } = this.services();
     if (authenticator.mode === 'none') return authenticator.unauthenticated;
-    const address = request.socket?.remoteAddress ?? request.ip ?? 'unknown';
+    const auth = await authenticator.authenticate(request.headers);
+    if (auth.ok) return auth.principal;
+    const address = addresses.of(request) ?? 'unknown';
     const adapter = this.adapterHost.httpAdapter;
     const wait = failures.retryAfter(address);
     if (wait > 0) {
@@ -88,8 +96,6 @@ export class DeskApiGuard implements CanActivate {
         HttpStatus.TOO_MANY_REQUESTS,
       );
     }
-    const auth = await authenticator.authenticate(request.headers);
-    if (auth.ok) return auth.principal;
     if (auth.error === 'invalid_token') failures.fail(address);
     if (auth.status === 403) throw new ForbiddenException(auth.description);
     const error = auth.error ? `, error="${auth.error}"` : '';
@@ -101,6 +107,7 @@ export class DeskApiGuard implements CanActivate {
     this.host ??= {
       authenticator: this.moduleRef.get(Authenticator, { strict: false }),
       failures: this.moduleRef.get(AuthFailureLimiter, { strict: false }),
+      addresses: this.moduleRef.get(ClientAddresses, { strict: false }),
       policy: this.moduleRef.get<McpAccessPolicy>(MCP_ACCESS_POLICY, { strict: false }),
     };
     return this.host;

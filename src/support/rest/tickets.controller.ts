@@ -2,6 +2,7 @@ import { Body, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } fr
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
+  ApiExtension,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -27,6 +28,12 @@ import { TicketResponse } from './responses/ticket.response';
 const TICKET_ID = ApiParam({ name: 'ticketId', description: 'The ticket id, e.g. T-2001.', example: 'T-2001' });
 const NOT_FOUND = ApiNotFoundResponse({ description: 'No ticket (`TicketNotFound`).', type: DeskErrorResponse });
 const CLOSED = ApiConflictResponse({ description: 'The ticket is closed (`TicketClosed`).', type: DeskErrorResponse });
+/**
+ * Marks an operation destructive in the OpenAPI document (`x-mcp-annotations`), as the desk's
+ * `close_ticket` tool is: the REST bridge then has a person confirm each MCP call of it, exactly
+ * as the tool's calls are confirmed (rest.confirm 'destructive' in AppModule).
+ */
+const DESTRUCTIVE = ApiExtension('x-mcp-annotations', { destructiveHint: true });
 
 /** Tickets over REST: the same store and rules as the desk's ticket tools. */
 @DeskApiController('tickets')
@@ -105,6 +112,7 @@ export class TicketsController {
     description: 'Closes a ticket with a resolution written for the customer. A closed ticket cannot be closed again.',
   })
   @TICKET_ID
+  @DESTRUCTIVE
   @ApiOkResponse({ type: TicketResponse })
   @NOT_FOUND
   @CLOSED
@@ -123,6 +131,7 @@ export class TicketsController {
       'Deletes a ticket and its comments for good. This cannot be undone: close a ticket instead to keep it.',
   })
   @TICKET_ID
+  @DESTRUCTIVE
   @ApiOkResponse({ type: DeletedTicketResponse })
   @NOT_FOUND
   async remove(@Param() { ticketId }: TicketIdDto): Promise<DeletedTicketResponse> {

@@ -20,7 +20,8 @@ async function serve(options: Record<string, unknown>) {
     security,
     new Authenticator(security.auth),
     new AuthFailureLimiter(security.authFailureLimit.limit, security.authFailureLimit.windowMs),
-    new HttpResponder(events),
+    new HttpResponder(events, security.clientAddresses),
+    security.clientAddresses,
   );
   const { url, server } = await listen((req, res) => {
     void authentication.principalOf(req, res).then((principal) => {
@@ -91,14 +92,14 @@ describe('HttpAuthentication', () => {
       expect(events[0]).toMatchObject({ outcome: 'unauthenticated', errorCode: 401 });
     });
 
-    it('locks an address out with 429 and Retry-After after repeated wrong keys, even for a valid key', async () => {
+    it('locks an address out with 429 and Retry-After after repeated wrong keys', async () => {
       const { url, events } = await start(apiKeys(3));
       for (let attempt = 1; attempt <= 3; attempt++) {
         const response = await fetch(url, { headers: { 'x-api-key': `guess-${attempt}` } });
         expect(response.status).toBe(401);
         await response.text();
       }
-      const locked = await fetch(url, { headers: { 'x-api-key': 'agent-key' } });
+      const locked = await fetch(url, { headers: { 'x-api-key': 'guess-4' } });
       expect(locked.status).toBe(429);
       const retryAfter = locked.headers.get('retry-after');
       expect(retryAfter).toMatch(/^(59|60)$/);
@@ -115,6 +116,34 @@ describe('HttpAuthentication', () => {
         ['unauthenticated', 401],
         ['unauthenticated', 401],
         ['throttled', 429],
+      ]);
+    });
+
+    it("never refuses a valid key because of others' failures from the same address", async () => {
+      const { url } = await start(apiKeys(2));
+      for (let attempt = 1; attempt <= 5; attempt++)
+        await (await fetch(url, { headers: { 'x-api-key': 'guess' } })).text();
+      const stranger = await fetch(url, { headers: { 'x-api-key': 'guess' } });
+      expect(stranger.status).toBe(429);
+      await stranger.text();
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const valid = await fetch(url, { headers: { 'x-api-key': 'agent-key' } });
+        expect(valid.status).toBe(200);
+        expect(await rpcOf(valid)).toMatchObject({ id: 'agent-1' });
+      }
+    });
+
+    it('behind a listed proxy, locks out the client named by X-Forwarded-For and not the others', async () => {
+      const { url, events } = await start({ ...apiKeys(1), trustProxy: ['127.0.0.1'] });
+      const via = (client: string, key: string) =>
+        fetch(url, { headers: { 'x-forwarded-for': client, 'x-api-key': key } });
+      expect((await via('198.51.100.7', 'guess')).status).toBe(401);
+      expect((await via('198.51.100.7', 'guess')).status).toBe(429);
+      expect((await via('198.51.100.8', 'guess')).status).toBe(401);
+      expect(events.map((event) => [event.remoteAddress, event.errorCode])).toEqual([
+        ['198.51.100.7', 401],
+        ['198.51.100.7', 429],
+        ['198.51.100.8', 401],
       ]);
     });
 

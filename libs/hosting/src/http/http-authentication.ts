@@ -4,6 +4,7 @@ import { JsonRpcErrorCode, type McpPrincipal } from '#libs/core';
 import {
   AuthFailureLimiter,
   Authenticator,
+  ClientAddresses,
   InjectSecurityOptions,
   type AuthRefusal,
   type SecurityOptions,
@@ -13,9 +14,13 @@ import { HttpResponder } from './http-responder';
 import { protectedResourceMetadataUrl } from './protected-resource-metadata';
 
 /**
- * Who sends an MCP request over HTTP: the authenticator's answer, with the lock-out of an
+ * Who sends an MCP request over HTTP: the authenticator's answer, with the lock-out of a client
  * address after repeated bad credentials (one count shared with the admin API and /metrics),
  * and 401/403 answered with `WWW-Authenticate` as RFC 6750 and RFC 9728 describe it.
+ *
+ * The credential is checked before the lock-out: a request that carries a valid one always gets
+ * in, so that others' failures from the same address (a NAT, an office, a proxy not listed in
+ * `trustProxy`) never lock a legitimate client out. A locked-out address's failures get 429.
  */
 @Injectable()
 export class HttpAuthentication {
@@ -26,6 +31,7 @@ export class HttpAuthentication {
     private readonly authenticator: Authenticator,
     private readonly failures: AuthFailureLimiter,
     private readonly responder: HttpResponder,
+    private readonly addresses: ClientAddresses,
   ) {
     this.resourceMetadataUrl =
       security.auth.mode === 'oauth' ? protectedResourceMetadataUrl(security.auth.resource) : undefined;
@@ -39,7 +45,9 @@ export class HttpAuthentication {
   /** The caller, or `undefined` when the request was refused (and answered). */
   async principalOf(req: IncomingMessage, res: ServerResponse): Promise<McpPrincipal | undefined> {
     if (this.authenticator.mode === 'none') return this.authenticator.unauthenticated;
-    const address = req.socket.remoteAddress ?? 'unknown';
+    const auth = await this.authenticator.authenticate(req.headers);
+    if (auth.ok) return auth.principal;
+    const address = this.addresses.of(req) ?? 'unknown';
     const wait = this.failures.retryAfter(address);
     if (wait > 0) {
       this.responder.refuse(res, HttpMessages.tooManyAuthFailures(wait), req, {
@@ -47,8 +55,6 @@ export class HttpAuthentication {
       });
       return undefined;
     }
-    const auth = await this.authenticator.authenticate(req.headers);
-    if (auth.ok) return auth.principal;
     if (auth.error === 'invalid_token') this.failures.fail(address);
     this.refuse(res, auth, req);
     return undefined;

@@ -1,5 +1,6 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type McpRequestEvent } from '#libs/protocol';
+import { ClientAddresses } from '#libs/security';
 import { HttpResponder } from './http-responder';
 import { HttpMessages } from './http.messages';
 import { closedAfterEach, listen, recordedEvents, rpcOf } from './testing/http-testing';
@@ -11,7 +12,7 @@ describe('HttpResponder', () => {
   beforeEach(() => {
     const recording = recordedEvents();
     events = recording.recorded;
-    responder = new HttpResponder(recording.events);
+    responder = new HttpResponder(recording.events, ClientAddresses.direct);
   });
 
   const served = closedAfterEach(listen);

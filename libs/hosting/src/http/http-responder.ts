@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { API_SECURITY_HEADERS, API_SECURITY_HEADER_LIST, type AuditOutcome } from '#libs/security';
+import { API_SECURITY_HEADERS, API_SECURITY_HEADER_LIST, ClientAddresses, type AuditOutcome } from '#libs/security';
 import { errorResponse, outcomeOfStatus, RequestEvents, type JsonRpcId } from '#libs/protocol';
 import type { HttpRefusal } from './http.messages';
 
@@ -22,7 +22,10 @@ export interface RefusalExtras {
  */
 @Injectable()
 export class HttpResponder {
-  constructor(private readonly events: RequestEvents) {}
+  constructor(
+    private readonly events: RequestEvents,
+    private readonly addresses: ClientAddresses,
+  ) {}
 
   /** A JSON-RPC response as `application/json`, with extra headers (a new session's id, CORS). */
   json(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
@@ -65,7 +68,7 @@ export class HttpResponder {
       status,
       message,
       'http',
-      req?.socket.remoteAddress,
+      req && this.addresses.of(req),
       extra.principal,
     );
   }

@@ -326,7 +326,7 @@ describe('StreamableHttpHandler', () => {
           );
           await response.text();
         }
-        const locked = await post(mcp.url, INITIALIZE(), as(ALICE));
+        const locked = await post(mcp.url, INITIALIZE(), as('guess-3'));
         expect(locked.status).toBe(429);
         expect(locked.headers.get('retry-after')).toMatch(/^(59|60)$/);
         expect((await rpcOf(locked)).error.code).toBe(-32001);
@@ -336,6 +336,10 @@ describe('StreamableHttpHandler', () => {
           ['unauthenticated', 401],
           ['throttled', 429],
         ]);
+        // A valid key from the locked-out address is still let in.
+        const valid = await post(mcp.url, INITIALIZE(), as(ALICE));
+        expect(valid.status).toBe(200);
+        await valid.text();
       });
     });
 

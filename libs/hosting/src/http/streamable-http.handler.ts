@@ -9,7 +9,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type McpPrincipal,
 } from '#libs/core';
-import { checkOriginAndHost, InjectSecurityOptions, type SecurityOptions } from '#libs/security';
+import { checkOriginAndHost, ClientAddresses, InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import {
   classify,
   HostState,
@@ -92,6 +92,7 @@ export class StreamableHttpHandler {
     private readonly statelessHeaders: StatelessHeaders,
     private readonly relay: SessionRelay,
     private readonly sharedStreams: SharedStreams,
+    private readonly addresses: ClientAddresses,
   ) {
     this.stateful = protocol.mode === 'stateful';
   }
@@ -198,15 +199,12 @@ export class StreamableHttpHandler {
       session = new McpSession(undefined, typeof version === 'string' ? version : DEFAULT_HTTP_PROTOCOL_VERSION);
     } else if (isInitialize) {
       // Without authentication every caller is the same principal: count sessions per address instead.
-      const owner = !this.authentication.authenticates
-        ? `address:${req.socket.remoteAddress}`
-        : `principal:${principal.id}`;
+      const address = this.authentication.authenticates ? undefined : this.addresses.of(req);
+      const owner = address === undefined ? `principal:${principal.id}` : `address:${address}`;
       const full = this.sessions.refusal(owner);
       if (full?.reason === 'full') return this.responder.refuse(res, HttpMessages.tooManySessions(full.limit), req);
       if (full) {
-        const who = !this.authentication.authenticates
-          ? `this address (${req.socket.remoteAddress})`
-          : `"${principal.id}"`;
+        const who = address === undefined ? `"${principal.id}"` : `this address (${address})`;
         return this.responder.refuse(res, HttpMessages.tooManyOwnSessions(who, full.limit, full.retryAfterSec), req, {
           headers: { 'retry-after': String(full.retryAfterSec) },
           outcome: 'limited',
@@ -517,7 +515,7 @@ export class StreamableHttpHandler {
       transport: 'http',
       principal,
       headers: req.headers,
-      remoteAddress: req.socket.remoteAddress,
+      remoteAddress: this.addresses.of(req),
       notify,
       onLost,
     };

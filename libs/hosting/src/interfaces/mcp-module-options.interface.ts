@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { McpCacheOptions, McpClusterOptions, McpUnknownArguments } from '#libs/core';
-import type { McpAuditOptions, McpAuthOptions } from '#libs/security';
+import type { McpAuditOptions, McpAuthOptions, McpTrustProxy } from '#libs/security';
 import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
 import type { McpRestOptions } from '#libs/rest';
@@ -230,8 +230,26 @@ export interface McpModuleOptions {
    * listed origins are also accepted by the `Origin` check.
    */
   cors?: { origins: string[]; maxAgeSec?: number };
-  /** Failed authentications per client address before it gets 429 until the window ends. @default { limit: 20, windowMs: 60_000 } */
+  /**
+   * Failed authentications per client address before its requests that fail to authenticate get
+   * 429 until the window ends (a request with a valid credential is never refused by it).
+   * @default { limit: 20, windowMs: 60_000 }
+   */
   authFailureLimit?: { limit: number; windowMs: number };
+  /**
+   * The load balancers and reverse proxies in front of the host (addresses or CIDR ranges): a
+   * request from one of them comes from the right-most address of `X-Forwarded-For` (or, with
+   * `header: 'forwarded'`, of `Forwarded: for=`) that is not one of them. Every address-keyed
+   * decision uses that address: the authentication lock-out, the per-address session and
+   * listen-stream caps, throttling of anonymous callers, audit records. Without it the socket's
+   * peer is the client and forwarding headers are ignored. The PROXY protocol is not supported.
+   * @example
+   * ```ts
+   * trustProxy: ['10.0.0.0/8']                                        // X-Forwarded-For (HAProxy, nginx, ingress controllers)
+   * trustProxy: { proxies: ['192.0.2.10'], header: 'forwarded' }     // RFC 7239
+   * ```
+   */
+  trustProxy?: McpTrustProxy;
   /** Default per-call time limit of tools (a tool's `timeoutMs` wins). @default 30_000 */
   toolTimeoutMs?: number;
   /** Longest time a task and its result are kept (ms); clients may ask for less. @default 3_600_000 (1 h) */

@@ -105,6 +105,29 @@ describe('resolveMcpOptions', () => {
     expect((error as Error).message).toContain("fix: give bytes (1048576) or a string like '512kb' or '4mb'");
   });
 
+  it('reports trustProxy and rest.confirm problems with all the others, each with its fix', () => {
+    let error: unknown;
+    try {
+      resolveMcpOptions({
+        name: 'a',
+        version: '1',
+        mode: 'stateles',
+        trustProxy: ['10.0.0.0/8', 'balancer'],
+        rest: { confirm: 'sometimes' },
+      } as never);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(McpStartupError);
+    expect((error as McpStartupError).diagnostics.map(({ where, problem }) => `${where}: ${problem}`)).toEqual([
+      'McpModule option "mode": "stateles" is not a mode',
+      'McpModule option "trustProxy[1]": "balancer" is not an IP address or CIDR range',
+      "McpModule option \"rest.confirm\": must be 'destructive', 'writes' or 'none', not \"sometimes\"",
+    ]);
+    const { security } = resolveMcpOptions({ name: 'a', version: '1', trustProxy: ['10.0.0.0/8'] });
+    expect(security.clientAddresses.trustsProxies).toBe(true);
+  });
+
   it('takes the default caching hints of 2026-07-28 results, the scope private unless said', () => {
     expect(resolveMcpOptions({ name: 'a', version: '1', cache: { ttlMs: 60_000 } }).protocol.cache).toEqual({
       ttlMs: 60_000,

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Authenticator, hashApiKey, type McpAuthOptions } from '#libs/security';
+import { Authenticator, ClientAddresses, hashApiKey, resolveTrustProxy, type McpAuthOptions } from '#libs/security';
 import { AdminAccess } from './admin-access';
 import { AuthFailureLimiter } from '#libs/security';
 import { McpRequestObservers } from '#libs/protocol';
@@ -12,13 +12,18 @@ const refusals: McpRequestEvent[] = [];
 const request = (remoteAddress: string, headers: Record<string, string> = {}) =>
   ({ socket: { remoteAddress }, headers }) as unknown as IncomingMessage;
 
-function access(auth: McpAuthOptions, authFailureLimit = { limit: 20, windowMs: 60_000 }): AdminAccess {
+function access(
+  auth: McpAuthOptions,
+  authFailureLimit = { limit: 20, windowMs: 60_000 },
+  addresses = ClientAddresses.direct,
+): AdminAccess {
   const observers = new McpRequestObservers();
   observers.add({ observe: (event) => void refusals.push(event) });
   return new AdminAccess(
     new Authenticator(auth),
     new RequestEvents(observers),
     new AuthFailureLimiter(authFailureLimit.limit, authFailureLimit.windowMs),
+    addresses,
   );
 }
 
@@ -61,11 +66,27 @@ describe('AdminAccess', () => {
     expect(await guess()).toMatchObject({ status: 401 });
     expect(await guess()).toMatchObject({ status: 401 });
     expect(await guess()).toMatchObject({ ok: false, status: 429, error: 'too_many_failures', retryAfterSec: 60 });
-    // Even the right key waits; other addresses do not.
-    expect(await admin.check(request('10.9.9.9', { authorization: 'Bearer admin-key' }))).toMatchObject({
-      status: 429,
-    });
+    // A valid key from the same address is never locked out by others' failures.
+    expect(await admin.check(request('10.9.9.9', { authorization: 'Bearer admin-key' }))).toMatchObject({ ok: true });
     expect(await admin.check(request('10.9.9.8', { authorization: 'Bearer admin-key' }))).toMatchObject({ ok: true });
+  });
+
+  it("behind a listed proxy, counts failures per client and judges loopback by the client's address", async () => {
+    const proxied = resolveTrustProxy(['127.0.0.1'], (option, problem) => {
+      throw new Error(`${option} ${problem}`);
+    });
+    const admin = access(keys, { limit: 1, windowMs: 60_000 }, proxied);
+    const via = (client: string, key: string) =>
+      admin.check(request('127.0.0.1', { 'x-forwarded-for': client, authorization: `Bearer ${key}` }));
+    expect(await via('198.51.100.1', 'guess')).toMatchObject({ status: 401 });
+    expect(await via('198.51.100.1', 'guess')).toMatchObject({ status: 429 });
+    // Another client behind the same proxy has its own count.
+    expect(await via('198.51.100.2', 'guess')).toMatchObject({ status: 401 });
+    const open = access({ mode: 'none', allowPublicBind: true }, undefined, proxied);
+    expect(await open.check(request('127.0.0.1', { 'x-forwarded-for': '192.168.1.20' }))).toMatchObject({
+      ok: false,
+      status: 403,
+    });
   });
 
   it('without authentication, admits loopback callers only', async () => {

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '#libs/core';
-import { Authenticator } from '#libs/security';
-import { AuthFailureLimiter } from '#libs/security';
+import { AuthFailureLimiter, Authenticator, ClientAddresses } from '#libs/security';
 import { AdminMessages } from './admin.messages';
 import { outcomeOfStatus, RequestEvents } from '#libs/protocol';
 
@@ -26,8 +25,9 @@ export type AdminAccessResult =
  * Who may read the admin API: a principal authenticated exactly as on the MCP endpoint
  * (`Authorization: Bearer <key or token>` or `X-API-Key`) with the role `admin` or the scope
  * `mcp:admin`. Without authentication (`auth: { mode: 'none' }`, where the host listens on
- * loopback only) every loopback caller may. Failed authentications count towards the same kind
- * of per-address limit as on the MCP endpoint.
+ * loopback only) every loopback caller may. Failed authentications count towards the same
+ * per-address limit as on the MCP endpoint, which never refuses a valid credential. The address
+ * is the client's, through the proxies of `trustProxy`.
  */
 @Injectable()
 export class AdminAccess {
@@ -36,6 +36,7 @@ export class AdminAccess {
     private readonly telemetry: RequestEvents,
     /** Shared with the MCP endpoint: one count of failures per address across every surface. */
     private readonly failures: AuthFailureLimiter,
+    private readonly addresses: ClientAddresses,
   ) {}
 
   /**
@@ -62,7 +63,7 @@ export class AdminAccess {
       status,
       message,
       'http',
-      req.socket.remoteAddress,
+      this.addresses.of(req),
       principal,
       surface,
     );
@@ -75,7 +76,7 @@ export class AdminAccess {
         result.status,
         result.message,
         'http',
-        req.socket.remoteAddress,
+        this.addresses.of(req),
         result.principal,
         surface,
       );
@@ -87,24 +88,25 @@ export class AdminAccess {
     surface: string,
     allowed: ((principal: McpPrincipal) => boolean) | undefined,
   ): Promise<AdminAccessResult> {
-    const address = req.socket.remoteAddress ?? 'unknown';
+    const address = this.addresses.of(req) ?? 'unknown';
     if (this.authenticator.mode === 'none') {
       // `allowPublicBind` lets such a host listen publicly; its dashboard data stays on loopback.
       if (!isLoopbackAddress(address))
         return { ok: false, status: 403, error: 'forbidden', message: AdminMessages.loopbackOnly(surface) };
       return { ok: true, principal: this.authenticator.unauthenticated };
     }
-    const wait = this.failures.retryAfter(address);
-    if (wait > 0)
-      return {
-        ok: false,
-        status: 429,
-        error: 'too_many_failures',
-        message: AdminMessages.tooManyFailures(wait),
-        retryAfterSec: wait,
-      };
+    // The credential first: a valid one is never locked out by others' failures from the address.
     const auth = await this.authenticator.authenticate(req.headers);
     if (!auth.ok) {
+      const wait = this.failures.retryAfter(address);
+      if (wait > 0)
+        return {
+          ok: false,
+          status: 429,
+          error: 'too_many_failures',
+          message: AdminMessages.tooManyFailures(wait),
+          retryAfterSec: wait,
+        };
       if (auth.error === 'invalid_token') this.failures.fail(address);
       return auth.status === 401
         ? {

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { ToolRegistry } from '#libs/catalog';
 import { ApprovalPageLocator, ApprovalRequests, digestOfArguments, type InvocationOptions } from '#libs/invocation';
 import { McpRequestObservers, RequestEvents, type ProtocolOptions } from '#libs/protocol';
-import { AuthFailureLimiter, Authenticator, hashApiKey } from '#libs/security';
+import { ClientAddresses, AuthFailureLimiter, Authenticator, hashApiKey } from '#libs/security';
 import { AdminAccess } from '../access/admin-access';
 import { McpApprovals } from '../approvals/mcp-approvals';
 import type { OperationsOptions } from '../options/operations.options';
@@ -44,6 +44,7 @@ function serverWith(stdioPage: OperationsOptions['approvals']['stdioPage']) {
     }),
     new RequestEvents(new McpRequestObservers()),
     new AuthFailureLimiter(20, 60_000),
+    ClientAddresses.direct,
   );
   const locator = new ApprovalPageLocator({ approvals: { pageOf: undefined } } as unknown as InvocationOptions);
   const server = new StdioApprovalServer(

@@ -38,7 +38,8 @@ export interface McpSubscriptionTopic {
  * notifications come through `ChangeNotifications`; an extension publishes its own, e.g.
  * `notifications/tasks` to the subscriptions whose `filter.taskIds` name the task). The number
  * of open subscriptions is bounded like sessions: `maxSessions` in all, `maxSessionsPerPrincipal`
- * per principal (per client address for anonymous callers).
+ * per principal (per client address for anonymous callers, and for every HTTP caller of a host
+ * without authentication).
  *
  * @example
  * ```ts

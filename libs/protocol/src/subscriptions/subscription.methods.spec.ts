@@ -12,7 +12,7 @@ import {
   type RegisteredResource,
   type RegisteredResourceTemplate,
 } from '#libs/catalog';
-import { ScopeAndRolePolicy } from '#libs/security';
+import { Authenticator, ScopeAndRolePolicy, type McpAuthOptions } from '#libs/security';
 import { AccessControl } from '../admission/access-control';
 import { StatelessCalls } from '../calls/stateless-calls';
 import { RequestNote } from '../events/request-note';
@@ -48,7 +48,7 @@ function template(uriTemplate: string): RegisteredResourceTemplate {
   } as unknown as RegisteredResourceTemplate;
 }
 
-function setup(limits: Record<string, number> = {}) {
+function setup(limits: Record<string, number> = {}, auth: McpAuthOptions = { mode: 'apiKey', keys: [] }) {
   const options = resolveProtocolOptions({ name: 'spec', version: '1', ...limits }, (key, problem) => {
     throw new Error(`${key} ${problem}`);
   });
@@ -63,6 +63,7 @@ function setup(limits: Record<string, number> = {}) {
     resources,
     new AccessControl(new ScopeAndRolePolicy()),
     stateless,
+    new Authenticator(auth),
   );
   let nextId = 1;
 
@@ -227,6 +228,23 @@ describe('SubscriptionMethods: subscriptions/listen', () => {
     expect(subscriptions.size).toBe(3);
     const tooMany = (await listen({ resourceSubscriptions: ['a:1', 'a:2', 'a:3'] }, ADMIN)).answer;
     expect((await failureOf(tooMany)).message).toContain('at most 2 URIs per subscription');
+    await subscriptions.closeAll('spec over');
+  });
+
+  it('bounds subscriptions per client address when the host does not authenticate (every caller is one principal)', async () => {
+    const operator: McpPrincipal = { id: 'local-operator', scopes: [], roles: [], claims: {} };
+    const { listen, subscriptions } = setup(
+      { maxSessionsPerPrincipal: 1 },
+      { mode: 'none', principal: { id: operator.id } },
+    );
+    await listen({ toolsListChanged: true }, operator, { address: '127.0.0.1' });
+    expect(
+      (await failureOf((await listen({ toolsListChanged: true }, operator, { address: '127.0.0.1' })).answer)).message,
+    ).toContain('this caller already holds 1 (maxSessionsPerPrincipal)');
+    // Another client still gets a stream.
+    const other = await listen({ toolsListChanged: true }, operator, { address: '127.0.0.2' });
+    expect(other.sent).toHaveLength(1);
+    expect(subscriptions.size).toBe(2);
     await subscriptions.closeAll('spec over');
   });
 

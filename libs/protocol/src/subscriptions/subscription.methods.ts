@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ANONYMOUS_PRINCIPAL, JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ResourceRegistry } from '#libs/catalog';
 import { CallCancellation } from '#libs/invocation';
+import { Authenticator } from '#libs/security';
 import { AccessControl } from '../admission/access-control';
 import { StatelessCalls } from '../calls/stateless-calls';
 import type { RequestNote } from '../events/request-note';
@@ -36,6 +37,7 @@ export class SubscriptionMethods implements McpMethods {
     private readonly resources: ResourceRegistry,
     private readonly access: AccessControl,
     private readonly stateless: StatelessCalls,
+    private readonly authenticator: Authenticator,
   ) {}
 
   private async listen(
@@ -45,7 +47,7 @@ export class SubscriptionMethods implements McpMethods {
     note: RequestNote,
   ): Promise<string> {
     const requested = readSubscriptionFilter(params);
-    const owner = ownerOf(scope);
+    const owner = this.ownerOf(scope);
     this.subscriptions.checkRoom(owner);
     // The client lets go by closing the stream (HTTP) or by cancelling the listen request; watched
     // from the start, so that a client gone while the filter was acknowledged is not kept.
@@ -119,11 +121,17 @@ export class SubscriptionMethods implements McpMethods {
     }
     return agreed;
   }
-}
 
-/** What the per-principal limit counts a subscription against: the principal, or the address of an anonymous caller. */
-function ownerOf(scope: DispatchScope): string {
-  return scope.principal === ANONYMOUS_PRINCIPAL || scope.principal.id === ANONYMOUS_PRINCIPAL.id
-    ? `address:${scope.remoteAddress ?? scope.transport}`
-    : `principal:${scope.principal.id}`;
+  /**
+   * What the per-principal limit counts a subscription against: the principal, or the client's
+   * address (through the trusted proxies) when the host does not authenticate — every caller is
+   * then the same principal, so one client's streams must not use up everyone's room — and for
+   * an anonymous caller.
+   */
+  private ownerOf(scope: DispatchScope): string {
+    const anonymous = scope.principal === ANONYMOUS_PRINCIPAL || scope.principal.id === ANONYMOUS_PRINCIPAL.id;
+    return anonymous || (scope.transport === 'http' && this.authenticator.mode === 'none')
+      ? `address:${scope.remoteAddress ?? scope.transport}`
+      : `principal:${scope.principal.id}`;
+  }
 }

@@ -12,13 +12,15 @@ import { runInProcess } from '../execution/in-process-request';
 import { toToolResult } from '../execution/http-outcome';
 import type { ExposedRoute } from './rest-bridge.explorer';
 import { addRestTool, toolOptionsOf } from '../registration/catalog-entry';
+import { WriteConfirmations } from '../registration/write-confirmation';
 
 type HttpAdapter = NonNullable<HttpAdapterHost['httpAdapter']>;
 
 /**
  * Adds the tools of the exposed routes to the catalog: the mapped definition with the route's
- * `@McpExpose` overrides, the route's `@RequireScopes` / `@Roles` as the entry's access, and a
- * handler that runs the route in process through the application's HTTP stack.
+ * `@McpExpose` overrides, the confirmation `rest.confirm` decides for it, the route's
+ * `@RequireScopes` / `@Roles` as the entry's access, and a handler that runs the route in
+ * process through the application's HTTP stack.
  */
 @Injectable()
 export class RestToolRegistrar {
@@ -27,7 +29,10 @@ export class RestToolRegistrar {
     @InjectRestOptions() private readonly options: RestOptions,
   ) {}
 
-  /** @returns every problem met (name clashes, invalid schemas); the routes without one are added */
+  /**
+   * @returns every problem met (name clashes, invalid schemas, writes whose confirmation nothing
+   * decided); the routes without an error are added
+   */
   register(exposed: readonly ExposedRoute[], adapter: HttpAdapter): RestDiagnostic[] {
     const names: Record<string, string> = {};
     // By operationId: two routes may share a method and path (versioned by header).
@@ -38,14 +43,28 @@ export class RestToolRegistrar {
       { prefix: this.options.prefix, names },
     );
     const routeOf = new Map(exposed.map((item) => [item.operation, item] as const));
+    const confirmations = new WriteConfirmations(
+      this.options.confirm,
+      tools.map(({ operation }) => operation),
+    );
     for (const definition of tools) {
       const { route, exposure } = routeOf.get(definition.operation)!;
       const options = toolOptionsOf(definition, exposure.overrides);
+      const { confirm } = confirmations.decide(
+        definition.operation,
+        options.annotations ?? {},
+        exposure.overrides.confirm,
+      );
+      if (confirm !== undefined) options.confirm = confirm;
       const handler = this.handlerOf(adapter, definition, route.versionHeaders);
       const access = { scopes: exposure.scopes, roles: exposure.roles, route: nestRouteLabel(route) };
       diagnostics.push(...addRestTool(this.catalog, options, handler, access));
     }
-    return diagnostics;
+    const undecided = confirmations.report(
+      'rest.confirm',
+      '@McpExpose({ confirm: true }) on the route to confirm it or { confirm: false } to let it run',
+    );
+    return [...diagnostics, ...confirmations.unmatchedRules('rest.confirm'), ...(undecided ? [undecided] : [])];
   }
 
   /** The tool's handler: what each call needs of the route is worked out once, here. */

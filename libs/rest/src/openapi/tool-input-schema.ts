@@ -7,7 +7,9 @@
  *   Never a cookie parameter, nor the headers the host or HTTP own: `Authorization`, `Cookie`,
  *   `Content-Type`, `Accept`, `Content-Length`, `Host` and the hop-by-hop ones (`Connection`,
  *   `Keep-Alive`, `Proxy-Authenticate`, `Proxy-Authorization`, `TE`, `Trailer`,
- *   `Transfer-Encoding`, `Upgrade`): those are left out with a `warning`.
+ *   `Transfer-Encoding`, `Upgrade`), nor those that name the client's address (`Forwarded`,
+ *   `X-Forwarded-For`, `X-Real-IP`: a caller must not choose the address an app behind trusted
+ *   proxies keys its limits on): those are left out with a `warning`.
  * - A JSON body whose schema is an object (after its `$ref`, or an `allOf` of objects): each of
  *   its top-level properties, under its own name. Any other JSON body (array, string, a map
  *   without `properties`) is one property named `body`.
@@ -36,7 +38,10 @@ export interface ToolInput {
   readonly diagnostics: RestDiagnostic[];
 }
 
-/** Header parameters a tool never sets: credentials, what the bridge sets itself, hop-by-hop headers. */
+/**
+ * Header parameters a tool never sets: credentials, what the bridge sets itself, hop-by-hop
+ * headers, and the client's address as proxies write it.
+ */
 const FORBIDDEN_HEADERS = new Set([
   'authorization',
   'cookie',
@@ -52,6 +57,9 @@ const FORBIDDEN_HEADERS = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  'forwarded',
+  'x-forwarded-for',
+  'x-real-ip',
 ]);
 
 /** The top-level properties of an object body, or `undefined` when the body is not such an object. */

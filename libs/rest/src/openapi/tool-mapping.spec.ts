@@ -184,6 +184,7 @@ describe('mapOperations: input schema', () => {
         p('Connection', 'header'),
         p('session', 'cookie'),
         p('host', 'query'),
+        p('X-Forwarded-For', 'header'),
       ],
     });
     expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(['host']);
@@ -203,6 +204,11 @@ describe('mapOperations: input schema', () => {
         'warning',
         'OpenAPI operation GET /t (listT)',
         "its cookie parameter `session` is not one a tool may set; it is left out of the tool's arguments",
+      ],
+      [
+        'warning',
+        'OpenAPI operation GET /t (listT)',
+        "its header parameter `X-Forwarded-For` is not one a tool may set; it is left out of the tool's arguments",
       ],
     ]);
   });

@@ -1,4 +1,5 @@
 import { resolveRestApis } from './rest-api.options';
+import { DEFAULT_REST_CONFIRM } from './rest-confirm.options';
 
 interface Reported {
   option: string;
@@ -53,6 +54,7 @@ describe('resolveRestApis', () => {
         roles: [],
         timeoutMs: 30_000,
         maxResponseBytes: 5 * 1024 * 1024,
+        confirm: DEFAULT_REST_CONFIRM,
         where: 'rest.apis[0]',
       },
     ]);
@@ -75,7 +77,7 @@ describe('resolveRestApis', () => {
     };
     const { apis, problems } = resolve([given]);
     expect(problems).toEqual([]);
-    expect(apis).toEqual([{ ...given, where: 'rest.apis[0]' }]);
+    expect(apis).toEqual([{ ...given, confirm: DEFAULT_REST_CONFIRM, where: 'rest.apis[0]' }]);
   });
 
   it('accepts an http base URL and a document URL', () => {

@@ -1,6 +1,13 @@
 import { optionChecks, type OptionReport } from '#libs/core';
 import type { RestRemoteCredentials } from '../execution/remote-credentials';
 import { resolveRouteRules, TOOL_PREFIX, type McpRestRouteRules } from './route-rules.options';
+import {
+  DEFAULT_REST_CONFIRM,
+  resolveRestConfirm,
+  type McpRestConfirmOptions,
+  type McpRestConfirmPolicy,
+  type RestConfirmOptions,
+} from './rest-confirm.options';
 
 /**
  * An external REST API exposed as MCP tools (an entry of the `rest.apis` option): its OpenAPI
@@ -22,6 +29,7 @@ import { resolveRouteRules, TOOL_PREFIX, type McpRestRouteRules } from './route-
  *       exclude: { operationIds: ['deletePet'] },
  *       prefix: 'petstore_',
  *       scopes: ['pets:read'],
+ *       confirm: { ask: { operationIds: ['addPet'] }, skip: { operationIds: ['updatePet'] } },
  *     }],
  *   },
  * })
@@ -57,6 +65,11 @@ export interface McpRestApiOptions {
   timeoutMs?: number;
   /** The largest response body accepted. @default 5242880 (5 MB) */
   maxResponseBytes?: number;
+  /**
+   * Which of the API's writes a person confirms before they run, as `rest.confirm` (whose
+   * policy applies when this is not given; its `ask` / `skip` rules name the app's routes only).
+   */
+  confirm?: McpRestConfirmPolicy | McpRestConfirmOptions;
 }
 
 /** `McpRestApiOptions` validated. */
@@ -72,6 +85,7 @@ export interface RestApiOptions {
   readonly roles: readonly string[];
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
+  readonly confirm: RestConfirmOptions;
   /** Where the API's options are (`rest.apis[0]`), for messages. */
   readonly where: string;
 }
@@ -88,6 +102,7 @@ const API_KEYS = new Set([
   'roles',
   'timeoutMs',
   'maxResponseBytes',
+  'confirm',
 ]);
 const CREDENTIAL_KEYS = new Set(['headers', 'bearer', 'basic', 'apiKey']);
 const API_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -98,7 +113,11 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * Validates `rest.apis`: every problem is reported with its fix, and an API with a problem is
  * left out of the result.
  */
-export function resolveRestApis(value: unknown, report: OptionReport): RestApiOptions[] {
+export function resolveRestApis(
+  value: unknown,
+  report: OptionReport,
+  confirm: RestConfirmOptions = DEFAULT_REST_CONFIRM,
+): RestApiOptions[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
     report('rest.apis', 'must be an array', "e.g. apis: [{ name: 'petstore', document: './petstore.yaml' }]");
@@ -113,7 +132,7 @@ export function resolveRestApis(value: unknown, report: OptionReport): RestApiOp
       problems++;
       report(option, problem, fix);
     };
-    const api = resolveApi(given, where, count);
+    const api = resolveApi(given, where, count, confirm);
     // An invalid name is reported once, as invalid; only a valid one can name another API too.
     if (api && typeof api.name === 'string' && API_NAME.test(api.name)) {
       if (names.has(api.name))
@@ -125,7 +144,12 @@ export function resolveRestApis(value: unknown, report: OptionReport): RestApiOp
   return apis;
 }
 
-function resolveApi(given: unknown, where: string, report: OptionReport): RestApiOptions | undefined {
+function resolveApi(
+  given: unknown,
+  where: string,
+  report: OptionReport,
+  confirm: RestConfirmOptions,
+): RestApiOptions | undefined {
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     report(where, 'must be an object', "e.g. { name: 'petstore', document: './petstore.yaml' }");
     return undefined;
@@ -174,6 +198,7 @@ function resolveApi(given: unknown, where: string, report: OptionReport): RestAp
     roles: list('roles'),
     timeoutMs: check.integer('timeoutMs', 30_000, 1, 600_000),
     maxResponseBytes: check.integer('maxResponseBytes', 5 * 1024 * 1024, 1),
+    confirm: resolveRestConfirm(o.confirm, `${where}.confirm`, report, confirm),
     where,
   };
 }

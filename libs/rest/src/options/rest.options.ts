@@ -2,6 +2,13 @@ import { Inject } from '@nestjs/common';
 import type { McpPrincipal, OptionReport } from '#libs/core';
 import { resolveRouteRules, TOOL_PREFIX, type McpRestRouteRules } from './route-rules.options';
 import { resolveRestApis, type McpRestApiOptions, type RestApiOptions } from './rest-api.options';
+import {
+  DEFAULT_REST_CONFIRM,
+  resolveRestConfirm,
+  type McpRestConfirmOptions,
+  type McpRestConfirmPolicy,
+  type RestConfirmOptions,
+} from './rest-confirm.options';
 
 /**
  * The REST bridge: controller routes that become MCP tools (option `rest` of `McpModule`).
@@ -11,7 +18,12 @@ import { resolveRestApis, type McpRestApiOptions, type RestApiOptions } from './
  * ```ts
  * McpModule.forRoot({
  *   name: 'desk', version: '1.0.0',
- *   rest: { routes: { tags: ['tickets'] }, exclude: { operationIds: ['importTickets'] }, prefix: 'api_' },
+ *   rest: {
+ *     routes: { tags: ['tickets'] },
+ *     exclude: { operationIds: ['importTickets'] },
+ *     prefix: 'api_',
+ *     confirm: { ask: { operationIds: ['closeTicket'] }, skip: { operationIds: ['createTicket'] } },
+ *   },
  * })
  * ```
  */
@@ -28,6 +40,15 @@ export interface McpRestOptions {
   metadata?: 'auto' | 'swagger' | 'routes';
   /** Put before every REST tool's name (`api_` → `api_getTicket`). */
   prefix?: string;
+  /**
+   * Which exposed writes a person confirms before they run (see `McpRestConfirmOptions`):
+   * `'destructive'`, `'writes'`, `'none'`, or `{ writes, ask, skip, undecided }`. By default
+   * DELETE and destructive operations ask, and every other write that nothing decided (a route's
+   * `@McpExpose({ confirm })`, an `ask` or `skip` rule, `writes`) is listed in a start-up warning.
+   * `rest.apis` inherit it unless they set their own.
+   * @default 'destructive', with undecided writes listed
+   */
+  confirm?: McpRestConfirmPolicy | McpRestConfirmOptions;
   /**
    * What the route finds on `request.user` when an MCP caller calls it (default: the MCP
    * principal, `{ id, scopes, roles, claims }`), so that its guards see the caller as they
@@ -49,6 +70,7 @@ export interface RestOptions {
   readonly prefix: string;
   readonly user: (principal: McpPrincipal) => unknown;
   readonly apis: readonly RestApiOptions[];
+  readonly confirm: RestConfirmOptions;
 }
 
 /** Token of the resolved `RestOptions`. */
@@ -60,9 +82,9 @@ export const InjectRestOptions = (): ParameterDecorator => Inject(MCP_REST_OPTIO
 /** The options of `McpModule` this slice reads. */
 export const REST_OPTION_KEYS = ['rest'] as const;
 
-export type { McpRestRouteRules };
+export type { McpRestRouteRules, McpRestConfirmOptions, McpRestConfirmPolicy };
 
-const REST_KEYS = new Set(['routes', 'exclude', 'metadata', 'prefix', 'user', 'apis']);
+const REST_KEYS = new Set(['routes', 'exclude', 'metadata', 'prefix', 'user', 'apis', 'confirm']);
 
 /**
  * Validates the `rest` option.
@@ -77,6 +99,7 @@ export function resolveRestOptions(o: Record<string, unknown>, report: OptionRep
     prefix: '',
     user: (principal) => principal,
     apis: [],
+    confirm: DEFAULT_REST_CONFIRM,
   };
   if (rest === undefined) return resolved;
   if (typeof rest !== 'object' || rest === null || Array.isArray(rest)) {
@@ -105,10 +128,13 @@ export function resolveRestOptions(o: Record<string, unknown>, report: OptionRep
       'must be a function of the MCP principal',
       'e.g. user: (principal) => ({ id: principal.id, roles: principal.roles })',
     );
+  const confirm = resolveRestConfirm(given.confirm, 'rest.confirm', report);
   return {
     routes: resolveRouteRules(given.routes, 'rest.routes', report),
     exclude: resolveRouteRules(given.exclude, 'rest.exclude', report),
-    apis: resolveRestApis(given.apis, report),
+    // An API inherits the policy; the rules of rest.confirm name the app's own routes.
+    apis: resolveRestApis(given.apis, report, { ...confirm, ask: undefined, skip: undefined }),
+    confirm,
     metadata: metadata as RestOptions['metadata'],
     prefix: typeof prefix === 'string' ? prefix : '',
     user: typeof user === 'function' ? (user as RestOptions['user']) : resolved.user,

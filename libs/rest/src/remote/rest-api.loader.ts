@@ -15,6 +15,7 @@ import { runRemote } from '../execution/remote-request';
 import { RemoteRequestError } from '../execution/remote-request.error';
 import { toToolResult } from '../execution/http-outcome';
 import { addRestTool, toolOptionsOf } from '../registration/catalog-entry';
+import { WriteConfirmations } from '../registration/write-confirmation';
 import { loadOpenApiDocument, OpenApiSourceError } from './openapi-source';
 import { RestApiMessages } from './rest-api.messages';
 
@@ -87,8 +88,15 @@ export class RestApiLoader implements OnModuleInit {
         problem: `is plain http, so the credentials travel unencrypted to ${new URL(baseUrl).host}`,
         fix: 'use the https URL of the API',
       });
+    const confirmWhere = `${api.where}.confirm`;
+    const confirmations = new WriteConfirmations(
+      api.confirm,
+      mapped.tools.map(({ operation }) => operation),
+    );
     for (const definition of mapped.tools) {
       const options = toolOptionsOf(definition);
+      const { confirm } = confirmations.decide(definition.operation, options.annotations ?? {});
+      if (confirm !== undefined) options.confirm = confirm;
       options._meta = {
         ...options._meta,
         [REST_META_KEY]: { ...(options._meta?.[REST_META_KEY] as object), api: api.name },
@@ -100,6 +108,9 @@ export class RestApiLoader implements OnModuleInit {
       };
       diagnostics.push(...addRestTool(this.catalog, options, this.handlerOf(api, baseUrl, definition), access));
     }
+    diagnostics.push(...confirmations.unmatchedRules(confirmWhere));
+    const undecided = confirmations.report(confirmWhere);
+    if (undecided) diagnostics.push(undecided);
     if (!diagnostics.some(({ severity }) => severity === 'error'))
       this.logger.log(
         `${mapped.tools.length} operation(s) of the REST API ${api.name} (${baseUrl}) exposed as MCP tools: ` +

@@ -71,7 +71,7 @@ export type {
   McpRetryable,
   McpDiagnostic,
 } from '#libs/core';
-export { text, image, audio, embeddedResource, resourceLink } from '#libs/core';
+export { text, image, audio, embeddedResource, resourceLink, MCP_TRANSPORT_KINDS } from '#libs/core';
 export { userMessage, assistantMessage } from '#libs/prompts';
 export {
   McpToolError,
@@ -148,7 +148,14 @@ export { RedactingConsoleLogger } from '#libs/security';
 export { StderrConsoleLogger } from '#libs/hosting';
 
 // Audit trail (the PostgreSQL sink is `nest-mcp-host/postgres`)
-export { JsonlAuditSink, readTrail, verifyChain, MCP_AUDIT_SINK, InjectAuditSink } from '#libs/security';
+export {
+  JsonlAuditSink,
+  readTrail,
+  verifyChain,
+  MCP_AUDIT_SINK,
+  InjectAuditSink,
+  AUDIT_OUTCOMES,
+} from '#libs/security';
 export type {
   McpAuditOptions,
   AuditFailurePolicy,

@@ -66,7 +66,7 @@ export class AppModule {
               // approval like close_ticket (the default policy); createTicket and updateTicket run at once,
               // as create_ticket does: decided, so start-up lists no undecided write.
               ...(transport === 'http' && {
-                routes: { tags: ['tickets', 'customers'] },
+                routes: { tags: ['tickets', 'customers', 'reports'] },
                 confirm: { skip: { operationIds: ['createTicket', 'updateTicket'] } },
               }),
               // External REST APIs as tools, from REST_APIS_FILE (none by default; every transport).

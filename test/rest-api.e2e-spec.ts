@@ -218,6 +218,18 @@ describe('support desk REST API with API keys', () => {
     expect((await admin('GET', '/api/customers/C-9999')).status).toBe(404);
   });
 
+  it('reports tickets as export_ticket_report does, to a key with the reports scope', async () => {
+    const report = await admin('GET', '/api/reports/tickets?status=open&columns=id,priority');
+    expect(report.status).toBe(200);
+    expect(report.body).toMatchObject({ count: 12, summary: '12 open' });
+    expect(report.body.csv.split('\n').slice(0, 2)).toEqual(['id,priority', 'T-2001,normal']);
+    const refused = await call(desk.base, 'GET', '/api/reports/tickets', { key: DESK_KEYS.reader });
+    expect(refused.status).toBe(403);
+    const invalid = await admin('GET', '/api/reports/tickets?columns=id,colour');
+    expect(invalid.status).toBe(400);
+    expect(JSON.stringify(invalid.body)).toMatch(/columns/);
+  });
+
   it('documents every route in /docs-json, and nothing but the REST API', async () => {
     const { status, body: document } = await call(desk.base, 'GET', '/docs-json');
     expect(status).toBe(200);
@@ -230,6 +242,7 @@ describe('support desk REST API with API keys', () => {
     expect(Object.keys(document.paths).sort()).toEqual([
       '/api/customers',
       '/api/customers/{customerId}',
+      '/api/reports/tickets',
       '/api/tickets',
       '/api/tickets/{ticketId}',
       '/api/tickets/{ticketId}/close',

@@ -1,5 +1,6 @@
 import { McpToolError, type McpCallContext } from 'nest-mcp-host';
 import { ReportTools } from './report.tools';
+import { TicketReports } from './ticket-reports';
 import { InMemoryTicketsStore } from './in-memory-tickets.store';
 
 interface ProgressCall {
@@ -22,7 +23,7 @@ function fakeContext(signal: AbortSignal, onProgress: (call: ProgressCall) => vo
 }
 
 describe('ReportTools.export', () => {
-  const tools = new ReportTools(new InMemoryTicketsStore(), { readOnly: false, reportStepMs: 1 });
+  const tools = new ReportTools(new TicketReports(new InMemoryTicketsStore(), { readOnly: false, reportStepMs: 1 }));
 
   it('reports increasing progress up to the number of tickets and returns a CSV', async () => {
     const { context, calls } = fakeContext(new AbortController().signal);
@@ -81,7 +82,7 @@ describe('ReportTools.export', () => {
   });
 
   it('waits the configured time per step (the stand-in for slow queries)', async () => {
-    const slow = new ReportTools(new InMemoryTicketsStore(), { readOnly: false, reportStepMs: 40 });
+    const slow = new ReportTools(new TicketReports(new InMemoryTicketsStore(), { readOnly: false, reportStepMs: 40 }));
     const started = performance.now();
     await slow.export({ status: 'pending' }, fakeContext(new AbortController().signal).context); // 4 tickets: one step
     expect(performance.now() - started).toBeGreaterThanOrEqual(35);

@@ -1,5 +1,4 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { Inject, Injectable, UseInterceptors } from '@nestjs/common';
+import { Injectable, UseInterceptors } from '@nestjs/common';
 import {
   embeddedResource,
   McpArgs,
@@ -13,20 +12,13 @@ import {
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { DeskScopes } from './desk.scopes';
 import { ExportReportDto } from './dto/export-report.dto';
-import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
-import { REPORT_COLUMNS, type ReportColumn, type Ticket } from './support.types';
-import { TicketsStore } from './tickets.store';
-
-const BATCH = 4;
+import { ReportCancelledError, TicketReports } from './ticket-reports';
 
 @Injectable()
 @UseInterceptors(CallTimingInterceptor)
 @RequireScopes(DeskScopes.reports)
 export class ReportTools {
-  constructor(
-    private readonly tickets: TicketsStore,
-    @Inject(SUPPORT_OPTIONS) private readonly options: SupportOptions,
-  ) {}
+  constructor(private readonly reports: TicketReports) {}
 
   /** Long-running: walks the tickets in batches, reporting progress; stops when cancelled. */
   @McpTool({
@@ -40,39 +32,17 @@ export class ReportTools {
     task: 'optional',
   })
   async export(@McpArgs() { status, columns }: ExportReportDto, @McpContext() ctx: McpCallContext) {
-    const shown: readonly ReportColumn[] = columns ?? REPORT_COLUMNS;
-    const selected = (await this.tickets.all()).filter((ticket) => !status || ticket.status === status);
-    const rows: string[] = [shown.join(',')];
-    for (let done = 0; done < selected.length; done += BATCH) {
-      try {
-        await delay(this.options.reportStepMs, undefined, { signal: ctx.signal });
-      } catch {
-        throw new McpToolError(`Report cancelled after ${done} of ${selected.length} tickets.`);
-      }
-      rows.push(...selected.slice(done, done + BATCH).map((ticket) => toCsvRow(ticket, shown)));
-      const processed = Math.min(done + BATCH, selected.length);
-      ctx.reportProgress(processed, selected.length, `${processed} of ${selected.length} tickets`);
+    try {
+      const report = await this.reports.build({ status, columns }, ctx.signal, (done, total) =>
+        ctx.reportProgress(done, total, `${done} of ${total} tickets`),
+      );
+      return [
+        text(`Report of ${report.count} ticket(s)${status ? ` with status ${status}` : ''}: ${report.summary}.`),
+        embeddedResource({ uri: `report://tickets/${Date.now()}.csv`, mimeType: 'text/csv', text: report.csv }),
+      ];
+    } catch (error) {
+      if (error instanceof ReportCancelledError) throw new McpToolError(error.message);
+      throw error;
     }
-    return [
-      text(`Report of ${selected.length} ticket(s)${status ? ` with status ${status}` : ''}: ${summarise(selected)}.`),
-      embeddedResource({ uri: `report://tickets/${Date.now()}.csv`, mimeType: 'text/csv', text: rows.join('\n') }),
-    ];
   }
-}
-
-function toCsvRow(ticket: Ticket, columns: readonly ReportColumn[]): string {
-  const cells: Record<ReportColumn, string> = {
-    id: ticket.id,
-    customer: ticket.customerId,
-    status: ticket.status,
-    priority: ticket.priority,
-    subject: `"${ticket.subject.replace(/"/g, '""')}"`,
-  };
-  return columns.map((column) => cells[column]).join(',');
-}
-
-function summarise(tickets: readonly Ticket[]): string {
-  const counts = new Map<string, number>();
-  for (const ticket of tickets) counts.set(ticket.status, (counts.get(ticket.status) ?? 0) + 1);
-  return [...counts].map(([key, count]) => `${count} ${key}`).join(', ') || 'none';
 }

@@ -7,7 +7,9 @@ import { KnowledgeBaseResources } from './knowledge-base.resources';
 import { KnowledgeBaseStore } from './knowledge-base.store';
 import { ReadOnlyModeGuard } from './read-only-mode.guard';
 import { ReportTools } from './report.tools';
+import { TicketReports } from './ticket-reports';
 import { CustomersController } from './rest/customers.controller';
+import { ReportsController } from './rest/reports.controller';
 import { TicketsController } from './rest/tickets.controller';
 import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 import { TicketTools } from './ticket.tools';
@@ -23,7 +25,7 @@ export class SupportModule {
   static register(options: SupportOptions): DynamicModule {
     return {
       module: SupportModule,
-      controllers: [TicketsController, CustomersController],
+      controllers: [TicketsController, CustomersController, ReportsController],
       providers: [
         { provide: SUPPORT_OPTIONS, useValue: options },
         { provide: APP_GUARD, useClass: ReadOnlyModeGuard },
@@ -33,6 +35,7 @@ export class SupportModule {
         TicketTools,
         TicketResources,
         TicketChanges,
+        TicketReports,
         ReportTools,
         KnowledgeBaseStore,
         KnowledgeBaseResources,

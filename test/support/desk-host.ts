@@ -141,6 +141,7 @@ export const DESK_REST_TOOLS = [
   'closeTicket',
   'createTicket',
   'deleteTicket',
+  'exportTicketReport',
   'getCustomer',
   'getTicket',
   'listCustomers',

@@ -30,7 +30,7 @@ export type {
   McpCallKind,
   McpClientRequestOptions,
 } from './interfaces/mcp-call-context.interface';
-export { MCP_LOG_LEVELS, isMcpLogLevel } from './interfaces/mcp-call-context.interface';
+export { MCP_LOG_LEVELS, MCP_TRANSPORT_KINDS, isMcpLogLevel } from './interfaces/mcp-call-context.interface';
 export { ANONYMOUS_PRINCIPAL } from './principal/anonymous-principal';
 export { McpParamType } from './interfaces/mcp-param-type.enum';
 export { McpToolError } from './errors/mcp-tool.error';

@@ -17,6 +17,7 @@ export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/s
 export { FixedWindowThrottlerStorage } from './throttling/fixed-window.storage';
 export { RedactingConsoleLogger } from './redaction/redacting-console.logger';
 export type { AuditOutcome, AuditEntry, AuditRecord } from './audit/audit-record';
+export { AUDIT_OUTCOMES } from './audit/audit-record';
 export { MCP_AUDIT_SINK, InjectAuditSink, type AuditSink, type AuditChainTail } from './audit/audit-sink';
 export { canonicalJson, hashRecord, verifyChain, GENESIS_HASH, type ChainVerification } from './audit/audit-chain';
 export { AuditRecorder, type AuditableEvent } from './audit/audit-recorder';

@@ -72,10 +72,17 @@ export interface McpPrincipal {
 export type McpCallKind = 'tool' | 'prompt' | 'resource';
 
 /**
- * The surface a call arrived on: an MCP transport, the in-process invocation API (`McpInvoker`),
- * or the command line (`runMcpCli`).
+ * Every surface a call can arrive on: the MCP transports (Streamable HTTP, stdio), the in-process
+ * invocation API (`McpInvoker`) and the command line (`runMcpCli`). The audit trail names it as
+ * `transport`; the cross-surface test (test/one-policy-every-surface.e2e-spec.ts) fails when one is
+ * added that it does not cover.
+ * @example
+ * for (const transport of MCP_TRANSPORT_KINDS) console.log(transport); // http, stdio, in-process, cli
  */
-export type McpTransportKind = 'http' | 'stdio' | 'in-process' | 'cli';
+export const MCP_TRANSPORT_KINDS = ['http', 'stdio', 'in-process', 'cli'] as const;
+
+/** The surface a call arrived on (one of `MCP_TRANSPORT_KINDS`). */
+export type McpTransportKind = (typeof MCP_TRANSPORT_KINDS)[number];
 
 /** Everything a tool may want to know about the call it is serving; injected with `@McpContext()`. */
 export interface McpCallContext {

@@ -10,19 +10,30 @@ import type { SensitiveFields } from './sensitive-fields';
  *   concurrency, session cap), `not_found`, `cancelled`, `timeout`, `unavailable` (the host or
  *   its audit trail could not take the call).
  */
-export type AuditOutcome =
-  | 'ok'
-  | 'tool_error'
-  | 'error'
-  | 'unauthenticated'
-  | 'denied'
-  | 'throttled'
-  | 'invalid'
-  | 'limited'
-  | 'not_found'
-  | 'cancelled'
-  | 'timeout'
-  | 'unavailable';
+/**
+ * Every outcome a record may have: `ok`; the call's own failures (`tool_error`, `error`,
+ * `timeout`); and each policy's refusal (`unauthenticated`, `denied`, `throttled`, `invalid`,
+ * `limited`, `not_found`, `cancelled`, `unavailable`).
+ * @example
+ * AUDIT_OUTCOMES.includes(record.outcome); // true for every record of the trail
+ */
+export const AUDIT_OUTCOMES = [
+  'ok',
+  'tool_error',
+  'error',
+  'unauthenticated',
+  'denied',
+  'throttled',
+  'invalid',
+  'limited',
+  'not_found',
+  'cancelled',
+  'timeout',
+  'unavailable',
+] as const;
+
+/** How a request ended, as its audit record says (one of `AUDIT_OUTCOMES`). */
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /**
  * The facts of one audited request, as the host reports it (on the hot path: nothing computed

@@ -14,3 +14,8 @@ export function booleanQueryValue({ value }: TransformFnParams): unknown {
 export function integerQueryValue({ value }: TransformFnParams): unknown {
   return typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
 }
+
+/** `"id,priority"` → `['id', 'priority']` (a repeated parameter arrives as a list already). */
+export function listQueryValue({ value }: TransformFnParams): unknown {
+  return typeof value === 'string' ? value.split(',').map((item) => item.trim()) : value;
+}

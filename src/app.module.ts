@@ -7,7 +7,7 @@ import { RedisClusterBackplane, RedisThrottlerStorage } from 'nest-mcp-host/redi
 import { auditOptions } from './audit.config';
 import { gatewayOptions } from './gateway.config';
 import { restApisOptions } from './rest-apis.config';
-import { authOptions, LOCAL_OPERATOR } from './auth.config';
+import { authOptions, stdioOperator } from './auth.config';
 import { validateEnvironment, type HostEnvironment } from './host.config';
 import { SupportModule } from './support/support.module';
 import { TracingShutdown } from './tracing';
@@ -38,7 +38,7 @@ export class AppModule {
             // On SIGTERM: calls in flight get this long to finish, then are cancelled and answered so.
             shutdownTimeoutMs: config.get('MCP_SHUTDOWN_TIMEOUT_MS'),
             auth: authOptions(env),
-            stdioPrincipal: LOCAL_OPERATOR,
+            stdioPrincipal: stdioOperator(env),
             allowedHosts: config.get('MCP_ALLOWED_HOSTS'),
             allowedOrigins: config.get('MCP_ALLOWED_ORIGINS'),
             // Behind a load balancer (TRUST_PROXY): the lock-out, limits and audit key on the real client.

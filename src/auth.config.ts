@@ -4,7 +4,23 @@ import type { HostEnvironment } from './host.config';
 import { ALL_DESK_SCOPES } from './support/desk.scopes';
 
 /** The local operator: every caller when authentication is off, and the stdio principal. */
-export const LOCAL_OPERATOR = { id: 'local-operator', scopes: [...ALL_DESK_SCOPES], roles: ['admin'] };
+export const LOCAL_OPERATOR: LocalOperator = { id: 'local-operator', scopes: [...ALL_DESK_SCOPES], roles: ['admin'] };
+
+/** The principal the desk names without a credential (the `auth: none` principal, `stdioPrincipal`). */
+interface LocalOperator {
+  id: string;
+  scopes: string[];
+  roles: string[];
+}
+
+/**
+ * Who calls over stdio, and from the command line without a key: the local operator, with the
+ * scopes MCP_STDIO_SCOPES grants (every scope by default), e.g. `tickets:read,kb:read` for a
+ * desktop assistant that may only read.
+ */
+export function stdioOperator(env: Pick<HostEnvironment, 'MCP_STDIO_SCOPES'>): LocalOperator {
+  return { ...LOCAL_OPERATOR, scopes: [...env.MCP_STDIO_SCOPES] };
+}
 
 /** The `auth` option of the host from its environment. @throws Error when the key file cannot be read */
 export function authOptions(

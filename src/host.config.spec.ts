@@ -30,11 +30,23 @@ describe('validateEnvironment', () => {
       MCP_REQUEST_STATE_SECRET: undefined,
       MCP_REPLICA: undefined,
       MCP_SHUTDOWN_TIMEOUT_MS: 10_000,
+      MCP_STDIO_SCOPES: ['tickets:read', 'tickets:write', 'kb:read', 'reports'],
       REST_APIS_FILE: undefined,
       MCP_TOOL_SEARCH: 'off',
       TRUST_PROXY: [],
       LOG_LEVEL: 'log',
     });
+  });
+
+  it('takes the stdio principal\'s scopes from the desk\'s own, and names one it does not have', () => {
+    expect(validateEnvironment({ MCP_STDIO_SCOPES: 'tickets:read, kb:read' }).MCP_STDIO_SCOPES).toEqual([
+      'tickets:read',
+      'kb:read',
+    ]);
+    expect(validateEnvironment({ MCP_STDIO_SCOPES: '' }).MCP_STDIO_SCOPES).toEqual([]);
+    expect(() => validateEnvironment({ MCP_STDIO_SCOPES: 'tickets:read,tickets:admin' })).toThrow(
+      'MCP_STDIO_SCOPES names "tickets:admin", which is no scope of the desk (tickets:read, tickets:write, kb:read, reports)',
+    );
   });
 
   it('takes a shutdown timeout in whole milliseconds', () => {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { ALL_DESK_SCOPES } from './support/desk.scopes';
 
 /** The example host's environment, validated at start-up by `@nestjs/config`. */
 export interface HostEnvironment {
@@ -63,6 +64,8 @@ export interface HostEnvironment {
    * so), and again at most as long for the audit trail to be written: the host's `shutdownTimeoutMs`.
    */
   MCP_SHUTDOWN_TIMEOUT_MS: number;
+  /** Comma-separated scopes of the stdio principal (and of the CLI without a key); every desk scope by default. */
+  MCP_STDIO_SCOPES: string[];
   /**
    * JSON file of upstream MCP servers the desk federates beside its own tools (the gateway,
    * docs/gateway.md): `{ "upstreams": [...] }`, `${VAR}` replaced from the environment. Unset: none.
@@ -192,6 +195,9 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     problems.push(
       `MCP_SHUTDOWN_TIMEOUT_MS="${env.MCP_SHUTDOWN_TIMEOUT_MS}" must be a whole number of milliseconds (default 10000); keep the grace period of the container above twice it`,
     );
+  const stdioScopes = env.MCP_STDIO_SCOPES === undefined ? [...ALL_DESK_SCOPES] : list(env.MCP_STDIO_SCOPES);
+  for (const scope of stdioScopes.filter((item) => !(ALL_DESK_SCOPES as readonly string[]).includes(item)))
+    problems.push(`MCP_STDIO_SCOPES names "${scope}", which is no scope of the desk (${ALL_DESK_SCOPES.join(', ')})`);
   const toolSearch = env.MCP_TOOL_SEARCH || 'off';
   if (!TOOL_SEARCH_MODES.includes(toolSearch as never))
     problems.push(`MCP_TOOL_SEARCH="${toolSearch}" must be ${TOOL_SEARCH_MODES.map((mode) => `"${mode}"`).join(', ')}`);
@@ -238,6 +244,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     MCP_REQUEST_STATE_SECRET: requestStateSecret,
     MCP_REPLICA: replica,
     MCP_SHUTDOWN_TIMEOUT_MS: shutdownTimeoutMs,
+    MCP_STDIO_SCOPES: stdioScopes,
     GATEWAY_UPSTREAMS_FILE:
       typeof env.GATEWAY_UPSTREAMS_FILE === 'string' && env.GATEWAY_UPSTREAMS_FILE
         ? env.GATEWAY_UPSTREAMS_FILE

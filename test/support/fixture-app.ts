@@ -1,20 +1,36 @@
 import type { DynamicModule, INestApplication, ModuleMetadata } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpModuleOptions } from '#libs/hosting';
 import { FixtureModule } from '../fixtures/fixture.module';
 
+/** The Nest HTTP platforms the host supports, each spec's apps run on. */
+export type TestPlatform = 'express' | 'fastify';
+
+/** For `describe.each(PLATFORMS)('… (%s)', (platform) => …)`: a spec's surfaces on both platforms. */
+export const PLATFORMS: [TestPlatform][] = [['express'], ['fastify']];
+
+/** The application of a compiled testing module on `platform`, without logs (not yet listening). */
+export function createTestApplication(moduleRef: TestingModule, platform: TestPlatform = 'express'): INestApplication {
+  return platform === 'fastify'
+    ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+    : moduleRef.createNestApplication({ logger: false });
+}
+
 /**
  * Compiles a testing module of `metadata` and serves it, without logs, on a free loopback port.
  * @param configure what to set before it listens (a global prefix, versioning)
+ * @param platform the HTTP platform (Express by default)
  */
 export async function startTestApp(
   metadata: ModuleMetadata,
   configure?: (app: INestApplication) => void,
+  platform: TestPlatform = 'express',
 ): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule(metadata).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  const app = createTestApplication(moduleRef, platform);
   configure?.(app);
   await app.listen(0, '127.0.0.1');
   return app;
@@ -25,13 +41,14 @@ export async function baseUrlOf(app: INestApplication): Promise<string> {
   return (await app.getUrl()).replace('[::1]', '127.0.0.1');
 }
 
-/** Starts the fixture app on a free loopback port. */
+/** Starts the fixture app on a free loopback port, on `platform` (Express by default). */
 export async function startFixtureApp(
   options: Partial<McpModuleOptions> = {},
   module: (options: Partial<McpModuleOptions>) => DynamicModule = (host) => FixtureModule.register(host),
+  platform: TestPlatform = 'express',
 ): Promise<{ app: INestApplication; url: string }> {
   const moduleRef = await Test.createTestingModule({ imports: [module(options)] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  const app = createTestApplication(moduleRef, platform);
   await app.listen(0, '127.0.0.1');
   const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return { app, url: `${base}${options.path ?? '/mcp'}` };

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpOAuthAuth } from '#libs/security';
 
-const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+/** RFC 9728's well-known path: the metadata of a resource at the root, and the prefix of every other's. */
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+const WELL_KNOWN = PROTECTED_RESOURCE_METADATA_PATH;
 
 /** Where RFC 9728 puts the metadata of `resource`: the well-known prefix before its path. */
 export function protectedResourceMetadataUrl(resource: string): string {

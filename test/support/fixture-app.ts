@@ -1,6 +1,7 @@
 import type { DynamicModule, INestApplication, ModuleMetadata } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test, type TestingModule } from '@nestjs/testing';
+import request from 'supertest';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpModuleOptions } from '#libs/hosting';
@@ -34,6 +35,43 @@ export async function startTestApp(
   configure?.(app);
   await app.listen(0, '127.0.0.1');
   return app;
+}
+
+/** A request made to the framework itself, and what it answered. */
+export interface FrameworkExchange {
+  method: 'GET' | 'POST';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * Sends a request to the application's framework without the `node:http` server's listener in
+ * front of it — what Fastify's extra servers (when it listens on `localhost`) and `app.inject()`
+ * do: Express's app on a server of supertest's, Fastify's `inject`.
+ */
+export async function requestThroughFramework(
+  app: INestApplication,
+  platform: TestPlatform,
+  exchange: FrameworkExchange,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const { method, url, headers = {}, body } = exchange;
+  if (platform === 'fastify') {
+    const fastify = app.getHttpAdapter().getInstance<{
+      inject(options: object): Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>;
+    }>();
+    const response = await fastify.inject({ method, url, headers, ...(body !== undefined && { payload: body }) });
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  }
+  const express = app.getHttpAdapter().getInstance<Parameters<typeof request>[0]>();
+  const pending = request(express)[method === 'GET' ? 'get' : 'post'](url).set(headers);
+  const response = await (body !== undefined ? pending.send(body) : pending).buffer(true).parse((res, done) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => (text += chunk));
+    res.on('end', () => done(null, text));
+  });
+  return { status: response.status, headers: response.headers, body: response.body as string };
 }
 
 /** Where a listening app is reached on loopback (`http://127.0.0.1:PORT`). */

@@ -57,13 +57,13 @@ export async function requestThroughFramework(
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const { method, url, headers = {}, body } = exchange;
   if (platform === 'fastify') {
-    const fastify = app.getHttpAdapter().getInstance<{
+    const fastify = app.getHttpAdapter().getInstance() as {
       inject(options: object): Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>;
-    }>();
+    };
     const response = await fastify.inject({ method, url, headers, ...(body !== undefined && { payload: body }) });
     return { status: response.statusCode, headers: response.headers, body: response.body };
   }
-  const express = app.getHttpAdapter().getInstance<Parameters<typeof request>[0]>();
+  const express = app.getHttpAdapter().getInstance() as Parameters<typeof request>[0];
   const pending = request(express)[method === 'GET' ? 'get' : 'post'](url).set(headers);
   const response = await (body !== undefined ? pending.send(body) : pending).buffer(true).parse((res, done) => {
     let text = '';

@@ -1,5 +1,5 @@
 import { Module, type INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ExpressPlatform } from './express.platform';
 import { FastifyPlatform } from './fastify.platform';
@@ -23,8 +23,8 @@ describe('httpPlatformOf', () => {
   };
 
   it("chooses the adapter's platform once per adapter", async () => {
-    const express = (await create('express')).getHttpAdapter();
-    const fastify = (await create('fastify')).getHttpAdapter();
+    const express = (await create('express')).get(HttpAdapterHost).httpAdapter;
+    const fastify = (await create('fastify')).get(HttpAdapterHost).httpAdapter;
     expect(httpPlatformOf(express)).toBeInstanceOf(ExpressPlatform);
     expect(httpPlatformOf(express).type).toBe('express');
     expect(httpPlatformOf(fastify)).toBeInstanceOf(FastifyPlatform);
@@ -34,7 +34,7 @@ describe('httpPlatformOf', () => {
   it('says what to do when a Fastify app is asked to take in-process requests only once it listens', async () => {
     const app = await create('fastify');
     await app.listen(0, '127.0.0.1');
-    expect(() => httpPlatformOf(app.getHttpAdapter()).acceptInProcessRequests()).toThrow(
+    expect(() => httpPlatformOf(app.get(HttpAdapterHost).httpAdapter).acceptInProcessRequests()).toThrow(
       'This Fastify application already listens, and a request made in process needs a request hook added ' +
         'before that (to give its routes request.user). The REST bridge adds it when McpModule exposes a route; ' +
         'otherwise make the first in-process request before app.listen().',

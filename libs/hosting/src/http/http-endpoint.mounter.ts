@@ -21,8 +21,8 @@ const ENDPOINT_METHODS: readonly RouteMethod[] = ['POST', 'GET', 'DELETE'];
 /**
  * Puts the MCP endpoint on the Nest HTTP server. By default it answers the MCP path directly
  * on the underlying `node:http` server, in front of the framework (Express's router, body parser
- * and ETag hashing would cost most of the throughput; Fastify's routing and hooks some of it), and
- * passes every other request to the framework unchanged. The endpoint is also a route of the
+ * and ETag hashing would cost most of the throughput; Fastify's routing, hooks and parser would
+ * cost too), and passes every other request to the framework unchanged. The endpoint is also a route of the
  * framework (Express or Fastify): with `routeThroughExpress` that route serves every request, so
  * that the application's middleware sees them; otherwise it serves only what reaches the
  * framework without passing the server's listener (the servers Fastify adds when it listens on

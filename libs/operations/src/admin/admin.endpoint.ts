@@ -55,8 +55,9 @@ const ASSET_CACHE_CONTROL = 'no-cache';
  * The routes are added to the HTTP adapter when the module initializes, because the path comes
  * from the (possibly async) module options, which a controller's decorator cannot know. They go
  * through the framework (Express or Fastify) like any route (this is not a hot path), on Node's
- * request and response (`HttpPlatform`), after the MCP endpoint, which answers its own path first. The page carries no data, so it is served to anyone the Host/Origin policy
- * admits; every API call is authenticated and needs an administrator (`AdminAccess`).
+ * request and response (`HttpPlatform`), after the MCP endpoint, which answers its own path
+ * first. The page carries no data, so it is served to anyone the Host/Origin policy admits; every
+ * API call is authenticated and needs an administrator (`AdminAccess`).
  */
 @Injectable()
 export class AdminEndpoint implements OnModuleInit {

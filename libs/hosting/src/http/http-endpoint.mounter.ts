@@ -45,7 +45,10 @@ export class HttpEndpointMounter {
 
   /**
    * Without authentication the host may only listen on loopback: `listen()` on any other
-   * address (or on all of them, the default) fails with a message that says what to do.
+   * address (or on all of them, the default) fails with a message that says what to do. It fails
+   * as Node reports a failed listen (`EADDRINUSE`): an `error` event on the server, which Nest's
+   * `app.listen()` and Fastify's turn into their rejection (Fastify calls `listen` from a callback,
+   * where a throw would escape both).
    */
   private refusePublicBindWithoutAuth(server: Server): void {
     const { auth } = this.security;
@@ -57,13 +60,15 @@ export class HttpEndpointMounter {
           ? (args[0] as { host?: string }).host
           : args.find((arg) => typeof arg === 'string');
       if (!isLoopback(host as string | undefined)) {
-        throw new McpStartupError([
+        const refusal = new McpStartupError([
           {
             where: 'McpModule option "auth"',
             problem: `authentication is off ('none') but the host would listen on ${host ?? 'every interface'}`,
             fix: "listen on 127.0.0.1 (app.listen(port, '127.0.0.1')), configure auth ('apiKey' or 'oauth'), or set auth: { mode: 'none', allowPublicBind: true } knowingly",
           },
         ]);
+        process.nextTick(() => server.emit('error', refusal));
+        return server;
       }
       return listen(...args);
     }) as Server['listen'];

@@ -7,8 +7,9 @@ const shared = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: { warnOnly: false } }],
     '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
+  // cookie 2 (ESM-only) comes with light-my-request, which Fastify's inject() loads.
   transformIgnorePatterns: [
-    '/node_modules/(?!(@nestjs|jose|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/)',
+    '(?<!/light-my-request)/node_modules/(?!(@nestjs|jose|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/|light-my-request/node_modules/cookie/)',
   ],
   // The package's internal imports and its public entries, from the sources (as tsconfig.json's paths).
   moduleNameMapper: {

@@ -10,7 +10,13 @@ import type { McpModuleOptions } from '#libs/hosting';
 import { defaultReplicaName } from '#libs/operations';
 import { hashApiKey } from '#libs/security';
 import { AuditFixtureModule } from './fixtures/audit.fixtures';
-import { connectHttpClient, startFixtureApp } from './support/fixture-app';
+import {
+  connectHttpClient,
+  createTestApplication,
+  PLATFORMS,
+  startFixtureApp,
+  type TestPlatform,
+} from './support/fixture-app';
 
 const KEYS = { admin: 'ak_admin_dashboard_1', scoped: 'ak_admin_scope_2', agent: 'ak_agent_3' };
 const AUTH = {
@@ -22,9 +28,12 @@ const AUTH = {
   ],
 };
 
-async function startAudited(options: Partial<McpModuleOptions>): Promise<{ app: INestApplication; base: string }> {
+async function startAudited(
+  options: Partial<McpModuleOptions>,
+  platform: TestPlatform,
+): Promise<{ app: INestApplication; base: string }> {
   const moduleRef = await Test.createTestingModule({ imports: [AuditFixtureModule.register(options)] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  const app = createTestApplication(moduleRef, platform);
   await app.listen(0, '127.0.0.1');
   return { app, base: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }
@@ -34,7 +43,7 @@ async function startAudited(options: Partial<McpModuleOptions>): Promise<{ app: 
  * tells what happened (calls, errors, throttling, sessions, audit records) — over the real
  * transport with the SDK client.
  */
-describe('admin API', () => {
+describe.each(PLATFORMS)('admin API (%s)', (platform) => {
   let app: INestApplication;
   let base: string;
   let agent: Client;
@@ -45,12 +54,15 @@ describe('admin API', () => {
 
   beforeAll(async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'mcp-admin-')), 'audit.jsonl');
-    ({ app, base } = await startAudited({
-      auth: AUTH,
-      audit: { file, flushIntervalMs: 10 },
-      admin: { statsWindowMinutes: 10 },
-      replica: 'desk-eu-1',
-    }));
+    ({ app, base } = await startAudited(
+      {
+        auth: AUTH,
+        audit: { file, flushIntervalMs: 10 },
+        admin: { statsWindowMinutes: 10 },
+        replica: 'desk-eu-1',
+      },
+      platform,
+    ));
     agent = await connectHttpClient(`${base}/mcp`, { 'x-api-key': KEYS.agent });
     const call = (name: string, args: Record<string, unknown> = {}) =>
       agent.callTool({ name, arguments: args }) as Promise<CallToolResult>;

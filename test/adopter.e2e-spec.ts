@@ -6,17 +6,22 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { PLATFORMS, type TestPlatform } from './support/fixture-app';
 import { freePort } from './support/free-port';
 import { waitForAsync } from './support/wait-for';
 
 const ROOT = join(__dirname, '..');
 
+/** The adopter app's HTTP entry point on each platform. */
+const ENTRIES: Record<TestPlatform, string> = { express: 'dist/main.js', fastify: 'dist/main-fastify.js' };
+
 /**
  * The package as an adopter gets it: the tarball `npm run pack` writes (packed from libs/dist,
  * which `npm run build` builds before the e2e tests), installed from the registry into a fresh
  * Nest 12 app with the tsconfig `nest new` generates (plus `strict`), the README's example
- * compiled verbatim, then served over Streamable HTTP and stdio to the official SDK client.
- * Also: one copy of Nest (the package's Nest is a peer), no `pg`/`ioredis` behind the root entry.
+ * compiled verbatim, then served over Streamable HTTP (on Express and on Fastify) and stdio to the
+ * official SDK client. Also: one copy of Nest (the package's Nest is a peer), no `pg`/`ioredis`
+ * behind the root entry, and no Fastify code in an Express app nor Express code in a Fastify app.
  */
 describe('an app that installs the packed nest-mcp-host', () => {
   let app: string;
@@ -58,42 +63,87 @@ describe('an app that installs the packed nest-mcp-host', () => {
     run(tsc(app), ['--noEmit', '-p', 'tsconfig.node10.json'], app);
   }, 120_000);
 
-  it('serves the tool over Streamable HTTP to the SDK client', async () => {
-    const port = await freePort();
-    const host = spawn(process.execPath, ['dist/main.js'], {
-      cwd: app,
-      env: { ...process.env, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(host);
-    let log = '';
-    host.stdout!.on('data', (chunk) => (log += chunk));
-    host.stderr!.on('data', (chunk) => (log += chunk));
-    const live = () =>
-      fetch(`http://127.0.0.1:${port}/health/live`).then(
-        (response) => response.ok,
-        () => false,
-      );
-    await waitForAsync(async () => host.exitCode !== null || (await live()), 30_000).catch(() => undefined);
-    if (!(await live())) throw new Error(`the adopter app did not start:\n${log.slice(-3_000)}`);
+  it.each(PLATFORMS)(
+    'serves the tool over Streamable HTTP to the SDK client on %s, and its health, metrics and dashboard',
+    async (platform) => {
+      const port = await freePort();
+      const host = spawn(process.execPath, [ENTRIES[platform]], {
+        cwd: app,
+        env: { ...process.env, PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(host);
+      let log = '';
+      host.stdout!.on('data', (chunk) => (log += chunk));
+      host.stderr!.on('data', (chunk) => (log += chunk));
+      const base = `http://127.0.0.1:${port}`;
+      const live = () =>
+        fetch(`${base}/health/live`).then(
+          (response) => response.ok,
+          () => false,
+        );
+      await waitForAsync(async () => host.exitCode !== null || (await live()), 30_000).catch(() => undefined);
+      if (!(await live())) throw new Error(`the adopter app did not start:\n${log.slice(-3_000)}`);
 
-    const client = new Client({ name: 'adopter-http', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
-    expect(client.getServerVersion()).toEqual({ name: 'my-host', version: '1.0.0' });
-    const [tool] = (await client.listTools()).tools;
-    expect(tool).toMatchObject({ name: 'add', description: 'Adds two numbers', annotations: { readOnlyHint: true } });
-    expect(tool.inputSchema).toMatchObject({
-      type: 'object',
-      properties: { a: { type: 'number' }, b: { type: 'number' } },
-    });
-    expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).toEqual({
-      content: [{ type: 'text', text: '42' }],
-    });
-    const refused = (await client.callTool({ name: 'add', arguments: { a: 'two', b: 40 } })) as CallToolResult;
-    expect(refused.isError).toBe(true);
-    await client.close();
-    host.kill('SIGTERM');
-  }, 60_000);
+      const client = new Client({ name: 'adopter-http', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+      expect(client.getServerVersion()).toEqual({ name: 'my-host', version: '1.0.0' });
+      const [tool] = (await client.listTools()).tools;
+      expect(tool).toMatchObject({ name: 'add', description: 'Adds two numbers', annotations: { readOnlyHint: true } });
+      expect(tool.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+      });
+      expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } })).toEqual({
+        content: [{ type: 'text', text: '42' }],
+      });
+      const refused = (await client.callTool({ name: 'add', arguments: { a: 'two', b: 40 } })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      await client.close();
+
+      // The operations routes, as a person or Prometheus reaches them (authentication off: loopback).
+      const metrics = await fetch(`${base}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('mcp_requests_total{method="tools/call",kind="tool",target="add"');
+      const page = await fetch(`${base}/admin`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<script src="/admin/app.js" defer></script>');
+      const stats = await fetch(`${base}/admin/api/stats`);
+      expect(stats.status).toBe(200);
+      expect(await stats.json()).toMatchObject({ entries: [{ kind: 'tool', name: 'add', calls: 2 }] });
+      const ready = await fetch(`${base}/health/ready`);
+      expect({ status: ready.status, body: await ready.json() }).toMatchObject({
+        status: 200,
+        body: { status: 'ok', info: { mcp: { status: 'up', phase: 'ready' } } },
+      });
+      // Still serving after all of them: none ended the process.
+      expect(await live()).toBe(true);
+      expect(host.exitCode).toBeNull();
+      host.kill('SIGTERM');
+    },
+    60_000,
+  );
+
+  it.each(PLATFORMS)("loads no other platform's code in an app on %s", (platform) => {
+    const loaded = node(
+      `const { NestFactory } = require('@nestjs/core');` +
+        `const { AppModule } = require('./dist/app.module');` +
+        (platform === 'fastify'
+          ? `const { FastifyAdapter } = require('@nestjs/platform-fastify');` +
+            `const create = () => NestFactory.create(AppModule, new FastifyAdapter(), { logger: false });`
+          : `const create = () => NestFactory.create(AppModule, { logger: false });`) +
+        `create().then(async (app) => {` +
+        `  await app.listen(0, '127.0.0.1');` +
+        `  const files = Object.keys(require.cache);` +
+        `  console.log(JSON.stringify(['express', 'fastify'].filter((name) => files.some((file) => file.includes('/node_modules/' + name + '/')))));` +
+        `  await app.close();` +
+        `});`,
+      app,
+    );
+    const names = JSON.parse(loaded.trim().split('\n').pop()!) as string[];
+    // Its own platform's framework is seen (the check can fail), the other's is not.
+    expect(names).toEqual([platform]);
+  });
 
   it('serves the tool over stdio to the SDK client', async () => {
     const transport = new StdioClientTransport({
@@ -159,6 +209,8 @@ function writeAdopterApp(app: string, tarball: string): void {
     dependencies: {
       'nest-mcp-host': `file:${join('packs', basename(tarball))}`,
       ...from(['@nestjs/common', '@nestjs/core', '@nestjs/platform-express', '@nestjs/throttler', '@nestjs/terminus']),
+      // The other platform the package supports (an optional peer), for the app's Fastify entry.
+      ...from(['@nestjs/platform-fastify']),
       ...from(['reflect-metadata', 'rxjs', 'class-validator', 'class-transformer']),
       // Optional peers, installed to show that only their subpath entries load them. (zod, the
       // third, comes with @modelcontextprotocol/sdk, a dependency of the package.)
@@ -225,7 +277,7 @@ function writeAdopterApp(app: string, tarball: string): void {
   );
 
   const examples = readmeExamples();
-  expect([...examples.keys()].sort()).toEqual(['src/app.module.ts', 'src/math.tools.ts']);
+  expect([...examples.keys()].sort()).toEqual(['src/app.module.ts', 'src/main-fastify.ts', 'src/math.tools.ts']);
   for (const [path, code] of examples) write(app, path, code);
   write(
     app,

@@ -13,7 +13,7 @@ import { McpApprovals } from '#libs/hosting';
 import { hashApiKey, type AuditRecord } from '#libs/security';
 import { ContentFixtures } from './fixtures/fixture.content';
 import { connect, type TransportName } from './support/connect';
-import { connectHttpClient, startFixtureApp } from './support/fixture-app';
+import { connectHttpClient, PLATFORMS, startFixtureApp } from './support/fixture-app';
 import { waitFor, waitForAsync } from './support/wait-for';
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
@@ -292,9 +292,9 @@ describe.each(['stateful', 'stateless'] as const)('approval requests over Stream
   });
 });
 
-describe('approval through URL-mode elicitation', () => {
+describe.each(PLATFORMS)('approval through URL-mode elicitation (%s)', (platform) => {
   it('sends the user to the approval page, where an approver other than the caller decides; the waiting call then runs', async () => {
-    const { app, url } = await startFixtureApp({ auth, confirmDestructive: true });
+    const { app, url } = await startFixtureApp({ auth, confirmDestructive: true }, undefined, platform);
     const base = url.replace(/\/mcp$/, '');
     const client = await connectHttpClient(
       url,

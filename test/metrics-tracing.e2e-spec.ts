@@ -10,7 +10,7 @@ import request from 'supertest';
 import { McpMetrics } from '#libs/hosting';
 import { defaultReplicaName } from '#libs/operations';
 import { AuditTrail, hashApiKey } from '#libs/security';
-import { connectHttpClient, startFixtureApp } from './support/fixture-app';
+import { connectHttpClient, PLATFORMS, startFixtureApp } from './support/fixture-app';
 import { freePort } from './support/free-port';
 import { parsePrometheusText, sampleValue, type PromSample } from './support/prometheus-text';
 import { waitForAsync } from './support/wait-for';
@@ -156,19 +156,18 @@ describe('Prometheus metrics', () => {
     });
   });
 
-  describe('with API keys, an audit trail and a token', () => {
+  describe.each(PLATFORMS)('with API keys, an audit trail and a token (%s)', (platform) => {
     let app: INestApplication;
     let base: string;
     let agent: Client;
 
     beforeAll(async () => {
       const file = join(await mkdtemp(join(tmpdir(), 'mcp-metrics-')), 'audit.jsonl');
-      const started = await startFixtureApp({
-        auth: AUTH,
-        audit: { file, flushIntervalMs: 10 },
-        metrics: { token: TOKEN },
-        replica: 'desk-eu-2',
-      });
+      const started = await startFixtureApp(
+        { auth: AUTH, audit: { file, flushIntervalMs: 10 }, metrics: { token: TOKEN }, replica: 'desk-eu-2' },
+        undefined,
+        platform,
+      );
       app = started.app;
       base = started.url.replace(/\/mcp$/, '');
       agent = await connectHttpClient(started.url, { 'x-api-key': KEYS.agent });

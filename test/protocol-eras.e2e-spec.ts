@@ -1,6 +1,7 @@
 import { ERA_CLIENTS, LEGACY, MODERN, type ElicitAnswer, type EraClient } from './support/era-clients';
 import { auditRecords, DESK_HTTP_TOOLS, startDeskHost, type DeskHost } from './support/desk-host';
 import { WireTap, type WireMessage } from './support/wire-tap';
+import type { TestPlatform } from './support/fixture-app';
 
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 const ACCEPT: ElicitAnswer = { action: 'accept', content: { confirm: true } };
@@ -13,10 +14,20 @@ const ACCEPT: ElicitAnswer = { action: 'accept', content: { confirm: true } };
  * same answers whichever revision it speaks. The host runs in both of its modes: the 2025 client
  * is then stateful (a session) or stateless; a 2026 client is stateless either way.
  */
-describe.each(['stateful', 'stateless'] as const)('one support-desk host (MCP_MODE=%s), both eras', (mode) => {
+/**
+ * Fastify in one mode only: the MCP path is served on the `node:http` server in front of either
+ * framework alike; what differs (the approvals API a stateless 2025 call needs) is in this mode.
+ */
+const SETUPS: [TestPlatform, 'stateful' | 'stateless'][] = [
+  ['express', 'stateful'],
+  ['express', 'stateless'],
+  ['fastify', 'stateless'],
+];
+
+describe.each(SETUPS)('one support-desk host on %s (MCP_MODE=%s), both eras', (platform, mode) => {
   let host: DeskHost;
   beforeAll(async () => {
-    host = await startDeskHost({ MCP_MODE: mode });
+    host = await startDeskHost({ MCP_MODE: mode }, platform);
   });
   afterAll(() => host.close());
 

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { auditRecords, DESK_KEYS, startDeskHost, type DeskHost } from './support/desk-host';
+import { PLATFORMS } from './support/fixture-app';
 
 const READ_ROUTES = ['getCustomer', 'getTicket', 'listCustomers', 'listTickets'];
 /** Reading routes that need a scope the read-only key lacks (`reports`). */
@@ -57,17 +58,16 @@ const restTools = (tools: Tool[]) =>
     .map((tool) => tool.name)
     .sort();
 
-describe('the REST bridge on the support desk', () => {
+describe.each(PLATFORMS)('the REST bridge on the support desk (%s)', (platform) => {
   let desk: DeskHost;
   let admin: Client;
   let reader: Client;
 
   beforeAll(async () => {
-    desk = await startDeskHost({
-      AUTH_MODE: 'apiKey',
-      MCP_API_KEYS_FILE: 'config/api-keys.example.json',
-      THROTTLE_LIMIT: '10000',
-    });
+    desk = await startDeskHost(
+      { AUTH_MODE: 'apiKey', MCP_API_KEYS_FILE: 'config/api-keys.example.json', THROTTLE_LIMIT: '10000' },
+      platform,
+    );
     admin = await mcpClient(desk, DESK_KEYS.admin);
     reader = await mcpClient(desk, DESK_KEYS.reader);
   });

@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import type { McpPrincipal } from '#libs/core';
 import { hashApiKey, ScopeAndRolePolicy, type McpCallRequest } from '#libs/security';
 import { SecurityFixtureModule } from './fixtures/security.fixtures';
-import { connectHttpClient } from './support/fixture-app';
+import { connectHttpClient, createTestApplication, PLATFORMS } from './support/fixture-app';
 
 const KEYS = {
   reader: 'rk_reader_0123456789',
@@ -145,11 +145,11 @@ describe('API-key authentication and scope/role authorization over HTTP', () => 
 });
 
 describe('authentication off', () => {
-  it('refuses to listen beyond loopback, and says how to fix it', async () => {
+  it.each(PLATFORMS)('refuses to listen beyond loopback on %s, and says how to fix it', async (platform) => {
     const moduleRef = await Test.createTestingModule({
       imports: [SecurityFixtureModule.register({ auth: { mode: 'none' } })],
     }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
+    const app = createTestApplication(moduleRef, platform);
     try {
       await expect(app.listen(0, '0.0.0.0')).rejects.toThrow(
         /authentication is off \('none'\) but the host would listen on 0\.0\.0\.0\n\s+fix: listen on 127\.0\.0\.1/,

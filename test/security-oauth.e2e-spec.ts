@@ -1,9 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { SecurityFixtureModule } from './fixtures/security.fixtures';
-import { connectHttpClient, startFixtureApp } from './support/fixture-app';
+import { connectHttpClient, PLATFORMS, requestThroughFramework, startFixtureApp } from './support/fixture-app';
 import { startIssuer, type TestIssuer } from './support/issuer';
 
-describe('OAuth 2.1 resource server', () => {
+describe.each(PLATFORMS)('OAuth 2.1 resource server (%s)', (platform) => {
   let app: INestApplication;
   let url: string;
   let base: string;
@@ -16,6 +16,7 @@ describe('OAuth 2.1 resource server', () => {
         auth: issuer.hostAuth({ scopesSupported: ['mcp', 'tickets:read', 'tickets:write', 'reports'] }),
       },
       (options) => SecurityFixtureModule.register(options),
+      platform,
     ));
     base = url.replace(/\/mcp$/, '');
   });
@@ -41,14 +42,27 @@ describe('OAuth 2.1 resource server', () => {
     });
   const metadata = 'resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"';
 
+  const published = () => ({
+    resource: 'http://127.0.0.1/mcp',
+    authorization_servers: [issuer.issuer],
+    bearer_methods_supported: ['header'],
+    scopes_supported: ['mcp', 'tickets:read', 'tickets:write', 'reports'],
+  });
+
   it('publishes RFC 9728 protected resource metadata', async () => {
     const response = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`);
-    expect(await response.json()).toEqual({
-      resource: 'http://127.0.0.1/mcp',
-      authorization_servers: [issuer.issuer],
-      bearer_methods_supported: ['header'],
-      scopes_supported: ['mcp', 'tickets:read', 'tickets:write', 'reports'],
-    });
+    expect(await response.json()).toEqual(published());
+  });
+
+  it("publishes it to requests that reach the framework without the server's listener too", async () => {
+    for (const url of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+      const response = await requestThroughFramework(app, platform, { method: 'GET', url });
+      expect({ url, status: response.status, body: JSON.parse(response.body) as unknown }).toEqual({
+        url,
+        status: 200,
+        body: published(),
+      });
+    }
   });
 
   it.each([

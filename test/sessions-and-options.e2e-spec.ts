@@ -5,7 +5,13 @@ import { McpModule } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
 import { FixtureModule } from './fixtures/fixture.module';
 import { FixtureTools, PipelineLog } from './fixtures/fixture.tools';
-import { startFixtureApp } from './support/fixture-app';
+import {
+  createTestApplication,
+  PLATFORMS,
+  requestThroughFramework,
+  startFixtureApp,
+  type TestPlatform,
+} from './support/fixture-app';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -175,15 +181,15 @@ describe('McpModule.forRootAsync', () => {
   });
 });
 
-describe('routeThroughExpress', () => {
+describe.each(PLATFORMS)('routeThroughExpress (%s)', (platform: TestPlatform) => {
   it.each([true, false])(
-    'serves the same endpoint as an Express route that application middleware sees (%s), or in front of Express',
-    async (throughExpress) => {
+    'serves the same endpoint as a route of the framework that application middleware sees (%s), or in front of it',
+    async (throughFramework) => {
       const moduleRef = await Test.createTestingModule({
-        imports: [FixtureModule.register({ routeThroughExpress: throughExpress, mode: 'stateless' })],
+        imports: [FixtureModule.register({ routeThroughExpress: throughFramework, mode: 'stateless' })],
       }).compile();
-      const app = moduleRef.createNestApplication({ logger: false });
-      // The application's own Express middleware, as a team would add for its other routes.
+      const app = createTestApplication(moduleRef, platform);
+      // The application's own middleware (on Node's request and response, on both platforms).
       app.use(
         (_req: unknown, res: { setHeader: (name: string, value: string) => void }, next: () => void) => (
           res.setHeader('x-seen-by-middleware', 'yes'),
@@ -192,19 +198,47 @@ describe('routeThroughExpress', () => {
       );
       await app.listen(0, '127.0.0.1');
       const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+      const call = (id: number, a: number) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'add', arguments: { a, b: 3 } },
+      });
+      const answer = (id: number, sum: number) => ({
+        jsonrpc: '2.0',
+        id,
+        result: { content: [{ type: 'text', text: String(sum) }] },
+      });
       try {
-        const response = await post(url, {
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'add', arguments: { a: 2, b: 3 } },
+        const response = await post(url, call(1, 2));
+        expect(await response.json()).toEqual(answer(1, 5));
+        expect(response.headers.get('x-seen-by-middleware')).toBe(throughFramework ? 'yes' : null);
+        // What reaches the framework without the server's listener (Fastify's extra servers, inject)
+        // is served by the same endpoint, the body read by the host (a JSON parse error is its own).
+        const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const routed = await requestThroughFramework(app, platform, {
+          method: 'POST',
+          url: '/mcp',
+          headers,
+          body: JSON.stringify(call(2, 4)),
         });
-        expect(await response.json()).toEqual({
-          jsonrpc: '2.0',
-          id: 1,
-          result: { content: [{ type: 'text', text: '5' }] },
+        expect({ status: routed.status, body: JSON.parse(routed.body) as unknown }).toEqual({
+          status: 200,
+          body: answer(2, 7),
         });
-        expect(response.headers.get('x-seen-by-middleware')).toBe(throughExpress ? 'yes' : null);
+        const broken = await requestThroughFramework(app, platform, {
+          method: 'POST',
+          url: '/mcp',
+          headers,
+          body: '{',
+        });
+        expect(broken.status).toBe(400);
+        // On Fastify the host reads the body itself; Express's body parser runs in front of every route.
+        expect(JSON.parse(broken.body)).toMatchObject(
+          platform === 'fastify'
+            ? { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } }
+            : { statusCode: 400, error: 'Bad Request' },
+        );
       } finally {
         await app.close();
       }

@@ -9,6 +9,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } fro
 import type { AuditRecord } from '#libs/security';
 import { AppModule } from '../../src/app.module';
 import { setupDeskApiDocs } from '../../src/support/rest/desk-api.document';
+import { createTestApplication, type TestPlatform } from './fixture-app';
 import { parsePrometheusText, type PromSample } from './prometheus-text';
 import { waitForAsync } from './wait-for';
 
@@ -36,9 +37,14 @@ export interface DeskHost {
 
 /**
  * Starts the support desk as `npm start` does, with `env` over the process environment (read once,
- * at start-up) and an audit trail of its own.
+ * at start-up) and an audit trail of its own, on `platform` (Express by default). On Fastify the
+ * Swagger UI and document (`/docs`, `/docs-json`) are left out: Swagger serves its UI there with
+ * `@fastify/static`, which the desk does not install.
  */
-export async function startDeskHost(env: Record<string, string> = {}): Promise<DeskHost> {
+export async function startDeskHost(
+  env: Record<string, string> = {},
+  platform: TestPlatform = 'express',
+): Promise<DeskHost> {
   const saved = { ...process.env };
   const auditFile = join(tmpdir(), `desk-audit-${randomUUID()}.jsonl`);
   Object.assign(process.env, { SUPPORT_REPORT_STEP_MS: '30', AUDIT_FILE: auditFile, ...env });
@@ -46,8 +52,8 @@ export async function startDeskHost(env: Record<string, string> = {}): Promise<D
     const moduleRef = await Test.createTestingModule({
       imports: [AppModule.register({ transport: 'http' })],
     }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    setupDeskApiDocs(app);
+    const app = createTestApplication(moduleRef, platform);
+    if (platform === 'express') setupDeskApiDocs(app);
     await app.listen(0, '127.0.0.1');
     const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     return { app, url: `${base}/mcp`, base, auditFile, close: () => app.close() };

@@ -67,3 +67,12 @@ export type { McpClusterBackplane, McpClusterMessage, McpClusterEntry } from './
 export { McpCluster, MCP_CLUSTER_OPTIONS, type ClusterOptions } from './cluster/mcp-cluster';
 export { ClusterMessages } from './cluster/cluster.messages';
 export { CLUSTER_OPTION_KEYS, resolveClusterBackplane, type McpClusterOptions } from './cluster/cluster.options';
+export {
+  httpPlatformOf,
+  type HttpPlatform,
+  type HttpAdapter,
+  type NodeRequest,
+  type NodeRouteHandler,
+  type RouteMethod,
+  type RouteBody,
+} from './platform/http-platform';

@@ -28,6 +28,9 @@ jest.mock('ajv/dist/2020', () => mockRecord('ajv/dist/2020'));
 // pg and ioredis are only behind the subpath entries nest-mcp-host/postgres and nest-mcp-host/redis.
 jest.mock('pg', () => mockRecord('pg'));
 jest.mock('ioredis', () => mockRecord('ioredis'));
+// The HTTP platforms: an app loads its own (through Nest), the package neither.
+jest.mock('express', () => mockRecord('express'));
+jest.mock('fastify', () => mockRecord('fastify'));
 
 @Injectable()
 class Tools {
@@ -80,5 +83,26 @@ describe('optional dependencies', () => {
     expect(mockLoaded().has('@nestjs/terminus')).toBe(false);
     McpModule.forRoot({ name: 'probed', version: '1.0.0', http: false });
     expect(mockLoaded().has('@nestjs/terminus')).toBe(true);
+  });
+
+  // Last: the app loads its platform for the rest of this file. (The other direction, no Fastify
+  // code in an Express app, is checked on the packed package by test/adopter.e2e-spec.ts.)
+  it('are not loaded for the other platform: an app on Fastify, every HTTP part mounted, loads no Express', async () => {
+    @Module({
+      imports: [McpModule.forRoot({ name: 'web', version: '1.0.0', metrics: { token: 'a-scrape-token-0123' } })],
+    })
+    class HttpModule {}
+    expect(mockLoaded().has('express')).toBe(false);
+    const { FastifyAdapter } =
+      jest.requireActual<typeof import('@nestjs/platform-fastify')>('@nestjs/platform-fastify');
+    const app = await NestFactory.create(HttpModule, new FastifyAdapter(), { logger: false });
+    try {
+      await app.init();
+      // Its own platform is seen (the check can fail); the other is not.
+      expect(mockLoaded().has('fastify')).toBe(true);
+      expect(mockLoaded().has('express')).toBe(false);
+    } finally {
+      await app.close();
+    }
   });
 });

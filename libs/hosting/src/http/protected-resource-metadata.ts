@@ -1,17 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpOAuthAuth } from '#libs/security';
 
-const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+/** RFC 9728's well-known path: the metadata of a resource at the root, and the prefix of every other's. */
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** Where RFC 9728 puts the metadata of `resource`: the well-known prefix before its path. */
 export function protectedResourceMetadataUrl(resource: string): string {
   const url = new URL(resource);
-  return `${url.origin}${WELL_KNOWN}${url.pathname === '/' ? '' : url.pathname}`;
+  return `${url.origin}${PROTECTED_RESOURCE_METADATA_PATH}${url.pathname === '/' ? '' : url.pathname}`;
 }
 
 /** Whether a request path asks for protected resource metadata. */
 export function isProtectedResourceMetadataPath(path: string): boolean {
-  return path === WELL_KNOWN || path.startsWith(`${WELL_KNOWN}/`);
+  return path === PROTECTED_RESOURCE_METADATA_PATH || path.startsWith(`${PROTECTED_RESOURCE_METADATA_PATH}/`);
 }
 
 /** Answers the RFC 9728 protected resource metadata document. */

@@ -158,8 +158,9 @@ export interface McpModuleOptions {
   /** Serve MCP over this process's stdin/stdout. @default false */
   stdio?: boolean;
   /**
-   * Route the MCP endpoint through Express (so your Express middleware sees it) instead of
-   * serving it directly on the underlying `node:http` server. Slower. @default false
+   * Route the MCP endpoint through the app's framework — an Express route, or on Fastify a
+   * Fastify route — so that your middleware (and Fastify's hooks) see it, instead of serving it
+   * directly on the underlying `node:http` server. Slower. @default false
    */
   routeThroughExpress?: boolean;
   /** Items per page of `tools/list`. @default 100 */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { McpPrincipal } from '#libs/core';
+import { httpPlatformOf, type McpPrincipal } from '#libs/core';
 import { checkOriginAndHost } from '#libs/security';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
 import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
@@ -33,9 +33,10 @@ const REFRESH_MS = 5_000;
  *
  * The routes are added to the HTTP adapter when the module initializes, because the path comes
  * from the (possibly async) module options, which a controller's decorator cannot know. They go
- * through Express like any route (this is not a hot path), after the MCP endpoint, which answers
- * its own path first. The page carries no data, so it is served to anyone the Host/Origin policy
- * admits; every API call is authenticated and needs an administrator (`AdminAccess`).
+ * through the framework (Express or Fastify) like any route (this is not a hot path), on Node's
+ * request and response (`HttpPlatform`), after the MCP endpoint, which answers its own path
+ * first. The page carries no data, so it is served to anyone the Host/Origin policy admits; every
+ * API call is authenticated and needs an administrator (`AdminAccess`).
  */
 @Injectable()
 export class AdminEndpoint implements OnModuleInit {
@@ -75,14 +76,17 @@ export class AdminEndpoint implements OnModuleInit {
       [`${admin.path}/api/approvals/:id`, (req, res) => void this.serveApprovals(req, res)],
       [`${admin.path}/api/:name`, (req, res) => void this.serveApi(req, res)],
     ];
-    for (const [path, handler] of routes) adapter.get(path, handler);
-    adapter.post(
+    const platform = httpPlatformOf(adapter);
+    for (const [path, handler] of routes) platform.route('GET', path, handler);
+    platform.route(
+      'POST',
       `${admin.path}/api/approvals/:id/:decision`,
-      (req: IncomingMessage, res: ServerResponse) => void this.serveApprovals(req, res),
+      (req, res) => void this.serveApprovals(req, res),
     );
-    adapter.post(
+    platform.route(
+      'POST',
       `${admin.path}/api/catalog/:kind/:name/:action`,
-      (req: IncomingMessage, res: ServerResponse) => void this.serveCatalogSwitch(req, res),
+      (req, res) => void this.serveCatalogSwitch(req, res),
     );
     this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
   }

@@ -8,6 +8,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { httpPlatformOf } from '#libs/core';
 import { AdminAccess, refusalHeaders } from '../access/admin-access';
 import { API_SECURITY_HEADERS, checkOriginAndHost } from '#libs/security';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
@@ -51,7 +52,7 @@ export class McpMetricsEndpoint implements OnModuleInit, OnApplicationBootstrap,
     const metrics = this.options.metrics;
     const adapter = this.adapterHost?.httpAdapter;
     if (!metrics || metrics.port !== undefined || !this.options.http || !adapter?.getHttpServer()) return;
-    adapter.get(metrics.path, (req: IncomingMessage, res: ServerResponse) => void this.serve(req, res, true));
+    httpPlatformOf(adapter).route('GET', metrics.path, (req, res) => void this.serve(req, res, true));
     this.logger.log(`Prometheus metrics at ${metrics.path}`);
   }
 

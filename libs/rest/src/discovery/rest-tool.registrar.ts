@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
-import type { McpCallContext } from '#libs/core';
+import { httpPlatformOf, type McpCallContext } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
 import type { RestToolDefinition } from '../openapi/rest-operation';
@@ -34,6 +34,8 @@ export class RestToolRegistrar {
    * decided); the routes without an error are added
    */
   register(exposed: readonly ExposedRoute[], adapter: HttpAdapter): RestDiagnostic[] {
+    // The calls run in process; on Fastify that needs a hook added now, before the app listens.
+    httpPlatformOf(adapter).acceptInProcessRequests();
     const names: Record<string, string> = {};
     // By operationId: two routes may share a method and path (versioned by header).
     for (const { route, exposure, operation } of exposed)

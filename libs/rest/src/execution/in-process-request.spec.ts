@@ -28,6 +28,7 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { IsInt, IsNotEmpty, IsString, Min } from 'class-validator';
 import { map, type Observable } from 'rxjs';
 import type { RestRequestParts } from '../openapi/rest-operation';
@@ -48,12 +49,11 @@ class ItemLockedError extends Error {}
 
 @Catch(ItemLockedError)
 class ItemLockedFilter implements ExceptionFilter {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
   catch(error: ItemLockedError, host: ArgumentsHost) {
-    host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void } }>().status(409).json({
-      statusCode: 409,
-      message: error.message,
-      error: 'Conflict',
-    });
+    const body = { statusCode: 409, message: error.message, error: 'Conflict' };
+    this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, 409);
   }
 }
 
@@ -74,6 +74,9 @@ class EnvelopeInterceptor implements NestInterceptor {
     return next.handle().pipe(map((data: unknown) => ({ data, intercepted: true })));
   }
 }
+
+/** Node's request (Express's extends it) or Fastify's, which holds Node's as `raw`. */
+type Seen = IncomingMessage & { seenByMiddleware?: boolean; ip?: string };
 
 /** What the slow route saw of its request going away, and a signal that it was reached. */
 const slow = { closed: false, aborted: false };
@@ -101,18 +104,19 @@ class ItemsController {
   }
 
   @Get('slow')
-  slow(@Req() request: IncomingMessage): Promise<never> {
-    request.on('aborted', () => (slow.aborted = true));
-    request.on('close', () => (slow.closed = true));
+  slow(@Req() request: IncomingMessage | { raw: IncomingMessage }): Promise<never> {
+    const raw = 'raw' in request ? request.raw : request;
+    raw.on('aborted', () => (slow.aborted = true));
+    raw.on('close', () => (slow.closed = true));
     reachedSlow();
     return new Promise<never>(() => undefined);
   }
 
   @Get('headers')
-  headers(@Req() request: IncomingMessage & { seenByMiddleware?: boolean; ip?: string }) {
+  headers(@Req() request: Seen & ({ raw: Seen } | object)) {
     return {
       headers: request.headers,
-      middleware: request.seenByMiddleware,
+      middleware: ('raw' in request ? request.raw : request).seenByMiddleware,
       marked: isMcpRestRequest(request),
       ip: request.ip,
     };
@@ -136,18 +140,23 @@ class ItemsModule {}
 
 const get = (url: string, headers: Record<string, string> = {}): RestRequestParts => ({ method: 'GET', url, headers });
 
-describe('runInProcess (Express)', () => {
+describe.each([['express'], ['fastify']])('runInProcess (%s)', (platform) => {
   let app: INestApplication;
   let adapter: HttpAdapterHost['httpAdapter'];
 
   beforeAll(async () => {
-    app = await NestFactory.create(ItemsModule, { logger: false });
+    app =
+      platform === 'fastify'
+        ? await NestFactory.create(ItemsModule, new FastifyAdapter(), { logger: false })
+        : await NestFactory.create(ItemsModule, { logger: false });
+    // Middleware on Node's request, as Nest gives it on both platforms.
     app.use((request: { seenByMiddleware?: boolean }, _response: unknown, next: () => void) => {
       request.seenByMiddleware = true;
       next();
     });
-    await app.init();
     adapter = app.get(HttpAdapterHost).httpAdapter;
+    // What the REST bridge does when it exposes routes, before the application listens.
+    await app.init();
   });
 
   afterAll(async () => {
@@ -255,6 +264,7 @@ describe('runInProcess (Express)', () => {
   });
 
   it('abandons a route that never answers when the signal aborts, and leaves no listener', async () => {
+    Object.assign(slow, { closed: false, aborted: false });
     const controller = new AbortController();
     const reached = new Promise<void>((resolve) => (reachedSlow = resolve));
     const pending = runInProcess(adapter, get('/items/slow'), { signal: controller.signal });

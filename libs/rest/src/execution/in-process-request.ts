@@ -1,8 +1,8 @@
-import { IncomingMessage, type ServerResponse } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import type { HttpAdapterHost } from '@nestjs/core';
+import { httpPlatformOf, type HttpPlatform } from '#libs/core';
 import type { RestRequestParts } from '../openapi/rest-operation';
 import { captureResponse } from './captured-response';
-import { injectFastify, type FastifyInjectable } from './fastify-inject';
 import { LoopbackSocket } from './loopback-socket';
 import { MCP_REST_REQUEST } from './mcp-rest-request';
 import { encodeRequestBody } from './request-body';
@@ -34,12 +34,10 @@ export interface InProcessRequestOptions {
   readonly remoteAddress?: string;
 }
 
-type ExpressHandler = (request: IncomingMessage, response: ServerResponse) => void;
-
 /**
- * Runs a request through the application's own HTTP stack (for Express: its middleware, Nest's
- * routing, the route's guards, interceptors, pipes and exception filters) without a socket or a
- * port, and resolves with what the application answered.
+ * Runs a request through the application's own HTTP stack (Express or Fastify: its middleware and
+ * hooks, Nest's routing, the route's guards, interceptors, pipes and exception filters) without a
+ * socket or a port, and resolves with what the application answered.
  *
  * The request carries the headers of `parts.headers`, `host: localhost`,
  * `accept: application/json` and the body's `content-type` and `content-length`; nothing of the
@@ -50,9 +48,9 @@ type ExpressHandler = (request: IncomingMessage, response: ServerResponse) => vo
  * `options.signal` (the tool call's cancellation or deadline), which must therefore be given
  * for any route that could hang.
  *
- * On Fastify it uses Fastify's `inject`; there `options.user` is not applied (Fastify builds its
- * own request object; a guard reading `request.user` sees none and refuses) — not tested here, as
- * this repository does not install Fastify.
+ * On Fastify, `request.user` and the marker reach Fastify's request object through a request hook
+ * that must be added before the application listens: the REST bridge adds it when it exposes a
+ * route (else the first call adds it, which must then come before `app.listen()`).
  *
  * @example
  * ```ts
@@ -73,13 +71,11 @@ export async function runInProcess(
   options.signal?.throwIfAborted();
   const body = encodeRequestBody(parts.body, parts.headers['content-type']);
   const headers = { ...requestHeaders(parts, body), host: 'localhost' };
-  if (adapter.getType() === 'fastify')
-    return injectFastify(adapter.getInstance<FastifyInjectable>(), parts, headers, body, options.signal);
-  return runOnExpress(adapter.getInstance<ExpressHandler>(), parts, headers, body?.bytes, options);
+  return run(httpPlatformOf(adapter), parts, headers, body?.bytes, options);
 }
 
-function runOnExpress(
-  app: ExpressHandler,
+function run(
+  platform: HttpPlatform,
   parts: RestRequestParts,
   headers: Record<string, string>,
   body: Buffer | undefined,
@@ -96,8 +92,6 @@ function runOnExpress(
     request.httpVersionMinor = 1;
     request.headers = { ...headers };
     request.rawHeaders = Object.entries(headers).flat();
-    // Own properties: they survive Express swapping the request's prototype.
-    Object.assign(request, { user: options.user, [MCP_REST_REQUEST]: options.marker ?? true });
     if (body?.length) request.push(body);
     request.push(null);
     request.complete = true;
@@ -121,13 +115,13 @@ function runOnExpress(
       reject(signal?.reason);
     }
     signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      app(request, capture.response);
-    } catch (error) {
-      // Express catches its handlers' errors; this is only a broken application instance.
+    const properties = { user: options.user, [MCP_REST_REQUEST]: options.marker ?? true };
+    platform.dispatch(request, capture.response, properties).catch((error: unknown) => {
+      // The frameworks catch their handlers' errors; this is a broken or closed application.
+      if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', onAbort);
       reject(error as Error);
-    }
+    });
   });
 }

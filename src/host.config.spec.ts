@@ -5,6 +5,7 @@ describe('validateEnvironment', () => {
     expect(validateEnvironment({})).toEqual({
       HOST: '127.0.0.1',
       PORT: 3000,
+      HTTP_PLATFORM: 'express',
       MCP_MODE: 'stateful',
       MCP_ALLOWED_HOSTS: ['localhost', '127.0.0.1', '[::1]'],
       MCP_ALLOWED_ORIGINS: undefined,

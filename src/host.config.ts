@@ -5,6 +5,8 @@ import { ALL_DESK_SCOPES } from './support/desk.scopes';
 export interface HostEnvironment {
   HOST: string;
   PORT: number;
+  /** The HTTP framework under the desk: `express` (default) or `fastify`. */
+  HTTP_PLATFORM: 'express' | 'fastify';
   MCP_MODE: 'stateful' | 'stateless';
   /** Comma-separated; extra `Host` names to accept besides loopback (e.g. behind a proxy). */
   MCP_ALLOWED_HOSTS: string[];
@@ -122,6 +124,9 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     problems.push(`PORT="${env.PORT}" must be an integer from 0 to 65535`);
+  const platform = env.HTTP_PLATFORM ?? 'express';
+  if (platform !== 'express' && platform !== 'fastify')
+    problems.push(`HTTP_PLATFORM="${platform}" must be "express" or "fastify"`);
   const mode = env.MCP_MODE ?? 'stateful';
   if (mode !== 'stateful' && mode !== 'stateless')
     problems.push(`MCP_MODE="${mode}" must be "stateful" or "stateless"`);
@@ -215,6 +220,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   return {
     HOST: typeof env.HOST === 'string' && env.HOST ? env.HOST : '127.0.0.1',
     PORT: port,
+    HTTP_PLATFORM: platform as HostEnvironment['HTTP_PLATFORM'],
     MCP_MODE: mode as HostEnvironment['MCP_MODE'],
     MCP_ALLOWED_HOSTS: ['localhost', '127.0.0.1', '[::1]', ...list(env.MCP_ALLOWED_HOSTS)],
     MCP_ALLOWED_ORIGINS: origins.length > 0 ? origins : undefined,

@@ -27,7 +27,10 @@ export function deskApiDocument(app: INestApplication): OpenAPIObject {
   return SwaggerModule.createDocument(app, config, { include: [SupportModule] });
 }
 
-/** Serves the Swagger UI at `/docs` and the document at `/docs-json` (call before `listen`). */
-export function setupDeskApiDocs(app: INestApplication): void {
-  SwaggerModule.setup(DESK_API_DOCS_PATH, app, () => deskApiDocument(app));
+/**
+ * Serves the Swagger UI at `/docs` and the document at `/docs-json` (call before `listen`). On
+ * Fastify (`ui: false`) the document only: its UI's static files need `@fastify/static`.
+ */
+export function setupDeskApiDocs(app: INestApplication, { ui = true }: { ui?: boolean } = {}): void {
+  SwaggerModule.setup(DESK_API_DOCS_PATH, app, () => deskApiDocument(app), { ui, raw: ['json'] });
 }

@@ -39,7 +39,7 @@ describe('validateEnvironment', () => {
     });
   });
 
-  it('takes the stdio principal\'s scopes from the desk\'s own, and names one it does not have', () => {
+  it("takes the stdio principal's scopes from the desk's own, and names one it does not have", () => {
     expect(validateEnvironment({ MCP_STDIO_SCOPES: 'tickets:read, kb:read' }).MCP_STDIO_SCOPES).toEqual([
       'tickets:read',
       'kb:read',

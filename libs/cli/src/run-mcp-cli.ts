@@ -121,6 +121,17 @@ async function run(
     interrupted.abort(new Error('interrupted on the command line (SIGINT)'));
   };
   process.on('SIGINT', onInterrupt);
+  // SIGTERM stops the application as it stops a host: the call in flight gets shutdownTimeoutMs to
+  // finish, is then cancelled and answered so, and its record is written before the process ends.
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= app.close());
+  let terminated = false;
+  const onTerminate = () => {
+    terminated = true;
+    io.stderr.write('\nTerminated: stopping once the call in flight is answered\n');
+    void close();
+  };
+  process.on('SIGTERM', onTerminate);
   try {
     const context: CliContext = {
       program,
@@ -142,12 +153,15 @@ async function run(
           ),
       },
     };
-    return await command(context, line.words);
+    const code = await command(context, line.words);
+    return terminated ? CliExitCode.terminated : code;
   } catch (error) {
-    return reportFailure(io, error);
+    const code = reportFailure(io, error);
+    return terminated ? CliExitCode.terminated : code;
   } finally {
     process.off('SIGINT', onInterrupt);
-    await app.close();
+    process.off('SIGTERM', onTerminate);
+    await close();
   }
 }
 

@@ -52,6 +52,7 @@ export {
   MCP_EXPOSE_METADATA,
   MCP_PARAM_ARGS_METADATA,
   MCP_CONTEXT_TYPE,
+  MCP_RELAY_METADATA,
 } from './mcp.constants';
 export {
   LATEST_PROTOCOL_VERSION,

@@ -18,3 +18,11 @@ export const MCP_REQUIRED_SCOPES_METADATA = 'mcp:required-scopes';
 export const MCP_ROLES_METADATA = 'mcp:roles';
 /** Metadata key of `@McpExpose` (controller class or route method). */
 export const MCP_EXPOSE_METADATA = 'mcp:expose';
+
+/**
+ * Marks a tool that calls another catalog entry on its caller's behalf (the tool search's
+ * `call_tool`): the entry it calls is admitted, throttled, confirmed and audited as a call of its
+ * own, so `McpThrottlerGuard` does not count the relay itself (its callers would share one budget
+ * for every tool they reach through it).
+ */
+export const MCP_RELAY_METADATA = 'mcp:relay';

@@ -6,7 +6,9 @@ export type McpDynamicHandler<A = Record<string, unknown>> = (args: A, context: 
 
 /**
  * Wraps a run-time handler in a one-method class, decorated as `@McpArgs()` / `@McpContext()`
- * would decorate it, so that it goes through exactly the path of decorated providers.
+ * would decorate it, so that it goes through exactly the path of decorated providers. Metadata
+ * set on the handler function (`SetMetadata(key, value)(handler)`) is the class's: guards and
+ * interceptors read it as they read a decorated provider's.
  */
 export function dynamicHost(
   handler: McpDynamicHandler<never>,
@@ -20,6 +22,8 @@ export function dynamicHost(
         : handler({} as never, params[0] as McpCallContext);
     }
   }
+  for (const key of Reflect.getOwnMetadataKeys(handler))
+    Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, handler), DynamicMcpHandler);
   let params = assignMetadata({}, McpParamType.CONTEXT, bindArgs ? 1 : 0);
   if (bindArgs) params = assignMetadata(params, McpParamType.ARGS, 0);
   Reflect.defineMetadata(MCP_PARAM_ARGS_METADATA, params, DynamicMcpHandler, 'handle');

@@ -17,6 +17,11 @@ export const CliExitCode = {
   notFound: 4,
   /** Interrupted (Ctrl-C): the call was cancelled. 128 + SIGINT, as shells report it. */
   interrupted: 130,
+  /**
+   * Terminated (SIGTERM): the application stopped as a host does, its call answered (finished, or
+   * cancelled once `shutdownTimeoutMs` was over) and recorded. 128 + SIGTERM.
+   */
+  terminated: 143,
 } as const;
 
 export type CliExitCode = (typeof CliExitCode)[keyof typeof CliExitCode];

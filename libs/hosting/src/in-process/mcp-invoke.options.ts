@@ -1,5 +1,5 @@
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpLogLevel, McpPrincipal } from '#libs/core';
+import type { McpLogLevel, McpPrincipal, McpTransportKind } from '#libs/core';
 import type { AuditOutcome } from '#libs/security';
 
 /** A progress notification of a call made through `McpInvoker`. */
@@ -48,10 +48,25 @@ export interface McpInvokeOptions {
    * (the admin dashboard, the admin API, the approval webhook), as for a client without forms.
    */
   elicit?: (request: ElicitRequest['params']) => Promise<ElicitResult>;
-  /** How audit records, metrics and `ctx.transport` name the surface. @default 'in-process' */
-  transport?: 'in-process' | 'cli';
-  /** Who the client is, in audit records and `ctx.clientInfo`. @default { name: 'in-process', version: '1' } */
-  clientInfo?: { name: string; version: string };
+  /**
+   * What the caller declares it can do, as a client's `capabilities`: by default form elicitation
+   * when `elicit` is given, else nothing. A call relayed on a caller's behalf declares the caller's
+   * own, so that a tool asks that caller only what it can answer (and a confirmation its client
+   * cannot show waits for an approver, as for a direct call).
+   */
+  clientCapabilities?: Readonly<Record<string, unknown>>;
+  /**
+   * How audit records, metrics and `ctx.transport` name the surface: `in-process`, `cli`, or, for
+   * a call relayed on a caller's behalf (the tool search's `call_tool`), the caller's own. @default 'in-process'
+   */
+  transport?: McpTransportKind;
+  /**
+   * Who the client is, in audit records and `ctx.clientInfo`; `null` for none known (a relayed
+   * call whose caller named none). @default { name: 'in-process', version: '1' }
+   */
+  clientInfo?: { name: string; version: string } | null;
+  /** The client's network address, in audit records and `ctx.remoteAddress` (a relayed call's caller's). */
+  remoteAddress?: string;
 }
 
 /** The answer to one request made through `McpInvoker.send`. */

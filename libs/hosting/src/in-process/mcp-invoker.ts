@@ -9,7 +9,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, type McpPrincipal } from '#libs/core';
+import { JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, type McpPrincipal, type McpTransportKind } from '#libs/core';
 import { HostState, McpDispatcher, McpSession, RequestEvents, type DispatchScope } from '#libs/protocol';
 import { Authenticator, InjectSecurityOptions, type AuditOutcome, type SecurityOptions } from '#libs/security';
 import { InProcessChannel } from './in-process-channel';
@@ -144,6 +144,7 @@ export class McpInvoker {
       transport,
       principal,
       headers: NO_HEADERS,
+      remoteAddress: options.remoteAddress,
       notify: (message) => channel.receive(message),
       onFinished: (finished) => (outcome = finished),
     };
@@ -208,7 +209,7 @@ export class McpInvoker {
    */
   async principalOf(
     options: McpInvokeOptions = {},
-    transport: 'in-process' | 'cli' = options.transport ?? 'in-process',
+    transport: McpTransportKind = options.transport ?? 'in-process',
   ): Promise<McpPrincipal> {
     if (options.principal) return options.principal;
     if (options.credential === undefined) return this.security.stdioPrincipal;
@@ -231,8 +232,8 @@ export class McpInvoker {
   /** A session for one request, opened as `initialize` would open it for this client. */
   private sessionFor(principal: McpPrincipal, options: McpInvokeOptions): McpSession {
     const session = new McpSession(randomUUID(), LATEST_PROTOCOL_VERSION);
-    session.clientInfo = options.clientInfo ?? DEFAULT_CLIENT;
-    session.clientCapabilities = options.elicit ? { elicitation: { form: {} } } : {};
+    session.clientInfo = options.clientInfo === null ? undefined : (options.clientInfo ?? DEFAULT_CLIENT);
+    session.clientCapabilities = options.clientCapabilities ?? (options.elicit ? { elicitation: { form: {} } } : {});
     session.logLevel = options.onLog ? (options.logLevel ?? 'info') : undefined;
     session.principalId = principal.id;
     session.opened = session.initialized = true;

@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
+import { MCP_RELAY_METADATA, McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
 import { McpCatalog, ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { AccessControl } from '#libs/protocol';
 import { Bm25ToolRanker, type McpToolRanker } from '#libs/gateway';
@@ -93,8 +93,9 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
         },
         annotations: { openWorldHint: true },
       },
-      (args: { name: string; arguments?: Record<string, unknown> }, context: McpCallContext) =>
+      relay((args: { name: string; arguments?: Record<string, unknown> }, context: McpCallContext) =>
         this.call(args, context),
+      ),
     );
   }
 
@@ -147,8 +148,11 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
             onProgress: ({ progress, total, message }) => context.reportProgress(progress, total, message),
           }),
           elicit: (request) => context.elicit(request),
-          transport: 'in-process',
-          ...(context.clientInfo && { clientInfo: context.clientInfo }),
+          clientCapabilities: context.clientCapabilities,
+          // Recorded as the call it is: on the surface, from the client and the address of call_tool's.
+          transport: context.transport,
+          clientInfo: context.clientInfo ?? null,
+          ...(context.remoteAddress !== undefined && { remoteAddress: context.remoteAddress }),
         },
       );
       return result;
@@ -181,4 +185,10 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
     }
     return names;
   }
+}
+
+/** Marks `handler` as a relay (`MCP_RELAY_METADATA`): what it calls is throttled, not it. */
+function relay<T extends (...args: never[]) => unknown>(handler: T): T {
+  Reflect.defineMetadata(MCP_RELAY_METADATA, true, handler);
+  return handler;
 }

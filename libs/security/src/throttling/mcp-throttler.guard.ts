@@ -1,6 +1,12 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { ThrottlerException, ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
-import { ANONYMOUS_PRINCIPAL, MCP_CONTEXT_TYPE, type McpCallContext, type McpRetryable } from '#libs/core';
+import {
+  ANONYMOUS_PRINCIPAL,
+  MCP_CONTEXT_TYPE,
+  MCP_RELAY_METADATA,
+  type McpCallContext,
+  type McpRetryable,
+} from '#libs/core';
 
 const NO_RESPONSE = { header: () => undefined };
 
@@ -25,6 +31,16 @@ export class McpThrottlerGuard extends ThrottlerGuard {
     if (context.getType<string>() !== MCP_CONTEXT_TYPE) return super.getRequestResponse(context);
     const call = context.getArgByIndex<McpCallContext>(1);
     return { req: { headers: call.headers, mcp: call }, res: NO_RESPONSE };
+  }
+
+  /** A relay (`call_tool`) is not counted: the call it makes is, as a call of its own. */
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    if (
+      context.getType<string>() === MCP_CONTEXT_TYPE &&
+      this.reflector.getAllAndOverride<boolean>(MCP_RELAY_METADATA, [context.getHandler(), context.getClass()])
+    )
+      return true;
+    return super.shouldSkip(context);
   }
 
   protected override async getTracker(req: Record<string, unknown>): Promise<string> {

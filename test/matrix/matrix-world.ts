@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashApiKey, type AuditRecord } from '#libs/security';
+import { startDeskProcess, type DeskProcess } from '../support/desk-process';
+import { startRedisServer, type RedisServer } from '../support/redis-server';
+
+/** Who calls in a cell: a writer of the surface, a reader of it, an approver, no one, or a stranger. */
+export type Role = 'caller' | 'reader' | 'approver' | 'anonymous' | 'invalid';
+
+/** The scopes of a writer: every tool of the desk (and the upstream's, the API's) is theirs. */
+const WRITER_SCOPES = ['tickets:read', 'tickets:write', 'kb:read', 'reports'];
+const READER_SCOPES = ['tickets:read', 'kb:read'];
+
+/** How many calls of one tool a principal makes per window before it is throttled (every desk here). */
+export const THROTTLE_LIMIT = 5;
+/** A report takes five steps of this: long enough to cancel it, or to stop the host under it. */
+export const REPORT_STEP_MS = 700;
+/** How long a stop waits for calls in flight: shorter than a report, so a report in flight is cancelled. */
+export const SHUTDOWN_TIMEOUT_MS = 800;
+
+/** A desk process of the matrix, and how to start it again (on the same port) after a stop. */
+export interface MatrixHost {
+  readonly name: string;
+  readonly auditFile: string;
+  process: DeskProcess;
+  /** `http://127.0.0.1:<port>` */
+  readonly base: string;
+  restart(): Promise<void>;
+}
+
+/**
+ * The hosts every cell of the matrix calls, on real processes:
+ * - `upstream`: another support desk, the gateway's upstream and the REST API `rest.apis` imports;
+ * - `desk`: the support desk over Streamable HTTP (stateful), federating `upstream`'s MCP tools
+ *   (`deskb_*`) and importing its REST API (`deskb_api_*`), sharing its state through Redis with
+ *   the command line and in-process app of the matrix;
+ * - `stateless`: the support desk in stateless mode, with tool search (`call_tool`);
+ * - `fastify`: the support desk on Fastify.
+ * One API keys file: a writer and a reader per surface (their own throttling budgets, their own
+ * records), an approver, and the gateway's own key at the upstream.
+ */
+export class MatrixWorld {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'matrix-'));
+  private readonly keys = new Map<string, string>();
+  readonly keysFile = join(this.dir, 'api-keys.json');
+  readonly hosts = new Map<string, MatrixHost>();
+  redis!: RedisServer;
+  private readonly secret = randomBytes(32).toString('base64');
+
+  constructor(private readonly surfaces: readonly string[]) {
+    const keys = [
+      ...surfaces.flatMap((surface) => [
+        { principal: principalOf('caller', surface), scopes: WRITER_SCOPES, roles: [] },
+        { principal: principalOf('reader', surface), scopes: READER_SCOPES, roles: [] },
+      ]),
+      { principal: 'approver', scopes: ['tickets:read'], roles: ['approver'] },
+      { principal: 'admin', scopes: WRITER_SCOPES, roles: ['admin'] },
+      { principal: 'gateway', scopes: WRITER_SCOPES, roles: [] },
+    ].map(({ principal, scopes, roles }) => {
+      const key = `mk-${principal}-${randomBytes(12).toString('hex')}`;
+      this.keys.set(principal, key);
+      return { principal, scopes, roles, hash: hashApiKey(key) };
+    });
+    writeFileSync(this.keysFile, JSON.stringify({ keys }));
+  }
+
+  /** The raw API key of `principal`. */
+  keyOf(principal: string): string {
+    const key = this.keys.get(principal);
+    if (!key) throw new Error(`no key for ${principal}`);
+    return key;
+  }
+
+  /** What every desk of the matrix shares: keys, throttling, the report's pace, the drain. */
+  env(name: string, extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      AUTH_MODE: 'apiKey',
+      MCP_API_KEYS_FILE: this.keysFile,
+      THROTTLE_LIMIT: String(THROTTLE_LIMIT),
+      THROTTLE_TTL_MS: '60000',
+      SUPPORT_REPORT_STEP_MS: String(REPORT_STEP_MS),
+      MCP_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+      MCP_REQUEST_STATE_SECRET: this.secret,
+      AUDIT_FILE: this.auditFile(name),
+      AUDIT_CHAIN: name,
+      MCP_REPLICA: name,
+      LOG_LEVEL: 'warn',
+      ...extra,
+    };
+  }
+
+  auditFile(name: string): string {
+    return join(this.dir, `${name}.jsonl`);
+  }
+
+  /** Every record of a host's trail, as written so far. */
+  trail(name: string): AuditRecord[] {
+    let text: string;
+    try {
+      text = readFileSync(this.auditFile(name), 'utf8');
+    } catch {
+      return [];
+    }
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as AuditRecord);
+  }
+
+  /** A file of the matrix's own (upstream and API lists for the desk). */
+  file(name: string, content: unknown): string {
+    const path = join(this.dir, name);
+    writeFileSync(path, JSON.stringify(content));
+    return path;
+  }
+
+  async start(): Promise<void> {
+    this.redis = await startRedisServer();
+    const upstream = await this.startHost('upstream', { THROTTLE_LIMIT: '100000' });
+    const upstreams = this.file('upstreams.json', {
+      upstreams: [
+        {
+          name: 'deskb',
+          transport: { type: 'http', url: `${upstream.base}/mcp`, headers: { 'x-api-key': this.keyOf('gateway') } },
+          scopes: ['tickets:write'],
+          timeoutMs: 30_000,
+        },
+      ],
+    });
+    const apis = this.file('rest-apis.json', {
+      apis: [
+        {
+          name: 'deskb_api',
+          document: `${upstream.base}/docs-json`,
+          baseUrl: upstream.base,
+          credentials: { headers: { 'x-api-key': this.keyOf('gateway') } },
+          prefix: 'deskb_api_',
+          scopes: ['tickets:write'],
+          confirm: { skip: { operationIds: ['createTicket', 'updateTicket'] } },
+          timeoutMs: 30_000,
+        },
+      ],
+    });
+    await Promise.all([
+      this.startHost('desk', {
+        GATEWAY_UPSTREAMS_FILE: upstreams,
+        REST_APIS_FILE: apis,
+        REDIS_URL: this.redis.url,
+      }),
+      this.startHost('stateless', { MCP_MODE: 'stateless', MCP_TOOL_SEARCH: 'on' }),
+      this.startHost('fastify', { HTTP_PLATFORM: 'fastify' }),
+    ]);
+  }
+
+  /** What the command line and the in-process app share with `desk`: its Redis (approvals, throttling). */
+  sharedEnv(name: string, extra: Record<string, string> = {}): Record<string, string> {
+    return this.env(name, { REDIS_URL: this.redis.url, ...extra });
+  }
+
+  private async startHost(name: string, extra: Record<string, string>): Promise<MatrixHost> {
+    const env = this.env(name, extra);
+    const started = await startDeskProcess(env);
+    const host: MatrixHost = {
+      name,
+      auditFile: this.auditFile(name),
+      process: started,
+      base: `http://127.0.0.1:${started.port}`,
+      restart: async () => {
+        await host.process.stop();
+        host.process = await startDeskProcess(env, { port: started.port });
+      },
+    };
+    this.hosts.set(name, host);
+    return host;
+  }
+
+  host(name: string): MatrixHost {
+    const host = this.hosts.get(name);
+    if (!host) throw new Error(`no host ${name}`);
+    return host;
+  }
+
+  async stop(): Promise<void> {
+    for (const host of this.hosts.values()) await host.process.stop();
+    await this.redis?.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The principal a role of a surface calls as (`approver` is one for every surface). */
+export function principalOf(role: 'caller' | 'reader', surface: string): string {
+  return `${role}.${surface}`;
+}

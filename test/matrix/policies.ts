@@ -1,0 +1,417 @@
+import type { AuditRecord } from '#libs/security';
+import type { Answer } from './answers';
+import { SHUTDOWN_TIMEOUT_MS, THROTTLE_LIMIT, type MatrixWorld } from './matrix-world';
+import type { MatrixSession, PolicyId, Surface } from './surfaces';
+
+/** A policy's cell: what must hold on one surface. */
+export interface Policy {
+  readonly id: PolicyId;
+  /** What the promise says, as docs/security.md's matrix names it. */
+  readonly promise: string;
+  /** The audit outcomes this policy's refusals are recorded with (every refusal outcome belongs to one policy). */
+  readonly outcomes: readonly AuditRecord['outcome'][];
+  run(surface: Surface, world: MatrixWorld): Promise<void>;
+}
+
+const RETRY_AFTER_META = 'nest-mcp-host/retryAfterSeconds';
+/** The desk's slow tool, as the upstream records it. */
+const DESK_SLOW = 'export_ticket_report';
+const APPROVAL_META = 'nest-mcp-host/approval';
+const SHUTDOWN_TEXT = (tool: string) =>
+  `Call to tool "${tool}" was cancelled: the host is shutting down and the call did not finish in time. It may have done part of its work; check before you retry it.`;
+
+/** The name a surface's call is recorded under: the tool `call_tool` called, else the call's own. */
+const targetOf = (surface: Surface, call: { name: string; args: Record<string, unknown> }) =>
+  surface.reaches === 'call_tool' ? String(call.args.name) : call.name;
+
+/** Waits until `records` of `trail` hold one that `matches` (the trail is written off the hot path). */
+async function recordOf(
+  world: MatrixWorld,
+  trail: string,
+  matches: (record: AuditRecord) => boolean,
+  timeoutMs = 5_000,
+): Promise<AuditRecord> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = world.trail(trail).filter(matches).at(-1);
+    if (found) return found;
+    if (Date.now() > deadline)
+      throw new Error(
+        `no record in the ${trail} trail matches; its last: ${JSON.stringify(world.trail(trail).slice(-3))}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function withSession<T>(
+  surface: Surface,
+  world: MatrixWorld,
+  role: Parameters<Surface['open']>[1],
+  body: (session: MatrixSession) => Promise<T>,
+): Promise<T> {
+  const session = await surface.open(world, role);
+  try {
+    return await body(session);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * What a command line printed: stderr, then the text of a result `--output json` printed on
+ * stdout (an error result included).
+ */
+function printed(answer: Answer): string {
+  if (answer.kind !== 'exit') return '';
+  let text = answer.stdout;
+  try {
+    const result = JSON.parse(answer.stdout) as { content?: { type: string; text?: string }[] };
+    text = result.content?.find((item) => item.type === 'text')?.text ?? answer.stdout;
+  } catch {
+    // not JSON: as printed
+  }
+  return `${answer.stderr}${text}`;
+}
+
+/** The answer of a tool the caller may not use: that of a tool that does not exist. */
+function expectUnknown(answer: Answer, tool: string): void {
+  switch (answer.kind) {
+    case 'error':
+      expect({ code: answer.code, message: answer.message }).toEqual({
+        code: -32602,
+        message: expect.stringContaining(`Unknown tool: ${tool}`),
+      });
+      return;
+    case 'result': // call_tool answers its own result
+      expect({ isError: answer.isError, text: answer.text }).toEqual({
+        isError: true,
+        text: `Unknown tool: ${tool}. Use search_tools to find the tools you can call.`,
+      });
+      return;
+    case 'exit':
+      expect({ code: answer.code, stderr: answer.stderr.trim() }).toEqual({
+        code: 4,
+        stderr: `Unknown tool "${tool}". Run "desk list" to see the tools.`,
+      });
+      return;
+    default:
+      throw new Error(`expected "unknown tool", got ${JSON.stringify(answer)}`);
+  }
+}
+
+function expectSucceeded(answer: Answer): void {
+  if (answer.kind === 'exit') expect({ code: answer.code, stderr: answer.stderr }).toMatchObject({ code: 0 });
+  else expect(answer).toMatchObject({ kind: 'result', isError: false });
+}
+
+/** The tool names a list answered (failing on a refusal). */
+function namesOf(listed: Answer | string[]): string[] {
+  if (Array.isArray(listed)) return listed;
+  throw new Error(`expected a list, got ${JSON.stringify(listed)}`);
+}
+
+/**
+ * Every call is authenticated: no credential, or one that is not valid, is refused before anything
+ * runs — on the surfaces that take one (HTTP); where trusted code calls (in process, the command
+ * line), no credential means the configured local operator, and one that is not valid is refused.
+ */
+const CREDENTIAL: Policy = {
+  id: 'credential',
+  promise: 'no or an invalid credential is refused before anything runs',
+  outcomes: ['unauthenticated'],
+  async run(surface, world) {
+    const { read } = surface.entries;
+    const invalid = await withSession(surface, world, 'invalid', (session) => session.call(read));
+    if (invalid.kind === 'exit')
+      expect({ code: invalid.code, stderr: invalid.stderr.trim() }).toEqual({
+        code: 3,
+        stderr: 'Unauthorized: The API key is not valid',
+      });
+    else expect(invalid).toMatchObject({ kind: 'refused', status: 401 });
+    const anonymous = await withSession(surface, world, 'anonymous', (session) => session.call(read));
+    if (surface.withoutCredential === 'refused') {
+      expect(anonymous).toMatchObject({ kind: 'refused', status: 401 });
+      return;
+    }
+    // Trusted code without a credential acts as the local operator, and the trail says so.
+    expectSucceeded(anonymous);
+    const record = await recordOf(
+      world,
+      surface.trail,
+      (entry) => entry.target === targetOf(surface, read) && entry.principal === 'local-operator',
+    );
+    expect(record).toMatchObject({ transport: surface.transport, outcome: 'ok' });
+  },
+};
+
+/** What a caller may not use is neither listed nor callable, and answers exactly as a tool that does not exist. */
+const HIDDEN: Policy = {
+  id: 'hidden',
+  promise: 'a hidden entry is neither listed nor callable (list ⇔ callable)',
+  outcomes: ['not_found'],
+  async run(surface, world) {
+    const { hidden } = surface.entries;
+    const target = targetOf(surface, hidden);
+    await withSession(surface, world, 'reader', async (session) => {
+      const listed = namesOf(await session.list());
+      expect(listed).not.toContain(target);
+      expectUnknown(await session.call(hidden), target);
+      // A tool that does not exist at all is answered the same way: nothing tells them apart.
+      const missing = { ...hidden, name: `${hidden.name}_missing` };
+      const ghost =
+        surface.reaches === 'call_tool'
+          ? { name: hidden.name, args: { ...hidden.args, name: `${target}_missing` } }
+          : missing;
+      expectUnknown(await session.call(ghost), `${target}_missing`);
+    });
+    await withSession(surface, world, 'caller', async (session) => {
+      if (surface.reaches !== 'call_tool') expect(namesOf(await session.list())).toContain(target);
+    });
+  },
+};
+
+/**
+ * A call that needs a person's approval is held until an approver decides it; the caller's own
+ * decision is refused (its credential proves no person decided); once approved, the retry runs once.
+ */
+const APPROVAL: Policy = {
+  id: 'approval',
+  promise: 'an operation that needs approval is held until a person approves, never approvable by the caller',
+  outcomes: ['denied'],
+  async run(surface, world) {
+    const ticket = await surface.ticket(world);
+    const call = surface.entries.confirm(ticket);
+    const target = targetOf(surface, call);
+    const caller = surface.principal('caller');
+    await withSession(surface, world, 'caller', async (session) => {
+      const desk = surface.approvals(world, session);
+      const held = await session.call(call);
+      const asksItsTerminal = held.kind === 'exit';
+      if (asksItsTerminal) {
+        // The command line asks the person at its terminal; with none (and no --yes), it is not run.
+        expect({ code: held.code, stderr: held.stderr }).toEqual({
+          code: 3,
+          stderr: expect.stringContaining('Not confirmed: there is no terminal to ask on; pass --yes to confirm.'),
+        });
+        const refused = await recordOf(
+          world,
+          surface.trail,
+          (entry) => entry.target === target && entry.principal === caller,
+        );
+        expect(refused.outcome).toBe('denied');
+        // A call of the same caller held elsewhere for an approver: decided with the command line.
+        expectHeld(await surface.holdElsewhere!(world, call));
+      } else expectHeld(held);
+      const id = await desk.pending(caller, target);
+      expect(id).toEqual(expect.any(String));
+      // The caller's own credential approves nothing: refused (403), or not even shown to it (404).
+      const own = await desk.decide(id!, 'caller', caller);
+      if (own.status === 403) expect(own.message).toContain('may not decide a request of its own');
+      else expect(own).toEqual({ status: 404, message: expect.stringContaining(`No approval request ${id}`) });
+      if (!asksItsTerminal) expectHeld(await session.call(call));
+      const approved = await desk.decide(id!, 'approver', 'approver');
+      expect(approved).toMatchObject({ status: 200 });
+      expectSucceeded(await session.call(call));
+      // Used once: the same call again needs a decision of its own.
+      const again = await session.call(call);
+      if (asksItsTerminal) expect(again).toMatchObject({ kind: 'exit', code: 3 });
+      else expectHeld(again);
+    });
+  },
+};
+
+function expectHeld(answer: Answer): void {
+  if (answer.kind !== 'result' || !answer.isError || !answer.meta[APPROVAL_META])
+    throw new Error(`expected a call held for approval, got ${JSON.stringify(answer)}`);
+  expect((answer as { meta: Record<string, unknown> }).meta[APPROVAL_META]).toMatchObject({ status: 'pending' });
+}
+
+/** Calls over the limit are refused with when to retry, in words and in a form a client can act on. */
+const THROTTLING: Policy = {
+  id: 'throttling',
+  promise: 'calls over the limit are refused with the retry time',
+  // Beside the throttler: the other limits of how much a caller may ask (concurrency, tasks, request sizes).
+  outcomes: ['throttled', 'limited'],
+  async run(surface, world) {
+    const call = surface.entries.throttled;
+    const target = targetOf(surface, call);
+    await withSession(surface, world, 'caller', async (session) => {
+      for (let i = 0; i < THROTTLE_LIMIT; i++) expectSucceeded(await session.call(call));
+      const refused = await session.call(call);
+      const pattern = new RegExp(
+        `Rate limit reached for "${target}": at most ${THROTTLE_LIMIT} call\\(s\\) per 60 s\\. Retry in (\\d+) s\\.`,
+      );
+      if (refused.kind === 'exit') {
+        expect({ code: refused.code, printed: printed(refused) }).toEqual({
+          code: 3,
+          printed: expect.stringMatching(pattern),
+        });
+      } else {
+        expect(refused).toMatchObject({ kind: 'result', isError: true, text: expect.stringMatching(pattern) });
+        const seconds = Number(pattern.exec((refused as { text: string }).text)![1]);
+        expect(seconds).toBeGreaterThan(0);
+        expect((refused as { meta: Record<string, unknown> }).meta[RETRY_AFTER_META]).toBe(seconds);
+      }
+      const record = await recordOf(
+        world,
+        surface.trail,
+        (entry) =>
+          entry.target === target && entry.principal === surface.principal('caller') && entry.outcome === 'throttled',
+      );
+      expect(record.error).toMatch(pattern);
+    });
+  },
+};
+
+/** Arguments the tool does not declare, or that break its schema, are refused by name before it runs. */
+const ARGUMENTS: Policy = {
+  id: 'arguments',
+  promise: 'undeclared and invalid arguments are named, and nothing runs',
+  outcomes: ['invalid'],
+  async run(surface, world) {
+    const { call, named } = surface.entries.invalid;
+    const answer = await withSession(surface, world, 'caller', (session) => session.call(call));
+    const text = answer.kind === 'exit' ? printed(answer) : answer.kind === 'result' ? answer.text : '';
+    if (answer.kind === 'exit') expect(answer.code).toBe(2);
+    else expect(answer).toMatchObject({ kind: 'result', isError: true });
+    expect(text).toMatch(new RegExp(`^Invalid arguments for tool "${targetOf(surface, call)}":`));
+    for (const name of named) expect(text).toMatch(new RegExp(`^- ${name}: `, 'm'));
+    const record = await recordOf(
+      world,
+      surface.trail,
+      (entry) => entry.target === targetOf(surface, call) && entry.principal === surface.principal('caller'),
+    );
+    expect(record.outcome).toBe('invalid');
+  },
+};
+
+/**
+ * A call its client cancels is answered as the protocol says (no answer after
+ * `notifications/cancelled`; a 2026-07-28 request's stream closed; `McpInvoker` rejects; the
+ * command line exits 130), stops, and is recorded `cancelled`.
+ */
+const CANCELLATION: Policy = {
+  id: 'cancellation',
+  promise: 'a cancelled call is answered as the protocol says, stops, and is recorded cancelled',
+  outcomes: ['cancelled'],
+  async run(surface, world) {
+    const call = surface.entries.slow;
+    const target = targetOf(surface, call);
+    const caller = surface.principal('caller');
+    await withSession(surface, world, 'caller', async (session) => {
+      const controller = new AbortController();
+      const pending = session.call(call, { signal: controller.signal });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      controller.abort(new Error('the user pressed stop'));
+      const answer = await pending;
+      if (answer.kind === 'exit') expect(answer.code).toBe(130);
+      else expect(answer).toEqual({ kind: 'cancelled' });
+      const record = await recordOf(
+        world,
+        surface.trail,
+        (entry) => entry.target === target && entry.principal === caller,
+      );
+      expect(record.outcome).toBe('cancelled');
+      if (surface.reaches === 'upstream') {
+        // The call it relayed stops too (the gateway tells the upstream), and is recorded there.
+        const onward = await recordOf(
+          world,
+          surface.onwardTrail!,
+          (entry) => entry.principal === 'gateway' && entry.target === DESK_SLOW && entry.outcome === 'cancelled',
+          8_000,
+        );
+        expect(onward.method).toBe('tools/call');
+      }
+    });
+  },
+};
+
+/** Every call has its record: who, which client, which surface (and route), and how it ended. */
+const AUDIT: Policy = {
+  id: 'audit',
+  promise: 'the record names principal, client, transport, route and outcome',
+  outcomes: ['ok'],
+  async run(surface, world) {
+    const call = surface.entries.read;
+    const caller = surface.principal('caller');
+    const answer = await withSession(surface, world, 'caller', (session) => session.call(call));
+    expectSucceeded(answer);
+    const record = await recordOf(
+      world,
+      surface.trail,
+      (entry) => entry.target === targetOf(surface, call) && entry.principal === caller && entry.outcome === 'ok',
+    );
+    expect(record).toMatchObject({
+      method: 'tools/call',
+      transport: surface.transport,
+      client: surface.client === null ? null : { name: surface.client },
+      outcome: 'ok',
+    });
+    if (surface.reaches === 'rest-route') expect(record.route).toBe('GET /api/customers');
+    if (surface.reaches === 'rest-api') expect(record.route).toBe('deskb_api: GET /api/customers');
+    if (surface.reaches === 'upstream') {
+      // Where it went on to, the gateway's own credential is the principal: no token passes through.
+      const onward = await recordOf(
+        world,
+        surface.onwardTrail!,
+        (entry) => entry.principal === 'gateway' && entry.target === 'search_customers' && entry.outcome === 'ok',
+      );
+      expect(onward).toMatchObject({ method: 'tools/call', transport: 'http' });
+    }
+  },
+};
+
+/**
+ * SIGTERM (or the application's close) while the call runs: it is answered — here, as the call
+ * outlasts the drain, "cancelled: the host is shutting down" — and its record is kept.
+ */
+const SHUTDOWN: Policy = {
+  id: 'shutdown',
+  promise: 'SIGTERM during the call: the answer is delivered (or says it was cancelled) and the record kept',
+  outcomes: ['unavailable'],
+  async run(surface, world) {
+    const call = surface.entries.slow;
+    const target = targetOf(surface, call);
+    const caller = surface.principal('caller');
+    try {
+      await withSession(surface, world, 'caller', async (session) => {
+        const pending = session.call(call);
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        await session.terminate();
+        const answer = await pending;
+        // What the client called is answered: the relay itself, for a call through call_tool.
+        const answered = SHUTDOWN_TEXT(call.name);
+        if (answer.kind === 'exit') {
+          expect({ code: answer.code, printed: printed(answer) }).toEqual({
+            code: 143,
+            printed: expect.stringContaining(answered),
+          });
+        } else expect(answer).toMatchObject({ kind: 'result', isError: true, text: answered });
+      });
+      const record = await recordOf(
+        world,
+        surface.trail,
+        (entry) => entry.target === target && entry.principal === caller && entry.outcome === 'cancelled',
+        SHUTDOWN_TIMEOUT_MS + 10_000,
+      );
+      // A call through call_tool is cancelled by the relay, its caller, as the host stops.
+      expect(record.error).toBe(
+        surface.reaches === 'call_tool' ? 'Cancelled by the client: the host is shutting down' : SHUTDOWN_TEXT(target),
+      );
+    } finally {
+      await surface.recover(world);
+    }
+  },
+};
+
+/** Every policy of the promise, in the order the matrix runs them (a stop last: it takes a host down). */
+export const POLICIES: readonly Policy[] = [
+  CREDENTIAL,
+  HIDDEN,
+  APPROVAL,
+  THROTTLING,
+  ARGUMENTS,
+  CANCELLATION,
+  AUDIT,
+  SHUTDOWN,
+];

@@ -1,0 +1,703 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import type { McpTransportKind } from '#libs/core';
+import { McpApprovals, McpInvocationError, McpInvoker } from '#libs/hosting';
+import type { McpPrincipal } from '#libs/core';
+import { AppModule } from '../../src/app.module';
+import { answerOf, resultAnswer, thrownAnswer, type Answer } from './answers';
+import { principalOf, type MatrixWorld, type Role } from './matrix-world';
+
+const DIST = join(__dirname, '..', '..', 'dist', 'src');
+
+/** A tool call: the entry's name and its arguments. */
+export interface Call {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** The entries a surface's cells use, one per policy (so that no cell spends another's throttling budget). */
+export interface Entries {
+  /** Read by the audit cell. */
+  read: Call;
+  /** Called over its limit by the throttling cell. */
+  throttled: Call;
+  /** Needs a scope the surface's reader lacks. */
+  hidden: Call;
+  /** Held for a person's approval. */
+  confirm: (ticketId: string) => Call;
+  /** A report that takes seconds: cancelled, and under a stop. */
+  slow: Call;
+  /** Arguments it refuses, and the names the refusal must give. */
+  invalid: { call: Call; named: readonly string[] };
+}
+
+/** A caller's connection to a surface. */
+export interface MatrixSession {
+  list(): Promise<Answer | string[]>;
+  call(call: Call, options?: { signal?: AbortSignal }): Promise<Answer>;
+  /** Stops (SIGTERM, or the application's close) whatever serves this session's calls. */
+  terminate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Decides approval requests where the surface's requests are kept. */
+export interface ApprovalDesk {
+  /** The id of the request waiting for `principal`'s call of `tool`. */
+  pending(principal: string, tool: string): Promise<string | undefined>;
+  /** A decision made as the caller itself, or as an approver: its HTTP-like status and message. */
+  decide(id: string, as: 'caller' | 'approver', principal: string): Promise<{ status: number; message: string }>;
+}
+
+export type PolicyId =
+  'credential' | 'hidden' | 'approval' | 'throttling' | 'arguments' | 'cancellation' | 'audit' | 'shutdown';
+
+/** How a surface answers without a credential: refused, or served as the configured local operator. */
+export type WithoutCredential = 'refused' | 'operator';
+
+/** One way a call reaches the host, with what every policy's cell needs of it. */
+export interface Surface {
+  readonly id: string;
+  readonly transport: McpTransportKind;
+  /** The protocol revision its client speaks (`-`: no MCP client: in-process, CLI). */
+  readonly era: '2025-11-25' | '2026-07-28' | '-';
+  readonly mode: 'stateful' | 'stateless' | '-';
+  readonly platform: 'express' | 'fastify' | '-';
+  /** What it reaches: a provider's tool, a REST route of the app, an operation of another API, another server's tool, a tool through `call_tool`. */
+  readonly reaches: 'tool' | 'rest-route' | 'rest-api' | 'upstream' | 'call_tool';
+  /** The trail its calls are recorded in (the host that admitted them), and where they went on to. */
+  readonly trail: string;
+  readonly onwardTrail?: string;
+  /** `clientInfo.name` in its records (`null`: its requests name no client: a 2025 stateless host keeps no `initialize`). */
+  readonly client: string | null;
+  /** Who a role calls as on this surface (stdio: the operator who started the process). */
+  principal(role: 'caller' | 'reader'): string;
+  readonly entries: Entries;
+  readonly withoutCredential: WithoutCredential;
+  /** The policies that do not apply, each with why (docs/security.md lists them). */
+  readonly notApplicable: Partial<Record<PolicyId, string>>;
+  open(world: MatrixWorld, role: Role): Promise<MatrixSession>;
+  /** An open ticket its `confirm` entry may close. */
+  ticket(world: MatrixWorld): Promise<string>;
+  approvals(world: MatrixWorld, session: MatrixSession): ApprovalDesk;
+  /**
+   * Where a surface holds no call for a person (the command line asks its terminal), a call of its
+   * caller held through another surface, for its approvals to decide.
+   */
+  holdElsewhere?(world: MatrixWorld, call: Call): Promise<Answer>;
+  /** Brings back what `terminate` stopped. */
+  recover(world: MatrixWorld): Promise<void>;
+}
+
+const DESK_ENTRIES: Entries = {
+  read: { name: 'search_customers', args: { query: 'contoso' } },
+  throttled: { name: 'get_customer', args: { customerId: 'C-1001' } },
+  hidden: {
+    name: 'create_ticket',
+    args: { customerId: 'C-1002', subject: 'Hidden from readers', description: 'A reader may not open tickets.' },
+  },
+  confirm: (ticketId) => ({ name: 'close_ticket', args: { ticketId, resolution: 'Resolved by the matrix.' } }),
+  slow: { name: 'export_ticket_report', args: {} },
+  invalid: {
+    call: { name: 'search_tickets', args: { status: 'urgent', colour: 'blue' } },
+    named: ['status', 'colour'],
+  },
+};
+
+/** The desk's REST API as tools (`rest.routes`, or `rest.apis` with a prefix). */
+function restEntries(prefix = ''): Entries {
+  return {
+    read: { name: `${prefix}listCustomers`, args: { query: 'contoso' } },
+    throttled: { name: `${prefix}getCustomer`, args: { customerId: 'C-1001' } },
+    hidden: {
+      name: `${prefix}createTicket`,
+      args: { customerId: 'C-1002', subject: 'Hidden from readers', description: 'A reader may not open tickets.' },
+    },
+    confirm: (ticketId) => ({
+      name: `${prefix}closeTicket`,
+      args: { ticketId, resolution: 'Resolved by the matrix.' },
+    }),
+    slow: { name: `${prefix}exportTicketReport`, args: {} },
+    invalid: {
+      call: { name: `${prefix}listTickets`, args: { status: 'urgent', colour: 'blue' } },
+      named: ['status', 'colour'],
+    },
+  };
+}
+
+/** The desk's tools as another server relays them (`deskb__…`). */
+function upstreamEntries(prefix: string): Entries {
+  const entries = DESK_ENTRIES;
+  const named = (call: Call) => ({ ...call, name: `${prefix}${call.name}` });
+  return {
+    read: named(entries.read),
+    throttled: named(entries.throttled),
+    hidden: named(entries.hidden),
+    confirm: (ticketId) => named(entries.confirm(ticketId)),
+    slow: named(entries.slow),
+    invalid: { call: named(entries.invalid.call), named: entries.invalid.named },
+  };
+}
+
+/** A call of `inner` through the tool search's `call_tool`. */
+function throughCallTool(entries: Entries): Entries {
+  const wrapped = (call: Call): Call => ({ name: 'call_tool', args: { name: call.name, arguments: call.args } });
+  return {
+    read: wrapped(entries.read),
+    throttled: wrapped(entries.throttled),
+    hidden: wrapped(entries.hidden),
+    confirm: (ticketId) => wrapped(entries.confirm(ticketId)),
+    slow: wrapped(entries.slow),
+    invalid: { call: wrapped(entries.invalid.call), named: entries.invalid.named },
+  };
+}
+
+/** The API key header a role sends (none for `anonymous`, a key no one has for `invalid`). */
+function credentialOf(world: MatrixWorld, surface: string, role: Role): string | undefined {
+  switch (role) {
+    case 'anonymous':
+      return undefined;
+    case 'invalid':
+      return 'mk-nobody-0123456789abcdef01234567';
+    case 'approver':
+      return world.keyOf('approver');
+    default:
+      return world.keyOf(principalOf(role, surface));
+  }
+}
+
+/** A session of the SDK v1 client (2025-11-25) or the v2 client pinned to 2026-07-28 over Streamable HTTP. */
+async function httpSession(
+  url: string,
+  era: '2025-11-25' | '2026-07-28',
+  client: string,
+  key: string | undefined,
+  terminate: () => Promise<void>,
+): Promise<MatrixSession> {
+  const headers: Record<string, string> = key ? { 'x-api-key': key } : {};
+  let sdk: Client | ClientV2;
+  try {
+    if (era === '2025-11-25') {
+      sdk = new Client({ name: client, version: '1.0.0' });
+      await sdk.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    } else {
+      sdk = new ClientV2({ name: client, version: '1.0.0' }, { versionNegotiation: { mode: { pin: era } } });
+      await sdk.connect(new TransportV2(new URL(url), { requestInit: { headers } }));
+    }
+  } catch (error) {
+    // Refused before any session existed: every call answers so.
+    const refusal = thrownAnswer(error);
+    return {
+      list: async () => refusal,
+      call: async () => refusal,
+      terminate,
+      close: async () => undefined,
+    };
+  }
+  const opened = sdk;
+  return {
+    list: async () => {
+      try {
+        return (await opened.listTools()).tools.map((tool) => tool.name);
+      } catch (error) {
+        return thrownAnswer(error);
+      }
+    },
+    call: ({ name, args }, options) =>
+      answerOf(
+        () =>
+          opened instanceof Client
+            ? opened.callTool({ name, arguments: args }, undefined, { signal: options?.signal, timeout: 60_000 })
+            : opened.callTool({ name, arguments: args }, { signal: options?.signal, timeout: 60_000 }),
+        options?.signal,
+      ),
+    terminate,
+    close: () => opened.close().catch(() => undefined),
+  };
+}
+
+/** The admin API's approvals of a host (`/admin/api/approvals`), as an approver or the caller sees them. */
+function adminApprovals(world: MatrixWorld, base: () => string, surface: string): ApprovalDesk {
+  const request = async (path: string, key: string, body?: unknown) => {
+    const response = await fetch(`${base()}/admin/api/approvals${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'x-api-key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  return {
+    pending: async (principal, tool) => {
+      const { body } = await request('?status=pending', world.keyOf('approver'));
+      const approvals = (body.approvals as { id: string; principal: string; tool: string }[]) ?? [];
+      return approvals.find((approval) => approval.principal === principal && approval.tool === tool)?.id;
+    },
+    decide: async (id, as) => {
+      const key = as === 'approver' ? world.keyOf('approver') : world.keyOf(principalOf('caller', surface));
+      const { status, body } = await request(`/${id}/approve`, key, { reason: `decided by the ${as}` });
+      return { status, message: String(body.message ?? body.error ?? '') };
+    },
+  };
+}
+
+/** A surface on one of the matrix's HTTP hosts. */
+function hostSurface(spec: {
+  id: string;
+  host: string;
+  era: '2025-11-25' | '2026-07-28';
+  mode: 'stateful' | 'stateless';
+  platform: 'express' | 'fastify';
+  reaches: Surface['reaches'];
+  entries: Entries;
+  /** The host the call goes on to (where its tickets live). */
+  onward?: string;
+  /** A seeded open ticket of its host (or onward host) that no other surface closes. */
+  ticket: string;
+  notApplicable?: Surface['notApplicable'];
+}): Surface {
+  return {
+    id: spec.id,
+    transport: 'http',
+    era: spec.era,
+    mode: spec.mode,
+    platform: spec.platform,
+    reaches: spec.reaches,
+    trail: spec.host,
+    ...(spec.onward && { onwardTrail: spec.onward }),
+    client: spec.mode === 'stateless' ? null : `matrix-${spec.id}`,
+    principal: (role) => principalOf(role, spec.id),
+    entries: spec.entries,
+    withoutCredential: 'refused',
+    notApplicable: spec.notApplicable ?? {},
+    open: async (world, role) => {
+      const host = world.host(spec.host);
+      return httpSession(`${host.base}/mcp`, spec.era, `matrix-${spec.id}`, credentialOf(world, spec.id, role), () =>
+        host.process.stop(),
+      );
+    },
+    ticket: async () => spec.ticket,
+    approvals: (world) => adminApprovals(world, () => world.host(spec.host).base, spec.id),
+    recover: async (world) => {
+      await world.host(spec.host).restart();
+    },
+  };
+}
+
+/** The desk over stdio, started for each session as a desktop client starts it. */
+const STDIO: Surface = {
+  id: 'stdio',
+  transport: 'stdio',
+  era: '2025-11-25',
+  mode: 'stateful',
+  platform: '-',
+  reaches: 'tool',
+  trail: 'stdio',
+  client: 'matrix-stdio',
+  principal: () => 'local-operator',
+  entries: DESK_ENTRIES,
+  withoutCredential: 'operator',
+  notApplicable: {
+    credential:
+      'stdio carries no credential: its caller is the operator who started the process (stdioPrincipal); the operating system decides who may',
+  },
+  open: async (world, role) => {
+    // The reader is the operator whose scopes MCP_STDIO_SCOPES narrows.
+    const scopes: Record<string, string> = role === 'reader' ? { MCP_STDIO_SCOPES: 'tickets:read,kb:read' } : {};
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(DIST, 'main.stdio.js')],
+      env: { ...(process.env as Record<string, string>), ...world.env('stdio', { LOG_LEVEL: 'log', ...scopes }) },
+      stderr: 'pipe',
+    });
+    let log = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const client = new Client({ name: 'matrix-stdio', version: '1.0.0' });
+    await client.connect(transport);
+    const session: MatrixSession & { log(): string } = {
+      log: () => log,
+      list: async () => (await client.listTools()).tools.map((tool) => tool.name),
+      call: ({ name, args }, options) =>
+        answerOf(
+          () => client.callTool({ name, arguments: args }, undefined, { signal: options?.signal, timeout: 60_000 }),
+          options?.signal,
+        ),
+      terminate: async () => void process.kill(transport.pid!, 'SIGTERM'),
+      // The next stdio desk goes on with this one's trail: it must have let go of it first.
+      close: async () => {
+        const pid = transport.pid;
+        await client.close().catch(() => undefined);
+        if (pid !== null) await exitOf(pid);
+      },
+    };
+    return session;
+  },
+  ticket: async () => 'T-2001',
+  approvals: (world, session) => {
+    // The stdio host's own loopback approval page (its address is on its stderr).
+    const base = () => {
+      const url = /Approval page for stdio calls at (http:\/\/127\.0\.0\.1:\d+)\//.exec(
+        (session as MatrixSession & { log(): string }).log(),
+      )?.[1];
+      if (!url) throw new Error('the stdio desk did not say where its approval page is');
+      return url;
+    };
+    return adminApprovals(world, base, 'stdio');
+  },
+  recover: async () => undefined,
+};
+
+/** The desk's own application in this process, its tools called through `McpInvoker`. */
+class InProcessDesk {
+  private app: INestApplicationContext | undefined;
+
+  async get(world: MatrixWorld): Promise<INestApplicationContext> {
+    if (this.app) return this.app;
+    const saved = { ...process.env };
+    Object.assign(process.env, world.sharedEnv('in-process'));
+    try {
+      this.app = await NestFactory.createApplicationContext(AppModule.register({ transport: 'cli' }), {
+        logger: false,
+      });
+    } finally {
+      process.env = saved;
+    }
+    return this.app;
+  }
+
+  async close(): Promise<void> {
+    const app = this.app;
+    this.app = undefined;
+    await app?.close();
+  }
+}
+
+export const inProcessDesk = new InProcessDesk();
+
+const IN_PROCESS: Surface = {
+  id: 'in-process',
+  transport: 'in-process',
+  era: '-',
+  mode: '-',
+  platform: '-',
+  reaches: 'tool',
+  trail: 'in-process',
+  client: 'matrix-in-process',
+  principal: (role) => principalOf(role, 'in-process'),
+  entries: DESK_ENTRIES,
+  withoutCredential: 'operator',
+  notApplicable: {},
+  open: async (world, role) => {
+    const app = await inProcessDesk.get(world);
+    const invoker = app.get(McpInvoker);
+    const credential = credentialOf(world, 'in-process', role);
+    const options = { credential, clientInfo: { name: 'matrix-in-process', version: '1.0.0' } };
+    return {
+      list: async () => {
+        try {
+          return (await invoker.listTools(options)).map((tool) => tool.name);
+        } catch (error) {
+          return invocationAnswer(error);
+        }
+      },
+      call: async ({ name, args }, call) => {
+        try {
+          return resultAnswer(await invoker.callTool(name, args, { ...options, signal: call?.signal }));
+        } catch (error) {
+          return invocationAnswer(error);
+        }
+      },
+      terminate: () => inProcessDesk.close(),
+      close: async () => undefined,
+    };
+  },
+  ticket: async () => 'T-2001',
+  approvals: (world) => ({
+    pending: async (principal, tool) => {
+      const approvals = (await inProcessDesk.get(world)).get(McpApprovals);
+      const { approvals: list } = await approvals.list(APPROVER, 'pending');
+      return list.find((approval) => approval.principal === principal && approval.tool === tool)?.id;
+    },
+    decide: async (id, as, principal) => {
+      const approvals = (await inProcessDesk.get(world)).get(McpApprovals);
+      const who: McpPrincipal = as === 'approver' ? APPROVER : { id: principal, scopes: [], roles: [], claims: {} };
+      try {
+        await approvals.decide(who, id, true, `decided by the ${as}`);
+        return { status: 200, message: 'approved' };
+      } catch (error) {
+        return { status: (error as { status?: number }).status ?? 500, message: (error as Error).message };
+      }
+    },
+  }),
+  recover: async () => undefined,
+};
+
+/** Waits until process `pid` is gone. */
+async function exitOf(pid: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`process ${pid} did not exit`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const APPROVER: McpPrincipal = { id: 'approver', scopes: ['tickets:read'], roles: ['approver'], claims: {} };
+
+/** What `McpInvoker` threw, as an answer. */
+function invocationAnswer(error: unknown): Answer {
+  if (error instanceof McpInvocationError) {
+    if (error.outcome === 'cancelled') return { kind: 'cancelled' };
+    if (error.outcome === 'unauthenticated') return { kind: 'refused', status: 401, message: error.message };
+    return { kind: 'error', code: error.code, message: error.message, data: error.data };
+  }
+  throw error;
+}
+
+/** What each command line process wrote on stderr so far. */
+const printedBy = new WeakMap<ChildProcess, string>();
+
+/**
+ * Runs the desk's command line (`dist/src/cli.js`) with `argv`, as `key` (none: the local operator),
+ * sharing the desk's Redis; an abort is Ctrl-C. `started` is told of each process.
+ */
+async function CLI_RUNNER(
+  world: MatrixWorld,
+  key: string | undefined,
+  started: (child: ChildProcess) => void = () => undefined,
+): Promise<(argv: string[], signal?: AbortSignal) => Promise<Answer>> {
+  return (argv, signal) =>
+    new Promise<Answer>((resolve) => {
+      const child = spawn(process.execPath, [join(DIST, 'cli.js'), ...argv], {
+        env: { ...process.env, ...world.sharedEnv('cli'), ...(key === undefined ? {} : { DESK_API_KEY: key }) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      started(child);
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        printedBy.set(child, stderr);
+      });
+      // Ctrl-C once the call runs (its progress is on stderr): the CLI cancels it as MCP cancellation does.
+      signal?.addEventListener(
+        'abort',
+        () => {
+          // Once: a second Ctrl-C ends the CLI at once, without waiting for the call.
+          const interrupt = () => {
+            if (!/progress /.test(stderr)) return false;
+            child.stderr!.off('data', interrupt);
+            child.kill('SIGINT');
+            return true;
+          };
+          if (!interrupt()) child.stderr!.on('data', interrupt);
+        },
+        { once: true },
+      );
+      child.on('exit', (code, killed) =>
+        resolve({ kind: 'exit', code: code ?? (killed === 'SIGINT' ? 130 : 143), stdout, stderr }),
+      );
+    });
+}
+
+/** The desk's command line: each call a process of its own (`desk call <tool> --json … --output json`). */
+const CLI: Surface = {
+  id: 'cli',
+  transport: 'cli',
+  era: '-',
+  mode: '-',
+  platform: '-',
+  reaches: 'tool',
+  trail: 'cli',
+  client: 'desk',
+  principal: (role) => principalOf(role, 'cli'),
+  entries: DESK_ENTRIES,
+  withoutCredential: 'operator',
+  notApplicable: {},
+  open: async (world, role) => {
+    const key = credentialOf(world, 'cli', role);
+    let running: ChildProcess | undefined;
+    const run = await CLI_RUNNER(world, key, (child) => (running = child));
+    return {
+      list: async () => {
+        const answer = await run(['list', '--output', 'json']);
+        if (answer.kind !== 'exit' || answer.code !== 0) return answer;
+        return ((JSON.parse(answer.stdout) as { tools: { name: string }[] }).tools ?? []).map((tool) => tool.name);
+      },
+      call: ({ name, args }, options) =>
+        run(['call', name, '--json', JSON.stringify(args), '--output', 'json'], options?.signal),
+      // SIGTERM once the call runs (its progress is on stderr), as an operator's stop would come.
+      terminate: async () => {
+        const child = running!;
+        const runs = () => /progress /.test(printedBy.get(child) ?? '');
+        for (let tries = 0; !runs() && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+        child.kill('SIGTERM');
+      },
+      close: async () => undefined,
+    };
+  },
+  // Its own process's seeded store, and the desk's (where a call of its caller is held): no other surface closes it there.
+  ticket: async () => 'T-2005',
+  approvals: (world) => {
+    // `desk approvals`, as an approver or the caller, through the Redis the CLI shares with the desk.
+    const approvals = async (argv: string[], key: string) => {
+      const session = await CLI_RUNNER(world, key);
+      return session(['approvals', ...argv, '--output', 'json']);
+    };
+    return {
+      pending: async (principal, tool) => {
+        const answer = await approvals(['list'], world.keyOf('approver'));
+        if (answer.kind !== 'exit' || answer.code !== 0) throw new Error(JSON.stringify(answer));
+        const list = JSON.parse(answer.stdout) as { id: string; principal: string; tool: string }[];
+        return list.find((approval) => approval.principal === principal && approval.tool === tool)?.id;
+      },
+      decide: async (id, as) => {
+        const key = as === 'approver' ? world.keyOf('approver') : world.keyOf(principalOf('caller', 'cli'));
+        const answer = await approvals(['approve', id, '--reason', `decided by the ${as}`], key);
+        const { code, stderr } = answer as { code: number; stderr: string };
+        return {
+          status: ({ 0: 200, 3: 403, 4: 404 } as Record<number, number>)[code] ?? 500 + code,
+          message: stderr.trim(),
+        };
+      },
+    };
+  },
+  holdElsewhere: async (world, call) => {
+    // The same caller's call on the desk over HTTP, by a client that cannot ask its user.
+    const session = await httpSession(
+      `${world.host('desk').base}/mcp`,
+      '2025-11-25',
+      'matrix-cli-elsewhere',
+      world.keyOf(principalOf('caller', 'cli')),
+      async () => undefined,
+    );
+    try {
+      return await session.call(call);
+    } finally {
+      await session.close();
+    }
+  },
+  recover: async () => undefined,
+};
+
+/**
+ * Every surface of the matrix: each transport and era, both HTTP platforms, and each way a call
+ * reaches something else than a provider's tool (a REST route, another REST API, another MCP
+ * server, the tool search's `call_tool`).
+ */
+export const SURFACES: readonly Surface[] = [
+  hostSurface({
+    id: 'http-2025-stateful',
+    ticket: 'T-2001',
+    host: 'desk',
+    era: '2025-11-25',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'tool',
+    entries: DESK_ENTRIES,
+  }),
+  hostSurface({
+    id: 'http-2025-stateless',
+    ticket: 'T-2001',
+    host: 'stateless',
+    era: '2025-11-25',
+    mode: 'stateless',
+    platform: 'express',
+    reaches: 'tool',
+    entries: DESK_ENTRIES,
+  }),
+  hostSurface({
+    id: 'http-2026',
+    ticket: 'T-2002',
+    host: 'desk',
+    era: '2026-07-28',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'tool',
+    entries: DESK_ENTRIES,
+  }),
+  hostSurface({
+    id: 'fastify-2025',
+    ticket: 'T-2001',
+    host: 'fastify',
+    era: '2025-11-25',
+    mode: 'stateful',
+    platform: 'fastify',
+    reaches: 'tool',
+    entries: DESK_ENTRIES,
+  }),
+  hostSurface({
+    id: 'fastify-2026',
+    ticket: 'T-2002',
+    host: 'fastify',
+    era: '2026-07-28',
+    mode: 'stateful',
+    platform: 'fastify',
+    reaches: 'tool',
+    entries: DESK_ENTRIES,
+  }),
+  STDIO,
+  IN_PROCESS,
+  CLI,
+  hostSurface({
+    id: 'rest-route',
+    ticket: 'T-2003',
+    host: 'desk',
+    era: '2025-11-25',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'rest-route',
+    entries: restEntries(),
+  }),
+  hostSurface({
+    id: 'fastify-rest-route',
+    ticket: 'T-2003',
+    host: 'fastify',
+    era: '2025-11-25',
+    mode: 'stateful',
+    platform: 'fastify',
+    reaches: 'rest-route',
+    entries: restEntries(),
+  }),
+  hostSurface({
+    id: 'rest-api',
+    ticket: 'T-2001',
+    host: 'desk',
+    era: '2025-11-25',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'rest-api',
+    entries: restEntries('deskb_api_'),
+    onward: 'upstream',
+  }),
+  hostSurface({
+    id: 'gateway',
+    ticket: 'T-2002',
+    host: 'desk',
+    era: '2025-11-25',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'upstream',
+    entries: upstreamEntries('deskb__'),
+    onward: 'upstream',
+  }),
+  hostSurface({
+    id: 'call-tool',
+    ticket: 'T-2002',
+    host: 'stateless',
+    era: '2025-11-25',
+    mode: 'stateless',
+    platform: 'express',
+    reaches: 'call_tool',
+    entries: throughCallTool(DESK_ENTRIES),
+  }),
+];

@@ -160,6 +160,23 @@ describe('toRequestParts', () => {
     expect(toRequestParts(tool, {}).body).toEqual({});
   });
 
+  it('keeps a body property named like an Object.prototype member (__proto__, constructor) as a property', () => {
+    const tool = toolOf('/t', 'post', {
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { __proto__: { type: 'string' }, constructor: { type: 'string' } } },
+          },
+        },
+      },
+    });
+    const args = JSON.parse('{"__proto__": "p", "constructor": "c"}') as Record<string, unknown>;
+    const { body } = toRequestParts(tool, args);
+    expect(JSON.stringify(body)).toBe('{"__proto__":"p","constructor":"c"}');
+    expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
+  });
+
   it('sends an optional body only when a property was given', () => {
     const tool = toolOf('/t', 'patch', {
       requestBody: {

@@ -40,7 +40,14 @@ export function toRequestParts(
     if (target.in === 'body') {
       if (value === undefined) continue;
       if (target.name === undefined) wholeBody = value;
-      else (body ??= {})[target.name] = value;
+      // Defined, not assigned: a property named `__proto__` would set the object's prototype.
+      else
+        Object.defineProperty((body ??= {}), target.name, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       continue;
     }
     const parameter = operation.parameters.find((p) => p.in === target.in && p.name === target.name);

@@ -161,15 +161,10 @@ describe('toRequestParts', () => {
   });
 
   it('keeps a body property named like an Object.prototype member (__proto__, constructor) as a property', () => {
+    // As a document parsed from JSON holds them (an object literal's `__proto__:` would set a prototype).
+    const properties = JSON.parse('{"__proto__": {"type": "string"}, "constructor": {"type": "string"}}') as object;
     const tool = toolOf('/t', 'post', {
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: { type: 'object', properties: { __proto__: { type: 'string' }, constructor: { type: 'string' } } },
-          },
-        },
-      },
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties } } } },
     });
     const args = JSON.parse('{"__proto__": "p", "constructor": "c"}') as Record<string, unknown>;
     const { body } = toRequestParts(tool, args);

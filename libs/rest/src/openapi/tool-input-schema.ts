@@ -106,10 +106,11 @@ export function toolInputOf(operation: RestOperation): ToolInput {
     return true;
   });
 
-  const properties: Record<string, unknown> = {};
+  // Without a prototype: a property or argument named `__proto__` is one like any other.
+  const properties: Record<string, unknown> = Object.create(null);
   const defs: Record<string, unknown> = {};
   const required: string[] = [];
-  const targets: Record<string, RestArgumentTarget> = {};
+  const targets: Record<string, RestArgumentTarget> = Object.create(null);
   const shape = body ? objectShape(body.schema) : undefined;
   if (body) Object.assign(defs, splitDefs(body.schema).defs);
   if (body && shape) {
@@ -178,7 +179,7 @@ function objectShape(schema: JsonSchemaObject): ObjectShape | undefined {
   const isObject = root.type === 'object' || (root.type === undefined && isRecord(root.properties));
   const composed = ['anyOf', 'oneOf', 'not', 'if'].some((keyword) => keyword in root);
   if (composed) return undefined;
-  const properties: Record<string, unknown> = {};
+  const properties: Record<string, unknown> = Object.create(null);
   const required: string[] = [];
   if (Array.isArray(root.allOf)) {
     for (const member of root.allOf) {

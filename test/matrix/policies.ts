@@ -155,8 +155,16 @@ const HIDDEN: Policy = {
     await withSession(surface, world, 'reader', async (session) => {
       const listed = namesOf(await session.list());
       expect(listed).not.toContain(target);
-      expectUnknown(await session.call(hidden), target);
-      // A tool that does not exist at all is answered the same way: nothing tells them apart.
+      const refused = await session.call(hidden);
+      if (refused.kind === 'exit')
+        // The command line runs the application's own code: its catalog is no secret to whoever runs
+        // it, so it says the tool exists and is not theirs (README's "refused, exit 3").
+        expect({ code: refused.code, stderr: refused.stderr.trim() }).toEqual({
+          code: 3,
+          stderr: `Refused: the tool "${target}" is not available to the API key given.`,
+        });
+      else expectUnknown(refused, target);
+      // Elsewhere a tool that does not exist at all is answered the same way: nothing tells them apart.
       const missing = { ...hidden, name: `${hidden.name}_missing` };
       const ghost =
         surface.reaches === 'call_tool'

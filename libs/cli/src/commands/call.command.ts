@@ -10,7 +10,7 @@ import { cliOptionsOf } from '../binding/cli-options';
 import { describeTool } from '../help/help-text';
 import { ProgressReporter } from '../output/progress-reporter';
 import { ResultPrinter } from '../output/result-printer';
-import { toolFor, unknownTool } from './tool-lookup';
+import { refusedTool, toolFor } from './tool-lookup';
 
 /**
  * `call <tool> [args]`: binds the arguments from the command line (options, positional
@@ -44,8 +44,7 @@ export async function callCommand(context: CliContext, words: readonly string[])
       },
     );
   } catch (error) {
-    // Hidden from this caller since it was listed (a catalog switch, a policy): as if it did not exist.
-    if (error instanceof McpInvocationError && error.outcome === 'denied') throw unknownTool(context, name);
+    if (error instanceof McpInvocationError && error.outcome === 'denied') throw refusedTool(context, name);
     throw error;
   } finally {
     progress.done();

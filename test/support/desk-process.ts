@@ -15,10 +15,13 @@ export interface DeskProcess {
   kill(): Promise<void>;
 }
 
-/** Starts `node dist/src/main.js` on a free loopback port with `env`; resolves once it is ready. */
-export async function startDeskProcess(env: Record<string, string>): Promise<DeskProcess> {
+/**
+ * Starts `node dist/src/main.js` on a loopback port with `env`; resolves once it is ready.
+ * @param port where it listens (again, after one was killed there); a free one by default
+ */
+export async function startDeskProcess(env: Record<string, string>, port?: number): Promise<DeskProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn(process.execPath, [MAIN], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

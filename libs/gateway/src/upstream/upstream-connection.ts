@@ -358,7 +358,12 @@ export class UpstreamConnection {
     const stderr = (transport as Partial<StdioClientTransport>).stderr;
     if (stderr) this.logLines(stderr as Readable);
     try {
-      await client.connect(transport, { timeout: this.options.timeoutMs, ...(this.prior && { prior: this.prior }) });
+      const timeout = this.options.timeoutMs;
+      await client.connect(transport, { timeout, ...(this.prior && { prior: this.prior }) });
+      // Connecting from a 2026-07-28 verdict asks the upstream nothing (a 2025 one still runs the
+      // handshake): ask it, so that only an upstream that answers counts as connected. Otherwise a
+      // dead upstream "reconnects" at once, resets the back-off and closes the circuit.
+      if (this.prior?.kind === 'modern') await client.discover({ timeout });
     } catch (error) {
       // The upstream may have changed revision: the next attempt asks it again.
       this.prior = undefined;

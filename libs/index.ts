@@ -109,6 +109,8 @@ export type {
   McpStdioUpstreamTransport,
   McpUpstreamFilter,
   McpUpstreamOAuth,
+  McpUpstreamLimits,
+  UpstreamConfirmation,
   UpstreamStatus,
   UpstreamState,
   CircuitState,

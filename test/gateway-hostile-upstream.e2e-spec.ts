@@ -92,7 +92,8 @@ describe('the gateway in front of hostile upstreams', () => {
               type: 'stdio',
               command: process.execPath,
               args: [HOSTILE_STDIO],
-              env: { HOSTILE_HUGE_BYTES: String(64 * MiB) },
+              // Between the limit and the SDK transport's own default (10 MB): only the limit refuses it.
+              env: { HOSTILE_HUGE_BYTES: String(4 * MiB) },
             },
             required: false,
             reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },

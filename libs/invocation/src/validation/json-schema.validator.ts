@@ -61,11 +61,15 @@ export function compileJsonSchema(schema: JsonSchemaObject): CompiledValidator {
     validate(value) ? { ok: true, value } : { ok: false, issues: (validate.errors ?? []).map(describeAjvError) };
 }
 
+/** Schemas a checker's engines compile before they are replaced by new ones (what they hold goes with them). */
+const CHECKS_PER_ENGINE = 100;
+
 /**
  * A check that the host can compile JSON Schemas as `compileJsonSchema` does, in engines of its
- * own: what they compiled goes with them. For schemas the host may never use, such as a
- * gateway's upstream lists (read again whenever they change), whose compiled code the process's
- * engines would otherwise keep for good (Ajv holds every schema it compiled).
+ * own, replaced every 100 schemas: what they compiled goes with them. For schemas the host may
+ * never use, such as a gateway's upstream lists (read again whenever they change), whose
+ * compiled code the process's engines would otherwise keep for good (an Ajv instance holds on
+ * to everything it compiled, `removeSchema` or not).
  * @example
  * ```ts
  * const check = jsonSchemaChecker();
@@ -73,8 +77,12 @@ export function compileJsonSchema(schema: JsonSchemaObject): CompiledValidator {
  * ```
  */
 export function jsonSchemaChecker(): (schema: JsonSchemaObject) => void {
-  const own = new Map<Dialect, Ajv2020>();
-  return (schema) => void engine(dialectOf(schema), own).compile(schema);
+  let own = new Map<Dialect, Ajv2020>();
+  let checked = 0;
+  return (schema) => {
+    if (++checked % CHECKS_PER_ENGINE === 0) own = new Map();
+    engine(dialectOf(schema), own).compile(schema);
+  };
 }
 
 function describeAjvError(error: ErrorObject): string {

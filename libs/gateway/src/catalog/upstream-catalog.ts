@@ -281,6 +281,9 @@ export class UpstreamCatalog {
         input: tool.inputSchema as Record<string, unknown>,
         ...(tool.outputSchema && { output: tool.outputSchema as Record<string, unknown> }),
         ...(tool.annotations && { annotations: tool.annotations }),
+        // A tool that says it is destructive is confirmed by a person, as a local one with `confirm`
+        // is (whatever the host's `confirmDestructive`), unless the upstream confirms its own.
+        ...(tool.annotations?.destructiveHint === true && { confirm: options.confirm === 'destructive' }),
         ...(tool.icons && { icons: tool.icons as never }),
         // The upstream checks its own arguments; a property this host's schema copy does not know is its call.
         unknownArguments: 'allow',

@@ -147,7 +147,11 @@ export interface McpUpstreamLimits {
   maxListPages?: number;
   /** The most bytes one entry (a tool with its schemas and description, a prompt, a resource) may take as JSON. @default 65536 (64 KiB) */
   maxEntryBytes?: number;
-  /** The most connections the gateway's requests hold open to an HTTP upstream; the others wait their turn. @default 32 */
+  /**
+   * The most connections the gateway's requests hold open to an HTTP upstream; the others wait
+   * their turn. (The SDK client's session beside them — handshake, change stream, answers to the
+   * upstream's requests — holds at most 4.) @default 32
+   */
   maxConnections?: number;
 }
 

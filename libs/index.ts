@@ -116,6 +116,8 @@ export type {
   McpStdioUpstreamTransport,
   McpUpstreamFilter,
   McpUpstreamOAuth,
+  McpUpstreamLimits,
+  UpstreamConfirmation,
   UpstreamStatus,
   UpstreamState,
   CircuitState,

@@ -47,6 +47,8 @@ describe('the gateway in front of two support desks, one per protocol revision',
             upstreams: UPSTREAMS.map(({ name, revision }) => ({
               name,
               ...(revision === LEGACY && { protocolVersion: LEGACY }),
+              // The desk confirms its own destructive tools (confirmDestructive): the gateway leaves it to it.
+              confirm: 'none' as const,
               transport: { type: 'http', url: desks[name].url, headers: { 'x-api-key': DESK_KEYS.admin } },
             })),
           },
@@ -135,10 +137,15 @@ describe('the gateway in front of two support desks, one per protocol revision',
           priority: 'low',
         });
         const { id } = created.structuredContent as { id: string };
+        questions.length = 0;
         const closed = await client.callTool(`${name}__close_ticket`, {
           ticketId: id,
           resolution: 'Confirmed by the user',
         });
+        // The desk's question, once: the gateway, told the desk confirms its own, does not ask too.
+        expect(questions).toEqual([
+          `Allow "Close a ticket" to run with {"ticketId":"${id}","resolution":"Confirmed by the user"}?`,
+        ]);
         expect(closed.isError).toBeFalsy();
         expect(closed.structuredContent).toMatchObject({ id, status: 'closed', alreadyClosed: false });
         const [record] = await auditRecords(

@@ -8,6 +8,8 @@ const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 /** A support-desk host started as `npm start` starts it: a process of its own. */
 export interface DeskProcess {
   port: number;
+  /** Its process id (to read its memory from /proc). */
+  pid: number;
   /** What it printed so far (stdout and stderr), for a failure's message. */
   output(): string;
   stop(): Promise<void>;
@@ -35,6 +37,7 @@ export async function startDeskProcess(
   child.stderr!.on('data', collect);
   const desk: DeskProcess = {
     port,
+    pid: child.pid!,
     output: () => output,
     stop: () => stop(child),
     kill: async () => {

@@ -13,8 +13,11 @@ export type {
   McpHttpUpstreamTransport,
   McpStdioUpstreamTransport,
   McpUpstreamFilter,
+  McpUpstreamLimits,
   McpUpstreamOAuth,
   McpUpstreamOptions,
+  UpstreamConfirmation,
+  UpstreamLimits,
   UpstreamOptions,
 } from './options/upstream.options';
 export type { UpstreamStatus, UpstreamState } from './upstream/upstream-connection';

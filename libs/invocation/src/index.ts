@@ -11,7 +11,7 @@ export {
 } from './options/invocation.options';
 export { HandlerRunner, type HandlerFailure } from './handler-runner';
 export { ValidatorFactory } from './validation/validator.factory';
-export { compileJsonSchema } from './validation/json-schema.validator';
+export { compileJsonSchema, jsonSchemaChecker } from './validation/json-schema.validator';
 export type { CompiledValidator, ValidationResult } from './validation/validation-result';
 export { McpExecutionContext } from './mcp-execution-context';
 export { CallContext, type CallContextInit } from './context/call-context';

@@ -11,12 +11,13 @@ import { UpstreamRpcError } from '../upstream/upstream-errors';
 import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import { toolHeaderParams, type McpCatalog, type McpCatalogKind, type ToolHeaderParam } from '#libs/catalog';
 import { McpResourceNotifier, resourceNotFound } from '#libs/resources';
-import { compileJsonSchema } from '#libs/invocation';
+import { jsonSchemaChecker } from '#libs/invocation';
 import type { UpstreamOptions } from '../options/upstream.options';
 import { passesFilter, UpstreamNamespace } from '../naming/upstream-namespace';
 import type { UpstreamConnection, UpstreamListKind } from '../upstream/upstream-connection';
 import { GatewayMessages } from '../messages/gateway.messages';
 import { traceMetaOf } from './trace-propagation';
+import { WorkSlices } from './work-slices';
 
 /** The list methods, and the field of their result that holds the items. */
 const LISTS = {
@@ -32,6 +33,9 @@ const CATALOG_KINDS: Readonly<Record<UpstreamListKind, readonly McpCatalogKind[]
   prompts: ['prompt'],
   resources: ['resource', 'resourceTemplate'],
 };
+
+/** Every list an upstream has. */
+const ALL_LISTS: readonly UpstreamListKind[] = ['tools', 'prompts', 'resources'];
 
 /** How long a client's `resources/subscribe` waits for the upstream's before it is answered. */
 const SUBSCRIBE_WAIT_MS = 2_000;
@@ -52,6 +56,11 @@ interface Registered {
  * replaces or removes entries so that the catalog matches, which sends `list_changed` to the
  * clients. Each entry's handler relays to the upstream: progress and cancellation of calls,
  * URIs rewritten both ways, the upstream's errors named after it.
+ *
+ * What an upstream can make it do is bounded: a list is read up to `limits.maxListEntries`
+ * entries and `limits.maxListPages` pages, an entry larger than `limits.maxEntryBytes` is left
+ * out, a burst of `list_changed` is one read (and one more after the read in progress), and a
+ * large list is taken in by slices, the event loop served between them.
  */
 export class UpstreamCatalog {
   private readonly logger: Logger;
@@ -61,6 +70,10 @@ export class UpstreamCatalog {
   private readonly subscriptions = new Set<string>();
   private readonly stopListening: () => void;
   private syncing: Promise<void> = Promise.resolve();
+  /** The lists changes asked to read again, while the read that will do it waits for the one in progress. */
+  private queued: { kinds: Set<UpstreamListKind>; done: Promise<void> } | undefined;
+  /** Cleared: no sync may add anything any more. */
+  private cleared = false;
 
   constructor(
     private readonly upstream: UpstreamConnection,
@@ -109,50 +122,80 @@ export class UpstreamCatalog {
     }
   }
 
-  /** Reads the given lists again (all of them by default), one sync at a time. */
-  sync(kinds: readonly UpstreamListKind[] = ['tools', 'prompts', 'resources']): Promise<void> {
-    this.syncing = this.syncing
-      .then(() => this.syncNow(kinds))
+  /**
+   * Reads the given lists again (all of them by default), one sync at a time. Asked again while a
+   * read waits its turn, it joins that read: however many changes the upstream announces during a
+   * read, one more read follows it.
+   */
+  sync(kinds: readonly UpstreamListKind[] = ALL_LISTS): Promise<void> {
+    if (this.queued) {
+      for (const kind of kinds) this.queued.kinds.add(kind);
+      return this.queued.done;
+    }
+    const queued = { kinds: new Set(kinds), done: Promise.resolve() };
+    this.queued = queued;
+    queued.done = this.syncing = this.syncing
+      .then(() => {
+        this.queued = undefined;
+        return this.syncNow(ALL_LISTS.filter((kind) => queued.kinds.has(kind)));
+      })
       .catch((error: Error) => {
         this.logger.warn(`cannot read the upstream's lists: ${error.message}`);
       });
-    return this.syncing;
+    return queued.done;
   }
 
   /** Removes every entry of this upstream from the catalog, and stops relaying subscriptions. */
   clear(): void {
+    this.cleared = true;
     this.stopListening();
     for (const entry of this.entries.values()) this.catalog.remove(entry.kind, entry.key);
     this.entries.clear();
   }
 
   private async syncNow(kinds: readonly UpstreamListKind[]): Promise<void> {
+    if (this.cleared) return;
     const options = this.upstream.options;
+    const { maxEntryBytes } = options.limits;
+    const slices = new WorkSlices();
+    // Schemas are checked in engines of this sync's own, dropped with it: an upstream's schemas
+    // that are never called cost nothing once they are in (the host compiles a tool's on its first call).
+    const check = jsonSchemaChecker();
     const wanted = new Map<string, { kind: McpCatalogKind; key: string; source: string; add: () => void }>();
-    const want = (kind: McpCatalogKind, key: string, definition: object, add: () => void) =>
-      wanted.set(`${kind}:${key}`, { kind, key, source: JSON.stringify(definition), add });
+    const want = async (kind: McpCatalogKind, key: string, definition: object, add: () => void) => {
+      await slices.pause();
+      const source = JSON.stringify(definition);
+      const bytes = Buffer.byteLength(source);
+      if (bytes > maxEntryBytes)
+        return this.logger.error(`${kind} ${key} left out: ${GatewayMessages.entryTooLarge(bytes, maxEntryBytes)}`);
+      wanted.set(`${kind}:${key}`, { kind, key, source, add });
+    };
     if (kinds.includes('tools'))
       for (const tool of await this.listAll('tools')) {
         if (passesFilter(tool.name, options.tools))
-          want('tool', this.names.tool(tool.name), tool, () => this.addTool(tool));
+          await want('tool', this.names.tool(tool.name), tool, () => this.addTool(tool, check));
       }
     if (kinds.includes('prompts'))
       for (const prompt of await this.listAll('prompts')) {
         if (passesFilter(prompt.name, options.prompts))
-          want('prompt', this.names.tool(prompt.name), prompt, () => this.addPrompt(prompt));
+          await want('prompt', this.names.tool(prompt.name), prompt, () => this.addPrompt(prompt));
       }
     if (kinds.includes('resources')) {
       for (const resource of await this.listAll('resources')) {
         if (passesFilter(resource.uri, options.resources))
-          want('resource', this.names.uri(resource.uri), resource, () => this.addResource(resource));
+          await want('resource', this.names.uri(resource.uri), resource, () => this.addResource(resource));
       }
       for (const template of await this.listAll('resourceTemplates')) {
         if (passesFilter(template.uriTemplate, options.resources))
-          want('resourceTemplate', this.names.uri(template.uriTemplate), template, () => this.addTemplate(template));
+          await want('resourceTemplate', this.names.uri(template.uriTemplate), template, () =>
+            this.addTemplate(template),
+          );
       }
     }
     const synced = new Set(kinds.flatMap((kind) => CATALOG_KINDS[kind]));
     for (const [id, entry] of this.entries) {
+      await slices.pause();
+      if (this.cleared) return;
       if (!synced.has(entry.kind)) continue;
       const next = wanted.get(id);
       if (next?.source === entry.source) {
@@ -163,6 +206,8 @@ export class UpstreamCatalog {
       this.entries.delete(id);
     }
     for (const [id, entry] of wanted) {
+      await slices.pause();
+      if (this.cleared) return;
       try {
         entry.add();
         this.entries.set(id, { kind: entry.kind, key: entry.key, source: entry.source });
@@ -186,14 +231,28 @@ export class UpstreamCatalog {
     const capabilities = this.upstream.serverCapabilities();
     const offered = kind === 'resourceTemplates' ? capabilities?.resources : capabilities?.[kind];
     if (!offered) return [];
+    const { name, limits } = this.upstream.options;
     const items: unknown[] = [];
     const [method, field] = LISTS[kind];
     let cursor: string | undefined;
-    do {
+    for (let pages = 0; pages === 0 || cursor; pages++) {
+      if (pages === limits.maxListPages) {
+        this.logger.error(GatewayMessages.tooManyPages(name, field, limits.maxListPages));
+        break;
+      }
       const page = await this.upstream.call(method, cursor ? { cursor } : {});
-      items.push(...((page[field] as unknown[] | undefined) ?? []));
+      const got = page[field];
+      // One at a time, and no further than the limit: a page may hold more than a spread can take.
+      if (Array.isArray(got))
+        for (const item of got) {
+          if (items.length === limits.maxListEntries) {
+            this.logger.error(GatewayMessages.tooManyEntries(name, field, limits.maxListEntries));
+            return items;
+          }
+          items.push(item);
+        }
       cursor = typeof page.nextCursor === 'string' && page.nextCursor ? page.nextCursor : undefined;
-    } while (cursor);
+    }
     return items;
   }
 
@@ -205,12 +264,12 @@ export class UpstreamCatalog {
     return { scopes: options.scopes, roles: options.roles };
   }
 
-  private addTool(tool: Tool): void {
+  private addTool(tool: Tool, check: (schema: Record<string, unknown>) => void): void {
     const options = this.upstream.options;
     // A schema the host cannot compile would fail the tool's every call (or the host's start):
     // the tool is left out instead, with the reason.
-    compileJsonSchema(tool.inputSchema as Record<string, unknown>);
-    if (tool.outputSchema) compileJsonSchema(tool.outputSchema as Record<string, unknown>);
+    check(tool.inputSchema as Record<string, unknown>);
+    if (tool.outputSchema) check(tool.outputSchema as Record<string, unknown>);
     // Parameters a 2026-07-28 upstream wants mirrored in headers (a malformed mark is the
     // catalog's to report when it registers the tool, with the same schema).
     const headerParams = toolHeaderParams(tool.inputSchema as never, () => undefined);
@@ -222,6 +281,9 @@ export class UpstreamCatalog {
         input: tool.inputSchema as Record<string, unknown>,
         ...(tool.outputSchema && { output: tool.outputSchema as Record<string, unknown> }),
         ...(tool.annotations && { annotations: tool.annotations }),
+        // A tool that says it is destructive is confirmed by a person, as a local one with `confirm`
+        // is (whatever the host's `confirmDestructive`), unless the upstream confirms its own.
+        ...(tool.annotations?.destructiveHint === true && { confirm: options.confirm === 'destructive' }),
         ...(tool.icons && { icons: tool.icons as never }),
         // The upstream checks its own arguments; a property this host's schema copy does not know is its call.
         unknownArguments: 'allow',

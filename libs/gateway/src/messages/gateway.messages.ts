@@ -12,6 +12,17 @@ export const GatewayMessages = {
   unreachable: (upstream: string) =>
     `The upstream MCP server ${upstream} could not be reached; the operation may be retried later.`,
   upstreamError: (upstream: string, message: string) => `${upstream}: ${message}`,
+  tooLarge: (upstream: string, maxBytes: number) =>
+    `The upstream MCP server ${upstream} answered with more than ${maxBytes} bytes (limits.maxResponseBytes); the answer was refused.`,
+  overflowed: (maxBytes: number, stdio: boolean) =>
+    `the upstream sent a message of more than ${maxBytes} bytes (limits.maxResponseBytes); ` +
+    (stdio ? 'its process is ended and started again' : 'it was refused'),
+  tooManyEntries: (upstream: string, list: string, max: number) =>
+    `${upstream} lists more than ${max} ${list} (limits.maxListEntries): the first ${max} are served, the others left out`,
+  tooManyPages: (upstream: string, list: string, max: number) =>
+    `${upstream}'s ${list} list has more than ${max} pages (limits.maxListPages): the entries of the first ${max} are served, no further page is read`,
+  entryTooLarge: (bytes: number, max: number) =>
+    `its definition takes ${bytes} bytes as JSON, more than limits.maxEntryBytes (${max})`,
   relayRefused: (method: string) =>
     `The gateway cannot tell which of its clients this ${method} request is for; it is not relayed.`,
   relayUnsupported: (method: string) =>

@@ -35,6 +35,14 @@ describe('resolveGatewayOptions', () => {
         openMs: 30_000,
         initialDelayMs: 500,
         maxDelayMs: 30_000,
+        confirm: 'destructive',
+        limits: {
+          maxResponseBytes: 10 * 1024 * 1024,
+          maxListEntries: 1_000,
+          maxListPages: 100,
+          maxEntryBytes: 64 * 1024,
+          maxConnections: 32,
+        },
         where: 'gateway.upstreams[0]',
       },
     ]);
@@ -79,6 +87,57 @@ describe('resolveGatewayOptions', () => {
         'gateway.upstreams[3].reconnect',
       ].sort(),
     );
+  });
+
+  it('takes limits and a confirmation policy, and reports each bad one with its fix', () => {
+    const limits = {
+      maxResponseBytes: 2_048,
+      maxListEntries: 50,
+      maxListPages: 5,
+      maxEntryBytes: 4_096,
+      maxConnections: 4,
+    };
+    const { upstreams, problems } = resolve({
+      upstreams: [
+        { name: 'strict', transport: stdio, confirm: 'none', limits },
+        {
+          name: 'wrong',
+          transport: stdio,
+          confirm: 'always',
+          limits: { maxResponseBytes: 10, maxConnections: 0, maxListPages: 1.5, maxEntries: 3 },
+        },
+        { name: 'odd', transport: stdio, limits: 'small' },
+      ],
+    });
+    expect(upstreams).toEqual([expect.objectContaining({ name: 'strict', confirm: 'none', limits })]);
+    expect(problems).toEqual([
+      {
+        option: 'gateway.upstreams[1].limits.maxEntries',
+        problem: 'is not a known option',
+        fix: 'remove it; known limits are: maxResponseBytes, maxListEntries, maxListPages, maxEntryBytes, maxConnections',
+      },
+      {
+        option: 'gateway.upstreams[1].confirm',
+        problem: `must be 'destructive' or 'none', got "always"`,
+        fix: "e.g. confirm: 'none' for an upstream that confirms its own destructive tools",
+      },
+      {
+        option: 'gateway.upstreams[1].limits.maxResponseBytes',
+        problem: 'must be an integer from 1024 to 1073741824, got 10',
+        fix: 'set maxResponseBytes: 10485760 (the default) or another integer from 1024 to 1073741824',
+      },
+      {
+        option: 'gateway.upstreams[1].limits.maxListPages',
+        problem: 'must be an integer from 1 to 10000, got 1.5',
+        fix: 'set maxListPages: 100 (the default) or another integer from 1 to 10000',
+      },
+      {
+        option: 'gateway.upstreams[1].limits.maxConnections',
+        problem: 'must be an integer from 1 to 1024, got 0',
+        fix: 'set maxConnections: 32 (the default) or another integer from 1 to 1024',
+      },
+      { option: 'gateway.upstreams[2].limits', problem: 'must be an object', fix: 'e.g. limits: {}' },
+    ]);
   });
 
   it('reports two upstreams whose namespaces are the same', () => {

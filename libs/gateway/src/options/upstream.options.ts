@@ -106,7 +106,66 @@ export interface McpUpstreamOptions {
   circuitBreaker?: { failureThreshold?: number; openMs?: number };
   /** Reconnection (and, for stdio, restart) back-off after the upstream went away. */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+  /**
+   * Whether the host has a person confirm calls of the upstream's tools that declare
+   * `destructiveHint: true`, as it does local tools with `confirm` (the user in the client, or an
+   * approval): `'destructive'` does (the upstream may ask again, if it confirms its own tools);
+   * `'none'` leaves it to the upstream. @default 'destructive'
+   */
+  confirm?: UpstreamConfirmation;
+  /** What the upstream may make the host hold and do; beyond each, the excess is refused, naming the upstream and the limit. */
+  limits?: McpUpstreamLimits;
 }
+
+/**
+ * Which of an upstream's tools the host confirms with a person before they run: those that
+ * declare `destructiveHint: true`, or none (the upstream confirms its own).
+ * @example
+ * ```ts
+ * { name: 'desk', transport: { type: 'http', url: 'https://desk.example/mcp' }, confirm: 'none' }
+ * ```
+ */
+export type UpstreamConfirmation = 'destructive' | 'none';
+
+const CONFIRMATIONS: readonly UpstreamConfirmation[] = ['destructive', 'none'];
+
+/**
+ * What one upstream may make the host hold and do. An answer larger than `maxResponseBytes` is
+ * refused as it arrives (never read whole); a list longer than `maxListEntries` or
+ * `maxListPages` is served up to the limit; an entry larger than `maxEntryBytes` is left out.
+ * @example
+ * ```ts
+ * limits: { maxResponseBytes: 2 * 1024 * 1024, maxListEntries: 200, maxConnections: 8 }
+ * ```
+ */
+export interface McpUpstreamLimits {
+  /** The most bytes one message from the upstream may take: an answer, one event of a stream, one stdio line. @default 10485760 (10 MiB) */
+  maxResponseBytes?: number;
+  /** The most entries read of one list (tools, prompts, resources, templates); the rest are left out. @default 1000 */
+  maxListEntries?: number;
+  /** The most pages read of one list. @default 100 */
+  maxListPages?: number;
+  /** The most bytes one entry (a tool with its schemas and description, a prompt, a resource) may take as JSON. @default 65536 (64 KiB) */
+  maxEntryBytes?: number;
+  /**
+   * The most connections the gateway's requests hold open to an HTTP upstream; the others wait
+   * their turn. (The SDK client's session beside them — handshake, change stream, answers to the
+   * upstream's requests — holds at most 4.) @default 32
+   */
+  maxConnections?: number;
+}
+
+/** `McpUpstreamLimits` with the defaults filled in. */
+export type UpstreamLimits = Readonly<Required<McpUpstreamLimits>>;
+
+/** The limits' defaults, and the range each may be set in. */
+const LIMITS: Readonly<Record<keyof McpUpstreamLimits, { fallback: number; min: number; max: number }>> = {
+  maxResponseBytes: { fallback: 10 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 },
+  maxListEntries: { fallback: 1_000, min: 1, max: 100_000 },
+  maxListPages: { fallback: 100, min: 1, max: 10_000 },
+  maxEntryBytes: { fallback: 64 * 1024, min: 256, max: 16 * 1024 * 1024 },
+  maxConnections: { fallback: 32, min: 1, max: 1_024 },
+};
 
 /** `McpUpstreamOptions` validated, with the defaults filled in. */
 export interface UpstreamOptions {
@@ -126,6 +185,8 @@ export interface UpstreamOptions {
   readonly openMs: number;
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
+  readonly confirm: UpstreamConfirmation;
+  readonly limits: UpstreamLimits;
   /** Where the options are (`gateway.upstreams[0]`), for messages. */
   readonly where: string;
 }
@@ -145,6 +206,8 @@ const UPSTREAM_KEYS = new Set([
   'timeoutMs',
   'circuitBreaker',
   'reconnect',
+  'confirm',
+  'limits',
 ]);
 /** Safe in a URI scheme (the gateway's resource URIs are `<name>+<upstream URI>`) and in a tool name. */
 const UPSTREAM_NAME = /^[A-Za-z][A-Za-z0-9.-]{0,31}$/;
@@ -183,7 +246,7 @@ export function resolveUpstream(given: unknown, where: string, report: OptionRep
     report(`${where}.${key}`, 'must be an array of non-empty strings', `e.g. ${key}: ['wiki:read']`);
     return [];
   };
-  const nested = (key: 'circuitBreaker' | 'reconnect'): Record<string, unknown> => {
+  const nested = (key: 'circuitBreaker' | 'reconnect' | 'limits'): Record<string, unknown> => {
     const value = o[key] ?? {};
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
     report(`${where}.${key}`, 'must be an object', `e.g. ${key}: {}`);
@@ -191,6 +254,16 @@ export function resolveUpstream(given: unknown, where: string, report: OptionRep
   };
   const breaker = optionChecks(nested('circuitBreaker'), report, `${where}.circuitBreaker.`);
   const reconnect = optionChecks(nested('reconnect'), report, `${where}.reconnect.`);
+  const limits = nested('limits');
+  const limit = optionChecks(limits, report, `${where}.limits.`);
+  limit.known(new Set(Object.keys(LIMITS)), 'limits');
+  const confirm = o.confirm ?? 'destructive';
+  if (!CONFIRMATIONS.includes(confirm as UpstreamConfirmation))
+    report(
+      `${where}.confirm`,
+      `must be 'destructive' or 'none', got ${JSON.stringify(confirm)}`,
+      "e.g. confirm: 'none' for an upstream that confirms its own destructive tools",
+    );
   const protocolVersion = o.protocolVersion ?? 'auto';
   if (!PROTOCOL_VERSIONS.includes(protocolVersion as UpstreamProtocolVersion))
     report(
@@ -217,6 +290,10 @@ export function resolveUpstream(given: unknown, where: string, report: OptionRep
     openMs: breaker.integer('openMs', 30_000, 1, 3_600_000),
     initialDelayMs: reconnect.integer('initialDelayMs', 500, 1, 600_000),
     maxDelayMs: reconnect.integer('maxDelayMs', 30_000, 1, 3_600_000),
+    confirm: confirm as UpstreamConfirmation,
+    limits: Object.fromEntries(
+      Object.entries(LIMITS).map(([key, { fallback, min, max }]) => [key, limit.integer(key, fallback, min, max)]),
+    ) as unknown as UpstreamLimits,
     where,
   };
   if (upstream.initialDelayMs > upstream.maxDelayMs)

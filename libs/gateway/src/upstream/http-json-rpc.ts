@@ -1,10 +1,14 @@
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { UpstreamRpcError, UpstreamTimeoutError } from './upstream-errors';
+import { UpstreamLimitError, UpstreamRpcError, UpstreamTimeoutError } from './upstream-errors';
 import type { ToolHeaderParam } from '#libs/catalog';
 import type { ClientCredentials } from './client-credentials';
 import { modernHeaders, withEnvelope, type ModernClient } from './modern-request';
+
+/** The blank line that ends an SSE event (`lastIndex` set before each search). */
+const EVENT_END = /\r?\n\r?\n/g;
 
 /** The upstream answered 401 to the gateway's OAuth token. */
 class TokenRefused extends Error {
@@ -17,6 +21,18 @@ class TokenRefused extends Error {
 export interface HttpSession {
   readonly sessionId: string | undefined;
   readonly protocolVersion: string | undefined;
+}
+
+/** What the channel says and holds to at most. */
+export interface HttpJsonRpcChannelOptions {
+  /** The gateway's OAuth token for the upstream, when it gets one (else `headers` authenticate). */
+  readonly credentials?: ClientCredentials;
+  /** What a 2026-07-28 upstream's requests say of the gateway; `undefined` for a 2025-era session. */
+  readonly modern?: ModernClient;
+  /** The most bytes of one answer (a JSON body, or one event of an SSE stream). */
+  readonly maxResponseBytes: number;
+  /** The most connections open at once; further requests wait for one. */
+  readonly maxConnections: number;
 }
 
 /** How one request is sent. */
@@ -33,13 +49,19 @@ export interface HttpJsonRpcOptions {
  * (initialize or discovery, the GET or listen stream, reconnection) and everything the upstream
  * sends besides the answer is handed to it (`deliver`): notifications, progress, and its
  * requests to the client, which it answers. To a 2026-07-28 upstream (`modern`) each request
- * carries the request envelope and the headers that era requires. Measured: the SDK's own `fetch`-based send cost ~0.8 ms of CPU per call on
- * this machine (web streams, an abort listener per request on one shared signal); this path
- * costs a small fraction of that (docs/benchmarks.md, test/bench/gateway.mjs).
+ * carries the request envelope and the headers that era requires. Measured: the SDK's own
+ * `fetch`-based send cost ~0.8 ms of CPU per call on this machine (web streams, an abort listener
+ * per request on one shared signal); this path costs a small fraction of that
+ * (docs/benchmarks.md, test/bench/gateway.mjs). What an upstream can make it hold is bounded: at
+ * most `maxConnections` sockets (the agent queues the other requests), and an answer is read
+ * through a byte cap, the request aborted as soon as it passes it.
  */
 export class HttpJsonRpcChannel {
   private readonly agent: Agent;
   private readonly send: typeof httpRequest;
+  private readonly credentials: ClientCredentials | undefined;
+  private readonly modern: ModernClient | undefined;
+  private readonly maxBytes: number;
   private ids = 0;
 
   constructor(
@@ -47,14 +69,15 @@ export class HttpJsonRpcChannel {
     private readonly headers: Readonly<Record<string, string>>,
     private readonly session: () => HttpSession,
     private readonly deliver: (message: JSONRPCMessage) => void,
-    /** The gateway's OAuth token for the upstream, when it gets one (else `headers` authenticate). */
-    private readonly credentials?: ClientCredentials,
-    /** What a 2026-07-28 upstream's requests say of the gateway; `undefined` for a 2025-era session. */
-    private readonly modern?: ModernClient,
+    options: HttpJsonRpcChannelOptions,
   ) {
     const https = url.protocol === 'https:';
-    this.agent = https ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
+    const agent = { keepAlive: true, maxSockets: options.maxConnections };
+    this.agent = https ? new HttpsAgent(agent) : new Agent(agent);
     this.send = https ? (httpsRequest as unknown as typeof httpRequest) : httpRequest;
+    this.credentials = options.credentials;
+    this.modern = options.modern;
+    this.maxBytes = options.maxResponseBytes;
   }
 
   /**
@@ -139,11 +162,19 @@ export class HttpJsonRpcChannel {
     status: number,
     finish: (error: unknown, result?: Record<string, unknown>) => void,
   ): void {
+    const decoder = new StringDecoder('utf8');
     let text = '';
-    response.on('data', (chunk: string) => (text += chunk));
+    let received = 0;
+    response.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > this.maxBytes) return finish(new UpstreamLimitError(this.maxBytes));
+      text += decoder.write(chunk);
+    });
     response.on('end', () => {
       try {
-        const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
+        const { error } = JSON.parse(text + decoder.end()) as {
+          error?: { code?: unknown; message?: unknown; data?: unknown };
+        };
         if (typeof error?.code === 'number' && typeof error.message === 'string')
           return finish(new UpstreamRpcError(error.code, error.message, error.data));
       } catch {
@@ -166,7 +197,6 @@ export class HttpJsonRpcChannel {
   ): void {
     const status = response.statusCode ?? 0;
     const type = String(response.headers['content-type'] ?? '');
-    response.setEncoding('utf8');
     if (status === 400 && type.includes('application/json')) return this.readRefusal(response, status, finish);
     if (status < 200 || status >= 300) {
       response.resume();
@@ -188,12 +218,21 @@ export class HttpJsonRpcChannel {
         return finish(new UpstreamRpcError(response.error.code, response.error.message, response.error.data));
       finish(undefined, response.result ?? {});
     };
+    // Bytes are counted as they arrive (the whole JSON body, or the SSE event being received) and
+    // decoded as UTF-8 across chunk boundaries, as `setEncoding` would.
+    const max = this.maxBytes;
+    const decoder = new StringDecoder('utf8');
     let text = '';
+    let received = 0;
     if (!type.includes('text/event-stream')) {
-      response.on('data', (chunk: string) => (text += chunk));
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > max) return finish(new UpstreamLimitError(max));
+        text += decoder.write(chunk);
+      });
       response.on('end', () => {
         try {
-          const parsed = JSON.parse(text) as unknown;
+          const parsed = JSON.parse(text + decoder.end()) as unknown;
           for (const message of Array.isArray(parsed) ? parsed : [parsed]) answer(message);
           finish(new Error('the upstream answered without a response to the request'));
         } catch (error) {
@@ -203,12 +242,21 @@ export class HttpJsonRpcChannel {
       return;
     }
     // SSE: events separated by a blank line; an event's `data:` lines joined are one JSON-RPC message.
-    response.on('data', (chunk: string) => {
-      text += chunk;
-      let end: number;
-      while ((end = text.search(/\r?\n\r?\n/)) !== -1) {
-        const event = text.slice(0, end);
-        text = text.slice(end).replace(/^\r?\n\r?\n/, '');
+    // The search for the blank line starts where the previous chunk's did not find one, so a long
+    // event is scanned once, not once per chunk.
+    let from = 0;
+    response.on('data', (chunk: Buffer) => {
+      text += decoder.write(chunk);
+      received += chunk.length;
+      let ended = false;
+      for (;;) {
+        EVENT_END.lastIndex = from;
+        const end = EVENT_END.exec(text);
+        if (!end) break;
+        ended = true;
+        const event = text.slice(0, end.index);
+        text = text.slice(end.index + end[0].length);
+        from = 0;
         const data = event
           .split(/\r?\n/)
           .filter((line) => line.startsWith('data:'))
@@ -221,6 +269,10 @@ export class HttpJsonRpcChannel {
           finish(error);
         }
       }
+      // What is left is the start of the next event, all within this chunk when an event ended in it.
+      if (ended) received = Buffer.byteLength(text);
+      if (received > max) finish(new UpstreamLimitError(max));
+      from = Math.max(0, text.length - 3);
     });
     response.on('end', () => finish(new Error('the upstream closed the stream before answering')));
     response.on('error', (error) => finish(error));

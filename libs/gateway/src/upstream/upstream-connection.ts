@@ -19,7 +19,13 @@ import { GatewayMessages } from '../messages/gateway.messages';
 import { LatencyWindow } from './latency-window';
 import { HttpJsonRpcChannel, type HttpJsonRpcOptions } from './http-json-rpc';
 import { ChangeListener } from './change-listener';
-import { classifyUpstreamError, clientSdk, UpstreamRpcError, UpstreamTimeoutError } from './upstream-errors';
+import {
+  classifyUpstreamError,
+  clientSdk,
+  UpstreamLimitError,
+  UpstreamRpcError,
+  UpstreamTimeoutError,
+} from './upstream-errors';
 import type { ToolHeaderParam } from '#libs/catalog';
 import { LOG_LEVEL_META } from './modern-request';
 import { RELAYED_CAPABILITIES, GATEWAY_CLIENT_INFO } from './upstream-transport';
@@ -115,6 +121,8 @@ export class UpstreamConnection {
   private requests = 0;
   private failures = 0;
   private lastError: string | undefined;
+  /** The client whose stdio transport ended the process for a line past `maxResponseBytes`. */
+  private overflowed: Client | undefined;
   /** The calls in flight, newest last: whom an upstream's request to the client is for. */
   private readonly inFlight = new Set<McpCallContext>();
   /** Progress listeners by the progress token the gateway gave the upstream request. */
@@ -315,8 +323,12 @@ export class UpstreamConnection {
       if (context?.signal.aborted) throw error;
       const { failure: reason, error: classified } = classifyUpstreamError(error);
       if (reason === 'answered') {
-        // The upstream answered, with an error of its own: it is up.
+        // The upstream answered, with an error of its own or more than it may send: it is up.
         this.breaker.succeeded();
+        if (classified instanceof UpstreamLimitError) {
+          this.logger.error(classified.message);
+          throw new McpToolError(GatewayMessages.tooLarge(name, classified.maxBytes));
+        }
         throw classified;
       }
       this.failures++;
@@ -324,6 +336,9 @@ export class UpstreamConnection {
       this.lastError = (error as Error).message;
       this.logger.warn(`${reason === 'timeout' ? 'timed out' : 'failed'}: ${this.lastError}`);
       if (reason === 'unreachable') this.lost(client, error);
+      // A stdio upstream's line too long ended its process: the calls it broke say why.
+      if (this.overflowed === client)
+        throw new McpToolError(GatewayMessages.tooLarge(name, this.options.limits.maxResponseBytes));
       throw new McpToolError(
         reason === 'timeout' ? GatewayMessages.timedOut(name, timeoutMs) : GatewayMessages.unreachable(name),
       );
@@ -355,10 +370,16 @@ export class UpstreamConnection {
     if (this.state === 'stopped') return;
     const { client, transport, http } = createUpstreamClient(this.options);
     this.installRelays(client);
+    client.onerror = (error) => this.transportFailed(client, error);
     const stderr = (transport as Partial<StdioClientTransport>).stderr;
     if (stderr) this.logLines(stderr as Readable);
     try {
-      await client.connect(transport, { timeout: this.options.timeoutMs, ...(this.prior && { prior: this.prior }) });
+      const timeout = this.options.timeoutMs;
+      await client.connect(transport, { timeout, ...(this.prior && { prior: this.prior }) });
+      // Connecting from a 2026-07-28 verdict asks the upstream nothing (a 2025 one still runs the
+      // handshake): ask it, so that only an upstream that answers counts as connected. Otherwise a
+      // dead upstream "reconnects" at once, resets the back-off and closes the circuit.
+      if (this.prior?.kind === 'modern') await client.discover({ timeout });
     } catch (error) {
       // The upstream may have changed revision: the next attempt asks it again.
       this.prior = undefined;
@@ -383,6 +404,7 @@ export class UpstreamConnection {
     void this.listener?.close();
     this.listener = modern ? new ChangeListener(client, this.options.timeoutMs, this.logger) : undefined;
     void this.listener?.listen();
+    const { maxResponseBytes, maxConnections } = this.options.limits;
     this.channel = http
       ? new HttpJsonRpcChannel(
           http.url,
@@ -392,14 +414,18 @@ export class UpstreamConnection {
             return { sessionId, protocolVersion };
           },
           (message) => transport.onmessage?.(message),
-          http.credentials,
-          modern
-            ? {
-                protocolVersion: client.getNegotiatedProtocolVersion()!,
-                clientInfo: GATEWAY_CLIENT_INFO,
-                capabilities: RELAYED_CAPABILITIES,
-              }
-            : undefined,
+          {
+            credentials: http.credentials,
+            modern: modern
+              ? {
+                  protocolVersion: client.getNegotiatedProtocolVersion()!,
+                  clientInfo: GATEWAY_CLIENT_INFO,
+                  capabilities: RELAYED_CAPABILITIES,
+                }
+              : undefined,
+            maxResponseBytes,
+            maxConnections,
+          },
         )
       : undefined;
     this.pid = (transport as Partial<StdioClientTransport>).pid ?? undefined;
@@ -412,6 +438,20 @@ export class UpstreamConnection {
       `connected to ${`${server?.name ?? 'the server'} ${server?.version ?? ''}`.trim()} (${client.getNegotiatedProtocolVersion()})`,
     );
     this.events.connected();
+  }
+
+  /**
+   * What the SDK client's transport could not deliver: a message past `maxResponseBytes` is the
+   * upstream's fault and said so (a stdio transport then ends the process); the rest (a stream
+   * that dropped, and is opened again) is the connection's business.
+   */
+  private transportFailed(client: Client, error: Error): void {
+    // The stdio transport's buffer limit, or the capped fetch's error inside the SDK's own message.
+    const overflow = /ReadBuffer exceeded maximum size|limits\.maxResponseBytes/.test(error.message);
+    if (!overflow) return void this.logger.debug(`transport: ${error.message}`);
+    const stdio = this.options.transport.type === 'stdio';
+    if (stdio) this.overflowed = client;
+    this.logger.error(GatewayMessages.overflowed(this.options.limits.maxResponseBytes, stdio));
   }
 
   /** The connection went away: drop it and reconnect (once, however many requests saw it fail). */

@@ -27,6 +27,18 @@ export class UpstreamTimeoutError extends Error {
   }
 }
 
+/**
+ * The upstream sent a message larger than `limits.maxResponseBytes` (an answer, one event of a
+ * stream, one stdio line): refused as it arrived, never read whole. The upstream is up: it does
+ * not count against its circuit.
+ */
+export class UpstreamLimitError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the upstream sent a message of more than ${maxBytes} bytes (limits.maxResponseBytes)`);
+    this.name = 'UpstreamLimitError';
+  }
+}
+
 /** What a failed request says of the upstream: it `answered` (with an error), `timeout`, or `unreachable`. */
 export type UpstreamFailure = 'answered' | 'timeout' | 'unreachable';
 
@@ -37,6 +49,7 @@ export type UpstreamFailure = 'answered' | 'timeout' | 'unreachable';
 export function classifyUpstreamError(error: unknown): { failure: UpstreamFailure; error: unknown } {
   if (error instanceof UpstreamRpcError) return { failure: 'answered', error };
   if (error instanceof UpstreamTimeoutError) return { failure: 'timeout', error };
+  if (error instanceof UpstreamLimitError) return { failure: 'answered', error };
   const { ProtocolError, SdkError, SdkErrorCode } = clientSdk();
   if (error instanceof ProtocolError)
     return {

@@ -1,5 +1,6 @@
 import type { Client, Transport, VersionNegotiationMode } from '@modelcontextprotocol/client';
 import type { UpstreamOptions, UpstreamProtocolVersion } from '../options/upstream.options';
+import { boundedFetch } from './bounded-fetch';
 import { ClientCredentials } from './client-credentials';
 import { clientSdk } from './upstream-errors';
 
@@ -12,6 +13,14 @@ export const GATEWAY_CLIENT_INFO = { name: 'nest-mcp-host-gateway', version: '1.
  */
 export const RELAYED_CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: false } };
 
+/**
+ * The connections the SDK client's session may hold to an HTTP upstream at once: its GET or
+ * listen stream (two while one is opened again) and its own few requests (the handshake,
+ * notifications, answers to the upstream's requests). The calls go on the gateway's own path,
+ * bounded by `limits.maxConnections`.
+ */
+const SESSION_CONNECTIONS = 4;
+
 /** How the client negotiates the revision the option names. */
 function negotiation(version: UpstreamProtocolVersion): VersionNegotiationMode {
   if (version === 'auto') return 'auto';
@@ -23,7 +32,9 @@ function negotiation(version: UpstreamProtocolVersion): VersionNegotiationMode {
  * revision the upstream speaks (`protocolVersion`: by default it asks, `server/discover`, and
  * falls back to `initialize`). A stdio upstream's stderr is piped, for the gateway to log; its
  * environment is the SDK's minimal default plus what the options give, never the host's whole
- * environment.
+ * environment. What the upstream sends is read up to `limits.maxResponseBytes` a message: an
+ * HTTP body or SSE event through a capped `fetch`, a stdio line through the transport's buffer
+ * limit (past it, the transport ends the process, which is started again).
  */
 export function createUpstreamClient(upstream: UpstreamOptions): {
   client: Client;
@@ -37,15 +48,16 @@ export function createUpstreamClient(upstream: UpstreamOptions): {
     capabilities: RELAYED_CAPABILITIES,
     versionNegotiation: { mode: negotiation(upstream.protocolVersion) },
   });
-  const { transport: options } = upstream;
+  const { transport: options, limits } = upstream;
   if (options.type === 'http') {
     const headers: Record<string, string> = { ...options.headers };
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
     const url = new URL(options.url);
+    const bounded = (send: typeof fetch) => boundedFetch(send, limits.maxResponseBytes, SESSION_CONNECTIONS);
     if (!options.oauth)
       return {
         client,
-        transport: new StreamableHTTPClientTransport(url, { requestInit: { headers } }),
+        transport: new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: bounded(fetch) }),
         http: { url, headers },
       };
     // The SDK client's own requests (the handshake, streams) carry the current token too.
@@ -57,7 +69,7 @@ export function createUpstreamClient(upstream: UpstreamOptions): {
       if (response.status === 401) credentials.invalidate();
       return response;
     };
-    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: withToken });
+    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: bounded(withToken) });
     return { client, transport, http: { url, headers, credentials } };
   }
   /* eslint-disable @typescript-eslint/no-require-imports */
@@ -70,6 +82,7 @@ export function createUpstreamClient(upstream: UpstreamOptions): {
     env: { ...getDefaultEnvironment(), ...options.env },
     ...(options.cwd && { cwd: options.cwd }),
     stderr: 'pipe',
+    maxBufferSize: limits.maxResponseBytes,
   });
   return { client, transport };
 }

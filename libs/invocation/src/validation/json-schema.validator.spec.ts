@@ -1,4 +1,4 @@
-import { compileJsonSchema } from './json-schema.validator';
+import { compileJsonSchema, jsonSchemaChecker } from './json-schema.validator';
 
 describe('compileJsonSchema', () => {
   it('validates 2020-12 by default, naming the field and what was expected', () => {
@@ -38,5 +38,19 @@ describe('compileJsonSchema', () => {
     expect(() => compileJsonSchema({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' })).toThrow(
       /"http:\/\/json-schema.org\/draft-04\/schema#" is not a JSON Schema dialect the host validates: use 2020-12 .*draft-07/,
     );
+  });
+});
+
+describe('jsonSchemaChecker', () => {
+  it('refuses what compileJsonSchema refuses, through engine renewals, and keeps nothing of what it checked', () => {
+    const check = jsonSchemaChecker();
+    for (let n = 0; n < 250; n++) check({ type: 'object', properties: { [`f${n}`]: { type: 'string' } } });
+    check({ $id: 'https://upstream.example/tool', type: 'object' });
+    expect(() => check({ type: 'object', properties: { a: { type: 'strin' } } })).toThrow(/type/);
+    expect(() => check({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' })).toThrow(
+      /is not a JSON Schema dialect the host validates/,
+    );
+    // compileJsonSchema's engine never saw them: the $id is still free there (a second one would be refused).
+    expect(compileJsonSchema({ $id: 'https://upstream.example/tool', type: 'object' })({}).ok).toBe(true);
   });
 });

@@ -18,8 +18,8 @@ const DIALECTS: Readonly<Record<string, Dialect>> = {
 // keywords mean different things (`items` as an array, `$defs` against `definitions`).
 const engines = new Map<Dialect, Ajv2020>();
 
-function engine(dialect: Dialect): Ajv2020 {
-  let ajv = engines.get(dialect);
+function engine(dialect: Dialect, cache: Map<Dialect, Ajv2020> = engines): Ajv2020 {
+  let ajv = cache.get(dialect);
   if (!ajv) {
     /* eslint-disable @typescript-eslint/no-require-imports */
     const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
@@ -33,9 +33,20 @@ function engine(dialect: Dialect): Ajv2020 {
     }
     /* eslint-enable @typescript-eslint/no-require-imports */
     addFormats(ajv);
-    engines.set(dialect, ajv);
+    cache.set(dialect, ajv);
   }
   return ajv;
+}
+
+/** The dialect `schema.$schema` names (2020-12 without one). @throws for one the host does not validate */
+function dialectOf(schema: JsonSchemaObject): Dialect {
+  const named = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
+  const dialect = named === undefined ? '2020-12' : DIALECTS[named];
+  if (!dialect)
+    throw new Error(
+      `its $schema "${String(schema.$schema)}" is not a JSON Schema dialect the host validates: use 2020-12 (or leave $schema out), 2019-09, draft-07 or draft-06`,
+    );
+  return dialect;
 }
 
 /**
@@ -45,15 +56,33 @@ function engine(dialect: Dialect): Ajv2020 {
  * @throws when the schema is invalid, or names a dialect Ajv cannot compile (draft-04 and older)
  */
 export function compileJsonSchema(schema: JsonSchemaObject): CompiledValidator {
-  const named = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
-  const dialect = named === undefined ? '2020-12' : DIALECTS[named];
-  if (!dialect)
-    throw new Error(
-      `its $schema "${String(schema.$schema)}" is not a JSON Schema dialect the host validates: use 2020-12 (or leave $schema out), 2019-09, draft-07 or draft-06`,
-    );
-  const validate = engine(dialect).compile(schema);
+  const validate = engine(dialectOf(schema)).compile(schema);
   return (value) =>
     validate(value) ? { ok: true, value } : { ok: false, issues: (validate.errors ?? []).map(describeAjvError) };
+}
+
+/** Schemas a checker's engines compile before they are replaced by new ones (what they hold goes with them). */
+const CHECKS_PER_ENGINE = 100;
+
+/**
+ * A check that the host can compile JSON Schemas as `compileJsonSchema` does, in engines of its
+ * own, replaced every 100 schemas: what they compiled goes with them. For schemas the host may
+ * never use, such as a gateway's upstream lists (read again whenever they change), whose
+ * compiled code the process's engines would otherwise keep for good (an Ajv instance holds on
+ * to everything it compiled, `removeSchema` or not).
+ * @example
+ * ```ts
+ * const check = jsonSchemaChecker();
+ * for (const tool of tools) check(tool.inputSchema); // throws for a schema the host cannot use
+ * ```
+ */
+export function jsonSchemaChecker(): (schema: JsonSchemaObject) => void {
+  let own = new Map<Dialect, Ajv2020>();
+  let checked = 0;
+  return (schema) => {
+    if (++checked % CHECKS_PER_ENGINE === 0) own = new Map();
+    engine(dialectOf(schema), own).compile(schema);
+  };
 }
 
 function describeAjvError(error: ErrorObject): string {

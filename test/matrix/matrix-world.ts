@@ -125,6 +125,8 @@ export class MatrixWorld {
           name: 'deskb',
           transport: { type: 'http', url: `${upstream.base}/mcp`, headers: { 'x-api-key': this.keyOf('gateway') } },
           scopes: ['tickets:write'],
+          // The desk upstream confirms its own destructive tools: asked once, there (docs/gateway.md).
+          confirm: 'none',
           timeoutMs: 30_000,
         },
       ],

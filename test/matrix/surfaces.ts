@@ -258,6 +258,11 @@ function hostSurface(spec: {
   onward?: string;
   /** A seeded open ticket of its host (or onward host) that no other surface closes. */
   ticket: string;
+  /**
+   * Where its calls wait for an approver, and for whom: the onward host, for the gateway's own
+   * principal, when the upstream confirms its own tools (`confirm: 'none'` at the gateway).
+   */
+  approvalsAt?: { host: string; principal: string; prefix: string };
   notApplicable?: Surface['notApplicable'];
 }): Surface {
   return {
@@ -281,7 +286,12 @@ function hostSurface(spec: {
       );
     },
     ticket: async () => spec.ticket,
-    approvals: (world) => adminApprovals(world, () => world.host(spec.host).base, spec.id),
+    approvals: (world) => {
+      const desk = adminApprovals(world, () => world.host(spec.approvalsAt?.host ?? spec.host).base, spec.id);
+      const held = spec.approvalsAt?.principal;
+      const prefix = spec.approvalsAt?.prefix ?? '';
+      return held ? { ...desk, pending: (_principal, tool) => desk.pending(held, tool.slice(prefix.length)) } : desk;
+    },
     recover: async (world) => {
       await world.host(spec.host).restart();
     },
@@ -689,6 +699,7 @@ export const SURFACES: readonly Surface[] = [
     reaches: 'upstream',
     entries: upstreamEntries('deskb__'),
     onward: 'upstream',
+    approvalsAt: { host: 'upstream', principal: 'gateway', prefix: 'deskb__' },
   }),
   hostSurface({
     id: 'call-tool',

@@ -285,8 +285,9 @@ export class UpstreamCatalog {
         // is (whatever the host's `confirmDestructive`), unless the upstream confirms its own.
         ...(tool.annotations?.destructiveHint === true && { confirm: options.confirm === 'destructive' }),
         ...(tool.icons && { icons: tool.icons as never }),
-        // The upstream checks its own arguments; a property this host's schema copy does not know is its call.
-        unknownArguments: 'allow',
+        // One policy with local tools: what the upstream's schema does not declare is refused by
+        // name before anything is relayed (the host's own `unknownArguments`), unless the upstream says.
+        ...(options.unknownArguments && { unknownArguments: options.unknownArguments }),
         timeoutMs: options.timeoutMs,
         _meta: { ...tool._meta, ...this.meta(tool.name, 'tool') },
       },

@@ -113,6 +113,14 @@ export interface McpUpstreamOptions {
    * `'none'` leaves it to the upstream. @default 'destructive'
    */
   confirm?: UpstreamConfirmation;
+  /**
+   * Arguments the upstream's input schemas do not declare: refused by name before the call is
+   * relayed, as for local tools (`'refuse'`), dropped (`'strip'`), or relayed for the upstream to
+   * judge (`'allow'`, for an upstream whose schemas do not list everything it takes). @default the
+   * host's `unknownArguments` ('refuse')
+   * @example unknownArguments: 'allow'
+   */
+  unknownArguments?: 'refuse' | 'strip' | 'allow';
   /** What the upstream may make the host hold and do; beyond each, the excess is refused, naming the upstream and the limit. */
   limits?: McpUpstreamLimits;
 }
@@ -186,6 +194,8 @@ export interface UpstreamOptions {
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
   readonly confirm: UpstreamConfirmation;
+  /** `undefined`: the host's own policy. */
+  readonly unknownArguments: 'refuse' | 'strip' | 'allow' | undefined;
   readonly limits: UpstreamLimits;
   /** Where the options are (`gateway.upstreams[0]`), for messages. */
   readonly where: string;
@@ -207,6 +217,7 @@ const UPSTREAM_KEYS = new Set([
   'circuitBreaker',
   'reconnect',
   'confirm',
+  'unknownArguments',
   'limits',
 ]);
 /** Safe in a URI scheme (the gateway's resource URIs are `<name>+<upstream URI>`) and in a tool name. */
@@ -264,6 +275,13 @@ export function resolveUpstream(given: unknown, where: string, report: OptionRep
       `must be 'destructive' or 'none', got ${JSON.stringify(confirm)}`,
       "e.g. confirm: 'none' for an upstream that confirms its own destructive tools",
     );
+  const unknownArguments = o.unknownArguments;
+  if (unknownArguments !== undefined && !['refuse', 'strip', 'allow'].includes(unknownArguments as string))
+    report(
+      `${where}.unknownArguments`,
+      `must be 'refuse', 'strip' or 'allow', got ${JSON.stringify(unknownArguments)}`,
+      "leave it out for the host's own policy, or unknownArguments: 'allow' for an upstream whose schemas do not list everything it takes",
+    );
   const protocolVersion = o.protocolVersion ?? 'auto';
   if (!PROTOCOL_VERSIONS.includes(protocolVersion as UpstreamProtocolVersion))
     report(
@@ -291,6 +309,7 @@ export function resolveUpstream(given: unknown, where: string, report: OptionRep
     initialDelayMs: reconnect.integer('initialDelayMs', 500, 1, 600_000),
     maxDelayMs: reconnect.integer('maxDelayMs', 30_000, 1, 3_600_000),
     confirm: confirm as UpstreamConfirmation,
+    unknownArguments: unknownArguments as UpstreamOptions['unknownArguments'],
     limits: Object.fromEntries(
       Object.entries(LIMITS).map(([key, { fallback, min, max }]) => [key, limit.integer(key, fallback, min, max)]),
     ) as unknown as UpstreamLimits,

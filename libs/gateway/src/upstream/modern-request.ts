@@ -11,6 +11,8 @@ const ENVELOPE = {
 
 /** The envelope's log level key. */
 export const LOG_LEVEL_META = ENVELOPE.logLevel;
+/** The envelope's client capabilities key (a call sets its own in `_meta`: what its caller can answer). */
+export const CLIENT_CAPABILITIES_META = ENVELOPE.clientCapabilities;
 
 /** The field of `params` each method's `Mcp-Name` header mirrors. */
 const NAMED_BY: Readonly<Record<string, string>> = {

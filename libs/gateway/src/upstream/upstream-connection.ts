@@ -27,7 +27,7 @@ import {
   UpstreamTimeoutError,
 } from './upstream-errors';
 import type { ToolHeaderParam } from '#libs/catalog';
-import { LOG_LEVEL_META } from './modern-request';
+import { CLIENT_CAPABILITIES_META, LOG_LEVEL_META } from './modern-request';
 import { RELAYED_CAPABILITIES, GATEWAY_CLIENT_INFO } from './upstream-transport';
 
 /** The result schema of a relayed request: what the upstream answered, as it is (the host maps it). */
@@ -52,6 +52,14 @@ const RELAYED_CAPABILITY = {
   'roots/list': 'roots',
 } as const;
 type RelayedMethod = keyof typeof RELAYED_CAPABILITY;
+
+/** Of what the gateway relays to its callers, what this call's caller declared it can answer. */
+function relayable(context: McpCallContext): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(RELAYED_CAPABILITIES))
+    if (context.clientCapabilities[key]) capabilities[key] = value;
+  return capabilities;
+}
 
 /** The lists an upstream can say changed. */
 export type UpstreamListKind = 'tools' | 'prompts' | 'resources';
@@ -220,7 +228,14 @@ export class UpstreamConnection {
           return result;
         }
         const sendOptions = { timeoutMs: options.timeout!, signal: options.signal, headerParams };
-        let answer = await this.send(client, channel, method, sent, sendOptions);
+        // A 2026-07-28 request says what its client can answer: what this call's caller can, of
+        // what the gateway relays. So the upstream asks only what reaches a person (else it goes
+        // on as with such a client: a confirmation waits for an approver).
+        const asked =
+          this.prior?.kind === 'modern' && context
+            ? { ...sent, _meta: { ...(sent._meta as object), [CLIENT_CAPABILITIES_META]: relayable(context) } }
+            : sent;
+        let answer = await this.send(client, channel, method, asked, sendOptions);
         // A 2026-07-28 upstream asks for the client's input by answering `input_required`: the
         // relays get the answers, and the request goes again with them (a new request each round).
         for (let round = 1; answer.resultType === 'input_required'; round++) {
@@ -232,7 +247,7 @@ export class UpstreamConnection {
             client,
             channel,
             method,
-            { ...sent, inputResponses, ...(requestState !== undefined && { requestState }) },
+            { ...asked, inputResponses, ...(requestState !== undefined && { requestState }) },
             sendOptions,
           );
         }
@@ -526,9 +541,10 @@ export class UpstreamConnection {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, GatewayMessages.relayRefused(method));
     }
     // Asked of a client that cannot answer, the question would end the caller's request (a
-    // 2026-07-28 client gets -32021): the upstream is told no instead, and the call goes on.
+    // 2026-07-28 client gets -32021): the upstream is told, as a client that has no such method
+    // answers (-32601), and goes on as with such a client (a confirmation waits for an approver).
     if (!call.clientCapabilities[RELAYED_CAPABILITY[method]])
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, GatewayMessages.relayUnsupported(method));
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, GatewayMessages.relayUnsupported(method));
     return call;
   }
 

@@ -53,7 +53,7 @@ export class McpDispatcher {
       return undefined;
     }
     if (kind === 'response') {
-      const error = message.error as { message?: unknown } | undefined;
+      const error = message.error as { message?: unknown; code?: unknown } | undefined;
       if (scope.session.clientRequests.settle(message.id, message.result, error)) return undefined;
       // Another replica of the session may be waiting for it.
       if (this.relay?.enabled && scope.session.id !== undefined)

@@ -1,4 +1,4 @@
-import { McpClientRequestError } from '#libs/core';
+import { JsonRpcErrorCode, McpClientRequestError } from '#libs/core';
 import { notification } from '../wire/json-rpc';
 
 interface Pending {
@@ -74,16 +74,25 @@ export class ClientRequests {
     });
   }
 
-  /** Delivers the client's answer to request `id`; returns false if nothing waited for it. */
-  settle(id: unknown, result: unknown, error: { message?: unknown } | undefined): boolean {
+  /**
+   * Delivers the client's answer to request `id`; returns false if nothing waited for it. An
+   * error `-32601` (the client has no such method, e.g. a gateway whose caller cannot be asked)
+   * is `unsupported`, as for a client that never declared the capability; any other, `refused`.
+   */
+  settle(id: unknown, result: unknown, error: { message?: unknown; code?: unknown } | undefined): boolean {
     const pending = typeof id === 'string' ? this.pending.get(id) : undefined;
     if (!pending) return false;
     if (error)
       pending.reject(
-        new McpClientRequestError(
-          `The client refused ${pending.method}: ${String(error.message ?? 'no reason given')}`,
-          'refused',
-        ),
+        error.code === JsonRpcErrorCode.METHOD_NOT_FOUND
+          ? new McpClientRequestError(
+              `The client cannot answer ${pending.method}: ${String(error.message ?? 'no reason given')}`,
+              'unsupported',
+            )
+          : new McpClientRequestError(
+              `The client refused ${pending.method}: ${String(error.message ?? 'no reason given')}`,
+              'refused',
+            ),
       );
     else pending.resolve(result);
     return true;

@@ -21,7 +21,9 @@ export class SessionRelay {
     if (!cluster?.enabled) return;
     cluster.on('client-response', ({ session, id, result, error, from }) => {
       if (from === cluster.replica || typeof session !== 'string') return;
-      this.sessions.get(session)?.clientRequests.settle(id, result, error as { message?: unknown } | undefined);
+      this.sessions
+        .get(session)
+        ?.clientRequests.settle(id, result, error as { message?: unknown; code?: unknown } | undefined);
     });
     cluster.on('cancel', ({ session, requestId, reason, from }) => {
       if (from === cluster.replica || typeof session !== 'string') return;

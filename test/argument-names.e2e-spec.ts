@@ -1,11 +1,12 @@
 import 'reflect-metadata';
-import { ConsoleLogger, Injectable, Module, type INestApplication } from '@nestjs/common';
+import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { IsString } from 'class-validator';
 import { z } from 'zod';
 import { McpArgs, McpTool } from '#libs/core';
 import { McpModule } from '#libs/hosting';
+import { CapturingLogger } from './support/capturing-logger';
 import { connectHttpClient } from './support/fixture-app';
 
 class NoteDto {
@@ -48,16 +49,6 @@ class NamedArgumentTools {
   providers: [NamedArgumentTools],
 })
 class ArgumentNamesModule {}
-
-/** Every ERROR line the host logs (with its stack, if any). */
-class CapturingLogger extends ConsoleLogger {
-  readonly errors: string[] = [];
-  override error(message: unknown, ...rest: unknown[]): void {
-    this.errors.push([message, ...rest].map(String).join(' '));
-  }
-  override log(): void {}
-  override warn(): void {}
-}
 
 describe('arguments named like members of every object (constructor, __proto__, toString …) over HTTP', () => {
   const logger = new CapturingLogger();
@@ -133,7 +124,7 @@ describe('arguments named like members of every object (constructor, __proto__, 
   });
 
   it('logs no ERROR line and keeps serving', async () => {
-    expect(logger.errors).toEqual([]);
+    expect(logger.at('error')).toEqual([]);
     expect(await client.callTool({ name: 'save_note', arguments: { text: 'still here' } })).toEqual({
       content: [{ type: 'text', text: 'saved still here' }],
     });

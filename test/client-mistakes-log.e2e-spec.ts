@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
-import type { LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { FixtureModule } from './fixtures/fixture.module';
+import { CapturingLogger } from './support/capturing-logger';
 import { connectHttpClient } from './support/fixture-app';
 
 /** Sends the headers and half the body of a POST, then drops the connection. */
@@ -19,25 +19,6 @@ function sendHalfABody(url: string): Promise<void> {
     socket.on('close', () => setTimeout(resolve, 50));
     socket.on('error', () => undefined);
   });
-}
-
-/** Every line the application logged, with its level. */
-class CapturingLogger implements LoggerService {
-  readonly lines: { level: string; message: string; extra: unknown[] }[] = [];
-  private push =
-    (level: string) =>
-    (message: unknown, ...extra: unknown[]) =>
-      void this.lines.push({
-        level,
-        message: String(message instanceof Error ? `${message.message}\n${message.stack}` : message),
-        extra,
-      });
-  log = this.push('log');
-  error = this.push('error');
-  warn = this.push('warn');
-  debug = this.push('debug');
-  verbose = this.push('verbose');
-  fatal = this.push('fatal');
 }
 
 /**

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { INestApplication, LoggerService } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule, type McpModuleOptions } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
+import { CapturingLogger } from './support/capturing-logger';
 import { auditRecords } from './support/desk-host';
 import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 import { waitFor } from './support/wait-for';
@@ -445,12 +446,7 @@ describe("confirmation of an external API's writes, without the host's confirmDe
 describe('writes exposed with no confirmation decided, at start-up', () => {
   /** Starts a host with `rest`, logging into `lines`; closes it, or returns why it did not start. */
   async function start(rest: McpModuleOptions['rest']): Promise<{ warnings: string[]; error?: Error }> {
-    const warnings: string[] = [];
-    const logger: LoggerService = {
-      log: () => undefined,
-      error: () => undefined,
-      warn: (message: unknown) => void warnings.push(String(message)),
-    };
+    const logger = new CapturingLogger();
     const moduleRef = await Test.createTestingModule({
       imports: [McpModule.forRoot({ name: 'undecided', version: '1.0.0', rest })],
     }).compile();
@@ -458,11 +454,11 @@ describe('writes exposed with no confirmation decided, at start-up', () => {
     try {
       await app.init();
     } catch (error) {
-      return { warnings, error: error as Error };
+      return { warnings: logger.at('warn'), error: error as Error };
     } finally {
       await app.close().catch(() => undefined);
     }
-    return { warnings };
+    return { warnings: logger.at('warn') };
   }
   const petstore = {
     name: 'petstore',

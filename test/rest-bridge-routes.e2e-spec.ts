@@ -18,14 +18,7 @@ import {
   UsePipes,
   ValidationPipe,
 } from '@nestjs/common';
-import type {
-  ArgumentsHost,
-  CanActivate,
-  ExceptionFilter,
-  ExecutionContext,
-  INestApplication,
-  LoggerService,
-} from '@nestjs/common';
+import type { ArgumentsHost, CanActivate, ExceptionFilter, ExecutionContext, INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -35,6 +28,7 @@ import type { ValidatorConstraintInterface } from 'class-validator';
 import { Authenticator, McpExpose, RequireScopes, hashApiKey, type McpPrincipal } from 'nest-mcp-host';
 import { McpModule } from '#libs/hosting';
 import { isMcpRestRequest, REST_RESULT_META } from '#libs/rest';
+import { CapturingLogger } from './support/capturing-logger';
 import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 
 // Several hosts start here: on a busy CI machine that can take longer than jest's 5 s default.
@@ -298,12 +292,7 @@ describe('the REST bridge describing routes from Nest metadata (rest.metadata: r
 describe('routes whose writes nothing decided to confirm, at start-up', () => {
   it('lists them in one warning naming each route and the fix, and not once they are decided', async () => {
     const warningsOf = async (rest: Parameters<typeof McpModule.forRoot>[0]['rest']) => {
-      const warnings: string[] = [];
-      const logger: LoggerService = {
-        log: () => undefined,
-        error: () => undefined,
-        warn: (message: unknown) => void warnings.push(String(message)),
-      };
+      const logger = new CapturingLogger();
       const moduleRef = await Test.createTestingModule({
         imports: [McpModule.forRoot({ name: 'inventory', version: '1.0.0', rest })],
         controllers: [InventoryController],
@@ -311,7 +300,7 @@ describe('routes whose writes nothing decided to confirm, at start-up', () => {
       const app = moduleRef.createNestApplication({ logger });
       await app.init();
       await app.close();
-      return warnings.filter((line) => line.includes('confirmation'));
+      return logger.at('warn').filter((line) => line.includes('confirmation'));
     };
     expect(await warningsOf({ metadata: 'routes' })).toEqual([
       "rest.confirm: 1 exposed write(s) run without a person's confirmation, and nothing decided so: " +

@@ -10,12 +10,12 @@
 //
 //   npm run build && node test/bench/drain.mjs     (DRAIN_CALLS=60 DRAIN_CLIENTS=12)
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, startHaproxy } from './bench-processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(join(root, 'package.json'));
@@ -38,13 +38,6 @@ const ROUNDS = [
 ];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 const exited = (child) =>
   new Promise((resolve) =>
     child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve),
@@ -203,32 +196,7 @@ async function rollingRestart() {
   const replicas = names.map((name, index) => desk(ports[index], env(name)));
   await Promise.all(ports.map(ready));
   const proxyPort = await freePort();
-  const config = join(directory, 'haproxy.cfg');
-  writeFileSync(
-    config,
-    [
-      'global',
-      '  maxconn 512',
-      'defaults',
-      '  mode http',
-      '  timeout connect 5s',
-      '  timeout client 60s',
-      '  timeout server 60s',
-      'frontend mcp',
-      `  bind 127.0.0.1:${proxyPort}`,
-      '  default_backend desks',
-      'backend desks',
-      '  balance roundrobin',
-      '  option httpchk GET /health/ready',
-      '  timeout check 3s',
-      '  retries 3',
-      '  option redispatch 1',
-      '  retry-on conn-failure empty-response 503',
-      ...names.map((name, index) => `  server ${name} 127.0.0.1:${ports[index]} check inter 300 fall 2 rise 1`),
-      '',
-    ].join('\n'),
-  );
-  const haproxy = spawn(existsOnPath('haproxy') ?? '/usr/sbin/haproxy', ['-db', '-f', config], { stdio: 'ignore' });
+  const haproxy = startHaproxy(directory, proxyPort, ports, { healthChecks: true });
   await ready(proxyPort);
   const url = new URL(`http://127.0.0.1:${proxyPort}/mcp`);
   let running = true;
@@ -300,15 +268,6 @@ async function rollingRestart() {
     records: records.filter((record) => record.client?.name?.startsWith('roll-client-')).length,
     verified: names.every((name) => verified(join(directory, `${name}.jsonl`))),
   };
-}
-
-function existsOnPath(command) {
-  try {
-    execFileSync('which', [command], { stdio: 'ignore' });
-    return command;
-  } catch {
-    return undefined;
-  }
 }
 
 const rows = [];

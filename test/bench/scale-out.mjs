@@ -8,10 +8,10 @@
 //   npm run build && node test/bench/scale-out.mjs     (SCALE_ROUNDS=4 SCALE_SECONDS=6)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, startHaproxy } from './bench-processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const entry = join(root, 'dist', 'apps', 'bench', 'src', 'main.js');
@@ -19,13 +19,6 @@ const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 4);
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 6);
 const directory = mkdtempSync(join(tmpdir(), 'scale-out-bench-'));
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 const cpuTicks = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return Number(fields[11]) + Number(fields[12]);
@@ -145,27 +138,7 @@ try {
 
   // HAProxy: one in front of r1 alone, one in front of r1 and r2, both round-robin without stickiness.
   const proxy = (port, backends) => {
-    const config = join(directory, `haproxy-${port}.cfg`);
-    writeFileSync(
-      config,
-      [
-        'global',
-        '  maxconn 512',
-        'defaults',
-        '  mode http',
-        '  timeout connect 5s',
-        '  timeout client 60s',
-        '  timeout server 60s',
-        'frontend mcp',
-        `  bind 127.0.0.1:${port}`,
-        '  default_backend hosts',
-        'backend hosts',
-        '  balance roundrobin',
-        ...backends.map((backend, i) => `  server h${i} 127.0.0.1:${backend}`),
-        '',
-      ].join('\n'),
-    );
-    const child = spawn('haproxy', ['-db', '-f', config], { stdio: 'ignore' });
+    const child = startHaproxy(directory, port, backends);
     processes.push(child);
     return child;
   };

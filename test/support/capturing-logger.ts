@@ -32,10 +32,8 @@ export class CapturingLogger implements LoggerService {
   verbose = this.push('verbose');
   fatal = this.push('fatal');
 
-  /** The messages logged at `level`, each with what came after it (a stack, a context) joined. */
+  /** The messages logged at `level` (what came after each, a stack or a context, is in `lines`). */
   at(level: string): string[] {
-    return this.lines
-      .filter((line) => line.level === level)
-      .map((line) => [line.message, ...line.extra.map(String)].join(' '));
+    return this.lines.filter((line) => line.level === level).map((line) => line.message);
   }
 }

@@ -54,6 +54,9 @@ import { HttpAuthentication } from './http/http-authentication';
 import { HttpCors } from './http/http-cors';
 import { HttpResponder } from './http/http-responder';
 import { StatelessHeaders } from './http/stateless-headers';
+import { HttpSessions } from './http/http-sessions';
+import { HttpReplies } from './http/http-reply';
+import { NotificationStreams } from './http/notification-streams';
 import {
   MCP_ASYNC_OPTIONS_TYPE,
   MCP_MODULE_OPTIONS,
@@ -155,6 +158,9 @@ const OPTION_SLICES = (
     HttpCors,
     HttpAuthentication,
     StatelessHeaders,
+    HttpSessions,
+    HttpReplies,
+    NotificationStreams,
     StreamableHttpHandler,
     HttpEndpointMounter,
     StdioTransport,

@@ -5,9 +5,9 @@ import {
   CallAdmission,
   CallerLists,
   CallScope,
-  type DispatchScope,
-  type JsonRpcId,
   type McpMethods,
+  type McpRequest,
+  type ReplyChannel,
   type RequestNote,
 } from '#libs/protocol';
 import { PromptGetter } from './prompt.getter';
@@ -16,8 +16,8 @@ import { PromptGetter } from './prompt.getter';
 @Injectable()
 export class PromptMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'prompts/list': (params, _id, scope) => this.lists.page(this.registry, params, scope),
-    'prompts/get': (params, id, scope, note) => this.get(params, id, scope, note),
+    'prompts/list': (request) => this.lists.page(this.registry, request),
+    'prompts/get': (request, reply, note) => this.get(request, reply, note),
   };
 
   constructor(
@@ -28,27 +28,21 @@ export class PromptMethods implements McpMethods {
     private readonly admission: CallAdmission,
   ) {}
 
-  private async get(
-    params: Record<string, unknown>,
-    id: JsonRpcId,
-    scope: DispatchScope,
-    note: RequestNote,
-  ): Promise<string> {
+  private async get(request: McpRequest, reply: ReplyChannel, note: RequestNote): Promise<string> {
+    const params = request.params;
     const name = params.name;
     if (typeof name !== 'string')
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'prompts/get: "name" must be a string');
     const notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown prompt: ${name}`);
-    const request = {
-      kind: 'prompt',
-      target: name,
-      entry: this.registry.get(name),
-      args: params.arguments,
-      notFound,
-    } as const;
-    const prompt = await this.admission.admit(request, scope, note);
+    const call = await this.admission.admit(
+      { kind: 'prompt', target: name, entry: this.registry.get(name), args: params.arguments, notFound },
+      request,
+      reply,
+      note,
+    );
     return JSON.stringify(
-      await this.calls.serve(scope, id, 'prompt', name, params, note, async (context) => ({
-        value: await this.getter.get(prompt, params.arguments, context),
+      await this.calls.serve(call, async (context) => ({
+        value: await this.getter.get(call.entry, params.arguments, context),
       })),
     );
   }

@@ -5,7 +5,6 @@ export { CallerLists } from './admission/caller-lists';
 export { CacheHints } from './admission/cache-hints';
 export { sensitiveFieldsOfEntry } from './admission/sensitive-fields.cache';
 export { CompletionMethods } from './completion/completion.methods';
-export { CallScope } from './calls/call-scope';
 export {
   classify,
   resultResponse,
@@ -21,10 +20,13 @@ export {
   EMPTY_RESULT,
   MCP_METHOD_GROUPS,
   type ClientInputs,
-  type DispatchScope,
   type MethodHandler,
   type McpMethods,
 } from './methods/method-handler';
+export { mcpRequest, type McpRequest, type McpRequestParts, type McpRequestHeaders } from './requests/mcp-request';
+export type { McpAnswer, ReplyChannel } from './requests/reply-channel';
+export type { AdmittedCall } from './admission/admitted-call';
+export { CallScope, type CallRun } from './calls/call-scope';
 export {
   MCP_METHODS,
   MCP_METHOD_NAMES,

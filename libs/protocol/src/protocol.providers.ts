@@ -20,6 +20,8 @@ import { SessionRelay } from './sessions/session-relay';
 import { SharedStreams } from './sessions/shared-streams';
 import { TaskMethods } from './tasks/task.methods';
 import { TaskRunner } from './tasks/task.runner';
+import { TaskLife } from './tasks/task-life';
+import { TaskHandOff } from './tasks/task-hand-off';
 import { TaskQuota } from './tasks/task-quota';
 import { TaskExtensionRunner } from './tasks/task-extension.runner';
 import { TaskStatusEvents } from './tasks/task-status.events';
@@ -53,7 +55,9 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   SessionStore,
   SessionRelay,
   SharedStreams,
+  TaskLife,
   TaskRunner,
+  TaskHandOff,
   TaskQuota,
   TaskExtensionRunner,
   TaskStatusEvents,

@@ -12,9 +12,9 @@ import {
   InjectProtocolOptions,
   RequestLimitError,
   withCacheHints,
-  type DispatchScope,
-  type JsonRpcId,
   type McpMethods,
+  type McpRequest,
+  type ReplyChannel,
   type ProtocolOptions,
   type RequestNote,
 } from '#libs/protocol';
@@ -29,11 +29,11 @@ import { ResourceReader } from './resource.reader';
 @Injectable()
 export class ResourceMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'resources/list': (params, _id, scope) => this.lists.page(this.registry.resources, params, scope),
-    'resources/templates/list': (params, _id, scope) => this.lists.page(this.registry.templates, params, scope),
-    'resources/read': (params, id, scope, note) => this.read(params, id, scope, note),
-    'resources/subscribe': (params, _id, scope, note) => this.subscribe(params, scope, true, note),
-    'resources/unsubscribe': (params, _id, scope) => this.subscribe(params, scope, false),
+    'resources/list': (request) => this.lists.page(this.registry.resources, request),
+    'resources/templates/list': (request) => this.lists.page(this.registry.templates, request),
+    'resources/read': (request, reply, note) => this.read(request, reply, note),
+    'resources/subscribe': (request, _reply, note) => this.subscribe(request, true, note),
+    'resources/unsubscribe': (request) => this.subscribe(request, false),
   };
 
   constructor(
@@ -48,49 +48,42 @@ export class ResourceMethods implements McpMethods {
     private readonly notifier: McpResourceNotifier,
   ) {}
 
-  private async read(
-    params: Record<string, unknown>,
-    id: JsonRpcId,
-    scope: DispatchScope,
-    note: RequestNote,
-  ): Promise<string> {
-    const uri = requireUri('resources/read', params);
+  private async read(request: McpRequest, reply: ReplyChannel, note: RequestNote): Promise<string> {
+    const uri = requireUri('resources/read', request.params);
     const resolved = this.registry.resolve(uri);
-    const request = {
-      kind: 'resource',
-      target: uri,
-      entry: resolved?.handler,
-      args: resolved?.variables,
-      notFound: () => resourceNotFound(uri),
-    } as const;
-    const entry = await this.admission.admit(request, scope, note);
+    const call = await this.admission.admit(
+      {
+        kind: 'resource',
+        target: uri,
+        entry: resolved?.handler,
+        args: resolved?.variables,
+        notFound: () => resourceNotFound(uri),
+      },
+      request,
+      reply,
+      note,
+    );
     const json = JSON.stringify(
-      await this.calls.serve(scope, id, 'resource', uri, params, note, async (context) => ({
-        value: await this.reader.read(uri, context),
-      })),
+      await this.calls.serve(call, async (context) => ({ value: await this.reader.read(uri, context) })),
     );
     // A 2026-07-28 read carries its resource's caching hints (a result that brings its own is left as it is).
-    const hints = scope.session.stateless && !json.startsWith('{"resultType"') ? this.hints.ofEntry(entry) : undefined;
+    const hints =
+      request.session.stateless && !json.startsWith('{"resultType"') ? this.hints.ofEntry(call.entry) : undefined;
     return hints ? withCacheHints(json, hints) : json;
   }
 
   /** Subscribing runs nothing, so it needs only the entry to be visible (no call rule, no audit gate). */
-  private async subscribe(
-    params: Record<string, unknown>,
-    scope: DispatchScope,
-    on: boolean,
-    note?: RequestNote,
-  ): Promise<string> {
-    const uri = requireUri(on ? 'resources/subscribe' : 'resources/unsubscribe', params);
+  private async subscribe(request: McpRequest, on: boolean, note?: RequestNote): Promise<string> {
+    const uri = requireUri(on ? 'resources/subscribe' : 'resources/unsubscribe', request.params);
     if (on) {
       const resolved = this.registry.resolve(uri);
       note?.entry('resource', uri, resolved?.variables);
       if (!resolved) throw resourceNotFound(uri);
-      if (!this.access.allows(scope.principal, resolved.handler)) {
+      if (!this.access.allows(request.principal, resolved.handler)) {
         const notFound = resourceNotFound(uri);
         throw new AccessDeniedError(notFound.code, notFound.message, notFound.data);
       }
-      const subscriptions = scope.session.subscriptions;
+      const subscriptions = request.session.subscriptions;
       const max = this.options.sessions.maxSubscriptions;
       if (subscriptions.size >= max && !subscriptions.has(uri)) {
         throw new RequestLimitError(
@@ -100,7 +93,7 @@ export class ResourceMethods implements McpMethods {
       subscriptions.add(uri);
       await this.notifier.subscribed(uri);
     } else {
-      scope.session.subscriptions.delete(uri);
+      request.session.subscriptions.delete(uri);
     }
     return EMPTY_RESULT;
   }

@@ -38,6 +38,9 @@ import { HttpAuthentication } from './http-authentication';
 import { HttpCors } from './http-cors';
 import { HttpResponder } from './http-responder';
 import { StatelessHeaders } from './stateless-headers';
+import { HttpSessions } from './http-sessions';
+import { HttpReplies } from './http-reply';
+import { NotificationStreams } from './notification-streams';
 import { StreamableHttpHandler } from './streamable-http.handler';
 import { rpcOf } from './testing/http-testing';
 
@@ -57,7 +60,9 @@ class DeskMethods implements McpMethods {
       (method) => !['initialize', 'ping', 'logging/setLevel', 'server/discover'].includes(method),
     ).map((method): [string, MethodHandler] => [
       method,
-      method === 'tools/call' ? (params, _id, scope) => this.call(params, scope.notify) : () => '{}',
+      method === 'tools/call'
+        ? (request, reply) => this.call(request.params, (message) => reply.send(message))
+        : () => '{}',
     ]),
   );
 
@@ -116,6 +121,9 @@ async function host(options: Partial<McpModuleOptions> & Record<string, unknown>
       HttpCors,
       HttpAuthentication,
       StatelessHeaders,
+      HttpSessions,
+      HttpReplies,
+      NotificationStreams,
       StreamableHttpHandler,
     ],
   }).compile();

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isMcpLogLevel } from '#libs/core';
-import type { McpSession } from '#libs/protocol';
+import type { McpAnswer, McpSession, ReplyChannel } from '#libs/protocol';
 import type { McpInvokeOptions } from './mcp-invoke.options';
 
 interface Message {
@@ -13,9 +13,9 @@ interface Message {
 /**
  * The client side of one in-process request: what the call sends back (progress, log messages,
  * requests for user input) goes to the caller's callbacks, and the answers to the session, as a
- * client's responses would.
+ * client's responses would. Its answer is the dispatcher's to return: the caller awaits it there.
  */
-export class InProcessChannel {
+export class InProcessChannel implements ReplyChannel {
   private readonly logger = new Logger('McpInvoker');
 
   constructor(
@@ -24,11 +24,16 @@ export class InProcessChannel {
   ) {}
 
   /** Takes one message the call sends; always delivered (the caller is in this process). */
-  receive(text: string): boolean {
+  send(text: string): boolean {
     const message = JSON.parse(text) as Message;
-    if (message.id !== undefined && message.method) void this.answer(message.id, message.method, message.params ?? {});
+    if (message.id !== undefined && message.method)
+      void this.answerRequest(message.id, message.method, message.params ?? {});
     else if (message.method) this.notified(message.method, message.params ?? {});
     return true;
+  }
+
+  answer(_answer: McpAnswer): Promise<void> {
+    return Promise.resolve();
   }
 
   private notified(method: string, params: Record<string, unknown>): void {
@@ -53,7 +58,7 @@ export class InProcessChannel {
     }
   }
 
-  private async answer(id: string | number, method: string, params: Record<string, unknown>): Promise<void> {
+  private async answerRequest(id: string | number, method: string, params: Record<string, unknown>): Promise<void> {
     const requests = this.session.clientRequests;
     if (method !== 'elicitation/create' || !this.options.elicit) {
       requests.settle(id, undefined, { message: `${method} is not available to an in-process caller` });

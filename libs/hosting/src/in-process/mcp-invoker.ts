@@ -10,8 +10,8 @@ import type {
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, type McpPrincipal, type McpTransportKind } from '#libs/core';
-import { HostState, McpDispatcher, McpSession, RequestEvents, type DispatchScope } from '#libs/protocol';
-import { Authenticator, InjectSecurityOptions, type AuditOutcome, type SecurityOptions } from '#libs/security';
+import { HostState, McpDispatcher, mcpRequest, McpSession, RequestEvents } from '#libs/protocol';
+import { Authenticator, InjectSecurityOptions, type SecurityOptions } from '#libs/security';
 import { InProcessChannel } from './in-process-channel';
 import { McpInvocationError } from './mcp-invocation.error';
 import type { McpInvocation, McpInvokeOptions } from './mcp-invoke.options';
@@ -138,17 +138,8 @@ export class McpInvoker {
     const id = ++this.nextId;
     const session = this.sessionFor(principal, options);
     const channel = new InProcessChannel(session, options);
-    let outcome: AuditOutcome = 'ok';
-    const scope: DispatchScope = {
-      session,
-      transport,
-      principal,
-      headers: NO_HEADERS,
-      remoteAddress: options.remoteAddress,
-      notify: (message) => channel.receive(message),
-      onFinished: (finished) => (outcome = finished),
-    };
-    const request = {
+    const parts = { session, principal, transport, headers: NO_HEADERS, remoteAddress: options.remoteAddress };
+    const message = {
       jsonrpc: '2.0' as const,
       id,
       method,
@@ -157,27 +148,29 @@ export class McpInvoker {
     const cancel = () => {
       const reason =
         options.signal?.reason instanceof Error ? options.signal.reason.message : 'cancelled by the caller';
-      void this.dispatcher.dispatch(
-        'notification',
-        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } },
-        scope,
-      );
+      const cancelled = {
+        jsonrpc: '2.0' as const,
+        method: 'notifications/cancelled',
+        params: { requestId: id, reason },
+      };
+      void this.dispatcher.dispatch(mcpRequest({ ...parts, kind: 'notification', message: cancelled }), channel);
     };
     options.signal?.throwIfAborted();
     options.signal?.addEventListener('abort', cancel, { once: true });
-    // The host does not let go before the answer is back with its caller (see `HostState`).
-    this.state.enter();
     try {
-      const response = await this.dispatcher.dispatch('request', request, scope);
-      if (response === undefined) {
+      // The host does not let go before the answer is back with its caller (see `RequestLife`).
+      const { body, outcome } = await this.dispatcher.dispatch(
+        mcpRequest({ ...parts, kind: 'request', message }),
+        channel,
+      );
+      if (body === undefined) {
         throw new McpInvocationError(JsonRpcErrorCode.INVALID_REQUEST, `${method} was cancelled`, 'cancelled');
       }
-      const answer = JSON.parse(response) as { result?: T; error?: { code: number; message: string; data?: unknown } };
+      const answer = JSON.parse(body) as { result?: T; error?: { code: number; message: string; data?: unknown } };
       if (answer.error)
         throw new McpInvocationError(answer.error.code, answer.error.message, outcome, answer.error.data);
       return { result: answer.result as T, outcome };
     } finally {
-      this.state.leave();
       options.signal?.removeEventListener('abort', cancel);
       session.close('the in-process request ended');
     }

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 import { JsonRpcErrorCode, LATEST_PROTOCOL_VERSION } from '#libs/core';
-import { McpDispatcher, RequestEvents, type DispatchScope } from '#libs/protocol';
+import { McpDispatcher, mcpRequest, RequestEvents, type McpAnswer, type ReplyChannel } from '#libs/protocol';
 import { classify, errorResponse, type JsonRpcId } from '#libs/protocol';
 import { HostState } from '#libs/protocol';
 import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
@@ -39,8 +39,18 @@ export class StdioTransport {
     private readonly events: RequestEvents,
   ) {}
 
-  /** The host's state, told when an answer has been written (bound once: nothing allocated per request). */
-  private readonly leave = () => this.state.leave();
+  /** The way back of every request: one, as there is one client (made once: nothing allocated per request). */
+  private readonly reply: ReplyChannel = {
+    send: (message) => this.write(message),
+    answer: ({ body }: McpAnswer) =>
+      new Promise<void>((resolve) => {
+        if (body === undefined || !this.write(body, resolve)) resolve();
+      }),
+    onLost: (abort) => {
+      this.lost.add(abort);
+      return () => this.lost.delete(abort);
+    },
+  };
 
   /** Starts reading `input`; resolves when it ends. */
   connect(input: Readable, output: Writable): Promise<void> {
@@ -97,28 +107,19 @@ export class StdioTransport {
       this.refuse(classified.message.id!, JsonRpcErrorCode.INVALID_REQUEST, 'The host is shutting down', 'unavailable');
       return;
     }
-    const scope: DispatchScope = {
-      session: this.session!,
-      transport: 'stdio',
-      principal: this.security.stdioPrincipal,
-      headers: NO_HEADERS,
-      notify: (message) => this.write(message),
-      onLost: (abort) => {
-        this.lost.add(abort);
-        return () => this.lost.delete(abort);
-      },
-    };
-    // A request holds the host open until its answer is written (see `HostState`).
-    const request = classified.kind === 'request';
-    if (request) this.state.enter();
-    let answered = false;
     try {
-      const response = await this.dispatcher.dispatch(classified.kind, classified.message, scope);
-      if (response !== undefined) answered = this.write(response, request ? this.leave : undefined);
+      const request = mcpRequest({
+        kind: classified.kind,
+        message: classified.message,
+        session: this.session!,
+        principal: this.security.stdioPrincipal,
+        transport: 'stdio',
+        headers: NO_HEADERS,
+      });
+      // The host holds the request open until its answer is written (see `RequestLife`).
+      await this.dispatcher.dispatch(request, this.reply);
     } catch (error) {
       this.logger.error('Unexpected failure', (error as Error)?.stack ?? String(error));
-    } finally {
-      if (request && !answered) this.state.leave();
     }
   }
 

@@ -1,16 +1,17 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode, type McpCallKind } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
-import type { DispatchScope } from '../methods/method-handler';
-import type { McpEntryKind } from '../events/mcp-request-event';
 import type { RequestNote } from '../events/request-note';
+import type { McpRequest } from '../requests/mcp-request';
+import type { ReplyChannel } from '../requests/reply-channel';
+import type { AdmittedCall } from './admitted-call';
 import { AccessControl, AccessDeniedError } from './access-control';
 import { sensitiveFieldsOfEntry } from './sensitive-fields.cache';
 
 /** A call of a catalog entry, as its method group read it from the request. */
 export interface CallRequest<T extends RegisteredHandler> {
-  kind: McpEntryKind;
+  kind: McpCallKind;
   /** Tool or prompt name, or resource URI. */
   target: string;
   /** The entry, or `undefined` when the catalog has none by that name or URI. */
@@ -43,24 +44,25 @@ export class CallAdmission {
   ) {}
 
   /**
-   * @returns the entry, admitted for this caller
+   * @returns the call, admitted for this caller: what runs it takes it whole
    * @throws JsonRpcError the not-found error, a `-32602` "not allowed", or a `-32603` "unavailable"
    */
   async admit<T extends RegisteredHandler>(
-    request: CallRequest<T>,
-    scope: DispatchScope,
+    call: CallRequest<T>,
+    request: McpRequest,
+    reply: ReplyChannel,
     note: RequestNote,
-  ): Promise<T> {
-    const { kind, target, entry, args } = request;
+  ): Promise<AdmittedCall<T>> {
+    const { kind, target, entry, args } = call;
     note.entry(kind, target, args, sensitiveFieldsOfEntry(kind, entry));
     note.route = entry?.route;
-    if (!entry || !this.access.allows(scope.principal, entry)) {
-      const notFound = request.notFound();
+    if (!entry || !this.access.allows(request.principal, entry)) {
+      const notFound = call.notFound();
       throw entry ? new AccessDeniedError(notFound.code, notFound.message, notFound.data) : notFound;
     }
-    await this.access.authorizeCall(scope.principal, kind, target, args, entry);
+    await this.access.authorizeCall(request.principal, kind, target, args, entry);
     this.checkAuditGate(note);
-    return entry;
+    return { request, reply, note, kind, target, entry, args };
   }
 
   /**

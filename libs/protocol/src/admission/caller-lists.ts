@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CatalogList, RegisteredHandler } from '#libs/catalog';
-import type { DispatchScope } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { withCacheHints } from '../eras/stateless-result';
 import { AccessControl } from './access-control';
@@ -20,15 +20,11 @@ export class CallerLists {
     private readonly hints: CacheHints,
   ) {}
 
-  /** The page `params.cursor` names, as JSON text. @throws JsonRpcError `-32602` for a bad cursor */
-  page<T extends RegisteredHandler>(
-    list: CatalogList<T>,
-    params: Record<string, unknown>,
-    scope: DispatchScope,
-  ): string {
-    const view = this.access.view<T>(scope.principal);
-    const page = list.listPage(params.cursor, this.options.pageSize, view);
-    if (!scope.session.stateless) return page;
+  /** The page the request's `cursor` names, as JSON text. @throws JsonRpcError `-32602` for a bad cursor */
+  page<T extends RegisteredHandler>(list: CatalogList<T>, request: McpRequest): string {
+    const view = this.access.view<T>(request.principal);
+    const page = list.listPage(request.params.cursor, this.options.pageSize, view);
+    if (!request.session.stateless) return page;
     const hints = this.hints.ofList(list, view);
     return hints ? withCacheHints(page, hints) : page;
   }

@@ -2,7 +2,11 @@ import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, STATELESS_PROT
 import { HandlerFailedError, type CallContext } from '#libs/invocation';
 import { RequestNote } from '../events/request-note';
 import { HostState } from '../lifecycle/host-state';
-import type { DispatchScope } from '../methods/method-handler';
+import type { RegisteredHandler } from '#libs/catalog';
+import type { McpCallKind } from '#libs/core';
+import type { ReplyChannel } from '../requests/reply-channel';
+import type { JsonRpcId } from '../wire/json-rpc';
+import { admittedCall, callRequest, principal, RecordingReply, type RequestOrigin } from '../testing/protocol-testing';
 import { McpSession } from '../sessions/mcp-session';
 import { traitsOf } from '../wire/mcp-method.table';
 import { InputRounds } from '../inputs/input-rounds';
@@ -10,14 +14,43 @@ import { RequestStateSealer } from '../inputs/request-state.sealer';
 import { CallScope } from './call-scope';
 import { StatelessCalls } from './stateless-calls';
 
+/** Who calls on what session, and the call's way back. */
+interface Scope extends RequestOrigin {
+  reply: ReplyChannel;
+}
+
+const METHOD_OF: Record<McpCallKind, string> = {
+  tool: 'tools/call',
+  prompt: 'prompts/get',
+  resource: 'resources/read',
+};
+
+/** The call of `target` a request with `params` makes, admitted. */
+function callOf(
+  { reply, ...origin }: Scope,
+  id: JsonRpcId,
+  kind: McpCallKind,
+  target: string,
+  params: Record<string, unknown>,
+  note: RequestNote,
+) {
+  const request = callRequest(METHOD_OF[kind], params, origin, id);
+  return admittedCall(request, { name: target } as unknown as RegisteredHandler, params.arguments, {
+    kind,
+    note,
+    reply,
+    target,
+  });
+}
+
 function setup() {
   const session = new McpSession('s1', LATEST_PROTOCOL_VERSION);
-  const scope: DispatchScope = {
+  const scope: Scope = {
     session,
     transport: 'http',
-    principal: { id: 'alice', scopes: [], roles: [], claims: {} },
+    principal: principal('alice'),
     headers: {},
-    notify: () => true,
+    reply: new RecordingReply(),
   };
   const note = new RequestNote('tools/call', traitsOf('tools/call'), 'http', 'alice', 's1', undefined, undefined);
   const sealer = new RequestStateSealer({ requestState: { secrets: undefined, ttlMs: 600_000 } });
@@ -33,7 +66,7 @@ const failureOf = (promise: Promise<unknown>) =>
 describe('CallScope', () => {
   it('answers the value the body returns and leaves the note ok when the call did not fail', async () => {
     const { calls, scope, note } = setup();
-    expect(await calls.run(scope, 1, 'tool', 'echo', {}, note, async () => ({ value: 'hi' }))).toBe('hi');
+    expect(await calls.run(callOf(scope, 1, 'tool', 'echo', {}, note), async () => ({ value: 'hi' }))).toBe('hi');
     expect(note).toMatchObject({ outcome: 'ok', errorCode: undefined, error: undefined });
     expect(scope.session.inFlight.size).toBe(0);
   });
@@ -42,7 +75,7 @@ describe('CallScope', () => {
     const { calls, scope, note } = setup();
     const value = { content: [{ type: 'text', text: 'Ticket T-1 is closed' }], isError: true };
     expect(
-      await calls.run(scope, 1, 'tool', 'close', {}, note, async () => ({
+      await calls.run(callOf(scope, 1, 'tool', 'close', {}, note), async () => ({
         value,
         failure: 'tool_error',
         failureMessage: 'Ticket T-1 is closed',
@@ -60,7 +93,7 @@ describe('CallScope', () => {
       'denied',
     );
     const error = await failureOf(
-      calls.run(scope, 1, 'prompt', 'brief', {}, note, async () => {
+      calls.run(callOf(scope, 1, 'prompt', 'brief', {}, note), async () => {
         throw thrown;
       }),
     );
@@ -78,7 +111,7 @@ describe('CallScope', () => {
   it('notes nothing for a plain protocol error (the dispatcher records it from its code)', async () => {
     const { calls, scope, note } = setup();
     await failureOf(
-      calls.run(scope, 1, 'resource', 'desk://x', {}, note, async () => {
+      calls.run(callOf(scope, 1, 'resource', 'desk://x', {}, note), async () => {
         throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'bad uri');
       }),
     );
@@ -87,7 +120,7 @@ describe('CallScope', () => {
 
   it("records a client's cancellation over the failure the call ended with", async () => {
     const { calls, scope, note } = setup();
-    const value = await calls.run(scope, 7, 'tool', 'slow', {}, note, async (context) => {
+    const value = await calls.run(callOf(scope, 7, 'tool', 'slow', {}, note), async (context) => {
       scope.session.inFlight.get(7)!.cancelByClient('user pressed stop');
       return {
         value: context.signal.aborted,
@@ -111,15 +144,13 @@ describe('CallScope', () => {
       const session =
         version === LATEST_PROTOCOL_VERSION ? new McpSession('s1', version) : new McpSession(undefined, version);
       session.logLevel = level;
-      const logging: DispatchScope = {
-        ...scope,
-        session,
-        notify: (message) => sent.push((JSON.parse(message) as { params: { level: string } }).params.level) > 0,
-      };
-      await calls.run(logging, 1, 'tool', 'noisy', {}, note, async (context) => {
+      const reply = new RecordingReply();
+      const logging: Scope = { ...scope, session, reply };
+      await calls.run(callOf(logging, 1, 'tool', 'noisy', {}, note), async (context) => {
         for (const log of [context.log.debug, context.log.info, context.log.error]) log('step');
         return { value: 'done' };
       });
+      sent.push(...reply.messages.map((message) => (message.params as { level: string }).level));
       return sent;
     }
 
@@ -140,17 +171,12 @@ describe('CallScope.serve', () => {
   const calls = new CallScope(new HostState(), new StatelessCalls(), new InputRounds(sealer));
   const FORM = { message: 'Close T-1?', requestedSchema: { type: 'object' as const, properties: {} } };
 
-  function scopeOf(version: string, capabilities: Record<string, unknown>, sent: string[] = []): DispatchScope {
+  function scopeOf(version: string, capabilities: Record<string, unknown>, sent: string[] = []): Scope {
     const session = new McpSession(version === LATEST_PROTOCOL_VERSION ? 's1' : undefined, version);
     session.clientCapabilities = capabilities;
     session.opened = true;
-    return {
-      session,
-      transport: 'http',
-      principal: { id: 'alice', scopes: [], roles: [], claims: {} },
-      headers: {},
-      notify: (message) => (sent.push(message), true),
-    };
+    const reply: ReplyChannel = { send: (message) => (sent.push(message), true), answer: () => Promise.resolve() };
+    return { session, transport: 'http', principal: principal('alice'), headers: {}, reply };
   }
   const noteOf = () =>
     new RequestNote('tools/call', traitsOf('tools/call'), 'http', 'alice', undefined, undefined, undefined);
@@ -162,7 +188,7 @@ describe('CallScope.serve', () => {
       return { value: `closed: ${answer.action}` };
     };
     const asking = noteOf();
-    const first = (await calls.serve(scope, 1, 'tool', 'close', { arguments: {} }, asking, close)) as {
+    const first = (await calls.serve(callOf(scope, 1, 'tool', 'close', { arguments: {} }, asking), close)) as {
       requestState: string;
     };
     // The round is no request of its own for the audit trail and metrics: the retry accounts for the call.
@@ -175,16 +201,19 @@ describe('CallScope.serve', () => {
     };
     const answered = noteOf();
     expect(
-      await calls.serve(scopeOf('2026-07-28', { elicitation: {} }), 2, 'tool', 'close', retry, answered, close),
+      await calls.serve(callOf(scopeOf('2026-07-28', { elicitation: {} }), 2, 'tool', 'close', retry, answered), close),
     ).toBe('closed: accept');
     expect(answered).toMatchObject({ continuedByRetry: false, outcome: 'ok' });
   });
 
   it('answers -32021 (HTTP 400) when a 2026-07-28 call samples without the sampling capability', async () => {
     const error = await failureOf(
-      calls.serve(scopeOf('2026-07-28', { elicitation: {} }), 1, 'tool', 'needs', {}, noteOf(), async (context) => ({
-        value: await context.sample({ messages: [], maxTokens: 5 }),
-      })),
+      calls.serve(
+        callOf(scopeOf('2026-07-28', { elicitation: {} }), 1, 'tool', 'needs', {}, noteOf()),
+        async (context) => ({
+          value: await context.sample({ messages: [], maxTokens: 5 }),
+        }),
+      ),
     );
     expect(error).toMatchObject({
       code: JsonRpcErrorCode.MISSING_CLIENT_CAPABILITY,
@@ -192,9 +221,12 @@ describe('CallScope.serve', () => {
       data: { requiredCapabilities: { sampling: {} } },
     });
     const url = await failureOf(
-      calls.serve(scopeOf('2026-07-28', { elicitation: {} }), 1, 'tool', 'needs', {}, noteOf(), async (context) => ({
-        value: await context.elicit({ mode: 'url', elicitationId: 'e', url: 'https://x.example', message: 'Go' }),
-      })),
+      calls.serve(
+        callOf(scopeOf('2026-07-28', { elicitation: {} }), 1, 'tool', 'needs', {}, noteOf()),
+        async (context) => ({
+          value: await context.elicit({ mode: 'url', elicitationId: 'e', url: 'https://x.example', message: 'Go' }),
+        }),
+      ),
     );
     expect(url).toMatchObject({ data: { requiredCapabilities: { elicitation: { url: {} } } } });
   });
@@ -202,13 +234,13 @@ describe('CallScope.serve', () => {
   it("leaves a 2025 session as it was: its requests go to the client, a missing capability is the tool's error", async () => {
     const sent: string[] = [];
     const scope = scopeOf(LATEST_PROTOCOL_VERSION, { elicitation: {} }, sent);
-    const unsupported = await calls.serve(scope, 1, 'tool', 'needs', {}, noteOf(), async (context) => ({
+    const unsupported = await calls.serve(callOf(scope, 1, 'tool', 'needs', {}, noteOf()), async (context) => ({
       value: await context.sample({ messages: [], maxTokens: 5 }).catch((error: Error) => error.message),
     }));
     expect(unsupported).toBe(
       "The client does not support sampling ('sampling'): it did not declare that capability in initialize.",
     );
-    const answered = calls.serve(scope, 2, 'tool', 'close', {}, noteOf(), async (context) => ({
+    const answered = calls.serve(callOf(scope, 2, 'tool', 'close', {}, noteOf()), async (context) => ({
       value: (await context.elicit(FORM, { key: 'confirm' })).action,
     }));
     await new Promise((resolve) => setImmediate(resolve));
@@ -220,7 +252,7 @@ describe('CallScope.serve', () => {
 
   it('sends no notifications/elicitation/complete in 2026-07-28 (the revision removed it)', async () => {
     const sent: string[] = [];
-    await calls.serve(scopeOf('2026-07-28', {}, sent), 1, 'tool', 't', {}, noteOf(), async (context) => {
+    await calls.serve(callOf(scopeOf('2026-07-28', {}, sent), 1, 'tool', 't', {}, noteOf()), async (context) => {
       context.completeElicitation('e-1');
       return { value: 'ok' };
     });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCallKind, McpClientRequestOptions, McpLogLevel } from '#libs/core';
+import type { McpClientRequestOptions, McpLogLevel } from '#libs/core';
 import {
   CallCancellation,
   CallContext,
@@ -11,42 +11,65 @@ import {
 import { HostState } from '../lifecycle/host-state';
 import { notification, type JsonRpcId } from '../wire/json-rpc';
 import { StatelessCalls } from './stateless-calls';
-import type { DispatchScope } from '../methods/method-handler';
-import type { RequestNote } from '../events/request-note';
+import type { ClientInputs } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
+import type { ReplyChannel } from '../requests/reply-channel';
+import type { AdmittedCall } from '../admission/admitted-call';
 import { InputRounds } from '../inputs/input-rounds';
 import type { InputRequiredResult, InputRound } from '../inputs/input-round';
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
+const ELICITATION_COMPLETE = 'notifications/elicitation/complete';
 
-/** Sends a call's notifications on the transport of the request that started it. */
-class ScopeChannel implements CallChannel {
-  constructor(private readonly scope: DispatchScope) {}
+/**
+ * How a call runs when not as its request alone would run it: a task's call runs under an id of
+ * its own, answers nothing on the request's stream and asks its client through the task; a call
+ * that may become a task midway says how (`continueAsTask`).
+ */
+export interface CallRun {
+  /** The id its session finds it by (for `notifications/cancelled`): the request's by default. */
+  id?: JsonRpcId;
+  /** The way back to its client, in place of the request's. */
+  reply?: ReplyChannel;
+  /** Where its requests to the client go instead of the session (see `ClientInputs`). */
+  clientInputs?: ClientInputs;
+  /** Hands the rest of the call to a task (`McpCallContext.continueAsTask`); absent where it cannot become one. */
+  continueAsTask?: () => Promise<void>;
+}
+
+/** Sends a call's notifications and requests to its client, the way its request came. */
+class RequestCallChannel implements CallChannel {
+  constructor(
+    private readonly origin: McpRequest,
+    private readonly reply: ReplyChannel,
+    private readonly run: CallRun,
+  ) {}
 
   get logLevel(): McpLogLevel | 'off' | undefined {
-    const session = this.scope.session;
+    const session = this.origin.session;
     // A 2026-07-28 request without a log level in its `_meta` gets no log messages at all.
     return session.stateless ? (session.logLevel ?? 'off') : session.logLevel;
   }
 
   get clientCapabilities(): Readonly<Record<string, unknown>> {
-    return this.scope.session.clientCapabilities ?? {};
+    return this.origin.session.clientCapabilities ?? {};
   }
 
   notify(method: string, params: Record<string, unknown>): void {
     // 2026-07-28 removed it: a URL-mode elicitation's outcome is learnt from the retry.
-    if (method === ELICITATION_COMPLETE && this.scope.session.stateless) return;
-    this.scope.notify(notification(method, params));
+    if (method === ELICITATION_COMPLETE && this.origin.session.stateless) return;
+    this.reply.send(notification(method, params));
   }
 
   get requestsUnavailable(): string | undefined {
     // Without a session (or inputs gathered otherwise) the answer would arrive on another POST with nothing to tie it to this call.
-    return this.scope.session.id === undefined && !this.scope.clientInputs
+    return this.origin.session.id === undefined && !this.run.clientInputs
       ? 'needs a session: serve the host in stateful mode.'
       : undefined;
   }
 
   closeStream(): void {
-    this.scope.closeStream?.();
+    this.reply.release?.();
   }
 
   request(
@@ -56,8 +79,15 @@ class ScopeChannel implements CallChannel {
     signal: AbortSignal,
     options?: McpClientRequestOptions,
   ): Promise<unknown> {
-    if (this.scope.clientInputs) return this.scope.clientInputs.request(method, params, timeoutMs, signal, options);
-    return this.scope.session.clientRequests.send(method, params, this.scope.notify, timeoutMs, signal);
+    const inputs = this.run.clientInputs;
+    if (inputs) return inputs.request(method, params, timeoutMs, signal, options);
+    return this.origin.session.clientRequests.send(
+      method,
+      params,
+      (message) => this.reply.send(message),
+      timeoutMs,
+      signal,
+    );
   }
 
   missingCapability(
@@ -66,21 +96,20 @@ class ScopeChannel implements CallChannel {
     what: string,
     signal: AbortSignal,
   ): Promise<never> | undefined {
-    return this.scope.clientInputs?.missingCapability?.(capability, required, what, signal);
+    return this.run.clientInputs?.missingCapability?.(capability, required, what, signal);
   }
 
   continueAsTask(): Promise<void> {
-    return this.scope.continueAsTask?.() ?? Promise.resolve();
+    return this.run.continueAsTask?.() ?? Promise.resolve();
   }
 }
 
-const ELICITATION_COMPLETE = 'notifications/elicitation/complete';
-
 /**
- * Runs a handler as a cancellable call: builds its `CallContext`, registers it for
- * `notifications/cancelled`, client disconnects and shutdown draining, and unregisters it after.
- * How the call ended goes on the request's note: the failure the body returns with its value, or
- * the one a `HandlerFailedError` it throws carries (a client's cancellation wins over both).
+ * Runs an admitted call (`AdmittedCall`) as a cancellable call: builds its `CallContext`,
+ * registers it for `notifications/cancelled`, client disconnects and shutdown draining, and
+ * unregisters it after. How the call ended goes on the request's note: the failure the body
+ * returns with its value, or the one a `HandlerFailedError` it throws carries (a client's
+ * cancellation wins over both).
  */
 @Injectable()
 export class CallScope {
@@ -91,60 +120,49 @@ export class CallScope {
   ) {}
 
   /**
-   * The input round of a 2026-07-28 request whose call its caller runs with `run` (a call that
-   * becomes a task midway answers its requests to the client this way until then); `undefined`
-   * where `serve` would open none.
+   * The input round of a 2026-07-28 call whose caller runs it with `run` (a call that becomes a
+   * task midway answers its requests to the client this way until then); `undefined` where
+   * `serve` would open none.
    * @throws JsonRpcError `-32602` as `serve` does
    */
-  openInputRound(
-    scope: DispatchScope,
-    note: RequestNote | undefined,
-    target: string,
-    params: Record<string, unknown>,
-  ): InputRound | undefined {
-    return this.inputs.open(scope, note, target, params);
+  openInputRound(call: AdmittedCall): InputRound | undefined {
+    return this.inputs.open(call.request, call.note, call.target);
   }
 
   /**
-   * Runs the handler of a request that names a catalog entry (`tools/call`, `prompts/get`,
-   * `resources/read`) as `run` does. A 2026-07-28 request has no channel back to its client:
-   * its handler's requests to the client (`ctx.elicit()`, `ctx.sample()`, `ctx.roots()`) are
-   * answered from the request's `inputResponses` and `requestState`, and when one is not, the
-   * request is answered with an `InputRequiredResult` instead (see `InputRound`).
+   * Runs the handler of a call of a catalog entry (`tools/call`, `prompts/get`, `resources/read`)
+   * as `run` does. A 2026-07-28 request has no channel back to its client: its handler's requests
+   * to the client (`ctx.elicit()`, `ctx.sample()`, `ctx.roots()`) are answered from the
+   * request's `inputResponses` and `requestState`, and when one is not, the request is answered
+   * with an `InputRequiredResult` instead (see `InputRound`).
    * @throws JsonRpcError `-32602` for a `requestState` that fails verification or an invalid
    *   answer, `-32021` when the handler asks for something the client did not declare
    */
   serve<T>(
-    scope: DispatchScope,
-    id: JsonRpcId,
-    kind: McpCallKind,
-    target: string,
-    params: Record<string, unknown>,
-    note: RequestNote | undefined,
+    call: AdmittedCall,
     body: (context: CallContext) => Promise<Invocation<T>>,
   ): Promise<T | InputRequiredResult> {
-    const round = this.openInputRound(scope, note, target, params);
-    if (!round) return this.run(scope, id, kind, target, params, note, body);
-    // The scope is the transport's object for this one request: the round joins it in place.
-    scope.clientInputs = round;
-    return this.run<T | InputRequiredResult>(scope, id, kind, target, params, note, (context) =>
-      round.race(body(context), context.cancellation, note),
+    const round = this.openInputRound(call);
+    if (!round) return this.run(call, body);
+    return this.run<T | InputRequiredResult>(
+      call,
+      (context) => round.race(body(context), context.cancellation, call.note),
+      { clientInputs: round },
     );
   }
 
   async run<T>(
-    scope: DispatchScope,
-    id: JsonRpcId,
-    kind: McpCallKind,
-    target: string,
-    params: Record<string, unknown>,
-    note: RequestNote | undefined,
+    call: AdmittedCall,
     body: (context: CallContext) => Promise<Invocation<T>>,
+    run: CallRun = {},
   ): Promise<T> {
-    const session = scope.session;
+    const { request, note } = call;
+    const reply = run.reply ?? call.reply;
+    const session = request.session;
+    const id = run.id ?? request.id!;
     const cancellation = new CallCancellation();
     // In 2026-07-28, closing the request's stream is how a client cancels it (there is no notification).
-    const stopWatching = scope.onLost?.((reason) =>
+    const stopWatching = reply.onLost?.((reason) =>
       session.stateless ? cancellation.cancelByClient(reason.message) : cancellation.cancel(reason),
     );
     // A session that outlives the request finds its calls by id (cancellation, closing it). Without
@@ -153,10 +171,11 @@ export class CallScope {
     const lasting = session.id !== undefined;
     if (lasting) session.inFlight.set(id, cancellation);
     const forget =
-      lasting || (session.stateless && scope.transport === 'http')
+      lasting || (session.stateless && request.transport === 'http')
         ? undefined
-        : this.stateless.add(scope.principal.id, id, cancellation);
+        : this.stateless.add(request.principal.id, id, cancellation);
     this.state.begin(cancellation);
+    const params = request.params;
     const meta = (typeof params._meta === 'object' && params._meta !== null ? params._meta : NO_META) as Record<
       string,
       unknown
@@ -166,16 +185,16 @@ export class CallScope {
       requestId: id,
       sessionId: session.id,
       protocolVersion: session.protocolVersion,
-      kind,
-      target,
-      transport: scope.transport,
+      kind: call.kind,
+      target: call.target,
+      transport: request.transport,
       clientInfo: session.clientInfo,
-      caller: scope.principal,
-      headers: scope.headers,
-      remoteAddress: scope.remoteAddress,
+      caller: request.principal,
+      headers: request.headers,
+      remoteAddress: request.remoteAddress,
       meta,
       progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
-      channel: new ScopeChannel(scope),
+      channel: new RequestCallChannel(request, reply, run),
       cancellation,
     });
     let failure: CallFailure | undefined;
@@ -190,8 +209,8 @@ export class CallScope {
       if (error instanceof HandlerFailedError) failure = error.failure;
       throw error;
     } finally {
-      if (note && cancellation.byClient) note.cancelledByClient((cancellation.cause as Error).message);
-      else if (note && failure) note.fail(failure, undefined, failureMessage);
+      if (cancellation.byClient) note.cancelledByClient((cancellation.cause as Error).message);
+      else if (failure) note.fail(failure, undefined, failureMessage);
       forget?.();
       if (lasting) session.inFlight.delete(id);
       this.state.end(cancellation);

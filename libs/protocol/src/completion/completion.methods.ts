@@ -11,7 +11,7 @@ const MAX_VALUES = 100;
 @Injectable()
 export class CompletionMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'completion/complete': (params, _id, scope) => this.complete(params, scope.principal),
+    'completion/complete': (request) => this.complete(request.params, request.principal),
   };
 
   constructor(

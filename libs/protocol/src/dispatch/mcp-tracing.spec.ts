@@ -7,7 +7,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { PromptRegistry, ToolRegistry } from '#libs/catalog';
-import type { DispatchScope } from '../methods/method-handler';
+import { callRequest, principal, type RequestOrigin } from '../testing/protocol-testing';
 import type { McpSession } from '../sessions/mcp-session';
 import { McpTracing } from './mcp-tracing';
 import { traitsOf } from '../wire/mcp-method.table';
@@ -27,15 +27,14 @@ function scope(
   headers: Record<string, string> = {},
   transport: 'http' | 'stdio' = 'http',
   sessionId: string | null = 'session-1',
-): DispatchScope {
+): RequestOrigin {
   const session = { id: sessionId ?? undefined, protocolVersion: '2025-11-25' } as McpSession;
   return {
     session,
     transport,
-    principal: { id: 'ops', scopes: [], roles: [], claims: {} },
+    principal: principal('ops'),
     headers,
     remoteAddress: transport === 'http' ? '127.0.0.1' : undefined,
-    notify: () => true,
   };
 }
 
@@ -78,9 +77,12 @@ describe('McpTracing without an OpenTelemetry SDK', () => {
     await expect(
       tracing.run(
         fromMeta,
-        1,
-        { name: 'add', _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN) } },
-        scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }),
+        callRequest(
+          'tools/call',
+          { name: 'add', _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN) } },
+          scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }),
+          1,
+        ),
         async () => 'done',
       ),
     ).resolves.toBe('done');
@@ -89,15 +91,17 @@ describe('McpTracing without an OpenTelemetry SDK', () => {
     const fromHeader = note('tools/call');
     await tracing.run(
       fromHeader,
-      2,
-      { name: 'add' },
-      scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }),
+      callRequest('tools/call', { name: 'add' }, scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }), 2),
       async () => 'done',
     );
     expect(fromHeader.traceId).toBe(HTTP_TRACE);
 
     const none = note('tools/call');
-    await tracing.run(none, 3, { name: 'add', _meta: { traceparent: 'garbage' } }, scope(), async () => 'done');
+    await tracing.run(
+      none,
+      callRequest('tools/call', { name: 'add', _meta: { traceparent: 'garbage' } }, scope(), 3),
+      async () => 'done',
+    );
     expect(none.traceId).toBeUndefined();
   });
 });
@@ -129,7 +133,11 @@ describe('McpTracing with an SDK registered', () => {
         _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN), tracestate: 'rojo=00f067aa0ba902b7' },
       };
       expect(tracing.enabled).toBe(true);
-      await tracing.run(n, 7, params, scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }), async () => 'ok');
+      await tracing.run(
+        n,
+        callRequest('tools/call', params, scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }), 7),
+        async () => 'ok',
+      );
       const [span] = spans();
       expect(span.name).toBe('tools/call add');
       expect(span.kind).toBe(SpanKind.SERVER);
@@ -156,9 +164,12 @@ describe('McpTracing with an SDK registered', () => {
       const n = note('prompts/get');
       await tracing.run(
         n,
-        'p-1',
-        { name: 'triage' },
-        scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }),
+        callRequest(
+          'tools/call',
+          { name: 'triage' },
+          scope({ traceparent: traceparent(HTTP_TRACE, HTTP_SPAN) }),
+          'p-1',
+        ),
         async () => 'ok',
       );
       const [span] = spans();
@@ -172,7 +183,11 @@ describe('McpTracing with an SDK registered', () => {
 
     it('starts a new trace without a remote parent; keeps unknown names out of span names', async () => {
       const n = note('tools/call');
-      await tracing.run(n, 1, { name: 'no_such_tool' }, scope({}, 'stdio', null), async () => 'ok');
+      await tracing.run(
+        n,
+        callRequest('tools/call', { name: 'no_such_tool' }, scope({}, 'stdio', null), 1),
+        async () => 'ok',
+      );
       const [span] = spans();
       expect(span.name).toBe('tools/call');
       expect(span.parentSpanContext).toBeUndefined();
@@ -185,17 +200,17 @@ describe('McpTracing with an SDK registered', () => {
 
     it('records a JSON-RPC error as error.type and rpc.response.status_code, a failed result as its outcome', async () => {
       const refused = note('tools/call');
-      await tracing.run(refused, 1, { name: 'add' }, scope(), async () => {
+      await tracing.run(refused, callRequest('tools/call', { name: 'add' }, scope(), 1), async () => {
         refused.fail('invalid', -32602, 'Unknown tool: add');
         return 'error response';
       });
       const toolError = note('tools/call');
-      await tracing.run(toolError, 2, { name: 'add' }, scope(), async () => {
+      await tracing.run(toolError, callRequest('tools/call', { name: 'add' }, scope(), 2), async () => {
         toolError.fail('tool_error', undefined, undefined);
         return 'isError result';
       });
       const read = note('resources/read');
-      await tracing.run(read, 3, { uri: 'kb://articles/a' }, scope(), async () => 'ok');
+      await tracing.run(read, callRequest('tools/call', { uri: 'kb://articles/a' }, scope(), 3), async () => 'ok');
       const [first, second, third] = spans();
       expect(first.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
       expect(first.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Unknown tool: add' });
@@ -209,7 +224,9 @@ describe('McpTracing with an SDK registered', () => {
 
     it('ends the span with the exception when the work throws', async () => {
       await expect(
-        tracing.run(note('ping'), 1, {}, scope(), () => Promise.reject(new RangeError('boom'))),
+        tracing.run(note('ping'), callRequest('tools/call', {}, scope(), 1), () =>
+          Promise.reject(new RangeError('boom')),
+        ),
       ).rejects.toThrow('boom');
       const [span] = spans();
       expect(span.attributes['error.type']).toBe('RangeError');
@@ -229,9 +246,12 @@ describe('McpTracing with an SDK registered', () => {
       let active: string | undefined;
       await tracing.run(
         n,
-        1,
-        { name: 'add', _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN) } },
-        scope(),
+        callRequest(
+          'tools/call',
+          { name: 'add', _meta: { traceparent: traceparent(CLIENT_TRACE, CLIENT_SPAN) } },
+          scope(),
+          1,
+        ),
         async () => {
           await new Promise((resolve) => setTimeout(resolve, 1));
           active = trace.getActiveSpan()?.spanContext().spanId;

@@ -17,9 +17,8 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
-import type { JsonRpcId } from '../wire/json-rpc';
 import { traitsOf } from '../wire/mcp-method.table';
-import type { DispatchScope } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
 import type { RequestNote } from '../events/request-note';
 import { metaOf, parseTraceparent, traceIdOf } from './trace-context';
 
@@ -62,7 +61,7 @@ const HEADER_GETTER: TextMapGetter<Readonly<Record<string, string | string[] | u
  * @example
  * ```ts
  * // The dispatcher, around each request:
- * return tracing.run(note, id, message.params, scope, () => this.answer(id, message, scope, note));
+ * return tracing.run(note, request, () => this.answer(request, reply, note));
  * ```
  */
 @Injectable()
@@ -84,31 +83,19 @@ export class McpTracing {
    * Runs `work` (the answer to one request) inside a `SERVER` span, and sets the span's status
    * from `note` once it is done. Without a registered tracer provider it just runs `work`.
    */
-  run<T>(
-    note: RequestNote,
-    id: JsonRpcId,
-    params: Record<string, unknown> | undefined,
-    scope: DispatchScope,
-    work: () => Promise<T>,
-  ): Promise<T> {
+  run<T>(note: RequestNote, request: McpRequest, work: () => Promise<T>): Promise<T> {
     const tracer = this.activeTracer();
-    if (tracer) return this.traced(tracer, note, id, params, scope, work);
-    note.traceId = traceIdOf(metaOf(params)?.traceparent) ?? traceIdOf(scope.headers.traceparent);
+    if (tracer) return this.traced(tracer, note, request, work);
+    note.traceId = traceIdOf(metaOf(request.params)?.traceparent) ?? traceIdOf(request.headers.traceparent);
     return work();
   }
 
-  private async traced<T>(
-    tracer: Tracer,
-    note: RequestNote,
-    id: JsonRpcId,
-    params: Record<string, unknown> | undefined,
-    scope: DispatchScope,
-    work: () => Promise<T>,
-  ): Promise<T> {
+  private async traced<T>(tracer: Tracer, note: RequestNote, request: McpRequest, work: () => Promise<T>): Promise<T> {
+    const params = request.params;
     const meta = metaOf(params);
     const fromMeta = meta && remoteContext(meta, META_GETTER);
     const fromHeader =
-      scope.headers.traceparent !== undefined ? remoteContext(scope.headers, HEADER_GETTER) : undefined;
+      request.headers.traceparent !== undefined ? remoteContext(request.headers, HEADER_GETTER) : undefined;
     const parent = fromMeta ?? fromHeader ?? context.active();
     // The MCP message's context is the parent; the transport's, when it differs, is linked.
     const links: Link[] | undefined =
@@ -116,7 +103,7 @@ export class McpTracing {
     const method = note.method ?? 'unknown';
     const span = tracer.startSpan(
       this.spanName(method, params),
-      { kind: SpanKind.SERVER, attributes: requestAttributes(method, id, params, scope), links },
+      { kind: SpanKind.SERVER, attributes: requestAttributes(method, request), links },
       parent,
     );
     note.traceId = span.spanContext().traceId;
@@ -174,22 +161,17 @@ function remoteContext<C>(carrier: C, getter: TextMapGetter<C>): Context | undef
 }
 
 /** The span's attributes known when the request arrives (MCP semantic conventions). */
-function requestAttributes(
-  method: string,
-  id: JsonRpcId,
-  params: Record<string, unknown> | undefined,
-  scope: DispatchScope,
-): Attributes {
-  const session = scope.session;
+function requestAttributes(method: string, request: McpRequest): Attributes {
+  const { session, params } = request;
   const attributes: Attributes = {
     'mcp.method.name': method,
-    'jsonrpc.request.id': String(id),
+    'jsonrpc.request.id': String(request.id),
     'mcp.protocol.version': session.protocolVersion,
-    'network.transport': scope.transport === 'stdio' ? 'pipe' : 'tcp',
+    'network.transport': request.transport === 'stdio' ? 'pipe' : 'tcp',
   };
   if (session.id !== undefined) attributes['mcp.session.id'] = session.id;
-  if (scope.transport === 'http') attributes['network.protocol.name'] = 'http';
-  if (scope.remoteAddress !== undefined) attributes['client.address'] = scope.remoteAddress;
+  if (request.transport === 'http') attributes['network.protocol.name'] = 'http';
+  if (request.remoteAddress !== undefined) attributes['client.address'] = request.remoteAddress;
   const name = params?.name;
   const kind = traitsOf(method)?.names?.kind;
   if (kind === 'tool' && typeof name === 'string') {

@@ -1,12 +1,6 @@
 import { Logger } from '@nestjs/common';
-import {
-  JsonRpcError,
-  JsonRpcErrorCode,
-  LATEST_PROTOCOL_VERSION,
-  McpClientRequestError,
-  type McpPrincipal,
-} from '#libs/core';
-import { PromptRegistry, ToolRegistry } from '#libs/catalog';
+import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, McpClientRequestError } from '#libs/core';
+import { PromptRegistry, ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import {
   AuditTrail,
   ScopeAndRolePolicy,
@@ -25,10 +19,13 @@ import { RequestEvents } from '../events/request-events';
 import type { RequestNote } from '../events/request-note';
 import { McpRequestObservers } from '../events/request-observers';
 import { HostState } from '../lifecycle/host-state';
-import type { DispatchScope, McpMethods, MethodHandler } from '../methods/method-handler';
+import type { McpMethods, MethodHandler } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
+import { mcpRequest } from '../requests/mcp-request';
+import { admittedCall, originOf, RecordingReply, type RequestOrigin } from '../testing/protocol-testing';
 import { resolveProtocolOptions } from '../options/protocol.options';
 import { McpSession } from '../sessions/mcp-session';
-import type { JsonRpcId, JsonRpcMessage } from '../wire/json-rpc';
+import type { JsonRpcId, JsonRpcMessage, MessageKind } from '../wire/json-rpc';
 import {
   MCP_METHODS,
   MCP_REQUEST_METHODS,
@@ -54,7 +51,8 @@ interface Received {
   method: McpRequestMethod;
   params: Record<string, unknown>;
   id: JsonRpcId;
-  scope: DispatchScope;
+  request: McpRequest;
+  reply: RecordingReply;
   note: RequestNote;
 }
 
@@ -82,10 +80,10 @@ class FeatureGroup implements McpMethods {
 function answering(methods: readonly McpRequestMethod[], received: Received[], overrides: Handlers): Handlers {
   const handlers: Handlers = {};
   for (const method of methods) {
-    handlers[method] = (params, id, scope, note) => {
-      received.push({ method, params, id, scope, note });
+    handlers[method] = (request, reply, note) => {
+      received.push({ method, params: request.params, id: request.id!, request, reply: reply as RecordingReply, note });
       const override = overrides[method];
-      return override ? override(params, id, scope, note) : JSON.stringify({ answered: method });
+      return override ? override(request, reply, note) : JSON.stringify({ answered: method });
     };
   }
   return handlers;
@@ -117,8 +115,6 @@ const TRAIL_SETTINGS: AuditTrailSettings = {
   refusalWindowMs: 60_000,
 };
 
-const principal = (id: string): McpPrincipal => ({ id, scopes: [], roles: [], claims: {} });
-
 /** The dispatcher with real events, admission, tracing (no SDK registered) and stateless calls. */
 function setup(overrides: Handlers = {}, trail?: AuditTrail) {
   const received: Received[] = [];
@@ -135,23 +131,44 @@ function setup(overrides: Handlers = {}, trail?: AuditTrail) {
   const admission = new CallAdmission(new AccessControl(new ScopeAndRolePolicy()), trail);
   const tracing = new McpTracing(new ToolRegistry(), new PromptRegistry());
   const groups = [new LifecycleGroup(received, overrides), new FeatureGroup(received, overrides)];
-  const dispatcher = new McpDispatcher(options, groups, new RequestEvents(observers), admission, tracing, stateless);
-  const callScope = new CallScope(new HostState(), stateless, new InputRounds(new RequestStateSealer(options)));
-  return { dispatcher, received, events, callScope };
+  const state = new HostState();
+  const dispatcher = new McpDispatcher(
+    options,
+    groups,
+    new RequestEvents(observers),
+    admission,
+    tracing,
+    stateless,
+    state,
+  );
+  const callScope = new CallScope(state, stateless, new InputRounds(new RequestStateSealer(options)));
+  return { dispatcher, received, events, callScope, state };
+}
+
+/** What a transport hands the dispatcher with a message: who sent it on what, and its way back. */
+interface Scope extends RequestOrigin {
+  reply: RecordingReply;
+  /** The HTTP status of the last answer. */
+  status?: number;
 }
 
 /** A request scope on an opened session (`sessionId` `null`: stateless, a session of its own per request). */
-function scopeOf(who = 'alice', sessionId: string | null = 'session-1', session?: McpSession): DispatchScope {
-  const own = session ?? new McpSession(sessionId ?? undefined, LATEST_PROTOCOL_VERSION);
-  if (!session) own.opened = true;
-  return {
-    session: own,
-    transport: 'http',
-    principal: principal(who),
-    headers: {},
-    remoteAddress: '127.0.0.1',
-    notify: () => true,
-  };
+function scopeOf(who = 'alice', sessionId: string | null = 'session-1', session?: McpSession): Scope {
+  return { ...originOf(who, sessionId, session), reply: new RecordingReply() };
+}
+
+/** Dispatches `message` as a transport would, and gives the body of the answer (`undefined`: none). */
+async function send(
+  dispatcher: McpDispatcher,
+  kind: MessageKind,
+  message: JsonRpcMessage,
+  scope: Scope,
+): Promise<string | undefined> {
+  const { reply, status: _status, ...origin } = scope;
+  const answer = await dispatcher.dispatch(mcpRequest({ ...origin, kind, message }), reply);
+  scope.status = answer.status;
+  expect(reply.answers).toContain(answer);
+  return answer.body;
 }
 
 const request = (id: JsonRpcId, method: string, params?: Record<string, unknown>): JsonRpcMessage => ({
@@ -188,6 +205,7 @@ describe('McpDispatcher', () => {
         new CallAdmission(new AccessControl(new ScopeAndRolePolicy())),
         new McpTracing(new ToolRegistry(), new PromptRegistry()),
         new StatelessCalls(),
+        new HostState(),
       );
 
     it('starts when every request method of the table has exactly one handler', () => {
@@ -236,13 +254,14 @@ describe('McpDispatcher', () => {
     it.each(sessionEra)('routes %s to the group that answers it and wraps its result', async (method) => {
       const { dispatcher, received } = setup();
       const scope = scopeOf();
-      const response = await dispatcher.dispatch('request', request(`r-${method}`, method, { cursor: 'c1' }), scope);
+      const response = await send(dispatcher, 'request', request(`r-${method}`, method, { cursor: 'c1' }), scope);
       expect(response).toBe(
         `{"jsonrpc":"2.0","id":${JSON.stringify(`r-${method}`)},"result":{"answered":${JSON.stringify(method)}}}`,
       );
       expect(received).toHaveLength(1);
       expect(received[0]).toMatchObject({ method, params: { cursor: 'c1' }, id: `r-${method}` });
-      expect(received[0].scope).toBe(scope);
+      expect(received[0].reply).toBe(scope.reply);
+      expect(received[0].request.session).toBe(scope.session);
     });
 
     it.each(statelessEra)(
@@ -251,7 +270,8 @@ describe('McpDispatcher', () => {
         const { dispatcher, received, events } = setup();
         const scope = scopeOf('alice', null);
         const given = scope.session;
-        const response = await dispatcher.dispatch(
+        const response = await send(
+          dispatcher,
           'request',
           request(`r-${method}`, method, { cursor: 'c1', _meta: ENVELOPE }),
           scope,
@@ -266,7 +286,7 @@ describe('McpDispatcher', () => {
             answered: method,
           },
         });
-        const session = received[0].scope.session;
+        const session = received[0].request.session;
         expect(session).not.toBe(given);
         expect(session).toMatchObject({
           id: undefined,
@@ -285,12 +305,12 @@ describe('McpDispatcher', () => {
       async (method) => {
         const { dispatcher, received } = setup();
         const scope = scopeOf('alice', null);
-        const response = await dispatcher.dispatch('request', request(9, method, { _meta: ENVELOPE }), scope);
+        const response = await send(dispatcher, 'request', request(9, method, { _meta: ENVELOPE }), scope);
         expect(JSON.parse(response!).error).toEqual({
           code: JsonRpcErrorCode.METHOD_NOT_FOUND,
           message: `Method not found: ${method} is not part of protocol 2026-07-28`,
         });
-        expect(scope.httpStatus).toBe(404);
+        expect(scope.status).toBe(404);
         expect(received).toHaveLength(0);
       },
     );
@@ -300,9 +320,9 @@ describe('McpDispatcher', () => {
       async (method) => {
         const { dispatcher, received } = setup();
         const scope = scopeOf();
-        const response = await dispatcher.dispatch('request', request(9, method), scope);
+        const response = await send(dispatcher, 'request', request(9, method), scope);
         expect(JSON.parse(response!).error.code).toBe(JsonRpcErrorCode.METHOD_NOT_FOUND);
-        expect(scope.httpStatus).toBeUndefined();
+        expect(scope.status).toBe(200);
         expect(received).toHaveLength(0);
       },
     );
@@ -326,7 +346,7 @@ describe('McpDispatcher', () => {
     ])('refuses a 2026-07-28 request with %s (HTTP 400), keeping its id', async (_case, meta, code, message) => {
       const { dispatcher, received, events } = setup();
       const scope = scopeOf('alice', null, new McpSession(undefined, '2026-07-28'));
-      const response = await dispatcher.dispatch('request', request(41, 'tools/list', meta && { _meta: meta }), scope);
+      const response = await send(dispatcher, 'request', request(41, 'tools/list', meta && { _meta: meta }), scope);
       const { id, error } = JSON.parse(response!);
       expect(id).toBe(41);
       expect(error.code).toBe(code);
@@ -336,7 +356,7 @@ describe('McpDispatcher', () => {
           supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
           requested: 'v999',
         });
-      expect(scope.httpStatus).toBe(400);
+      expect(scope.status).toBe(400);
       expect(received).toHaveLength(0);
       expect(events[0]).toMatchObject({ method: 'tools/list', errorCode: code });
     });
@@ -345,16 +365,12 @@ describe('McpDispatcher', () => {
       const { dispatcher, received, events } = setup();
       const mismatch = new JsonRpcError(JsonRpcErrorCode.HEADER_MISMATCH, 'Header mismatch: x', undefined, 400);
       const scope = { ...scopeOf('alice', null), headerMismatch: mismatch };
-      const response = await dispatcher.dispatch(
-        'request',
-        request(5, 'tools/list', { _meta: { [PV]: 'v999' } }),
-        scope,
-      );
+      const response = await send(dispatcher, 'request', request(5, 'tools/list', { _meta: { [PV]: 'v999' } }), scope);
       expect(JSON.parse(response!).error).toEqual({
         code: JsonRpcErrorCode.HEADER_MISMATCH,
         message: 'Header mismatch: x',
       });
-      expect(scope.httpStatus).toBe(400);
+      expect(scope.status).toBe(400);
       expect(received).toHaveLength(0);
       expect(events[0]).toMatchObject({ method: 'tools/list', errorCode: JsonRpcErrorCode.HEADER_MISMATCH });
     });
@@ -364,8 +380,9 @@ describe('McpDispatcher', () => {
         throw new JsonRpcError(JsonRpcErrorCode.RESOURCE_NOT_FOUND, 'Resource not found: x://y', { uri: 'x://y' });
       };
       const { dispatcher } = setup({ 'resources/read': notFound });
-      const legacy = await dispatcher.dispatch('request', request(1, 'resources/read', { uri: 'x://y' }), scopeOf());
-      const modern = await dispatcher.dispatch(
+      const legacy = await send(dispatcher, 'request', request(1, 'resources/read', { uri: 'x://y' }), scopeOf());
+      const modern = await send(
+        dispatcher,
         'request',
         request(2, 'resources/read', { uri: 'x://y', _meta: ENVELOPE }),
         scopeOf('alice', null),
@@ -376,7 +393,7 @@ describe('McpDispatcher', () => {
 
     it('hands the handler empty params when the request has none, and keeps a numeric id numeric', async () => {
       const { dispatcher, received } = setup();
-      await expect(dispatcher.dispatch('request', request(7, 'tools/list'), scopeOf())).resolves.toBe(
+      await expect(send(dispatcher, 'request', request(7, 'tools/list'), scopeOf())).resolves.toBe(
         '{"jsonrpc":"2.0","id":7,"result":{"answered":"tools/list"}}',
       );
       expect(received[0].params).toEqual({});
@@ -384,7 +401,7 @@ describe('McpDispatcher', () => {
 
     it('answers a method outside the table with -32601 and records it as not_found', async () => {
       const { dispatcher, received, events } = setup();
-      const response = await dispatcher.dispatch('request', request(3, 'tools/frobnicate'), scopeOf());
+      const response = await send(dispatcher, 'request', request(3, 'tools/frobnicate'), scopeOf());
       expect(JSON.parse(response!)).toEqual({
         jsonrpc: '2.0',
         id: 3,
@@ -402,7 +419,7 @@ describe('McpDispatcher', () => {
 
     it('does not route the internal tasks/run row to anyone', async () => {
       const { dispatcher, received } = setup();
-      const response = await dispatcher.dispatch('request', request(4, 'tasks/run'), scopeOf());
+      const response = await send(dispatcher, 'request', request(4, 'tasks/run'), scopeOf());
       expect(JSON.parse(response!).error).toEqual({ code: -32601, message: 'Method not found: tasks/run' });
       expect(received).toHaveLength(0);
     });
@@ -412,7 +429,7 @@ describe('McpDispatcher', () => {
 
       it('refuses every method but ping and initialize with -32600', async () => {
         const { dispatcher, received, events } = setup();
-        const response = await dispatcher.dispatch('request', request(1, 'tools/list'), unopened());
+        const response = await send(dispatcher, 'request', request(1, 'tools/list'), unopened());
         expect(JSON.parse(response!)).toEqual({
           jsonrpc: '2.0',
           id: 1,
@@ -428,13 +445,13 @@ describe('McpDispatcher', () => {
 
       it('refuses an unknown method the same way, before looking it up', async () => {
         const { dispatcher } = setup();
-        const response = await dispatcher.dispatch('request', request(1, 'tools/frobnicate'), unopened());
+        const response = await send(dispatcher, 'request', request(1, 'tools/frobnicate'), unopened());
         expect(JSON.parse(response!).error.code).toBe(-32600);
       });
 
       it.each(['ping', 'initialize'] as const)('answers %s', async (method) => {
         const { dispatcher, received } = setup();
-        await expect(dispatcher.dispatch('request', request(1, method), unopened())).resolves.toBe(
+        await expect(send(dispatcher, 'request', request(1, method), unopened())).resolves.toBe(
           `{"jsonrpc":"2.0","id":1,"result":{"answered":"${method}"}}`,
         );
         expect(received.map((r) => r.method)).toEqual([method]);
@@ -443,7 +460,7 @@ describe('McpDispatcher', () => {
       it('does not apply to a stateless request (no session id)', async () => {
         const { dispatcher } = setup();
         const stateless = scopeOf('alice', null, new McpSession(undefined, LATEST_PROTOCOL_VERSION));
-        await expect(dispatcher.dispatch('request', request(1, 'tools/list'), stateless)).resolves.toBe(
+        await expect(send(dispatcher, 'request', request(1, 'tools/list'), stateless)).resolves.toBe(
           '{"jsonrpc":"2.0","id":1,"result":{"answered":"tools/list"}}',
         );
       });
@@ -451,7 +468,8 @@ describe('McpDispatcher', () => {
 
     it('refuses params over the request limits with -32602 before the handler runs, as outcome limited', async () => {
       const { dispatcher, received, events } = setup();
-      const response = await dispatcher.dispatch(
+      const response = await send(
+        dispatcher,
         'request',
         request(2, 'tools/call', { name: 'add', arguments: { a: 1, b: 2, c: 3 } }),
         scopeOf(),
@@ -493,7 +511,7 @@ describe('McpDispatcher', () => {
           throw error;
         },
       });
-      const response = await dispatcher.dispatch('request', request('p', 'prompts/get', { name: 'triage' }), scopeOf());
+      const response = await send(dispatcher, 'request', request('p', 'prompts/get', { name: 'triage' }), scopeOf());
       expect(JSON.parse(response!)).toEqual({
         jsonrpc: '2.0',
         id: 'p',
@@ -505,12 +523,12 @@ describe('McpDispatcher', () => {
 
     it('keeps the outcome a handler recorded before it threw', async () => {
       const { dispatcher, events } = setup({
-        'resources/read': (_params, _id, _scope, note) => {
+        'resources/read': (_request, _reply, note) => {
           note.fail('timeout', undefined, 'too slow');
           throw new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, 'Timed out');
         },
       });
-      await dispatcher.dispatch('request', request(1, 'resources/read', { uri: 'file:///a' }), scopeOf());
+      await send(dispatcher, 'request', request(1, 'resources/read', { uri: 'file:///a' }), scopeOf());
       expect(events[0]).toMatchObject({ outcome: 'timeout', errorCode: -32603, error: 'Timed out' });
     });
 
@@ -520,7 +538,7 @@ describe('McpDispatcher', () => {
           throw new Error('connect ECONNREFUSED postgres://admin:hunter2@db');
         },
       });
-      const response = await dispatcher.dispatch('request', request(9, 'tools/list'), scopeOf());
+      const response = await send(dispatcher, 'request', request(9, 'tools/list'), scopeOf());
       expect(response).toBe('{"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":"Internal error"}}');
       expect(events[0]).toMatchObject({ outcome: 'error', errorCode: -32603, error: 'Internal error' });
       expect(Logger.prototype.error).toHaveBeenCalledWith('tools/list failed', expect.stringContaining('hunter2'));
@@ -530,9 +548,9 @@ describe('McpDispatcher', () => {
       const { dispatcher, events } = setup();
       const scope = scopeOf('bob', 'session-9');
       scope.session.clientInfo = { name: 'inspector', version: '0.1' };
-      await dispatcher.dispatch('request', request(1, 'initialize'), scope);
-      await dispatcher.dispatch('request', request(2, 'ping'), scope);
-      await dispatcher.dispatch('request', request(3, 'tools/call', { name: 'add' }), scope);
+      await send(dispatcher, 'request', request(1, 'initialize'), scope);
+      await send(dispatcher, 'request', request(2, 'ping'), scope);
+      await send(dispatcher, 'request', request(3, 'tools/call', { name: 'add' }), scope);
       expect(events).toHaveLength(3);
       expect(events.map((e) => [e.method, e.audited, e.outcome])).toEqual([
         ['initialize', true, 'ok'],
@@ -558,19 +576,19 @@ describe('McpDispatcher', () => {
 
     it('hands the handler the note the observers then see, with what it filled in', async () => {
       const { dispatcher, events } = setup({
-        'tools/call': (params, _id, _scope, note) => {
+        'tools/call': ({ params }, _reply, note) => {
           note.entry('tool', params.name as string, params.arguments);
           return '{"content":[]}';
         },
       });
-      await dispatcher.dispatch('request', request(1, 'tools/call', { name: 'add', arguments: { a: 1 } }), scopeOf());
+      await send(dispatcher, 'request', request(1, 'tools/call', { name: 'add', arguments: { a: 1 } }), scopeOf());
       expect(events[0]).toMatchObject({ entryKind: 'tool', target: 'add', arguments: { a: 1 }, outcome: 'ok' });
     });
 
     it("gives the note the trace id of the client's traceparent", async () => {
       const { dispatcher, events } = setup();
       const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-      await dispatcher.dispatch('request', request(1, 'ping', { _meta: { traceparent } }), scopeOf());
+      await send(dispatcher, 'request', request(1, 'ping', { _meta: { traceparent } }), scopeOf());
       expect(events[0].traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     });
   });
@@ -587,7 +605,7 @@ describe('McpDispatcher', () => {
       await trail.start();
       expect(trail.admits()).toBe(false);
       const { dispatcher, received, events } = setup({}, trail);
-      const response = await dispatcher.dispatch('request', request(5, 'tasks/result', { taskId: 't-1' }), scopeOf());
+      const response = await send(dispatcher, 'request', request(5, 'tasks/result', { taskId: 't-1' }), scopeOf());
       expect(JSON.parse(response!)).toEqual({
         jsonrpc: '2.0',
         id: 5,
@@ -607,7 +625,7 @@ describe('McpDispatcher', () => {
       const { dispatcher, received } = setup({}, trail);
       for (const method of ['tools/call', 'prompts/get', 'resources/read', 'tasks/get', 'tools/list'] as const) {
         await expect(
-          dispatcher.dispatch('request', request(1, method, { name: 'x', uri: 'file:///x' }), scopeOf()),
+          send(dispatcher, 'request', request(1, method, { name: 'x', uri: 'file:///x' }), scopeOf()),
         ).resolves.toContain('"result"');
       }
       expect(received.map((r) => r.method)).toEqual([
@@ -624,9 +642,9 @@ describe('McpDispatcher', () => {
       await trail.start();
       expect(trail.admits()).toBe(true);
       const { dispatcher, events } = setup({}, trail);
-      await expect(
-        dispatcher.dispatch('request', request(5, 'tasks/result', { taskId: 't-1' }), scopeOf()),
-      ).resolves.toBe('{"jsonrpc":"2.0","id":5,"result":{"answered":"tasks/result"}}');
+      await expect(send(dispatcher, 'request', request(5, 'tasks/result', { taskId: 't-1' }), scopeOf())).resolves.toBe(
+        '{"jsonrpc":"2.0","id":5,"result":{"answered":"tasks/result"}}',
+      );
       expect(events[0].outcome).toBe('ok');
     });
   });
@@ -637,7 +655,7 @@ describe('McpDispatcher', () => {
       const scope = scopeOf();
       expect(scope.session.initialized).toBe(false);
       await expect(
-        dispatcher.dispatch('notification', notification('notifications/initialized'), scope),
+        send(dispatcher, 'notification', notification('notifications/initialized'), scope),
       ).resolves.toBeUndefined();
       expect(scope.session.initialized).toBe(true);
       expect(received).toHaveLength(0);
@@ -648,9 +666,9 @@ describe('McpDispatcher', () => {
       const { dispatcher, received, events } = setup();
       const scope = scopeOf();
       await expect(
-        dispatcher.dispatch('notification', notification('notifications/whatever', { x: 1 }), scope),
+        send(dispatcher, 'notification', notification('notifications/whatever', { x: 1 }), scope),
       ).resolves.toBeUndefined();
-      await expect(dispatcher.dispatch('notification', notification('tools/list'), scope)).resolves.toBeUndefined();
+      await expect(send(dispatcher, 'notification', notification('tools/list'), scope)).resolves.toBeUndefined();
       expect(received).toHaveLength(0);
       expect(events).toHaveLength(0);
       expect(scope.session.initialized).toBe(false);
@@ -663,14 +681,9 @@ describe('McpDispatcher', () => {
       // eslint-disable-next-line prefer-const
       let callScope!: CallScope;
       const built = setup({
-        'tools/call': (params, id, scope, note) =>
+        'tools/call': (request, reply, note) =>
           callScope.run(
-            scope,
-            id,
-            'tool',
-            params.name as string,
-            params,
-            note,
+            admittedCall(request, { name: request.params.name as string } as RegisteredTool, {}, { reply, note }),
             (context) =>
               new Promise<{ value: string }>((resolve) => {
                 context.signal.addEventListener('abort', () => {
@@ -687,21 +700,23 @@ describe('McpDispatcher', () => {
     it('cancels the call in flight by id on a stateful session: no response is sent, the outcome is cancelled', async () => {
       const { dispatcher, events, aborted } = cancellable();
       const scope = scopeOf('alice', 'session-1');
-      const answer = dispatcher.dispatch('request', request(5, 'tools/call', { name: 'slow' }), scope);
+      const answer = send(dispatcher, 'request', request(5, 'tools/call', { name: 'slow' }), scope);
       await settle();
       expect([...scope.session.inFlight.keys()]).toEqual([5]);
 
       // Another session using the same id, and another id on this session, cancel nothing.
-      await dispatcher.dispatch(
+      await send(
+        dispatcher,
         'notification',
         notification('notifications/cancelled', { requestId: 5 }),
         scopeOf('alice', 'session-2'),
       );
-      await dispatcher.dispatch('notification', notification('notifications/cancelled', { requestId: '5' }), scope);
+      await send(dispatcher, 'notification', notification('notifications/cancelled', { requestId: '5' }), scope);
       await settle();
       expect(aborted).toEqual([]);
 
-      await dispatcher.dispatch(
+      await send(
+        dispatcher,
         'notification',
         notification('notifications/cancelled', { requestId: 5, reason: 'user stopped' }),
         scopeOf('alice', 'session-1', scope.session),
@@ -721,15 +736,17 @@ describe('McpDispatcher', () => {
     it('says "no reason given" for a cancellation without a reason, and cuts a long reason to 200 characters', async () => {
       const { dispatcher, aborted } = cancellable();
       const scope = scopeOf();
-      const first = dispatcher.dispatch('request', request(1, 'tools/call', { name: 'slow' }), scope);
-      const second = dispatcher.dispatch('request', request(2, 'tools/call', { name: 'slow' }), scope);
+      const first = send(dispatcher, 'request', request(1, 'tools/call', { name: 'slow' }), scope);
+      const second = send(dispatcher, 'request', request(2, 'tools/call', { name: 'slow' }), scope);
       await settle();
-      await dispatcher.dispatch(
+      await send(
+        dispatcher,
         'notification',
         notification('notifications/cancelled', { requestId: 1, reason: '' }),
         scope,
       );
-      await dispatcher.dispatch(
+      await send(
+        dispatcher,
         'notification',
         notification('notifications/cancelled', { requestId: 2, reason: 'x'.repeat(500) }),
         scope,
@@ -740,11 +757,12 @@ describe('McpDispatcher', () => {
 
     it('finds the call of a stateless request by principal and id, from a request of its own', async () => {
       const { dispatcher, events, aborted } = cancellable();
-      const answer = dispatcher.dispatch('request', request(5, 'tools/call', { name: 'slow' }), scopeOf('alice', null));
+      const answer = send(dispatcher, 'request', request(5, 'tools/call', { name: 'slow' }), scopeOf('alice', null));
       await settle();
 
       // Each stateless POST has a session of its own: only the principal and the id tie them.
-      await dispatcher.dispatch(
+      await send(
+        dispatcher,
         'notification',
         notification('notifications/cancelled', { requestId: 5, reason: 'not yours' }),
         scopeOf('bob', null),
@@ -752,7 +770,8 @@ describe('McpDispatcher', () => {
       await settle();
       expect(aborted).toEqual([]);
 
-      await dispatcher.dispatch(
+      await send(
+        dispatcher,
         'notification',
         notification('notifications/cancelled', { requestId: 5, reason: 'stop' }),
         scopeOf('alice', null),
@@ -765,10 +784,10 @@ describe('McpDispatcher', () => {
     it('ignores a cancellation without a usable requestId', async () => {
       const { dispatcher, aborted } = cancellable();
       const scope = scopeOf();
-      const answer = dispatcher.dispatch('request', request(1, 'tools/call', { name: 'slow' }), scope);
+      const answer = send(dispatcher, 'request', request(1, 'tools/call', { name: 'slow' }), scope);
       await settle();
       for (const params of [undefined, {}, { requestId: null }, { requestId: { id: 1 } }]) {
-        await dispatcher.dispatch('notification', notification('notifications/cancelled', params), scope);
+        await send(dispatcher, 'notification', notification('notifications/cancelled', params), scope);
       }
       await settle();
       expect(aborted).toEqual([]);
@@ -782,12 +801,12 @@ describe('McpDispatcher', () => {
       const { dispatcher, events } = setup();
       const scope = scopeOf();
       const sent: { id: string; method: string }[] = [];
-      const send = (message: string) => (sent.push(JSON.parse(message)), true);
-      const roots = scope.session.clientRequests.send('roots/list', {}, send, 5_000, new AbortController().signal);
+      const toClient = (message: string) => (sent.push(JSON.parse(message)), true);
+      const roots = scope.session.clientRequests.send('roots/list', {}, toClient, 5_000, new AbortController().signal);
       const sampling = scope.session.clientRequests.send(
         'sampling/createMessage',
         {},
-        send,
+        toClient,
         5_000,
         new AbortController().signal,
       );
@@ -797,10 +816,11 @@ describe('McpDispatcher', () => {
       ]);
 
       await expect(
-        dispatcher.dispatch('response', { jsonrpc: '2.0', id: 'srv-1', result: { roots: [] } }, scope),
+        send(dispatcher, 'response', { jsonrpc: '2.0', id: 'srv-1', result: { roots: [] } }, scope),
       ).resolves.toBeUndefined();
       await expect(roots).resolves.toEqual({ roots: [] });
-      await dispatcher.dispatch(
+      await send(
+        dispatcher,
         'response',
         { jsonrpc: '2.0', id: 'srv-2', error: { code: -1, message: 'user declined' } },
         scope,
@@ -816,7 +836,7 @@ describe('McpDispatcher', () => {
     it('warns about a response nothing waits for, and answers nothing', async () => {
       const { dispatcher } = setup();
       await expect(
-        dispatcher.dispatch('response', { jsonrpc: '2.0', id: 'srv-99', result: {} }, scopeOf()),
+        send(dispatcher, 'response', { jsonrpc: '2.0', id: 'srv-99', result: {} }, scopeOf()),
       ).resolves.toBeUndefined();
       expect(Logger.prototype.warn).toHaveBeenCalledWith('Ignored a response to unknown request "srv-99"');
     });

@@ -7,24 +7,34 @@ import { outcomeOfCode, RequestEvents } from '../events/request-events';
 import { CallAdmission } from '../admission/call-admission';
 import { McpTracing } from './mcp-tracing';
 import { StatelessCalls } from '../calls/stateless-calls';
-import { JsonRpcError, JsonRpcErrorCode, STATELESS_PROTOCOL_VERSION as STATELESS } from '#libs/core';
-import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type MessageKind } from '../wire/json-rpc';
-import { MCP_METHOD_GROUPS, type DispatchScope, type McpMethods, type MethodHandler } from '../methods/method-handler';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { HostState } from '../lifecycle/host-state';
+import { errorResponse, resultResponse } from '../wire/json-rpc';
+import { MCP_METHOD_GROUPS, type McpMethods, type MethodHandler } from '../methods/method-handler';
 import { MCP_REQUEST_METHODS, traitsOf, type McpMethodTraits } from '../wire/mcp-method.table';
-import { envelopeVersionOf, readEnvelope } from '../eras/request-envelope';
-import { McpSession } from '../sessions/mcp-session';
 import { SessionRelay } from '../sessions/session-relay';
 import { statelessResult } from '../eras/stateless-result';
-
-export type { DispatchScope } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
+import type { McpAnswer, ReplyChannel } from '../requests/reply-channel';
+import { RequestLife } from './request-life';
 
 const NOT_INITIALIZED =
   'Invalid Request: the session is not initialized; send initialize first (only ping may come before it)';
 
+/** What a notification or a client's response is answered: nothing. */
+const NOTHING: McpAnswer = Object.freeze({ body: undefined, status: 202, outcome: 'ok' });
+
+/** A response body and the HTTP status it goes with (2026-07-28 prescribes some for errors). */
+interface Response {
+  body: string;
+  status: number;
+}
+
 /**
- * Answers JSON-RPC messages for any transport. It holds no connection state: everything about
- * the client comes with the message's scope, so one dispatcher serves sessions, stateless
- * requests and stdio alike (and, later, revisions that carry their state in `_meta`).
+ * Answers JSON-RPC messages for any transport: a request in (`McpRequest`), the answer out through
+ * its `ReplyChannel`, and returned. It holds no connection state: everything about the client comes
+ * with the request, so one dispatcher serves sessions, stateless requests and stdio alike. Each
+ * request's life (`RequestLife`) ends with its answer delivered and its record taken.
  */
 @Injectable()
 export class McpDispatcher {
@@ -38,154 +48,133 @@ export class McpDispatcher {
     private readonly admission: CallAdmission,
     private readonly tracing: McpTracing,
     private readonly stateless: StatelessCalls,
+    private readonly state: HostState,
     @Optional() private readonly relay?: SessionRelay,
   ) {
     this.handlers = routesOf(groups);
   }
 
   /**
-   * Handles one message; resolves to the serialized response, or `undefined` when none is due
-   * (notifications, responses, and requests the client cancelled).
+   * Serves one message and delivers its answer through `reply`: a request's response (none when
+   * its client cancelled it), nothing for a notification or a client's response. Resolves to what
+   * was answered, once delivered and recorded.
    */
-  async dispatch(kind: MessageKind, message: JsonRpcMessage, scope: DispatchScope): Promise<string | undefined> {
-    if (kind === 'notification') {
-      this.onNotification(message, scope);
-      return undefined;
+  async dispatch(request: McpRequest, reply: ReplyChannel): Promise<McpAnswer> {
+    if (request.kind === 'notification') {
+      this.onNotification(request);
+      await reply.answer(NOTHING);
+      return NOTHING;
     }
-    if (kind === 'response') {
-      const error = message.error as { message?: unknown; code?: unknown } | undefined;
-      if (scope.session.clientRequests.settle(message.id, message.result, error)) return undefined;
-      // Another replica of the session may be waiting for it.
-      if (this.relay?.enabled && scope.session.id !== undefined)
-        this.relay.forwardResponse(scope.session.id, message.id, message.result, error);
-      else this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
-      return undefined;
+    if (request.kind === 'response') {
+      this.onResponse(request);
+      await reply.answer(NOTHING);
+      return NOTHING;
     }
-    const id = message.id!;
-    const method = message.method ?? null;
-    // A stateless (2026-07-28) request brings what a session would hold in its `_meta`: it is
-    // served on a session of its own, whatever the transport passed.
-    let envelopeError: JsonRpcError | undefined;
-    if (scope.session.stateless || envelopeVersionOf(message.params) !== undefined) {
-      try {
-        if (scope.headerMismatch) throw scope.headerMismatch;
-        // The scope is the transport's object for this one message: the session is set in place.
-        scope.session = McpSession.forRequest(readEnvelope(message.params), scope.principal.id);
-      } catch (error) {
-        if (!(error instanceof JsonRpcError)) throw error;
-        envelopeError = error;
-        if (!scope.session.stateless) scope.session = new McpSession(undefined, STATELESS);
-      }
-    }
-    const session = scope.session;
+    const session = request.session;
     const note = new RequestNote(
-      method,
-      traitsOf(method),
-      scope.transport,
-      scope.principal.id,
+      request.method,
+      traitsOf(request.method),
+      request.transport,
+      request.principal.id,
       session.id,
       session.clientInfo,
-      scope.remoteAddress,
+      request.remoteAddress,
       session.protocolVersion,
     );
-    try {
+    return new RequestLife(this.state, this.events, note).complete(reply, async () => {
       // A span per request when an OpenTelemetry SDK is registered; the note gets its trace id.
-      const response = await this.tracing.run(note, id, message.params, scope, () =>
-        envelopeError
-          ? Promise.resolve(this.refuse(id, envelopeError, scope, note))
-          : this.answer(id, message, scope, note),
+      const response = await this.tracing.run(note, request, () =>
+        request.problem
+          ? Promise.resolve(this.refuse(request, request.problem, note))
+          : this.answer(request, reply, note),
       );
-      return note.withdrawn ? undefined : response;
-    } finally {
-      this.events.finish(note);
-      scope.onFinished?.(note.outcome);
-    }
+      return { body: note.withdrawn ? undefined : response.body, status: response.status, outcome: note.outcome };
+    });
   }
 
-  private async answer(
-    id: JsonRpcId,
-    message: JsonRpcMessage,
-    scope: DispatchScope,
-    note: RequestNote,
-  ): Promise<string> {
+  private async answer(request: McpRequest, reply: ReplyChannel, note: RequestNote): Promise<Response> {
+    const { session, id } = request;
     // A session is used only once `initialize` opened it (stateful HTTP opens it with the session;
     // stdio has one from the start). Only `ping` may come first, as the spec allows.
-    if (
-      scope.session.id !== undefined &&
-      !scope.session.opened &&
-      message.method !== 'initialize' &&
-      message.method !== 'ping'
-    ) {
+    if (session.id !== undefined && !session.opened && request.method !== 'initialize' && request.method !== 'ping') {
       note.fail('invalid', JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
-      return errorResponse(id, JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
+      return { body: errorResponse(id, JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED), status: 200 };
     }
-    const stateless = scope.session.stateless;
-    const handler = this.handlers.get(message.method!);
+    const stateless = session.stateless;
+    const handler = this.handlers.get(request.method!);
     if (!handler || !servedIn(note.traits, stateless)) {
       const notFound = new JsonRpcError(
         JsonRpcErrorCode.METHOD_NOT_FOUND,
         handler
-          ? `Method not found: ${message.method} is not part of protocol ${scope.session.protocolVersion}`
-          : `Method not found: ${message.method}`,
+          ? `Method not found: ${request.method} is not part of protocol ${session.protocolVersion}`
+          : `Method not found: ${request.method}`,
         undefined,
         stateless ? 404 : undefined,
       );
-      return this.refuse(id, notFound, scope, note);
+      return this.refuse(request, notFound, note);
     }
     try {
-      const params = message.params ?? {};
-      checkRequestLimits(params, this.options.limits);
+      checkRequestLimits(request.params, this.options.limits);
       // Calls of catalog entries pass the audit gate in their admission, once the entry is known
       // to exist for this caller; guarded methods that name no entry (task results) pass it here.
       if (note.traits?.guarded && !note.traits.names) this.admission.checkAuditGate(note);
-      const result = await handler(params, id, scope, note);
-      return resultResponse(id, stateless ? statelessResult(result, note.traits!) : result);
+      const result = await handler(request, reply, note);
+      return { body: resultResponse(id!, stateless ? statelessResult(result, note.traits!) : result), status: 200 };
     } catch (error) {
-      if (error instanceof JsonRpcError) return this.refuse(id, error, scope, note);
-      this.logger.error(`${message.method} failed`, (error as Error)?.stack ?? String(error));
+      if (error instanceof JsonRpcError) return this.refuse(request, error, note);
+      this.logger.error(`${request.method} failed`, (error as Error)?.stack ?? String(error));
       note.fail('error', JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error');
-      return errorResponse(id, JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error');
+      return { body: errorResponse(id, JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error'), status: 200 };
     }
   }
 
-  /** Answers a protocol error: recorded on the note, logged below production levels, HTTP status passed on. */
-  private refuse(id: JsonRpcId, error: JsonRpcError, scope: DispatchScope, note: RequestNote): string {
+  /** Answers a protocol error: recorded on the note, logged below production levels, with its HTTP status (2026-07-28). */
+  private refuse(request: McpRequest, error: JsonRpcError, note: RequestNote): Response {
     const outcome =
       error instanceof AccessDeniedError
         ? 'denied'
         : error instanceof RequestLimitError
           ? 'limited'
           : outcomeOfCode(error.code);
+    const stateless = request.session.stateless;
     // 2026-07-28 made "resource not found" an invalid-params error; tools throw one error for both eras.
     const code =
-      error.code === JsonRpcErrorCode.RESOURCE_NOT_FOUND && scope.session.stateless
-        ? JsonRpcErrorCode.INVALID_PARAMS
-        : error.code;
+      error.code === JsonRpcErrorCode.RESOURCE_NOT_FOUND && stateless ? JsonRpcErrorCode.INVALID_PARAMS : error.code;
     note.fail(outcome, code, error.message);
     // The client's mistake, not the host's: one line, below the levels production logs keep.
     this.logger.debug(`${note.method} refused (${code}): ${error.message}`);
-    if (error.httpStatus !== undefined) scope.httpStatus = error.httpStatus;
-    return errorResponse(id, code, error.message, error.data);
+    const status = stateless && error.httpStatus !== undefined ? error.httpStatus : 200;
+    return { body: errorResponse(request.id, code, error.message, error.data), status };
   }
 
-  private onNotification(message: JsonRpcMessage, scope: DispatchScope): void {
-    switch (message.method) {
+  /** A client's answer to a request the host sent it (elicitation, sampling, roots). */
+  private onResponse({ message, session }: McpRequest): void {
+    const error = message.error as { message?: unknown; code?: unknown } | undefined;
+    if (session.clientRequests.settle(message.id, message.result, error)) return;
+    // Another replica of the session may be waiting for it.
+    if (this.relay?.enabled && session.id !== undefined)
+      this.relay.forwardResponse(session.id, message.id, message.result, error);
+    else this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
+  }
+
+  private onNotification({ method, params, session, principal }: McpRequest): void {
+    switch (method) {
       case 'notifications/initialized':
-        scope.session.initialized = true;
+        session.initialized = true;
         break;
       case 'notifications/cancelled': {
-        const requestId = message.params?.requestId;
+        const requestId = params.requestId;
         if (typeof requestId === 'string' || typeof requestId === 'number') {
           // Stateless requests (including 2026-07-28 ones on stdio) run on sessions of their own.
           const call =
-            (scope.session.id === undefined ? undefined : scope.session.inFlight.get(requestId)) ??
-            this.stateless.find(scope.principal.id, requestId);
-          const given = message.params?.reason;
+            (session.id === undefined ? undefined : session.inFlight.get(requestId)) ??
+            this.stateless.find(principal.id, requestId);
+          const given = params.reason;
           const reason = typeof given === 'string' && given ? given.slice(0, 200) : 'no reason given';
           if (call) call.cancelByClient(reason);
           // The call may run on another replica of the session.
-          else if (this.relay?.enabled && scope.session.id !== undefined)
-            this.relay.forwardCancel(scope.session.id, requestId, reason);
+          else if (this.relay?.enabled && session.id !== undefined)
+            this.relay.forwardCancel(session.id, requestId, reason);
         }
         break;
       }

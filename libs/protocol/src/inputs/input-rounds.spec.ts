@@ -1,7 +1,7 @@
 import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, McpClientRequestError } from '#libs/core';
 import { CallCancellation } from '#libs/invocation';
 import { RequestNote } from '../events/request-note';
-import type { DispatchScope } from '../methods/method-handler';
+import { callRequest, principal as callerOf, type RequestOrigin } from '../testing/protocol-testing';
 import { McpSession } from '../sessions/mcp-session';
 import { traitsOf } from '../wire/mcp-method.table';
 import type { InputRequiredResult, InputRound } from './input-round';
@@ -19,14 +19,12 @@ const ALICE = { action: 'accept', content: { name: 'Alice' } };
 const PARIS = { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'm', stopReason: 'endTurn' };
 const ROOTS = { roots: [{ uri: 'file:///work', name: 'work' }] };
 
-function scopeOf(principal = 'alice', version = '2026-07-28'): DispatchScope {
-  const session = new McpSession(undefined, version);
+function scopeOf(principal = 'alice', version = '2026-07-28'): RequestOrigin {
   return {
-    session,
+    session: new McpSession(undefined, version),
     transport: 'http',
-    principal: { id: principal, scopes: [], roles: [], claims: {} },
+    principal: callerOf(principal),
     headers: {},
-    notify: () => true,
   };
 }
 
@@ -51,7 +49,7 @@ async function call<T>(
   scope = scopeOf(),
   note = noteOf(),
 ): Promise<{ value: T | InputRequiredResult; cancellation: CallCancellation }> {
-  const round = rounds.open(scope, note, 'greet', params) as InputRound;
+  const round = rounds.open(callRequest('tools/call', params, scope), note, 'greet') as InputRound;
   const cancellation = new CallCancellation();
   const client: Client = {
     request: (method, requestParams, key, onlyWhenAsked) =>
@@ -88,14 +86,14 @@ describe('InputRounds', () => {
     return `Hello, ${answer.content.name}!`;
   };
 
-  it('opens no round for a 2025 session, a scope with inputs of its own, or a request that runs no entry', () => {
-    expect(rounds.open(scopeOf('alice', LATEST_PROTOCOL_VERSION), noteOf(), 'greet', {})).toBeUndefined();
-    const task = { ...scopeOf(), clientInputs: { request: () => Promise.resolve({}) } };
-    expect(rounds.open(task, noteOf(), 'greet', {})).toBeUndefined();
-    expect(rounds.open(scopeOf(), noteOf('tools/list'), 'greet', {})).toBeUndefined();
-    expect(rounds.open(scopeOf(), noteOf('tasks/run'), 'greet', {})).toBeUndefined();
-    expect(rounds.open(scopeOf(), noteOf('prompts/get'), 'greet', {})).toBeDefined();
-    expect(rounds.open(scopeOf(), noteOf('resources/read'), 'kb://x', {})).toBeDefined();
+  it('opens no round for a 2025 session or a request that runs no entry', () => {
+    expect(
+      rounds.open(callRequest('tools/call', {}, scopeOf('alice', LATEST_PROTOCOL_VERSION)), noteOf(), 'greet'),
+    ).toBeUndefined();
+    expect(rounds.open(callRequest('tools/call', {}, scopeOf()), noteOf('tools/list'), 'greet')).toBeUndefined();
+    expect(rounds.open(callRequest('tools/call', {}, scopeOf()), noteOf('tasks/run'), 'greet')).toBeUndefined();
+    expect(rounds.open(callRequest('tools/call', {}, scopeOf()), noteOf('prompts/get'), 'greet')).toBeDefined();
+    expect(rounds.open(callRequest('tools/call', {}, scopeOf()), noteOf('resources/read'), 'kb://x')).toBeDefined();
   });
 
   it('answers a request the client has not answered with an InputRequiredResult, and cancels the run', async () => {
@@ -283,11 +281,15 @@ describe('InputRounds', () => {
   });
 
   it('refuses malformed inputResponses and requestState before anything runs', () => {
-    expect(() => rounds.open(scopeOf(), noteOf(), 'greet', { inputResponses: null })).toThrow(
+    expect(() =>
+      rounds.open(callRequest('tools/call', { inputResponses: null }, scopeOf()), noteOf(), 'greet'),
+    ).toThrow(
       'Invalid params: "inputResponses" must be an object mapping the keys of "inputRequests" to the client\'s results',
     );
-    expect(() => rounds.open(scopeOf(), noteOf(), 'greet', { inputResponses: [] })).toThrow(JsonRpcError);
-    expect(() => rounds.open(scopeOf(), noteOf(), 'greet', { requestState: 7 })).toThrow(
+    expect(() => rounds.open(callRequest('tools/call', { inputResponses: [] }, scopeOf()), noteOf(), 'greet')).toThrow(
+      JsonRpcError,
+    );
+    expect(() => rounds.open(callRequest('tools/call', { requestState: 7 }, scopeOf()), noteOf(), 'greet')).toThrow(
       'Invalid params: "requestState" must be the string of the last InputRequiredResult, unchanged',
     );
   });
@@ -297,7 +299,7 @@ describe('InputRounds', () => {
       asked((await call(rounds, params, greet)).value).requestState;
     const refusal = (params: Record<string, unknown>, scope = scopeOf(), note = noteOf()) => {
       try {
-        rounds.open(scope, note, 'greet', params);
+        rounds.open(callRequest('tools/call', params, scope), note, 'greet');
       } catch (error) {
         expect((error as JsonRpcError).code).toBe(JsonRpcErrorCode.INVALID_PARAMS);
         return (error as Error).message;
@@ -312,9 +314,9 @@ describe('InputRounds', () => {
         /^Invalid params: "requestState" failed its integrity check: it was altered, or sealed by a host with another requestState secret; send the request again without/,
       );
       const other = new InputRounds(new RequestStateSealer({ requestState: { secrets: undefined, ttlMs: 600_000 } }));
-      expect(() => other.open(scopeOf(), noteOf(), 'greet', { arguments: args, requestState: state })).toThrow(
-        /failed its integrity check/,
-      );
+      expect(() =>
+        other.open(callRequest('tools/call', { arguments: args, requestState: state }, scopeOf()), noteOf(), 'greet'),
+      ).toThrow(/failed its integrity check/);
       expect(refusal({ arguments: args, requestState: state })).toBe('opened');
     });
 
@@ -334,7 +336,11 @@ describe('InputRounds', () => {
         otherRequest,
       );
       expect(() =>
-        rounds.open(scopeOf(), noteOf(), 'farewell', { arguments: { ticket: 'T-1' }, requestState: state }),
+        rounds.open(
+          callRequest('tools/call', { arguments: { ticket: 'T-1' }, requestState: state }, scopeOf()),
+          noteOf(),
+          'farewell',
+        ),
       ).toThrow(otherRequest);
       // The order of the arguments' keys does not matter.
       const two = await stateOf({ arguments: { a: 1, b: 2 } });
@@ -347,9 +353,13 @@ describe('InputRounds', () => {
       const now = Date.now();
       const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 59_000);
       try {
-        expect(short.open(scopeOf(), noteOf(), 'greet', { requestState: state })).toBeDefined();
+        expect(
+          short.open(callRequest('tools/call', { requestState: state }, scopeOf()), noteOf(), 'greet'),
+        ).toBeDefined();
         clock.mockReturnValue(now + 61_000);
-        expect(() => short.open(scopeOf(), noteOf(), 'greet', { requestState: state })).toThrow(
+        expect(() =>
+          short.open(callRequest('tools/call', { requestState: state }, scopeOf()), noteOf(), 'greet'),
+        ).toThrow(
           'Invalid params: "requestState" expired (it is accepted for 60 s after the input was requested); send the request again without "requestState" and "inputResponses" to start over',
         );
       } finally {

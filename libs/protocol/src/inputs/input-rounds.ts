@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import type { DispatchScope } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
 import type { RequestNote } from '../events/request-note';
 import { digestOf, InputRound, type RequestBinding, type RequestState } from './input-round';
 import { InputRoundMessages } from './input-round.messages';
@@ -62,21 +62,17 @@ export class InputRounds {
 
   /**
    * The round of this request, or `undefined` when its requests to the client go elsewhere (a
-   * session, or the `ClientInputs` its scope already has, e.g. a task's).
+   * 2025 session, or a request that runs no catalog entry).
    * @throws JsonRpcError `-32602` for malformed `inputResponses` or a `requestState` that fails verification
    */
-  open(
-    scope: DispatchScope,
-    note: RequestNote | undefined,
-    target: string,
-    params: Record<string, unknown>,
-  ): InputRound | undefined {
-    if (!scope.session.stateless || scope.clientInputs || !note?.traits?.runs || note.method === null) return undefined;
+  open(request: McpRequest, note: RequestNote | undefined, target: string): InputRound | undefined {
+    if (!request.session.stateless || !note?.traits?.runs || note.method === null) return undefined;
+    const params = request.params;
     const responses = params.inputResponses;
     if (responses !== undefined && !isRecord(responses)) throw invalid(InputRoundMessages.responsesNotObject());
     const sealed = params.requestState;
     if (sealed !== undefined && typeof sealed !== 'string') throw invalid(InputRoundMessages.stateNotString());
-    const binding = new LazyBinding(scope.principal.id, note.method, target, params.arguments);
+    const binding = new LazyBinding(request.principal.id, note.method, target, params.arguments);
     const earlier = sealed === undefined ? undefined : this.verify(sealed, binding);
     // Each sealed state is another text (its IV is random): its digest names this retry.
     const claim = earlier && ((key: string) => this.claims.claim(`${digestOf(sealed)}:${key}`, earlier.x, earlier.g));

@@ -12,7 +12,8 @@ import {
 import { META_KEYS } from '../eras/request-envelope';
 import { TASKS_EXTENSION } from '../eras/extensions';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
-import { EMPTY_RESULT, type DispatchScope, type McpMethods } from '../methods/method-handler';
+import { EMPTY_RESULT, type McpMethods } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
 import type { RequestNote } from '../events/request-note';
 
 /** What the host offers, announced in the `initialize` result. */
@@ -45,9 +46,9 @@ const DISCOVERY_TTL_MS = 5 * 60_000;
 @Injectable()
 export class LifecycleMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    initialize: (params, _id, scope, note) => this.initialize(params, scope, note),
+    initialize: (request, _reply, note) => this.initialize(request, note),
     ping: () => EMPTY_RESULT,
-    'logging/setLevel': (params, _id, scope) => this.setLogLevel(params, scope),
+    'logging/setLevel': (request) => this.setLogLevel(request),
     'server/discover': () => this.discovery,
   };
   /** The `initialize` result per negotiated version, serialized once. */
@@ -68,13 +69,12 @@ export class LifecycleMethods implements McpMethods {
     });
   }
 
-  private initialize(params: Record<string, unknown>, scope: DispatchScope, note: RequestNote): string {
+  private initialize({ params, session }: McpRequest, note: RequestNote): string {
     const requested = params.protocolVersion;
     if (typeof requested !== 'string') {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'initialize: "protocolVersion" must be a string');
     }
     const version = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-    const session = scope.session;
     session.protocolVersion = version;
     session.opened = true;
     const clientInfo = params.clientInfo as { name?: unknown; version?: unknown } | undefined;
@@ -99,14 +99,14 @@ export class LifecycleMethods implements McpMethods {
     return result;
   }
 
-  private setLogLevel(params: Record<string, unknown>, scope: DispatchScope): string {
+  private setLogLevel({ params, session }: McpRequest): string {
     if (!isMcpLogLevel(params.level)) {
       throw new JsonRpcError(
         JsonRpcErrorCode.INVALID_PARAMS,
         `logging/setLevel: "level" must be one of ${MCP_LOG_LEVELS.join(', ')}`,
       );
     }
-    scope.session.logLevel = params.level as McpLogLevel;
+    session.logLevel = params.level as McpLogLevel;
     return EMPTY_RESULT;
   }
 }

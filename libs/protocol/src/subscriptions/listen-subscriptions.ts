@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { McpPrincipal } from '#libs/core';
-import type { DispatchScope } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { RequestLimitError } from '../wire/request-limits';
 import type { ListenSubscription } from './listen-subscription';
@@ -12,8 +12,8 @@ export interface McpSubscriber {
   readonly principal: McpPrincipal;
   /** The capabilities the client declared in the listen request's `_meta` (extensions under `extensions`). */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
-  /** The listen request's scope, for what needs more of it (its session made from `_meta`, its transport). */
-  readonly scope: DispatchScope;
+  /** The listen request, for what needs more of it (its session made from `_meta`, its transport). */
+  readonly request: McpRequest;
 }
 
 /**

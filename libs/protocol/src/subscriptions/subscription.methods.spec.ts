@@ -16,7 +16,8 @@ import { Authenticator, ScopeAndRolePolicy, type McpAuthOptions } from '#libs/se
 import { AccessControl } from '../admission/access-control';
 import { StatelessCalls } from '../calls/stateless-calls';
 import { RequestNote } from '../events/request-note';
-import type { DispatchScope } from '../methods/method-handler';
+import { callRequest } from '../testing/protocol-testing';
+import type { ReplyChannel } from '../requests/reply-channel';
 import { resolveProtocolOptions } from '../options/protocol.options';
 import { McpSession } from '../sessions/mcp-session';
 import { traitsOf } from '../wire/mcp-method.table';
@@ -76,23 +77,26 @@ function setup(limits: Record<string, number> = {}, auth: McpAuthOptions = { mod
     let lose: ((reason: Error) => void) | undefined;
     const session = new McpSession(undefined, STATELESS_PROTOCOL_VERSION);
     session.clientCapabilities = {};
-    const scope: DispatchScope = {
-      session,
-      transport: 'http',
-      principal,
-      headers: {},
-      remoteAddress: how.address ?? '127.0.0.1',
-      notify: (message) => {
+    const reply: ReplyChannel = {
+      send: (message) => {
         if (how.sse === false) return false;
         sent.push(JSON.parse(message) as Record<string, unknown>);
         return true;
       },
+      answer: () => Promise.resolve(),
       onLost: (abort) => {
         lose = abort;
         return () => (lose = undefined);
       },
     };
     const id = nextId++;
+    const origin = {
+      session,
+      transport: 'http' as const,
+      principal,
+      headers: {},
+      remoteAddress: how.address ?? '127.0.0.1',
+    };
     const note = new RequestNote(
       'subscriptions/listen',
       traitsOf('subscriptions/listen'),
@@ -102,7 +106,13 @@ function setup(limits: Record<string, number> = {}, auth: McpAuthOptions = { mod
       undefined,
       undefined,
     );
-    const answer = Promise.resolve(methods.methods['subscriptions/listen']!({ notifications }, id, scope, note));
+    const answer = Promise.resolve(
+      methods.methods['subscriptions/listen']!(
+        callRequest('subscriptions/listen', { notifications }, origin, id),
+        reply,
+        note,
+      ),
+    );
     answer.catch(() => undefined); // a refusal is read by the test, after this
     await new Promise((resolve) => setImmediate(resolve));
     return { id, sent, note, answer, disconnect: () => lose?.(new Error('client disconnected')) };

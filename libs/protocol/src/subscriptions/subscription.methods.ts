@@ -6,9 +6,10 @@ import { Authenticator } from '#libs/security';
 import { AccessControl } from '../admission/access-control';
 import { StatelessCalls } from '../calls/stateless-calls';
 import type { RequestNote } from '../events/request-note';
-import type { DispatchScope, McpMethods } from '../methods/method-handler';
+import type { McpMethods } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
+import type { ReplyChannel } from '../requests/reply-channel';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
-import type { JsonRpcId } from '../wire/json-rpc';
 import { RequestLimitError } from '../wire/request-limits';
 import { ListenSubscription } from './listen-subscription';
 import { ListenSubscriptions, type McpSubscriber } from './listen-subscriptions';
@@ -28,7 +29,7 @@ import { LIST_FLAGS, readSubscriptionFilter, type SubscriptionFilter } from './s
 @Injectable()
 export class SubscriptionMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'subscriptions/listen': (params, id, scope, note) => this.listen(params, id, scope, note),
+    'subscriptions/listen': (request, reply, note) => this.listen(request, reply, note),
   };
 
   constructor(
@@ -40,35 +41,31 @@ export class SubscriptionMethods implements McpMethods {
     private readonly authenticator: Authenticator,
   ) {}
 
-  private async listen(
-    params: Record<string, unknown>,
-    id: JsonRpcId,
-    scope: DispatchScope,
-    note: RequestNote,
-  ): Promise<string> {
-    const requested = readSubscriptionFilter(params);
-    const owner = this.ownerOf(scope);
+  private async listen(request: McpRequest, reply: ReplyChannel, note: RequestNote): Promise<string> {
+    const id = request.id!;
+    const requested = readSubscriptionFilter(request.params);
+    const owner = this.ownerOf(request);
     this.subscriptions.checkRoom(owner);
     // The client lets go by closing the stream (HTTP) or by cancelling the listen request; watched
     // from the start, so that a client gone while the filter was acknowledged is not kept.
     const cancellation = new CallCancellation();
-    const stopWatching = scope.onLost?.((reason) => cancellation.cancel(reason));
-    const forget = this.stateless.add(scope.principal.id, id, cancellation);
+    const stopWatching = reply.onLost?.((reason) => cancellation.cancel(reason));
+    const forget = this.stateless.add(request.principal.id, id, cancellation);
     try {
       const subscriber: McpSubscriber = {
         id,
-        principal: scope.principal,
-        clientCapabilities: scope.session.clientCapabilities ?? {},
-        scope,
+        principal: request.principal,
+        clientCapabilities: request.session.clientCapabilities ?? {},
+        request,
       };
       const filter = await this.acknowledge(requested, subscriber);
       if (cancellation.isCancelled) return this.unanswered(note);
       const subscription = new ListenSubscription(
         id,
-        scope.principal,
+        request.principal,
         subscriber.clientCapabilities,
         filter,
-        scope.notify,
+        (message) => reply.send(message),
       );
       if (!subscription.notify('notifications/subscriptions/acknowledged', { notifications: filter }))
         throw new JsonRpcError(
@@ -128,10 +125,10 @@ export class SubscriptionMethods implements McpMethods {
    * then the same principal, so one client's streams must not use up everyone's room — and for
    * an anonymous caller.
    */
-  private ownerOf(scope: DispatchScope): string {
-    const anonymous = scope.principal === ANONYMOUS_PRINCIPAL || scope.principal.id === ANONYMOUS_PRINCIPAL.id;
-    return anonymous || (scope.transport === 'http' && this.authenticator.mode === 'none')
-      ? `address:${scope.remoteAddress ?? scope.transport}`
-      : `principal:${scope.principal.id}`;
+  private ownerOf({ principal, transport, remoteAddress }: McpRequest): string {
+    const anonymous = principal === ANONYMOUS_PRINCIPAL || principal.id === ANONYMOUS_PRINCIPAL.id;
+    return anonymous || (transport === 'http' && this.authenticator.mode === 'none')
+      ? `address:${remoteAddress ?? transport}`
+      : `principal:${principal.id}`;
   }
 }

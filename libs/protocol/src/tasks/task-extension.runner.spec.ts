@@ -11,7 +11,8 @@ import type { CallContext, CallFailure, Invocation, ToolInvoker } from '#libs/in
 import { CallScope } from '../calls/call-scope';
 import { InputRounds } from '../inputs/input-rounds';
 import { RequestStateSealer } from '../inputs/request-state.sealer';
-import type { ClientInputs, DispatchScope } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
+import { admittedCall, callRequest, RecordingReply } from '../testing/protocol-testing';
 import { StatelessCalls } from '../calls/stateless-calls';
 import { McpRequestObservers } from '../events/request-observers';
 import { RequestNote } from '../events/request-note';
@@ -23,6 +24,8 @@ import type { ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from '../sessions/mcp-session';
 import { TaskQuota } from './task-quota';
 import { TaskExtensionRunner } from './task-extension.runner';
+import { TaskHandOff } from './task-hand-off';
+import { TaskLife } from './task-life';
 import { TaskStatusEvents, type TaskStatusChange } from './task-status.events';
 import { InMemoryTaskStore } from './task.store';
 import { TASKS_EXTENSION } from './tasks-extension';
@@ -73,23 +76,39 @@ function setup() {
   statusEvents.subscribe((change) => changes.push(change));
   const state = new HostState();
   const options = { tasks: { ttlMs: TASK_TTL, maxPerPrincipal: MAX_TASKS } } as ProtocolOptions;
-  const runner = new TaskExtensionRunner(
+  const callScope = new CallScope(state, new StatelessCalls(), new InputRounds(new RequestStateSealer(REQUEST_STATE)));
+  const life = new TaskLife(
     options,
     store,
     invoker,
-    new CallScope(state, new StatelessCalls(), new InputRounds(new RequestStateSealer(REQUEST_STATE))),
+    callScope,
     new RequestEvents(observers),
     state,
     new TaskQuota(options),
-    statusEvents,
   );
+  const runner = new TaskExtensionRunner(options, life, new TaskHandOff(callScope, life), statusEvents);
   return { runner, store, calls, finished, changes, state };
 }
 
-/** A 2026-07-28 request of `principal`, declaring the tasks extension unless told otherwise. */
+/** The way back of each request `scopeOf` made. */
+const replies = new WeakMap<McpRequest, RecordingReply>();
+
+/**
+ * A 2026-07-28 `tools/call` of `principal` (with `params`), declaring the tasks extension unless
+ * told otherwise, and what reached the request's own stream.
+ */
 function scopeOf(
   principal: string,
-  { extension = true, clientInputs }: { extension?: boolean; clientInputs?: ClientInputs } = {},
+  {
+    extension = true,
+    params = {},
+    id = 7,
+  }: {
+    extension?: boolean;
+    capabilities?: Record<string, unknown>;
+    params?: Record<string, unknown>;
+    id?: number;
+  } = {},
 ) {
   const session = McpSession.forRequest(
     {
@@ -101,19 +120,13 @@ function scopeOf(
     principal,
   );
   const caller: McpPrincipal = { id: principal, scopes: [], roles: [], claims: {} };
-  const onRequest: string[] = [];
-  const scope: DispatchScope = {
-    session,
-    transport: 'http',
-    principal: caller,
-    headers: {},
-    notify: (message) => (onRequest.push(message), true),
-    clientInputs,
-  };
-  return { scope, onRequest };
+  const scope = callRequest('tools/call', params, { session, transport: 'http', principal: caller, headers: {} }, id);
+  const reply = new RecordingReply();
+  replies.set(scope, reply);
+  return { scope, onRequest: reply.sent };
 }
 
-const noteOf = (scope: DispatchScope) =>
+const noteOf = (scope: McpRequest) =>
   new RequestNote(
     'tools/call',
     traitsOf('tools/call'),
@@ -125,16 +138,20 @@ const noteOf = (scope: DispatchScope) =>
     STATELESS_PROTOCOL_VERSION,
   );
 
+/** The call of `tool` a request makes, admitted. */
+const callOf = (scope: McpRequest, tool: RegisteredTool, note = noteOf(scope)) =>
+  admittedCall(scope, tool, {}, { reply: replies.get(scope), note });
+
 /** Lets the promise chains behind a settled call run to their end. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-async function startTask(runner: TaskExtensionRunner, scope: DispatchScope, tool = TOOL) {
-  return JSON.parse(await runner.start(tool, {}, {}, 7, scope, false, noteOf(scope))) as Record<string, unknown> & {
+async function startTask(runner: TaskExtensionRunner, scope: McpRequest, tool = TOOL) {
+  return JSON.parse(await runner.start(callOf(scope, tool), false)) as Record<string, unknown> & {
     taskId: string;
   };
 }
 
-const getTask = async (runner: TaskExtensionRunner, taskId: unknown, scope: DispatchScope) =>
+const getTask = async (runner: TaskExtensionRunner, taskId: unknown, scope: McpRequest) =>
   JSON.parse(await runner.get(taskId, scope)) as Record<string, unknown>;
 
 const rpcError = (promise: Promise<unknown>) =>
@@ -398,43 +415,23 @@ describe('TaskExtensionRunner', () => {
   });
 
   describe("taskStart: 'manual'", () => {
-    /** Stands for the input-required rounds of the request: answers `prepared`, refuses the rest. */
-    function rounds(prepared: Record<string, unknown>): ClientInputs & { asked: string[] } {
-      const asked: string[] = [];
-      return {
-        asked,
-        request: (method) => {
-          asked.push(method);
-          return method in prepared
-            ? Promise.resolve(prepared[method])
-            : Promise.reject(new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'input required'));
-        },
-      };
-    }
-
-    it('serves the call in the request until the handler continues as a task, then answers with the task', async () => {
+    it('answers with the task once the handler continues as one; its requests to the client then wait for tasks/update', async () => {
       const { runner, calls, store } = setup();
-      const answer = { action: 'accept', content: { file: 'orders.csv' } };
-      const inputs = rounds({ 'elicitation/create': answer });
-      const { scope } = scopeOf('alice', { clientInputs: inputs });
-      const response = runner.start(MANUAL_TOOL, {}, {}, 7, scope, false, noteOf(scope));
+      const { scope } = scopeOf('alice');
+      const response = runner.start(callOf(scope, MANUAL_TOOL), false);
       await settle();
-      // Before the hand-off, requests to the client go where the request's go.
-      await expect(calls[0].context.elicit(ASK)).resolves.toEqual(answer);
-      expect(inputs.asked).toEqual(['elicitation/create']);
       expect(store.size).toBe(0);
       await calls[0].context.continueAsTask();
       const created = JSON.parse(await response) as { resultType: string; taskId: string };
       expect(created).toMatchObject({ resultType: 'task', status: 'working' });
       expect(created).not.toHaveProperty('requestState');
       expect(created).not.toHaveProperty('inputRequests');
-      // After it, they wait for tasks/update.
       const later = calls[0].context.elicit(ASK);
       await settle();
-      expect(inputs.asked).toHaveLength(1);
       expect(await getTask(runner, created.taskId, scope)).toMatchObject({ status: 'input_required' });
-      await runner.update(created.taskId, { 'elicitation-1': { action: 'accept', content: {} } }, scope);
-      await later;
+      const answer = { action: 'accept', content: { file: 'orders.csv' } };
+      await runner.update(created.taskId, { 'elicitation-1': answer }, scope);
+      await expect(later).resolves.toEqual(answer);
       calls[0].resolve(TEXT(`Imported ${answer.content.file}`));
       await settle();
       expect(await getTask(runner, created.taskId, scope)).toMatchObject({
@@ -447,7 +444,7 @@ describe('TaskExtensionRunner', () => {
       const { runner, calls, store } = setup();
       const { scope } = scopeOf('alice');
       const asking = noteOf(scope);
-      const first = runner.start(MANUAL_TOOL, {}, {}, 7, scope, false, asking);
+      const first = runner.start(callOf(scope, MANUAL_TOOL, asking), false);
       await settle();
       const unanswered = calls[0].context.elicit(ASK, { key: 'file' });
       unanswered.catch((error: unknown) => calls[0].reject(error));
@@ -461,9 +458,9 @@ describe('TaskExtensionRunner', () => {
       expect(store.size).toBe(0);
       // The retry runs the handler again: the answer is there, and the call becomes a task.
       const answer = { action: 'accept', content: { file: 'orders.csv' } };
-      const again = scopeOf('alice').scope;
       const params = { inputResponses: { file: answer }, requestState: asked.requestState };
-      const second = runner.start(MANUAL_TOOL, {}, params, 8, again, false, noteOf(again));
+      const again = scopeOf('alice', { params, id: 8 }).scope;
+      const second = runner.start(callOf(again, MANUAL_TOOL, noteOf(again)), false);
       await settle();
       await expect(calls[1].context.elicit(ASK, { key: 'file' })).resolves.toEqual(answer);
       await calls[1].context.continueAsTask();
@@ -480,7 +477,7 @@ describe('TaskExtensionRunner', () => {
     it('answers the call’s own result when it ends before becoming a task, and creates none', async () => {
       const { runner, calls, store } = setup();
       const { scope } = scopeOf('alice');
-      const response = runner.start(MANUAL_TOOL, {}, {}, 7, scope, false, noteOf(scope));
+      const response = runner.start(callOf(scope, MANUAL_TOOL, noteOf(scope)), false);
       await settle();
       calls[0].resolve(TEXT('nothing to import'));
       expect(JSON.parse(await response)).toEqual(TEXT('nothing to import'));
@@ -489,13 +486,14 @@ describe('TaskExtensionRunner', () => {
 
     it('lets an error of the request phase (an input-required round) through as the request’s own', async () => {
       const { runner, calls, store } = setup();
-      const { scope } = scopeOf('alice', { clientInputs: rounds({}) });
-      const response = runner.start(MANUAL_TOOL, {}, {}, 7, scope, false, noteOf(scope));
+      // Sampling a client that did not declare it is refused by the round, before any task.
+      const { scope } = scopeOf('alice');
+      const response = runner.start(callOf(scope, MANUAL_TOOL), false);
       await settle();
-      calls[0].context.elicit(ASK).catch((error: unknown) => calls[0].reject(error));
+      calls[0].context.sample({ messages: [], maxTokens: 5 }).catch((error: unknown) => calls[0].reject(error));
       expect(await rpcError(response)).toMatchObject({
-        code: JsonRpcErrorCode.INVALID_PARAMS,
-        message: 'input required',
+        code: JsonRpcErrorCode.MISSING_CLIENT_CAPABILITY,
+        data: { requiredCapabilities: { sampling: {} } },
       });
       expect(store.size).toBe(0);
     });
@@ -505,7 +503,7 @@ describe('TaskExtensionRunner', () => {
       const { scope, onRequest } = scopeOf('alice');
       // A 2026-07-28 request gets log messages only when its `_meta` names a level.
       scope.session.logLevel = 'info';
-      const response = runner.start(MANUAL_TOOL, {}, {}, 7, scope, false, noteOf(scope));
+      const response = runner.start(callOf(scope, MANUAL_TOOL, noteOf(scope)), false);
       await settle();
       calls[0].context.log.info('before');
       await calls[0].context.continueAsTask();

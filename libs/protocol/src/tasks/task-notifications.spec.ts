@@ -1,5 +1,5 @@
 import { JsonRpcError, type McpPrincipal } from '#libs/core';
-import type { DispatchScope } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
 import { resolveProtocolOptions } from '../options/protocol.options';
 import { ListenSubscription } from '../subscriptions/listen-subscription';
 import { ListenSubscriptions } from '../subscriptions/listen-subscriptions';
@@ -16,12 +16,12 @@ function setup() {
   });
   const subscriptions = new ListenSubscriptions(options);
   const statusEvents = new TaskStatusEvents();
-  const asked: { ids: readonly string[]; scope: DispatchScope }[] = [];
+  const asked: { ids: readonly string[]; request: McpRequest }[] = [];
   // The runner's rule, as it applies it: the caller's own tasks ("<principal>-…").
   const runner = {
-    followable: (ids: readonly string[], scope: DispatchScope) => {
-      asked.push({ ids, scope });
-      return Promise.resolve(ids.filter((id) => id.startsWith(`${scope.principal.id}-`)));
+    followable: (ids: readonly string[], request: McpRequest) => {
+      asked.push({ ids, request });
+      return Promise.resolve(ids.filter((id) => id.startsWith(`${request.principal.id}-`)));
     },
   } as unknown as TaskExtensionRunner;
   const notifications = new TaskNotifications(subscriptions, runner, statusEvents);
@@ -29,9 +29,9 @@ function setup() {
 
   /** A subscription as `principal`, its `taskIds` acknowledged by the topic: what it received. */
   async function follow(principal: McpPrincipal, taskIds: unknown) {
-    const scope = { principal } as DispatchScope;
+    const request = { principal } as McpRequest;
     const topic = subscriptions.topics.get('taskIds')!;
-    const agreed = await topic.acknowledge(taskIds, { id: 1, principal, clientCapabilities: {}, scope });
+    const agreed = await topic.acknowledge(taskIds, { id: 1, principal, clientCapabilities: {}, request });
     const got: Record<string, unknown>[] = [];
     const subscription = new ListenSubscription(1, principal, {}, { taskIds: agreed }, (message) => {
       got.push(JSON.parse(message).params as Record<string, unknown>);
@@ -50,10 +50,10 @@ const change = (taskId: string, principal: string, status = 'completed') => ({
 });
 
 describe('TaskNotifications', () => {
-  it("acknowledges the task ids the runner says the caller may follow, with the listen request's scope", async () => {
+  it('acknowledges the task ids the runner says the caller may follow, with the listen request', async () => {
     const { follow, asked, subscriptions } = setup();
     expect((await follow(ALICE, ['alice-1', 'bob-1'])).agreed).toEqual(['alice-1']);
-    expect(asked[0]).toMatchObject({ ids: ['alice-1', 'bob-1'], scope: { principal: ALICE } });
+    expect(asked[0]).toMatchObject({ ids: ['alice-1', 'bob-1'], request: { principal: ALICE } });
     await subscriptions.closeAll('spec over');
   });
 

@@ -30,7 +30,7 @@ export class TaskNotifications implements OnModuleInit, OnApplicationShutdown {
               JsonRpcErrorCode.INVALID_PARAMS,
               'subscriptions/listen: "notifications.taskIds" must be an array of task ids',
             );
-          return this.runner.followable(requested as string[], subscriber.scope);
+          return this.runner.followable(requested as string[], subscriber.request);
         },
       }),
       this.statusEvents.subscribe(({ task, owner }) =>

@@ -1,6 +1,6 @@
 import { JsonRpcError, LATEST_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION } from '#libs/core';
 import type { CallAdmission } from '../admission/call-admission';
-import type { DispatchScope } from '../methods/method-handler';
+import { callRequest, principal, RecordingReply, type RequestOrigin } from '../testing/protocol-testing';
 import type { ProtocolOptions } from '../options/protocol.options';
 import { RequestNote } from '../events/request-note';
 import { McpSession } from '../sessions/mcp-session';
@@ -43,14 +43,8 @@ function setup(gateOpen = true) {
   return { methods, served };
 }
 
-function scopeOf(version: string): DispatchScope {
-  return {
-    session: new McpSession(undefined, version),
-    transport: 'http',
-    principal: { id: 'alice', scopes: [], roles: [], claims: {} },
-    headers: {},
-    notify: () => true,
-  };
+function scopeOf(version: string): RequestOrigin {
+  return { session: new McpSession(undefined, version), transport: 'http', principal: principal('alice'), headers: {} };
 }
 
 const noteOf = (method: string) =>
@@ -60,11 +54,23 @@ describe('TaskMethods', () => {
   it('serves tasks/get and tasks/cancel of a 2025-era request with the experimental tasks', async () => {
     const { methods, served } = setup();
     const scope = scopeOf(LATEST_PROTOCOL_VERSION);
-    expect(JSON.parse(await methods['tasks/get']!({ taskId: 't-1' }, 1, scope, noteOf('tasks/get')))).toMatchObject({
+    expect(
+      JSON.parse(
+        await methods['tasks/get']!(
+          callRequest('tasks/get', { taskId: 't-1' }, scope, 1),
+          new RecordingReply(),
+          noteOf('tasks/get'),
+        ),
+      ),
+    ).toMatchObject({
       taskId: 't-1',
       ttl: 1_000,
     });
-    await methods['tasks/cancel']!({ taskId: 't-1' }, 2, scope, noteOf('tasks/cancel'));
+    await methods['tasks/cancel']!(
+      callRequest('tasks/cancel', { taskId: 't-1' }, scope, 2),
+      new RecordingReply(),
+      noteOf('tasks/cancel'),
+    );
     expect(served).toEqual(['2025 get t-1', '2025 cancel t-1']);
   });
 
@@ -72,9 +78,21 @@ describe('TaskMethods', () => {
     const { methods, served } = setup();
     const scope = scopeOf(STATELESS_PROTOCOL_VERSION);
     const note = noteOf('tasks/update');
-    await methods['tasks/get']!({ taskId: 't-1' }, 1, scope, noteOf('tasks/get'));
-    await methods['tasks/update']!({ taskId: 't-1', inputResponses: { k: {} } }, 2, scope, note);
-    await methods['tasks/cancel']!({ taskId: 't-1' }, 3, scope, noteOf('tasks/cancel'));
+    await methods['tasks/get']!(
+      callRequest('tasks/get', { taskId: 't-1' }, scope, 1),
+      new RecordingReply(),
+      noteOf('tasks/get'),
+    );
+    await methods['tasks/update']!(
+      callRequest('tasks/update', { taskId: 't-1', inputResponses: { k: {} } }, scope, 2),
+      new RecordingReply(),
+      note,
+    );
+    await methods['tasks/cancel']!(
+      callRequest('tasks/cancel', { taskId: 't-1' }, scope, 3),
+      new RecordingReply(),
+      noteOf('tasks/cancel'),
+    );
     expect(served).toEqual(['2026 get t-1', '2026 update t-1 {"k":{}}', '2026 cancel t-1']);
     expect(note.target).toBe('t-1');
   });
@@ -82,9 +100,17 @@ describe('TaskMethods', () => {
   it("gates the extension's tasks/get (it hands out results) on the audit trail, not the 2025 one", async () => {
     const { methods, served } = setup(false);
     await expect(
-      methods['tasks/get']!({ taskId: 't-1' }, 1, scopeOf(STATELESS_PROTOCOL_VERSION), noteOf('tasks/get')),
+      methods['tasks/get']!(
+        callRequest('tasks/get', { taskId: 't-1' }, scopeOf(STATELESS_PROTOCOL_VERSION), 1),
+        new RecordingReply(),
+        noteOf('tasks/get'),
+      ),
     ).rejects.toThrow('Service unavailable');
-    await methods['tasks/get']!({ taskId: 't-1' }, 2, scopeOf(LATEST_PROTOCOL_VERSION), noteOf('tasks/get'));
+    await methods['tasks/get']!(
+      callRequest('tasks/get', { taskId: 't-1' }, scopeOf(LATEST_PROTOCOL_VERSION), 2),
+      new RecordingReply(),
+      noteOf('tasks/get'),
+    );
     expect(served).toEqual(['2025 get t-1']);
   });
 });

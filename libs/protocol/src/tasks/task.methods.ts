@@ -6,6 +6,7 @@ import { TaskExtensionRunner } from './task-extension.runner';
 import { CallAdmission } from '../admission/call-admission';
 import type { McpMethods } from '../methods/method-handler';
 import type { RequestNote } from '../events/request-note';
+import type { McpRequest } from '../requests/mcp-request';
 
 /**
  * `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` of the 2025-11-25 experimental tasks,
@@ -14,25 +15,25 @@ import type { RequestNote } from '../events/request-note';
 @Injectable()
 export class TaskMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'tasks/get': async (params, _id, scope, note) => {
-      if (!scope.session.stateless)
-        return JSON.stringify(publicTask(await this.tasks.get(taskIdOf(params, note), scope)));
+    'tasks/get': async (request, _reply, note) => {
+      if (!request.session.stateless)
+        return JSON.stringify(publicTask(await this.tasks.get(taskIdOf(request, note), request)));
       // The extension's tasks/get hands out results, as tasks/result does: a fail-closed audit trail gates it.
       this.admission.checkAuditGate(note);
-      return this.extension.get(taskIdOf(params, note), scope);
+      return this.extension.get(taskIdOf(request, note), request);
     },
-    'tasks/update': (params, _id, scope, note) =>
-      this.extension.update(taskIdOf(params, note), params.inputResponses, scope),
-    'tasks/result': async (params, _id, scope, note) =>
-      JSON.stringify(await this.tasks.result(taskIdOf(params, note), scope)),
-    'tasks/cancel': async (params, _id, scope, note) =>
-      scope.session.stateless
-        ? this.extension.cancel(taskIdOf(params, note), scope)
-        : JSON.stringify(await this.tasks.cancel(taskIdOf(params, note), scope)),
-    'tasks/list': async (params, _id, scope) => {
-      const { total } = await this.tasks.list(0, 0, scope);
-      const offset = decodeCursor('tasks', params.cursor, total);
-      const { tasks } = await this.tasks.list(offset, this.options.pageSize, scope);
+    'tasks/update': (request, _reply, note) =>
+      this.extension.update(taskIdOf(request, note), request.params.inputResponses, request),
+    'tasks/result': async (request, _reply, note) =>
+      JSON.stringify(await this.tasks.result(taskIdOf(request, note), request)),
+    'tasks/cancel': async (request, _reply, note) =>
+      request.session.stateless
+        ? this.extension.cancel(taskIdOf(request, note), request)
+        : JSON.stringify(await this.tasks.cancel(taskIdOf(request, note), request)),
+    'tasks/list': async (request) => {
+      const { total } = await this.tasks.list(0, 0, request);
+      const offset = decodeCursor('tasks', request.params.cursor, total);
+      const { tasks } = await this.tasks.list(offset, this.options.pageSize, request);
       const end = offset + tasks.length;
       return JSON.stringify({ tasks, ...(end < total && { nextCursor: encodeCursor('tasks', end) }) });
     },
@@ -47,7 +48,7 @@ export class TaskMethods implements McpMethods {
 }
 
 /** The task a request names, noted as the request's target for the audit trail. */
-function taskIdOf(params: Record<string, unknown>, note: RequestNote): unknown {
+function taskIdOf({ params }: McpRequest, note: RequestNote): unknown {
   if (typeof params.taskId === 'string') note.target = params.taskId;
   return params.taskId;
 }

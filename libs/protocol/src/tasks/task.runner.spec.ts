@@ -6,18 +6,18 @@ import type { CallContext, CallFailure, Invocation, ToolInvoker } from '#libs/in
 import { CallScope } from '../calls/call-scope';
 import { InputRounds } from '../inputs/input-rounds';
 import { RequestStateSealer } from '../inputs/request-state.sealer';
-import type { DispatchScope } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
+import { admittedCall, callRequest, noteOf, RecordingReply } from '../testing/protocol-testing';
 import { StatelessCalls } from '../calls/stateless-calls';
 import { McpRequestObservers } from '../events/request-observers';
-import { RequestNote } from '../events/request-note';
 import { RequestEvents } from '../events/request-events';
-import { traitsOf } from '../wire/mcp-method.table';
 import type { McpRequestEvent } from '../events/mcp-request-event';
 import { HostState } from '../lifecycle/host-state';
 import type { ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from '../sessions/mcp-session';
 import { TaskQuota } from './task-quota';
 import { TaskRunner } from './task.runner';
+import { TaskLife } from './task-life';
 import { InMemoryTaskStore } from './task.store';
 
 const TASK_TTL = 60_000;
@@ -63,7 +63,7 @@ function setup() {
     requestState: { secrets: undefined, ttlMs: 600_000 },
   } as ProtocolOptions;
   const state = new HostState();
-  const runner = new TaskRunner(
+  const life = new TaskLife(
     options,
     store,
     invoker,
@@ -72,47 +72,46 @@ function setup() {
     state,
     new TaskQuota(options),
   );
+  const runner = new TaskRunner(options, life);
   return { runner, store, calls, finished, state };
 }
 
-/** A request of `principal` on a session (`null`: stateless), and what reached the session's stream and the request's own. */
+/** The way back of each request `scopeOf` made. */
+const replies = new WeakMap<McpRequest, RecordingReply>();
+
+/** A `tools/call` of `principal` on a session (`null`: stateless), and what reached the session's stream and the request's own. */
 function scopeOf(principal: string, sessionId: string | null = 's1') {
   const session = new McpSession(sessionId ?? undefined, LATEST_PROTOCOL_VERSION);
   const onStream: Record<string, unknown>[] = [];
-  const onRequest: string[] = [];
   session.addSink((message) => onStream.push(JSON.parse(message)));
   const caller: McpPrincipal = { id: principal, scopes: [], roles: [], claims: {} };
-  const scope: DispatchScope = {
-    session,
-    transport: 'http',
-    principal: caller,
-    headers: {},
-    notify: (m) => (onRequest.push(m), true),
-  };
-  return { scope, onStream, onRequest };
+  const scope = callRequest(
+    'tools/call',
+    { name: TOOL.name },
+    { session, transport: 'http', principal: caller, headers: {} },
+    7,
+  );
+  const reply = new RecordingReply();
+  replies.set(scope, reply);
+  return { scope, onStream, onRequest: reply.sent };
 }
 
-const created = (scope: DispatchScope) =>
-  new RequestNote(
-    'tools/call',
-    traitsOf('tools/call'),
-    'http',
-    scope.principal.id,
-    scope.session.id,
-    undefined,
-    undefined,
-  );
+/** The call of the task's tool a request makes, admitted. */
+const callOf = (scope: McpRequest, args: unknown, note = noteOf(scope)) =>
+  admittedCall(scope, TOOL, args, { reply: replies.get(scope), note });
+
+const created = (scope: McpRequest) => noteOf(scope);
 
 /** Lets the promise chain behind a settled call run to its end. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 async function startTask(
   runner: TaskRunner,
-  scope: DispatchScope,
+  scope: McpRequest,
   requested: { ttl?: unknown } = {},
   args: unknown = { month: '2026-10' },
 ) {
-  const { task } = await runner.start(TOOL, args, requested, {}, 7, scope, false, created(scope));
+  const { task } = await runner.start(callOf(scope, args), requested, false);
   return task;
 }
 
@@ -192,7 +191,7 @@ describe('TaskRunner', () => {
     it('runs the tool with its arguments, the confirmation flag and the task ttl as its deadline', async () => {
       const { runner, calls } = setup();
       const { scope } = scopeOf('alice');
-      await runner.start(TOOL, { month: '2026-11' }, {}, {}, 7, scope, true, created(scope));
+      await runner.start(callOf(scope, { month: '2026-11' }, created(scope)), {}, true);
       expect(calls[0]).toMatchObject({ args: { month: '2026-11' }, confirm: true, timeoutMs: TASK_TTL });
       expect(calls[0].context.target).toBe('export_report');
       expect(calls[0].context.caller.id).toBe('alice');
@@ -202,7 +201,7 @@ describe('TaskRunner', () => {
       const { runner, calls } = setup();
       const { scope } = scopeOf('alice');
       const task = await startTask(runner, scope);
-      expect([...scope.session.inFlight.keys()]).toEqual([`task:${task.taskId}:7`]);
+      expect([...scope.session.inFlight.keys()]).toEqual([`task:${task.taskId}`]);
       scope.session.close('session ended');
       expect(calls[0].context.signal.aborted).toBe(true);
       calls[0].resolve({ content: [] });
@@ -298,7 +297,7 @@ describe('TaskRunner', () => {
       const { scope } = scopeOf('alice');
       const note = created(scope);
       note.traceId = 'trace-1';
-      await runner.start(TOOL, { month: '2026-10' }, {}, {}, 7, scope, false, note);
+      await runner.start(callOf(scope, { month: '2026-10' }, note), {}, false);
       expect(finished).toEqual([]);
       calls[0].reject(new JsonRpcError(-32001, 'audit trail down'));
       await settle();

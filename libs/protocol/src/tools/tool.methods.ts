@@ -10,15 +10,16 @@ import { CallerLists } from '../admission/caller-lists';
 import { CallAdmission } from '../admission/call-admission';
 import type { RequestNote } from '../events/request-note';
 import { CallScope } from '../calls/call-scope';
-import type { DispatchScope, McpMethods } from '../methods/method-handler';
-import type { JsonRpcId } from '../wire/json-rpc';
+import type { McpMethods } from '../methods/method-handler';
+import type { McpRequest } from '../requests/mcp-request';
+import type { ReplyChannel } from '../requests/reply-channel';
 
 /** `tools/list` and `tools/call`. */
 @Injectable()
 export class ToolMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {
-    'tools/list': (params, _id, scope) => this.lists.page(this.registry, params, scope),
-    'tools/call': (params, id, scope, note) => this.call(params, id, scope, note),
+    'tools/list': (request) => this.lists.page(this.registry, request),
+    'tools/call': (request, reply, note) => this.call(request, reply, note),
   };
 
   constructor(
@@ -32,12 +33,8 @@ export class ToolMethods implements McpMethods {
     private readonly admission: CallAdmission,
   ) {}
 
-  private async call(
-    params: Record<string, unknown>,
-    id: JsonRpcId,
-    scope: DispatchScope,
-    note: RequestNote,
-  ): Promise<string> {
+  private async call(request: McpRequest, reply: ReplyChannel, note: RequestNote): Promise<string> {
+    const { params, session } = request;
     const name = params.name;
     if (typeof name !== 'string')
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "name" must be a string');
@@ -46,16 +43,17 @@ export class ToolMethods implements McpMethods {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
     }
     const notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`);
-    const tool = await this.admission.admit(
+    const call = await this.admission.admit(
       { kind: 'tool', target: name, entry: this.registry.get(name), args, notFound },
-      scope,
+      request,
+      reply,
       note,
     );
+    const tool = call.entry;
     const confirm = this.needsConfirmation(tool);
-    if (scope.session.stateless) {
+    if (session.stateless) {
       // 2026-07-28: the tasks extension decides, not the legacy `task` param (ignored, as it asks).
-      if (tool.options.task && declaresTasks(scope.session))
-        return this.extensionTasks.start(tool, args, params, id, scope, confirm, note);
+      if (tool.options.task && declaresTasks(session)) return this.extensionTasks.start(call, confirm);
       if (tool.options.task === 'required') throw missingTasksExtension(`tool "${name}" runs only as a task`);
     } else if (params.task !== undefined) {
       const task = params.task;
@@ -69,15 +67,13 @@ export class ToolMethods implements McpMethods {
           JsonRpcErrorCode.INVALID_PARAMS,
           'tools/call: "task" must be an object like { "ttl": 60000 }',
         );
-      return JSON.stringify(
-        await this.tasks.start(tool, args, task as { ttl?: unknown }, params, id, scope, confirm, note),
-      );
+      return JSON.stringify(await this.tasks.start(call, task as { ttl?: unknown }, confirm));
     } else if (tool.options.task === 'required')
       throw new JsonRpcError(
         JsonRpcErrorCode.METHOD_NOT_FOUND,
         `Tool "${name}" must run as a task: add "task": {} to the params`,
       );
-    const result = await this.calls.serve(scope, id, 'tool', name, params, note, (context) =>
+    const result = await this.calls.serve(call, (context) =>
       this.invoker.invoke(tool, args, context, confirm, this.options.tools.timeoutMs),
     );
     return JSON.stringify(result);

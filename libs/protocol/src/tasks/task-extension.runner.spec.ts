@@ -23,7 +23,8 @@ import type { ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from '../sessions/mcp-session';
 import { TaskQuota } from './task-quota';
 import { TaskExtensionRunner } from './task-extension.runner';
-import { TaskStatusEvents, type TaskStatusChange } from './task-status.events';
+import { TaskStatusEvents } from './task-status.events';
+import type { TaskStatusChange } from './task-status-change';
 import { InMemoryTaskStore } from './task.store';
 import { TASKS_EXTENSION } from './tasks-extension';
 

@@ -172,14 +172,14 @@ export type {
 } from '#libs/security';
 
 // Approvals, tasks, health, metrics, statistics
-export { McpApprovals, WEBHOOK_SIGNATURE_HEADER } from '#libs/hosting';
+export { McpApprovals, WEBHOOK_SIGNATURE_HEADER } from '#libs/operations';
 export { ApprovalDecisionError } from '#libs/invocation';
 export type { McpApproval, McpApprovalEvent, McpApprovalStatus, McpApprovalChannel } from '#libs/invocation';
-export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask } from '#libs/hosting';
-export type { McpTaskStore, McpTaskOwner, StoredTask } from '#libs/hosting';
-export { TASKS_EXTENSION, TaskStatusEvents, taskStatusNotification } from '#libs/hosting';
-export type { TaskStatusChange, TaskStatusListener } from '#libs/hosting';
-export { DependencyHealth, McpMetrics, McpCallStats, McpRequestObservers, MCP_TRACER_NAME } from '#libs/hosting';
+export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask } from '#libs/protocol';
+export type { McpTaskStore, McpTaskOwner, StoredTask } from '#libs/protocol';
+export { TASKS_EXTENSION, TaskStatusEvents, taskStatusNotification } from '#libs/protocol';
+export type { TaskStatusChange, TaskStatusListener } from '#libs/protocol';
+export { DependencyHealth, McpMetrics, McpCallStats } from '#libs/operations';
 export type {
   McpHealthCheck,
   DependencyStatus,
@@ -189,7 +189,6 @@ export type {
   McpLatencySummary,
   McpStatsSnapshot,
   McpWindowStats,
-  McpRequestEvent,
-  McpRequestObserver,
-  McpEntryKind,
-} from '#libs/hosting';
+} from '#libs/operations';
+export { McpRequestObservers, MCP_TRACER_NAME } from '#libs/protocol';
+export type { McpRequestEvent, McpRequestObserver, McpEntryKind } from '#libs/protocol';

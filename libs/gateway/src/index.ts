@@ -35,5 +35,5 @@ export {
   type McpToolRanker,
   type SearchableTool,
   type ToolSearchHit,
-  type ToolSearchOptions,
+  type ToolRankerSearchOptions,
 } from './search/index';

@@ -1,5 +1,5 @@
 import { uniqueToolsByName, type SearchableTool, type ToolSearchHit } from './searchable-tool';
-import type { McpToolRanker, ToolSearchOptions } from './tool-ranker';
+import type { McpToolRanker, ToolRankerSearchOptions } from './tool-ranker';
 import { ToolSearchMessages } from './tool-search.messages';
 import { TOOL_FIELDS, tokenize, toolFields, type ToolField } from './tool-text';
 
@@ -153,7 +153,7 @@ export class Bm25ToolRanker implements McpToolRanker {
   }
 
   /** The best `limit` tools `filter` lets through, best first, ties in name order. */
-  search(query: string, { limit, filter }: ToolSearchOptions): ToolSearchHit[] {
+  search(query: string, { limit, filter }: ToolRankerSearchOptions): ToolSearchHit[] {
     const wanted = Math.floor(limit);
     if (!(wanted > 0) || this.names.length === 0) return [];
     const ranking = this.rank(query);

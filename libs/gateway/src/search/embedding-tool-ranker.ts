@@ -1,6 +1,6 @@
 import { Bm25ToolRanker } from './bm25-tool-ranker';
 import { compareToolNames, uniqueToolsByName, type SearchableTool, type ToolSearchHit } from './searchable-tool';
-import type { McpToolRanker, ToolSearchOptions } from './tool-ranker';
+import type { McpToolRanker, ToolRankerSearchOptions } from './tool-ranker';
 import { ToolSearchMessages } from './tool-search.messages';
 import { toolText } from './tool-text';
 
@@ -96,7 +96,7 @@ export class EmbeddingToolRanker implements McpToolRanker {
   }
 
   /** The best `limit` tools `filter` lets through, best first, ties in name order. */
-  async search(query: string, { limit, filter }: ToolSearchOptions): Promise<ToolSearchHit[]> {
+  async search(query: string, { limit, filter }: ToolRankerSearchOptions): Promise<ToolSearchHit[]> {
     const wanted = Math.floor(limit);
     if (!(wanted > 0) || query.trim() === '') return [];
     const catalog = await this.latestCatalog();

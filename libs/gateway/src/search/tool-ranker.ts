@@ -6,10 +6,10 @@ import type { SearchableTool, ToolSearchHit } from './searchable-tool';
  * @example
  * ```ts
  * const visible = new Set(toolsTheCallerMayList.map(({ name }) => name));
- * const options: ToolSearchOptions = { limit: 5, filter: (name) => visible.has(name) };
+ * const options: ToolRankerSearchOptions = { limit: 5, filter: (name) => visible.has(name) };
  * ```
  */
-export interface ToolSearchOptions {
+export interface ToolRankerSearchOptions {
   /** At most this many hits are returned (a limit below 1 returns none). */
   limit: number;
   /**
@@ -37,7 +37,7 @@ export interface McpToolRanker {
   /** Replaces the whole index with these tools (a later tool with the same name wins). */
   index(tools: readonly SearchableTool[]): void;
   /** The best `limit` tools the filter lets through, best first, ties in name order. */
-  search(query: string, options: ToolSearchOptions): ToolSearchHit[] | Promise<ToolSearchHit[]>;
+  search(query: string, options: ToolRankerSearchOptions): ToolSearchHit[] | Promise<ToolSearchHit[]>;
 }
 
 /** Token of the tool ranker in use (`Bm25ToolRanker` by default). */

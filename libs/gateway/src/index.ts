@@ -27,8 +27,6 @@ export { GATEWAY_PROVIDERS } from './gateway.providers';
 export {
   Bm25ToolRanker,
   EmbeddingToolRanker,
-  InjectToolRanker,
-  MCP_TOOL_RANKER,
   type Bm25ToolRankerOptions,
   type EmbeddingToolRankerOptions,
   type McpTextEmbedder,

@@ -51,8 +51,8 @@ interface Ranking {
  *
  * Indexing 1,000 tools takes tens of milliseconds and a search tens of microseconds; `index()`
  * builds the new index aside and swaps it in, so searches never see half of one. Searches are
- * synchronous. The class needs no injection: provide an instance
- * (`{ provide: MCP_TOOL_RANKER, useValue: new Bm25ToolRanker() }`).
+ * synchronous. The class needs no injection: give an instance as the `toolSearch.ranker` option
+ * (`toolSearch: { ranker: new Bm25ToolRanker({ weights: { name: 4 } }) }`).
  * @throws RangeError from the constructor, when a weight, `k1` or `b` is out of range.
  * @example
  * ```ts

@@ -55,8 +55,8 @@ const EMPTY: EmbeddedCatalog = { names: [], vectors: [], byText: new Map() };
  * Ranks tools by the cosine similarity of their text's embedding to the query's. `index()`
  * starts embedding at once (texts already embedded by the previous index are reused) and
  * returns; the first search waits for it. Tools with no similarity (cosine ≤ 0) are left out.
- * Each search embeds its query (one `embed` call). Provide it with a factory:
- * `{ provide: MCP_TOOL_RANKER, useFactory: (embedder) => new EmbeddingToolRanker(embedder), inject: […] }`.
+ * Each search embeds its query (one `embed` call). Give it as the `toolSearch.ranker` option
+ * (in `McpModule.forRootAsync`'s factory when the embedder comes from the container).
  * @example
  * ```ts
  * const ranker = new EmbeddingToolRanker(embedder, { hybrid: true });

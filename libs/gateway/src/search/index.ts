@@ -6,7 +6,6 @@ export type { Bm25ToolRankerOptions } from './bm25-tool-ranker';
 export { EmbeddingToolRanker } from './embedding-tool-ranker';
 export type { EmbeddingToolRankerOptions, McpTextEmbedder } from './embedding-tool-ranker';
 export type { SearchableTool, ToolSearchHit } from './searchable-tool';
-export { InjectToolRanker, MCP_TOOL_RANKER } from './tool-ranker';
 export type { McpToolRanker, ToolRankerSearchOptions } from './tool-ranker';
 export { ToolSearchMessages } from './tool-search.messages';
 export type { ToolField } from './tool-text';

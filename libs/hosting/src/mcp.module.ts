@@ -69,6 +69,7 @@ import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
 import { McpToolSearch } from './tool-search/mcp-tool-search';
 import { MCP_TOOL_SEARCH_OPTIONS } from './tool-search/tool-search.options';
+import { TOOL_CALL_RELAY, type ToolCallRelay } from './tool-search/tool-call-relay';
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -160,6 +161,8 @@ const OPTION_SLICES = (
     StdioTransport,
     McpInvoker,
     McpToolSearch,
+    // call_tool runs the chosen tool in process, through the same admission as a direct call.
+    { provide: TOOL_CALL_RELAY, useFactory: (invoker: McpInvoker): ToolCallRelay => invoker, inject: [McpInvoker] },
     McpHost,
     // Health, metrics, the admin dashboard and approvals: added by forRoot/forRootAsync, only the
     // parts that are on (see operationsParts).

@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['security', 'catalog'],
   ['invocation'],
   ['protocol'],
-  ['prompts', 'resources'],
+  ['prompts', 'resources', 'tool-search'],
   ['operations', 'rest'],
   ['gateway'],
   ['hosting'],

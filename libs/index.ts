@@ -108,7 +108,7 @@ export type {
 export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/rest';
 
 // The gateway: upstream MCP servers in the catalog
-export { McpGateway, UPSTREAM_META_KEY, Bm25ToolRanker, EmbeddingToolRanker } from '#libs/gateway';
+export { McpGateway, UPSTREAM_META_KEY } from '#libs/gateway';
 export type {
   McpGatewayOptions,
   McpUpstreamOptions,
@@ -121,12 +121,17 @@ export type {
   UpstreamStatus,
   UpstreamState,
   CircuitState,
+} from '#libs/gateway';
+
+// Tool search: search_tools and call_tool over a catalog too large to list, and their rankers
+export { Bm25ToolRanker, EmbeddingToolRanker } from '#libs/tool-search';
+export type {
+  McpToolSearchOptions,
   McpToolRanker,
   McpTextEmbedder,
   SearchableTool,
   ToolSearchHit,
-} from '#libs/gateway';
-export type { McpToolSearchOptions } from '#libs/hosting';
+} from '#libs/tool-search';
 export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction

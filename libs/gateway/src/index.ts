@@ -24,14 +24,3 @@ export type { UpstreamStatus, UpstreamState } from './upstream/upstream-connecti
 export type { CircuitState } from './resilience/circuit-breaker';
 export { UPSTREAM_META_KEY } from './catalog/upstream-catalog';
 export { GATEWAY_PROVIDERS } from './gateway.providers';
-export {
-  Bm25ToolRanker,
-  EmbeddingToolRanker,
-  type Bm25ToolRankerOptions,
-  type EmbeddingToolRankerOptions,
-  type McpTextEmbedder,
-  type McpToolRanker,
-  type SearchableTool,
-  type ToolSearchHit,
-  type ToolRankerSearchOptions,
-} from './search/index';

@@ -15,5 +15,3 @@ export { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 export { McpInvoker, type McpInvokableMethod } from './in-process/mcp-invoker';
 export { McpInvocationError } from './in-process/mcp-invocation.error';
 export type { McpInvokeOptions, McpInvokeProgress, McpInvocation } from './in-process/mcp-invoke.options';
-export { McpToolSearch } from './tool-search/mcp-tool-search';
-export type { McpToolSearchOptions } from './tool-search/tool-search.options';

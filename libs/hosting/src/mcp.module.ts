@@ -46,6 +46,7 @@ import {
 } from '#libs/operations';
 import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
+import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -67,9 +68,6 @@ import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from
 import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
-import { McpToolSearch } from './tool-search/mcp-tool-search';
-import { MCP_TOOL_SEARCH_OPTIONS } from './tool-search/tool-search.options';
-import { TOOL_CALL_RELAY, type ToolCallRelay } from './tool-search/tool-call-relay';
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (

@@ -3,7 +3,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, MCP_RELAY_METADATA, McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
 import { McpCatalog, ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { AccessControl } from '#libs/protocol';
-import { Bm25ToolRanker, type McpToolRanker } from '#libs/gateway';
+import { Bm25ToolRanker } from './rankers/bm25-tool-ranker';
+import type { McpToolRanker } from './rankers/tool-ranker';
 import { InjectToolCallRelay, type ToolCallRelay } from './tool-call-relay';
 import { InjectToolSearchOptions, type ToolSearchOptions } from './tool-search.options';
 

@@ -1,17 +1,19 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /**
  * The architecture, checked: libraries depend on each other in one direction (the order below,
- * docs/architecture.md draws it), and inside each library no two folders import each other,
- * directly or around a loop. A new import that breaks either fails here with the path it took.
+ * docs/architecture.md draws it), inside each library no two folders import each other, directly
+ * or around a loop, and inside each folder no two files do (type imports count: a type two files
+ * share lives in the file it belongs to, not in one of the two). A new import that breaks any of
+ * these fails here with the path it took.
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['security', 'catalog'],
   ['invocation'],
   ['protocol'],
-  ['prompts', 'resources'],
+  ['prompts', 'resources', 'tool-search'],
   ['operations', 'rest'],
   ['gateway'],
   ['hosting'],
@@ -109,6 +111,22 @@ describe('architecture', () => {
         const to = folderOf(lib, resolve(dirname(file.path), specifier));
         if (to !== from) (edges.get(from) ?? edges.set(from, new Set()).get(from)!).add(to);
       }
+    }
+    expect(findCycle(edges)).toBeUndefined();
+  });
+
+  it.each(LIBS)('has no file cycle inside a folder of %s', (lib) => {
+    const edges = new Map<string, Set<string>>();
+    for (const file of SOURCES.filter((source) => source.lib === lib)) {
+      const from = relative(LIBS_DIR, file.path);
+      const targets = new Set<string>();
+      for (const [, specifier] of file.text.matchAll(IMPORT)) {
+        if (!specifier.startsWith('./')) continue;
+        const target = resolve(dirname(file.path), specifier);
+        const path = existsSync(`${target}.ts`) ? `${target}.ts` : join(target, 'index.ts');
+        targets.add(relative(LIBS_DIR, path));
+      }
+      edges.set(from, targets);
     }
     expect(findCycle(edges)).toBeUndefined();
   });

@@ -108,7 +108,7 @@ export type {
 export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/rest';
 
 // The gateway: upstream MCP servers in the catalog
-export { McpGateway, UPSTREAM_META_KEY, Bm25ToolRanker, EmbeddingToolRanker } from '#libs/gateway';
+export { McpGateway, UPSTREAM_META_KEY } from '#libs/gateway';
 export type {
   McpGatewayOptions,
   McpUpstreamOptions,
@@ -121,12 +121,17 @@ export type {
   UpstreamStatus,
   UpstreamState,
   CircuitState,
+} from '#libs/gateway';
+
+// Tool search: search_tools and call_tool over a catalog too large to list, and their rankers
+export { Bm25ToolRanker, EmbeddingToolRanker } from '#libs/tool-search';
+export type {
+  McpToolSearchOptions,
   McpToolRanker,
   McpTextEmbedder,
   SearchableTool,
   ToolSearchHit,
-} from '#libs/gateway';
-export type { McpToolSearchOptions } from '#libs/hosting';
+} from '#libs/tool-search';
 export { McpResourceNotifier } from '#libs/resources';
 
 // Security: API keys, access policy, throttling, redaction
@@ -172,14 +177,14 @@ export type {
 } from '#libs/security';
 
 // Approvals, tasks, health, metrics, statistics
-export { McpApprovals, WEBHOOK_SIGNATURE_HEADER } from '#libs/hosting';
+export { McpApprovals, WEBHOOK_SIGNATURE_HEADER } from '#libs/operations';
 export { ApprovalDecisionError } from '#libs/invocation';
 export type { McpApproval, McpApprovalEvent, McpApprovalStatus, McpApprovalChannel } from '#libs/invocation';
-export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask } from '#libs/hosting';
-export type { McpTaskStore, McpTaskOwner, StoredTask } from '#libs/hosting';
-export { TASKS_EXTENSION, TaskStatusEvents, taskStatusNotification } from '#libs/hosting';
-export type { TaskStatusChange, TaskStatusListener } from '#libs/hosting';
-export { DependencyHealth, McpMetrics, McpCallStats, McpRequestObservers, MCP_TRACER_NAME } from '#libs/hosting';
+export { MCP_TASK_STORE, InjectTaskStore, InMemoryTaskStore, ownsTask } from '#libs/protocol';
+export type { McpTaskStore, McpTaskOwner, StoredTask } from '#libs/protocol';
+export { TASKS_EXTENSION, TaskStatusEvents, taskStatusNotification } from '#libs/protocol';
+export type { TaskStatusChange, TaskStatusListener } from '#libs/protocol';
+export { DependencyHealth, McpMetrics, McpCallStats } from '#libs/operations';
 export type {
   McpHealthCheck,
   DependencyStatus,
@@ -189,7 +194,6 @@ export type {
   McpLatencySummary,
   McpStatsSnapshot,
   McpWindowStats,
-  McpRequestEvent,
-  McpRequestObserver,
-  McpEntryKind,
-} from '#libs/hosting';
+} from '#libs/operations';
+export { McpRequestObservers, MCP_TRACER_NAME } from '#libs/protocol';
+export type { McpRequestEvent, McpRequestObserver, McpEntryKind } from '#libs/protocol';

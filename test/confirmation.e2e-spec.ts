@@ -9,7 +9,7 @@ import {
   ElicitationCompleteNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { McpApprovals } from '#libs/hosting';
+import { McpApprovals } from '#libs/operations';
 import { hashApiKey, type AuditRecord } from '#libs/security';
 import { ContentFixtures } from './fixtures/fixture.content';
 import { connect, type TransportName } from './support/connect';

@@ -3,7 +3,8 @@ import { Injectable, Module, type DynamicModule, type INestApplication } from '@
 import { z } from 'zod';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpArgs, McpContext, McpPrompt, McpResourceTemplate, McpTool, type McpCallContext } from '#libs/core';
-import { McpApprovals, McpModule, type McpModuleOptions } from '#libs/hosting';
+import { McpModule, type McpModuleOptions } from '#libs/hosting';
+import { McpApprovals } from '#libs/operations';
 import { startDeskHost } from './support/desk-host';
 import { connectHttpClient, startFixtureApp } from './support/fixture-app';
 

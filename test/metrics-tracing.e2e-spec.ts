@@ -7,8 +7,7 @@ import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotoc
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import request from 'supertest';
-import { McpMetrics } from '#libs/hosting';
-import { defaultReplicaName } from '#libs/operations';
+import { defaultReplicaName, McpMetrics } from '#libs/operations';
 import { AuditTrail, hashApiKey } from '#libs/security';
 import { connectHttpClient, PLATFORMS, startFixtureApp } from './support/fixture-app';
 import { freePort } from './support/free-port';

@@ -3,7 +3,7 @@
 // test/fixtures/tool-search (see its generate.mjs). Takes a few seconds:
 //   node test/bench/tool-search.mjs
 //
-// The rankers are not exported by the package yet, so libs/gateway/src/search/*.ts is compiled here,
+// So that no build is needed, libs/tool-search/src/rankers/*.ts is compiled here,
 // file by file, to CommonJS in a temporary folder (with a node_modules link to the repository's, for
 // what those files import from packages), then loaded from there. Nothing is built or installed.
 //
@@ -17,7 +17,7 @@ import ts from 'typescript';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const sources = join(root, 'libs', 'gateway', 'src', 'search');
+const sources = join(root, 'libs', 'tool-search', 'src', 'rankers');
 const fixtures = join(root, 'test', 'fixtures', 'tool-search');
 const REPEAT = Number(process.env.TOOL_SEARCH_REPEAT ?? 50);
 const LIMIT = 10;
@@ -43,7 +43,7 @@ function loadSearch() {
     writeFileSync(join(out, 'search', file.replace(/\.ts$/, '.js')), outputText);
   }
   const require = createRequire(join(out, 'search', 'index.js'));
-  return { ...require('./bm25-tool-ranker.js'), ...require('./tool-ranker.js') };
+  return require('./bm25-tool-ranker.js');
 }
 
 /** The naive baseline: how many query words occur in a tool's name and description, best first. */

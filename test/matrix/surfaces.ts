@@ -7,7 +7,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import type { McpTransportKind } from '#libs/core';
-import { McpApprovals, McpInvocationError, McpInvoker } from '#libs/hosting';
+import { McpInvocationError, McpInvoker } from '#libs/hosting';
+import { McpApprovals } from '#libs/operations';
 import type { McpPrincipal } from '#libs/core';
 import { AppModule } from '../../src/app.module';
 import { answerOf, resultAnswer, thrownAnswer, type Answer } from './answers';

@@ -3,7 +3,8 @@ import type { DynamicModule, INestApplicationContext, LogLevel, Type } from '@ne
 import { NestFactory } from '@nestjs/core';
 import { McpStartupError } from '#libs/core';
 import { PromptRegistry, ToolRegistry } from '#libs/catalog';
-import { McpApprovals, McpInvocationError, McpInvoker } from '#libs/hosting';
+import { McpInvocationError, McpInvoker } from '#libs/hosting';
+import { McpApprovals } from '#libs/operations';
 import { Authenticator } from '#libs/security';
 import { CliUsageError } from './errors/cli-usage.error';
 import { approvalsCommand } from './commands/approvals.command';

@@ -68,8 +68,8 @@ export type { McpClusterBackplane, McpClusterMessage, McpClusterEntry } from './
 export { McpCluster, MCP_CLUSTER_OPTIONS, type ClusterOptions } from './cluster/mcp-cluster';
 export { ClusterMessages } from './cluster/cluster.messages';
 export { CLUSTER_OPTION_KEYS, resolveClusterBackplane, type McpClusterOptions } from './cluster/cluster.options';
+export { httpPlatformOf } from './platform/http-platform-of';
 export {
-  httpPlatformOf,
   type HttpPlatform,
   type HttpAdapter,
   type NodeRequest,

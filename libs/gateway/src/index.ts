@@ -20,20 +20,8 @@ export type {
   UpstreamLimits,
   UpstreamOptions,
 } from './options/upstream.options';
-export type { UpstreamStatus, UpstreamState } from './upstream/upstream-connection';
+export type { UpstreamStatus } from './upstream/upstream-connection';
+export type { UpstreamState } from './upstream/upstream-link';
 export type { CircuitState } from './resilience/circuit-breaker';
 export { UPSTREAM_META_KEY } from './catalog/upstream-catalog';
 export { GATEWAY_PROVIDERS } from './gateway.providers';
-export {
-  Bm25ToolRanker,
-  EmbeddingToolRanker,
-  InjectToolRanker,
-  MCP_TOOL_RANKER,
-  type Bm25ToolRankerOptions,
-  type EmbeddingToolRankerOptions,
-  type McpTextEmbedder,
-  type McpToolRanker,
-  type SearchableTool,
-  type ToolSearchHit,
-  type ToolSearchOptions,
-} from './search/index';

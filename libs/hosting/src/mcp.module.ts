@@ -46,6 +46,7 @@ import {
 } from '#libs/operations';
 import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
+import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -70,8 +71,6 @@ import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from
 import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
-import { McpToolSearch } from './tool-search/mcp-tool-search';
-import { MCP_TOOL_SEARCH_OPTIONS } from './tool-search/tool-search.options';
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -166,6 +165,8 @@ const OPTION_SLICES = (
     StdioTransport,
     McpInvoker,
     McpToolSearch,
+    // call_tool runs the chosen tool in process, through the same admission as a direct call.
+    { provide: TOOL_CALL_RELAY, useFactory: (invoker: McpInvoker): ToolCallRelay => invoker, inject: [McpInvoker] },
     McpHost,
     // Health, metrics, the admin dashboard and approvals: added by forRoot/forRootAsync, only the
     // parts that are on (see operationsParts).

@@ -29,8 +29,6 @@ export {
   ApprovalRequests,
   ApprovalDecisionError,
   digestOfArguments,
-  type McpApproval,
   type McpApprovalEvent,
-  type McpApprovalStatus,
-  type McpApprovalChannel,
 } from './confirmation/approval-requests';
+export type { McpApproval, McpApprovalStatus, McpApprovalChannel } from './confirmation/mcp-approval';

@@ -70,12 +70,8 @@ export { TaskMethods } from './tasks/task.methods';
 export { TaskRunner, publicTask } from './tasks/task.runner';
 export { TaskExtensionRunner } from './tasks/task-extension.runner';
 export { TaskInputs, type TaskInputRequest, type TaskInputRequests } from './tasks/task-inputs';
-export {
-  TaskStatusEvents,
-  taskStatusNotification,
-  type TaskStatusChange,
-  type TaskStatusListener,
-} from './tasks/task-status.events';
+export { TaskStatusEvents, taskStatusNotification, type TaskStatusListener } from './tasks/task-status.events';
+export type { TaskStatusChange } from './tasks/task-status-change';
 export { createTaskResult, detailedTask } from './tasks/task-wire';
 export { TASKS_EXTENSION, declaresTasks, missingTasksExtension } from './tasks/tasks-extension';
 export { ClusterTaskStore } from './tasks/cluster-task.store';

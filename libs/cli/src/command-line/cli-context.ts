@@ -1,4 +1,5 @@
-import type { McpApprovals, McpInvoker, McpInvokeOptions } from '#libs/hosting';
+import type { McpInvoker, McpInvokeOptions } from '#libs/hosting';
+import type { McpApprovals } from '#libs/operations';
 import type { PromptRegistry, ToolRegistry } from '#libs/catalog';
 import type { CliIo } from './cli-io';
 import type { CliGlobalOptions } from './global-options';

@@ -3,7 +3,7 @@ import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ExpressPlatform } from './express.platform';
 import { FastifyPlatform } from './fastify.platform';
-import { httpPlatformOf } from './http-platform';
+import { httpPlatformOf } from './http-platform-of';
 
 @Module({})
 class EmptyModule {}

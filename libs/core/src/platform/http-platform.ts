@@ -1,7 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpAdapterHost } from '@nestjs/core';
-import { ExpressPlatform } from './express.platform';
-import { FastifyPlatform } from './fastify.platform';
 
 /** The application's HTTP adapter, as `HttpAdapterHost` holds it. */
 export type HttpAdapter = NonNullable<HttpAdapterHost['httpAdapter']>;
@@ -50,19 +48,4 @@ export interface HttpPlatform {
    * routes see. Resolves once the application has the request; the answer comes on `res`.
    */
   dispatch(req: IncomingMessage, res: ServerResponse, properties: object): Promise<void>;
-}
-
-const platforms = new WeakMap<HttpAdapter, HttpPlatform>();
-
-/**
- * The platform of an application's HTTP adapter, chosen once per adapter.
- * @internal
- */
-export function httpPlatformOf(adapter: HttpAdapter): HttpPlatform {
-  let platform = platforms.get(adapter);
-  if (!platform) {
-    platform = adapter.getType() === 'fastify' ? new FastifyPlatform(adapter) : new ExpressPlatform(adapter);
-    platforms.set(adapter, platform);
-  }
-  return platform;
 }

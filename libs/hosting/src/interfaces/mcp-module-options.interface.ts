@@ -5,7 +5,7 @@ import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
 import type { McpRestOptions } from '#libs/rest';
 import type { McpGatewayOptions } from '#libs/gateway';
-import type { McpToolSearchOptions } from '../tool-search/tool-search.options';
+import type { McpToolSearchOptions } from '#libs/tool-search';
 
 /** The `approvals` option: who decides approval requests, for how long they wait, who hears of them. */
 export interface McpApprovalOptions {

@@ -20,11 +20,7 @@ import { REST_OPTION_KEYS, resolveRestOptions, type RestOptions } from '#libs/re
 import { GATEWAY_OPTION_KEYS, resolveGatewayOptions, type GatewayOptions } from '#libs/gateway';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
-import {
-  resolveToolSearchOptions,
-  TOOL_SEARCH_OPTION_KEYS,
-  type ToolSearchOptions,
-} from '../tool-search/tool-search.options';
+import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
 
 /** `McpModuleOptions` after validation, in the slices the libraries read. */
 export interface ResolvedMcpOptions {

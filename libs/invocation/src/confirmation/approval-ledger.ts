@@ -1,4 +1,4 @@
-import type { ApprovalBinding, McpApproval } from './approval-requests';
+import type { ApprovalBinding, McpApproval } from './mcp-approval';
 
 /** A decision on a waiting request: who made it, when and why (`expired`: nobody did in time). */
 export interface ApprovalDecision {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ClusterMessages, JsonRpcError, JsonRpcErrorCode, type McpCluster, type McpClusterBackplane } from '#libs/core';
-import type { ApprovalBinding, McpApproval } from './approval-requests';
+import type { ApprovalBinding, McpApproval } from './mcp-approval';
 import { expiryOf, KEEP_DECIDED_MS, type ApprovalDecision, type ApprovalLedger } from './approval-ledger';
 
 /** A request as opened: what never changes after. */

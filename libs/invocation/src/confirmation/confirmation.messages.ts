@@ -1,5 +1,5 @@
 import type { RegisteredTool } from '#libs/catalog';
-import type { McpApproval } from './approval-requests';
+import type { McpApproval } from './mcp-approval';
 
 /** When an approval request expires, in words a model can pass on (UTC, to the minute). */
 const until = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;

@@ -1,4 +1,4 @@
-import type { ApprovalBinding, McpApproval } from './approval-requests';
+import type { ApprovalBinding, McpApproval } from './mcp-approval';
 import { KEEP_DECIDED_MS, sameBinding, type ApprovalDecision, type ApprovalLedger } from './approval-ledger';
 
 interface Entry {

@@ -26,7 +26,8 @@ import { TaskQuota } from './task-quota';
 import { TaskExtensionRunner } from './task-extension.runner';
 import { TaskHandOff } from './task-hand-off';
 import { TaskLife } from './task-life';
-import { TaskStatusEvents, type TaskStatusChange } from './task-status.events';
+import { TaskStatusEvents } from './task-status.events';
+import type { TaskStatusChange } from './task-status-change';
 import { InMemoryTaskStore } from './task.store';
 import { TASKS_EXTENSION } from './tasks-extension';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { McpCluster } from '#libs/core';
 import type { StoredTask } from './task.store';
-import type { TaskStatusChange } from './task-status.events';
+import type { TaskStatusChange } from './task-status-change';
 
 /** The messages the replicas send each other about tasks. */
 const CANCEL = 'task-cancel';

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { TaskStatusEvents, taskStatusNotification, type TaskStatusChange } from './task-status.events';
+import { TaskStatusEvents, taskStatusNotification } from './task-status.events';
+import type { TaskStatusChange } from './task-status-change';
 
 const CHANGE: TaskStatusChange = {
   task: { taskId: 't-1', status: 'completed', result: { content: [] } },

@@ -1,18 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { notification } from '../wire/json-rpc';
-import type { McpTaskOwner } from './task.store';
 import { TaskReplicas } from './task-replicas';
-
-/** A status change of a task of the tasks extension (2026-07-28). */
-export interface TaskStatusChange {
-  /**
-   * The task as `tasks/get` shows it now (`DetailedTask`, without `resultType`): what a
-   * `notifications/tasks` notification carries as its params.
-   */
-  readonly task: Readonly<Record<string, unknown>> & { readonly taskId: string; readonly status: string };
-  /** Who the task belongs to: send the change only to a listener of the same principal. */
-  readonly owner: McpTaskOwner;
-}
+import type { TaskStatusChange } from './task-status-change';
 
 /** Told every status change; see `TaskStatusEvents.subscribe`. */
 export type TaskStatusListener = (change: TaskStatusChange) => void;

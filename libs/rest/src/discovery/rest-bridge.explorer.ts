@@ -5,21 +5,14 @@ import { InjectCatalogOptions, JsonSchemaFactory, type CatalogOptions } from '#l
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
 import type { RestOperation } from '../openapi/rest-operation';
 import { exploreRoutes } from './route-explorer';
-import { exposureOf, type RouteExposure } from './route-exposure';
+import { exposureOf } from './route-exposure';
 import { nestRouteLabel, routeLabel, type NestRoute } from './nest-route';
 import { routeOperation } from './route-operation';
 import { swaggerDocument, swaggerInstalled } from './swagger-document';
-import { RestToolRegistrar } from './rest-tool.registrar';
+import { RestToolRegistrar, type ExposedRoute } from './rest-tool.registrar';
 import { readOperations } from '../openapi/read-operations';
 import { selectOperations } from '../openapi/route-selection';
 import type { RestDiagnostic } from '../openapi/rest-diagnostic';
-
-/** A route chosen for exposure, with its OpenAPI operation. */
-export interface ExposedRoute {
-  readonly route: NestRoute;
-  readonly exposure: RouteExposure;
-  readonly operation: RestOperation;
-}
 
 /**
  * The REST bridge at start-up: finds the controller routes chosen for MCP (`@McpExpose`, the

@@ -3,18 +3,25 @@ import type { HttpAdapterHost } from '@nestjs/core';
 import { httpPlatformOf, type McpCallContext } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
-import type { RestToolDefinition } from '../openapi/rest-operation';
+import type { RestOperation, RestToolDefinition } from '../openapi/rest-operation';
 import { mapOperations } from '../openapi/tool-mapping';
 import { toRequestParts } from '../openapi/request-parts';
 import type { RestDiagnostic } from '../openapi/rest-diagnostic';
-import { nestRouteLabel, routeLabel } from './nest-route';
+import { nestRouteLabel, routeLabel, type NestRoute } from './nest-route';
 import { runInProcess } from '../execution/in-process-request';
 import { toToolResult } from '../execution/http-outcome';
-import type { ExposedRoute } from './rest-bridge.explorer';
+import type { RouteExposure } from './route-exposure';
 import { addRestTool, toolOptionsOf } from '../registration/catalog-entry';
 import { WriteConfirmations } from '../registration/write-confirmation';
 
 type HttpAdapter = NonNullable<HttpAdapterHost['httpAdapter']>;
+
+/** A route chosen for exposure, with its OpenAPI operation. */
+export interface ExposedRoute {
+  readonly route: NestRoute;
+  readonly exposure: RouteExposure;
+  readonly operation: RestOperation;
+}
 
 /**
  * Adds the tools of the exposed routes to the catalog: the mapped definition with the route's

@@ -35,11 +35,29 @@ function chainOf(count: number, chain = 'host-a'): AuditRecord[] {
 
 describe('canonicalJson', () => {
   it('sorts keys at every level and drops undefined fields', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe(
+      '{"a":{"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it('writes every string exactly as JSON.stringify does (plain ones take a shortcut)', () => {
-    const strings = ['', 'add', 'tools/call', '127.0.0.1', 'a"b', 'back\\slash', 'tab\there', 'nul\u0000', '\u001f', 'del\u007f', 'é', '😀', '\ud800 lone', '\u2028', '~ !#[]{}'];
+    const strings = [
+      '',
+      'add',
+      'tools/call',
+      '127.0.0.1',
+      'a"b',
+      'back\\slash',
+      'tab\there',
+      'nul\u0000',
+      '\u001f',
+      'del\u007f',
+      'é',
+      '😀',
+      '\ud800 lone',
+      '\u2028',
+      '~ !#[]{}',
+    ];
     for (const value of strings) {
       expect(canonicalJson(value)).toBe(JSON.stringify(value));
       expect(canonicalJson({ [value]: value })).toBe(JSON.stringify({ [value]: value }));
@@ -53,7 +71,15 @@ describe('canonicalRecordJson', () => {
     const { hash: _hash, ...fields } = record;
     const variants = [
       fields,
-      { ...fields, arguments: null, client: null, principal: null, target: 'x"y\\z\u2028', errorCode: -32602, error: 'Unknown tool: "a"' },
+      {
+        ...fields,
+        arguments: null,
+        client: null,
+        principal: null,
+        target: 'x"y\\z\u2028',
+        errorCode: -32602,
+        error: 'Unknown tool: "a"',
+      },
       { ...fields, arguments: [{ b: [1, { d: null, c: 'é' }], a: true }], latencyMs: 0.001, remoteAddress: '::1' },
       // A record that sums up repeated refusals.
       { ...fields, method: null, arguments: null, outcome: 'unauthenticated' as const, errorCode: 401, count: 4_999 },
@@ -79,13 +105,21 @@ describe('verifyChain', () => {
     const records = chainOf(5);
     records[2] = { ...records[2], principal: 'mallory' };
     const result = await verifyChain(records);
-    expect(result).toMatchObject({ ok: false, brokenAt: { seq: 3, position: 3 }, reason: expect.stringContaining('altered') });
+    expect(result).toMatchObject({
+      ok: false,
+      brokenAt: { seq: 3, position: 3 },
+      reason: expect.stringContaining('altered'),
+    });
   });
 
   it('names the record after a deleted one', async () => {
     const records = chainOf(5);
     records.splice(1, 1);
-    expect(await verifyChain(records)).toMatchObject({ ok: false, brokenAt: { seq: 3, position: 2 }, reason: expect.stringContaining('missing') });
+    expect(await verifyChain(records)).toMatchObject({
+      ok: false,
+      brokenAt: { seq: 3, position: 2 },
+      reason: expect.stringContaining('missing'),
+    });
   });
 
   it('names reordered records', async () => {
@@ -98,6 +132,10 @@ describe('verifyChain', () => {
     const records = chainOf(4);
     const edited = { ...records[1], outcome: 'denied' as const };
     records[1] = { ...edited, hash: hashRecord(edited) };
-    expect(await verifyChain(records)).toMatchObject({ ok: false, brokenAt: { seq: 3 }, reason: expect.stringContaining('prevHash') });
+    expect(await verifyChain(records)).toMatchObject({
+      ok: false,
+      brokenAt: { seq: 3 },
+      reason: expect.stringContaining('prevHash'),
+    });
   });
 });

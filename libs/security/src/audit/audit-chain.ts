@@ -15,7 +15,9 @@ export function canonicalJson(value: unknown): string {
     let text = '[';
     for (let index = 0; index < value.length; index++) {
       const item: unknown = value[index];
-      text += (index > 0 ? ',' : '') + (item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : canonicalJson(item));
+      text +=
+        (index > 0 ? ',' : '') +
+        (item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : canonicalJson(item));
     }
     return `${text}]`;
   }
@@ -52,7 +54,8 @@ const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 /** `JSON.stringify` of a string, at a third of its cost for the plain ones (names, ids, addresses). */
 const quote = (value: string): string => (PLAIN.test(value) ? `"${value}"` : JSON.stringify(value));
 const text = (value: string | null): string => (value === null ? 'null' : quote(value));
-const nested = (value: unknown): string => (value === null || typeof value !== 'object' ? JSON.stringify(value) : canonicalJson(value));
+const nested = (value: unknown): string =>
+  value === null || typeof value !== 'object' ? JSON.stringify(value) : canonicalJson(value);
 
 /** SHA-256 (hex) of a record's `prevHash` and the canonical JSON of its other fields. */
 export function hashRecord(record: Omit<AuditRecord, 'hash'> & { hash?: string }): string {
@@ -63,14 +66,21 @@ export function hashRecord(record: Omit<AuditRecord, 'hash'> & { hash?: string }
 /** What `verifyChain` found: every record and link verified, or the first record that breaks the chain and why. */
 export type ChainVerification =
   | { ok: true; count: number; chains: number }
-  | { ok: false; count: number; brokenAt: { id: string; seq: number; chain: string; position: number }; reason: string };
+  | {
+      ok: false;
+      count: number;
+      brokenAt: { id: string; seq: number; chain: string; position: number };
+      reason: string;
+    };
 
 /**
  * Checks records in stored order: per chain, `seq` goes up by one, each `prevHash` is the hash
  * of the record before, and every hash recomputes. A chain may start past 1 (older records
  * rotated away) but then must continue unbroken. Names the first record that breaks.
  */
-export async function verifyChain(records: Iterable<AuditRecord> | AsyncIterable<AuditRecord>): Promise<ChainVerification> {
+export async function verifyChain(
+  records: Iterable<AuditRecord> | AsyncIterable<AuditRecord>,
+): Promise<ChainVerification> {
   const last = new Map<string, { seq: number; hash: string }>();
   let count = 0;
   for await (const record of records) {
@@ -81,17 +91,24 @@ export async function verifyChain(records: Iterable<AuditRecord> | AsyncIterable
       brokenAt: { id: String(record?.id), seq: Number(record?.seq), chain: String(record?.chain), position: count },
       reason,
     });
-    if (typeof record !== 'object' || record === null || typeof record.hash !== 'string' || typeof record.prevHash !== 'string') {
+    if (
+      typeof record !== 'object' ||
+      record === null ||
+      typeof record.hash !== 'string' ||
+      typeof record.prevHash !== 'string'
+    ) {
       return broken('not an audit record (hash or prevHash missing)');
     }
     const previous = last.get(record.chain);
     if (previous) {
-      if (record.seq !== previous.seq + 1) return broken(`seq ${record.seq} follows ${previous.seq}: a record is missing or out of order`);
+      if (record.seq !== previous.seq + 1)
+        return broken(`seq ${record.seq} follows ${previous.seq}: a record is missing or out of order`);
       if (record.prevHash !== previous.hash) return broken('prevHash is not the hash of the record before it');
     } else if (record.seq === 1 && record.prevHash !== GENESIS_HASH) {
       return broken('the first record of a chain must have the genesis prevHash');
     }
-    if (hashRecord(record) !== record.hash) return broken('its hash does not match its contents: the record was altered');
+    if (hashRecord(record) !== record.hash)
+      return broken('its hash does not match its contents: the record was altered');
     last.set(record.chain, { seq: record.seq, hash: record.hash });
   }
   return { ok: true, count, chains: last.size };

@@ -30,12 +30,24 @@ describe('resolveAuditOptions', () => {
   });
 
   it('spools the buffered policy next to the trail, per chain, and validates the spool and the refusal window', () => {
-    expect(resolve({ policy: 'buffered', chain: 'desk/1' }).resolved!.settings).toMatchObject({ spoolFile: 'audit/spool/desk_1.jsonl', refusalWindowMs: 60_000 });
-    expect(resolve({ policy: 'buffered', spoolFile: '/var/spool/mcp.jsonl' }).resolved!.settings.spoolFile).toBe('/var/spool/mcp.jsonl');
+    expect(resolve({ policy: 'buffered', chain: 'desk/1' }).resolved!.settings).toMatchObject({
+      spoolFile: 'audit/spool/desk_1.jsonl',
+      refusalWindowMs: 60_000,
+    });
+    expect(resolve({ policy: 'buffered', spoolFile: '/var/spool/mcp.jsonl' }).resolved!.settings.spoolFile).toBe(
+      '/var/spool/mcp.jsonl',
+    );
     // Beside a trail file given elsewhere (on its volume, not in the working directory).
-    expect(resolve({ policy: 'buffered', chain: 'desk-1', file: '/var/log/mcp/audit.jsonl' }).resolved!.settings.spoolFile).toBe('/var/log/mcp/spool/desk-1.jsonl');
-    expect(resolve({ policy: 'buffered', chain: 'desk-1', sink: { name: 'x', append: async () => undefined } }).resolved!.settings.spoolFile).toBe('audit/spool/desk-1.jsonl');
-    expect(resolve({ policy: 'buffered', chain: 'desk-1', file: 'trail.jsonl', spoolFile: './trail.jsonl' }).problems).toEqual([
+    expect(
+      resolve({ policy: 'buffered', chain: 'desk-1', file: '/var/log/mcp/audit.jsonl' }).resolved!.settings.spoolFile,
+    ).toBe('/var/log/mcp/spool/desk-1.jsonl');
+    expect(
+      resolve({ policy: 'buffered', chain: 'desk-1', sink: { name: 'x', append: async () => undefined } }).resolved!
+        .settings.spoolFile,
+    ).toBe('audit/spool/desk-1.jsonl');
+    expect(
+      resolve({ policy: 'buffered', chain: 'desk-1', file: 'trail.jsonl', spoolFile: './trail.jsonl' }).problems,
+    ).toEqual([
       'audit.spoolFile is the trail file itself (give the spool a file of its own, or leave spoolFile out (spool/CHAIN.jsonl))',
     ]);
     expect(resolve({ spoolFile: 'x.jsonl', refusalWindowMs: 5 }).problems).toEqual([
@@ -45,7 +57,14 @@ describe('resolveAuditOptions', () => {
   });
 
   it('names every wrong option with its fix', () => {
-    const { problems } = resolve({ policy: 'maybe', bufferSize: 0, flushMs: 5, sink: { write() {} }, file: 'x.jsonl', chain: '' });
+    const { problems } = resolve({
+      policy: 'maybe',
+      bufferSize: 0,
+      flushMs: 5,
+      sink: { write() {} },
+      file: 'x.jsonl',
+      chain: '',
+    });
     expect(problems).toEqual([
       'audit.flushMs is not a known option (remove it; known options are: sink, file, rotateBytes, syncIntervalMs, policy, bufferSize, flushIntervalMs, batchSize, chain, recentSize, digestKey, spoolFile, refusalWindowMs)',
       "audit.policy \"maybe\" is not a policy (use 'fail-closed' or 'buffered')",
@@ -54,6 +73,8 @@ describe('resolveAuditOptions', () => {
       'audit.chain must be a non-empty string (give a string or leave chain out)',
       'audit.bufferSize must be an integer ≥ 1, got 0 (set bufferSize: 10000 (the default) or another integer ≥ 1)',
     ]);
-    expect(resolve('yes').problems).toEqual(["audit must be an object or false (e.g. audit: { file: 'audit/audit.jsonl' })"]);
+    expect(resolve('yes').problems).toEqual([
+      "audit must be an object or false (e.g. audit: { file: 'audit/audit.jsonl' })",
+    ]);
   });
 });

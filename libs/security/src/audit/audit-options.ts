@@ -58,13 +58,30 @@ export interface ResolvedAuditOptions {
   settings: AuditTrailSettings;
 }
 
-const KNOWN = ['sink', 'file', 'rotateBytes', 'syncIntervalMs', 'policy', 'bufferSize', 'flushIntervalMs', 'batchSize', 'chain', 'recentSize', 'digestKey', 'spoolFile', 'refusalWindowMs'];
+const KNOWN = [
+  'sink',
+  'file',
+  'rotateBytes',
+  'syncIntervalMs',
+  'policy',
+  'bufferSize',
+  'flushIntervalMs',
+  'batchSize',
+  'chain',
+  'recentSize',
+  'digestKey',
+  'spoolFile',
+  'refusalWindowMs',
+];
 
 /**
  * Validates the `audit` option; `undefined` (or `false`) turns the trail off.
  * @param report called once per problem, with how to fix it
  */
-export function resolveAuditOptions(value: unknown, report: (option: string, problem: string, fix: string) => void): ResolvedAuditOptions | undefined {
+export function resolveAuditOptions(
+  value: unknown,
+  report: (option: string, problem: string, fix: string) => void,
+): ResolvedAuditOptions | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) value = {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -73,17 +90,25 @@ export function resolveAuditOptions(value: unknown, report: (option: string, pro
   }
   const o = value as McpAuditOptions & Record<string, unknown>;
   for (const key of Object.keys(o)) {
-    if (!KNOWN.includes(key)) report(`audit.${key}`, 'is not a known option', `remove it; known options are: ${KNOWN.join(', ')}`);
+    if (!KNOWN.includes(key))
+      report(`audit.${key}`, 'is not a known option', `remove it; known options are: ${KNOWN.join(', ')}`);
   }
   const integer = (key: keyof McpAuditOptions, fallback: number, min: number): number => {
     const given = o[key] ?? fallback;
     if (typeof given !== 'number' || !Number.isInteger(given) || given < min) {
-      report(`audit.${key}`, `must be an integer ≥ ${min}, got ${JSON.stringify(given)}`, `set ${key}: ${fallback} (the default) or another integer ≥ ${min}`);
+      report(
+        `audit.${key}`,
+        `must be an integer ≥ ${min}, got ${JSON.stringify(given)}`,
+        `set ${key}: ${fallback} (the default) or another integer ≥ ${min}`,
+      );
       return fallback;
     }
     return given;
   };
-  const text = (key: 'file' | 'chain' | 'digestKey' | 'spoolFile', fallback: string | undefined): string | undefined => {
+  const text = (
+    key: 'file' | 'chain' | 'digestKey' | 'spoolFile',
+    fallback: string | undefined,
+  ): string | undefined => {
     const given = o[key] ?? fallback;
     if (given !== undefined && (typeof given !== 'string' || !given.trim())) {
       report(`audit.${key}`, 'must be a non-empty string', `give a string or leave ${key} out`);
@@ -92,23 +117,37 @@ export function resolveAuditOptions(value: unknown, report: (option: string, pro
     return given;
   };
   const policy = o.policy ?? 'fail-closed';
-  if (policy !== 'fail-closed' && policy !== 'buffered') report('audit.policy', `"${String(policy)}" is not a policy`, "use 'fail-closed' or 'buffered'");
+  if (policy !== 'fail-closed' && policy !== 'buffered')
+    report('audit.policy', `"${String(policy)}" is not a policy`, "use 'fail-closed' or 'buffered'");
   const file = text('file', 'audit/audit.jsonl')!;
   const rotateBytes = integer('rotateBytes', 64 * 2 ** 20, 1_024);
   const syncIntervalMs = integer('syncIntervalMs', 1_000, 0);
-  if (o.sink !== undefined && (typeof o.sink !== 'object' || o.sink === null || typeof (o.sink as AuditSink).append !== 'function')) {
-    report('audit.sink', 'must implement AuditSink (an object with append(records))', 'pass e.g. new PostgresAuditSink({ connectionString }) or leave sink out for the JSON-lines file');
+  if (
+    o.sink !== undefined &&
+    (typeof o.sink !== 'object' || o.sink === null || typeof (o.sink as AuditSink).append !== 'function')
+  ) {
+    report(
+      'audit.sink',
+      'must implement AuditSink (an object with append(records))',
+      'pass e.g. new PostgresAuditSink({ connectionString }) or leave sink out for the JSON-lines file',
+    );
   }
   for (const key of ['file', 'rotateBytes', 'syncIntervalMs'] as const) {
-    if (o.sink !== undefined && o[key] !== undefined) report(`audit.${key}`, 'only applies to the default sink, but a sink is given', `remove ${key}, or remove sink`);
+    if (o.sink !== undefined && o[key] !== undefined)
+      report(`audit.${key}`, 'only applies to the default sink, but a sink is given', `remove ${key}, or remove sink`);
   }
   const chain = text('chain', hostname())!;
   // Next to the trail file (on the same volume), or under audit/ for a sink of its own.
   const spoolDir = join(o.sink === undefined ? dirname(file) : 'audit', 'spool');
   const spoolFile = text('spoolFile', join(spoolDir, `${chain.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`))!;
-  if (o.spoolFile !== undefined && policy !== 'buffered') report('audit.spoolFile', "only applies to the 'buffered' policy", "set policy: 'buffered', or remove spoolFile");
+  if (o.spoolFile !== undefined && policy !== 'buffered')
+    report('audit.spoolFile', "only applies to the 'buffered' policy", "set policy: 'buffered', or remove spoolFile");
   if (o.sink === undefined && resolve(spoolFile) === resolve(file)) {
-    report('audit.spoolFile', 'is the trail file itself', `give the spool a file of its own, or leave spoolFile out (${join(spoolDir, 'CHAIN.jsonl')})`);
+    report(
+      'audit.spoolFile',
+      'is the trail file itself',
+      `give the spool a file of its own, or leave spoolFile out (${join(spoolDir, 'CHAIN.jsonl')})`,
+    );
   }
   const settings: AuditTrailSettings = {
     policy: policy === 'buffered' ? 'buffered' : 'fail-closed',
@@ -121,6 +160,7 @@ export function resolveAuditOptions(value: unknown, report: (option: string, pro
     spoolFile: policy === 'buffered' ? spoolFile : undefined,
     refusalWindowMs: integer('refusalWindowMs', 60_000, 100),
   };
-  const sink = typeof o.sink?.append === 'function' ? o.sink : new JsonlAuditSink({ file, rotateBytes, syncIntervalMs });
+  const sink =
+    typeof o.sink?.append === 'function' ? o.sink : new JsonlAuditSink({ file, rotateBytes, syncIntervalMs });
   return { sink, settings };
 }

@@ -1,4 +1,15 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import type { AuditRecord } from './audit-record';
 import type { AuditChainTail } from './audit-sink';
@@ -73,7 +84,8 @@ export class AuditSpool {
     this.openFile();
     const before = this.size;
     try {
-      for (let written = 0; written < lines.length; ) written += writeSync(this.fd!, lines, written, lines.length - written);
+      for (let written = 0; written < lines.length;)
+        written += writeSync(this.fd!, lines, written, lines.length - written);
     } catch (error) {
       // A partial line must not be replayed as a record: cut it off again.
       try {

@@ -105,11 +105,25 @@ describe('AuditTrail', () => {
     const sink = new SwitchableSink();
     const trail = new AuditTrail(sink, settings({ digestKey: 'k' }));
     await trail.start();
-    const sensitive = sensitiveFieldsOf({ type: 'object', properties: { pin: { type: 'string', writeOnly: true }, card: { $ref: '#/$defs/Card' } }, $defs: { Card: { properties: { cvv: { 'x-sensitive': true } } } } });
-    trail.record(entry(1, { arguments: { user: 'bob', pin: '1234', card: { number: '4111', cvv: '999' }, apiKey: 'sk-live' }, sensitive }));
+    const sensitive = sensitiveFieldsOf({
+      type: 'object',
+      properties: { pin: { type: 'string', writeOnly: true }, card: { $ref: '#/$defs/Card' } },
+      $defs: { Card: { properties: { cvv: { 'x-sensitive': true } } } },
+    });
+    trail.record(
+      entry(1, {
+        arguments: { user: 'bob', pin: '1234', card: { number: '4111', cvv: '999' }, apiKey: 'sk-live' },
+        sensitive,
+      }),
+    );
     await trail.flush();
     const [record] = sink.stored;
-    expect(record.arguments).toEqual({ user: 'bob', pin: '[REDACTED]', card: { number: '4111', cvv: '[REDACTED]' }, apiKey: '[REDACTED]' });
+    expect(record.arguments).toEqual({
+      user: 'bob',
+      pin: '[REDACTED]',
+      card: { number: '4111', cvv: '[REDACTED]' },
+      apiKey: '[REDACTED]',
+    });
     expect(record.argumentsDigest).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
   });
 
@@ -133,7 +147,14 @@ describe('AuditTrail', () => {
     const sink = new SwitchableSink();
     sink.down = true;
     let opens = 0;
-    const opening: AuditSink = { name: 'memory', open: async () => { opens++; if (sink.down) throw new Error('no route to host'); }, append: (records) => sink.append(records) };
+    const opening: AuditSink = {
+      name: 'memory',
+      open: async () => {
+        opens++;
+        if (sink.down) throw new Error('no route to host');
+      },
+      append: (records) => sink.append(records),
+    };
     const trail = new AuditTrail(opening, settings());
     await trail.start();
     expect(trail.admits()).toBe(false);
@@ -187,7 +208,9 @@ describe('JsonlAuditSink', () => {
     const file = join(await mkdtemp(join(tmpdir(), 'lock-')), 'audit.jsonl');
     const first = new JsonlAuditSink({ file });
     await first.open();
-    await expect(new JsonlAuditSink({ file }).open()).rejects.toThrow(/being written by another audit trail of this process; give each host its own audit file/);
+    await expect(new JsonlAuditSink({ file }).open()).rejects.toThrow(
+      /being written by another audit trail of this process; give each host its own audit file/,
+    );
     await first.close();
     await writeFile(`${file}.lock`, '999999999');
     const second = new JsonlAuditSink({ file });
@@ -204,7 +227,12 @@ describe('JsonlAuditSink', () => {
     for (let n = 1; n <= 5; n++) trail.record(entry(n));
     await trail.flush(100);
     expect(trail.admits()).toBe(false);
-    expect(trail.health()).toMatchObject({ state: 'failing', queued: 5, written: 0, lastError: expect.stringContaining('ENOSPC') });
+    expect(trail.health()).toMatchObject({
+      state: 'failing',
+      queued: 5,
+      written: 0,
+      lastError: expect.stringContaining('ENOSPC'),
+    });
     // Space again (the path now names a real file): the retry reopens it and writes the batch once.
     await rm(file);
     await trail.flush();
@@ -217,7 +245,8 @@ describe('JsonlAuditSink', () => {
 
   it('finds where each chain stands by reading its files from the end, across blocks and long lines', async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'tail-')), 'audit.jsonl');
-    const line = (chain: string, seq: number, pad = 0) => JSON.stringify({ chain, seq, hash: `${chain}-${seq}`, arguments: { pad: 'x'.repeat(pad) } });
+    const line = (chain: string, seq: number, pad = 0) =>
+      JSON.stringify({ chain, seq, hash: `${chain}-${seq}`, arguments: { pad: 'x'.repeat(pad) } });
     const lines: string[] = [];
     for (let seq = 1; seq <= 300; seq++) lines.push(line('old-host', seq, 500));
     lines.push('not json {', line('old-host', 301, 200_000), '');
@@ -295,7 +324,10 @@ describe('AuditTrail under the buffered policy: the spool', () => {
 
   it('spills the oldest batch at a time, so that no one request chains the whole buffer, and keeps the order', async () => {
     const sink = new SwitchableSink();
-    const trail = new AuditTrail(sink, settings({ policy: 'buffered', bufferSize: 50, batchSize: 10, spoolFile: await spooled('batch-spool-') }));
+    const trail = new AuditTrail(
+      sink,
+      settings({ policy: 'buffered', bufferSize: 50, batchSize: 10, spoolFile: await spooled('batch-spool-') }),
+    );
     await trail.start();
     sink.down = true;
     for (let n = 1; n <= 51; n++) trail.record(entry(n));
@@ -368,7 +400,9 @@ describe('AuditTrail under the buffered policy: the spool', () => {
     await second.start();
     await second.close();
     expect(sink.stored).toHaveLength(3_000);
-    expect(sink.stored.map((record) => (record.arguments as { n: number }).n)).toEqual(Array.from({ length: 3_000 }, (_, i) => i + 1));
+    expect(sink.stored.map((record) => (record.arguments as { n: number }).n)).toEqual(
+      Array.from({ length: 3_000 }, (_, i) => i + 1),
+    );
     expect(await verifyChain(sink.stored)).toMatchObject({ ok: true, count: 3_000 });
   });
 
@@ -429,7 +463,16 @@ describe('AuditTrail refusals', () => {
     const trail = new AuditTrail(sink, settings({ refusalWindowMs: 60_000, bufferSize: 10_000, batchSize: 500 }));
     await trail.start();
     const refusal = (address: string, outcome: 'unauthenticated' | 'denied' = 'unauthenticated') =>
-      entry(0, { method: null, principal: null, target: null, arguments: undefined, outcome, errorCode: outcome === 'denied' ? 403 : 401, error: 'No API key', remoteAddress: address });
+      entry(0, {
+        method: null,
+        principal: null,
+        target: null,
+        arguments: undefined,
+        outcome,
+        errorCode: outcome === 'denied' ? 403 : 401,
+        error: 'No API key',
+        remoteAddress: address,
+      });
     for (let i = 0; i < 5_000; i++) trail.recordRefusal(refusal('203.0.113.7'));
     for (let i = 0; i < 3; i++) trail.recordRefusal(refusal('203.0.113.8'));
     trail.recordRefusal(refusal('203.0.113.7', 'denied'));
@@ -455,11 +498,32 @@ describe('AuditTrail refusals', () => {
     const trail = new AuditTrail(sink, settings());
     await trail.start();
     const refusal = (errorCode: number, error: string) =>
-      entry(0, { method: null, principal: null, target: null, arguments: undefined, outcome: errorCode === 403 ? 'denied' : 'throttled', errorCode, error, remoteAddress: '203.0.113.9' });
+      entry(0, {
+        method: null,
+        principal: null,
+        target: null,
+        arguments: undefined,
+        outcome: errorCode === 403 ? 'denied' : 'throttled',
+        errorCode,
+        error,
+        remoteAddress: '203.0.113.9',
+      });
     // A new Origin on every request, 16 KB long: each would be a new reason, and a record of its own.
-    for (let i = 0; i < 1_000; i++) trail.recordRefusal(refusal(403, `Forbidden: Origin "http://${i}.${'x'.repeat(16_000)}.example" is not allowed; add it to allowedOrigins`));
+    for (let i = 0; i < 1_000; i++)
+      trail.recordRefusal(
+        refusal(
+          403,
+          `Forbidden: Origin "http://${i}.${'x'.repeat(16_000)}.example" is not allowed; add it to allowedOrigins`,
+        ),
+      );
     // A lock-out whose message counts down the seconds.
-    for (let i = 0; i < 100; i++) trail.recordRefusal(refusal(429, `Too Many Requests: too many failed authentications from this address; retry in ${60 - (i % 60)} s`));
+    for (let i = 0; i < 100; i++)
+      trail.recordRefusal(
+        refusal(
+          429,
+          `Too Many Requests: too many failed authentications from this address; retry in ${60 - (i % 60)} s`,
+        ),
+      );
     await trail.close();
     expect(sink.stored.map((record) => [record.errorCode, record.count ?? 1])).toEqual([
       [403, 1],
@@ -477,7 +541,8 @@ describe('AuditTrail refusals', () => {
     const sink = new SwitchableSink();
     const trail = new AuditTrail(sink, settings());
     await trail.start();
-    for (let i = 0; i < 10; i++) trail.recordRefusal(entry(0, { method: null, outcome: 'unauthenticated', remoteAddress: '198.51.100.1' }));
+    for (let i = 0; i < 10; i++)
+      trail.recordRefusal(entry(0, { method: null, outcome: 'unauthenticated', remoteAddress: '198.51.100.1' }));
     await trail.close();
     expect(sink.stored.map((record) => record.count ?? 1)).toEqual([1, 9]);
     // One refused after the trail closed is counted as dropped, as any record is.

@@ -189,7 +189,9 @@ export class AuditTrail {
       await this.flushNow();
       if (this.unwritten === 0 && this.opened) break;
       if (Date.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(this.retryDelayMs, Math.max(deadline - Date.now(), 0))));
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(this.retryDelayMs, Math.max(deadline - Date.now(), 0))),
+      );
     }
     return this.unwritten;
   }
@@ -212,11 +214,19 @@ export class AuditTrail {
         if (this.spoolRecords(records)) this.waiting = [];
       }
       unwritten = this.pending;
-      if (this.spool.pending > 0) this.logger.warn(`${this.spool.pending} audit record(s) wait in ${this.spool.file} for the sink; the next start writes them first`);
+      if (this.spool.pending > 0)
+        this.logger.warn(
+          `${this.spool.pending} audit record(s) wait in ${this.spool.file} for the sink; the next start writes them first`,
+        );
     }
-    if (unwritten > 0) this.logger.error(`${unwritten} audit record(s) could not be written before shutdown: ${this.lastError ?? 'sink unavailable'}`);
+    if (unwritten > 0)
+      this.logger.error(
+        `${unwritten} audit record(s) could not be written before shutdown: ${this.lastError ?? 'sink unavailable'}`,
+      );
     this.spool?.close();
-    await this.sink.close?.().catch((error: unknown) => this.logger.warn(`Closing the audit sink failed: ${(error as Error)?.message}`));
+    await this.sink
+      .close?.()
+      .catch((error: unknown) => this.logger.warn(`Closing the audit sink failed: ${(error as Error)?.message}`));
   }
 
   /** Records held in memory (waiting, and the batch being written). */
@@ -261,7 +271,10 @@ export class AuditTrail {
       this.spoolFailed = false;
       return true;
     } catch (error) {
-      if (!this.spoolFailed) this.logger.error(`The audit spool ${this.spool!.file} cannot be written (${(error as Error).message}): records that do not fit in memory are dropped; free space on its disk or set audit.spoolFile`);
+      if (!this.spoolFailed)
+        this.logger.error(
+          `The audit spool ${this.spool!.file} cannot be written (${(error as Error).message}): records that do not fit in memory are dropped; free space on its disk or set audit.spoolFile`,
+        );
       this.spoolFailed = true;
       this.spoolRetryAt = Date.now() + SPOOL_RETRY_MS;
       return false;
@@ -287,7 +300,8 @@ export class AuditTrail {
       this.flushing = undefined;
       if (this.closed) return;
       if (this.failing) this.schedule(this.retryDelayMs);
-      else if (this.waiting.length > 0) this.schedule(this.waiting.length >= this.settings.batchSize ? 0 : this.settings.flushIntervalMs);
+      else if (this.waiting.length > 0)
+        this.schedule(this.waiting.length >= this.settings.batchSize ? 0 : this.settings.flushIntervalMs);
     });
     return this.flushing;
   }
@@ -318,7 +332,10 @@ export class AuditTrail {
       this.spoolFailed = false;
     } catch (error) {
       const message = (error as Error)?.message ?? String(error);
-      if (!this.failing) this.logger.error(`The audit sink "${this.sink.name}" cannot write (${message}); ${this.settings.policy === 'fail-closed' ? 'calls are refused' : 'records are buffered'} until it can`);
+      if (!this.failing)
+        this.logger.error(
+          `The audit sink "${this.sink.name}" cannot write (${message}); ${this.settings.policy === 'fail-closed' ? 'calls are refused' : 'records are buffered'} until it can`,
+        );
       this.failing = true;
       this.failures++;
       this.lastError = message;
@@ -396,7 +413,8 @@ export class AuditTrail {
   private keepRecent(bytes: Buffer, count: number): void {
     this.recentBatches.push({ bytes, count });
     this.recentCount += count;
-    while (this.recentCount - this.recentBatches[0].count >= this.settings.recentSize) this.recentCount -= this.recentBatches.shift()!.count;
+    while (this.recentCount - this.recentBatches[0].count >= this.settings.recentSize)
+      this.recentCount -= this.recentBatches.shift()!.count;
   }
 
   private isoTime(at: number): string {
@@ -406,7 +424,9 @@ export class AuditTrail {
 
   private digest(text: string): string {
     const key = this.settings.digestKey;
-    return key ? `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}` : `sha256:${hash('sha256', text)}`;
+    return key
+      ? `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}`
+      : `sha256:${hash('sha256', text)}`;
   }
 
   private drop(entry: AuditEntry): void {

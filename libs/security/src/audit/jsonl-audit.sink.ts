@@ -176,7 +176,7 @@ export class JsonlAuditSink implements AuditSink {
  * The flusher calls it off the request path; only `fdatasync` waits in the pool.
  */
 function writeAll(fd: number, data: Buffer): void {
-  for (let offset = 0; offset < data.length; ) offset += writeSync(fd, data, offset, data.length - offset);
+  for (let offset = 0; offset < data.length;) offset += writeSync(fd, data, offset, data.length - offset);
 }
 
 function isAlive(pid: number): boolean {
@@ -205,7 +205,11 @@ async function lastOfChain(file: string, chain: string): Promise<AuditChainTail 
       await handle.read(block, 0, length, position);
       const data = pending.length > 0 ? Buffer.concat([block, pending]) : block;
       let end = data.length;
-      for (let newline = data.lastIndexOf(0x0a, end - 1); newline >= 0; newline = end > 0 ? data.lastIndexOf(0x0a, end - 1) : -1) {
+      for (
+        let newline = data.lastIndexOf(0x0a, end - 1);
+        newline >= 0;
+        newline = end > 0 ? data.lastIndexOf(0x0a, end - 1) : -1
+      ) {
         const found = tailOf(data.subarray(newline + 1, end), chain);
         if (found) return found;
         end = newline;
@@ -223,7 +227,9 @@ function tailOf(line: Buffer, chain: string): AuditChainTail | undefined {
   if (line.length === 0) return undefined;
   try {
     const record = JSON.parse(line.toString('utf8')) as Partial<AuditRecord> | null;
-    return record?.chain === chain && typeof record.seq === 'number' && typeof record.hash === 'string' ? { seq: record.seq, hash: record.hash } : undefined;
+    return record?.chain === chain && typeof record.seq === 'number' && typeof record.hash === 'string'
+      ? { seq: record.seq, hash: record.hash }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -238,7 +244,10 @@ export async function trailFiles(file: string): Promise<string[]> {
     .filter((name) => new RegExp(`^${escape(stem)}\\.\\d{6}${escape(extension)}$`).test(name))
     .map((name) => join(directory, name))
     .sort((a, b) => sequenceOf(a) - sequenceOf(b));
-  const current = await stat(file).then(() => [file], () => []);
+  const current = await stat(file).then(
+    () => [file],
+    () => [],
+  );
   return [...rotated, ...current];
 }
 

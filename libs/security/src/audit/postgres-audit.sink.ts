@@ -91,12 +91,20 @@ export class PostgresAuditSink implements AuditSink {
 
   constructor(options: PostgresAuditSinkOptions = {}) {
     const table = options.table ?? 'mcp_audit_records';
-    for (const [option, value] of [['table', table], ['schema', options.schema]] as const) {
+    for (const [option, value] of [
+      ['table', table],
+      ['schema', options.schema],
+    ] as const) {
       if (value !== undefined && !IDENTIFIER.test(value)) {
-        throw new Error(`PostgresAuditSink option "${option}": "${value}" is not a plain SQL identifier; use letters, digits and _ (not starting with a digit), at most 63`);
+        throw new Error(
+          `PostgresAuditSink option "${option}": "${value}" is not a plain SQL identifier; use letters, digits and _ (not starting with a digit), at most 63`,
+        );
       }
     }
-    if (!options.connectionString && !options.pool) throw new Error('PostgresAuditSink needs connectionString (postgres://user:password@host:5432/db) or pool settings');
+    if (!options.connectionString && !options.pool)
+      throw new Error(
+        'PostgresAuditSink needs connectionString (postgres://user:password@host:5432/db) or pool settings',
+      );
     const qualify = (name: string) => (options.schema ? `"${options.schema}"."${name}"` : `"${name}"`);
     this.schema = options.schema;
     this.tableName = table;
@@ -120,13 +128,24 @@ export class PostgresAuditSink implements AuditSink {
   /** Creates the schema (when named and missing) and applies the migrations not applied yet. */
   async open(): Promise<void> {
     await this.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema ?? ''}.${this.tableName}:migrations`]);
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+        `${this.schema ?? ''}.${this.tableName}:migrations`,
+      ]);
       // Only when missing: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when it exists.
-      if (this.schema && (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema])).rowCount === 0) {
+      if (
+        this.schema &&
+        (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema])).rowCount === 0
+      ) {
         await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
       }
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const applied = new Set((await client.query<{ version: number }>(`SELECT version FROM ${this.migrations}`)).rows.map((row) => row.version));
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${this.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      const applied = new Set(
+        (await client.query<{ version: number }>(`SELECT version FROM ${this.migrations}`)).rows.map(
+          (row) => row.version,
+        ),
+      );
       for (const [index, statements] of this.steps().entries()) {
         const version = index + 1;
         if (applied.has(version)) continue;
@@ -150,13 +169,19 @@ export class PostgresAuditSink implements AuditSink {
           values.push(lines[start + offset]);
           return `(${Array.from({ length: PER_ROW }, (_, i) => `$${base + i + 1}`).join(',')})`;
         });
-        await client.query(`INSERT INTO ${this.table} (${COLUMN_LIST}) VALUES ${tuples.join(',')} ON CONFLICT (id) DO NOTHING`, values);
+        await client.query(
+          `INSERT INTO ${this.table} (${COLUMN_LIST}) VALUES ${tuples.join(',')} ON CONFLICT (id) DO NOTHING`,
+          values,
+        );
       }
     });
   }
 
   async tail(chain: string): Promise<AuditChainTail | undefined> {
-    const { rows } = await this.pool.query<{ seq: string; hash: string }>(`SELECT seq, hash FROM ${this.table} WHERE chain = $1 ORDER BY seq DESC LIMIT 1`, [chain]);
+    const { rows } = await this.pool.query<{ seq: string; hash: string }>(
+      `SELECT seq, hash FROM ${this.table} WHERE chain = $1 ORDER BY seq DESC LIMIT 1`,
+      [chain],
+    );
     return rows[0] && { seq: Number(rows[0].seq), hash: rows[0].hash };
   }
 

@@ -44,7 +44,8 @@ export class RefusalAggregator {
       tally = this.window.get(key);
       entry = { ...entry, remoteAddress: null };
     }
-    if (entry.error && entry.error.length > MESSAGE_LIMIT) entry = { ...entry, error: `${entry.error.slice(0, MESSAGE_LIMIT - 1)}…` };
+    if (entry.error && entry.error.length > MESSAGE_LIMIT)
+      entry = { ...entry, error: `${entry.error.slice(0, MESSAGE_LIMIT - 1)}…` };
     if (tally) {
       tally.last = entry;
       tally.more++;

@@ -1,7 +1,8 @@
 import { REDACTED } from '../redaction/secret-redactor';
 
 /** Argument names redacted whatever the schema says: credentials are never worth keeping. */
-const SENSITIVE_NAMES = /^(password|passwd|passphrase|secret|client_?secret|token|access_?token|refresh_?token|api_?key|authorization|credentials?|private_?key)$/i;
+const SENSITIVE_NAMES =
+  /^(password|passwd|passphrase|secret|client_?secret|token|access_?token|refresh_?token|api_?key|authorization|credentials?|private_?key)$/i;
 
 /** Which argument fields to redact, read once from a tool's input JSON Schema. */
 export interface SensitiveFields {
@@ -57,7 +58,10 @@ export function redactSensitive(value: unknown, fields: SensitiveFields = NONE):
   for (const key in value) {
     if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
     const field = (value as Record<string, unknown>)[key];
-    const redacted = fields.names.has(key) || SENSITIVE_NAMES.test(key) ? REDACTED : redactSensitive(field, fields.nested.get(key) ?? NONE);
+    const redacted =
+      fields.names.has(key) || SENSITIVE_NAMES.test(key)
+        ? REDACTED
+        : redactSensitive(field, fields.nested.get(key) ?? NONE);
     if (redacted !== field) (copy ??= { ...(value as Record<string, unknown>) })[key] = redacted;
   }
   return copy ?? value;
@@ -69,5 +73,8 @@ function resolveRef(schema: unknown, root: unknown): unknown {
   return ref
     .slice(2)
     .split('/')
-    .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root);
+    .reduce<unknown>(
+      (node, part) => (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')],
+      root,
+    );
 }

@@ -1,6 +1,6 @@
 import { EmbeddingToolRanker, type EmbeddingToolRankerOptions, type McpTextEmbedder } from './embedding-tool-ranker';
 import type { SearchableTool, ToolSearchHit } from './searchable-tool';
-import type { McpToolRanker, ToolSearchOptions } from './tool-ranker';
+import type { McpToolRanker, ToolRankerSearchOptions } from './tool-ranker';
 
 const DIMENSIONS = 256;
 
@@ -236,7 +236,7 @@ describe('EmbeddingToolRanker', () => {
     });
 
     it('indexes a given lexical ranker with the same tools, and passes it the filter', async () => {
-      const calls: { tools?: readonly SearchableTool[]; options?: ToolSearchOptions } = {};
+      const calls: { tools?: readonly SearchableTool[]; options?: ToolRankerSearchOptions } = {};
       const lexical: McpToolRanker = {
         index: (indexedTools) => {
           calls.tools = indexedTools;

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { optionChecks, type OptionReport } from '#libs/core';
-import type { McpToolRanker } from '#libs/gateway';
+import type { McpToolRanker } from './rankers/tool-ranker';
 
 /**
  * Tool search (option `toolSearch` of `McpModule`): two meta-tools for catalogs too large to

@@ -1,4 +1,4 @@
-import { Bm25ToolRanker } from '#libs/gateway';
+import { Bm25ToolRanker } from './rankers/bm25-tool-ranker';
 import { resolveToolSearchOptions } from './tool-search.options';
 
 function resolve(toolSearch: unknown) {

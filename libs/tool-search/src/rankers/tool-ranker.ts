@@ -1,4 +1,3 @@
-import { Inject } from '@nestjs/common';
 import type { SearchableTool, ToolSearchHit } from './searchable-tool';
 
 /**
@@ -6,10 +5,10 @@ import type { SearchableTool, ToolSearchHit } from './searchable-tool';
  * @example
  * ```ts
  * const visible = new Set(toolsTheCallerMayList.map(({ name }) => name));
- * const options: ToolSearchOptions = { limit: 5, filter: (name) => visible.has(name) };
+ * const options: ToolRankerSearchOptions = { limit: 5, filter: (name) => visible.has(name) };
  * ```
  */
-export interface ToolSearchOptions {
+export interface ToolRankerSearchOptions {
   /** At most this many hits are returned (a limit below 1 returns none). */
   limit: number;
   /**
@@ -25,8 +24,8 @@ export interface ToolSearchOptions {
 
 /**
  * Ranks the tools of a catalog against a natural-language query, for a search meta-tool that
- * spares the model the full list. `Bm25ToolRanker` is the in-process default; replace it (for a
- * semantic ranker, say) by providing this token.
+ * spares the model the full list. `Bm25ToolRanker` is the default; give another (a semantic
+ * ranker, say) as the `toolSearch.ranker` option of `McpModule`.
  * @example
  * ```ts
  * ranker.index(catalog);
@@ -37,17 +36,5 @@ export interface McpToolRanker {
   /** Replaces the whole index with these tools (a later tool with the same name wins). */
   index(tools: readonly SearchableTool[]): void;
   /** The best `limit` tools the filter lets through, best first, ties in name order. */
-  search(query: string, options: ToolSearchOptions): ToolSearchHit[] | Promise<ToolSearchHit[]>;
+  search(query: string, options: ToolRankerSearchOptions): ToolSearchHit[] | Promise<ToolSearchHit[]>;
 }
-
-/** Token of the tool ranker in use (`Bm25ToolRanker` by default). */
-export const MCP_TOOL_RANKER = Symbol('MCP:TOOL_RANKER');
-
-/**
- * Injects the tool ranker in use.
- * @example
- * ```ts
- * constructor(@InjectToolRanker() private readonly ranker: McpToolRanker) {}
- * ```
- */
-export const InjectToolRanker = (): ParameterDecorator => Inject(MCP_TOOL_RANKER);

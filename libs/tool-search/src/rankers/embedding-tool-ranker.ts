@@ -1,6 +1,6 @@
 import { Bm25ToolRanker } from './bm25-tool-ranker';
 import { compareToolNames, uniqueToolsByName, type SearchableTool, type ToolSearchHit } from './searchable-tool';
-import type { McpToolRanker, ToolSearchOptions } from './tool-ranker';
+import type { McpToolRanker, ToolRankerSearchOptions } from './tool-ranker';
 import { ToolSearchMessages } from './tool-search.messages';
 import { toolText } from './tool-text';
 
@@ -55,8 +55,8 @@ const EMPTY: EmbeddedCatalog = { names: [], vectors: [], byText: new Map() };
  * Ranks tools by the cosine similarity of their text's embedding to the query's. `index()`
  * starts embedding at once (texts already embedded by the previous index are reused) and
  * returns; the first search waits for it. Tools with no similarity (cosine ≤ 0) are left out.
- * Each search embeds its query (one `embed` call). Provide it with a factory:
- * `{ provide: MCP_TOOL_RANKER, useFactory: (embedder) => new EmbeddingToolRanker(embedder), inject: […] }`.
+ * Each search embeds its query (one `embed` call). Give it as the `toolSearch.ranker` option
+ * (in `McpModule.forRootAsync`'s factory when the embedder comes from the container).
  * @example
  * ```ts
  * const ranker = new EmbeddingToolRanker(embedder, { hybrid: true });
@@ -96,7 +96,7 @@ export class EmbeddingToolRanker implements McpToolRanker {
   }
 
   /** The best `limit` tools `filter` lets through, best first, ties in name order. */
-  async search(query: string, { limit, filter }: ToolSearchOptions): Promise<ToolSearchHit[]> {
+  async search(query: string, { limit, filter }: ToolRankerSearchOptions): Promise<ToolSearchHit[]> {
     const wanted = Math.floor(limit);
     if (!(wanted > 0) || query.trim() === '') return [];
     const catalog = await this.latestCatalog();

@@ -1,5 +1,5 @@
 import { uniqueToolsByName, type SearchableTool, type ToolSearchHit } from './searchable-tool';
-import type { McpToolRanker, ToolSearchOptions } from './tool-ranker';
+import type { McpToolRanker, ToolRankerSearchOptions } from './tool-ranker';
 import { ToolSearchMessages } from './tool-search.messages';
 import { TOOL_FIELDS, tokenize, toolFields, type ToolField } from './tool-text';
 
@@ -51,8 +51,8 @@ interface Ranking {
  *
  * Indexing 1,000 tools takes tens of milliseconds and a search tens of microseconds; `index()`
  * builds the new index aside and swaps it in, so searches never see half of one. Searches are
- * synchronous. The class needs no injection: provide an instance
- * (`{ provide: MCP_TOOL_RANKER, useValue: new Bm25ToolRanker() }`).
+ * synchronous. The class needs no injection: give an instance as the `toolSearch.ranker` option
+ * (`toolSearch: { ranker: new Bm25ToolRanker({ weights: { name: 4 } }) }`).
  * @throws RangeError from the constructor, when a weight, `k1` or `b` is out of range.
  * @example
  * ```ts
@@ -153,7 +153,7 @@ export class Bm25ToolRanker implements McpToolRanker {
   }
 
   /** The best `limit` tools `filter` lets through, best first, ties in name order. */
-  search(query: string, { limit, filter }: ToolSearchOptions): ToolSearchHit[] {
+  search(query: string, { limit, filter }: ToolRankerSearchOptions): ToolSearchHit[] {
     const wanted = Math.floor(limit);
     if (!(wanted > 0) || this.names.length === 0) return [];
     const ranking = this.rank(query);

@@ -1,11 +1,11 @@
 import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { MCP_RELAY_METADATA, McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
+import { JsonRpcError, MCP_RELAY_METADATA, McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
 import { McpCatalog, ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { AccessControl } from '#libs/protocol';
-import { Bm25ToolRanker, type McpToolRanker } from '#libs/gateway';
-import { McpInvoker } from '../in-process/mcp-invoker';
-import { McpInvocationError } from '../in-process/mcp-invocation.error';
+import { Bm25ToolRanker } from './rankers/bm25-tool-ranker';
+import type { McpToolRanker } from './rankers/tool-ranker';
+import { InjectToolCallRelay, type ToolCallRelay } from './tool-call-relay';
 import { InjectToolSearchOptions, type ToolSearchOptions } from './tool-search.options';
 
 /** One tool in a search result: what a model needs to call it. */
@@ -40,7 +40,7 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly catalog: McpCatalog,
     private readonly tools: ToolRegistry,
-    private readonly invoker: McpInvoker,
+    @InjectToolCallRelay() private readonly toolCalls: ToolCallRelay,
     private readonly access: AccessControl,
     @InjectToolSearchOptions() private readonly options: ToolSearchOptions | undefined,
   ) {}
@@ -138,7 +138,7 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
     if (name === options.callToolName || name === options.searchToolName)
       throw new McpToolError(`${name} is one of the search tools; call the tool ${options.searchToolName} found`);
     try {
-      const { result } = await this.invoker.send<CallToolResult>(
+      const { result } = await this.toolCalls.send<CallToolResult>(
         'tools/call',
         { name, arguments: args },
         {
@@ -158,7 +158,7 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
       return result;
     } catch (error) {
       // An unknown tool, or one the caller may not see: the same answer, naming the search.
-      if (error instanceof McpInvocationError)
+      if (error instanceof JsonRpcError)
         throw new McpToolError(`${error.message}. Use ${options.searchToolName} to find the tools you can call.`);
       throw error;
     }

@@ -67,6 +67,7 @@ export { SessionStore, type SessionRefusal } from './sessions/session.store';
 export { SessionRelay } from './sessions/session-relay';
 export { SharedStreams } from './sessions/shared-streams';
 export { TaskMethods } from './tasks/task.methods';
+export { TaskExtensionMethods } from './tasks/task-extension.methods';
 export { TaskRunner, publicTask } from './tasks/task.runner';
 export { TaskExtensionRunner } from './tasks/task-extension.runner';
 export { TaskInputs, type TaskInputRequest, type TaskInputRequests } from './tasks/task-inputs';

@@ -19,6 +19,7 @@ import { SessionStore } from './sessions/session.store';
 import { SessionRelay } from './sessions/session-relay';
 import { SharedStreams } from './sessions/shared-streams';
 import { TaskMethods } from './tasks/task.methods';
+import { TaskExtensionMethods } from './tasks/task-extension.methods';
 import { TaskRunner } from './tasks/task.runner';
 import { TaskLife } from './tasks/task-life';
 import { TaskHandOff } from './tasks/task-hand-off';
@@ -66,6 +67,7 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   ToolMethods,
   CompletionMethods,
   TaskMethods,
+  TaskExtensionMethods,
   ListenSubscriptions,
   ChangeNotifications,
   SubscriptionMethods,
@@ -78,5 +80,6 @@ export const ENGINE_METHOD_GROUPS = [
   ToolMethods,
   CompletionMethods,
   TaskMethods,
+  TaskExtensionMethods,
   SubscriptionMethods,
 ] as const;

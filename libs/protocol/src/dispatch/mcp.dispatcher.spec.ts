@@ -232,6 +232,41 @@ describe('McpDispatcher', () => {
       );
     });
 
+    it('takes a method of both eras answered by one group per era, and names the era a group leaves unanswered or answers twice', () => {
+      const eraGroup = (era: 'session' | 'stateless', methods: McpRequestMethod[]) =>
+        ({
+          era,
+          methods: Object.fromEntries(methods.map((m) => [m, () => `{"era":"${era}"}`])),
+        }) as McpMethods;
+      const others = MCP_REQUEST_METHODS.filter(
+        (m) => !['initialize', 'ping', 'tasks/get', 'tasks/cancel'].includes(m),
+      );
+      const both = [new LifecycleGroup([]), new FeatureGroup([], {}, others)];
+      expect(
+        build([
+          ...both,
+          eraGroup('session', ['tasks/get', 'tasks/cancel']),
+          eraGroup('stateless', ['tasks/get', 'tasks/cancel']),
+        ]),
+      ).not.toThrow();
+      expect(
+        build([
+          ...both,
+          eraGroup('session', ['tasks/get', 'tasks/cancel']),
+          eraGroup('session', ['tasks/get']),
+          eraGroup('stateless', ['tasks/get', 'tasks/update' as McpRequestMethod]),
+        ]),
+      ).toThrow(
+        'The MCP method table and the method groups disagree:\n' +
+          '- "tasks/get" is answered by two method groups in the session era\n' +
+          '- "tasks/update" is answered by two method groups\n' +
+          '- no method group answers "tasks/cancel" in the stateless era',
+      );
+      expect(build([...both, eraGroup('session', ['tasks/get', 'tasks/cancel', 'subscriptions/listen'])])).toThrow(
+        'Object answers "subscriptions/listen" in the session era, which the method table does not give it',
+      );
+    });
+
     it('counts a method whose handler is left undefined as unanswered', () => {
       class HalfGroup implements McpMethods {
         readonly methods = { 'tasks/list': undefined };
@@ -635,6 +670,24 @@ describe('McpDispatcher', () => {
         'tasks/get',
         'tools/list',
       ]);
+    });
+
+    it("gates the extension's tasks/get (it hands out results) and not the 2025 one: the table guards it in the stateless era", async () => {
+      trail = new AuditTrail(new MemorySink(true), TRAIL_SETTINGS);
+      await trail.start();
+      const { dispatcher, received, events } = setup({}, trail);
+      const refused = await send(
+        dispatcher,
+        'request',
+        request(6, 'tasks/get', { taskId: 't-1', _meta: ENVELOPE }),
+        scopeOf('alice', null),
+      );
+      expect(JSON.parse(refused!).error.code).toBe(-32603);
+      await expect(
+        send(dispatcher, 'request', request(7, 'tasks/get', { taskId: 't-1' }), scopeOf()),
+      ).resolves.toContain('"result"');
+      expect(received.map((r) => [r.method, r.request.era])).toEqual([['tasks/get', 'session']]);
+      expect(events.map((e) => e.outcome)).toEqual(['unavailable', 'ok']);
     });
 
     it('lets tasks/result through once the trail writes', async () => {

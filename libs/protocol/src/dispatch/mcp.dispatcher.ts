@@ -11,7 +11,7 @@ import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { HostState } from '../lifecycle/host-state';
 import { errorResponse, resultResponse } from '../wire/json-rpc';
 import { MCP_METHOD_GROUPS, type McpMethods, type MethodHandler } from '../methods/method-handler';
-import { MCP_REQUEST_METHODS, traitsOf, type McpMethodTraits } from '../wire/mcp-method.table';
+import { erasOf, guardedIn, MCP_REQUEST_METHODS, traitsOf, type McpEra } from '../wire/mcp-method.table';
 import { SessionRelay } from '../sessions/session-relay';
 import { statelessResult } from '../eras/stateless-result';
 import type { McpRequest } from '../requests/mcp-request';
@@ -39,7 +39,7 @@ interface Response {
 @Injectable()
 export class McpDispatcher {
   private readonly logger = new Logger('McpDispatcher');
-  private readonly handlers: ReadonlyMap<string, MethodHandler>;
+  private readonly handlers: ReadonlyMap<string, EraHandlers>;
 
   constructor(
     @InjectProtocolOptions() private readonly options: ProtocolOptions,
@@ -100,16 +100,18 @@ export class McpDispatcher {
       note.fail('invalid', JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED);
       return { body: errorResponse(id, JsonRpcErrorCode.INVALID_REQUEST, NOT_INITIALIZED), status: 200 };
     }
-    const stateless = session.stateless;
-    const handler = this.handlers.get(request.method!);
-    if (!handler || !servedIn(note.traits, stateless)) {
+    const { era } = request;
+    const route = this.handlers.get(request.method!);
+    const handler = route?.[era];
+    if (!handler) {
+      // A method of the table has a handler in each era that has it (checked at start-up).
       const notFound = new JsonRpcError(
         JsonRpcErrorCode.METHOD_NOT_FOUND,
-        handler
+        route
           ? `Method not found: ${request.method} is not part of protocol ${session.protocolVersion}`
           : `Method not found: ${request.method}`,
         undefined,
-        stateless ? 404 : undefined,
+        era === 'stateless' ? 404 : undefined,
       );
       return this.refuse(request, notFound, note);
     }
@@ -117,9 +119,10 @@ export class McpDispatcher {
       checkRequestLimits(request.params, this.options.limits);
       // Calls of catalog entries pass the audit gate in their admission, once the entry is known
       // to exist for this caller; guarded methods that name no entry (task results) pass it here.
-      if (note.traits?.guarded && !note.traits.names) this.admission.checkAuditGate(note);
+      const traits = note.traits!;
+      if (!traits.names && guardedIn(traits, era)) this.admission.checkAuditGate(note);
       const result = await handler(request, reply, note);
-      return { body: resultResponse(id!, stateless ? statelessResult(result, note.traits!) : result), status: 200 };
+      return { body: resultResponse(id!, era === 'stateless' ? statelessResult(result, traits) : result), status: 200 };
     } catch (error) {
       if (error instanceof JsonRpcError) return this.refuse(request, error, note);
       this.logger.error(`${request.method} failed`, (error as Error)?.stack ?? String(error));
@@ -136,7 +139,7 @@ export class McpDispatcher {
         : error instanceof RequestLimitError
           ? 'limited'
           : outcomeOfCode(error.code);
-    const stateless = request.session.stateless;
+    const stateless = request.era === 'stateless';
     // 2026-07-28 made "resource not found" an invalid-params error; tools throw one error for both eras.
     const code =
       error.code === JsonRpcErrorCode.RESOURCE_NOT_FOUND && stateless ? JsonRpcErrorCode.INVALID_PARAMS : error.code;
@@ -184,28 +187,46 @@ export class McpDispatcher {
   }
 }
 
-/** Whether a method of this row exists in the request's protocol era. */
-function servedIn(traits: McpMethodTraits | undefined, stateless: boolean): boolean {
-  return traits?.era === undefined || traits.era === (stateless ? 'stateless' : 'session');
-}
+/** A method's handler in each era that has it. */
+type EraHandlers = Partial<Record<McpEra, MethodHandler>>;
 
 /**
- * The route of every method of the table, from the groups that answer them.
- * @throws Error when a method has no handler, two, or a handler has no row in the table
+ * The route of every method of the table in every era that has it, from the groups that answer them.
+ * @throws Error when a method has no handler in an era, two, or a handler has no row in the table (or answers an era the row lacks)
  */
-function routesOf(groups: readonly McpMethods[]): ReadonlyMap<string, MethodHandler> {
-  const routes = new Map<string, MethodHandler>();
+function routesOf(groups: readonly McpMethods[]): ReadonlyMap<string, EraHandlers> {
+  const routes = new Map<string, EraHandlers>();
   const problems: string[] = [];
   for (const group of groups) {
     for (const [method, handler] of Object.entries(group.methods)) {
-      if (!traitsOf(method))
+      const traits = traitsOf(method);
+      if (!traits) {
         problems.push(`${group.constructor.name} answers "${method}", which the method table does not list`);
-      else if (routes.has(method)) problems.push(`"${method}" is answered by two method groups`);
-      else if (handler) routes.set(method, handler);
+        continue;
+      }
+      if (!handler) continue;
+      const eras = erasOf(traits);
+      if (group.era && !eras.includes(group.era)) {
+        problems.push(
+          `${group.constructor.name} answers "${method}" in the ${group.era} era, which the method table does not give it`,
+        );
+        continue;
+      }
+      const route = routes.get(method) ?? {};
+      routes.set(method, route);
+      for (const era of group.era ? [group.era] : eras) {
+        if (route[era])
+          problems.push(`"${method}" is answered by two method groups${eras.length > 1 ? ` in the ${era} era` : ''}`);
+        else route[era] = handler;
+      }
     }
   }
-  for (const method of MCP_REQUEST_METHODS)
-    if (!routes.has(method)) problems.push(`no method group answers "${method}"`);
+  for (const method of MCP_REQUEST_METHODS) {
+    const route = routes.get(method);
+    const missing = erasOf(traitsOf(method)!).filter((era) => !route?.[era]);
+    if (!route) problems.push(`no method group answers "${method}"`);
+    else for (const era of missing) problems.push(`no method group answers "${method}" in the ${era} era`);
+  }
   if (problems.length > 0)
     throw new Error(`The MCP method table and the method groups disagree:\n- ${problems.join('\n- ')}`);
   return routes;

@@ -2,7 +2,7 @@ import type { CallChannel } from '#libs/invocation';
 import type { RequestNote } from '../events/request-note';
 import type { McpRequest } from '../requests/mcp-request';
 import type { ReplyChannel } from '../requests/reply-channel';
-import type { McpRequestMethod } from '../wire/mcp-method.table';
+import type { McpEra, McpRequestMethod } from '../wire/mcp-method.table';
 
 export type { McpRequest } from '../requests/mcp-request';
 export type { ReplyChannel } from '../requests/reply-channel';
@@ -24,9 +24,12 @@ export type MethodHandler = (request: McpRequest, reply: ReplyChannel, note: Req
 
 /**
  * A group of MCP methods (tools, prompts, …) the dispatcher routes to. Its keys are rows of the
- * method table (`mcp-method.table.ts`), so a misspelt method does not compile.
+ * method table (`mcp-method.table.ts`), so a misspelt method does not compile. A group answers a
+ * method in every era the table gives it, or, with `era`, in that era alone (a method both eras
+ * have and answer differently, as the tasks: each era's group answers its own).
  */
 export interface McpMethods {
+  readonly era?: McpEra;
   readonly methods: Readonly<Partial<Record<McpRequestMethod, MethodHandler>>>;
 }
 

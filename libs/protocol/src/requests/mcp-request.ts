@@ -2,6 +2,7 @@ import { JsonRpcError, STATELESS_PROTOCOL_VERSION, type McpPrincipal, type McpTr
 import { envelopeVersionOf, readEnvelope } from '../eras/request-envelope';
 import { McpSession } from '../sessions/mcp-session';
 import type { JsonRpcId, JsonRpcMessage, MessageKind } from '../wire/json-rpc';
+import type { McpEra } from '../wire/mcp-method.table';
 
 /** The headers of a request, as Node gives them (stdio and in-process requests have none). */
 export type McpRequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -21,6 +22,8 @@ export interface McpRequest {
   readonly method: string | null;
   /** Its params (`{}` when it has none). */
   readonly params: Record<string, unknown>;
+  /** The protocol era it speaks (its session's). */
+  readonly era: McpEra;
   /**
    * The session it is served on: the client's (a 2025 session, stdio), one made for it alone (a
    * 2025 request to a stateless host, an in-process call), or one made from its `_meta`
@@ -80,6 +83,7 @@ export function mcpRequest(parts: McpRequestParts): McpRequest {
     id: kind === 'request' ? message.id! : (message.id ?? null),
     method: message.method ?? null,
     params: message.params ?? NO_PARAMS,
+    era: session.stateless ? 'stateless' : 'session',
     session,
     principal,
     transport: parts.transport,

@@ -1,5 +1,4 @@
-import { JsonRpcError, LATEST_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION } from '#libs/core';
-import type { CallAdmission } from '../admission/call-admission';
+import { LATEST_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION } from '#libs/core';
 import { callRequest, principal, RecordingReply, type RequestOrigin } from '../testing/protocol-testing';
 import type { ProtocolOptions } from '../options/protocol.options';
 import { RequestNote } from '../events/request-note';
@@ -8,6 +7,7 @@ import { traitsOf } from '../wire/mcp-method.table';
 import type { TaskExtensionRunner } from './task-extension.runner';
 import type { TaskRunner } from './task.runner';
 import { TaskMethods } from './task.methods';
+import { TaskExtensionMethods } from './task-extension.methods';
 
 const TASK = {
   taskId: 't-1',
@@ -19,8 +19,8 @@ const TASK = {
   expiresAt: 0,
 };
 
-/** The method group over stand-ins of both runners and the audit gate, recording who served what. */
-function setup(gateOpen = true) {
+/** Each era's method group over a stand-in of its runner, recording who served what. */
+function setup() {
   const served: string[] = [];
   const tasks = {
     get: async (taskId: string) => (served.push(`2025 get ${taskId}`), TASK),
@@ -34,13 +34,9 @@ function setup(gateOpen = true) {
     ),
     cancel: async (taskId: string) => (served.push(`2026 cancel ${taskId}`), '{}'),
   } as unknown as TaskExtensionRunner;
-  const admission = {
-    checkAuditGate: () => {
-      if (!gateOpen) throw new JsonRpcError(-32603, 'Service unavailable');
-    },
-  } as unknown as CallAdmission;
-  const methods = new TaskMethods({ pageSize: 10 } as ProtocolOptions, tasks, extension, admission).methods;
-  return { methods, served };
+  const session = new TaskMethods({ pageSize: 10 } as ProtocolOptions, tasks);
+  const stateless = new TaskExtensionMethods(extension);
+  return { session, stateless, served };
 }
 
 function scopeOf(version: string): RequestOrigin {
@@ -50,67 +46,52 @@ function scopeOf(version: string): RequestOrigin {
 const noteOf = (method: string) =>
   new RequestNote(method, traitsOf(method), 'http', 'alice', undefined, undefined, undefined);
 
-describe('TaskMethods', () => {
+describe('TaskMethods and TaskExtensionMethods', () => {
+  it('each answers its own era, as the method table gives the methods', () => {
+    const { session, stateless } = setup();
+    expect([session.era, Object.keys(session.methods)]).toEqual([
+      'session',
+      ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list'],
+    ]);
+    expect([stateless.era, Object.keys(stateless.methods)]).toEqual([
+      'stateless',
+      ['tasks/get', 'tasks/update', 'tasks/cancel'],
+    ]);
+  });
+
   it('serves tasks/get and tasks/cancel of a 2025-era request with the experimental tasks', async () => {
-    const { methods, served } = setup();
+    const { session, served } = setup();
     const scope = scopeOf(LATEST_PROTOCOL_VERSION);
+    const get = callRequest('tasks/get', { taskId: 't-1' }, scope, 1);
     expect(
-      JSON.parse(
-        await methods['tasks/get']!(
-          callRequest('tasks/get', { taskId: 't-1' }, scope, 1),
-          new RecordingReply(),
-          noteOf('tasks/get'),
-        ),
-      ),
+      JSON.parse(await session.methods['tasks/get']!(get, new RecordingReply(), noteOf('tasks/get'))),
     ).toMatchObject({
       taskId: 't-1',
       ttl: 1_000,
     });
-    await methods['tasks/cancel']!(
-      callRequest('tasks/cancel', { taskId: 't-1' }, scope, 2),
-      new RecordingReply(),
-      noteOf('tasks/cancel'),
-    );
+    const cancel = callRequest('tasks/cancel', { taskId: 't-1' }, scope, 2);
+    await session.methods['tasks/cancel']!(cancel, new RecordingReply(), noteOf('tasks/cancel'));
     expect(served).toEqual(['2025 get t-1', '2025 cancel t-1']);
   });
 
   it('serves tasks/get, tasks/update and tasks/cancel of a 2026-07-28 request with the extension, naming the task on the note', async () => {
-    const { methods, served } = setup();
+    const { stateless, served } = setup();
     const scope = scopeOf(STATELESS_PROTOCOL_VERSION);
     const note = noteOf('tasks/update');
-    await methods['tasks/get']!(
+    const reply = new RecordingReply();
+    await stateless.methods['tasks/get']!(
       callRequest('tasks/get', { taskId: 't-1' }, scope, 1),
-      new RecordingReply(),
+      reply,
       noteOf('tasks/get'),
     );
-    await methods['tasks/update']!(
-      callRequest('tasks/update', { taskId: 't-1', inputResponses: { k: {} } }, scope, 2),
-      new RecordingReply(),
-      note,
-    );
-    await methods['tasks/cancel']!(
+    const update = callRequest('tasks/update', { taskId: 't-1', inputResponses: { k: {} } }, scope, 2);
+    await stateless.methods['tasks/update']!(update, reply, note);
+    await stateless.methods['tasks/cancel']!(
       callRequest('tasks/cancel', { taskId: 't-1' }, scope, 3),
-      new RecordingReply(),
+      reply,
       noteOf('tasks/cancel'),
     );
     expect(served).toEqual(['2026 get t-1', '2026 update t-1 {"k":{}}', '2026 cancel t-1']);
     expect(note.target).toBe('t-1');
-  });
-
-  it("gates the extension's tasks/get (it hands out results) on the audit trail, not the 2025 one", async () => {
-    const { methods, served } = setup(false);
-    await expect(
-      methods['tasks/get']!(
-        callRequest('tasks/get', { taskId: 't-1' }, scopeOf(STATELESS_PROTOCOL_VERSION), 1),
-        new RecordingReply(),
-        noteOf('tasks/get'),
-      ),
-    ).rejects.toThrow('Service unavailable');
-    await methods['tasks/get']!(
-      callRequest('tasks/get', { taskId: 't-1' }, scopeOf(LATEST_PROTOCOL_VERSION), 2),
-      new RecordingReply(),
-      noteOf('tasks/get'),
-    );
-    expect(served).toEqual(['2025 get t-1']);
   });
 });

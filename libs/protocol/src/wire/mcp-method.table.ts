@@ -1,15 +1,25 @@
 /** Which catalog entry a request uses, for the audit trail, per-entry metrics and statistics. */
 export type McpEntryKind = 'tool' | 'prompt' | 'resource';
 
+/**
+ * The protocol era a request speaks: `session` (2025-11-25 and before: `initialize`, sessions,
+ * requests to the client on its stream) or `stateless` (2026-07-28: every request says who the
+ * client is in its `_meta`).
+ */
+export type McpEra = 'session' | 'stateless';
+
+export const MCP_ERAS: readonly McpEra[] = ['session', 'stateless'];
+
 /** What the engine needs to know about one MCP method, besides who answers it. */
 export interface McpMethodTraits {
   /** Recorded in the audit trail even when it succeeds (a request that fails is always recorded). */
   readonly audited: boolean;
   /**
    * Runs catalog code or hands out what such code produced (task results): refused while a
-   * fail-closed audit trail cannot write, so nothing runs unaudited.
+   * fail-closed audit trail cannot write, so nothing runs unaudited. An era: only in that one
+   * (the extension's `tasks/get` hands out results; the 2025-11-25 one leaves that to `tasks/result`).
    */
-  readonly guarded: boolean;
+  readonly guarded: boolean | McpEra;
   /** The catalog entry the request names: `params.name` of a tool or prompt, `params.uri` of a resource. */
   readonly names?: { readonly kind: McpEntryKind; readonly by: 'name' | 'uri' };
   /** Names a task by `params.taskId` (the 2026-07-28 `Mcp-Name` header mirrors it). */
@@ -23,7 +33,7 @@ export interface McpMethodTraits {
    * 2026-07-28) or `stateless` (2026-07-28 only). Absent: both. A request of the other era
    * gets "method not found".
    */
-  readonly era?: 'session' | 'stateless';
+  readonly era?: McpEra;
   /** Its 2026-07-28 result is a `CacheableResult` (`ttlMs`, `cacheScope`). */
   readonly cacheable?: boolean;
 }
@@ -61,7 +71,7 @@ export const MCP_METHODS = {
   'resources/unsubscribe': { audited: false, guarded: false, names: { kind: 'resource', by: 'uri' }, era: 'session' },
   // Answered when the stream ends, not when it opens: its events are the notifications it carries.
   'subscriptions/listen': { audited: false, guarded: false, era: 'stateless' },
-  'tasks/get': { audited: true, guarded: false, namesTask: true },
+  'tasks/get': { audited: true, guarded: 'stateless', namesTask: true },
   'tasks/result': { audited: true, guarded: true, era: 'session' },
   'tasks/cancel': { audited: true, guarded: false, namesTask: true },
   'tasks/update': { audited: true, guarded: false, namesTask: true, era: 'stateless' },
@@ -86,6 +96,16 @@ export const MCP_METHOD_NAMES: readonly McpMethodName[] = Object.keys(MCP_METHOD
 export const MCP_REQUEST_METHODS: readonly McpRequestMethod[] = MCP_METHOD_NAMES.filter(
   (name) => !(MCP_METHODS[name] as McpMethodTraits).internal,
 ) as McpRequestMethod[];
+
+/** The eras that have a method of these traits. */
+export function erasOf(traits: McpMethodTraits): readonly McpEra[] {
+  return traits.era === undefined ? MCP_ERAS : [traits.era];
+}
+
+/** Whether a request of `era` with these traits passes the audit gate (see `guarded`). */
+export function guardedIn(traits: McpMethodTraits, era: McpEra): boolean {
+  return traits.guarded === true || traits.guarded === era;
+}
 
 /** The traits of `method`, or `undefined` for a method the host does not answer. */
 export function traitsOf(method: string | null): McpMethodTraits | undefined {

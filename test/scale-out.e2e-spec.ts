@@ -436,12 +436,16 @@ describe('three replicas behind a round-robin proxy, sharing state through Redis
         const [exchange] = replay.exchanges;
         expect((await WireTap.answer(exchange))?.result).toMatchObject({ resultType: 'input_required' });
       }
-      const runs = (await Promise.all(REPLICAS.map((replica) => readAuditTrail(auditFile(replica)))))
-        .flat()
-        .filter(
-          (record) => record.target === 'close_ticket' && record.outcome === 'ok' && record.protocolVersion === MODERN,
-        );
-      expect(runs).toHaveLength(1);
+      // The trail is written in batches after the answer: wait for the run's record, then count.
+      const runs = async () =>
+        (await Promise.all(REPLICAS.map((replica) => readAuditTrail(auditFile(replica)))))
+          .flat()
+          .filter(
+            (record) =>
+              record.target === 'close_ticket' && record.outcome === 'ok' && record.protocolVersion === MODERN,
+          );
+      await waitForAsync(async () => (await runs()).length > 0);
+      expect(await runs()).toHaveLength(1);
     });
 
     it('polls a task created on one replica through the others until it completes', async () => {

@@ -8,6 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['core'],
+  ['cluster'],
   ['security', 'catalog'],
   ['invocation'],
   ['protocol'],

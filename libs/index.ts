@@ -18,8 +18,9 @@ export type {
 } from '#libs/hosting';
 
 // Replicas behind a load balancer: the state they share (RedisClusterBackplane is in nest-mcp-host/redis)
-export { McpCluster } from '#libs/core';
-export type { McpClusterBackplane, McpClusterMessage, McpClusterEntry, McpClusterOptions } from '#libs/core';
+export { McpCluster } from '#libs/cluster';
+export type { McpClusterBackplane, McpClusterMessage, McpClusterEntry } from '#libs/cluster';
+export type { McpClusterOptions } from '#libs/hosting';
 
 // Decorators: tools, prompts, resources, their parameters, authorization, DTO fields
 export {

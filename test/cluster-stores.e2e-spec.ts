@@ -10,7 +10,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { RedisClusterBackplane } from 'nest-mcp-host/redis';
-import { McpCluster, type McpClusterBackplane } from '#libs/core';
+import { McpCluster, type McpClusterBackplane } from '#libs/cluster';
 import { McpCatalog } from '#libs/catalog';
 import type { McpModuleOptions } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';

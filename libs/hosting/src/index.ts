@@ -5,6 +5,7 @@ export type {
   McpApprovalOptions,
   McpRequestStateOptions,
 } from './interfaces/mcp-module-options.interface';
+export type { McpClusterOptions } from './interfaces/mcp-cluster-options.interface';
 export { WEBHOOK_SIGNATURE_HEADER } from '#libs/operations';
 export { McpApprovals } from '#libs/operations';
 export { StderrConsoleLogger } from './logging/stderr-console.logger';

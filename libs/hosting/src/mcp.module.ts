@@ -1,6 +1,6 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { MCP_CLUSTER_OPTIONS, McpCluster } from '#libs/core';
+import { MCP_CLUSTER_OPTIONS, McpCluster } from '#libs/cluster';
 import {
   CATALOG_PROVIDERS,
   JsonSchemaFactory,

@@ -1,5 +1,5 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
-import { McpCluster } from '#libs/core';
+import { McpCluster } from '#libs/cluster';
 
 /**
  * Tells subscribed clients that a resource changed (`notifications/resources/updated`).

@@ -1,4 +1,4 @@
-import { McpCluster, type McpClusterBackplane, type McpClusterMessage } from '#libs/core';
+import { McpCluster, type McpClusterBackplane, type McpClusterMessage } from '#libs/cluster';
 import { PromptRegistry } from '../prompts/prompt.registry';
 import { ResourceRegistry } from '../resources/resource.registry';
 import type { RegisteredTool } from '../tools/registered-tool.interface';

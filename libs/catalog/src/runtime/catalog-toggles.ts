@@ -7,7 +7,7 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { McpCluster, type McpClusterMessage } from '#libs/core';
+import { McpCluster, type McpClusterMessage } from '#libs/cluster';
 import { PromptRegistry } from '../prompts/prompt.registry';
 import { ResourceRegistry } from '../resources/resource.registry';
 import { ToolRegistry } from '../tools/tool.registry';

@@ -1,11 +1,5 @@
-import {
-  CLUSTER_OPTION_KEYS,
-  McpStartupError,
-  resolveClusterBackplane,
-  type ClusterOptions,
-  type McpDiagnostic,
-  type OptionReport,
-} from '#libs/core';
+import { McpStartupError, type McpDiagnostic, type OptionReport } from '#libs/core';
+import type { ClusterOptions } from '#libs/cluster';
 import { CATALOG_OPTION_KEYS, resolveCatalogOptions, type CatalogOptions } from '#libs/catalog';
 import { resolveSecurityOptions, SECURITY_OPTION_KEYS, type SecurityOptions } from '#libs/security';
 import { INVOCATION_OPTION_KEYS, resolveInvocationOptions, type InvocationOptions } from '#libs/invocation';
@@ -20,6 +14,7 @@ import { REST_OPTION_KEYS, resolveRestOptions, type RestOptions } from '#libs/re
 import { GATEWAY_OPTION_KEYS, resolveGatewayOptions, type GatewayOptions } from '#libs/gateway';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
+import { CLUSTER_OPTION_KEYS, resolveClusterBackplane } from './cluster.options';
 import {
   resolveToolSearchOptions,
   TOOL_SEARCH_OPTION_KEYS,

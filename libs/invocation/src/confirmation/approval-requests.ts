@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { McpCluster, type McpTransportKind } from '#libs/core';
+import { type McpTransportKind } from '#libs/core';
+import { McpCluster } from '#libs/cluster';
 import { canonicalJson } from '#libs/security';
 import { expiryOf, type ApprovalLedger } from './approval-ledger';
 import { ClusterApprovalLedger } from './cluster-approval.ledger';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ClusterMessages, JsonRpcError, JsonRpcErrorCode, type McpCluster, type McpClusterBackplane } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { ClusterMessages, type McpCluster, type McpClusterBackplane } from '#libs/cluster';
 import type { ApprovalBinding, McpApproval } from './approval-requests';
 import { expiryOf, KEEP_DECIDED_MS, type ApprovalDecision, type ApprovalLedger } from './approval-ledger';
 

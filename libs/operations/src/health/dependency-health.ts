@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { McpCluster } from '#libs/core';
+import { McpCluster } from '#libs/cluster';
 import { AuditTrail } from '#libs/security';
 import type { McpHealthCheck } from '../options/health-check.interface';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';

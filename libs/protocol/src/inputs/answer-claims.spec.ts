@@ -1,5 +1,5 @@
-import { McpCluster } from '#libs/core';
-import { MapBackplane } from '../../../core/src/testing/map-backplane';
+import { McpCluster } from '#libs/cluster';
+import { MapBackplane } from '../../../cluster/src/testing/map-backplane';
 import { AnswerClaims } from './answer-claims';
 
 const IN_A_MINUTE = () => Date.now() + 60_000;

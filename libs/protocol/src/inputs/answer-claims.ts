@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
-import { ClusterMessages, JsonRpcError, JsonRpcErrorCode, McpCluster } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { ClusterMessages, McpCluster } from '#libs/cluster';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 
 /** How often the claims of this process are swept of expired ones, at most. */

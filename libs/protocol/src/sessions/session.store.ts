@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
-import { LATEST_PROTOCOL_VERSION, McpCluster } from '#libs/core';
+import { LATEST_PROTOCOL_VERSION } from '#libs/core';
+import { McpCluster } from '#libs/cluster';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from './mcp-session';
 import { applyRecord, type SessionRecord } from './session-record';

@@ -1,4 +1,4 @@
-import type { McpCluster } from '#libs/core';
+import type { McpCluster } from '#libs/cluster';
 import type { McpSession } from './mcp-session';
 import { recordOf, type SessionRecord } from './session-record';
 

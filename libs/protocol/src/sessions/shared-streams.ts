@@ -1,5 +1,5 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
-import { McpCluster } from '#libs/core';
+import { McpCluster } from '#libs/cluster';
 import {
   KEEP_AFTER_FINISH_MS,
   MAX_EVENTS,

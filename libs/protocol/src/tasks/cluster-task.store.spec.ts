@@ -1,5 +1,5 @@
-import { McpCluster } from '#libs/core';
-import { MapBackplane } from '../../../core/src/testing/map-backplane';
+import { McpCluster } from '#libs/cluster';
+import { MapBackplane } from '../../../cluster/src/testing/map-backplane';
 import { ClusterTaskStore } from './cluster-task.store';
 import type { StoredTask } from './task.store';
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ClusterMessages, JsonRpcError, JsonRpcErrorCode, McpCluster } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { ClusterMessages, McpCluster } from '#libs/cluster';
 import { TaskMessages } from './task.messages';
 import { ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 

@@ -1,5 +1,5 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
-import { McpCluster } from '#libs/core';
+import { McpCluster } from '#libs/cluster';
 import type { StoredTask } from './task.store';
 import type { TaskStatusChange } from './task-status.events';
 

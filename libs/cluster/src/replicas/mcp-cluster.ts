@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { McpStartupError } from '../errors/mcp-startup.error';
-import type { McpClusterBackplane, McpClusterMessage } from './cluster-backplane';
+import { McpStartupError } from '#libs/core';
+import type { McpClusterBackplane, McpClusterMessage } from '../backplane/cluster-backplane';
 import { ClusterMessages } from './cluster.messages';
 
 /** What the hosting module gives the cluster layer. */

@@ -1,18 +1,5 @@
-import type { OptionReport } from '../options/option-checks';
-import type { McpClusterBackplane } from './cluster-backplane';
-
-/**
- * The `cluster` option: replicas of the host behind a load balancer share their state through
- * `backplane`, so that any replica serves any request of a session.
- * @example
- * ```ts
- * import { RedisClusterBackplane } from 'nest-mcp-host/redis';
- * McpModule.forRoot({ name: 'desk', version: '1.0.0', cluster: { backplane: new RedisClusterBackplane(process.env.REDIS_URL!) } });
- * ```
- */
-export interface McpClusterOptions {
-  backplane: McpClusterBackplane;
-}
+import type { OptionReport } from '#libs/core';
+import type { McpClusterBackplane } from '#libs/cluster';
 
 export const CLUSTER_OPTION_KEYS = ['cluster'] as const;
 

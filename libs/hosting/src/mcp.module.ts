@@ -69,6 +69,7 @@ import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
 import { McpToolSearch } from './tool-search/mcp-tool-search';
 import { MCP_TOOL_SEARCH_OPTIONS } from './tool-search/tool-search.options';
+import { SHARED_STATE_PROVIDERS } from './shared-state/shared-state.providers';
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -126,6 +127,7 @@ const OPTION_SLICES = (
     },
     ...OPTION_SLICES,
     McpCluster,
+    ...SHARED_STATE_PROVIDERS,
     ...CATALOG_PROVIDERS,
     ...INVOCATION_PROVIDERS,
     ...PROMPT_PROVIDERS,

@@ -1,0 +1,53 @@
+import type { Provider } from '@nestjs/common';
+import { McpCluster } from '#libs/cluster';
+import {
+  CATALOG_TOGGLES,
+  ClusterCatalogToggles,
+  LocalCatalogToggles,
+  PromptRegistry,
+  ResourceRegistry,
+  ToolRegistry,
+} from '#libs/catalog';
+import type { SharedState } from './shared-state';
+
+/** Token of the host's `SharedState`. */
+const MCP_SHARED_STATE = Symbol('MCP:SHARED_STATE');
+
+/** What the pieces of the shared state are built from. */
+interface SharedStateDeps {
+  readonly tools: ToolRegistry;
+  readonly prompts: PromptRegistry;
+  readonly resources: ResourceRegistry;
+}
+
+/** One replica: every piece in process memory. */
+function inProcessState({ tools, prompts, resources }: SharedStateDeps): SharedState {
+  return { toggles: new LocalCatalogToggles(tools, prompts, resources) };
+}
+
+/** Several replicas: every piece on the cluster's backplane. */
+function clusterState(cluster: McpCluster, { tools, prompts, resources }: SharedStateDeps): SharedState {
+  return { toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster) };
+}
+
+/** Provides `token` as one piece of the shared state. */
+function piece(token: symbol, name: keyof SharedState): Provider {
+  return { provide: token, useFactory: (state: SharedState) => state[name], inject: [MCP_SHARED_STATE] };
+}
+
+/**
+ * The state the replicas of a host share, chosen once, here: in process without the `cluster`
+ * option, on its backplane with it. Each piece is then provided under the token of the library
+ * that owns its interface; nothing else asks whether there is a cluster.
+ */
+export const SHARED_STATE_PROVIDERS: Provider[] = [
+  {
+    provide: MCP_SHARED_STATE,
+    useFactory: (cluster: McpCluster, tools: ToolRegistry, prompts: PromptRegistry, resources: ResourceRegistry) => {
+      const deps: SharedStateDeps = { tools, prompts, resources };
+      return cluster.enabled ? clusterState(cluster, deps) : inProcessState(deps);
+    },
+    inject: [McpCluster, ToolRegistry, PromptRegistry, ResourceRegistry],
+  },
+  piece(CATALOG_TOGGLES, 'toggles'),
+];

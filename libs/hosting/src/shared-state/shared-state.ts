@@ -1,0 +1,11 @@
+import type { CatalogToggles } from '#libs/catalog';
+
+/**
+ * What the replicas of a host share, piece by piece, each behind the interface of the library
+ * that owns it: in process memory for one replica, on the cluster's backplane with the `cluster`
+ * option. `sharedStateProviders` chooses which, once.
+ */
+export interface SharedState {
+  /** `McpCatalog.enable` and `disable`. */
+  readonly toggles: CatalogToggles;
+}

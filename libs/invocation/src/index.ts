@@ -33,4 +33,15 @@ export {
   type McpApprovalEvent,
   type McpApprovalStatus,
   type McpApprovalChannel,
+  type ApprovalBinding,
 } from './confirmation/approval-requests';
+export {
+  MCP_APPROVAL_LEDGER,
+  InjectApprovalLedger,
+  KEEP_DECIDED_MS,
+  expiryOf,
+  type ApprovalLedger,
+  type ApprovalDecision,
+} from './confirmation/approval-ledger';
+export { InMemoryApprovalLedger } from './confirmation/in-memory-approval.ledger';
+export { ClusterApprovalLedger } from './confirmation/cluster-approval.ledger';

@@ -8,6 +8,7 @@ import {
   ResourceRegistry,
   ToolRegistry,
 } from '#libs/catalog';
+import { ClusterApprovalLedger, InMemoryApprovalLedger, MCP_APPROVAL_LEDGER } from '#libs/invocation';
 import type { SharedState } from './shared-state';
 
 /** Token of the host's `SharedState`. */
@@ -22,12 +23,18 @@ interface SharedStateDeps {
 
 /** One replica: every piece in process memory. */
 function inProcessState({ tools, prompts, resources }: SharedStateDeps): SharedState {
-  return { toggles: new LocalCatalogToggles(tools, prompts, resources) };
+  return {
+    toggles: new LocalCatalogToggles(tools, prompts, resources),
+    approvals: new InMemoryApprovalLedger(),
+  };
 }
 
 /** Several replicas: every piece on the cluster's backplane. */
 function clusterState(cluster: McpCluster, { tools, prompts, resources }: SharedStateDeps): SharedState {
-  return { toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster) };
+  return {
+    toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster),
+    approvals: new ClusterApprovalLedger(cluster),
+  };
 }
 
 /** Provides `token` as one piece of the shared state. */
@@ -50,4 +57,5 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
     inject: [McpCluster, ToolRegistry, PromptRegistry, ResourceRegistry],
   },
   piece(CATALOG_TOGGLES, 'toggles'),
+  piece(MCP_APPROVAL_LEDGER, 'approvals'),
 ];

@@ -1,4 +1,5 @@
 import type { CatalogToggles } from '#libs/catalog';
+import type { ApprovalLedger } from '#libs/invocation';
 
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
@@ -8,4 +9,6 @@ import type { CatalogToggles } from '#libs/catalog';
 export interface SharedState {
   /** `McpCatalog.enable` and `disable`. */
   readonly toggles: CatalogToggles;
+  /** The approval requests of confirmed calls. */
+  readonly approvals: ApprovalLedger;
 }

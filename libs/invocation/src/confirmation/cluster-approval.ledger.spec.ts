@@ -1,6 +1,7 @@
 import { McpCluster } from '#libs/cluster';
 import { MapBackplane } from '../../../cluster/src/testing/map-backplane';
 import { ApprovalRequests, digestOfArguments, type McpApprovalEvent } from './approval-requests';
+import { ClusterApprovalLedger } from './cluster-approval.ledger';
 
 const details = {
   arguments: { archive: 'q1' },
@@ -16,7 +17,7 @@ const binding = { principal: 'agent', tool: 'wipe_archive', digest: digestOfArgu
 function replicas() {
   const backplane = new MapBackplane();
   const clusters = ['r1', 'r2'].map((replica) => new McpCluster({ backplane, replica, namespace: 'desk' }));
-  const [r1, r2] = clusters.map((cluster) => new ApprovalRequests(cluster));
+  const [r1, r2] = clusters.map((cluster) => new ApprovalRequests(new ClusterApprovalLedger(cluster)));
   const events = new Map<ApprovalRequests, string[]>([
     [r1, []],
     [r2, []],

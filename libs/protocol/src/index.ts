@@ -62,6 +62,7 @@ export { ClientRequests } from './sessions/client-requests';
 export { McpSession, type NotificationSink } from './sessions/mcp-session';
 export { ResumableStream, streamIdOf, type EventSink } from './sessions/resumable-stream';
 export { SessionStore, type SessionRefusal } from './sessions/session.store';
+export { ClusterSessionStore } from './sessions/cluster-session.store';
 export { SessionRelay } from './sessions/session-relay';
 export { SharedStreams } from './sessions/shared-streams';
 export { TaskMethods } from './tasks/task.methods';

@@ -15,7 +15,6 @@ import { InputRounds } from './inputs/input-rounds';
 import { AnswerClaims } from './inputs/answer-claims';
 import { RequestStateSealer } from './inputs/request-state.sealer';
 import { LifecycleMethods } from './lifecycle/lifecycle.methods';
-import { SessionStore } from './sessions/session.store';
 import { SessionRelay } from './sessions/session-relay';
 import { SharedStreams } from './sessions/shared-streams';
 import { TaskMethods } from './tasks/task.methods';
@@ -33,7 +32,8 @@ import { TaskNotifications } from './tasks/task-notifications';
 /**
  * The protocol engine's providers: dispatch, admission, request events, sessions, tasks and the
  * method groups it owns. The module that assembles a host adds the `MCP_METHOD_GROUPS` list
- * (these groups plus the prompts' and resources' own) and the option slice.
+ * (these groups plus the prompts' and resources' own), the option slice, and the pieces of
+ * state replicas may share (`SessionStore`, …), in process or the cluster's.
  */
 export const PROTOCOL_PROVIDERS: Provider[] = [
   AccessControl,
@@ -50,7 +50,6 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   RequestEvents,
   McpTracing,
   HostState,
-  SessionStore,
   SessionRelay,
   SharedStreams,
   TaskRunner,

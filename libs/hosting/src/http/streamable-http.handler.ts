@@ -237,7 +237,8 @@ export class StreamableHttpHandler {
       message,
       this.scope(req, session, principal, () => false),
     );
-    if (this.sessions.clustered && session.id !== undefined && !(await this.persisted(session, res, req))) return;
+    const commit = this.sessions.commit(session);
+    if (commit && !(await this.committed(commit, session, res, req))) return;
     this.responder.empty(res, 202);
   }
 
@@ -334,7 +335,8 @@ export class StreamableHttpHandler {
     const response = await this.dispatcher.dispatch(kind, message, scope);
     // What the request changed of the session (initialize, log level, subscriptions) reaches the
     // other replicas before the client can send them its next request.
-    if (this.sessions.clustered && session.id !== undefined && !(await this.persisted(session, res, req))) return;
+    const commit = this.sessions.commit(session);
+    if (commit && !(await this.committed(commit, session, res, req))) return;
     if (response === undefined) {
       // The client cancelled the request: it gets no response, and the connection is let go.
       if (replay) replay.finish();
@@ -450,13 +452,18 @@ export class StreamableHttpHandler {
   }
 
   /**
-   * Writes what the request changed of `session` to the shared store; when that cannot be
-   * reached, answers 503 (an initialize the other replicas cannot see would give the client a
-   * session they do not know) and says `false`.
+   * Waits for the store to keep what the request changed of `session` (`SessionStore.commit`);
+   * when the shared store cannot be reached, answers 503 (an initialize the other replicas cannot
+   * see would give the client a session they do not know) and says `false`.
    */
-  private async persisted(session: McpSession, res: ServerResponse, req: IncomingMessage): Promise<boolean> {
+  private async committed(
+    commit: Promise<void>,
+    session: McpSession,
+    res: ServerResponse,
+    req: IncomingMessage,
+  ): Promise<boolean> {
     try {
-      await this.sessions.persist(session);
+      await commit;
       return true;
     } catch (error) {
       this.logger.warn(`cannot write session ${session.id} to the shared store: ${(error as Error).message}`);

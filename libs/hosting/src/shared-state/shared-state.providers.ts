@@ -1,4 +1,4 @@
-import type { Provider } from '@nestjs/common';
+import type { InjectionToken, Provider } from '@nestjs/common';
 import { McpCluster } from '#libs/cluster';
 import {
   CATALOG_TOGGLES,
@@ -9,6 +9,7 @@ import {
   ToolRegistry,
 } from '#libs/catalog';
 import { ClusterApprovalLedger, InMemoryApprovalLedger, MCP_APPROVAL_LEDGER } from '#libs/invocation';
+import { ClusterSessionStore, MCP_PROTOCOL_OPTIONS, SessionStore, type ProtocolOptions } from '#libs/protocol';
 import type { SharedState } from './shared-state';
 
 /** Token of the host's `SharedState`. */
@@ -16,29 +17,32 @@ const MCP_SHARED_STATE = Symbol('MCP:SHARED_STATE');
 
 /** What the pieces of the shared state are built from. */
 interface SharedStateDeps {
+  readonly protocol: ProtocolOptions;
   readonly tools: ToolRegistry;
   readonly prompts: PromptRegistry;
   readonly resources: ResourceRegistry;
 }
 
 /** One replica: every piece in process memory. */
-function inProcessState({ tools, prompts, resources }: SharedStateDeps): SharedState {
+function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps): SharedState {
   return {
+    sessions: new SessionStore(protocol),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
   };
 }
 
 /** Several replicas: every piece on the cluster's backplane. */
-function clusterState(cluster: McpCluster, { tools, prompts, resources }: SharedStateDeps): SharedState {
+function clusterState(cluster: McpCluster, { protocol, tools, prompts, resources }: SharedStateDeps): SharedState {
   return {
+    sessions: new ClusterSessionStore(protocol, cluster),
     toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster),
     approvals: new ClusterApprovalLedger(cluster),
   };
 }
 
 /** Provides `token` as one piece of the shared state. */
-function piece(token: symbol, name: keyof SharedState): Provider {
+function piece(token: InjectionToken, name: keyof SharedState): Provider {
   return { provide: token, useFactory: (state: SharedState) => state[name], inject: [MCP_SHARED_STATE] };
 }
 
@@ -50,12 +54,19 @@ function piece(token: symbol, name: keyof SharedState): Provider {
 export const SHARED_STATE_PROVIDERS: Provider[] = [
   {
     provide: MCP_SHARED_STATE,
-    useFactory: (cluster: McpCluster, tools: ToolRegistry, prompts: PromptRegistry, resources: ResourceRegistry) => {
-      const deps: SharedStateDeps = { tools, prompts, resources };
+    useFactory: (
+      cluster: McpCluster,
+      protocol: ProtocolOptions,
+      tools: ToolRegistry,
+      prompts: PromptRegistry,
+      resources: ResourceRegistry,
+    ) => {
+      const deps: SharedStateDeps = { protocol, tools, prompts, resources };
       return cluster.enabled ? clusterState(cluster, deps) : inProcessState(deps);
     },
-    inject: [McpCluster, ToolRegistry, PromptRegistry, ResourceRegistry],
+    inject: [McpCluster, MCP_PROTOCOL_OPTIONS, ToolRegistry, PromptRegistry, ResourceRegistry],
   },
+  piece(SessionStore, 'sessions'),
   piece(CATALOG_TOGGLES, 'toggles'),
   piece(MCP_APPROVAL_LEDGER, 'approvals'),
 ];

@@ -1,5 +1,6 @@
 import type { CatalogToggles } from '#libs/catalog';
 import type { ApprovalLedger } from '#libs/invocation';
+import type { SessionStore } from '#libs/protocol';
 
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
@@ -7,6 +8,8 @@ import type { ApprovalLedger } from '#libs/invocation';
  * option. `sharedStateProviders` chooses which, once.
  */
 export interface SharedState {
+  /** The sessions of the 2025 revisions (their records; each replica holds its own copies). */
+  readonly sessions: SessionStore;
   /** `McpCatalog.enable` and `disable`. */
   readonly toggles: CatalogToggles;
   /** The approval requests of confirmed calls. */

@@ -15,7 +15,6 @@ import { InputRounds } from './inputs/input-rounds';
 import { AnswerClaims } from './inputs/answer-claims';
 import { RequestStateSealer } from './inputs/request-state.sealer';
 import { LifecycleMethods } from './lifecycle/lifecycle.methods';
-import { SessionRelay } from './sessions/session-relay';
 import { SharedStreams } from './sessions/shared-streams';
 import { TaskMethods } from './tasks/task.methods';
 import { TaskRunner } from './tasks/task.runner';
@@ -50,7 +49,6 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   RequestEvents,
   McpTracing,
   HostState,
-  SessionRelay,
   SharedStreams,
   TaskRunner,
   TaskQuota,

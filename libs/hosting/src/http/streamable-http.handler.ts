@@ -14,11 +14,11 @@ import {
   classify,
   HostState,
   InjectProtocolOptions,
+  InjectSessionRelay,
   isStatelessRequest,
   McpDispatcher,
   McpSession,
   ResumableStream,
-  SessionRelay,
   SessionStore,
   SharedStreams,
   streamIdOf,
@@ -26,6 +26,7 @@ import {
   type JsonRpcMessage,
   type MessageKind,
   type ProtocolOptions,
+  type SessionRelay,
 } from '#libs/protocol';
 import { InjectHostingOptions, type HostingOptions } from '../options/hosting.options';
 import { BodyTooLargeError, ClientGoneError, readBody } from './body-reader';
@@ -90,7 +91,7 @@ export class StreamableHttpHandler {
     private readonly cors: HttpCors,
     private readonly responder: HttpResponder,
     private readonly statelessHeaders: StatelessHeaders,
-    private readonly relay: SessionRelay,
+    @InjectSessionRelay() private readonly relay: SessionRelay,
     private readonly sharedStreams: SharedStreams,
     private readonly addresses: ClientAddresses,
   ) {

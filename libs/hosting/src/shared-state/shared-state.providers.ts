@@ -9,7 +9,15 @@ import {
   ToolRegistry,
 } from '#libs/catalog';
 import { ClusterApprovalLedger, InMemoryApprovalLedger, MCP_APPROVAL_LEDGER } from '#libs/invocation';
-import { ClusterSessionStore, MCP_PROTOCOL_OPTIONS, SessionStore, type ProtocolOptions } from '#libs/protocol';
+import {
+  ClusterSessionRelay,
+  ClusterSessionStore,
+  LocalSessionRelay,
+  MCP_PROTOCOL_OPTIONS,
+  MCP_SESSION_RELAY,
+  SessionStore,
+  type ProtocolOptions,
+} from '#libs/protocol';
 import type { SharedState } from './shared-state';
 
 /** Token of the host's `SharedState`. */
@@ -27,6 +35,7 @@ interface SharedStateDeps {
 function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps): SharedState {
   return {
     sessions: new SessionStore(protocol),
+    relay: new LocalSessionRelay(),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
   };
@@ -34,8 +43,10 @@ function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps
 
 /** Several replicas: every piece on the cluster's backplane. */
 function clusterState(cluster: McpCluster, { protocol, tools, prompts, resources }: SharedStateDeps): SharedState {
+  const sessions = new ClusterSessionStore(protocol, cluster);
   return {
-    sessions: new ClusterSessionStore(protocol, cluster),
+    sessions,
+    relay: new ClusterSessionRelay(sessions, cluster),
     toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster),
     approvals: new ClusterApprovalLedger(cluster),
   };
@@ -67,6 +78,7 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
     inject: [McpCluster, MCP_PROTOCOL_OPTIONS, ToolRegistry, PromptRegistry, ResourceRegistry],
   },
   piece(SessionStore, 'sessions'),
+  piece(MCP_SESSION_RELAY, 'relay'),
   piece(CATALOG_TOGGLES, 'toggles'),
   piece(MCP_APPROVAL_LEDGER, 'approvals'),
 ];

@@ -1,6 +1,6 @@
 import type { CatalogToggles } from '#libs/catalog';
 import type { ApprovalLedger } from '#libs/invocation';
-import type { SessionStore } from '#libs/protocol';
+import type { SessionRelay, SessionStore } from '#libs/protocol';
 
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
@@ -10,6 +10,8 @@ import type { SessionStore } from '#libs/protocol';
 export interface SharedState {
   /** The sessions of the 2025 revisions (their records; each replica holds its own copies). */
   readonly sessions: SessionStore;
+  /** What a client sends to one replica for a call or a stream another has. */
+  readonly relay: SessionRelay;
   /** `McpCatalog.enable` and `disable`. */
   readonly toggles: CatalogToggles;
   /** The approval requests of confirmed calls. */

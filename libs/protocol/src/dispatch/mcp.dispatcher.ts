@@ -13,7 +13,7 @@ import { MCP_METHOD_GROUPS, type DispatchScope, type McpMethods, type MethodHand
 import { MCP_REQUEST_METHODS, traitsOf, type McpMethodTraits } from '../wire/mcp-method.table';
 import { envelopeVersionOf, readEnvelope } from '../eras/request-envelope';
 import { McpSession } from '../sessions/mcp-session';
-import { SessionRelay } from '../sessions/session-relay';
+import { InjectSessionRelay, type SessionRelay } from '../sessions/session-relay';
 import { statelessResult } from '../eras/stateless-result';
 
 export type { DispatchScope } from '../methods/method-handler';
@@ -38,7 +38,7 @@ export class McpDispatcher {
     private readonly admission: CallAdmission,
     private readonly tracing: McpTracing,
     private readonly stateless: StatelessCalls,
-    @Optional() private readonly relay?: SessionRelay,
+    @Optional() @InjectSessionRelay() private readonly relay?: SessionRelay,
   ) {
     this.handlers = routesOf(groups);
   }
@@ -56,9 +56,8 @@ export class McpDispatcher {
       const error = message.error as { message?: unknown; code?: unknown } | undefined;
       if (scope.session.clientRequests.settle(message.id, message.result, error)) return undefined;
       // Another replica of the session may be waiting for it.
-      if (this.relay?.enabled && scope.session.id !== undefined)
-        this.relay.forwardResponse(scope.session.id, message.id, message.result, error);
-      else this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
+      if (!this.relay?.forwardResponse(scope.session, message.id, message.result, error))
+        this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
       return undefined;
     }
     const id = message.id!;
@@ -184,8 +183,7 @@ export class McpDispatcher {
           const reason = typeof given === 'string' && given ? given.slice(0, 200) : 'no reason given';
           if (call) call.cancelByClient(reason);
           // The call may run on another replica of the session.
-          else if (this.relay?.enabled && scope.session.id !== undefined)
-            this.relay.forwardCancel(scope.session.id, requestId, reason);
+          else this.relay?.forwardCancel(scope.session, requestId, reason);
         }
         break;
       }

@@ -14,7 +14,7 @@ import { HostState } from '../lifecycle/host-state';
 import { TaskQuota } from './task-quota';
 import { taskRunNote } from './task-run-note';
 import { TaskReplicas } from './task-replicas';
-import { SessionRelay } from '../sessions/session-relay';
+import { InjectSessionRelay, type SessionRelay } from '../sessions/session-relay';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
 /**
@@ -48,7 +48,7 @@ export class TaskRunner implements OnModuleInit, OnApplicationShutdown {
     private readonly state: HostState,
     private readonly quota: TaskQuota,
     private readonly replicas: TaskReplicas = new TaskReplicas(),
-    @Optional() private readonly relay?: SessionRelay,
+    @Optional() @InjectSessionRelay() private readonly relay?: SessionRelay,
   ) {}
 
   /** A message to the session's stream, on whichever replica holds it (this one's without a cluster). */

@@ -66,7 +66,14 @@ export { ClusterSessionStore } from './sessions/cluster-session.store';
 export { MCP_SESSION_RELAY, InjectSessionRelay, type SessionRelay } from './sessions/session-relay';
 export { LocalSessionRelay } from './sessions/local-session.relay';
 export { ClusterSessionRelay } from './sessions/cluster-session.relay';
-export { SharedStreams } from './sessions/shared-streams';
+export {
+  MCP_SHARED_STREAMS,
+  InjectSharedStreams,
+  type SharedStreams,
+  type RemoteResume,
+} from './sessions/shared-streams';
+export { LocalStreams } from './sessions/local-streams';
+export { ClusterStreams } from './sessions/cluster-streams';
 export { TaskMethods } from './tasks/task.methods';
 export { TaskRunner, publicTask } from './tasks/task.runner';
 export { TaskExtensionRunner } from './tasks/task-extension.runner';

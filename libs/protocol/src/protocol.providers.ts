@@ -15,7 +15,6 @@ import { InputRounds } from './inputs/input-rounds';
 import { AnswerClaims } from './inputs/answer-claims';
 import { RequestStateSealer } from './inputs/request-state.sealer';
 import { LifecycleMethods } from './lifecycle/lifecycle.methods';
-import { SharedStreams } from './sessions/shared-streams';
 import { TaskMethods } from './tasks/task.methods';
 import { TaskRunner } from './tasks/task.runner';
 import { TaskQuota } from './tasks/task-quota';
@@ -49,7 +48,6 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   RequestEvents,
   McpTracing,
   HostState,
-  SharedStreams,
   TaskRunner,
   TaskQuota,
   TaskExtensionRunner,

@@ -26,7 +26,8 @@ import {
   LocalSessionRelay,
   MCP_SESSION_RELAY,
   SessionStore,
-  SharedStreams,
+  MCP_SHARED_STREAMS,
+  LocalStreams,
   StatelessCalls,
   type McpMethods,
   type McpRequestEvent,
@@ -105,7 +106,7 @@ async function host(options: Partial<McpModuleOptions> & Record<string, unknown>
       HostState,
       SessionStore,
       { provide: MCP_SESSION_RELAY, useClass: LocalSessionRelay },
-      SharedStreams,
+      { provide: MCP_SHARED_STREAMS, useClass: LocalStreams },
       LifecycleMethods,
       DeskMethods,
       {

@@ -15,18 +15,19 @@ import {
   HostState,
   InjectProtocolOptions,
   InjectSessionRelay,
+  InjectSharedStreams,
   isStatelessRequest,
   McpDispatcher,
   McpSession,
   ResumableStream,
   SessionStore,
-  SharedStreams,
   streamIdOf,
   type DispatchScope,
   type JsonRpcMessage,
   type MessageKind,
   type ProtocolOptions,
   type SessionRelay,
+  type SharedStreams,
 } from '#libs/protocol';
 import { InjectHostingOptions, type HostingOptions } from '../options/hosting.options';
 import { BodyTooLargeError, ClientGoneError, readBody } from './body-reader';
@@ -92,7 +93,7 @@ export class StreamableHttpHandler {
     private readonly responder: HttpResponder,
     private readonly statelessHeaders: StatelessHeaders,
     @InjectSessionRelay() private readonly relay: SessionRelay,
-    private readonly sharedStreams: SharedStreams,
+    @InjectSharedStreams() private readonly sharedStreams: SharedStreams,
     private readonly addresses: ClientAddresses,
   ) {
     this.stateful = protocol.mode === 'stateful';
@@ -288,10 +289,7 @@ export class StreamableHttpHandler {
         const created = new ResumableStream(randomUUID(), () => session.streams.delete(created.id));
         session.streams.set(created.id, created);
         // Kept where the other replicas find it too, for a reconnection that reaches one of them.
-        if (this.sharedStreams.enabled)
-          this.sharedStreams
-            .opened(created, session.id!)
-            .catch((error: Error) => this.logger.warn(`cannot share stream ${created.id}: ${error.message}`));
+        this.sharedStreams.opened(created, session.id!);
         if (polling) stream.prime(created.primingId, RECONNECT_DELAY_MS);
         created.attach(stream, created.primingId);
         replay = created;
@@ -372,7 +370,7 @@ export class StreamableHttpHandler {
     const session = await this.findSession(req, res, principal);
     if (!session) return;
     const resumed = typeof lastEventId === 'string' ? session.streams.get(streamIdOf(lastEventId)) : undefined;
-    if (!resumed && typeof lastEventId === 'string' && this.sharedStreams.enabled) {
+    if (!resumed && typeof lastEventId === 'string') {
       // A stream another replica opened: served from the shared store, then as it goes on.
       if (await this.resumeElsewhere(req, res, session, lastEventId)) return;
     }

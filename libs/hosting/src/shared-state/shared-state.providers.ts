@@ -12,9 +12,12 @@ import { ClusterApprovalLedger, InMemoryApprovalLedger, MCP_APPROVAL_LEDGER } fr
 import {
   ClusterSessionRelay,
   ClusterSessionStore,
+  ClusterStreams,
   LocalSessionRelay,
+  LocalStreams,
   MCP_PROTOCOL_OPTIONS,
   MCP_SESSION_RELAY,
+  MCP_SHARED_STREAMS,
   SessionStore,
   type ProtocolOptions,
 } from '#libs/protocol';
@@ -36,6 +39,7 @@ function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps
   return {
     sessions: new SessionStore(protocol),
     relay: new LocalSessionRelay(),
+    streams: new LocalStreams(),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
   };
@@ -47,6 +51,7 @@ function clusterState(cluster: McpCluster, { protocol, tools, prompts, resources
   return {
     sessions,
     relay: new ClusterSessionRelay(sessions, cluster),
+    streams: new ClusterStreams(cluster),
     toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster),
     approvals: new ClusterApprovalLedger(cluster),
   };
@@ -79,6 +84,7 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
   },
   piece(SessionStore, 'sessions'),
   piece(MCP_SESSION_RELAY, 'relay'),
+  piece(MCP_SHARED_STREAMS, 'streams'),
   piece(CATALOG_TOGGLES, 'toggles'),
   piece(MCP_APPROVAL_LEDGER, 'approvals'),
 ];

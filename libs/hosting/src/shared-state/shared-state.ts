@@ -1,6 +1,6 @@
 import type { CatalogToggles } from '#libs/catalog';
 import type { ApprovalLedger } from '#libs/invocation';
-import type { SessionRelay, SessionStore } from '#libs/protocol';
+import type { SessionRelay, SessionStore, SharedStreams } from '#libs/protocol';
 
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
@@ -12,6 +12,8 @@ export interface SharedState {
   readonly sessions: SessionStore;
   /** What a client sends to one replica for a call or a stream another has. */
   readonly relay: SessionRelay;
+  /** The SSE streams of requests, for a reconnection that reaches another replica. */
+  readonly streams: SharedStreams;
   /** `McpCatalog.enable` and `disable`. */
   readonly toggles: CatalogToggles;
   /** The approval requests of confirmed calls. */

@@ -120,3 +120,6 @@ export { statelessResult, withCacheHints } from './eras/stateless-result';
 export { InputRounds } from './inputs/input-rounds';
 export { InputRound, type InputRequiredResult } from './inputs/input-round';
 export { RequestStateSealer } from './inputs/request-state.sealer';
+export { MCP_ANSWER_CLAIMS, InjectAnswerClaims, type AnswerClaims } from './inputs/answer-claims';
+export { InMemoryAnswerClaims } from './inputs/in-memory-answer-claims';
+export { ClusterAnswerClaims } from './inputs/cluster-answer-claims';

@@ -12,7 +12,6 @@ import { RequestEvents } from './events/request-events';
 import { McpRequestObservers } from './events/request-observers';
 import { HostState } from './lifecycle/host-state';
 import { InputRounds } from './inputs/input-rounds';
-import { AnswerClaims } from './inputs/answer-claims';
 import { RequestStateSealer } from './inputs/request-state.sealer';
 import { LifecycleMethods } from './lifecycle/lifecycle.methods';
 import { TaskMethods } from './tasks/task.methods';
@@ -40,7 +39,6 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   CacheHints,
   CallScope,
   InputRounds,
-  AnswerClaims,
   RequestStateSealer,
   StatelessCalls,
   McpDispatcher,

@@ -10,11 +10,14 @@ import {
 } from '#libs/catalog';
 import { ClusterApprovalLedger, InMemoryApprovalLedger, MCP_APPROVAL_LEDGER } from '#libs/invocation';
 import {
+  ClusterAnswerClaims,
   ClusterSessionRelay,
   ClusterSessionStore,
   ClusterStreams,
+  InMemoryAnswerClaims,
   LocalSessionRelay,
   LocalStreams,
+  MCP_ANSWER_CLAIMS,
   MCP_PROTOCOL_OPTIONS,
   MCP_SESSION_RELAY,
   MCP_SHARED_STREAMS,
@@ -40,6 +43,7 @@ function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps
     sessions: new SessionStore(protocol),
     relay: new LocalSessionRelay(),
     streams: new LocalStreams(),
+    claims: new InMemoryAnswerClaims(protocol),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
   };
@@ -52,6 +56,7 @@ function clusterState(cluster: McpCluster, { protocol, tools, prompts, resources
     sessions,
     relay: new ClusterSessionRelay(sessions, cluster),
     streams: new ClusterStreams(cluster),
+    claims: new ClusterAnswerClaims(cluster),
     toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster),
     approvals: new ClusterApprovalLedger(cluster),
   };
@@ -85,6 +90,7 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
   piece(SessionStore, 'sessions'),
   piece(MCP_SESSION_RELAY, 'relay'),
   piece(MCP_SHARED_STREAMS, 'streams'),
+  piece(MCP_ANSWER_CLAIMS, 'claims'),
   piece(CATALOG_TOGGLES, 'toggles'),
   piece(MCP_APPROVAL_LEDGER, 'approvals'),
 ];

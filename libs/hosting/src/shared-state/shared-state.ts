@@ -1,6 +1,6 @@
 import type { CatalogToggles } from '#libs/catalog';
 import type { ApprovalLedger } from '#libs/invocation';
-import type { SessionRelay, SessionStore, SharedStreams } from '#libs/protocol';
+import type { AnswerClaims, SessionRelay, SessionStore, SharedStreams } from '#libs/protocol';
 
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
@@ -14,6 +14,8 @@ export interface SharedState {
   readonly relay: SessionRelay;
   /** The SSE streams of requests, for a reconnection that reaches another replica. */
   readonly streams: SharedStreams;
+  /** The answers of 2026-07-28 retries that authorise something, each usable once. */
+  readonly claims: AnswerClaims;
   /** `McpCatalog.enable` and `disable`. */
   readonly toggles: CatalogToggles;
   /** The approval requests of confirmed calls. */

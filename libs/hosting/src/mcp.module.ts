@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { MCP_CLUSTER_OPTIONS, McpCluster } from '#libs/cluster';
 import {
@@ -23,12 +23,9 @@ import {
 } from '#libs/security';
 import {
   ENGINE_METHOD_GROUPS,
-  ClusterTaskStore,
   HostState,
-  InMemoryTaskStore,
   MCP_METHOD_GROUPS,
   MCP_PROTOCOL_OPTIONS,
-  MCP_TASK_STORE,
   McpRequestObservers,
   McpTracing,
   PROTOCOL_PROVIDERS,
@@ -69,7 +66,7 @@ import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
 import { McpToolSearch } from './tool-search/mcp-tool-search';
 import { MCP_TOOL_SEARCH_OPTIONS } from './tool-search/tool-search.options';
-import { SHARED_STATE_PROVIDERS } from './shared-state/shared-state.providers';
+import { SHARED_STATE_PROVIDERS, taskStoreProvider } from './shared-state/shared-state.providers';
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -228,23 +225,9 @@ function withExtras(definition: DynamicModule, extras: McpModuleExtras, on: Oper
     providers: [
       ...(definition.providers ?? []),
       ...operations.providers,
-      taskStoreProvider(extras),
+      taskStoreProvider(extras.taskStore),
       { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },
       mcpEndpointProvider(extras.health !== false),
     ],
-  };
-}
-
-/**
- * The task store: the one given as an extra, else the cluster's (on the backplane) when the
- * `cluster` option is set, else the in-memory one. Chosen once the options are resolved (they may
- * come from `forRootAsync`).
- */
-function taskStoreProvider(extras: McpModuleExtras): Provider {
-  if (extras.taskStore) return { provide: MCP_TASK_STORE, useClass: extras.taskStore };
-  return {
-    provide: MCP_TASK_STORE,
-    useFactory: (cluster: McpCluster) => (cluster.enabled ? new ClusterTaskStore(cluster) : new InMemoryTaskStore()),
-    inject: [McpCluster],
   };
 }

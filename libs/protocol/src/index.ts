@@ -87,6 +87,9 @@ export {
 export { createTaskResult, detailedTask } from './tasks/task-wire';
 export { TASKS_EXTENSION, declaresTasks, missingTasksExtension } from './tasks/tasks-extension';
 export { ClusterTaskStore } from './tasks/cluster-task.store';
+export { MCP_TASK_REPLICAS, InjectTaskReplicas, type TaskReplicas } from './tasks/task-replicas';
+export { LocalTaskReplicas } from './tasks/local-task-replicas';
+export { ClusterTaskReplicas } from './tasks/cluster-task-replicas';
 export {
   ownsTask,
   MCP_TASK_STORE,

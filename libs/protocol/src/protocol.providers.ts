@@ -19,7 +19,6 @@ import { TaskRunner } from './tasks/task.runner';
 import { TaskQuota } from './tasks/task-quota';
 import { TaskExtensionRunner } from './tasks/task-extension.runner';
 import { TaskStatusEvents } from './tasks/task-status.events';
-import { TaskReplicas } from './tasks/task-replicas';
 import { ToolMethods } from './tools/tool.methods';
 import { ChangeNotifications } from './subscriptions/change-notifications';
 import { ListenSubscriptions } from './subscriptions/listen-subscriptions';
@@ -50,7 +49,6 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   TaskQuota,
   TaskExtensionRunner,
   TaskStatusEvents,
-  TaskReplicas,
   LifecycleMethods,
   ToolMethods,
   CompletionMethods,

@@ -1,4 +1,4 @@
-import type { InjectionToken, Provider } from '@nestjs/common';
+import type { InjectionToken, Provider, Type } from '@nestjs/common';
 import { McpCluster } from '#libs/cluster';
 import {
   CATALOG_TOGGLES,
@@ -14,14 +14,21 @@ import {
   ClusterSessionRelay,
   ClusterSessionStore,
   ClusterStreams,
+  ClusterTaskReplicas,
+  ClusterTaskStore,
   InMemoryAnswerClaims,
+  InMemoryTaskStore,
   LocalSessionRelay,
   LocalStreams,
+  LocalTaskReplicas,
   MCP_ANSWER_CLAIMS,
   MCP_PROTOCOL_OPTIONS,
   MCP_SESSION_RELAY,
   MCP_SHARED_STREAMS,
+  MCP_TASK_REPLICAS,
+  MCP_TASK_STORE,
   SessionStore,
+  type McpTaskStore,
   type ProtocolOptions,
 } from '#libs/protocol';
 import type { SharedState } from './shared-state';
@@ -44,6 +51,8 @@ function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps
     relay: new LocalSessionRelay(),
     streams: new LocalStreams(),
     claims: new InMemoryAnswerClaims(protocol),
+    tasks: new InMemoryTaskStore(),
+    taskReplicas: new LocalTaskReplicas(),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
   };
@@ -57,6 +66,8 @@ function clusterState(cluster: McpCluster, { protocol, tools, prompts, resources
     relay: new ClusterSessionRelay(sessions, cluster),
     streams: new ClusterStreams(cluster),
     claims: new ClusterAnswerClaims(cluster),
+    tasks: new ClusterTaskStore(cluster),
+    taskReplicas: new ClusterTaskReplicas(cluster),
     toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster),
     approvals: new ClusterApprovalLedger(cluster),
   };
@@ -91,6 +102,15 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
   piece(MCP_SESSION_RELAY, 'relay'),
   piece(MCP_SHARED_STREAMS, 'streams'),
   piece(MCP_ANSWER_CLAIMS, 'claims'),
+  piece(MCP_TASK_REPLICAS, 'taskReplicas'),
   piece(CATALOG_TOGGLES, 'toggles'),
   piece(MCP_APPROVAL_LEDGER, 'approvals'),
 ];
+
+/**
+ * The task store: the class given as the `taskStore` extra, else the shared state's (in memory,
+ * or on the cluster's backplane).
+ */
+export function taskStoreProvider(given: Type<McpTaskStore> | undefined): Provider {
+  return given ? { provide: MCP_TASK_STORE, useClass: given } : piece(MCP_TASK_STORE, 'tasks');
+}

@@ -1,6 +1,13 @@
 import type { CatalogToggles } from '#libs/catalog';
 import type { ApprovalLedger } from '#libs/invocation';
-import type { AnswerClaims, SessionRelay, SessionStore, SharedStreams } from '#libs/protocol';
+import type {
+  AnswerClaims,
+  McpTaskStore,
+  SessionRelay,
+  SessionStore,
+  SharedStreams,
+  TaskReplicas,
+} from '#libs/protocol';
 
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
@@ -16,6 +23,10 @@ export interface SharedState {
   readonly streams: SharedStreams;
   /** The answers of 2026-07-28 retries that authorise something, each usable once. */
   readonly claims: AnswerClaims;
+  /** The default task store (the `taskStore` extra replaces it). */
+  readonly tasks: McpTaskStore;
+  /** What the task runners carry to the replica running a task's call. */
+  readonly taskReplicas: TaskReplicas;
   /** `McpCatalog.enable` and `disable`. */
   readonly toggles: CatalogToggles;
   /** The approval requests of confirmed calls. */

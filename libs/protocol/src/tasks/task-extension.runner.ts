@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode, McpClientRequestError } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
@@ -16,7 +16,8 @@ import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type St
 import { taskRunNote } from './task-run-note';
 import { TaskInputs, type TaskInputRequests } from './task-inputs';
 import { TaskStatusEvents } from './task-status.events';
-import { TaskReplicas } from './task-replicas';
+import { InjectTaskReplicas, type TaskReplicas } from './task-replicas';
+import { LocalTaskReplicas } from './local-task-replicas';
 import { createTaskResult, detailedTask } from './task-wire';
 import { declaresTasks, missingTasksExtension } from './tasks-extension';
 
@@ -72,7 +73,7 @@ export class TaskExtensionRunner implements OnModuleInit, OnApplicationShutdown 
     private readonly state: HostState,
     private readonly quota: TaskQuota,
     private readonly statusEvents: TaskStatusEvents,
-    private readonly replicas: TaskReplicas = new TaskReplicas(),
+    @Optional() @InjectTaskReplicas() private readonly replicas: TaskReplicas = new LocalTaskReplicas(),
   ) {}
 
   onModuleInit(): void {

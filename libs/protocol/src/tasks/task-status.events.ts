@@ -1,7 +1,8 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { notification } from '../wire/json-rpc';
 import type { McpTaskOwner } from './task.store';
-import { TaskReplicas } from './task-replicas';
+import { InjectTaskReplicas, type TaskReplicas } from './task-replicas';
+import { LocalTaskReplicas } from './local-task-replicas';
 
 /** A status change of a task of the tasks extension (2026-07-28). */
 export interface TaskStatusChange {
@@ -43,7 +44,7 @@ export class TaskStatusEvents implements OnModuleInit, OnApplicationShutdown {
   private stopRelay: (() => void) | undefined;
 
   /** @param replicas with the `cluster` option, the changes of tasks other replicas run come here too */
-  constructor(private readonly replicas: TaskReplicas = new TaskReplicas()) {}
+  constructor(@Optional() @InjectTaskReplicas() private readonly replicas: TaskReplicas = new LocalTaskReplicas()) {}
 
   onModuleInit(): void {
     this.stopRelay = this.replicas.onStatus((change) => this.deliver(change));

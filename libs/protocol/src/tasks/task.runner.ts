@@ -13,7 +13,8 @@ import { RequestEvents } from '../events/request-events';
 import { HostState } from '../lifecycle/host-state';
 import { TaskQuota } from './task-quota';
 import { taskRunNote } from './task-run-note';
-import { TaskReplicas } from './task-replicas';
+import { InjectTaskReplicas, type TaskReplicas } from './task-replicas';
+import { LocalTaskReplicas } from './local-task-replicas';
 import { InjectSessionRelay, type SessionRelay } from '../sessions/session-relay';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
@@ -47,7 +48,7 @@ export class TaskRunner implements OnModuleInit, OnApplicationShutdown {
     private readonly telemetry: RequestEvents,
     private readonly state: HostState,
     private readonly quota: TaskQuota,
-    private readonly replicas: TaskReplicas = new TaskReplicas(),
+    @Optional() @InjectTaskReplicas() private readonly replicas: TaskReplicas = new LocalTaskReplicas(),
     @Optional() @InjectSessionRelay() private readonly relay?: SessionRelay,
   ) {}
 

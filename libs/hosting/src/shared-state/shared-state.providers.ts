@@ -31,6 +31,7 @@ import {
   type McpTaskStore,
   type ProtocolOptions,
 } from '#libs/protocol';
+import { ClusterResourceUpdates, LocalResourceUpdates, MCP_RESOURCE_UPDATES } from '#libs/resources';
 import type { SharedState } from './shared-state';
 
 /** Token of the host's `SharedState`. */
@@ -53,6 +54,7 @@ function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps
     claims: new InMemoryAnswerClaims(protocol),
     tasks: new InMemoryTaskStore(),
     taskReplicas: new LocalTaskReplicas(),
+    resourceUpdates: new LocalResourceUpdates(),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
   };
@@ -68,6 +70,7 @@ function clusterState(cluster: McpCluster, { protocol, tools, prompts, resources
     claims: new ClusterAnswerClaims(cluster),
     tasks: new ClusterTaskStore(cluster),
     taskReplicas: new ClusterTaskReplicas(cluster),
+    resourceUpdates: new ClusterResourceUpdates(new LocalResourceUpdates(), cluster),
     toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster),
     approvals: new ClusterApprovalLedger(cluster),
   };
@@ -103,6 +106,7 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
   piece(MCP_SHARED_STREAMS, 'streams'),
   piece(MCP_ANSWER_CLAIMS, 'claims'),
   piece(MCP_TASK_REPLICAS, 'taskReplicas'),
+  piece(MCP_RESOURCE_UPDATES, 'resourceUpdates'),
   piece(CATALOG_TOGGLES, 'toggles'),
   piece(MCP_APPROVAL_LEDGER, 'approvals'),
 ];

@@ -1,5 +1,6 @@
 import type { CatalogToggles } from '#libs/catalog';
 import type { ApprovalLedger } from '#libs/invocation';
+import type { ResourceUpdates } from '#libs/resources';
 import type {
   AnswerClaims,
   McpTaskStore,
@@ -27,6 +28,8 @@ export interface SharedState {
   readonly tasks: McpTaskStore;
   /** What the task runners carry to the replica running a task's call. */
   readonly taskReplicas: TaskReplicas;
+  /** How `McpResourceNotifier.resourceUpdated` reaches the subscribed clients. */
+  readonly resourceUpdates: ResourceUpdates;
   /** `McpCatalog.enable` and `disable`. */
   readonly toggles: CatalogToggles;
   /** The approval requests of confirmed calls. */

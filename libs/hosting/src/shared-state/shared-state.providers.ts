@@ -32,6 +32,7 @@ import {
   type ProtocolOptions,
 } from '#libs/protocol';
 import { ClusterResourceUpdates, LocalResourceUpdates, MCP_RESOURCE_UPDATES } from '#libs/resources';
+import { DependencyHealth } from '#libs/operations';
 import type { SharedState } from './shared-state';
 
 /** Token of the host's `SharedState`. */
@@ -57,6 +58,7 @@ function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps
     resourceUpdates: new LocalResourceUpdates(),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
+    readiness: [],
   };
 }
 
@@ -73,6 +75,8 @@ function clusterState(cluster: McpCluster, { protocol, tools, prompts, resources
     resourceUpdates: new ClusterResourceUpdates(new LocalResourceUpdates(), cluster),
     toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster),
     approvals: new ClusterApprovalLedger(cluster),
+    // A replica that cannot reach the backplane serves no session: it is not ready.
+    readiness: [{ name: 'cluster', required: true, check: () => cluster.backplane.ping() }],
   };
 }
 
@@ -95,11 +99,14 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
       tools: ToolRegistry,
       prompts: PromptRegistry,
       resources: ResourceRegistry,
+      health: DependencyHealth,
     ) => {
       const deps: SharedStateDeps = { protocol, tools, prompts, resources };
-      return cluster.enabled ? clusterState(cluster, deps) : inProcessState(deps);
+      const state = cluster.enabled ? clusterState(cluster, deps) : inProcessState(deps);
+      for (const check of state.readiness) health.register(check);
+      return state;
     },
-    inject: [McpCluster, MCP_PROTOCOL_OPTIONS, ToolRegistry, PromptRegistry, ResourceRegistry],
+    inject: [McpCluster, MCP_PROTOCOL_OPTIONS, ToolRegistry, PromptRegistry, ResourceRegistry, DependencyHealth],
   },
   piece(SessionStore, 'sessions'),
   piece(MCP_SESSION_RELAY, 'relay'),

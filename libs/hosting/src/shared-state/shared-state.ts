@@ -1,6 +1,7 @@
 import type { CatalogToggles } from '#libs/catalog';
 import type { ApprovalLedger } from '#libs/invocation';
 import type { ResourceUpdates } from '#libs/resources';
+import type { McpHealthCheck } from '#libs/operations';
 import type {
   AnswerClaims,
   McpTaskStore,
@@ -13,7 +14,7 @@ import type {
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
  * that owns it: in process memory for one replica, on the cluster's backplane with the `cluster`
- * option. `sharedStateProviders` chooses which, once.
+ * option. `SHARED_STATE_PROVIDERS` chooses which, once.
  */
 export interface SharedState {
   /** The sessions of the 2025 revisions (their records; each replica holds its own copies). */
@@ -34,4 +35,6 @@ export interface SharedState {
   readonly toggles: CatalogToggles;
   /** The approval requests of confirmed calls. */
   readonly approvals: ApprovalLedger;
+  /** What readiness checks of it (nothing in process; the backplane, required, in a cluster). */
+  readonly readiness: readonly McpHealthCheck[];
 }

@@ -8,13 +8,12 @@ import { dirname, join, relative, resolve } from 'node:path';
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['core'],
-  ['cluster'],
   ['security', 'catalog'],
   ['invocation'],
   ['protocol'],
   ['prompts', 'resources'],
   ['operations', 'rest'],
-  ['gateway'],
+  ['gateway', 'cluster'],
   ['hosting'],
   ['cli'],
 ];

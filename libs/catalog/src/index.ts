@@ -24,7 +24,6 @@ export { encodeCursor, decodeCursor } from './pagination/list-cursor';
 export { McpCatalog, type McpCatalogKind, type McpEntryAccess } from './runtime/mcp-catalog';
 export { CATALOG_TOGGLES, InjectCatalogToggles, type CatalogToggles } from './runtime/catalog-toggles';
 export { LocalCatalogToggles } from './runtime/local-catalog-toggles';
-export { ClusterCatalogToggles } from './runtime/cluster-catalog-toggles';
 export type { McpDynamicHandler } from './runtime/dynamic-handler';
 export {
   MCP_CATALOG_OPTIONS,

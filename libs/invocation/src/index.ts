@@ -44,4 +44,3 @@ export {
   type ApprovalDecision,
 } from './confirmation/approval-ledger';
 export { InMemoryApprovalLedger } from './confirmation/in-memory-approval.ledger';
-export { ClusterApprovalLedger } from './confirmation/cluster-approval.ledger';

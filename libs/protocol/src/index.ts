@@ -60,12 +60,18 @@ export {
 } from './options/protocol.options';
 export { ClientRequests } from './sessions/client-requests';
 export { McpSession, type NotificationSink } from './sessions/mcp-session';
-export { ResumableStream, streamIdOf, type EventSink } from './sessions/resumable-stream';
+export {
+  ResumableStream,
+  streamIdOf,
+  KEEP_AFTER_FINISH_MS,
+  MAX_EVENTS,
+  type EventSink,
+  type StreamMirror,
+} from './sessions/resumable-stream';
+export { recordOf, applyRecord, type SessionRecord } from './sessions/session-record';
 export { SessionStore, type SessionRefusal } from './sessions/session.store';
-export { ClusterSessionStore } from './sessions/cluster-session.store';
 export { MCP_SESSION_RELAY, InjectSessionRelay, type SessionRelay } from './sessions/session-relay';
 export { LocalSessionRelay } from './sessions/local-session.relay';
-export { ClusterSessionRelay } from './sessions/cluster-session.relay';
 export {
   MCP_SHARED_STREAMS,
   InjectSharedStreams,
@@ -73,7 +79,6 @@ export {
   type RemoteResume,
 } from './sessions/shared-streams';
 export { LocalStreams } from './sessions/local-streams';
-export { ClusterStreams } from './sessions/cluster-streams';
 export { TaskMethods } from './tasks/task.methods';
 export { TaskRunner, publicTask } from './tasks/task.runner';
 export { TaskExtensionRunner } from './tasks/task-extension.runner';
@@ -86,10 +91,8 @@ export {
 } from './tasks/task-status.events';
 export { createTaskResult, detailedTask } from './tasks/task-wire';
 export { TASKS_EXTENSION, declaresTasks, missingTasksExtension } from './tasks/tasks-extension';
-export { ClusterTaskStore } from './tasks/cluster-task.store';
 export { MCP_TASK_REPLICAS, InjectTaskReplicas, type TaskReplicas } from './tasks/task-replicas';
 export { LocalTaskReplicas } from './tasks/local-task-replicas';
-export { ClusterTaskReplicas } from './tasks/cluster-task-replicas';
 export {
   ownsTask,
   MCP_TASK_STORE,
@@ -125,4 +128,3 @@ export { InputRound, type InputRequiredResult } from './inputs/input-round';
 export { RequestStateSealer } from './inputs/request-state.sealer';
 export { MCP_ANSWER_CLAIMS, InjectAnswerClaims, type AnswerClaims } from './inputs/answer-claims';
 export { InMemoryAnswerClaims } from './inputs/in-memory-answer-claims';
-export { ClusterAnswerClaims } from './inputs/cluster-answer-claims';

@@ -1,21 +1,19 @@
 import type { InjectionToken, Provider, Type } from '@nestjs/common';
-import { McpCluster } from '#libs/cluster';
-import {
-  CATALOG_TOGGLES,
-  ClusterCatalogToggles,
-  LocalCatalogToggles,
-  PromptRegistry,
-  ResourceRegistry,
-  ToolRegistry,
-} from '#libs/catalog';
-import { ClusterApprovalLedger, InMemoryApprovalLedger, MCP_APPROVAL_LEDGER } from '#libs/invocation';
 import {
   ClusterAnswerClaims,
+  ClusterApprovalLedger,
+  ClusterCatalogToggles,
+  ClusterResourceUpdates,
   ClusterSessionRelay,
   ClusterSessionStore,
   ClusterStreams,
   ClusterTaskReplicas,
   ClusterTaskStore,
+  McpCluster,
+} from '#libs/cluster';
+import { CATALOG_TOGGLES, LocalCatalogToggles, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { InMemoryApprovalLedger, MCP_APPROVAL_LEDGER } from '#libs/invocation';
+import {
   InMemoryAnswerClaims,
   InMemoryTaskStore,
   LocalSessionRelay,
@@ -31,7 +29,7 @@ import {
   type McpTaskStore,
   type ProtocolOptions,
 } from '#libs/protocol';
-import { ClusterResourceUpdates, LocalResourceUpdates, MCP_RESOURCE_UPDATES } from '#libs/resources';
+import { LocalResourceUpdates, MCP_RESOURCE_UPDATES } from '#libs/resources';
 import { DependencyHealth } from '#libs/operations';
 import type { SharedState } from './shared-state';
 

@@ -1,8 +1,16 @@
 import { createHash } from 'node:crypto';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import { ClusterMessages, type McpCluster, type McpClusterBackplane } from '#libs/cluster';
-import type { ApprovalBinding, McpApproval } from './approval-requests';
-import { expiryOf, KEEP_DECIDED_MS, type ApprovalDecision, type ApprovalLedger } from './approval-ledger';
+import {
+  expiryOf,
+  KEEP_DECIDED_MS,
+  type ApprovalBinding,
+  type ApprovalDecision,
+  type ApprovalLedger,
+  type McpApproval,
+} from '#libs/invocation';
+import type { McpClusterBackplane } from '../backplane/cluster-backplane';
+import { ClusterMessages } from '../replicas/cluster.messages';
+import type { McpCluster } from '../replicas/mcp-cluster';
 
 /** Told to every replica when a request is decided: whoever waits for it there looks again. */
 const DECIDED = 'approval-decided';

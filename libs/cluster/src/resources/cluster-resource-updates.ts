@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { McpCluster } from '#libs/cluster';
-import type { ResourceUpdates } from './resource-updates';
+import type { ResourceUpdates } from '#libs/resources';
+import type { McpCluster } from '../replicas/mcp-cluster';
 
 /** The message telling every replica that a resource changed. */
 const UPDATED = 'resource-updated';

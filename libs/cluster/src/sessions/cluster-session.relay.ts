@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { McpCluster } from '#libs/cluster';
-import type { McpSession } from './mcp-session';
-import type { SessionRelay } from './session-relay';
-import type { SessionStore } from './session.store';
+import type { McpSession, SessionRelay, SessionStore } from '#libs/protocol';
+import type { McpCluster } from '../replicas/mcp-cluster';
 
 /** The messages the replicas pass each other for a session. */
 const RESPONSE = 'client-response';

@@ -1,7 +1,7 @@
-import { McpCluster } from '#libs/cluster';
-import { MapBackplane } from '../../../cluster/src/testing/map-backplane';
+import { LocalResourceUpdates } from '#libs/resources';
+import { McpCluster } from '../replicas/mcp-cluster';
+import { MapBackplane } from '../testing/map-backplane';
 import { ClusterResourceUpdates } from './cluster-resource-updates';
-import { LocalResourceUpdates } from './local-resource-updates';
 
 const delivered = () => new Promise((resolve) => setImmediate(resolve));
 

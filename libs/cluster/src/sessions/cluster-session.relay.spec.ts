@@ -1,10 +1,8 @@
-import { McpCluster } from '#libs/cluster';
-import { MapBackplane } from '../../../cluster/src/testing/map-backplane';
-import type { ProtocolOptions } from '../options/protocol.options';
+import { LocalSessionRelay, McpSession, type ProtocolOptions } from '#libs/protocol';
+import { McpCluster } from '../replicas/mcp-cluster';
+import { MapBackplane } from '../testing/map-backplane';
 import { ClusterSessionRelay } from './cluster-session.relay';
 import { ClusterSessionStore } from './cluster-session.store';
-import { LocalSessionRelay } from './local-session.relay';
-import { McpSession } from './mcp-session';
 
 const options = {
   sessions: { idleTtlMs: 60_000, max: 100, maxPerPrincipal: 10, maxSubscriptions: 10 },

@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { McpCluster } from '#libs/cluster';
-import type { StoredTask } from './task.store';
-import type { TaskReplicas } from './task-replicas';
-import type { TaskStatusChange } from './task-status.events';
+import type { StoredTask, TaskReplicas, TaskStatusChange } from '#libs/protocol';
+import type { McpCluster } from '../replicas/mcp-cluster';
 
 /** The messages the replicas send each other about tasks. */
 const CANCEL = 'task-cancel';

@@ -1,10 +1,13 @@
-import { McpCluster, type McpClusterBackplane, type McpClusterMessage } from '#libs/cluster';
-import { PromptRegistry } from '../prompts/prompt.registry';
-import { ResourceRegistry } from '../resources/resource.registry';
-import type { RegisteredTool } from '../tools/registered-tool.interface';
-import { ToolRegistry } from '../tools/tool.registry';
+import {
+  LocalCatalogToggles,
+  PromptRegistry,
+  ResourceRegistry,
+  ToolRegistry,
+  type RegisteredTool,
+} from '#libs/catalog';
+import type { McpClusterBackplane, McpClusterMessage } from '../backplane/cluster-backplane';
+import { McpCluster } from '../replicas/mcp-cluster';
 import { ClusterCatalogToggles } from './cluster-catalog-toggles';
-import { LocalCatalogToggles } from './local-catalog-toggles';
 
 /**
  * The part of a backplane the toggles use, in memory; messages wait in `sent` until the spec

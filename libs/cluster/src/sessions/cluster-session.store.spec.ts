@@ -1,6 +1,6 @@
-import { McpCluster } from '#libs/cluster';
-import { MapBackplane } from '../../../cluster/src/testing/map-backplane';
-import type { ProtocolOptions } from '../options/protocol.options';
+import type { ProtocolOptions } from '#libs/protocol';
+import { McpCluster } from '../replicas/mcp-cluster';
+import { MapBackplane } from '../testing/map-backplane';
 import { ClusterSessionStore } from './cluster-session.store';
 
 const options = {

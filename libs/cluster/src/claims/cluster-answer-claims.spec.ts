@@ -1,5 +1,5 @@
-import { McpCluster } from '#libs/cluster';
-import { MapBackplane } from '../../../cluster/src/testing/map-backplane';
+import { McpCluster } from '../replicas/mcp-cluster';
+import { MapBackplane } from '../testing/map-backplane';
 import { ClusterAnswerClaims } from './cluster-answer-claims';
 
 const IN_A_MINUTE = () => Date.now() + 60_000;

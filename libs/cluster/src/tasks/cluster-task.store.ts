@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import { ClusterMessages, McpCluster } from '#libs/cluster';
+import { ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from '#libs/protocol';
+import { ClusterMessages } from '../replicas/cluster.messages';
+import type { McpCluster } from '../replicas/mcp-cluster';
 import { TaskMessages } from './task.messages';
-import { ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 

@@ -1,13 +1,14 @@
 import { Logger } from '@nestjs/common';
-import type { McpCluster } from '#libs/cluster';
 import {
   KEEP_AFTER_FINISH_MS,
   MAX_EVENTS,
   type EventSink,
+  type RemoteResume,
   type ResumableStream,
+  type SharedStreams,
   type StreamMirror,
-} from './resumable-stream';
-import type { RemoteResume, SharedStreams } from './shared-streams';
+} from '#libs/protocol';
+import type { McpCluster } from '../replicas/mcp-cluster';
 
 /** How often a reconnection served here looks at the store for what it may have missed. */
 const CATCH_UP_EVERY_MS = 2_000;

@@ -1,8 +1,5 @@
-import type { McpCluster } from '#libs/cluster';
-import type { ProtocolOptions } from '../options/protocol.options';
-import { McpSession } from './mcp-session';
-import { applyRecord, type SessionRecord } from './session-record';
-import { SessionStore } from './session.store';
+import { applyRecord, McpSession, SessionStore, type ProtocolOptions, type SessionRecord } from '#libs/protocol';
+import type { McpCluster } from '../replicas/mcp-cluster';
 import { SharedSessions } from './shared-sessions';
 
 /** The messages the replicas send each other about sessions. */

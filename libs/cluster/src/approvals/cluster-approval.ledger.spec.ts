@@ -1,6 +1,6 @@
-import { McpCluster } from '#libs/cluster';
-import { MapBackplane } from '../../../cluster/src/testing/map-backplane';
-import { ApprovalRequests, digestOfArguments, type McpApprovalEvent } from './approval-requests';
+import { ApprovalRequests, digestOfArguments, type McpApprovalEvent } from '#libs/invocation';
+import { McpCluster } from '../replicas/mcp-cluster';
+import { MapBackplane } from '../testing/map-backplane';
 import { ClusterApprovalLedger } from './cluster-approval.ledger';
 
 const details = {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { McpCluster, type McpClusterMessage } from '#libs/cluster';
-import type { McpCatalogKind } from './catalog-lists';
-import type { CatalogToggles } from './catalog-toggles';
+import type { CatalogToggles, McpCatalogKind } from '#libs/catalog';
+import type { McpClusterMessage } from '../backplane/cluster-backplane';
+import type { McpCluster } from '../replicas/mcp-cluster';
 
 /** An entry enabled or disabled: which, how, and when and where (to order toggles made at once). */
 interface Toggle {

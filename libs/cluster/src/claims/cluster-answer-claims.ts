@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
-import { ClusterMessages, type McpCluster } from '#libs/cluster';
-import type { AnswerClaims } from './answer-claims';
+import type { AnswerClaims } from '#libs/protocol';
+import { ClusterMessages } from '../replicas/cluster.messages';
+import type { McpCluster } from '../replicas/mcp-cluster';
 
 /**
  * How long the cluster's generation key lives. Far longer than any state (10 min by default);

@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { MCP_CLUSTER_OPTIONS, McpCluster } from '#libs/cluster';
 import {
   CATALOG_PROVIDERS,
   JsonSchemaFactory,
@@ -80,7 +79,6 @@ const OPTION_SLICES = (
     [MCP_REST_OPTIONS, 'rest'],
     [MCP_GATEWAY_OPTIONS, 'gateway'],
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
-    [MCP_CLUSTER_OPTIONS, 'cluster'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -123,7 +121,6 @@ const OPTION_SLICES = (
       inject: [MCP_MODULE_OPTIONS],
     },
     ...OPTION_SLICES,
-    McpCluster,
     ...SHARED_STATE_PROVIDERS,
     ...CATALOG_PROVIDERS,
     ...INVOCATION_PROVIDERS,
@@ -164,7 +161,6 @@ const OPTION_SLICES = (
     // parts that are on (see operationsParts).
   ],
   exports: [
-    McpCluster,
     McpInvoker,
     McpGateway,
     McpCatalog,

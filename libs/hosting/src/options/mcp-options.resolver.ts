@@ -1,5 +1,4 @@
 import { McpStartupError, type McpDiagnostic, type OptionReport } from '#libs/core';
-import type { ClusterOptions } from '#libs/cluster';
 import { CATALOG_OPTION_KEYS, resolveCatalogOptions, type CatalogOptions } from '#libs/catalog';
 import { resolveSecurityOptions, SECURITY_OPTION_KEYS, type SecurityOptions } from '#libs/security';
 import { INVOCATION_OPTION_KEYS, resolveInvocationOptions, type InvocationOptions } from '#libs/invocation';
@@ -14,7 +13,7 @@ import { REST_OPTION_KEYS, resolveRestOptions, type RestOptions } from '#libs/re
 import { GATEWAY_OPTION_KEYS, resolveGatewayOptions, type GatewayOptions } from '#libs/gateway';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
-import { CLUSTER_OPTION_KEYS, resolveClusterBackplane } from './cluster.options';
+import { CLUSTER_OPTION_KEYS, resolveClusterBackplane, type ClusterSlice } from './cluster.options';
 import {
   resolveToolSearchOptions,
   TOOL_SEARCH_OPTION_KEYS,
@@ -32,7 +31,7 @@ export interface ResolvedMcpOptions {
   rest: RestOptions;
   gateway: GatewayOptions;
   toolSearch: ToolSearchOptions | undefined;
-  cluster: ClusterOptions;
+  cluster: ClusterSlice;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
@@ -80,7 +79,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const rest = resolveRestOptions(o, report);
   const gateway = resolveGatewayOptions(o, report);
   const toolSearch = resolveToolSearchOptions(o, report);
-  const cluster: ClusterOptions = {
+  const cluster: ClusterSlice = {
     backplane: resolveClusterBackplane(o, report),
     replica: operations.replica,
     // Several hosts in one application (or on one engine) keep their state apart by name.

@@ -1,24 +1,8 @@
 import type { InjectionToken, Provider, Type } from '@nestjs/common';
+import { CATALOG_TOGGLES, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { MCP_APPROVAL_LEDGER } from '#libs/invocation';
+import { DependencyHealth } from '#libs/operations';
 import {
-  ClusterAnswerClaims,
-  ClusterApprovalLedger,
-  ClusterCatalogToggles,
-  ClusterResourceUpdates,
-  ClusterSessionRelay,
-  ClusterSessionStore,
-  ClusterStreams,
-  ClusterTaskReplicas,
-  ClusterTaskStore,
-  McpCluster,
-} from '#libs/cluster';
-import { CATALOG_TOGGLES, LocalCatalogToggles, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
-import { InMemoryApprovalLedger, MCP_APPROVAL_LEDGER } from '#libs/invocation';
-import {
-  InMemoryAnswerClaims,
-  InMemoryTaskStore,
-  LocalSessionRelay,
-  LocalStreams,
-  LocalTaskReplicas,
   MCP_ANSWER_CLAIMS,
   MCP_PROTOCOL_OPTIONS,
   MCP_SESSION_RELAY,
@@ -29,53 +13,30 @@ import {
   type McpTaskStore,
   type ProtocolOptions,
 } from '#libs/protocol';
-import { LocalResourceUpdates, MCP_RESOURCE_UPDATES } from '#libs/resources';
-import { DependencyHealth } from '#libs/operations';
-import type { SharedState } from './shared-state';
+import { MCP_RESOURCE_UPDATES } from '#libs/resources';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/mcp-options.resolver';
+import { inProcessState } from './in-process-state';
+import type { SharedState, SharedStateDeps } from './shared-state';
 
 /** Token of the host's `SharedState`. */
 const MCP_SHARED_STATE = Symbol('MCP:SHARED_STATE');
 
-/** What the pieces of the shared state are built from. */
-interface SharedStateDeps {
-  readonly protocol: ProtocolOptions;
-  readonly tools: ToolRegistry;
-  readonly prompts: PromptRegistry;
-  readonly resources: ResourceRegistry;
-}
-
-/** One replica: every piece in process memory. */
-function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps): SharedState {
-  return {
-    sessions: new SessionStore(protocol),
-    relay: new LocalSessionRelay(),
-    streams: new LocalStreams(),
-    claims: new InMemoryAnswerClaims(protocol),
-    tasks: new InMemoryTaskStore(),
-    taskReplicas: new LocalTaskReplicas(),
-    resourceUpdates: new LocalResourceUpdates(),
-    toggles: new LocalCatalogToggles(tools, prompts, resources),
-    approvals: new InMemoryApprovalLedger(),
-    readiness: [],
-  };
-}
-
-/** Several replicas: every piece on the cluster's backplane. */
-function clusterState(cluster: McpCluster, { protocol, tools, prompts, resources }: SharedStateDeps): SharedState {
-  const sessions = new ClusterSessionStore(protocol, cluster);
-  return {
-    sessions,
-    relay: new ClusterSessionRelay(sessions, cluster),
-    streams: new ClusterStreams(cluster),
-    claims: new ClusterAnswerClaims(cluster),
-    tasks: new ClusterTaskStore(cluster),
-    taskReplicas: new ClusterTaskReplicas(cluster),
-    resourceUpdates: new ClusterResourceUpdates(new LocalResourceUpdates(), cluster),
-    toggles: new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster),
-    approvals: new ClusterApprovalLedger(cluster),
-    // A replica that cannot reach the backplane serves no session: it is not ready.
-    readiness: [{ name: 'cluster', required: true, check: () => cluster.backplane.ping() }],
-  };
+/**
+ * The one place that decides whether the host is one replica or several. Without the `cluster`
+ * option every piece is in process memory; with it, every piece is the cluster library's, which
+ * is required here and only then: a host without the option loads no file of `libs/cluster`.
+ */
+function sharedStateOf(options: ResolvedMcpOptions, deps: SharedStateDeps, health: DependencyHealth): SharedState {
+  const { backplane, replica, namespace } = options.cluster;
+  let state: SharedState;
+  if (backplane === undefined) state = inProcessState(deps);
+  else {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ClusterState } = require('#libs/cluster') as typeof import('#libs/cluster');
+    state = new ClusterState({ backplane, replica, namespace }, deps);
+  }
+  for (const check of state.readiness) health.register(check);
+  return state;
 }
 
 /** Provides `token` as one piece of the shared state. */
@@ -84,27 +45,29 @@ function piece(token: InjectionToken, name: keyof SharedState): Provider {
 }
 
 /**
- * The state the replicas of a host share, chosen once, here: in process without the `cluster`
- * option, on its backplane with it. Each piece is then provided under the token of the library
- * that owns its interface; nothing else asks whether there is a cluster.
+ * The state the replicas of a host share, chosen once (`sharedStateOf`, when the options are
+ * resolved: they may come from `forRootAsync`), each piece then provided under the token of the
+ * library that owns its interface. Nothing else asks whether there is a cluster.
  */
 export const SHARED_STATE_PROVIDERS: Provider[] = [
   {
     provide: MCP_SHARED_STATE,
     useFactory: (
-      cluster: McpCluster,
+      options: ResolvedMcpOptions,
       protocol: ProtocolOptions,
       tools: ToolRegistry,
       prompts: PromptRegistry,
       resources: ResourceRegistry,
       health: DependencyHealth,
-    ) => {
-      const deps: SharedStateDeps = { protocol, tools, prompts, resources };
-      const state = cluster.enabled ? clusterState(cluster, deps) : inProcessState(deps);
-      for (const check of state.readiness) health.register(check);
-      return state;
-    },
-    inject: [McpCluster, MCP_PROTOCOL_OPTIONS, ToolRegistry, PromptRegistry, ResourceRegistry, DependencyHealth],
+    ) => sharedStateOf(options, { protocol, tools, prompts, resources }, health),
+    inject: [
+      MCP_RESOLVED_OPTIONS,
+      MCP_PROTOCOL_OPTIONS,
+      ToolRegistry,
+      PromptRegistry,
+      ResourceRegistry,
+      DependencyHealth,
+    ],
   },
   piece(SessionStore, 'sessions'),
   piece(MCP_SESSION_RELAY, 'relay'),

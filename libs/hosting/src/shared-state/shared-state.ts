@@ -1,20 +1,22 @@
-import type { CatalogToggles } from '#libs/catalog';
+import type { CatalogToggles, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import type { ApprovalLedger } from '#libs/invocation';
-import type { ResourceUpdates } from '#libs/resources';
 import type { McpHealthCheck } from '#libs/operations';
 import type {
   AnswerClaims,
   McpTaskStore,
+  ProtocolOptions,
   SessionRelay,
   SessionStore,
   SharedStreams,
   TaskReplicas,
 } from '#libs/protocol';
+import type { ResourceUpdates } from '#libs/resources';
 
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
- * that owns it: in process memory for one replica, on the cluster's backplane with the `cluster`
- * option. `SHARED_STATE_PROVIDERS` chooses which, once.
+ * that owns it: in process memory for one replica (`inProcessState`), on the backplane with the
+ * `cluster` option (the cluster library's `ClusterState`). `SHARED_STATE_PROVIDERS` chooses which,
+ * once.
  */
 export interface SharedState {
   /** The sessions of the 2025 revisions (their records; each replica holds its own copies). */
@@ -37,4 +39,12 @@ export interface SharedState {
   readonly approvals: ApprovalLedger;
   /** What readiness checks of it (nothing in process; the backplane, required, in a cluster). */
   readonly readiness: readonly McpHealthCheck[];
+}
+
+/** What the pieces of the shared state are built from. */
+export interface SharedStateDeps {
+  readonly protocol: ProtocolOptions;
+  readonly tools: ToolRegistry;
+  readonly prompts: PromptRegistry;
+  readonly resources: ResourceRegistry;
 }

@@ -1,6 +1,5 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { MCP_CLUSTER_OPTIONS, McpCluster } from '#libs/core';
 import {
   CATALOG_PROVIDERS,
   JsonSchemaFactory,
@@ -23,12 +22,9 @@ import {
 } from '#libs/security';
 import {
   ENGINE_METHOD_GROUPS,
-  ClusterTaskStore,
   HostState,
-  InMemoryTaskStore,
   MCP_METHOD_GROUPS,
   MCP_PROTOCOL_OPTIONS,
-  MCP_TASK_STORE,
   McpRequestObservers,
   McpTracing,
   PROTOCOL_PROVIDERS,
@@ -71,6 +67,7 @@ import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from
 import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
+import { SHARED_STATE_PROVIDERS, taskStoreProvider } from './shared-state/shared-state.providers';
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -84,7 +81,6 @@ const OPTION_SLICES = (
     [MCP_REST_OPTIONS, 'rest'],
     [MCP_GATEWAY_OPTIONS, 'gateway'],
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
-    [MCP_CLUSTER_OPTIONS, 'cluster'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -127,7 +123,7 @@ const OPTION_SLICES = (
       inject: [MCP_MODULE_OPTIONS],
     },
     ...OPTION_SLICES,
-    McpCluster,
+    ...SHARED_STATE_PROVIDERS,
     ...CATALOG_PROVIDERS,
     ...INVOCATION_PROVIDERS,
     ...PROMPT_PROVIDERS,
@@ -172,7 +168,6 @@ const OPTION_SLICES = (
     // parts that are on (see operationsParts).
   ],
   exports: [
-    McpCluster,
     McpInvoker,
     McpGateway,
     McpCatalog,
@@ -233,23 +228,9 @@ function withExtras(definition: DynamicModule, extras: McpModuleExtras, on: Oper
     providers: [
       ...(definition.providers ?? []),
       ...operations.providers,
-      taskStoreProvider(extras),
+      taskStoreProvider(extras.taskStore),
       { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },
       mcpEndpointProvider(extras.health !== false),
     ],
-  };
-}
-
-/**
- * The task store: the one given as an extra, else the cluster's (on the backplane) when the
- * `cluster` option is set, else the in-memory one. Chosen once the options are resolved (they may
- * come from `forRootAsync`).
- */
-function taskStoreProvider(extras: McpModuleExtras): Provider {
-  if (extras.taskStore) return { provide: MCP_TASK_STORE, useClass: extras.taskStore };
-  return {
-    provide: MCP_TASK_STORE,
-    useFactory: (cluster: McpCluster) => (cluster.enabled ? new ClusterTaskStore(cluster) : new InMemoryTaskStore()),
-    inject: [McpCluster],
   };
 }

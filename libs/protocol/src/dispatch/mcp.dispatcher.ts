@@ -12,7 +12,7 @@ import { HostState } from '../lifecycle/host-state';
 import { errorResponse, resultResponse } from '../wire/json-rpc';
 import { MCP_METHOD_GROUPS, type McpMethods, type MethodHandler } from '../methods/method-handler';
 import { erasOf, guardedIn, MCP_REQUEST_METHODS, traitsOf, type McpEra } from '../wire/mcp-method.table';
-import { SessionRelay } from '../sessions/session-relay';
+import { InjectSessionRelay, type SessionRelay } from '../sessions/session-relay';
 import { statelessResult } from '../eras/stateless-result';
 import type { McpRequest } from '../requests/mcp-request';
 import type { McpAnswer, ReplyChannel } from '../requests/reply-channel';
@@ -49,7 +49,7 @@ export class McpDispatcher {
     private readonly tracing: McpTracing,
     private readonly stateless: StatelessCalls,
     private readonly state: HostState,
-    @Optional() private readonly relay?: SessionRelay,
+    @Optional() @InjectSessionRelay() private readonly relay?: SessionRelay,
   ) {
     this.handlers = routesOf(groups);
   }
@@ -155,9 +155,8 @@ export class McpDispatcher {
     const error = message.error as { message?: unknown; code?: unknown } | undefined;
     if (session.clientRequests.settle(message.id, message.result, error)) return;
     // Another replica of the session may be waiting for it.
-    if (this.relay?.enabled && session.id !== undefined)
-      this.relay.forwardResponse(session.id, message.id, message.result, error);
-    else this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
+    if (!this.relay?.forwardResponse(session, message.id, message.result, error))
+      this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
   }
 
   private onNotification({ method, params, session, principal }: McpRequest): void {
@@ -176,8 +175,7 @@ export class McpDispatcher {
           const reason = typeof given === 'string' && given ? given.slice(0, 200) : 'no reason given';
           if (call) call.cancelByClient(reason);
           // The call may run on another replica of the session.
-          else if (this.relay?.enabled && session.id !== undefined)
-            this.relay.forwardCancel(session.id, requestId, reason);
+          else this.relay?.forwardCancel(session, requestId, reason);
         }
         break;
       }

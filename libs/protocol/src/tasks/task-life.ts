@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
@@ -13,7 +13,8 @@ import type { AdmittedCall } from '../admission/admitted-call';
 import type { McpRequest } from '../requests/mcp-request';
 import type { ReplyChannel } from '../requests/reply-channel';
 import { TaskQuota } from './task-quota';
-import { TaskReplicas } from './task-replicas';
+import { InjectTaskReplicas, type TaskReplicas } from './task-replicas';
+import { LocalTaskReplicas } from './local-task-replicas';
 import { taskRunNote } from './task-run-note';
 import type { TaskInputs } from './task-inputs';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
@@ -69,7 +70,7 @@ export class TaskLife implements OnModuleInit, OnApplicationShutdown {
     private readonly events: RequestEvents,
     private readonly state: HostState,
     private readonly quota: TaskQuota,
-    readonly replicas: TaskReplicas = new TaskReplicas(),
+    @Optional() @InjectTaskReplicas() readonly replicas: TaskReplicas = new LocalTaskReplicas(),
   ) {}
 
   onModuleInit(): void {

@@ -11,6 +11,7 @@ import {
 } from '#libs/catalog';
 import { INVOCATION_PROVIDERS, MCP_INVOCATION_OPTIONS } from '#libs/invocation';
 import { PROMPT_PROVIDERS, PromptMethods } from '#libs/prompts';
+import { ToolMethods } from '#libs/tools';
 import { McpResourceNotifier, RESOURCE_PROVIDERS, ResourceMethods, ResourceReader } from '#libs/resources';
 import {
   AuditRecorder,
@@ -143,11 +144,12 @@ const OPTION_SLICES = (
       inject: [McpRequestObservers, { token: AuditTrail, optional: true }],
     },
     ...PROTOCOL_PROVIDERS,
+    ToolMethods,
     {
       // The dispatcher's routes: the engine's method groups and the features' own.
       provide: MCP_METHOD_GROUPS,
       useFactory: (...groups: McpMethods[]) => groups,
-      inject: [...ENGINE_METHOD_GROUPS, PromptMethods, ResourceMethods],
+      inject: [...ENGINE_METHOD_GROUPS, ToolMethods, PromptMethods, ResourceMethods],
     },
     HttpResponder,
     HttpCors,

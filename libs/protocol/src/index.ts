@@ -101,7 +101,6 @@ export {
   type StoredTask,
   type McpTaskStore,
 } from './tasks/task.store';
-export { ToolMethods } from './tools/tool.methods';
 export { ChangeNotifications } from './subscriptions/change-notifications';
 export { ListenSubscription, type SubscriptionEnd } from './subscriptions/listen-subscription';
 export {

@@ -22,7 +22,6 @@ import { TaskHandOff } from './tasks/task-hand-off';
 import { TaskQuota } from './tasks/task-quota';
 import { TaskExtensionRunner } from './tasks/task-extension.runner';
 import { TaskStatusEvents } from './tasks/task-status.events';
-import { ToolMethods } from './tools/tool.methods';
 import { ChangeNotifications } from './subscriptions/change-notifications';
 import { ListenSubscriptions } from './subscriptions/listen-subscriptions';
 import { SubscriptionMethods } from './subscriptions/subscription.methods';
@@ -55,7 +54,6 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   TaskExtensionRunner,
   TaskStatusEvents,
   LifecycleMethods,
-  ToolMethods,
   CompletionMethods,
   TaskMethods,
   TaskExtensionMethods,
@@ -68,7 +66,6 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
 /** The method groups of the engine itself, to put first in `MCP_METHOD_GROUPS`. */
 export const ENGINE_METHOD_GROUPS = [
   LifecycleMethods,
-  ToolMethods,
   CompletionMethods,
   TaskMethods,
   TaskExtensionMethods,

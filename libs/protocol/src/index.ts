@@ -48,7 +48,7 @@ export { type McpEntryKind, type McpRequestEvent, type McpRequestObserver } from
 export { MCP_TRACER_NAME, McpTracing } from './dispatch/mcp-tracing';
 export { RequestNote } from './events/request-note';
 export { McpRequestObservers } from './events/request-observers';
-export { RequestEvents, outcomeOfCode, outcomeOfStatus } from './events/request-events';
+export { RequestEvents, outcomeOfCode, outcomeOfStatus, type RequestRefusal } from './events/request-events';
 export { parseTraceparent, traceIdOf, metaOf } from './dispatch/trace-context';
 export { HostState, type HostPhase } from './lifecycle/host-state';
 export { LifecycleMethods } from './lifecycle/lifecycle.methods';

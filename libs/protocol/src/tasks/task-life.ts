@@ -38,6 +38,18 @@ export interface TaskEra {
 /** How the call of a task ended. */
 export type TaskOutcome = Pick<StoredTask, 'status' | 'result' | 'error' | 'statusMessage'>;
 
+/** The call of a task, running in the background once its request was answered with the task. */
+export interface BackgroundCall {
+  readonly task: StoredTask;
+  /** How the call ends. */
+  readonly result: Promise<CallToolResult>;
+  /** The task's audit record (`tasks/run`), recorded at the end. */
+  readonly run: RequestNote;
+  readonly cancel: (reason: Error) => void;
+  /** The task's requests to the client, answered through `tasks/update` or `tasks/result`. */
+  readonly inputs?: TaskInputs;
+}
+
 /** A task whose call runs in this process. */
 interface RunningTask {
   cancel: (reason: Error) => void;
@@ -121,7 +133,7 @@ export class TaskLife implements OnModuleInit, OnApplicationShutdown {
       },
       { id: `task:${task.taskId}`, reply: era.backgroundReply(call.request), clientInputs: inputs },
     );
-    this.track(task, result, run, (reason) => cancel(reason), era, call.request, inputs);
+    this.track({ task, result, run, cancel: (reason) => cancel(reason), inputs }, era, call.request);
   }
 
   /** Invokes the tool of a task's call: a task may run for as long as it is kept. */
@@ -134,19 +146,11 @@ export class TaskLife implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Settles `task` with how `result` ends, and forgets it then; until then it is cancellable here
-   * and the host does not let go.
-   * @param run the task's audit record (`tasks/run`), recorded at the end
+   * Settles the task of `call` with how its result ends, and forgets it then; until then it is
+   * cancellable here and the host does not let go.
    */
-  track(
-    task: StoredTask,
-    result: Promise<CallToolResult>,
-    run: RequestNote,
-    cancel: (reason: Error) => void,
-    era: TaskEra,
-    request: McpRequest,
-    inputs?: TaskInputs,
-  ): void {
+  track(call: BackgroundCall, era: TaskEra, request: McpRequest): void {
+    const { task, result, run, cancel, inputs } = call;
     this.state.enter();
     const done = result
       .then(

@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { checkRequestLimits, RequestLimitError } from '../wire/request-limits';
 import { AccessDeniedError } from '../admission/access-control';
-import { RequestNote } from '../events/request-note';
+import type { RequestNote } from '../events/request-note';
+import { requestNoteOf } from '../requests/request-note-of';
 import { outcomeOfCode, RequestEvents } from '../events/request-events';
 import { CallAdmission } from '../admission/call-admission';
 import { McpTracing } from './mcp-tracing';
@@ -70,17 +71,7 @@ export class McpDispatcher {
       await reply.answer(NOTHING);
       return NOTHING;
     }
-    const session = request.session;
-    const note = new RequestNote(
-      request.method,
-      traitsOf(request.method),
-      request.transport,
-      request.principal.id,
-      session.id,
-      session.clientInfo,
-      request.remoteAddress,
-      session.protocolVersion,
-    );
+    const note = requestNoteOf(request);
     return new RequestLife(this.state, this.events, note).complete(reply, async () => {
       // A span per request when an OpenTelemetry SDK is registered; the note gets its trace id.
       const response = await this.tracing.run(note, request, () =>

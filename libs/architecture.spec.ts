@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['security', 'catalog'],
   ['invocation'],
   ['protocol'],
-  ['prompts', 'resources', 'tool-search'],
+  ['prompts', 'resources', 'tool-search', 'apps'],
   ['operations', 'rest'],
   ['gateway'],
   ['hosting'],

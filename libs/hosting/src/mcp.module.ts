@@ -27,6 +27,7 @@ import {
   HostState,
   InMemoryTaskStore,
   MCP_METHOD_GROUPS,
+  MCP_PROTOCOL_EXTENSIONS,
   MCP_PROTOCOL_OPTIONS,
   MCP_TASK_STORE,
   McpRequestObservers,
@@ -46,6 +47,7 @@ import {
 } from '#libs/operations';
 import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
+import { APPS_PROVIDERS, UiExtension } from '#libs/apps';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
@@ -129,6 +131,13 @@ const OPTION_SLICES = (
     ...OPTION_SLICES,
     McpCluster,
     ...CATALOG_PROVIDERS,
+    ...APPS_PROVIDERS,
+    // The features' protocol extensions, announced and applied by the engine (MCP Apps).
+    {
+      provide: MCP_PROTOCOL_EXTENSIONS,
+      useFactory: (ui: UiExtension) => [ui],
+      inject: [UiExtension],
+    },
     ...INVOCATION_PROVIDERS,
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,

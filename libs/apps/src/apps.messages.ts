@@ -30,7 +30,7 @@ export const AppsMessages = {
   }),
   badScript: (index: number) => ({
     problem: `scripts[${index}] is neither { source } nor { file }`,
-    fix: "give the script's text as { source: '...' } or a file as { file: join(__dirname, 'view.js') }",
+    fix: "give the script's text as { source: '...' } (or a function making it), or a file as { file: join(__dirname, 'view.js') }",
   }),
   unreadableScript: (index: number, file: string, reason: string) => ({
     problem: `scripts[${index}]: cannot read ${file} (${reason})`,

@@ -21,11 +21,11 @@ export interface McpViewCsp {
 export type McpViewPermission = 'camera' | 'microphone' | 'geolocation' | 'clipboardWrite';
 
 /**
- * A script the view runs: its source, or a file read once at start-up (a built bundle). The host
- * adds each to the document as an inline module script and allows exactly these in the
- * document's Content Security Policy, by their SHA-256.
+ * A script the view runs: its source (or a function that makes it, called once at start-up), or
+ * a file read once at start-up (a built bundle). The host adds each to the document as an inline
+ * module script and allows exactly these in the document's Content Security Policy, by their SHA-256.
  */
-export type McpViewScript = { source: string } | { file: string };
+export type McpViewScript = { source: string | (() => string) } | { file: string };
 
 /**
  * Options of `@McpView()`: the `ui://` resource and what the MCP Apps host should know to

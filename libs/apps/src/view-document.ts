@@ -97,22 +97,19 @@ function readScripts(
     return [];
   }
   return scripts.map((script, index) => {
+    const { source: given, file } = (typeof script === 'object' && script !== null ? script : {}) as {
+      source?: unknown;
+      file?: unknown;
+    };
     let source: string | undefined;
-    if (typeof script === 'object' && script !== null && typeof (script as { source?: unknown }).source === 'string') {
-      source = (script as { source: string }).source;
-    } else if (
-      typeof script === 'object' &&
-      script !== null &&
-      typeof (script as { file?: unknown }).file === 'string'
-    ) {
-      const file = (script as { file: string }).file;
-      try {
-        source = readFileSync(file, 'utf8');
-      } catch (error) {
-        report(AppsMessages.unreadableScript(index, file, (error as NodeJS.ErrnoException).code ?? String(error)));
-      }
-    } else {
-      report(AppsMessages.badScript(index));
+    try {
+      if (typeof given === 'string') source = given;
+      else if (typeof given === 'function') source = String(given());
+      else if (typeof file === 'string') source = readFileSync(file, 'utf8');
+      else report(AppsMessages.badScript(index));
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      report(AppsMessages.unreadableScript(index, typeof file === 'string' ? file : 'its source', reason));
     }
     if (source !== undefined && SCRIPT_END.test(source)) report(AppsMessages.scriptEndTag(index));
     return source ?? '';

@@ -15,7 +15,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['security', 'catalog'],
   ['invocation'],
   ['protocol'],
-  ['tools', 'prompts', 'resources', 'tool-search'],
+  ['tools', 'prompts', 'resources', 'tool-search', 'apps'],
   ['operations', 'rest'],
   // The cluster implements interfaces of the libraries below it; only hosting's factory loads it.
   ['gateway', 'cluster'],

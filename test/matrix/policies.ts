@@ -357,6 +357,8 @@ const AUDIT: Policy = {
     });
     if (surface.reaches === 'rest-route') expect(record.route).toBe('GET /api/customers');
     if (surface.reaches === 'rest-api') expect(record.route).toBe('deskb_api: GET /api/customers');
+    // A call only a view can make (an app-only tool) is recorded as coming from one.
+    expect(record.origin).toBe(surface.reaches === 'view' ? 'view' : undefined);
     if (surface.reaches === 'upstream') {
       // Where it went on to, the gateway's own credential is the principal: no token passes through.
       const onward = await recordOf(

@@ -1,5 +1,6 @@
 export { CatalogModule } from './catalog.module';
 export { CATALOG_PROVIDERS, LOCAL_CATALOG_TOGGLES } from './catalog.providers';
+export { CatalogExplorer } from './discovery/catalog.explorer';
 export { ToolRegistry } from './tools/tool.registry';
 export { JsonSchemaFactory } from './schema/json-schema.factory';
 export { portableSchema } from './schema/portable-schema';

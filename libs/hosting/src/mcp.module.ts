@@ -25,6 +25,7 @@ import {
   ENGINE_METHOD_GROUPS,
   HostState,
   MCP_METHOD_GROUPS,
+  MCP_PROTOCOL_EXTENSIONS,
   MCP_PROTOCOL_OPTIONS,
   McpRequestObservers,
   McpTracing,
@@ -43,6 +44,7 @@ import {
 } from '#libs/operations';
 import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
+import { APPS_PROVIDERS, UiExtension } from '#libs/apps';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
@@ -126,6 +128,13 @@ const OPTION_SLICES = (
     ...OPTION_SLICES,
     ...SHARED_STATE_PROVIDERS,
     ...CATALOG_PROVIDERS,
+    ...APPS_PROVIDERS,
+    // The features' protocol extensions, announced and applied by the engine (MCP Apps).
+    {
+      provide: MCP_PROTOCOL_EXTENSIONS,
+      useFactory: (ui: UiExtension) => [ui],
+      inject: [UiExtension],
+    },
     ...INVOCATION_PROVIDERS,
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,

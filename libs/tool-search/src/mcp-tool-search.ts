@@ -30,6 +30,9 @@ const MAX_CACHED_VIEWS = 256;
  * confirmation and audit apply as to a direct call, and its progress and questions reach the
  * caller.
  */
+/** The client tool search answers for: the model, which declares no extension. */
+const FOR_THE_MODEL = { clientCapabilities: undefined };
+
 @Injectable()
 export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
   private ranker: McpToolRanker = new Bm25ToolRanker();
@@ -167,10 +170,11 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * The names of the tools `principal` may use, as the access policy says (the view lists and
    * calls both follow), cached per view until the catalog changes. Listing is not asked: in
-   * `listOnly` mode the lists show only the meta-tools.
+   * `listOnly` mode the lists show only the meta-tools. Tool search is for the model: it sees what
+   * a client of no extension sees (no tool only MCP Apps views call).
    */
   private visibleTo(principal: McpPrincipal): Set<string> {
-    const view = this.access.view<RegisteredTool>(principal);
+    const view = this.access.view<RegisteredTool>(principal, FOR_THE_MODEL);
     let names = this.views.get(view.key);
     if (!names) {
       if (this.views.size >= MAX_CACHED_VIEWS) this.views.clear();

@@ -29,8 +29,9 @@ const UNAUDITABLE =
  * The one admission of every call of a tool, prompt or resource, in this order:
  * 1. the request's note names the entry and its arguments, with the fields to redact, for the
  *    audit trail (so even a refused call is recorded with what it asked for, redacted);
- * 2. an entry that does not exist, or that the access policy hides from this caller, gets the
- *    same "unknown" error (a hidden entry's existence is never revealed; audited as `denied`);
+ * 2. an entry that does not exist, or that the access policy hides from this caller, or that is
+ *    not for its client (an app-only tool, for a client that renders no views), gets the same
+ *    "unknown" error (a hidden entry's existence is never revealed; audited as `denied`);
  * 3. the access policy's rule on the call itself (`authorizeCall`, with the arguments);
  * 4. the audit gate: under a fail-closed trail that cannot write, nothing runs.
  * The invocation then applies, for tools, human confirmation (`ConfirmationGate`), and for every
@@ -56,7 +57,8 @@ export class CallAdmission {
     const { kind, target, entry, args } = call;
     note.entry(kind, target, args, sensitiveFieldsOfEntry(kind, entry));
     note.route = entry?.route;
-    if (!entry || !this.access.allows(request.principal, entry)) {
+    if (entry) note.origin = this.access.originOf(entry);
+    if (!entry || !this.access.allows(request.principal, entry, request.session)) {
       const notFound = call.notFound();
       throw entry ? new AccessDeniedError(notFound.code, notFound.message, notFound.data) : notFound;
     }

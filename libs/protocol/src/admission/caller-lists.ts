@@ -8,8 +8,8 @@ import { CacheHints } from './cache-hints';
 
 /**
  * The catalog's lists as a caller sees them (`tools/list`, `prompts/list`, `resources/list`,
- * `resources/templates/list`): only the entries the access policy lets them use, so lists and
- * calls agree, in pages of the host's `pageSize` (pre-serialized and cached per view). A
+ * `resources/templates/list`): only the entries the access policy lets them use and that are for
+ * their client (an extension's entries only for clients that declared it), so lists and calls agree, in pages of the host's `pageSize` (pre-serialized and cached per view). A
  * 2026-07-28 caller gets the list's caching hints too (`CacheHints`).
  */
 @Injectable()
@@ -22,7 +22,7 @@ export class CallerLists {
 
   /** The page the request's `cursor` names, as JSON text. @throws JsonRpcError `-32602` for a bad cursor */
   page<T extends RegisteredHandler>(list: CatalogList<T>, request: McpRequest): string {
-    const view = this.access.view<T>(request.principal);
+    const view = this.access.view<T>(request.principal, request.session);
     const page = list.listPage(request.params.cursor, this.options.pageSize, view);
     if (!request.session.stateless) return page;
     const hints = this.hints.ofList(list, view);

@@ -12,6 +12,8 @@ export class RequestNote implements McpRequestEvent {
   target: string | undefined = undefined;
   /** The HTTP route behind the entry, when it was made from one (see `RegisteredHandler.route`). */
   route: string | undefined = undefined;
+  /** How the call came, when only an extension could have made it (`view`: from an MCP Apps view). */
+  origin: string | undefined = undefined;
   outcome: AuditOutcome = 'ok';
   errorCode: number | undefined = undefined;
   error: string | undefined = undefined;

@@ -85,6 +85,8 @@ describe('canonicalRecordJson', () => {
       { ...fields, method: null, arguments: null, outcome: 'unauthenticated' as const, errorCode: 401, count: 4_999 },
       // A 2026-07-28 call of a tool made from a REST route.
       { ...fields, protocolVersion: '2026-07-28', route: 'DELETE /api/tickets/{ticketId}' },
+      // A call made from an MCP Apps view.
+      { ...fields, origin: 'view', method: 'tools/call', target: 'ticket_history' },
     ];
     for (const variant of variants) {
       expect(canonicalRecordJson(variant)).toBe(canonicalJson(variant));

@@ -55,6 +55,8 @@ export interface AuditEntry {
   readonly target?: string | null;
   /** The HTTP route behind the target, for a tool made from a REST route or an OpenAPI operation (`DELETE /api/tickets/{ticketId}`). */
   readonly route?: string;
+  /** How the call came when only an extension could have made it: `view`, from an MCP Apps view. */
+  readonly origin?: string;
   /** The arguments as sent; redacted and digested by the trail, off the hot path. */
   readonly arguments?: unknown;
   /** The fields of `arguments` to redact (from the entry's input schema). */
@@ -94,6 +96,8 @@ export interface AuditRecord {
   target: string | null;
   /** The HTTP route behind `target` (a tool made from a REST route); absent for every other entry. */
   route?: string;
+  /** `view` for a call made from an MCP Apps view (an app-only tool); absent for every other record. */
+  origin?: string;
   /** The arguments with fields marked sensitive replaced by `"[REDACTED]"` (`null`: none sent). */
   arguments: unknown;
   /** `sha256:<hex>` of the canonical JSON of the arguments as sent (sensitive fields included), or `null`. */

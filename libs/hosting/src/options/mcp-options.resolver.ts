@@ -21,6 +21,7 @@ import { GATEWAY_OPTION_KEYS, resolveGatewayOptions, type GatewayOptions } from 
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
+import { GOVERNANCE_OPTION_KEYS, resolveGovernanceOptions, type GovernanceOptions } from '#libs/governance';
 
 /** `McpModuleOptions` after validation, in the slices the libraries read. */
 export interface ResolvedMcpOptions {
@@ -33,6 +34,7 @@ export interface ResolvedMcpOptions {
   rest: RestOptions;
   gateway: GatewayOptions;
   toolSearch: ToolSearchOptions | undefined;
+  governance: GovernanceOptions | undefined;
   cluster: ClusterOptions;
 }
 
@@ -46,6 +48,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...REST_OPTION_KEYS,
   ...GATEWAY_OPTION_KEYS,
   ...TOOL_SEARCH_OPTION_KEYS,
+  ...GOVERNANCE_OPTION_KEYS,
   ...CLUSTER_OPTION_KEYS,
 ]);
 
@@ -81,6 +84,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const rest = resolveRestOptions(o, report);
   const gateway = resolveGatewayOptions(o, report);
   const toolSearch = resolveToolSearchOptions(o, report);
+  const governance = resolveGovernanceOptions(o, report);
   const cluster: ClusterOptions = {
     backplane: resolveClusterBackplane(o, report),
     replica: operations.replica,
@@ -88,7 +92,19 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     namespace: typeof o.name === 'string' ? o.name : 'mcp',
   };
   if (problems.length > 0) throw new McpStartupError(problems);
-  return { catalog, protocol, invocation, security, operations, hosting, rest, gateway, toolSearch, cluster };
+  return {
+    catalog,
+    protocol,
+    invocation,
+    security,
+    operations,
+    hosting,
+    rest,
+    gateway,
+    toolSearch,
+    governance,
+    cluster,
+  };
 }
 
 /** Token of the `ResolvedMcpOptions` (internal: libraries inject their own slice). */

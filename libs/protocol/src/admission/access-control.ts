@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpCallKind, type McpPrincipal } from '#libs/core';
+import { McpGovernance, type ListCaller } from '#libs/governance';
 import type { ListView, RegisteredHandler } from '#libs/catalog';
 import { InjectAccessPolicy, type McpAccessPolicy } from '#libs/security';
 
@@ -15,7 +16,10 @@ export class AccessDeniedError extends JsonRpcError {}
  */
 @Injectable()
 export class AccessControl {
-  constructor(@InjectAccessPolicy() private readonly policy: McpAccessPolicy) {}
+  constructor(
+    @InjectAccessPolicy() private readonly policy: McpAccessPolicy,
+    @Optional() private readonly governance?: McpGovernance,
+  ) {}
 
   allows(principal: McpPrincipal, entry: RegisteredHandler): boolean {
     return this.policy.allows(principal, entry.access);
@@ -26,12 +30,24 @@ export class AccessControl {
     return this.policy.allowsEveryone?.(entry.access) ?? false;
   }
 
-  /** The entries `principal` may see, and the key of its view (for cached list pages). */
-  view<T extends RegisteredHandler>(principal: McpPrincipal): ListView<T> {
-    return {
-      key: this.policy.visibilityKey(principal),
-      visible: (entry) => this.policy.allows(principal, entry.access),
-    };
+  /**
+   * The entries `principal` may see, and the key of its view (for cached list pages). With
+   * governance, `caller` and `kind` given, the entries its policies hide from the caller are left
+   * out too (the policies that do not read the arguments: list ⇔ callable).
+   */
+  view<T extends RegisteredHandler>(
+    principal: McpPrincipal,
+    governed?: { kind: McpCallKind; caller: ListCaller },
+  ): ListView<T> {
+    const key = this.policy.visibilityKey(principal);
+    if (governed && this.governance?.filtersLists) {
+      const filter = this.governance.listFilter(governed.kind, governed.caller);
+      return {
+        key: `${key}|${filter.key}`,
+        visible: (entry) => this.policy.allows(principal, entry.access) && filter.visible(entry),
+      };
+    }
+    return { key, visible: (entry) => this.policy.allows(principal, entry.access) };
   }
 
   /**

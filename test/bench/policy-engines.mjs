@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { celEnv, parse, plan, isCelError } = require('@bufbuild/cel');
+const { celEnv, parse, plan, isCelError, celList, celMap } = require('@bufbuild/cel');
 const cedar = require('@cedar-policy/cedar-wasm/nodejs');
 
 const DECISIONS = Number(process.env.POLICY_BENCH_DECISIONS ?? 20_000);
@@ -54,11 +54,21 @@ function policy(i) {
   }
 }
 
+/** A JSON value as CEL values, converted once (as libs/governance does: principal and entry once, the arguments per call). */
+function celValue(value) {
+  if (Array.isArray(value)) return celList(value.map(celValue));
+  if (value !== null && typeof value === 'object')
+    return celMap(new Map(Object.entries(value).map(([key, item]) => [key, celValue(item)])));
+  return value;
+}
+
 function celDecider(count) {
   const env = celEnv({});
   const plans = Array.from({ length: count }, (_, i) => plan(env, parse(policy(i).cel)));
-  const bindings = { principal, entry, args };
+  const fixed = { principal: celValue(principal), entry: celValue(entry) };
   return () => {
+    if (plans.length === 0) return 'allow';
+    const bindings = { ...fixed, args: celValue(args) };
     for (const evaluate of plans) {
       const value = evaluate(bindings);
       if (value !== true) return isCelError(value) ? 'error' : 'deny';

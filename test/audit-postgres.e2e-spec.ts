@@ -76,7 +76,7 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
     await db.connect();
     try {
       const { rows } = await db.query('SELECT version FROM mcp_audit_records_migrations ORDER BY version');
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     } finally {
       await db.end();
     }
@@ -182,7 +182,7 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
         const { rows } = await db.query(
           `SELECT (SELECT count(*)::int FROM audit.desk_calls) AS n, (SELECT array_agg(version) FROM audit.desk_calls_migrations) AS versions`,
         );
-        expect(rows).toEqual([{ n: 3, versions: [1, 2, 3, 4] }]);
+        expect(rows).toEqual([{ n: 3, versions: [1, 2, 3, 4, 5] }]);
       } finally {
         await db.end();
       }

@@ -120,7 +120,7 @@ describe('governance on the desk', () => {
       name: 'get_customer',
       arguments: { customerId: 'C-1002' },
     })) as CallToolResult;
-    expect(seen.structuredContent).toMatchObject({ id: 'C-1002', email: '[REDACTED:email]' });
+    expect(seen.structuredContent).toMatchObject({ id: 'C-1002', email: 'redacted@redacted.invalid' });
     expect(JSON.stringify(seen.content)).not.toContain('contoso.example');
     const record = await recordOf((r) => r.principal === 'agent' && r.target === 'get_customer');
     expect(record.governance?.findings).toContainEqual({

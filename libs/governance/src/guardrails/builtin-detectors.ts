@@ -35,7 +35,12 @@ export function ibanValid(text: string): boolean {
  * Google) and private keys their PEM header.
  */
 export const BUILTIN_DETECTORS: readonly McpDetector[] = [
-  { id: 'email', pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/ },
+  {
+    id: 'email',
+    pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/,
+    // Still an address: an output schema's `format: "email"` holds after redaction.
+    replacement: 'redacted@redacted.invalid',
+  },
   {
     id: 'phone',
     pattern: /(?<![\w+])\+?\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){2,4}(?![\w])/,

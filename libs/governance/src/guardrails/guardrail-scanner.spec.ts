@@ -44,8 +44,8 @@ describe('scanValue', () => {
     };
     const scan = scanValue(value, armed('redact'), 'result')!;
     expect(scan.value).toEqual({
-      content: [{ type: 'text', text: '{"email":"[REDACTED:email]"}' }],
-      structuredContent: { customer: { email: '[REDACTED:email]', name: 'Jane' } },
+      content: [{ type: 'text', text: '{"email":"redacted@redacted.invalid"}' }],
+      structuredContent: { customer: { email: 'redacted@redacted.invalid', name: 'Jane' } },
     });
     expect(scan.findings).toEqual([
       { detector: 'email', in: 'result', path: '$.content[0].text', action: 'redact' },

@@ -8,6 +8,8 @@ export interface ArmedDetector {
   readonly pattern: RegExp;
   readonly validate: ((match: string) => boolean) | undefined;
   readonly action: McpGuardrailAction;
+  /** What `redact` puts in place of a match. */
+  readonly replacement: string;
 }
 
 /** What a scan found, and the value with what it redacted replaced (the same value when nothing was). */
@@ -23,12 +25,18 @@ const MAX_DEPTH = 64;
 /** A detector ready to scan with: its pattern made global once. */
 export function armDetector(detector: McpDetector, action: McpGuardrailAction): ArmedDetector {
   const flags = detector.pattern.flags.includes('g') ? detector.pattern.flags : `${detector.pattern.flags}g`;
-  return { id: detector.id, pattern: new RegExp(detector.pattern.source, flags), validate: detector.validate, action };
+  return {
+    id: detector.id,
+    pattern: new RegExp(detector.pattern.source, flags),
+    validate: detector.validate,
+    action,
+    replacement: detector.replacement ?? `[REDACTED:${detector.id}]`,
+  };
 }
 
 /**
  * Looks through every string of `value` (object keys excepted) with `detectors`, and redacts what a
- * `redact` detector finds as `[REDACTED:<id>]` in a copy (the parts of `value` without a finding
+ * `redact` detector finds (its replacement) in a copy (the parts of `value` without a finding
  * are shared, never written on). Findings name the detector and the path, never the value.
  * @returns `undefined` when nothing was found
  */
@@ -48,7 +56,7 @@ export function scanValue(
         text = text.replace(detector.pattern, (match) => {
           if (detector.validate && !detector.validate(match)) return match;
           found = true;
-          return detector.action === 'redact' ? `[REDACTED:${detector.id}]` : match;
+          return detector.action === 'redact' ? detector.replacement : match;
         });
         if (found) {
           findings.push({ detector: detector.id, in: where, path, action: detector.action });

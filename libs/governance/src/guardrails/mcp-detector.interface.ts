@@ -13,6 +13,12 @@ export interface McpDetector {
   readonly pattern: RegExp;
   /** Keeps a match only when it returns true (e.g. a checksum). */
   readonly validate?: (match: string) => boolean;
+  /**
+   * What `redact` puts in place of a match. It should still fit what the schemas say of the value
+   * (a client checks `structuredContent` against the tool's output schema).
+   * @default `[REDACTED:<id>]`
+   */
+  readonly replacement?: string;
 }
 
 /** What a rule does with what its detectors find. */
@@ -21,7 +27,7 @@ export type McpGuardrailAction = 'block' | 'redact' | 'flag';
 /**
  * A guardrail rule: which detectors, on what (arguments, results or both), and what is done —
  * `block` refuses the call (arguments) or withholds the result, `redact` replaces each finding
- * with `[REDACTED:<detector>]`, `flag` lets it through; each finding (kind and place, never the
+ * with the detector's replacement, `flag` lets it through; each finding (kind and place, never the
  * value) goes to the call's audit record and to the metrics.
  * @example
  * ```ts

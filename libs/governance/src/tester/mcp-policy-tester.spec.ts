@@ -121,7 +121,10 @@ describe('McpPolicyTester', () => {
       tool: 'create_ticket',
       args: { priority: 'low', description: 'write to jane@example.com' },
     });
-    expect(mail).toMatchObject({ allowed: true, args: { priority: 'low', description: 'write to [REDACTED:email]' } });
+    expect(mail).toMatchObject({
+      allowed: true,
+      args: { priority: 'low', description: 'write to redacted@redacted.invalid' },
+    });
     expect(JSON.stringify(mail.audit)).not.toContain('jane@');
     const scoped = policies.decide({
       principal: { scopes: ['pii'] },

@@ -13,7 +13,7 @@ import * as ts from 'typescript';
 const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['security', 'catalog'],
-  ['invocation'],
+  ['invocation', 'governance'],
   ['protocol'],
   ['tools', 'prompts', 'resources', 'tool-search', 'apps'],
   ['operations', 'rest'],

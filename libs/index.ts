@@ -142,6 +142,31 @@ export type {
 } from '#libs/tool-search';
 export { McpResourceNotifier } from '#libs/resources';
 
+// Governance: declarative policies on arguments and results, guardrails, the Jest helper
+export {
+  McpPolicy,
+  McpGovernance,
+  McpPolicyTester,
+  BUILTIN_DETECTORS,
+  MCP_POLICY_STORE,
+  InProcessPolicyStore,
+} from '#libs/governance';
+export type {
+  McpGovernanceOptions,
+  McpPolicyDefinition,
+  McpPolicyScope,
+  McpPolicyStage,
+  McpPolicyOrigin,
+  McpDetector,
+  McpGuardrailRule,
+  McpGuardrailAction,
+  McpGuardrailOptions,
+  GovernancePolicyStore,
+  PolicyReplacement,
+  PolicyTestCall,
+  PolicyTestDecision,
+} from '#libs/governance';
+
 // Security: API keys, access policy, throttling, redaction
 export { hashApiKey, ScopeAndRolePolicy, MCP_ACCESS_POLICY, InjectAccessPolicy } from '#libs/security';
 // The host's authentication, for an application's own HTTP routes (same keys or tokens, same lock-out,

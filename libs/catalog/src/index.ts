@@ -11,6 +11,7 @@ export { toolHeaderParams, type ToolHeaderParam } from './tools/tool-header-para
 export {
   OPEN_ACCESS,
   type RegisteredHandler,
+  type McpEntryOrigin,
   type ArgsBinding,
   type AccessRequirements,
 } from './handlers/registered-handler.interface';

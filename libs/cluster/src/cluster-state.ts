@@ -5,6 +5,7 @@ import { LocalResourceUpdates } from '#libs/resources';
 import type { McpHealthCheck } from '#libs/operations';
 import { ClusterApprovalLedger } from './approvals/cluster-approval.ledger';
 import { ClusterCatalogToggles } from './catalog/cluster-catalog-toggles';
+import { ClusterPolicyStore } from './governance/cluster-policy-store';
 import { ClusterAnswerClaims } from './claims/cluster-answer-claims';
 import { McpCluster, type ClusterOptions } from './replicas/mcp-cluster';
 import { ClusterResourceUpdates } from './resources/cluster-resource-updates';
@@ -40,6 +41,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
   readonly resourceUpdates: ClusterResourceUpdates;
   readonly toggles: ClusterCatalogToggles;
   readonly approvals: ClusterApprovalLedger;
+  readonly policies: ClusterPolicyStore;
   /** A replica that cannot reach the backplane serves no session: it is not ready. */
   readonly readiness: readonly McpHealthCheck[];
 
@@ -55,6 +57,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
     this.resourceUpdates = new ClusterResourceUpdates(new LocalResourceUpdates(), cluster);
     this.toggles = new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster);
     this.approvals = new ClusterApprovalLedger(cluster);
+    this.policies = new ClusterPolicyStore(cluster);
     this.readiness = [{ name: 'cluster', required: true, check: () => cluster.backplane.ping() }];
   }
 

@@ -46,6 +46,7 @@ import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
 import { APPS_PROVIDERS, UiExtension } from '#libs/apps';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
+import { GOVERNANCE_PROVIDERS, MCP_GOVERNANCE_OPTIONS, McpGovernance } from '#libs/governance';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -84,6 +85,7 @@ const OPTION_SLICES = (
     [MCP_REST_OPTIONS, 'rest'],
     [MCP_GATEWAY_OPTIONS, 'gateway'],
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
+    [MCP_GOVERNANCE_OPTIONS, 'governance'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -136,6 +138,7 @@ const OPTION_SLICES = (
       inject: [UiExtension],
     },
     ...INVOCATION_PROVIDERS,
+    ...GOVERNANCE_PROVIDERS,
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,
     ...SECURITY_PROVIDERS,
@@ -179,6 +182,7 @@ const OPTION_SLICES = (
     // parts that are on (see operationsParts).
   ],
   exports: [
+    McpGovernance,
     McpInvoker,
     McpGateway,
     McpCatalog,

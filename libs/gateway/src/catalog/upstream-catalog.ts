@@ -262,7 +262,7 @@ export class UpstreamCatalog {
   }
 
   private access(options: UpstreamOptions) {
-    return { scopes: options.scopes, roles: options.roles };
+    return { scopes: options.scopes, roles: options.roles, origin: { kind: 'upstream' as const, name: options.name } };
   }
 
   private addTool(tool: Tool, check: (schema: Record<string, unknown>) => void): void {

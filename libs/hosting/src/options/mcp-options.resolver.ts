@@ -15,6 +15,7 @@ import type { McpModuleOptions } from '../interfaces/mcp-module-options.interfac
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
 import { CLUSTER_OPTION_KEYS, resolveClusterBackplane, type ClusterSlice } from './cluster.options';
+import { GOVERNANCE_OPTION_KEYS, resolveGovernanceOptions, type GovernanceOptions } from '#libs/governance';
 
 /** `McpModuleOptions` after validation, in the slices the libraries read. */
 export interface ResolvedMcpOptions {
@@ -27,6 +28,7 @@ export interface ResolvedMcpOptions {
   rest: RestOptions;
   gateway: GatewayOptions;
   toolSearch: ToolSearchOptions | undefined;
+  governance: GovernanceOptions | undefined;
   cluster: ClusterSlice;
 }
 
@@ -40,6 +42,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...REST_OPTION_KEYS,
   ...GATEWAY_OPTION_KEYS,
   ...TOOL_SEARCH_OPTION_KEYS,
+  ...GOVERNANCE_OPTION_KEYS,
   ...CLUSTER_OPTION_KEYS,
 ]);
 
@@ -75,6 +78,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const rest = resolveRestOptions(o, report);
   const gateway = resolveGatewayOptions(o, report);
   const toolSearch = resolveToolSearchOptions(o, report);
+  const governance = resolveGovernanceOptions(o, report);
   const cluster: ClusterSlice = {
     backplane: resolveClusterBackplane(o, report),
     replica: operations.replica,
@@ -82,7 +86,19 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     namespace: typeof o.name === 'string' ? o.name : 'mcp',
   };
   if (problems.length > 0) throw new McpStartupError(problems);
-  return { catalog, protocol, invocation, security, operations, hosting, rest, gateway, toolSearch, cluster };
+  return {
+    catalog,
+    protocol,
+    invocation,
+    security,
+    operations,
+    hosting,
+    rest,
+    gateway,
+    toolSearch,
+    governance,
+    cluster,
+  };
 }
 
 /** Token of the `ResolvedMcpOptions` (internal: libraries inject their own slice). */

@@ -1,4 +1,5 @@
 import { LocalCatalogToggles } from '#libs/catalog';
+import { InProcessPolicyStore } from '#libs/governance';
 import { InMemoryApprovalLedger } from '#libs/invocation';
 import {
   InMemoryAnswerClaims,
@@ -23,6 +24,7 @@ export function inProcessState({ protocol, tools, prompts, resources }: SharedSt
     resourceUpdates: new LocalResourceUpdates(),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
+    policies: new InProcessPolicyStore(),
     readiness: [],
   };
 }

@@ -1,5 +1,6 @@
 import type { InjectionToken, Provider, Type } from '@nestjs/common';
 import { CATALOG_TOGGLES, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { MCP_POLICY_STORE } from '#libs/governance';
 import { MCP_APPROVAL_LEDGER } from '#libs/invocation';
 import { DependencyHealth } from '#libs/operations';
 import {
@@ -77,6 +78,7 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
   piece(MCP_RESOURCE_UPDATES, 'resourceUpdates'),
   piece(CATALOG_TOGGLES, 'toggles'),
   piece(MCP_APPROVAL_LEDGER, 'approvals'),
+  piece(MCP_POLICY_STORE, 'policies'),
 ];
 
 /**

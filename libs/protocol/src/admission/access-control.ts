@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpCallKind, type McpPrincipal } from '#libs/core';
+import { McpGovernance, type ListCaller } from '#libs/governance';
 import type { ListView, RegisteredHandler } from '#libs/catalog';
 import { InjectAccessPolicy, type McpAccessPolicy } from '#libs/security';
 import {
@@ -29,6 +30,7 @@ export class AccessControl {
   constructor(
     @InjectAccessPolicy() private readonly policy: McpAccessPolicy,
     @InjectProtocolExtensions() extensions: readonly ProtocolExtension[] | undefined = [],
+    @Optional() private readonly governance?: McpGovernance,
   ) {
     this.restricting = extensions.filter((extension) => extension.requires);
   }
@@ -57,18 +59,31 @@ export class AccessControl {
   }
 
   /**
-   * The entries `principal` may see (those for its client, given the client), and the key of its
-   * view (for cached list pages).
+   * The entries `principal` may see, and the key of its view (for cached list pages). Given its
+   * client, only those for that client; with governance, `governed` given, without the entries
+   * its policies hide from the caller (the policies that do not read the arguments: list ⇔
+   * callable).
    */
-  view<T extends RegisteredHandler>(principal: McpPrincipal, client?: ExtensionClient): ListView<T> {
-    const key = this.policy.visibilityKey(principal);
+  view<T extends RegisteredHandler>(
+    principal: McpPrincipal,
+    client?: ExtensionClient,
+    governed?: { kind: McpCallKind; caller: ListCaller },
+  ): ListView<T> {
+    let key = this.policy.visibilityKey(principal);
+    let visible = (entry: RegisteredHandler) => this.policy.allows(principal, entry.access);
     const missing = client ? this.restricting.filter((extension) => !declares(client, extension)) : [];
-    if (missing.length === 0) return { key, visible: (entry) => this.policy.allows(principal, entry.access) };
-    return {
-      key: `${key}|without:${missing.map((extension) => extension.id).join(',')}`,
-      visible: (entry) =>
-        this.policy.allows(principal, entry.access) && missing.every((extension) => !extension.requires!(entry)),
-    };
+    if (missing.length > 0) {
+      const allowed = visible;
+      key = `${key}|without:${missing.map((extension) => extension.id).join(',')}`;
+      visible = (entry) => allowed(entry) && missing.every((extension) => !extension.requires!(entry));
+    }
+    if (governed && this.governance?.filtersLists) {
+      const filter = this.governance.listFilter(governed.kind, governed.caller);
+      const allowed = visible;
+      key = `${key}|${filter.key}`;
+      visible = (entry) => allowed(entry) && filter.visible(entry);
+    }
+    return { key, visible };
   }
 
   /**

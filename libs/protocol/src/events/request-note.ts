@@ -1,5 +1,5 @@
 import type { McpTransportKind } from '#libs/core';
-import type { AuditOutcome, SensitiveFields } from '#libs/security';
+import type { AuditGovernance, AuditOutcome, SensitiveFields } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent } from './mcp-request-event';
 import type { McpMethodTraits } from '../wire/mcp-method.table';
 
@@ -21,6 +21,8 @@ export class RequestNote implements McpRequestEvent {
   /** The arguments as sent, for the audit trail (`undefined`: none). */
   arguments: unknown = undefined;
   sensitive: SensitiveFields | undefined = undefined;
+  /** What governance policies and guardrails decided about the call (`McpGovernance`). */
+  governance: AuditGovernance | undefined = undefined;
   traceId: string | undefined = undefined;
   readonly startedAt = Date.now();
   readonly startedHr = performance.now();

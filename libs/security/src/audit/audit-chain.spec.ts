@@ -87,6 +87,15 @@ describe('canonicalRecordJson', () => {
       { ...fields, protocolVersion: '2026-07-28', route: 'DELETE /api/tickets/{ticketId}' },
       // A call made from an MCP Apps view.
       { ...fields, origin: 'view', method: 'tools/call', target: 'ticket_history' },
+      // A call governance decided about: a policy refused it, a guardrail found an e-mail address.
+      {
+        ...fields,
+        outcome: 'denied' as const,
+        governance: {
+          refused: [{ policy: 'urgent-needs-lead', reason: 'only a lead' }],
+          findings: [{ detector: 'email', in: 'arguments' as const, path: '$.note', action: 'flag' as const }],
+        },
+      },
     ];
     for (const variant of variants) {
       expect(canonicalRecordJson(variant)).toBe(canonicalJson(variant));

@@ -51,6 +51,7 @@ const COLUMNS: ReadonlyArray<readonly [column: string, field: keyof AuditRecord,
   ['protocol_version', 'protocolVersion', 'text'],
   ['route', 'route', 'text'],
   ['origin', 'origin', 'text'],
+  ['governance', 'governance', 'json'],
   ['prev_hash', 'prevHash', 'text'],
   ['hash', 'hash', 'text'],
 ];
@@ -272,6 +273,8 @@ export class PostgresAuditSink implements AuditSink {
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS route text`],
       // `view` for a call made from an MCP Apps view (NULL for every other record).
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS origin text`],
+      // What governance policies and guardrails decided (NULL when none applied).
+      [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS governance jsonb`],
     ];
   }
 }

@@ -2,20 +2,20 @@
 // variant alike): wrk drives each variant under `taskset -c 1` while the server runs under
 // `taskset -c 0`, and the server's own CPU time (utime + stime from /proc) is divided by the
 // requests wrk completed. Unlike req/s, that does not depend on which of the two processes is the
-// bottleneck. Linux only; used by era-cpu.mjs and rest-bridge.mjs.
+// bottleneck. Linux only; used by era-cpu.mjs, rest-bridge.mjs and compare-cpu.mjs.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** utime + stime of a process, in clock ticks (1/100 s). */
-function cpuTicks(pid) {
+export function cpuTicks(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return Number(fields[11]) + Number(fields[12]);
 }
 
 /** A wrk script POSTing `body` as JSON with `headers`. */
-function luaScript(directory, name, { headers, body }) {
+export function luaScript(directory, name, { headers, body }) {
   const all = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers };
   const lines = [
     'wrk.method = "POST"',
@@ -27,7 +27,7 @@ function luaScript(directory, name, { headers, body }) {
   return file;
 }
 
-function wrk(url, script, seconds) {
+export function wrk(url, script, seconds) {
   const run = spawnSync('taskset', ['-c', '1', 'wrk', '-t1', '-c30', `-d${seconds}s`, '-s', script, url], {
     encoding: 'utf8',
   });
@@ -39,7 +39,7 @@ function wrk(url, script, seconds) {
   };
 }
 
-async function waitUntilReady(readyUrl) {
+export async function waitUntilReady(readyUrl) {
   for (let attempt = 0; attempt < 200; attempt++) {
     const ready = await fetch(readyUrl).then(
       (response) => response.ok,
@@ -51,7 +51,7 @@ async function waitUntilReady(readyUrl) {
   throw new Error(`the server did not become ready at ${readyUrl}`);
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * Starts `entry` under `taskset -c 0` with `env`, then measures each of `variants`

@@ -40,9 +40,14 @@ export class AccessControl {
     return this.policy.allows(principal, entry.access) && (!client || this.forClient(entry, client));
   }
 
-  /** How a call of `entry` reached the host when only an extension can make it (`view`), for its audit record. */
-  originOf(entry: RegisteredHandler): string | undefined {
+  /**
+   * How a call of `entry` by `client` reached the host when only an extension can make it
+   * (`view`), for its audit record: only a client that declared the extension can have made it so
+   * (the model's `call_tool` relays as a client of none).
+   */
+  originOf(entry: RegisteredHandler, client: ExtensionClient): string | undefined {
     for (const extension of this.restricting) {
+      if (!declares(client, extension)) continue;
       const origin = extension.originOf?.(entry);
       if (origin !== undefined) return origin;
     }

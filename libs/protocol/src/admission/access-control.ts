@@ -26,6 +26,8 @@ export class AccessDeniedError extends JsonRpcError {}
 export class AccessControl {
   /** The extensions that keep some entries to their own clients. */
   private readonly restricting: readonly ProtocolExtension[];
+  /** The extensions whose clients call tools by their own server's names. */
+  private readonly ownNaming: readonly ProtocolExtension[];
 
   constructor(
     @InjectAccessPolicy() private readonly policy: McpAccessPolicy,
@@ -33,6 +35,22 @@ export class AccessControl {
     @Optional() private readonly governance?: McpGovernance,
   ) {
     this.restricting = extensions.filter((extension) => extension.requires);
+    this.ownNaming = extensions.filter((extension) => extension.callsByOwnName);
+  }
+
+  /**
+   * Of the tools served under another name than their own server's (`candidates`, all of one own
+   * name), those `client` may mean by that name — it declared an extension whose clients call
+   * tools so (an MCP Apps view of an upstream behind a prefix) — and `principal` may use: one is
+   * the tool meant, several are ambiguous, none is an unknown tool.
+   */
+  meantByOwnName<T extends RegisteredHandler>(
+    principal: McpPrincipal,
+    candidates: readonly T[],
+    client: ExtensionClient,
+  ): readonly T[] {
+    if (candidates.length === 0 || !this.ownNaming.some((extension) => declares(client, extension))) return [];
+    return candidates.filter((entry) => this.allows(principal, entry, client));
   }
 
   /** Whether `principal` may use `entry`, and (given its client) whether the entry is for that client. */

@@ -47,7 +47,8 @@ jest.setTimeout(30_000);
  * its `ui://` view keeps a `ui://` URI after namespacing (the upstream's name goes into the
  * authority), its tool names the view so, the view's document and metadata pass as the server
  * sent them, and in chromium, framed by the official AppBridge with the SDK v2 client on the
- * gateway, the view renders the tool's result and calls the server's tool again.
+ * gateway, the view renders the tool's result and calls the server's tool again — by its own name
+ * (`get-time`), the upstream being served under its default prefix (`basic__get-time`).
  */
 describe('an example MCP App server behind the gateway keeps its view working', () => {
   let gateway: INestApplication;
@@ -159,6 +160,47 @@ describe('an example MCP App server behind the gateway keeps its view working', 
     } finally {
       await plain.client.close();
     }
+  });
+});
+
+/**
+ * Two upstreams of one server behind the gateway: a view's own name (`get-time`) could mean either
+ * tool, so the gateway runs neither and says which names to call.
+ */
+describe('a view’s own tool name that two upstreams share', () => {
+  let gateway: INestApplication;
+  let connected: ConnectedV2;
+
+  beforeAll(async () => {
+    const basic = (name: string) => ({
+      name,
+      transport: { type: 'stdio' as const, command: process.execPath, args: [BASIC, '--stdio'] },
+    });
+    gateway = await startTestApp({
+      imports: [
+        McpModule.forRoot({
+          name: 'apps-gateway-two',
+          version: '1.0.0',
+          gateway: { upstreams: [basic('basic'), basic('clock')] },
+        }),
+      ],
+    });
+    connected = await connectSdkV2(`${await baseUrlOf(gateway)}/mcp`, 'apps-gateway-two', 'auto', {
+      extensions: { [UI]: { mimeTypes: [MIME] } },
+    });
+  });
+  afterAll(async () => {
+    await connected?.client.close();
+    await gateway?.close();
+  });
+
+  it('is refused as ambiguous, naming both tools; each runs by its gateway name', async () => {
+    const { client } = connected;
+    await expect(client.callTool({ name: 'get-time', arguments: {} })).rejects.toThrow(
+      /Unknown tool: get-time \(ambiguous: basic__get-time, clock__get-time; call one of them\)/,
+    );
+    for (const name of ['basic__get-time', 'clock__get-time'])
+      expect(((await client.callTool({ name, arguments: {} })) as CallToolResult).isError).toBeFalsy();
   });
 });
 

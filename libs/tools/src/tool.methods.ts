@@ -56,10 +56,16 @@ export class ToolMethods implements McpMethods {
     let notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`);
     if (!entry) {
       // An MCP Apps view behind a gateway calls its server's tool by the server's own name.
-      const meant = this.access.meantByOwnName(request.principal, this.registry.byOwnName(name), session);
+      const meant = this.access.meantByOwnName(request.principal, this.registry.byOwnName(name), session, {
+        kind: 'tool',
+        caller: { principal: request.principal, client: session.clientInfo, transport: request.transport },
+      });
       if (meant.length === 1) entry = meant[0];
       else if (meant.length > 1) {
-        const names = meant.map((tool) => tool.name).join(', ');
+        const names = meant
+          .map((tool) => tool.name)
+          .sort()
+          .join(', ');
         notFound = () =>
           new JsonRpcError(
             JsonRpcErrorCode.INVALID_PARAMS,

@@ -41,16 +41,18 @@ export class AccessControl {
   /**
    * Of the tools served under another name than their own server's (`candidates`, all of one own
    * name), those `client` may mean by that name — it declared an extension whose clients call
-   * tools so (an MCP Apps view of an upstream behind a prefix) — and `principal` may use: one is
-   * the tool meant, several are ambiguous, none is an unknown tool.
+   * tools so (an MCP Apps view of an upstream behind a prefix) — and `principal` may see, as its
+   * own list would show them (with governance, `governed` given, its list filter too): one is the
+   * tool meant, several are ambiguous, none is an unknown tool.
    */
   meantByOwnName<T extends RegisteredHandler>(
     principal: McpPrincipal,
     candidates: readonly T[],
     client: ExtensionClient,
+    governed?: { kind: McpCallKind; caller: ListCaller },
   ): readonly T[] {
     if (candidates.length === 0 || !this.ownNaming.some((extension) => declares(client, extension))) return [];
-    return candidates.filter((entry) => this.allows(principal, entry, client));
+    return candidates.filter(this.view<T>(principal, client, governed).visible);
   }
 
   /** Whether `principal` may use `entry`, and (given its client) whether the entry is for that client. */

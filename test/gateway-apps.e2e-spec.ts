@@ -47,14 +47,18 @@ jest.setTimeout(30_000);
  * its `ui://` view keeps a `ui://` URI after namespacing (the upstream's name goes into the
  * authority), its tool names the view so, the view's document and metadata pass as the server
  * sent them, and in chromium, framed by the official AppBridge with the SDK v2 client on the
- * gateway, the view renders the tool's result and calls the server's tool again.
+ * gateway, the view renders the tool's result and calls the server's tool again — by its own name
+ * (`get-time`), the upstream being served under its default prefix (`basic__get-time`).
  */
 describe('an example MCP App server behind the gateway keeps its view working', () => {
   let gateway: INestApplication;
   let upstream: ConnectedV2;
   let client: Client;
+  let url: string;
   let browser: Browser;
   let page: Page;
+  /** The names the view's calls gave, as the bridge relayed them. */
+  const viewCalls: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium`);
@@ -66,10 +70,8 @@ describe('an example MCP App server behind the gateway keeps its view working', 
           gateway: {
             upstreams: [
               {
+                // Prefixed as every upstream by default (basic__get-time): its view still calls get-time.
                 name: 'basic',
-                // A view calls its own server's tools by their own names: no prefix keeps them.
-                prefix: '',
-                separator: '',
                 transport: { type: 'stdio', command: process.execPath, args: [BASIC, '--stdio'] },
               },
             ],
@@ -77,14 +79,15 @@ describe('an example MCP App server behind the gateway keeps its view working', 
         }),
       ],
     });
-    const url = `${await baseUrlOf(gateway)}/mcp`;
+    url = `${await baseUrlOf(gateway)}/mcp`;
     upstream = await connectSdkV2(url, 'apps-gateway-client', 'auto', { extensions: { [UI]: { mimeTypes: [MIME] } } });
     client = upstream.client;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 640, height: 900 } });
-    await page.exposeFunction('hostCallTool', (_principal: string, params: { name: string }) =>
-      client.callTool(params as never),
-    );
+    await page.exposeFunction('hostCallTool', (_principal: string, params: { name: string }) => {
+      viewCalls.push(params.name);
+      return client.callTool(params as never);
+    });
     await page.setContent(await appHostPage());
   });
 
@@ -96,7 +99,7 @@ describe('an example MCP App server behind the gateway keeps its view working', 
 
   it('keeps the view a ui:// URI, names it so in the tool, and passes the document and its metadata through', async () => {
     expect(client.getServerCapabilities()?.extensions?.[UI]).toEqual({ mimeTypes: [MIME] });
-    const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'get-time') as Tool;
+    const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'basic__get-time') as Tool;
     expect(tool._meta).toMatchObject({
       ui: { resourceUri: 'ui://basic+get-time/mcp-app.html' },
       'ui/resourceUri': 'ui://basic+get-time/mcp-app.html',
@@ -113,8 +116,8 @@ describe('an example MCP App server behind the gateway keeps its view working', 
     expect(contents.text).toBe(await readFile(join(BASIC, '..', 'mcp-app.html'), 'utf8'));
   });
 
-  it('renders the view in chromium, which calls the server’s tool through the gateway', async () => {
-    const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'get-time') as Tool;
+  it('renders the view in chromium, which calls the server’s tool by its own name through the gateway', async () => {
+    const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'basic__get-time') as Tool;
     const [contents] = (await client.readResource({ uri: 'ui://basic+get-time/mcp-app.html' })).contents as unknown as [
       { text: string },
     ];
@@ -122,7 +125,7 @@ describe('an example MCP App server behind the gateway keeps its view working', 
       JSON.stringify({ id: 'basic', caption: 'get-time, through the gateway', html: contents.text, tool, input: {} }),
     ) as Record<string, unknown>;
     await page.evaluate((value) => window.renderView(value), view);
-    const result = (await client.callTool({ name: 'get-time', arguments: {} })) as CallToolResult;
+    const result = (await client.callTool({ name: 'basic__get-time', arguments: {} })) as CallToolResult;
     const first = (result.structuredContent as { time: string }).time;
     await page.evaluate(({ id, value }) => window.sendResult(id, value), {
       id: 'basic',
@@ -140,6 +143,64 @@ describe('an example MCP App server behind the gateway keeps its view working', 
     );
     await mkdir(OUTPUT, { recursive: true });
     await page.locator('#basic').screenshot({ path: join(OUTPUT, 'apps-gateway-basic.png') });
+    // The view's own call named get-time, as the server wrote it: the gateway resolved it.
+    expect(viewCalls).toContain('get-time');
+  });
+
+  it('resolves a tool’s own name only for a client that renders views: to the others it is unknown', async () => {
+    const plain = await connectSdkV2(url, 'apps-gateway-plain', 'auto');
+    try {
+      expect((await plain.client.listTools()).tools.map(({ name }) => name)).toEqual(['basic__get-time']);
+      expect(
+        ((await plain.client.callTool({ name: 'basic__get-time', arguments: {} })) as CallToolResult).isError,
+      ).toBeFalsy();
+      await expect(plain.client.callTool({ name: 'get-time', arguments: {} })).rejects.toThrow(
+        /Unknown tool: get-time/,
+      );
+    } finally {
+      await plain.client.close();
+    }
+  });
+});
+
+/**
+ * Two upstreams of one server behind the gateway: a view's own name (`get-time`) could mean either
+ * tool, so the gateway runs neither and says which names to call.
+ */
+describe('a view’s own tool name that two upstreams share', () => {
+  let gateway: INestApplication;
+  let connected: ConnectedV2;
+
+  beforeAll(async () => {
+    const basic = (name: string) => ({
+      name,
+      transport: { type: 'stdio' as const, command: process.execPath, args: [BASIC, '--stdio'] },
+    });
+    gateway = await startTestApp({
+      imports: [
+        McpModule.forRoot({
+          name: 'apps-gateway-two',
+          version: '1.0.0',
+          gateway: { upstreams: [basic('basic'), basic('clock')] },
+        }),
+      ],
+    });
+    connected = await connectSdkV2(`${await baseUrlOf(gateway)}/mcp`, 'apps-gateway-two', 'auto', {
+      extensions: { [UI]: { mimeTypes: [MIME] } },
+    });
+  });
+  afterAll(async () => {
+    await connected?.client.close();
+    await gateway?.close();
+  });
+
+  it('is refused as ambiguous, naming both tools; each runs by its gateway name', async () => {
+    const { client } = connected;
+    await expect(client.callTool({ name: 'get-time', arguments: {} })).rejects.toThrow(
+      /Unknown tool: get-time \(ambiguous: basic__get-time, clock__get-time; call one of them\)/,
+    );
+    for (const name of ['basic__get-time', 'clock__get-time'])
+      expect(((await client.callTool({ name, arguments: {} })) as CallToolResult).isError).toBeFalsy();
   });
 });
 

@@ -135,6 +135,24 @@ describe('the gateway: server-everything over stdio and Streamable HTTP behind o
     expect(echo._meta?.['nest-mcp-host/upstream']).toEqual({ upstream: 'everything', tool: 'echo' });
   });
 
+  it('passes no MCP Apps view of server-everything: it has none (docs/apps.md), so nothing ui:// is listed', async () => {
+    const { tools } = await client.listTools();
+    expect(
+      tools.filter((tool) => tool._meta?.ui !== undefined || tool._meta?.['ui/resourceUri'] !== undefined),
+    ).toEqual([]);
+    const resources = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor === undefined ? undefined : { cursor });
+      resources.push(...page.resources);
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(resources.length).toBeGreaterThan(0);
+    expect(
+      resources.filter((resource) => resource.uri.includes('ui://') || resource.mimeType?.includes('mcp-app')),
+    ).toEqual([]);
+  });
+
   it('calls tools on both upstreams and returns their results', async () => {
     const echoed = (await client.callTool({
       name: 'everything__echo',

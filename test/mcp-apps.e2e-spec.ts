@@ -272,3 +272,56 @@ describe('MCP Apps: the desk’s views in chromium through the official AppBridg
     });
   });
 });
+
+/**
+ * Tool search is the model's path: through `call_tool` no app-only tool runs, even when the client
+ * that relays the model renders views (it declared the extension, so its own direct calls of the
+ * app-only tools are its views'). The relayed call is refused as any hidden entry and audited so.
+ */
+describe('MCP Apps and tool search: call_tool never runs an app-only tool', () => {
+  let desk: Awaited<ReturnType<typeof startDeskHost>>;
+  let connected: ConnectedV2;
+
+  beforeAll(async () => {
+    desk = await startDeskHost({ AUTH_MODE: 'apiKey', MCP_TOOL_SEARCH: 'on' });
+    connected = await connectSdkV2(desk.url, 'apps-search', 'legacy', {
+      headers: { authorization: `Bearer ${DESK_KEYS.admin}` },
+      extensions: RENDERS_VIEWS,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await connected?.client.close().catch(() => undefined);
+    await desk?.close();
+  });
+
+  it('refuses call_tool of ticket_customer as an unknown tool, audited denied and not as a view’s call', async () => {
+    const { client } = connected;
+    const relayed = (await client.callTool({
+      name: 'call_tool',
+      arguments: { name: 'ticket_customer', arguments: { ticketId: 'T-2001' } },
+    })) as CallToolResult;
+    expect(relayed.isError).toBe(true);
+    expect((relayed.content[0] as { text: string }).text).toMatch(/Unknown tool: ticket_customer.*search_tools/s);
+    const [record] = await auditRecords(
+      desk.auditFile,
+      (r) => r.target === 'ticket_customer' && r.method === 'tools/call',
+    );
+    expect(record).toMatchObject({ principal: 'desk-admin', outcome: 'denied' });
+    expect(record.origin).toBeUndefined();
+    // The same client's own call is its view's: allowed, and recorded as coming from a view.
+    const direct = (await client.callTool({
+      name: 'ticket_customer',
+      arguments: { ticketId: 'T-2001' },
+    })) as CallToolResult;
+    expect(direct.isError).toBeFalsy();
+    const records = await auditRecords(desk.auditFile, (r) => r.target === 'ticket_customer', 2);
+    expect(records[1]).toMatchObject({ outcome: 'ok', origin: 'view' });
+    const found = (await client.callTool({
+      name: 'search_tools',
+      arguments: { query: 'customer of a ticket', limit: 20 },
+    })) as CallToolResult;
+    const names = (found.structuredContent as { tools: { name: string }[] }).tools.map(({ name }) => name);
+    expect(names).not.toContain('ticket_customer');
+    expect(names).not.toContain('ticket_status_counts');
+  });
+});

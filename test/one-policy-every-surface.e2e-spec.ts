@@ -72,6 +72,10 @@ describe('one policy, every surface', () => {
         new Set(PLATFORMS.map(([platform]) => platform)),
       );
       expect(new Set(SURFACES.map((surface) => surface.reaches))).toEqual(new Set(REACHES));
+      // A view's calls come through the HTTP platform's transport: each platform has its view surface.
+      expect(
+        new Set(SURFACES.filter((surface) => surface.reaches === 'view').map((surface) => surface.platform)),
+      ).toEqual(new Set(PLATFORMS.map(([platform]) => platform)));
     });
 
     it('reaches every tool the desk serves through one of those ways', async () => {

@@ -172,6 +172,16 @@ const HIDDEN: Policy = {
           : missing;
       expectUnknown(await session.call(ghost), `${target}_missing`);
     });
+    if (surface.reaches === 'view') {
+      // A view's call of a tool its principal may not call: refused as above, recorded as a view's.
+      const reader = surface.principal('reader');
+      const record = await recordOf(
+        world,
+        surface.trail,
+        (entry) => entry.target === target && entry.principal === reader && entry.outcome === 'denied',
+      );
+      expect(record).toMatchObject({ method: 'tools/call', transport: surface.transport, origin: 'view' });
+    }
     await withSession(surface, world, 'caller', async (session) => {
       if (surface.reaches !== 'call_tool') expect(namesOf(await session.list())).toContain(target);
     });

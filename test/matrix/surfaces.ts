@@ -633,7 +633,7 @@ const CLI: Surface = {
 /**
  * Every surface of the matrix: each transport and era, both HTTP platforms, and each way a call
  * reaches something else than a provider's tool (a REST route, another REST API, another MCP
- * server, the tool search's `call_tool`).
+ * server, the tool search's `call_tool`, an MCP Apps view — on both platforms).
  */
 export const SURFACES: readonly Surface[] = [
   hostSurface({
@@ -749,6 +749,17 @@ export const SURFACES: readonly Surface[] = [
     era: '2026-07-28',
     mode: 'stateful',
     platform: 'express',
+    reaches: 'view',
+    entries: VIEW_ENTRIES,
+    views: true,
+  }),
+  hostSurface({
+    id: 'fastify-view',
+    ticket: 'T-2006',
+    host: 'fastify',
+    era: '2026-07-28',
+    mode: 'stateful',
+    platform: 'fastify',
     reaches: 'view',
     entries: VIEW_ENTRIES,
     views: true,

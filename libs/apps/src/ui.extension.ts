@@ -16,6 +16,8 @@ const SETTINGS = Object.freeze({ mimeTypes: [MCP_APP_MIME_TYPE] });
 @Injectable()
 export class UiExtension implements ProtocolExtension, OnModuleInit {
   readonly id = MCP_APPS_EXTENSION;
+  /** A view calls its own server's tools by their own names, also behind a gateway's prefix. */
+  readonly callsByOwnName = true;
   /** Whether the catalog has anything of MCP Apps; recomputed after a change. */
   private offered: boolean | undefined;
 

@@ -28,7 +28,8 @@ const MAX_CACHED_VIEWS = 256;
  * nobody learns of a tool they could not call. `call_tool` runs the call through the
  * host's own dispatcher as the same principal: the chosen tool's authorization, throttling,
  * confirmation and audit apply as to a direct call, and its progress and questions reach the
- * caller.
+ * caller. Both are the model's: no app-only tool of MCP Apps is found or called through them,
+ * whatever the client that relays the model renders.
  */
 /** The client tool search answers for: the model, which declares no extension. */
 const FOR_THE_MODEL = { clientCapabilities: undefined };
@@ -151,7 +152,8 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
             onProgress: ({ progress, total, message }) => context.reportProgress(progress, total, message),
           }),
           elicit: (request) => context.elicit(request),
-          clientCapabilities: context.clientCapabilities,
+          // As the model, whatever client relays it: app-only tools (MCP Apps) are its views' alone.
+          clientCapabilities: forTheModel(context.clientCapabilities),
           // Recorded as the call it is: on the surface, from the client and the address of call_tool's.
           transport: context.transport,
           clientInfo: context.clientInfo ?? null,
@@ -193,6 +195,17 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
     }
     return names;
   }
+}
+
+/**
+ * The caller's capabilities without its extensions: `call_tool` is the model's path, so what an
+ * extension keeps to its own clients (an app-only tool of MCP Apps) is refused there and audited
+ * as any hidden entry, even when the client that relays the model renders views.
+ */
+function forTheModel(capabilities: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  if (!('extensions' in capabilities)) return capabilities;
+  const { extensions: _extensions, ...others } = capabilities;
+  return others;
 }
 
 /** Marks `handler` as a relay (`MCP_RELAY_METADATA`): what it calls is throttled, not it. */

@@ -3,6 +3,7 @@ import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { needsConfirmation, ToolInvoker } from '#libs/invocation';
 import {
+  AccessControl,
   CallAdmission,
   CallerLists,
   CallScope,
@@ -39,6 +40,7 @@ export class ToolMethods implements McpMethods {
     private readonly extensionTasks: TaskExtensionRunner,
     private readonly lists: CallerLists,
     private readonly admission: CallAdmission,
+    private readonly access: AccessControl,
   ) {}
 
   private async call(request: McpRequest, reply: ReplyChannel, note: RequestNote): Promise<string> {
@@ -50,9 +52,29 @@ export class ToolMethods implements McpMethods {
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'tools/call: "arguments" must be an object');
     }
-    const notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`);
+    let entry = this.registry.get(name);
+    let notFound = () => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`);
+    if (!entry) {
+      // An MCP Apps view behind a gateway calls its server's tool by the server's own name.
+      const meant = this.access.meantByOwnName(request.principal, this.registry.byOwnName(name), session, {
+        kind: 'tool',
+        caller: { principal: request.principal, client: session.clientInfo, transport: request.transport },
+      });
+      if (meant.length === 1) entry = meant[0];
+      else if (meant.length > 1) {
+        const names = meant
+          .map((tool) => tool.name)
+          .sort()
+          .join(', ');
+        notFound = () =>
+          new JsonRpcError(
+            JsonRpcErrorCode.INVALID_PARAMS,
+            `Unknown tool: ${name} (ambiguous: ${names}; call one of them)`,
+          );
+      }
+    }
     const call = await this.admission.admit(
-      { kind: 'tool', target: name, entry: this.registry.get(name), args, notFound },
+      { kind: 'tool', target: entry?.name ?? name, entry, args, notFound },
       request,
       reply,
       note,

@@ -36,6 +36,11 @@ export interface RegisteredHandler extends CatalogEntry {
 export interface McpEntryOrigin {
   readonly kind: 'local' | 'rest' | 'api' | 'upstream';
   readonly name?: string;
+  /**
+   * The name its own server knows it by, when the host serves it under another (an upstream's
+   * tool behind a prefix): the name an MCP Apps view of that server calls it by.
+   */
+  readonly ownName?: string;
 }
 
 /** Scopes all required, and roles one of which is required (none: open to every caller). */

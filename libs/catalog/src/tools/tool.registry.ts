@@ -14,9 +14,30 @@ import { isValidToolName } from './tool-name.rules';
 @Injectable()
 export class ToolRegistry extends CatalogList<RegisteredTool> {
   private readonly logger = new Logger('McpCatalog');
+  /** The enabled tools served under another name than their own server's, by that own name; rebuilt after a change. */
+  private ownNames: Map<string, RegisteredTool[]> | undefined;
 
   constructor() {
     super('tools', 'tools', 'tool name');
+    this.onChange(() => (this.ownNames = undefined));
+  }
+
+  /**
+   * The enabled tools whose own server calls them `name` while the host serves them under another
+   * (an upstream's tools behind a prefix): what an MCP Apps view of that server may mean by it.
+   */
+  byOwnName(name: string): readonly RegisteredTool[] {
+    if (!this.ownNames) {
+      this.ownNames = new Map();
+      for (const tool of this.all()) {
+        const own = tool.origin?.ownName;
+        if (own === undefined || own === tool.name) continue;
+        const same = this.ownNames.get(own);
+        if (same) same.push(tool);
+        else this.ownNames.set(own, [tool]);
+      }
+    }
+    return this.ownNames.get(name) ?? [];
   }
 
   /**

@@ -293,7 +293,12 @@ export class UpstreamCatalog {
         _meta: { ...this.names.toolMeta(tool._meta), ...this.meta(tool.name, 'tool') },
       },
       (args: Record<string, unknown>, context: McpCallContext) => this.callTool(tool.name, args, context, headerParams),
-      { ...this.access(options), route: `upstream ${options.name}: ${tool.name}` },
+      {
+        ...this.access(options),
+        // Its own name too: the one the upstream's MCP Apps views call it by.
+        origin: { kind: 'upstream', name: options.name, ownName: tool.name },
+        route: `upstream ${options.name}: ${tool.name}`,
+      },
     );
   }
 

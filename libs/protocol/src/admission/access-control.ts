@@ -26,6 +26,8 @@ export class AccessDeniedError extends JsonRpcError {}
 export class AccessControl {
   /** The extensions that keep some entries to their own clients. */
   private readonly restricting: readonly ProtocolExtension[];
+  /** The extensions whose clients call tools by their own server's names. */
+  private readonly ownNaming: readonly ProtocolExtension[];
 
   constructor(
     @InjectAccessPolicy() private readonly policy: McpAccessPolicy,
@@ -33,6 +35,24 @@ export class AccessControl {
     @Optional() private readonly governance?: McpGovernance,
   ) {
     this.restricting = extensions.filter((extension) => extension.requires);
+    this.ownNaming = extensions.filter((extension) => extension.callsByOwnName);
+  }
+
+  /**
+   * Of the tools served under another name than their own server's (`candidates`, all of one own
+   * name), those `client` may mean by that name — it declared an extension whose clients call
+   * tools so (an MCP Apps view of an upstream behind a prefix) — and `principal` may see, as its
+   * own list would show them (with governance, `governed` given, its list filter too): one is the
+   * tool meant, several are ambiguous, none is an unknown tool.
+   */
+  meantByOwnName<T extends RegisteredHandler>(
+    principal: McpPrincipal,
+    candidates: readonly T[],
+    client: ExtensionClient,
+    governed?: { kind: McpCallKind; caller: ListCaller },
+  ): readonly T[] {
+    if (candidates.length === 0 || !this.ownNaming.some((extension) => declares(client, extension))) return [];
+    return candidates.filter(this.view<T>(principal, client, governed).visible);
   }
 
   /** Whether `principal` may use `entry`, and (given its client) whether the entry is for that client. */
@@ -40,9 +60,14 @@ export class AccessControl {
     return this.policy.allows(principal, entry.access) && (!client || this.forClient(entry, client));
   }
 
-  /** How a call of `entry` reached the host when only an extension can make it (`view`), for its audit record. */
-  originOf(entry: RegisteredHandler): string | undefined {
+  /**
+   * How a call of `entry` by `client` reached the host when only an extension can make it
+   * (`view`), for its audit record: only a client that declared the extension can have made it so
+   * (the model's `call_tool` relays as a client of none).
+   */
+  originOf(entry: RegisteredHandler, client: ExtensionClient): string | undefined {
     for (const extension of this.restricting) {
+      if (!declares(client, extension)) continue;
       const origin = extension.originOf?.(entry);
       if (origin !== undefined) return origin;
     }

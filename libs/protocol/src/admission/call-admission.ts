@@ -63,7 +63,7 @@ export class CallAdmission {
     const { kind, target, entry, args } = call;
     note.entry(kind, target, args, sensitiveFieldsOfEntry(kind, entry));
     note.route = entry?.route;
-    if (entry) note.origin = this.access.originOf(entry);
+    if (entry) note.origin = this.access.originOf(entry, request.session);
     if (!entry || !this.access.allows(request.principal, entry, request.session)) {
       const notFound = call.notFound();
       throw entry ? new AccessDeniedError(notFound.code, notFound.message, notFound.data) : notFound;

@@ -27,6 +27,11 @@ export interface ProtocolExtension {
   requires?(entry: RegisteredHandler): boolean;
   /** How a call of `entry` reached the host, when only the extension can make it (`view`). */
   originOf?(entry: RegisteredHandler): string | undefined;
+  /**
+   * Whether its clients may call a tool by the name its own server knows it by when the host
+   * serves it under another (MCP Apps views call their server's tools so, behind a gateway's prefix).
+   */
+  readonly callsByOwnName?: boolean;
 }
 
 /** Token of the host's `ProtocolExtension[]` (none when unbound). */

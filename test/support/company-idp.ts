@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { freePort } from './free-port';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+export interface IdpClient {
+  client_id: string;
+  client_secret?: string;
+  redirect_uris?: string[];
+  grant_types?: string[];
+  response_types?: string[];
+  token_endpoint_auth_method?: string;
+}
+
+export interface CompanyIdpSettings {
+  clients: IdpClient[];
+  /** Users by login, with the app roles and groups the IdP gives them. */
+  accounts: Record<string, { roles?: string[]; groups?: string[] }>;
+  /** Which IdP clients may exchange an ID token for an ID-JAG, and the client id they have at the MCP authorization server. */
+  idJag?: Record<string, { mcpClientId: string; allowed?: string[] }>;
+}
+
+export interface CompanyIdp {
+  issuer: string;
+  /** How many token requests succeeded, per grant type. */
+  counts(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+/** The company IdP (test/support/company-idp.mjs, a real oidc-provider) in a child process. */
+export async function startCompanyIdp(settings: CompanyIdpSettings): Promise<CompanyIdp> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(__dirname, 'company-idp.mjs'), JSON.stringify({ ...settings, port })],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const issuer = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /READY (\S+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the company IdP exited (${code}) before it listened`)));
+  });
+  return {
+    issuer,
+    counts: async () => (await fetch(`${issuer}/test/counts`)).json() as Promise<Record<string, number>>,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Debian's chromium through playwright-core, kept to loopback (the IdP's page links a web font). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+/**
+ * A person signing in: opens `url` (an authorization request), signs in at the company IdP's
+ * login page as `login`, and follows the redirects until one reaches `redirectPrefix`, whose URL
+ * it returns (the client's redirect URI with the code, or an error).
+ */
+export async function signInInBrowser(
+  browser: Browser,
+  url: string,
+  login: string,
+  redirectPrefix: string,
+): Promise<URL> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    let landed: string | undefined;
+    await page.route('**/*', (route) => {
+      const target = route.request().url();
+      if (target.startsWith(redirectPrefix)) {
+        landed = target;
+        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'signed in' });
+      }
+      const host = new URL(target).hostname;
+      return host === '127.0.0.1' || host === 'localhost' ? route.continue() : route.abort();
+    });
+    await page.goto(url);
+    if (!landed) {
+      await page.fill('input[name="login"]', login);
+      await page.fill('input[name="password"]', 'any password');
+      await Promise.all([page.waitForURL((target) => target.href.startsWith(redirectPrefix)), page.click('button[type="submit"]')]);
+    }
+    if (!landed) throw new Error(`the browser never reached ${redirectPrefix} (at ${page.url()})`);
+    return new URL(landed);
+  } finally {
+    await context.close();
+  }
+}

@@ -3,6 +3,8 @@ export type { AuthResult, AuthRefusal } from './auth/auth-result';
 export type { McpAuthOptions, McpApiKey, McpApiKeyAuth, McpOAuthAuth, McpNoAuth } from './auth/auth-options.interface';
 export { hashApiKey } from './auth/api-key';
 export { checkAuthOptions } from './auth/auth-options.resolver';
+export { ClaimsMapper, checkClaimsMapping, type McpClaimsMapping, type McpClaimRule } from './auth/claims-mapping';
+export { MCP_LOCAL_TOKEN_KEYS, InjectLocalTokenKeys, type LocalTokenKeys } from './auth/local-token-keys';
 export { RequireScopes, Roles } from './authz/authorization.decorators';
 export {
   ScopeAndRolePolicy,

@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['security', 'catalog'],
-  ['invocation'],
+  ['invocation', 'authorization-server'],
   ['protocol'],
   ['prompts', 'resources', 'tool-search'],
   ['operations', 'rest'],

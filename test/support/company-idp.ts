@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
@@ -76,28 +77,26 @@ export async function signInInBrowser(
   login: string,
   redirectPrefix: string,
 ): Promise<URL> {
+  // The client's redirect URI, listening as a native client's loopback listener does.
+  const listener = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('signed in'));
+  await new Promise<void>((resolve) => listener.listen(Number(new URL(redirectPrefix).port), '127.0.0.1', resolve));
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    let landed: string | undefined;
     await page.route('**/*', (route) => {
-      const target = route.request().url();
-      if (target.startsWith(redirectPrefix)) {
-        landed = target;
-        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'signed in' });
-      }
-      const host = new URL(target).hostname;
+      const host = new URL(route.request().url()).hostname;
       return host === '127.0.0.1' || host === 'localhost' ? route.continue() : route.abort();
     });
+    const arrived = (target: URL) => target.href.startsWith(redirectPrefix);
     await page.goto(url);
-    if (!landed) {
+    if (!arrived(new URL(page.url()))) {
       await page.fill('input[name="login"]', login);
       await page.fill('input[name="password"]', 'any password');
-      await Promise.all([page.waitForURL((target) => target.href.startsWith(redirectPrefix)), page.click('button[type="submit"]')]);
+      await Promise.all([page.waitForURL(arrived), page.click('button[type="submit"]')]);
     }
-    if (!landed) throw new Error(`the browser never reached ${redirectPrefix} (at ${page.url()})`);
-    return new URL(landed);
+    return new URL(page.url());
   } finally {
     await context.close();
+    await new Promise((resolve) => listener.close(resolve));
   }
 }

@@ -45,6 +45,13 @@ import {
   type OperationsSwitches,
 } from '#libs/operations';
 import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
+import {
+  AUTHORIZATION_SERVER_PROVIDERS,
+  InMemoryAuthorizationServerStore,
+  MCP_AUTHORIZATION_SERVER_OPTIONS,
+  MCP_AUTHORIZATION_SERVER_STORE,
+  McpAuthorizationServer,
+} from '#libs/authorization-server';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
@@ -85,6 +92,7 @@ const OPTION_SLICES = (
     [MCP_GATEWAY_OPTIONS, 'gateway'],
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
     [MCP_CLUSTER_OPTIONS, 'cluster'],
+    [MCP_AUTHORIZATION_SERVER_OPTIONS, 'authorizationServer'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -133,6 +141,9 @@ const OPTION_SLICES = (
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,
     ...SECURITY_PROVIDERS,
+    // The state of the authorization server (when it is on): this process's own.
+    { provide: MCP_AUTHORIZATION_SERVER_STORE, useClass: InMemoryAuthorizationServerStore },
+    ...AUTHORIZATION_SERVER_PROVIDERS,
     ...REST_PROVIDERS,
     ...GATEWAY_PROVIDERS,
     {
@@ -173,6 +184,7 @@ const OPTION_SLICES = (
   ],
   exports: [
     McpCluster,
+    McpAuthorizationServer,
     McpInvoker,
     McpGateway,
     McpCatalog,

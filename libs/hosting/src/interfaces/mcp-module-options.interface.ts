@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { McpCacheOptions, McpClusterOptions, McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions, McpTrustProxy } from '#libs/security';
+import type { McpAuthorizationServerOptions } from '#libs/authorization-server';
 import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
 import type { McpRestOptions } from '#libs/rest';
@@ -209,6 +210,14 @@ export interface McpModuleOptions {
    * 2.1 resource server. @default { mode: 'none' }
    */
   auth?: McpAuthOptions;
+  /**
+   * An OAuth authorization server in front of the company IdP, for clients that cannot sign in
+   * there directly (Entra ID offers neither client ID metadata documents nor dynamic
+   * registration): people sign in at the IdP, the host issues its own tokens; with `trustedIdps`,
+   * enterprise-managed authorization (ID-JAG). Needs `auth: { mode: 'oauth', resource }`.
+   * See docs/authorization-server.md. @default off
+   */
+  authorizationServer?: McpAuthorizationServerOptions;
   /** The principal of stdio calls (the local operator), so authorization applies there too. @default anonymous */
   stdioPrincipal?: { id: string; scopes?: string[]; roles?: string[] };
   /**

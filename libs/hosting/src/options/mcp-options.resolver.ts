@@ -18,6 +18,12 @@ import {
 } from '#libs/operations';
 import { REST_OPTION_KEYS, resolveRestOptions, type RestOptions } from '#libs/rest';
 import { GATEWAY_OPTION_KEYS, resolveGatewayOptions, type GatewayOptions } from '#libs/gateway';
+import {
+  AUTHORIZATION_SERVER_OPTION_KEYS,
+  ENTERPRISE_MANAGED_AUTHORIZATION,
+  resolveAuthorizationServerOptions,
+  type AuthorizationServerOptions,
+} from '#libs/authorization-server';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
@@ -34,6 +40,7 @@ export interface ResolvedMcpOptions {
   gateway: GatewayOptions;
   toolSearch: ToolSearchOptions | undefined;
   cluster: ClusterOptions;
+  authorizationServer: AuthorizationServerOptions | undefined;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
@@ -47,6 +54,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...GATEWAY_OPTION_KEYS,
   ...TOOL_SEARCH_OPTION_KEYS,
   ...CLUSTER_OPTION_KEYS,
+  ...AUTHORIZATION_SERVER_OPTION_KEYS,
 ]);
 
 /**
@@ -66,7 +74,17 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const catalog = resolveCatalogOptions(o, report);
   const protocol = resolveProtocolOptions(o, report);
   const hosting = resolveHostingOptions(o, report);
-  const security = resolveSecurityOptions(o, report);
+  let security = resolveSecurityOptions(o, report);
+  const authorizationServer = resolveAuthorizationServerOptions(o, security.auth, report);
+  if (authorizationServer && security.auth.mode === 'oauth') {
+    // The resource server trusts the host's own authorization server, and publishes it.
+    security = {
+      ...security,
+      auth: { ...security.auth, issuer: authorizationServer.issuer, jwksUri: authorizationServer.endpoints.jwks },
+    };
+    if (authorizationServer.trustedIdps.length > 0)
+      protocol.server = { ...protocol.server, extensions: { [ENTERPRISE_MANAGED_AUTHORIZATION]: {} } };
+  }
   const operations = resolveOperationsOptions(
     o,
     { http: hosting.http, stdio: hosting.stdio, mcpPath: hosting.path, authMode: security.auth.mode },
@@ -88,7 +106,19 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     namespace: typeof o.name === 'string' ? o.name : 'mcp',
   };
   if (problems.length > 0) throw new McpStartupError(problems);
-  return { catalog, protocol, invocation, security, operations, hosting, rest, gateway, toolSearch, cluster };
+  return {
+    catalog,
+    protocol,
+    invocation,
+    security,
+    operations,
+    hosting,
+    rest,
+    gateway,
+    toolSearch,
+    cluster,
+    authorizationServer,
+  };
 }
 
 /** Token of the `ResolvedMcpOptions` (internal: libraries inject their own slice). */

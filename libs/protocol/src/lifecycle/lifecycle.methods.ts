@@ -56,12 +56,18 @@ export class LifecycleMethods implements McpMethods {
   /** The `server/discover` result, serialized once (the same for every caller: cacheable publicly). */
   private readonly discovery: string;
 
+  /** What the `initialize` result announces: the host's own capabilities and the extensions of its libraries. */
+  private readonly capabilities: object;
+
   constructor(@InjectProtocolOptions() private readonly options: ProtocolOptions) {
-    const { name, version, title, instructions } = options.server;
+    const { name, version, title, instructions, extensions } = options.server;
+    this.capabilities = extensions ? { ...CAPABILITIES, extensions } : CAPABILITIES;
     this.discovery = JSON.stringify({
       resultType: 'complete',
       supportedVersions: ALL_PROTOCOL_VERSIONS,
-      capabilities: STATELESS_CAPABILITIES,
+      capabilities: extensions
+        ? { ...STATELESS_CAPABILITIES, extensions: { ...STATELESS_CAPABILITIES.extensions, ...extensions } }
+        : STATELESS_CAPABILITIES,
       ...(instructions !== undefined && { instructions }),
       ttlMs: DISCOVERY_TTL_MS,
       cacheScope: 'public',
@@ -90,7 +96,7 @@ export class LifecycleMethods implements McpMethods {
       const { name, version: serverVersion, title, instructions } = this.options.server;
       result = JSON.stringify({
         protocolVersion: version,
-        capabilities: CAPABILITIES,
+        capabilities: this.capabilities,
         serverInfo: { name, version: serverVersion, ...(title !== undefined && { title }) },
         ...(instructions !== undefined && { instructions }),
       });

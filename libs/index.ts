@@ -134,6 +134,24 @@ export type {
 } from '#libs/tool-search';
 export { McpResourceNotifier } from '#libs/resources';
 
+// Corporate identity: the IdP's claims to the host's scopes and roles, and the authorization server
+// facade in front of the company IdP (sign-in for every client, enterprise-managed authorization)
+export type { McpClaimsMapping, McpClaimRule } from '#libs/security';
+export {
+  McpAuthorizationServer,
+  InMemoryAuthorizationServerStore,
+  MCP_AUTHORIZATION_SERVER_STORE,
+  ENTERPRISE_MANAGED_AUTHORIZATION,
+} from '#libs/authorization-server';
+export type {
+  McpAuthorizationServerOptions,
+  McpCompanyIdp,
+  McpPreRegisteredClient,
+  McpTrustedIdp,
+  AuthorizationServerStore,
+  McpOAuthGrant,
+} from '#libs/authorization-server';
+
 // Security: API keys, access policy, throttling, redaction
 export { hashApiKey, ScopeAndRolePolicy, MCP_ACCESS_POLICY, InjectAccessPolicy } from '#libs/security';
 // The host's authentication, for an application's own HTTP routes (same keys or tokens, same lock-out,

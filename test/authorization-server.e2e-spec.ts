@@ -90,7 +90,7 @@ describe('the authorization server in front of the company IdP', () => {
             grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'],
           },
         ],
-        accounts: { alice: { roles: ['Desk.Agent'] }, bob: { roles: ['Other.App'] } },
+        accounts: { alice: { roles: ['Desk.Agent'] }, bob: { roles: ['Other.App'] }, carol: { roles: ['Desk.Admin'] } },
         idJag: { [AGENT_APP.idp]: { mcpClientId: AGENT_APP.mcp } },
       }),
       launchChromium(),
@@ -114,7 +114,7 @@ describe('the authorization server in front of the company IdP', () => {
             resource,
             scopesSupported: ['tickets:read'],
             claims: {
-              roles: { from: ['roles'], map: { 'Desk.Agent': ['agent'] } },
+              roles: { from: ['roles'], map: { 'Desk.Agent': ['agent'], 'Desk.Admin': ['admin'] } },
               scopes: { from: ['roles'], map: { 'Desk.Agent': ['tickets:read'], 'Other.App': ['tickets:read'] } },
             },
           } as never,
@@ -253,6 +253,34 @@ describe('the authorization server in front of the company IdP', () => {
         error_description: 'the refresh token is unknown, expired or revoked',
       });
     });
+  });
+
+  it("is administered from the admin API by a person the IdP's admin group makes an administrator", async () => {
+    const admin = new TestOAuthProvider(callbackUrl);
+    await (await signIn('v1', admin, 'carol')).close();
+    const holder = new TestOAuthProvider(callbackUrl);
+    await (await signIn('v2', holder, 'bob')).close();
+    const as = (provider: TestOAuthProvider) => ({
+      authorization: `Bearer ${(provider.tokens() as { access_token: string }).access_token}`,
+      'content-type': 'application/json',
+    });
+    const grants = (await (await fetch(`${issuer}/admin/api/oauth/grants`, { headers: as(admin) })).json()) as {
+      grants: { subject: string; clientId: string }[];
+    };
+    expect(grants.grants.map((grant) => grant.subject)).toEqual(expect.arrayContaining(['carol', 'bob']));
+    const refused = await fetch(`${issuer}/admin/api/oauth/revoke`, {
+      method: 'POST',
+      headers: as(holder),
+      body: '{"subject":"carol"}',
+    });
+    expect(refused.status).toBe(403);
+    const revoked = await fetch(`${issuer}/admin/api/oauth/revoke`, {
+      method: 'POST',
+      headers: as(admin),
+      body: JSON.stringify({ subject: 'bob' }),
+    });
+    expect(await revoked.json()).toEqual({ revoked: 1 });
+    expect((await app.get(McpAuthorizationServer).grants()).some((grant) => grant.subject === 'bob')).toBe(false);
   });
 
   it('rotates its signing key without dropping a session: tokens signed before still work', async () => {

@@ -60,7 +60,10 @@ const provider = new Provider(issuer, {
   conformIdTokenClaims: false,
   // The administrator consented for the organization: no consent page after the login.
   loadExistingGrant: async (ctx) => {
-    const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+    const grant = new ctx.oidc.provider.Grant({
+      clientId: ctx.oidc.client.clientId,
+      accountId: ctx.oidc.session.accountId,
+    });
     grant.addOIDCScope('openid profile email offline_access');
     await grant.save();
     return grant;
@@ -124,7 +127,13 @@ provider.registerGrantType(
         'oauth-id-jag+jwt',
         300,
       );
-      ctx.body = { issued_token_type: ID_JAG, access_token: jag, token_type: 'N_A', expires_in: 300, ...(scope && { scope }) };
+      ctx.body = {
+        issued_token_type: ID_JAG,
+        access_token: jag,
+        token_type: 'N_A',
+        expires_in: 300,
+        ...(scope && { scope }),
+      };
       return;
     }
     // A token for another audience, the caller as subject and the requesting client as actor (RFC 8693 §4.1).
@@ -142,9 +151,24 @@ provider.registerGrantType(
       'at+jwt',
       300,
     );
-    ctx.body = { issued_token_type: ACCESS_TOKEN, access_token: token, token_type: 'Bearer', expires_in: 300, ...(scope && { scope }) };
+    ctx.body = {
+      issued_token_type: ACCESS_TOKEN,
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: 300,
+      ...(scope && { scope }),
+    };
   },
-  ['audience', 'resource', 'scope', 'requested_token_type', 'subject_token', 'subject_token_type', 'actor_token', 'actor_token_type'],
+  [
+    'audience',
+    'resource',
+    'scope',
+    'requested_token_type',
+    'subject_token',
+    'subject_token_type',
+    'actor_token',
+    'actor_token_type',
+  ],
   ['audience', 'resource'],
 );
 

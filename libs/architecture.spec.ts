@@ -12,7 +12,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['security', 'catalog'],
   ['invocation', 'authorization-server'],
-  ['protocol'],
+  ['protocol', 'downstream-identity'],
   ['prompts', 'resources', 'tool-search'],
   ['operations', 'rest'],
   ['gateway'],

@@ -19,7 +19,11 @@ import { exportJWK, generateKeyPair, jwtVerify, createLocalJWKSet, SignJWT } fro
  *   clients: [{ client_id, client_secret?, redirect_uris?, grant_types?, token_endpoint_auth_method? }],
  *   accounts: { [login]: { roles?: string[], groups?: string[], email?: string } },
  *   idJag: { [idpClientId]: { mcpClientId: string, allowed?: string[] (logins) } },
+ *   accessTokenTtlSec?: number,
+ *   resourceScope?: string (what a resource server's JWT access tokens may carry),
  * }
+ * A `resource` asked for (RFC 8707: at sign-in, or with the client credentials grant) gets a JWT
+ * access token for it; a client allowed the refresh token grant gets refresh tokens.
  */
 const settings = JSON.parse(process.argv[2] ?? '{}');
 const issuer = `http://127.0.0.1:${settings.port}`;
@@ -65,6 +69,10 @@ const provider = new Provider(issuer, {
       accountId: ctx.oidc.session.accountId,
     });
     grant.addOIDCScope('openid profile email offline_access');
+    // And every resource asked for, with what it may carry.
+    const resources = [ctx.oidc.params.resource ?? []].flat();
+    for (const resource of resources)
+      grant.addResourceScope(resource, settings.resourceScope ?? 'tickets:read tickets:write');
     await grant.save();
     return grant;
   },
@@ -72,9 +80,22 @@ const provider = new Provider(issuer, {
     devInteractions: { enabled: true },
     registration: { enabled: false },
     revocation: { enabled: true },
+    clientCredentials: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx, resource) => ({
+        audience: resource,
+        scope: settings.resourceScope ?? 'tickets:read tickets:write',
+        accessTokenFormat: 'jwt',
+        accessTokenTTL: settings.accessTokenTtlSec ?? 600,
+      }),
+    },
   },
+  issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+  expiresWithSession: async () => false,
   pkce: { required: () => false },
-  ttl: { IdToken: 3600, AccessToken: 600 },
+  ttl: { IdToken: 3600, AccessToken: settings.accessTokenTtlSec ?? 600, ClientCredentials: 600 },
 });
 provider.proxy = false;
 

@@ -22,6 +22,10 @@ export interface CompanyIdpSettings {
   accounts: Record<string, { roles?: string[]; groups?: string[] }>;
   /** Which IdP clients may exchange an ID token for an ID-JAG, and the client id they have at the MCP authorization server. */
   idJag?: Record<string, { mcpClientId: string; allowed?: string[] }>;
+  /** Lifetime of the access tokens it issues. @default 600 */
+  accessTokenTtlSec?: number;
+  /** The scopes a resource server's JWT access tokens may carry. @default 'tickets:read tickets:write' */
+  resourceScope?: string;
 }
 
 export interface CompanyIdp {

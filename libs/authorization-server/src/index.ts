@@ -8,7 +8,9 @@ export {
   type McpCompanyIdp,
   type McpPreRegisteredClient,
   type McpTrustedIdp,
+  isLoopbackUrl,
 } from './options/authorization-server.options';
+export { CompanyIdpLogin, type IdpSignIn } from './idp/company-idp-login';
 export {
   MCP_AUTHORIZATION_SERVER_STORE,
   InjectAuthorizationServerStore,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { McpPrincipal } from '#libs/core';
 import { ClaimsMapper, type SecurityOptions } from '#libs/security';
 import { ClientRegistry } from './clients/client-registry';
 import { allowsRedirect, type OAuthClient } from './clients/oauth-client';
@@ -222,6 +223,24 @@ export class McpAuthorizationServer {
           `grant_type ${JSON.stringify(form.get('grant_type'))} is not supported`,
         );
     }
+  }
+
+  /**
+   * A token for a downstream `audience` with `caller` as subject and the host as actor (RFC 8693
+   * at the facade, in process). Only for a caller this facade signed in (its own token's `iss`).
+   * @param scope the scopes asked (space-separated): those of the caller's it names; all of them when absent
+   * @throws Error when the caller did not come through this facade
+   */
+  exchange(
+    caller: McpPrincipal,
+    audience: string,
+    scope?: string,
+  ): Promise<{ accessToken: string; expiresIn: number; actor: string }> {
+    if (caller.claims.iss !== this.options.issuer)
+      throw new Error(`the caller ${caller.id} did not sign in through this authorization server`);
+    const asked = scope?.split(' ').filter(Boolean);
+    const scopes = asked ? caller.scopes.filter((granted) => asked.includes(granted)) : [...caller.scopes];
+    return this.tokens.exchange({ sub: caller.id, scopes, roles: [...caller.roles] }, audience);
   }
 
   revokeToken(client: OAuthClient, token: string | null): Promise<void> {

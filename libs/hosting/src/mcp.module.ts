@@ -57,6 +57,12 @@ import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallR
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
+import {
+  DOWNSTREAM_IDENTITY_PROVIDERS,
+  DownstreamIdentity,
+  MCP_DOWNSTREAM_OPTIONS,
+  UserConnections,
+} from '#libs/downstream-identity';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { HttpAuthentication } from './http/http-authentication';
 import { HttpCors } from './http/http-cors';
@@ -93,6 +99,7 @@ const OPTION_SLICES = (
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
     [MCP_CLUSTER_OPTIONS, 'cluster'],
     [MCP_AUTHORIZATION_SERVER_OPTIONS, 'authorizationServer'],
+    [MCP_DOWNSTREAM_OPTIONS, 'downstream'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -144,6 +151,7 @@ const OPTION_SLICES = (
     // The state of the authorization server (when it is on): this process's own.
     { provide: MCP_AUTHORIZATION_SERVER_STORE, useClass: InMemoryAuthorizationServerStore },
     ...AUTHORIZATION_SERVER_PROVIDERS,
+    ...DOWNSTREAM_IDENTITY_PROVIDERS,
     ...REST_PROVIDERS,
     ...GATEWAY_PROVIDERS,
     {
@@ -185,6 +193,8 @@ const OPTION_SLICES = (
   exports: [
     McpCluster,
     McpAuthorizationServer,
+    DownstreamIdentity,
+    UserConnections,
     McpInvoker,
     McpGateway,
     McpCatalog,

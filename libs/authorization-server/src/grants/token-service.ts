@@ -158,6 +158,36 @@ export class TokenService {
     if (stored) await this.store.delete(`refresh:${(JSON.parse(stored) as StoredGrant).current}`);
   }
 
+  /**
+   * RFC 8693 token exchange at the facade, for the host itself: a token for `audience` (a
+   * downstream the host calls) with the caller as subject and the host as actor (`act`), signed
+   * with the facade's keys. Never the caller's own token: the downstream sees a token made for it.
+   */
+  async exchange(
+    subject: Pick<GrantSubject, 'sub' | 'scopes' | 'roles'>,
+    audience: string,
+  ): Promise<{ accessToken: string; expiresIn: number; actor: string }> {
+    const ttl = this.options.accessTokenTtlSec;
+    const now = Math.floor(Date.now() / 1000);
+    const actor = this.options.issuer;
+    const accessToken = await this.keys.sign(
+      {
+        iss: this.options.issuer,
+        sub: subject.sub,
+        aud: audience,
+        act: { sub: actor },
+        client_id: actor,
+        scope: subject.scopes.join(' '),
+        roles: subject.roles,
+        jti: randomUUID(),
+        iat: now,
+        exp: now + ttl,
+      },
+      { typ: 'at+jwt' },
+    );
+    return { accessToken, expiresIn: ttl, actor };
+  }
+
   private async accessToken(clientId: string, subject: GrantSubject): Promise<TokenResponse> {
     const ttl = this.options.accessTokenTtlSec;
     const now = Math.floor(Date.now() / 1000);

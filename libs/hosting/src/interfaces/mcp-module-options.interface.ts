@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { McpCacheOptions, McpClusterOptions, McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions, McpTrustProxy } from '#libs/security';
 import type { McpAuthorizationServerOptions } from '#libs/authorization-server';
+import type { McpDownstreamOptions } from '#libs/downstream-identity';
 import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
 import type { McpRestOptions } from '#libs/rest';
@@ -218,6 +219,14 @@ export interface McpModuleOptions {
    * See docs/authorization-server.md. @default off
    */
   authorizationServer?: McpAuthorizationServerOptions;
+  /**
+   * The caller's identity downstream (each upstream's and API's `credential`): the company IdP
+   * the host exchanges tokens at, and the accounts people connect themselves (their key, store
+   * and pages). See docs/downstream-identity.md. @default nothing (every downstream as the service)
+   * @example
+   * downstream: { connections: { encryptionKey: process.env.CONNECTIONS_KEY! } }
+   */
+  downstream?: McpDownstreamOptions;
   /** The principal of stdio calls (the local operator), so authorization applies there too. @default anonymous */
   stdioPrincipal?: { id: string; scopes?: string[]; roles?: string[] };
   /**

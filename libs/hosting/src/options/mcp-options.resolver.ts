@@ -24,6 +24,7 @@ import {
   resolveAuthorizationServerOptions,
   type AuthorizationServerOptions,
 } from '#libs/authorization-server';
+import { DOWNSTREAM_OPTION_KEYS, resolveDownstreamOptions, type DownstreamOptions } from '#libs/downstream-identity';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
@@ -41,6 +42,7 @@ export interface ResolvedMcpOptions {
   toolSearch: ToolSearchOptions | undefined;
   cluster: ClusterOptions;
   authorizationServer: AuthorizationServerOptions | undefined;
+  downstream: DownstreamOptions;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
@@ -55,6 +57,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...TOOL_SEARCH_OPTION_KEYS,
   ...CLUSTER_OPTION_KEYS,
   ...AUTHORIZATION_SERVER_OPTION_KEYS,
+  ...DOWNSTREAM_OPTION_KEYS,
 ]);
 
 /**
@@ -99,6 +102,15 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const rest = resolveRestOptions(o, report);
   const gateway = resolveGatewayOptions(o, report);
   const toolSearch = resolveToolSearchOptions(o, report);
+  const downstream = resolveDownstreamOptions(
+    o,
+    [
+      ...gateway.upstreams.map(({ where, credential }) => ({ where: `${where}.credential`, credential })),
+      ...rest.apis.map(({ where, credential }) => ({ where: `${where}.credential`, credential })),
+    ],
+    { auth: security.auth, facade: authorizationServer },
+    report,
+  );
   const cluster: ClusterOptions = {
     backplane: resolveClusterBackplane(o, report),
     replica: operations.replica,
@@ -118,6 +130,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     toolSearch,
     cluster,
     authorizationServer,
+    downstream,
   };
 }
 

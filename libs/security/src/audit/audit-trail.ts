@@ -398,6 +398,7 @@ export class AuditTrail {
       if (entry.count !== undefined) record.count = entry.count;
       if (entry.protocolVersion !== undefined) record.protocolVersion = entry.protocolVersion;
       if (entry.route !== undefined) record.route = entry.route;
+      if (entry.downstream !== undefined) record.downstream = entry.downstream;
       // What the hash covers (as `hashRecord`): flattened once by hashing, the same text gives the line.
       const hashed = record.prevHash + canonicalRecordJson(record, redacted === args ? argsJson : undefined);
       record.hash = hash('sha256', hashed);

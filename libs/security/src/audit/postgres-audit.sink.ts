@@ -50,12 +50,13 @@ const COLUMNS: ReadonlyArray<readonly [column: string, field: keyof AuditRecord,
   ['count', 'count', 'number'],
   ['protocol_version', 'protocolVersion', 'text'],
   ['route', 'route', 'text'],
+  ['downstream', 'downstream', 'json'],
   ['prev_hash', 'prevHash', 'text'],
   ['hash', 'hash', 'text'],
 ];
 const COLUMN_LIST = [...COLUMNS.map(([column]) => column), 'record'].join(', ');
 const PER_ROW = COLUMNS.length + 1;
-/** Rows per INSERT: 24 parameters each, 24 000 per statement, well below PostgreSQL's 65 535. */
+/** Rows per INSERT: 25 parameters each, 25 000 per statement, well below PostgreSQL's 65 535. */
 const ROWS_PER_INSERT = 1_000;
 const READ_PAGE = 1_000;
 
@@ -269,6 +270,8 @@ export class PostgresAuditSink implements AuditSink {
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS protocol_version text`],
       // The HTTP route of a tool made from a REST route (NULL for every other record).
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS route text`],
+      // The identity a call used downstream (NULL when it went nowhere as someone).
+      [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS downstream jsonb`],
     ];
   }
 }

@@ -21,6 +21,9 @@ const shared = {
 };
 
 module.exports = {
+  // An e2e spec starts real servers and clients; on a busy 2-core machine a start can take longer
+  // than jest's 5 s default. Timing goals live in the benchmarks, not in timeouts here.
+  testTimeout: 30_000,
   projects: [
     {
       ...shared,

@@ -1,21 +1,24 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import * as ts from 'typescript';
 
 /**
  * The architecture, checked: libraries depend on each other in one direction (the order below,
  * docs/architecture.md draws it), inside each library no two folders import each other, directly
  * or around a loop, and inside each folder no two files do (type imports count: a type two files
- * share lives in the file it belongs to, not in one of the two). A new import that breaks any of
- * these fails here with the path it took.
+ * share lives in the file it belongs to, not in one of the two). The cluster library is loaded by
+ * one file only, the shared-state factory, and the HTTP transport knows nothing of it. A new
+ * import that breaks any of these fails here with the path it took.
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['security', 'catalog'],
   ['invocation', 'authorization-server'],
   ['protocol', 'downstream-identity'],
-  ['prompts', 'resources', 'tool-search'],
+  ['tools', 'prompts', 'resources', 'tool-search'],
   ['operations', 'rest'],
-  ['gateway'],
+  // The cluster implements interfaces of the libraries below it; only hosting's factory loads it.
+  ['gateway', 'cluster'],
   ['hosting'],
   ['cli'],
 ];
@@ -47,6 +50,91 @@ function sourcesOf(lib: string): SourceFile[] {
 
 const LIBS = LAYERS.flat();
 const SOURCES = LIBS.flatMap(sourcesOf);
+/** The package entries, which pick the public API out of the libraries. */
+const ENTRIES: SourceFile[] = ['index.ts', 'redis.ts', 'postgres.ts', 'cli.ts'].map((name) => {
+  const path = join(LIBS_DIR, name);
+  return { lib: '.', path, text: readFileSync(path, 'utf8') };
+});
+
+/** The one library file outside the cluster library that loads it: the factory that chooses the shared state. */
+const CLUSTER_LOADER = join(LIBS_DIR, 'hosting', 'src', 'shared-state', 'shared-state.providers.ts');
+/** ...and the package entry of its Redis backplane, which an application imports to set the option. */
+const REDIS_ENTRY = join(LIBS_DIR, 'redis.ts');
+/** The HTTP transport, which must not know whether there is a cluster. */
+const HTTP_TRANSPORT = join(LIBS_DIR, 'hosting', 'src', 'http') + sep;
+const CLUSTER_DIR = join(LIBS_DIR, 'cluster') + sep;
+
+/** An import of the cluster library by a file: where, and whether it only names types (erased from the build). */
+interface ClusterImport {
+  line: number;
+  typeOnly: boolean;
+}
+
+/** Whether `specifier`, imported by the file at `path`, is the cluster library (its alias or one of its files). */
+function isCluster(path: string, specifier: string): boolean {
+  if (specifier === '#libs/cluster') return true;
+  return specifier.startsWith('.') && resolve(dirname(path), specifier).startsWith(CLUSTER_DIR);
+}
+
+/** Every import of the cluster library in `file`: `import`, `export … from`, `require(…)`, `import(…)`, `import('…')` types. */
+function clusterImportsOf(file: SourceFile): ClusterImport[] {
+  const source = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.ES2023, true);
+  const found: ClusterImport[] = [];
+  const add = (node: ts.Node, specifier: ts.Node | undefined, typeOnly: boolean) => {
+    if (specifier && ts.isStringLiteral(specifier) && isCluster(file.path, specifier.text))
+      found.push({ line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, typeOnly });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings;
+      const allTypes =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            named !== undefined &&
+            ts.isNamedImports(named) &&
+            named.elements.every((element) => element.isTypeOnly)));
+      add(node, node.moduleSpecifier, allTypes);
+    } else if (ts.isExportDeclaration(node)) {
+      const named = node.exportClause;
+      const allTypes =
+        node.isTypeOnly ||
+        (named !== undefined && ts.isNamedExports(named) && named.elements.every((element) => element.isTypeOnly));
+      add(node, node.moduleSpecifier, allTypes);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node, node.argument.literal, true);
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
+      add(node, node.arguments[0], false);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * The imports of the cluster library that break its two rules: outside the library only the
+ * factory loads it (and `nest-mcp-host/redis`, its backplane; others, the root entry included,
+ * may name its types, which the build erases), and the HTTP transport does not import it at all.
+ */
+function clusterRuleBreaches(files: readonly SourceFile[]): string[] {
+  const wrong: string[] = [];
+  for (const file of files) {
+    if (file.path.startsWith(CLUSTER_DIR)) continue;
+    for (const { line, typeOnly } of clusterImportsOf(file)) {
+      const where = `${relative(LIBS_DIR, file.path)}:${line}`;
+      if (file.path.startsWith(HTTP_TRANSPORT)) wrong.push(`${where}: the HTTP transport imports the cluster library`);
+      else if (!typeOnly && file.path !== CLUSTER_LOADER && file.path !== REDIS_ENTRY)
+        wrong.push(`${where}: loads the cluster library (only ${relative(LIBS_DIR, CLUSTER_LOADER)} may)`);
+    }
+  }
+  return wrong;
+}
 
 /** Top folder of a file inside its lib's `src` (`.` for the files at the top). */
 function folderOf(lib: string, path: string): string {
@@ -129,6 +217,38 @@ describe('architecture', () => {
       edges.set(from, targets);
     }
     expect(findCycle(edges)).toBeUndefined();
+  });
+
+  it('has the cluster library loaded by the shared-state factory alone, and not imported by the HTTP transport', () => {
+    // The check sees the factory's own import (it can find one).
+    expect(clusterImportsOf(SOURCES.find((file) => file.path === CLUSTER_LOADER)!)).toContainEqual(
+      expect.objectContaining({ typeOnly: false }),
+    );
+    expect(clusterRuleBreaches([...SOURCES, ...ENTRIES])).toEqual([]);
+  });
+
+  it('reports an import of the cluster library that breaks its rules (the check can fail)', () => {
+    const file = (path: string, text: string): SourceFile => ({
+      lib: path.split('/')[0],
+      path: join(LIBS_DIR, path),
+      text,
+    });
+    expect(
+      clusterRuleBreaches([
+        file('protocol/src/sessions/a.ts', "import { McpCluster } from '#libs/cluster';"),
+        file('protocol/src/sessions/b.ts', "import type { McpCluster } from '#libs/cluster';"),
+        file('protocol/src/sessions/c.ts', "import { type McpCluster } from '#libs/cluster';"),
+        file('operations/src/d.ts', "const { McpCluster } = require('../../cluster/src/replicas/mcp-cluster');"),
+        file('hosting/src/http/e.ts', "import type { McpCluster } from '#libs/cluster';"),
+        file('hosting/src/f.ts', "export { McpCluster } from '#libs/cluster';"),
+        file('hosting/src/g.ts', "let c: typeof import('#libs/cluster');"),
+      ]),
+    ).toEqual([
+      'protocol/src/sessions/a.ts:1: loads the cluster library (only hosting/src/shared-state/shared-state.providers.ts may)',
+      'operations/src/d.ts:1: loads the cluster library (only hosting/src/shared-state/shared-state.providers.ts may)',
+      'hosting/src/http/e.ts:1: the HTTP transport imports the cluster library',
+      'hosting/src/f.ts:1: loads the cluster library (only hosting/src/shared-state/shared-state.providers.ts may)',
+    ]);
   });
 
   it('reports a cycle when there is one (the check can fail)', () => {

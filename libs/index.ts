@@ -1,7 +1,8 @@
 // The public API of the `nest-mcp-host` package: every name here is for applications, so each is
 // listed by name. Names the libraries export only for each other stay in their own barrels.
 // Nothing reachable from here loads `pg` or `ioredis`: those backends are the subpath entries
-// `nest-mcp-host/postgres` and `nest-mcp-host/redis`.
+// `nest-mcp-host/postgres` and `nest-mcp-host/redis`; nor the cluster library, which the host
+// loads only with the `cluster` option.
 
 // Module and options
 export { McpModule, McpEndpoints } from '#libs/hosting';
@@ -17,9 +18,10 @@ export type {
   McpEndpointRef,
 } from '#libs/hosting';
 
-// Replicas behind a load balancer: the state they share (RedisClusterBackplane is in nest-mcp-host/redis)
-export { McpCluster } from '#libs/core';
-export type { McpClusterBackplane, McpClusterMessage, McpClusterEntry, McpClusterOptions } from '#libs/core';
+// Replicas behind a load balancer: the state they share (RedisClusterBackplane is in nest-mcp-host/redis).
+// Types only: an application without the `cluster` option loads no file of the cluster library.
+export type { McpCluster, McpClusterBackplane, McpClusterMessage, McpClusterEntry } from '#libs/cluster';
+export type { McpClusterOptions } from '#libs/hosting';
 
 // Decorators: tools, prompts, resources, their parameters, authorization, DTO fields
 export {

@@ -12,6 +12,9 @@
 //      BENCH_ONLY      comma-separated subset of servers: floor,sdk,sdk2,ours,secure,audit (e.g. BENCH_ONLY=ours,audit)
 //      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list,tools/call@2026-07-28)
 //      BENCH_WRITE=0   do not rewrite the results section of docs/benchmarks.md
+//      BENCH_BEFORE    another checkout's built bench app (…/dist/apps/bench/src/main.js): served as the
+//                      server `before`, stateless like `ours`, to compare a change in one interleaved run
+//                      (e.g. BENCH_BEFORE=/tmp/old/dist/apps/bench/src/main.js BENCH_ONLY=floor,before,ours)
 //
 // Other processes on these two cores (a test run, a build) skew the figures badly, so each
 // measurement waits for a quiet machine, is repeated (up to 3 attempts) if other processes used
@@ -78,6 +81,15 @@ const ALL_SERVERS = [
     auditTrail: true,
   },
 ];
+if (process.env.BENCH_BEFORE)
+  ALL_SERVERS.push({
+    id: 'before',
+    label: `nest-mcp-host before (${process.env.BENCH_BEFORE}, stateless)`,
+    entry: process.env.BENCH_BEFORE,
+    stateful: false,
+    readyPath: '/health/ready',
+    revisions: [PROTOCOL_VERSION, MODERN],
+  });
 
 /**
  * A stateless 2026-07-28 request: the revision, the client's capabilities and identity in

@@ -1,6 +1,8 @@
+import type { Provider } from '@nestjs/common';
 import { CatalogExplorer } from './discovery/catalog.explorer';
 import { McpCatalog } from './runtime/mcp-catalog';
-import { CatalogToggles } from './runtime/catalog-toggles';
+import { CATALOG_TOGGLES } from './runtime/catalog-toggles';
+import { LocalCatalogToggles } from './runtime/local-catalog-toggles';
 import { PromptDefinitionFactory } from './prompts/prompt-definition.factory';
 import { PromptRegistry } from './prompts/prompt.registry';
 import { ResourceDefinitionFactory } from './resources/resource-definition.factory';
@@ -11,7 +13,8 @@ import { ToolRegistry } from './tools/tool.registry';
 
 /**
  * The catalog of one MCP server: discovers tools, prompts and resources at module init and keeps
- * their registries. Needs Nest's `DiscoveryModule` imported beside it.
+ * their registries. Needs Nest's `DiscoveryModule` imported beside it, and the `CATALOG_TOGGLES`
+ * its host chooses (`LocalCatalogToggles` for one replica).
  */
 export const CATALOG_PROVIDERS = [
   JsonSchemaFactory,
@@ -22,6 +25,8 @@ export const CATALOG_PROVIDERS = [
   ToolRegistry,
   PromptRegistry,
   ResourceRegistry,
-  CatalogToggles,
   McpCatalog,
 ];
+
+/** The toggles of a catalog used on its own (`CatalogModule`: one process, no host to choose them). */
+export const LOCAL_CATALOG_TOGGLES: Provider = { provide: CATALOG_TOGGLES, useClass: LocalCatalogToggles };

@@ -1,5 +1,5 @@
 export { CatalogModule } from './catalog.module';
-export { CATALOG_PROVIDERS } from './catalog.providers';
+export { CATALOG_PROVIDERS, LOCAL_CATALOG_TOGGLES } from './catalog.providers';
 export { ToolRegistry } from './tools/tool.registry';
 export { JsonSchemaFactory } from './schema/json-schema.factory';
 export { portableSchema } from './schema/portable-schema';
@@ -22,6 +22,8 @@ export { CatalogList, type CatalogEntry, type ListView } from './lists/catalog-l
 export type { SchemaKind } from './schema/schema-kind';
 export { encodeCursor, decodeCursor } from './pagination/list-cursor';
 export { McpCatalog, type McpCatalogKind, type McpEntryAccess } from './runtime/mcp-catalog';
+export { CATALOG_TOGGLES, InjectCatalogToggles, type CatalogToggles } from './runtime/catalog-toggles';
+export { LocalCatalogToggles } from './runtime/local-catalog-toggles';
 export type { McpDynamicHandler } from './runtime/dynamic-handler';
 export {
   MCP_CATALOG_OPTIONS,

@@ -70,10 +70,6 @@ export {
 } from './protocol/protocol-versions';
 export { optionChecks, URL_PATH, type OptionReport } from './options/option-checks';
 export { readCacheOption, type McpCacheHints } from './options/cache-option';
-export type { McpClusterBackplane, McpClusterMessage, McpClusterEntry } from './cluster/cluster-backplane';
-export { McpCluster, MCP_CLUSTER_OPTIONS, type ClusterOptions } from './cluster/mcp-cluster';
-export { ClusterMessages } from './cluster/cluster.messages';
-export { CLUSTER_OPTION_KEYS, resolveClusterBackplane, type McpClusterOptions } from './cluster/cluster.options';
 export { httpPlatformOf } from './platform/http-platform-of';
 export {
   type HttpPlatform,

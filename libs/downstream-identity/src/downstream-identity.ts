@@ -1,7 +1,7 @@
 import { McpToolError, recordDownstream, type McpCallContext } from '#libs/core';
 import type { McpAuthorizationServer } from '#libs/authorization-server';
 import type { DownstreamOptions } from './options/downstream.options';
-import { targetId, type DownstreamTarget } from './downstream-target';
+import { targetId, type DownstreamTarget } from './options/downstream-target';
 import { ExchangedTokenCache } from './exchange/exchanged-token.cache';
 import { IdpTokenExchange, type ExchangedToken } from './exchange/idp-token-exchange';
 import type { UserConnections } from './connections/user-connections';

@@ -16,7 +16,7 @@ export {
   type DownstreamCredentialUses,
   type McpDownstreamOptions,
 } from './options/downstream.options';
-export { targetId, type DownstreamTarget } from './downstream-target';
+export { targetId, type DownstreamTarget } from './options/downstream-target';
 export { DownstreamIdentity } from './downstream-identity';
 export { ExchangedTokenCache } from './exchange/exchanged-token.cache';
 export { IdpTokenExchange, type ExchangedToken } from './exchange/idp-token-exchange';
@@ -24,8 +24,8 @@ export {
   MCP_USER_CONNECTION_STORE,
   InjectUserConnectionStore,
   type UserConnectionStore,
-} from './connections/user-connection.store';
-export { InMemoryUserConnectionStore } from './connections/in-memory-user-connection.store';
+} from './store/user-connection.store';
+export { InMemoryUserConnectionStore } from './store/in-memory-user-connection.store';
 export { UserConnections, type McpUserConnection } from './connections/user-connections';
 export { SealedBox, SealBroken } from './connections/sealed-box';
 export { DOWNSTREAM_IDENTITY_PROVIDERS } from './providers/downstream-identity.providers';

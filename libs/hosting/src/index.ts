@@ -7,6 +7,7 @@ export type {
   McpApprovalOptions,
   McpRequestStateOptions,
 } from './interfaces/mcp-module-options.interface';
+export type { McpClusterOptions } from './interfaces/mcp-cluster-options.interface';
 export { StderrConsoleLogger } from './logging/stderr-console.logger';
 export { StdioTransport } from './stdio/stdio.transport';
 export { resolveMcpOptions } from './options/mcp-options.resolver';

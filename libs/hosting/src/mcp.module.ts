@@ -1,6 +1,5 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { MCP_CLUSTER_OPTIONS, McpCluster } from '#libs/core';
 import {
   CATALOG_PROVIDERS,
   JsonSchemaFactory,
@@ -12,6 +11,7 @@ import {
 } from '#libs/catalog';
 import { INVOCATION_PROVIDERS, MCP_INVOCATION_OPTIONS } from '#libs/invocation';
 import { PROMPT_PROVIDERS, PromptMethods } from '#libs/prompts';
+import { ToolMethods } from '#libs/tools';
 import { McpResourceNotifier, RESOURCE_PROVIDERS, ResourceMethods, ResourceReader } from '#libs/resources';
 import {
   AuditRecorder,
@@ -23,12 +23,9 @@ import {
 } from '#libs/security';
 import {
   ENGINE_METHOD_GROUPS,
-  ClusterTaskStore,
   HostState,
-  InMemoryTaskStore,
   MCP_METHOD_GROUPS,
   MCP_PROTOCOL_OPTIONS,
-  MCP_TASK_STORE,
   McpRequestObservers,
   McpTracing,
   PROTOCOL_PROVIDERS,
@@ -84,6 +81,7 @@ import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from
 import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
+import { SHARED_STATE_PROVIDERS, taskStoreProvider } from './shared-state/shared-state.providers';
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -97,7 +95,6 @@ const OPTION_SLICES = (
     [MCP_REST_OPTIONS, 'rest'],
     [MCP_GATEWAY_OPTIONS, 'gateway'],
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
-    [MCP_CLUSTER_OPTIONS, 'cluster'],
     [MCP_AUTHORIZATION_SERVER_OPTIONS, 'authorizationServer'],
     [MCP_DOWNSTREAM_OPTIONS, 'downstream'],
   ] as const
@@ -142,7 +139,7 @@ const OPTION_SLICES = (
       inject: [MCP_MODULE_OPTIONS],
     },
     ...OPTION_SLICES,
-    McpCluster,
+    ...SHARED_STATE_PROVIDERS,
     ...CATALOG_PROVIDERS,
     ...INVOCATION_PROVIDERS,
     ...PROMPT_PROVIDERS,
@@ -166,11 +163,12 @@ const OPTION_SLICES = (
       inject: [McpRequestObservers, { token: AuditTrail, optional: true }],
     },
     ...PROTOCOL_PROVIDERS,
+    ToolMethods,
     {
       // The dispatcher's routes: the engine's method groups and the features' own.
       provide: MCP_METHOD_GROUPS,
       useFactory: (...groups: McpMethods[]) => groups,
-      inject: [...ENGINE_METHOD_GROUPS, PromptMethods, ResourceMethods],
+      inject: [...ENGINE_METHOD_GROUPS, ToolMethods, PromptMethods, ResourceMethods],
     },
     HttpResponder,
     HttpCors,
@@ -191,7 +189,6 @@ const OPTION_SLICES = (
     // parts that are on (see operationsParts).
   ],
   exports: [
-    McpCluster,
     McpAuthorizationServer,
     DownstreamIdentity,
     UserConnections,
@@ -255,23 +252,9 @@ function withExtras(definition: DynamicModule, extras: McpModuleExtras, on: Oper
     providers: [
       ...(definition.providers ?? []),
       ...operations.providers,
-      taskStoreProvider(extras),
+      taskStoreProvider(extras.taskStore),
       { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },
       mcpEndpointProvider(extras.health !== false),
     ],
-  };
-}
-
-/**
- * The task store: the one given as an extra, else the cluster's (on the backplane) when the
- * `cluster` option is set, else the in-memory one. Chosen once the options are resolved (they may
- * come from `forRootAsync`).
- */
-function taskStoreProvider(extras: McpModuleExtras): Provider {
-  if (extras.taskStore) return { provide: MCP_TASK_STORE, useClass: extras.taskStore };
-  return {
-    provide: MCP_TASK_STORE,
-    useFactory: (cluster: McpCluster) => (cluster.enabled ? new ClusterTaskStore(cluster) : new InMemoryTaskStore()),
-    inject: [McpCluster],
   };
 }

@@ -31,4 +31,13 @@ export {
   digestOfArguments,
   type McpApprovalEvent,
 } from './confirmation/approval-requests';
-export type { McpApproval, McpApprovalStatus, McpApprovalChannel } from './confirmation/mcp-approval';
+export type { McpApproval, McpApprovalStatus, McpApprovalChannel, ApprovalBinding } from './confirmation/mcp-approval';
+export {
+  MCP_APPROVAL_LEDGER,
+  InjectApprovalLedger,
+  KEEP_DECIDED_MS,
+  expiryOf,
+  type ApprovalLedger,
+  type ApprovalDecision,
+} from './confirmation/approval-ledger';
+export { InMemoryApprovalLedger } from './confirmation/in-memory-approval.ledger';

@@ -48,7 +48,7 @@ export { type McpEntryKind, type McpRequestEvent, type McpRequestObserver } from
 export { MCP_TRACER_NAME, McpTracing } from './dispatch/mcp-tracing';
 export { RequestNote } from './events/request-note';
 export { McpRequestObservers } from './events/request-observers';
-export { RequestEvents, outcomeOfCode, outcomeOfStatus } from './events/request-events';
+export { RequestEvents, outcomeOfCode, outcomeOfStatus, type RequestRefusal } from './events/request-events';
 export { parseTraceparent, traceIdOf, metaOf } from './dispatch/trace-context';
 export { HostState, type HostPhase } from './lifecycle/host-state';
 export { LifecycleMethods } from './lifecycle/lifecycle.methods';
@@ -62,10 +62,25 @@ export {
 } from './options/protocol.options';
 export { ClientRequests } from './sessions/client-requests';
 export { McpSession, type NotificationSink } from './sessions/mcp-session';
-export { ResumableStream, streamIdOf, type EventSink } from './sessions/resumable-stream';
+export {
+  ResumableStream,
+  streamIdOf,
+  KEEP_AFTER_FINISH_MS,
+  MAX_EVENTS,
+  type EventSink,
+  type StreamMirror,
+} from './sessions/resumable-stream';
+export { recordOf, applyRecord, type SessionRecord } from './sessions/session-record';
 export { SessionStore, type SessionRefusal } from './sessions/session.store';
-export { SessionRelay } from './sessions/session-relay';
-export { SharedStreams } from './sessions/shared-streams';
+export { MCP_SESSION_RELAY, InjectSessionRelay, type SessionRelay } from './sessions/session-relay';
+export { LocalSessionRelay } from './sessions/local-session.relay';
+export {
+  MCP_SHARED_STREAMS,
+  InjectSharedStreams,
+  type SharedStreams,
+  type RemoteResume,
+} from './sessions/shared-streams';
+export { LocalStreams } from './sessions/local-streams';
 export { TaskMethods } from './tasks/task.methods';
 export { TaskExtensionMethods } from './tasks/task-extension.methods';
 export { TaskRunner, publicTask } from './tasks/task.runner';
@@ -75,7 +90,8 @@ export { TaskStatusEvents, taskStatusNotification, type TaskStatusListener } fro
 export type { TaskStatusChange } from './tasks/task-status-change';
 export { createTaskResult, detailedTask } from './tasks/task-wire';
 export { TASKS_EXTENSION, declaresTasks, missingTasksExtension } from './tasks/tasks-extension';
-export { ClusterTaskStore } from './tasks/cluster-task.store';
+export { MCP_TASK_REPLICAS, InjectTaskReplicas, type TaskReplicas } from './tasks/task-replicas';
+export { LocalTaskReplicas } from './tasks/local-task-replicas';
 export {
   ownsTask,
   MCP_TASK_STORE,
@@ -85,7 +101,6 @@ export {
   type StoredTask,
   type McpTaskStore,
 } from './tasks/task.store';
-export { ToolMethods } from './tools/tool.methods';
 export { ChangeNotifications } from './subscriptions/change-notifications';
 export { ListenSubscription, type SubscriptionEnd } from './subscriptions/listen-subscription';
 export {
@@ -109,3 +124,5 @@ export { statelessResult, withCacheHints } from './eras/stateless-result';
 export { InputRounds } from './inputs/input-rounds';
 export { InputRound, type InputRequiredResult } from './inputs/input-round';
 export { RequestStateSealer } from './inputs/request-state.sealer';
+export { MCP_ANSWER_CLAIMS, InjectAnswerClaims, type AnswerClaims } from './inputs/answer-claims';
+export { InMemoryAnswerClaims } from './inputs/in-memory-answer-claims';

@@ -12,12 +12,8 @@ import { RequestEvents } from './events/request-events';
 import { McpRequestObservers } from './events/request-observers';
 import { HostState } from './lifecycle/host-state';
 import { InputRounds } from './inputs/input-rounds';
-import { AnswerClaims } from './inputs/answer-claims';
 import { RequestStateSealer } from './inputs/request-state.sealer';
 import { LifecycleMethods } from './lifecycle/lifecycle.methods';
-import { SessionStore } from './sessions/session.store';
-import { SessionRelay } from './sessions/session-relay';
-import { SharedStreams } from './sessions/shared-streams';
 import { TaskMethods } from './tasks/task.methods';
 import { TaskExtensionMethods } from './tasks/task-extension.methods';
 import { TaskRunner } from './tasks/task.runner';
@@ -26,8 +22,6 @@ import { TaskHandOff } from './tasks/task-hand-off';
 import { TaskQuota } from './tasks/task-quota';
 import { TaskExtensionRunner } from './tasks/task-extension.runner';
 import { TaskStatusEvents } from './tasks/task-status.events';
-import { TaskReplicas } from './tasks/task-replicas';
-import { ToolMethods } from './tools/tool.methods';
 import { ChangeNotifications } from './subscriptions/change-notifications';
 import { ListenSubscriptions } from './subscriptions/listen-subscriptions';
 import { SubscriptionMethods } from './subscriptions/subscription.methods';
@@ -36,7 +30,8 @@ import { TaskNotifications } from './tasks/task-notifications';
 /**
  * The protocol engine's providers: dispatch, admission, request events, sessions, tasks and the
  * method groups it owns. The module that assembles a host adds the `MCP_METHOD_GROUPS` list
- * (these groups plus the prompts' and resources' own) and the option slice.
+ * (these groups plus the prompts' and resources' own), the option slice, and the pieces of
+ * state replicas may share (`SessionStore`, …), in process or the cluster's.
  */
 export const PROTOCOL_PROVIDERS: Provider[] = [
   AccessControl,
@@ -45,7 +40,6 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   CacheHints,
   CallScope,
   InputRounds,
-  AnswerClaims,
   RequestStateSealer,
   StatelessCalls,
   McpDispatcher,
@@ -53,18 +47,13 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
   RequestEvents,
   McpTracing,
   HostState,
-  SessionStore,
-  SessionRelay,
-  SharedStreams,
   TaskLife,
   TaskRunner,
   TaskHandOff,
   TaskQuota,
   TaskExtensionRunner,
   TaskStatusEvents,
-  TaskReplicas,
   LifecycleMethods,
-  ToolMethods,
   CompletionMethods,
   TaskMethods,
   TaskExtensionMethods,
@@ -77,7 +66,6 @@ export const PROTOCOL_PROVIDERS: Provider[] = [
 /** The method groups of the engine itself, to put first in `MCP_METHOD_GROUPS`. */
 export const ENGINE_METHOD_GROUPS = [
   LifecycleMethods,
-  ToolMethods,
   CompletionMethods,
   TaskMethods,
   TaskExtensionMethods,

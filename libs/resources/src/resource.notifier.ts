@@ -1,5 +1,6 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
-import { McpCluster } from '#libs/core';
+import { Injectable, Optional } from '@nestjs/common';
+import { InjectResourceUpdates, type ResourceUpdates } from './updates/resource-updates';
+import { LocalResourceUpdates } from './updates/local-resource-updates';
 
 /**
  * Tells subscribed clients that a resource changed (`notifications/resources/updated`).
@@ -17,26 +18,16 @@ import { McpCluster } from '#libs/core';
  */
 @Injectable()
 export class McpResourceNotifier {
-  private readonly listeners = new Set<(uri: string) => void>();
   private readonly subscribers = new Set<(uri: string) => void | Promise<void>>();
 
-  constructor(@Optional() private readonly cluster?: McpCluster) {
-    cluster?.on('resource-updated', ({ uri }) => {
-      if (typeof uri === 'string') this.tell(uri);
-    });
-  }
+  /** @param updates how the word gets around (this process's listeners by default) */
+  constructor(
+    @Optional() @InjectResourceUpdates() private readonly updates: ResourceUpdates = new LocalResourceUpdates(),
+  ) {}
 
+  /** Tells the clients subscribed to `uri`, through any replica, that it changed. */
   resourceUpdated(uri: string): void {
-    if (!this.cluster?.enabled) return this.tell(uri);
-    // Every replica (this one too) tells the clients whose streams it holds.
-    this.cluster.broadcast({ type: 'resource-updated', uri }).catch((error: Error) => {
-      new Logger('McpResourceNotifier').warn(`cannot tell the other replicas that ${uri} changed: ${error.message}`);
-      this.tell(uri);
-    });
-  }
-
-  private tell(uri: string): void {
-    for (const listener of this.listeners) listener(uri);
+    this.updates.publish(uri);
   }
 
   /**
@@ -55,9 +46,8 @@ export class McpResourceNotifier {
     return () => this.subscribers.delete(listener);
   }
 
-  /** @internal Used by the hosting module to reach the subscribed sessions. */
+  /** @internal Used by the hosting module to reach the subscribed sessions (those this replica holds). */
   onUpdated(listener: (uri: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.updates.onUpdated(listener);
   }
 }

@@ -2,7 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { McpPrompt, McpResource, McpStartupError, McpTool } from '#libs/core';
-import { CATALOG_PROVIDERS } from '../catalog.providers';
+import { CATALOG_PROVIDERS, LOCAL_CATALOG_TOGGLES } from '../catalog.providers';
 import { MCP_CATALOG_OPTIONS, resolveCatalogOptions, type CatalogOptions } from './catalog.options';
 import { PromptRegistry } from '../prompts/prompt.registry';
 import { ResourceRegistry } from '../resources/resource.registry';
@@ -53,7 +53,11 @@ class UnusedModule {}
 async function catalogOf(options?: CatalogOptions) {
   const moduleRef = await Test.createTestingModule({
     imports: [DiscoveryModule, SupportModule, BillingModule, UnusedModule],
-    providers: [...CATALOG_PROVIDERS, ...(options ? [{ provide: MCP_CATALOG_OPTIONS, useValue: options }] : [])],
+    providers: [
+      ...CATALOG_PROVIDERS,
+      LOCAL_CATALOG_TOGGLES,
+      ...(options ? [{ provide: MCP_CATALOG_OPTIONS, useValue: options }] : []),
+    ],
   }).compile();
   await moduleRef.init();
   return {

@@ -1,154 +1,22 @@
-import { createHash } from 'node:crypto';
-import {
-  Injectable,
-  Logger,
-  Optional,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-  type OnModuleInit,
-} from '@nestjs/common';
-import { McpCluster, type McpClusterMessage } from '#libs/core';
-import { PromptRegistry } from '../prompts/prompt.registry';
-import { ResourceRegistry } from '../resources/resource.registry';
-import { ToolRegistry } from '../tools/tool.registry';
-import { catalogListOf, type McpCatalogKind } from './catalog-lists';
-
-/** An entry enabled or disabled: which, how, and when and where (to order toggles made at once). */
-interface Toggle {
-  kind: McpCatalogKind;
-  key: string;
-  enabled: boolean;
-  /** When it was made (ms since the epoch). */
-  at: number;
-  /** The replica it was made on. */
-  from: string;
-  /** Its place among the toggles of that replica (several may be made in one millisecond). */
-  seq: number;
-}
-
-/** The message telling every replica of a toggle. */
-const TOGGLED = 'catalog-toggled';
-const KINDS: ReadonlySet<unknown> = new Set<McpCatalogKind>(['tool', 'prompt', 'resource', 'resourceTemplate']);
+import { Inject } from '@nestjs/common';
+import type { McpCatalogKind } from './catalog-lists';
 
 /**
  * Enables and disables catalog entries at run time (what `McpCatalog.enable` and `disable` do).
- * Without the `cluster` option that is all. With it, a toggle made on one replica is applied on
- * every replica, whose lists then tell their own clients `list_changed`:
- * - it is broadcast, and each replica applies it (the one that made it did so at once);
- * - a disabled entry is recorded on the backplane, so that a replica started later hides it too
- *   (enabling it again removes the record);
- * - of toggles of one entry made at once on two replicas, the later (by time, then by replica
- *   name) wins on every replica, whatever order their messages arrive in; a replica's own
- *   message, or any older one, changes nothing.
-
+ * One replica changes its own lists (`LocalCatalogToggles`); with the `cluster` option a toggle
+ * applies on every replica (the cluster library's implementation), each telling its clients
+ * `list_changed`.
  */
-@Injectable()
-export class CatalogToggles implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('McpCatalog');
-  /** The newest toggle applied, per entry. */
-  private readonly applied = new Map<string, Toggle>();
-  private made = 0;
-  private stopListening: (() => void) | undefined;
-
-  constructor(
-    private readonly tools: ToolRegistry,
-    private readonly prompts: PromptRegistry,
-    private readonly resources: ResourceRegistry,
-    @Optional() private readonly cluster?: McpCluster,
-  ) {}
-
+export interface CatalogToggles {
   /**
-   * Enables or disables an entry here and, with the cluster, on every replica.
-   * @returns false when this replica has no such entry (nothing is sent then)
+   * Enables or disables an entry.
+   * @returns false when this replica has no such entry (nothing changes anywhere then)
    */
-  set(kind: McpCatalogKind, key: string, enabled: boolean): boolean {
-    const found = catalogListOf(kind, this.tools, this.prompts, this.resources).setEnabled(key, enabled);
-    if (!found || !this.cluster?.enabled) return found;
-    const toggle: Toggle = { kind, key, enabled, at: Date.now(), from: this.cluster.replica, seq: ++this.made };
-    this.applied.set(entryId(toggle), toggle);
-    this.share(toggle).catch((error: Error) =>
-      this.logger.warn(
-        `${kind} "${key}" was ${enabled ? 'enabled' : 'disabled'} on this replica only: ${error.message}`,
-      ),
-    );
-    return true;
-  }
-
-  onModuleInit(): void {
-    if (!this.cluster?.enabled) return;
-    this.stopListening = this.cluster.on(TOGGLED, (message) => {
-      const toggle = toggleOf(message.toggle);
-      if (toggle) this.apply(toggle);
-    });
-  }
-
-  /** Hides what the other replicas disabled before this one started (its entries are registered by now). */
-  async onApplicationBootstrap(): Promise<void> {
-    if (!this.cluster?.enabled) return;
-    const { backplane } = this.cluster;
-    const ids = await backplane.indexMembers(this.indexKey(), 0);
-    const toggles = await Promise.all(ids.map((id) => backplane.get<unknown>(this.recordKey(id))));
-    for (const toggle of toggles.map(toggleOf)) if (toggle) this.apply(toggle);
-  }
-
-  onModuleDestroy(): void {
-    this.stopListening?.();
-  }
-
-  /** Applies a toggle made on any replica, unless a newer one of that entry was applied. */
-  private apply(toggle: Toggle): void {
-    const id = entryId(toggle);
-    const last = this.applied.get(id);
-    if (last && !isLater(toggle, last)) return;
-    this.applied.set(id, toggle);
-    catalogListOf(toggle.kind, this.tools, this.prompts, this.resources).setEnabled(toggle.key, toggle.enabled);
-  }
-
-  /** Records the toggle for replicas started later, then tells the running ones. */
-  private async share(toggle: Toggle): Promise<void> {
-    const cluster = this.cluster!;
-    const id = entryId(toggle);
-    if (toggle.enabled) {
-      await cluster.backplane.delete(this.recordKey(id));
-      await cluster.backplane.indexRemove(this.indexKey(), id);
-    } else {
-      await cluster.backplane.set(this.recordKey(id), toggle);
-      await cluster.backplane.indexAdd(this.indexKey(), id, Number.MAX_SAFE_INTEGER);
-    }
-    await cluster.broadcast({ type: TOGGLED, toggle } satisfies McpClusterMessage);
-  }
-
-  private recordKey(id: string): string {
-    return this.cluster!.key('catalog', 'disabled', id);
-  }
-
-  private indexKey(): string {
-    return this.cluster!.key('catalog', 'disabled');
-  }
+  set(kind: McpCatalogKind, key: string, enabled: boolean): boolean;
 }
 
-/** Whether `toggle` was made after `other`: by time, then by replica name, then in that replica's order. */
-function isLater(toggle: Toggle, other: Toggle): boolean {
-  if (toggle.at !== other.at) return toggle.at > other.at;
-  if (toggle.from !== other.from) return toggle.from > other.from;
-  return toggle.seq > other.seq;
-}
+/** Token of the `CatalogToggles` (the hosting module provides the one its options ask for). */
+export const CATALOG_TOGGLES = Symbol('MCP:CATALOG_TOGGLES');
 
-/** An entry's id in the keys: hashed, as a resource URI may hold any character. */
-function entryId({ kind, key }: Pick<Toggle, 'kind' | 'key'>): string {
-  return createHash('sha256').update(`${kind}\n${key}`).digest('base64url');
-}
-
-/** The toggle a message or record carries, if it is one. */
-function toggleOf(value: unknown): Toggle | undefined {
-  const toggle = value as Partial<Toggle> | null | undefined;
-  return toggle &&
-    KINDS.has(toggle.kind) &&
-    typeof toggle.key === 'string' &&
-    typeof toggle.enabled === 'boolean' &&
-    typeof toggle.at === 'number' &&
-    typeof toggle.from === 'string' &&
-    typeof toggle.seq === 'number'
-    ? (toggle as Toggle)
-    : undefined;
-}
+/** Injects the `CatalogToggles`. */
+export const InjectCatalogToggles = () => Inject(CATALOG_TOGGLES);

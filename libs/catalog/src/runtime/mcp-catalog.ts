@@ -15,7 +15,7 @@ import { ResourceRegistry } from '../resources/resource.registry';
 import { ToolDefinitionFactory } from '../tools/tool-definition.factory';
 import { ToolRegistry } from '../tools/tool.registry';
 import { catalogListOf, type McpCatalogKind } from './catalog-lists';
-import { CatalogToggles } from './catalog-toggles';
+import { InjectCatalogToggles, type CatalogToggles } from './catalog-toggles';
 
 /** Who may use an entry added at run time, and the HTTP route it runs (see `McpCatalog.addTool`). */
 export interface McpEntryAccess {
@@ -60,7 +60,7 @@ export class McpCatalog {
     private readonly toolDefinitions: ToolDefinitionFactory,
     private readonly promptDefinitions: PromptDefinitionFactory,
     private readonly resourceDefinitions: ResourceDefinitionFactory,
-    private readonly toggles: CatalogToggles,
+    @InjectCatalogToggles() private readonly toggles: CatalogToggles,
   ) {}
 
   /**

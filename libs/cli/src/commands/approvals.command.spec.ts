@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { McpArgs, McpTool } from '#libs/core';
 import { McpInvoker, McpModule } from '#libs/hosting';
 import { hashApiKey } from '#libs/security';
-import { MapBackplane } from '../../../core/src/testing/map-backplane';
+import { MapBackplane } from '../../../cluster/src/testing/map-backplane';
 import { fakeCliIo } from '../testing/fake-cli-io';
 import { runMcpCli } from '../run-mcp-cli';
 

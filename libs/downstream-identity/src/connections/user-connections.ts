@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
-import type { DownstreamOptions } from '../options/downstream.options';
-import { targetId, type DownstreamTarget } from '../downstream-target';
+import { targetId, type DownstreamTarget } from '../options/downstream-target';
+import type { ConnectionSettings } from '../options/downstream.options';
 import type { DownstreamAudit } from '../audit/downstream-audit';
 import { ApiAuthorization, type ApiTokens } from './api-authorization';
 import { SealBroken, SealedBox } from './sealed-box';
-import type { UserConnectionStore } from './user-connection.store';
+import type { UserConnectionStore } from '../store/user-connection.store';
 
 /** A connected account, as sealed in the store (never in the clear there). */
 interface Connection extends ApiTokens {
@@ -59,7 +59,7 @@ export class UserConnections {
   private readonly refreshing = new Map<string, Promise<Connection>>();
 
   constructor(
-    private readonly options: NonNullable<DownstreamOptions['connections']>,
+    private readonly options: ConnectionSettings,
     readonly store: UserConnectionStore,
     private readonly audit: DownstreamAudit,
   ) {

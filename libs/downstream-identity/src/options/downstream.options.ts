@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { optionChecks, type OptionReport } from '#libs/core';
 import type { McpAuthOptions } from '#libs/security';
 import type { AuthorizationServerOptions } from '#libs/authorization-server';
-import type { UserConnectionStore } from '../connections/user-connection.store';
+import type { UserConnectionStore } from '../store/user-connection.store';
 import type { DownstreamCredential } from './downstream-credential.options';
 
 /**
@@ -39,18 +39,22 @@ export interface McpDownstreamOptions {
   };
 }
 
+/** How connecting accounts works, as `downstream.connections` says (validated). */
+export interface ConnectionSettings {
+  /** The AES-256-GCM key the tokens are sealed with. */
+  key: Buffer;
+  /** The host's public URL. */
+  publicUrl: string;
+  /** The connect pages' path. */
+  path: string;
+  /** How long a person has to finish connecting. */
+  pendingTtlMs: number;
+}
+
 /** `McpDownstreamOptions` validated, with the defaults worked out. */
 export interface DownstreamOptions {
   idp: { issuer: string; clientId: string; clientSecret: string } | undefined;
-  connections:
-    | {
-        key: Buffer;
-        publicUrl: string;
-        path: string;
-        store: UserConnectionStore | undefined;
-        pendingTtlMs: number;
-      }
-    | undefined;
+  connections: (ConnectionSettings & { store: UserConnectionStore | undefined }) | undefined;
   /** The issuer of the host's authorization server (`at: 'facade'`), when there is one. */
   facadeIssuer: string | undefined;
 }

@@ -3,9 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import {
   InjectProtocolOptions,
+  InjectSessionRelay,
+  InjectSharedStreams,
   ResumableStream,
-  SessionRelay,
-  SharedStreams,
+  type SessionRelay,
+  type SharedStreams,
   type McpAnswer,
   type McpSession,
   type ProtocolOptions,
@@ -47,8 +49,8 @@ export class HttpReplies {
     @InjectProtocolOptions() protocol: ProtocolOptions,
     readonly responder: HttpResponder,
     readonly sessions: HttpSessions,
-    readonly relay: SessionRelay,
-    readonly sharedStreams: SharedStreams,
+    @InjectSessionRelay() readonly relay: SessionRelay,
+    @InjectSharedStreams() readonly sharedStreams: SharedStreams,
   ) {
     this.stateful = protocol.mode === 'stateful';
   }
@@ -164,10 +166,7 @@ export class HttpReply implements ReplyChannel {
     const created = new ResumableStream(randomUUID(), () => session.streams.delete(created.id));
     session.streams.set(created.id, created);
     // Kept where the other replicas find it too, for a reconnection that reaches one of them.
-    if (this.replies.sharedStreams.enabled)
-      this.replies.sharedStreams
-        .opened(created, session.id!)
-        .catch((error: Error) => this.replies.logger.warn(`cannot share stream ${created.id}: ${error.message}`));
+    this.replies.sharedStreams.opened(created, session.id!);
     if (this.polling) stream.prime(created.primingId, RECONNECT_DELAY_MS);
     created.attach(stream, created.primingId);
     this.replay = created;

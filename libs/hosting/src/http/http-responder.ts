@@ -63,13 +63,13 @@ export class HttpResponder {
     if (status === 413 || status === 403) headers.connection = 'close';
     res.writeHead(status, headers).end(errorResponse(extra.id ?? null, code, message));
     if (req && !req.complete) req.resume();
-    this.events.refusal(
-      extra.outcome ?? outcomeOfStatus(status),
+    this.events.refusal({
+      outcome: extra.outcome ?? outcomeOfStatus(status),
       status,
       message,
-      'http',
-      req && this.addresses.of(req),
-      extra.principal,
-    );
+      transport: 'http',
+      remoteAddress: req && this.addresses.of(req),
+      principal: extra.principal,
+    });
   }
 }

@@ -89,8 +89,9 @@ export class HttpSessions {
    * do not know) and says `false`. `true` at once where there is nothing to share.
    */
   commit(session: McpSession, req: IncomingMessage, res: ServerResponse): true | Promise<boolean> {
-    if (!this.sessions.clustered || session.id === undefined) return true;
-    return this.sessions.persist(session).then(
+    const committed = this.sessions.commit(session);
+    if (!committed) return true;
+    return committed.then(
       () => true,
       (error: Error) => {
         this.logger.warn(`cannot write session ${session.id} to the shared store: ${error.message}`);

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import type { McpPrincipal } from '#libs/core';
-import { SharedStreams, streamIdOf, type McpSession } from '#libs/protocol';
+import { InjectSharedStreams, streamIdOf, type McpSession, type SharedStreams } from '#libs/protocol';
 import { HttpResponder } from './http-responder';
 import { HttpMessages } from './http.messages';
 import { SseStream } from './sse-stream';
@@ -21,7 +21,7 @@ export class NotificationStreams {
 
   constructor(
     private readonly responder: HttpResponder,
-    private readonly sharedStreams: SharedStreams,
+    @InjectSharedStreams() private readonly sharedStreams: SharedStreams,
   ) {}
 
   async serve(req: IncomingMessage, res: ServerResponse, session: McpSession, principal: McpPrincipal): Promise<void> {
@@ -41,7 +41,7 @@ export class NotificationStreams {
         return;
       }
       // A stream another replica opened: served from the shared store, then as it goes on.
-      if (this.sharedStreams.enabled && (await this.resumeElsewhere(req, res, session, lastEventId))) return;
+      if (await this.resumeElsewhere(req, res, session, lastEventId)) return;
     }
     // A client may hold several GET streams (each message goes on one); a cap keeps one session from holding sockets without end.
     if (session.sinkCount >= MAX_GET_STREAMS)

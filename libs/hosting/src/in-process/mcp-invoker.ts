@@ -209,12 +209,12 @@ export class McpInvoker {
     // Without authentication nothing can check the credential: taken silently, a read-only key
     // would act as the (often all-powerful) configured principal, against what its holder meant.
     if (this.authenticator.mode === 'none') {
-      this.events.refusal('invalid', 400, UNCHECKABLE_CREDENTIAL, transport, undefined);
+      this.events.refusal({ outcome: 'invalid', status: 400, message: UNCHECKABLE_CREDENTIAL, transport });
       throw new McpInvocationError(JsonRpcErrorCode.INVALID_REQUEST, UNCHECKABLE_CREDENTIAL, 'invalid');
     }
     const auth = await this.authenticator.authenticate({ authorization: `Bearer ${options.credential}` });
     if (auth.ok) return auth.principal;
-    this.events.refusal('unauthenticated', auth.status, auth.description, transport, undefined);
+    this.events.refusal({ outcome: 'unauthenticated', status: auth.status, message: auth.description, transport });
     throw new McpInvocationError(
       JsonRpcErrorCode.TRANSPORT_REFUSED,
       `${auth.status === 401 ? 'Unauthorized' : 'Forbidden'}: ${auth.description}`,

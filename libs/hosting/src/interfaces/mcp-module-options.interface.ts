@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { McpCacheOptions, McpClusterOptions, McpUnknownArguments } from '#libs/core';
+import type { McpCacheOptions, McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions, McpTrustProxy } from '#libs/security';
 import type { McpAuthorizationServerOptions } from '#libs/authorization-server';
 import type { McpDownstreamOptions } from '#libs/downstream-identity';
@@ -8,6 +8,7 @@ import type { McpHealthCheck } from '#libs/operations';
 import type { McpRestOptions } from '#libs/rest';
 import type { McpGatewayOptions } from '#libs/gateway';
 import type { McpToolSearchOptions } from '#libs/tool-search';
+import type { McpClusterOptions } from './mcp-cluster-options.interface';
 
 /** The `approvals` option: who decides approval requests, for how long they wait, who hears of them. */
 export interface McpApprovalOptions {

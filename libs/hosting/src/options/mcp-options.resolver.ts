@@ -1,11 +1,4 @@
-import {
-  CLUSTER_OPTION_KEYS,
-  McpStartupError,
-  resolveClusterBackplane,
-  type ClusterOptions,
-  type McpDiagnostic,
-  type OptionReport,
-} from '#libs/core';
+import { McpStartupError, type McpDiagnostic, type OptionReport } from '#libs/core';
 import { CATALOG_OPTION_KEYS, resolveCatalogOptions, type CatalogOptions } from '#libs/catalog';
 import { resolveSecurityOptions, SECURITY_OPTION_KEYS, type SecurityOptions } from '#libs/security';
 import { INVOCATION_OPTION_KEYS, resolveInvocationOptions, type InvocationOptions } from '#libs/invocation';
@@ -28,6 +21,7 @@ import { DOWNSTREAM_OPTION_KEYS, resolveDownstreamOptions, type DownstreamOption
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
+import { CLUSTER_OPTION_KEYS, resolveClusterBackplane, type ClusterSlice } from './cluster.options';
 
 /** `McpModuleOptions` after validation, in the slices the libraries read. */
 export interface ResolvedMcpOptions {
@@ -40,7 +34,7 @@ export interface ResolvedMcpOptions {
   rest: RestOptions;
   gateway: GatewayOptions;
   toolSearch: ToolSearchOptions | undefined;
-  cluster: ClusterOptions;
+  cluster: ClusterSlice;
   authorizationServer: AuthorizationServerOptions | undefined;
   downstream: DownstreamOptions;
 }
@@ -111,7 +105,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     { auth: security.auth, facade: authorizationServer },
     report,
   );
-  const cluster: ClusterOptions = {
+  const cluster: ClusterSlice = {
     backplane: resolveClusterBackplane(o, report),
     replica: operations.replica,
     // Several hosts in one application (or on one engine) keep their state apart by name.

@@ -131,7 +131,13 @@ export class StdioTransport {
     outcome: 'invalid' | 'limited' | 'unavailable',
   ): void {
     this.write(errorResponse(id, code, message));
-    this.events.refusal(outcome, code, message, 'stdio', undefined, this.security.stdioPrincipal.id);
+    this.events.refusal({
+      outcome,
+      status: code,
+      message,
+      transport: 'stdio',
+      principal: this.security.stdioPrincipal.id,
+    });
   }
 
   /** Writes one message; `written` is told once the stream took it (only when this returns true). */

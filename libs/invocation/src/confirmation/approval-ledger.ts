@@ -1,3 +1,4 @@
+import { Inject } from '@nestjs/common';
 import type { ApprovalBinding, McpApproval } from './mcp-approval';
 
 /** A decision on a waiting request: who made it, when and why (`expired`: nobody did in time). */
@@ -9,13 +10,27 @@ export interface ApprovalDecision {
 }
 
 /**
- * Where `ApprovalRequests` keeps the requests: in process memory, or on the cluster's backplane
- * (the `cluster` option). The two steps that may happen only once — deciding a waiting request,
- * and using an approved one — are atomic: of callers racing for one, one gets the request back
- * and the others `undefined`, on every replica.
+ * Where `ApprovalRequests` keeps the requests, and how the word of a decision gets around: in
+ * process memory (`InMemoryApprovalLedger`), or on the cluster's backplane (the `cluster` option),
+ * where a request opened on one replica is decided on any. The two steps that may happen only
+ * once — deciding a waiting request, and using an approved one — are atomic: of callers racing
+ * for one, one gets the request back and the others `undefined`, on every replica.
  * @internal
  */
 export interface ApprovalLedger {
+  /**
+   * How long a wait for a decision goes, at most, before it reads the request again, should the
+   * word of a decision made elsewhere be lost (`Infinity` when every decision is made here, and
+   * wakes the wait).
+   */
+  readonly recheckMs: number;
+  /**
+   * Tells whoever waits for request `id` elsewhere that it was decided; `undefined` when there is
+   * nobody to tell (in process), so that the decision goes on without waiting.
+   */
+  announce(id: string): Promise<void> | undefined;
+  /** Calls `listener` with each request decided elsewhere; returns how to stop. */
+  onDecided(listener: (id: string) => void): () => void;
   /** Keeps a new (waiting) request until `expiresAt`, and for a while after it is decided. */
   add(approval: McpApproval, binding: ApprovalBinding, expiresAt: number): Promise<void>;
   get(id: string): Promise<McpApproval | undefined>;
@@ -34,6 +49,12 @@ export interface ApprovalLedger {
   /** Forgets the decided requests kept long enough; `false` once nothing is left to sweep. */
   forget(now: number): Promise<boolean>;
 }
+
+/** Token of the `ApprovalLedger` (the hosting module provides the one its options ask for). */
+export const MCP_APPROVAL_LEDGER = Symbol('MCP:APPROVAL_LEDGER');
+
+/** Injects the `ApprovalLedger`. */
+export const InjectApprovalLedger = () => Inject(MCP_APPROVAL_LEDGER);
 
 /** Decided requests stay listed this long, then are forgotten. */
 export const KEEP_DECIDED_MS = 60 * 60_000;

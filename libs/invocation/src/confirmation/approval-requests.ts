@@ -1,9 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { McpCluster } from '#libs/core';
 import { canonicalJson } from '#libs/security';
-import { expiryOf, type ApprovalLedger } from './approval-ledger';
-import { ClusterApprovalLedger } from './cluster-approval.ledger';
+import { expiryOf, InjectApprovalLedger, type ApprovalLedger } from './approval-ledger';
 import { InMemoryApprovalLedger } from './in-memory-approval.ledger';
 import type { ApprovalBinding, McpApproval, McpApprovalChannel, McpApprovalStatus } from './mcp-approval';
 
@@ -25,42 +23,35 @@ export class ApprovalDecisionError extends Error {
   }
 }
 
-/** Told to every replica when a request is decided: whoever waits for it there looks again. */
-const DECIDED = 'approval-decided';
 /** At most this many requests wait per principal: more calls are refused, so no one floods the approvers. */
 const MAX_PENDING_PER_PRINCIPAL = 20;
 const SWEEP_INTERVAL_MS = 5_000;
-/** How often a wait for a decision made on another replica looks again, should its message be lost. */
-const CLUSTER_POLL_MS = 1_000;
 
 /**
  * The approval requests of sensitive calls, held by the host until a person decides them. A
  * request is bound to the principal, the tool and the digest of the arguments, and expires; an
- * approved request is used up by the first retry of that very call. In process memory; with the
- * `cluster` option, on the backplane: a request opened on one replica is decided on any, and used
- * once across all of them.
+ * approved request is used up by the first retry of that very call. Kept in the `ApprovalLedger`:
+ * in process memory, or, with the `cluster` option, on the backplane: a request opened on one
+ * replica is decided on any, and used once across all of them.
  */
 @Injectable()
 export class ApprovalRequests implements OnModuleInit, OnApplicationShutdown {
-  private readonly ledger: ApprovalLedger;
   private readonly listeners = new Set<(event: McpApprovalEvent) => void>();
   /** Who waits for a decision, by request id. */
   private readonly waiters = new Map<string, Set<() => void>>();
   private sweeper: NodeJS.Timeout | undefined;
   private stopListening: (() => void) | undefined;
 
-  constructor(@Optional() private readonly cluster?: McpCluster) {
-    this.ledger = cluster?.enabled ? new ClusterApprovalLedger(cluster) : new InMemoryApprovalLedger();
-  }
+  /** @param ledger where the requests are kept (in this process's memory by default) */
+  constructor(
+    @Optional() @InjectApprovalLedger() private readonly ledger: ApprovalLedger = new InMemoryApprovalLedger(),
+  ) {}
 
   onModuleInit(): void {
-    if (!this.cluster?.enabled) return;
-    const replica = this.cluster.replica;
-    this.stopListening = this.cluster.on(DECIDED, (message) => {
-      if (message.from !== replica && typeof message.id === 'string') this.wake(message.id);
-    });
-    // Every replica sweeps: a request expires on time even when the replica that opened it is gone.
-    this.sweeper = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_INTERVAL_MS).unref();
+    this.stopListening = this.ledger.onDecided((id) => this.wake(id));
+    // Swept from the start, until the ledger holds nothing more: a ledger shared with other
+    // replicas holds theirs, which expire on time even when the replica that opened them is gone.
+    this.sweeper ??= setInterval(() => void this.sweep().catch(() => undefined), SWEEP_INTERVAL_MS).unref();
   }
 
   /** The request standing for this call: the newest one not used and not expired. */
@@ -202,7 +193,7 @@ export class ApprovalRequests implements OnModuleInit, OnApplicationShutdown {
   /** Expires waiting requests past their time and forgets decided ones past an hour. */
   async sweep(now = Date.now()): Promise<void> {
     for (const approval of await this.ledger.due(now)) await this.expire(approval);
-    if (!(await this.ledger.forget(now)) && !this.cluster?.enabled) {
+    if (!(await this.ledger.forget(now))) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
     }
@@ -229,17 +220,18 @@ export class ApprovalRequests implements OnModuleInit, OnApplicationShutdown {
     return expired;
   }
 
-  /** Wakes whoever waits for the request, here and, with the cluster, on the other replicas. */
+  /** Wakes whoever waits for the request, here and wherever else the ledger is read. */
   private async decided(id: string): Promise<void> {
     this.wake(id);
-    if (this.cluster?.enabled) await this.cluster.broadcast({ type: DECIDED, id }).catch(() => undefined);
+    const announced = this.ledger.announce(id);
+    if (announced) await announced.catch(() => undefined);
   }
 
   private wake(id: string): void {
     for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter();
   }
 
-  /** Resolves `done` at the next word of a decision, at `deadline`, on `signal`, or (cluster) after a poll interval. */
+  /** Resolves `done` at the next word of a decision, at `deadline`, on `signal`, or when the ledger should be read again. */
   private nextWake(id: string, deadline: number, signal: AbortSignal): { done: Promise<void>; stop: () => void } {
     let resolve!: () => void;
     const done = new Promise<void>((settle) => (resolve = settle));
@@ -253,7 +245,7 @@ export class ApprovalRequests implements OnModuleInit, OnApplicationShutdown {
       if (waiting.size === 0 && this.waiters.get(id) === waiting) this.waiters.delete(id);
       resolve();
     };
-    const timer = setTimeout(stop, this.cluster?.enabled ? Math.min(delay, CLUSTER_POLL_MS) : delay);
+    const timer = setTimeout(stop, Math.min(delay, this.ledger.recheckMs));
     waiting.add(stop);
     signal.addEventListener('abort', stop, { once: true });
     return { done, stop };

@@ -14,6 +14,16 @@ interface Entry {
  */
 export class InMemoryApprovalLedger implements ApprovalLedger {
   private readonly entries = new Map<string, Entry>();
+  /** Every decision is made in this process, and wakes its waits itself. */
+  readonly recheckMs = Infinity;
+
+  announce(): undefined {
+    return undefined;
+  }
+
+  onDecided(): () => void {
+    return () => undefined;
+  }
 
   async add(approval: McpApproval, binding: ApprovalBinding, expiresAt: number): Promise<void> {
     this.entries.set(approval.id, { approval, binding, expiresAt });

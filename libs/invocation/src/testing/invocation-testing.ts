@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { McpPrincipal } from '#libs/core';
-import { CATALOG_PROVIDERS } from '#libs/catalog';
+import { CATALOG_PROVIDERS, LOCAL_CATALOG_TOGGLES } from '#libs/catalog';
 import { SecretRedactor } from '#libs/security';
 import { CallCancellation } from '../context/call-cancellation';
 import { CallContext } from '../context/call-context';
@@ -30,6 +30,7 @@ export async function invocationTestingModule(
     imports: [DiscoveryModule],
     providers: [
       ...CATALOG_PROVIDERS,
+      LOCAL_CATALOG_TOGGLES,
       ...INVOCATION_PROVIDERS,
       { provide: MCP_INVOCATION_OPTIONS, useValue: options },
       ...providers,

@@ -58,28 +58,28 @@ export class AdminAccess {
 
   /** Audits a refusal the endpoint decides itself (403 for what the principal may not do). */
   refused(req: IncomingMessage, surface: string, status: 403 | 404 | 409, message: string, principal: string): void {
-    this.telemetry.refusal(
-      outcomeOfStatus(status),
+    this.telemetry.refusal({
+      outcome: outcomeOfStatus(status),
       status,
       message,
-      'http',
-      this.addresses.of(req),
+      transport: 'http',
+      remoteAddress: this.addresses.of(req),
       principal,
-      surface,
-    );
+      target: surface,
+    });
   }
 
   private audited(req: IncomingMessage, surface: string, result: AdminAccessResult): AdminAccessResult {
     if (!result.ok)
-      this.telemetry.refusal(
-        outcomeOfStatus(result.status),
-        result.status,
-        result.message,
-        'http',
-        this.addresses.of(req),
-        result.principal,
-        surface,
-      );
+      this.telemetry.refusal({
+        outcome: outcomeOfStatus(result.status),
+        status: result.status,
+        message: result.message,
+        transport: 'http',
+        remoteAddress: this.addresses.of(req),
+        principal: result.principal,
+        target: surface,
+      });
     return result;
   }
 

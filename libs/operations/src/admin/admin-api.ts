@@ -107,12 +107,7 @@ export class AdminApi {
     const memory = process.memoryUsage();
     const now = Date.now();
     // Read from the shared store: unknown (null) while it cannot be reached, as readiness says.
-    const clusterSessions = this.sessions.clustered
-      ? await this.sessions.clusterSessionIds().then(
-          (ids) => ids.length,
-          () => null,
-        )
-      : null;
+    const clusterSessions = await this.sessions.countOnEveryReplica();
     return {
       status: down ? 'down' : dependencies.some((dependency) => dependency.status !== 'up') ? 'degraded' : 'ok',
       checkedAt: new Date(now).toISOString(),

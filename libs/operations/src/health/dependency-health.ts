@@ -1,5 +1,4 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { McpCluster } from '#libs/core';
 import { AuditTrail } from '#libs/security';
 import type { McpHealthCheck } from '../options/health-check.interface';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
@@ -17,22 +16,19 @@ export interface DependencyStatus {
 
 /**
  * Checks the host's dependencies: the audit trail (down under `fail-closed` while it cannot write,
- * degraded under `buffered`), the cluster backplane the replicas share state through (required:
- * a replica that cannot reach it serves no session), and every `healthChecks` entry, all at once,
- * each with a time limit.
+ * degraded under `buffered`), every `healthChecks` entry, and the checks the host's own parts
+ * register (the backplane the replicas share state through, with the `cluster` option; the
+ * gateway's upstreams), all at once, each with a time limit.
  */
 @Injectable()
 export class DependencyHealth {
-  /** Checks added by the host's own libraries (the gateway's upstreams), beside the `healthChecks` option. */
+  /** Checks added by the host's own parts (the cluster's backplane, the gateway's upstreams), beside the `healthChecks` option. */
   private readonly added = new Map<string, McpHealthCheck>();
 
   constructor(
     @InjectOperationsOptions() private readonly options: OperationsOptions,
     @Optional() private readonly audit?: AuditTrail,
-    @Optional() cluster?: McpCluster,
-  ) {
-    if (cluster?.enabled) this.register({ name: 'cluster', required: true, check: () => cluster.backplane.ping() });
-  }
+  ) {}
 
   /**
    * Adds a check to readiness (or replaces the one of that name); the returned function removes it.

@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { checkRequestLimits, RequestLimitError } from '../wire/request-limits';
 import { AccessDeniedError } from '../admission/access-control';
-import { RequestNote } from '../events/request-note';
+import type { RequestNote } from '../events/request-note';
+import { requestNoteOf } from '../requests/request-note-of';
 import { outcomeOfCode, RequestEvents } from '../events/request-events';
 import { CallAdmission } from '../admission/call-admission';
 import { McpTracing } from './mcp-tracing';
@@ -12,7 +13,7 @@ import { HostState } from '../lifecycle/host-state';
 import { errorResponse, resultResponse } from '../wire/json-rpc';
 import { MCP_METHOD_GROUPS, type McpMethods, type MethodHandler } from '../methods/method-handler';
 import { erasOf, guardedIn, MCP_REQUEST_METHODS, traitsOf, type McpEra } from '../wire/mcp-method.table';
-import { SessionRelay } from '../sessions/session-relay';
+import { InjectSessionRelay, type SessionRelay } from '../sessions/session-relay';
 import { statelessResult } from '../eras/stateless-result';
 import type { McpRequest } from '../requests/mcp-request';
 import type { McpAnswer, ReplyChannel } from '../requests/reply-channel';
@@ -49,7 +50,7 @@ export class McpDispatcher {
     private readonly tracing: McpTracing,
     private readonly stateless: StatelessCalls,
     private readonly state: HostState,
-    @Optional() private readonly relay?: SessionRelay,
+    @Optional() @InjectSessionRelay() private readonly relay?: SessionRelay,
   ) {
     this.handlers = routesOf(groups);
   }
@@ -70,17 +71,7 @@ export class McpDispatcher {
       await reply.answer(NOTHING);
       return NOTHING;
     }
-    const session = request.session;
-    const note = new RequestNote(
-      request.method,
-      traitsOf(request.method),
-      request.transport,
-      request.principal.id,
-      session.id,
-      session.clientInfo,
-      request.remoteAddress,
-      session.protocolVersion,
-    );
+    const note = requestNoteOf(request);
     return new RequestLife(this.state, this.events, note).complete(reply, async () => {
       // A span per request when an OpenTelemetry SDK is registered; the note gets its trace id.
       const response = await this.tracing.run(note, request, () =>
@@ -155,9 +146,8 @@ export class McpDispatcher {
     const error = message.error as { message?: unknown; code?: unknown } | undefined;
     if (session.clientRequests.settle(message.id, message.result, error)) return;
     // Another replica of the session may be waiting for it.
-    if (this.relay?.enabled && session.id !== undefined)
-      this.relay.forwardResponse(session.id, message.id, message.result, error);
-    else this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
+    if (!this.relay?.forwardResponse(session, message.id, message.result, error))
+      this.logger.warn(`Ignored a response to unknown request ${JSON.stringify(message.id)}`);
   }
 
   private onNotification({ method, params, session, principal }: McpRequest): void {
@@ -176,8 +166,7 @@ export class McpDispatcher {
           const reason = typeof given === 'string' && given ? given.slice(0, 200) : 'no reason given';
           if (call) call.cancelByClient(reason);
           // The call may run on another replica of the session.
-          else if (this.relay?.enabled && session.id !== undefined)
-            this.relay.forwardCancel(session.id, requestId, reason);
+          else this.relay?.forwardCancel(session, requestId, reason);
         }
         break;
       }

@@ -21,19 +21,8 @@ export class RequestEvents {
     if (this.observers.size > 0) this.observers.observe(note);
   }
 
-  /**
-   * Reports a request refused before any method ran (HTTP status as the code).
-   * @param target what was refused when it was no MCP message (e.g. `admin API`)
-   */
-  refusal(
-    outcome: AuditOutcome,
-    status: number,
-    message: string,
-    transport: McpTransportKind,
-    remoteAddress: string | undefined,
-    principal?: string,
-    target?: string,
-  ): void {
+  /** Reports a request refused before any method ran (HTTP status as the code). */
+  refusal({ outcome, status, message, transport, remoteAddress, principal, target }: RequestRefusal): void {
     const note = new RequestNote(null, undefined, transport, principal, undefined, undefined, remoteAddress);
     note.refusal = true;
     note.target = target;
@@ -42,6 +31,20 @@ export class RequestEvents {
     // Metrics count every refusal; the audit recorder sums up a flood of like ones.
     if (this.observers.size > 0) this.observers.observe(note);
   }
+}
+
+/** A request refused before any method ran, as `RequestEvents.refusal` reports it. */
+export interface RequestRefusal {
+  readonly outcome: AuditOutcome;
+  /** The HTTP status it was answered with (the record's code). */
+  readonly status: number;
+  readonly message: string;
+  readonly transport: McpTransportKind;
+  readonly remoteAddress?: string;
+  /** Who was refused, once known. */
+  readonly principal?: string;
+  /** What was refused when it was no MCP message (e.g. `admin API`). */
+  readonly target?: string;
 }
 
 /** The outcome a JSON-RPC error code stands for, when the handler did not say more. */

@@ -5,7 +5,7 @@ import { callRequest, principal as callerOf, type RequestOrigin } from '../testi
 import { McpSession } from '../sessions/mcp-session';
 import { traitsOf } from '../wire/mcp-method.table';
 import type { InputRequiredResult, InputRound } from './input-round';
-import { AnswerClaims } from './answer-claims';
+import { InMemoryAnswerClaims } from './in-memory-answer-claims';
 import { InputRounds } from './input-rounds';
 import { RequestStateSealer } from './request-state.sealer';
 
@@ -227,7 +227,7 @@ describe('InputRounds', () => {
 
   it('asks again for an authorising answer a host restarted with the same secret never saw used', async () => {
     const sealer = () => new RequestStateSealer({ requestState: { secrets: [SECRET], ttlMs: 600_000 } });
-    const before = new InputRounds(sealer(), new AnswerClaims());
+    const before = new InputRounds(sealer(), new InMemoryAnswerClaims());
     const first = asked((await call(before, {}, confirm)).value);
     const retry = {
       inputResponses: { ok: { action: 'accept', content: { name: 'yes' } } },
@@ -235,7 +235,7 @@ describe('InputRounds', () => {
     };
     expect((await call(before, retry, confirm)).value).toEqual(retry.inputResponses.ok);
     // The process restarts: its claims are gone, the sealed state is still valid.
-    const after = new InputRounds(sealer(), new AnswerClaims());
+    const after = new InputRounds(sealer(), new InMemoryAnswerClaims());
     const replayed = asked((await call(after, retry, confirm)).value);
     expect(Object.keys(replayed.inputRequests)).toEqual(['ok']);
     // Asked again under the new generation, the user's answer counts, once.

@@ -5,7 +5,8 @@ import type { RequestNote } from '../events/request-note';
 import { digestOf, InputRound, type RequestBinding, type RequestState } from './input-round';
 import { InputRoundMessages } from './input-round.messages';
 import { RequestStateSealer } from './request-state.sealer';
-import { AnswerClaims } from './answer-claims';
+import { InjectAnswerClaims, type AnswerClaims } from './answer-claims';
+import { InMemoryAnswerClaims } from './in-memory-answer-claims';
 
 const invalid = (message: string) => new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, message);
 
@@ -57,7 +58,7 @@ export class InputRounds {
   constructor(
     private readonly sealer: RequestStateSealer,
     // This process's own claims when none is given (specs).
-    @Optional() private readonly claims: AnswerClaims = new AnswerClaims(),
+    @Optional() @InjectAnswerClaims() private readonly claims: AnswerClaims = new InMemoryAnswerClaims(),
   ) {}
 
   /**

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
-import { LATEST_PROTOCOL_VERSION, McpCluster } from '#libs/core';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { LATEST_PROTOCOL_VERSION } from '#libs/core';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { McpSession } from './mcp-session';
-import { applyRecord, type SessionRecord } from './session-record';
-import { SharedSessions } from './shared-sessions';
 
 /** Why a new session cannot be opened now. */
 export type SessionRefusal =
@@ -15,10 +13,11 @@ export type SessionRefusal =
  * `maxSessions` at once and `maxSessionsPerPrincipal` per owner (a principal, or a client address
  * when authentication is off), so that one caller cannot take every session there is.
  *
- * With a cluster backplane (the `cluster` option) a session belongs to every replica: its state is
- * in the shared store, read on each request (`resolve`) and written back when a request changed
- * it (`persist`); each replica keeps a copy for the calls, streams and requests to the client it
- * has itself. A session ended on one replica (`end`) ends on all.
+ * This is the store of one replica. With the `cluster` option the host uses the cluster's
+ * (a subclass), where a session belongs to every replica: its state is in the shared store, read
+ * on each request (`resolve`) and written back when a request changed it (`commit`); each replica
+ * keeps a copy for the calls, streams and requests to the client it has itself, and a session
+ * ended on one replica (`end`) ends on all. Its transports call the same methods either way.
  */
 @Injectable()
 export class SessionStore implements OnModuleDestroy {
@@ -27,40 +26,15 @@ export class SessionStore implements OnModuleDestroy {
   private readonly owners = new Map<string, Set<McpSession>>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly closeListeners = new Set<(session: McpSession) => void>();
-  /** The shared store, when replicas share sessions. */
-  private readonly shared: SharedSessions | undefined;
 
-  constructor(
-    @InjectProtocolOptions() private readonly options: ProtocolOptions,
-    @Optional() private readonly cluster?: McpCluster,
-  ) {
-    this.shared = cluster?.enabled ? new SharedSessions(cluster, options.sessions.idleTtlMs) : undefined;
-    if (this.shared && cluster) {
-      // Another replica changed or ended a session this one has a copy of. The change comes
-      // with the message and is applied at once: a message that follows it (a resource update
-      // for a subscription just made) must find it in place.
-      cluster.on('session-changed', ({ record, from }) => {
-        const changed = record as SessionRecord | undefined;
-        const session = changed && from !== cluster.replica ? this.sessions.get(changed.id) : undefined;
-        if (session && changed) {
-          applyRecord(session, changed);
-          this.shared?.loaded(session, changed);
-        }
-      });
-      cluster.on('session-ended', ({ session, reason }) => {
-        if (typeof session === 'string') this.delete(session, typeof reason === 'string' ? reason : 'session ended');
-      });
-    }
-  }
+  constructor(@InjectProtocolOptions() protected readonly options: ProtocolOptions) {}
 
-  /** Whether sessions are shared with other replicas (a cluster backplane is configured). */
-  get clustered(): boolean {
-    return this.shared !== undefined;
-  }
-
-  /** The ids of the sessions live on any replica (this one's alone without a cluster). */
-  async clusterSessionIds(): Promise<string[]> {
-    return this.shared ? this.shared.live() : [...this.sessions.keys()];
+  /**
+   * How many sessions are live on every replica of the host; `null` when that is not known: one
+   * replica (its own count is `liveCount`), or a shared store that cannot be reached.
+   */
+  async countOnEveryReplica(): Promise<number | null> {
+    return null;
   }
 
   /** The session of a transport with one client for the life of the process (stdio), when there is one. */
@@ -121,8 +95,8 @@ export class SessionStore implements OnModuleDestroy {
     return session;
   }
 
-  private adopt(session: McpSession, owner: string): void {
-    if (this.cluster?.enabled) session.clientRequests.idPrefix = this.cluster.replica;
+  /** Keeps `session` (opened here, or this replica's copy of one opened elsewhere) under `owner`. */
+  protected adopt(session: McpSession, owner: string): void {
     this.sessions.set(session.id!, session);
     let own = this.owners.get(owner);
     if (!own) this.owners.set(owner, (own = new Set()));
@@ -132,48 +106,29 @@ export class SessionStore implements OnModuleDestroy {
 
   /**
    * The session with this id for a request, marked used; `undefined` when there is none (or it
-   * ended). With replicas sharing sessions it is read from the shared store each time: another
-   * replica may have changed or ended it since.
+   * ended). A store shared by replicas reads it from the shared store each time: another replica
+   * may have changed or ended it since.
    * @throws when the shared store cannot be reached (the caller fails closed)
    */
   async resolve(id: string): Promise<McpSession | undefined> {
-    if (!this.shared) return this.get(id);
-    const record = await this.shared.load(id);
-    let session = this.sessions.get(id);
-    if (!record) {
-      if (session) this.delete(id, 'session ended');
-      return undefined;
-    }
-    if (!session) {
-      session = new McpSession(id, record.protocolVersion);
-      session.owner = record.owner ?? record.principalId ?? '';
-      this.adopt(session, session.owner);
-    }
-    applyRecord(session, record);
-    this.shared.loaded(session, record);
-    session.lastSeen = Date.now();
-    return session;
+    return this.get(id);
   }
 
   /**
-   * Writes what a request changed of `session` to the shared store, and tells the other
-   * replicas (nothing to do without a cluster, or when nothing changed).
-   * @throws when the shared store cannot be reached
+   * Keeps what a request changed of `session` (initialize, log level, subscriptions) where the
+   * next request finds it, before the request is answered. In process memory it is there already:
+   * `undefined`, nothing to wait for. A store shared by replicas writes it (when it changed) and
+   * tells the other replicas; the promise rejects when the shared store cannot be reached.
    */
-  async persist(session: McpSession): Promise<void> {
-    if (!this.shared || !this.cluster || session.id === undefined || !this.sessions.has(session.id)) return;
-    if (await this.shared.save(session)) await this.cluster.broadcast({ type: 'session-changed', session: session.id });
+  commit(_session: McpSession): Promise<void> | undefined {
+    return undefined;
   }
 
   /**
-   * Ends a session on every replica (the client's DELETE).
+   * Ends a session (the client's DELETE): here, and on every replica when they share it.
    * @throws when the shared store cannot be reached (the session is then not ended)
    */
   async end(id: string, reason: string): Promise<void> {
-    if (this.shared && this.cluster) {
-      await this.shared.remove(id);
-      await this.cluster.broadcast({ type: 'session-ended', session: id, reason });
-    }
     this.delete(id, reason);
   }
 
@@ -182,6 +137,11 @@ export class SessionStore implements OnModuleDestroy {
     const session = this.sessions.get(id);
     if (session) session.lastSeen = Date.now();
     return session;
+  }
+
+  /** This replica's copy of the session with this id, as it is (not marked used). */
+  protected held(id: string): McpSession | undefined {
+    return this.sessions.get(id);
   }
 
   all(): IterableIterator<McpSession> {
@@ -205,23 +165,23 @@ export class SessionStore implements OnModuleDestroy {
     this.closeListeners.add(listener);
   }
 
-  /**
-   * Ends the sessions idle for longer than the TTL. With a cluster, a copy idle here may be in
-   * use on other replicas: it ends only once the shared store no longer has the session.
-   */
+  /** Ends the sessions idle for longer than the TTL (see `expireIdle`). */
   sweep(now = Date.now()): void {
     for (const [id, session] of this.sessions) {
       if (now - session.lastSeen <= this.options.sessions.idleTtlMs || session.inFlight.size > 0) continue;
-      if (!this.shared) this.delete(id, 'session expired');
-      else
-        this.shared.load(id).then(
-          (record) => (record ? (session.lastSeen = Date.now()) : this.delete(id, 'session expired')),
-          () => undefined,
-        );
+      this.expireIdle(id, session);
     }
   }
 
-  /** Closes this replica's sessions (at shutdown); with a cluster they live on at the other replicas. */
+  /**
+   * Ends a session idle here for longer than the TTL. (A store shared by replicas ends its copy
+   * only once the shared store no longer has the session: it may be in use elsewhere.)
+   */
+  protected expireIdle(id: string, _session: McpSession): void {
+    this.delete(id, 'session expired');
+  }
+
+  /** Closes this replica's sessions (at shutdown); sessions shared by replicas live on at the others. */
   closeAll(): void {
     for (const id of [...this.sessions.keys()]) this.delete(id, 'host shutting down');
   }

@@ -136,7 +136,7 @@ export class TaskHandOff {
     const pending = 'starting' in first ? first.starting : starting;
     if (pending) {
       const task = await pending;
-      this.life.track(task, result, run, (reason) => cancel(reason), target, request, inputs);
+      this.life.track({ task, result, run, cancel: (reason) => cancel(reason), inputs }, target, request);
       return createTaskResult(task);
     }
     // It ended before becoming a task: the request's own note tells how.

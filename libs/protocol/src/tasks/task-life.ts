@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
@@ -13,7 +13,8 @@ import type { AdmittedCall } from '../admission/admitted-call';
 import type { McpRequest } from '../requests/mcp-request';
 import type { ReplyChannel } from '../requests/reply-channel';
 import { TaskQuota } from './task-quota';
-import { TaskReplicas } from './task-replicas';
+import { InjectTaskReplicas, type TaskReplicas } from './task-replicas';
+import { LocalTaskReplicas } from './local-task-replicas';
 import { taskRunNote } from './task-run-note';
 import type { TaskInputs } from './task-inputs';
 import { MCP_TASK_STORE, ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
@@ -36,6 +37,18 @@ export interface TaskEra {
 
 /** How the call of a task ended. */
 export type TaskOutcome = Pick<StoredTask, 'status' | 'result' | 'error' | 'statusMessage'>;
+
+/** The call of a task, running in the background once its request was answered with the task. */
+export interface BackgroundCall {
+  readonly task: StoredTask;
+  /** How the call ends. */
+  readonly result: Promise<CallToolResult>;
+  /** The task's audit record (`tasks/run`), recorded at the end. */
+  readonly run: RequestNote;
+  readonly cancel: (reason: Error) => void;
+  /** The task's requests to the client, answered through `tasks/update` or `tasks/result`. */
+  readonly inputs?: TaskInputs;
+}
 
 /** A task whose call runs in this process. */
 interface RunningTask {
@@ -69,7 +82,7 @@ export class TaskLife implements OnModuleInit, OnApplicationShutdown {
     private readonly events: RequestEvents,
     private readonly state: HostState,
     private readonly quota: TaskQuota,
-    readonly replicas: TaskReplicas = new TaskReplicas(),
+    @Optional() @InjectTaskReplicas() readonly replicas: TaskReplicas = new LocalTaskReplicas(),
   ) {}
 
   onModuleInit(): void {
@@ -120,7 +133,7 @@ export class TaskLife implements OnModuleInit, OnApplicationShutdown {
       },
       { id: `task:${task.taskId}`, reply: era.backgroundReply(call.request), clientInputs: inputs },
     );
-    this.track(task, result, run, (reason) => cancel(reason), era, call.request, inputs);
+    this.track({ task, result, run, cancel: (reason) => cancel(reason), inputs }, era, call.request);
   }
 
   /** Invokes the tool of a task's call: a task may run for as long as it is kept. */
@@ -133,19 +146,11 @@ export class TaskLife implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Settles `task` with how `result` ends, and forgets it then; until then it is cancellable here
-   * and the host does not let go.
-   * @param run the task's audit record (`tasks/run`), recorded at the end
+   * Settles the task of `call` with how its result ends, and forgets it then; until then it is
+   * cancellable here and the host does not let go.
    */
-  track(
-    task: StoredTask,
-    result: Promise<CallToolResult>,
-    run: RequestNote,
-    cancel: (reason: Error) => void,
-    era: TaskEra,
-    request: McpRequest,
-    inputs?: TaskInputs,
-  ): void {
+  track(call: BackgroundCall, era: TaskEra, request: McpRequest): void {
+    const { task, result, run, cancel, inputs } = call;
     this.state.enter();
     const done = result
       .then(

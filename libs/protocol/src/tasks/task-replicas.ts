@@ -1,77 +1,35 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
-import { McpCluster } from '#libs/core';
+import { Inject } from '@nestjs/common';
 import type { StoredTask } from './task.store';
 import type { TaskStatusChange } from './task-status-change';
 
-/** The messages the replicas send each other about tasks. */
-const CANCEL = 'task-cancel';
-const ANSWERS = 'task-answers';
-const STATUS = 'task-status';
-
 /**
- * What the task runners need of the other replicas (the `cluster` option): the name to record on
- * a task started here, a `tasks/cancel` or `tasks/update` carried to the replica running the
- * task's call, and status changes told to every replica (for its `notifications/tasks` streams).
- * Without the cluster option there are no other replicas: every method is a no-op.
+ * What the task runners need of the other replicas: the name to record on a task started here,
+ * a `tasks/cancel` or `tasks/update` carried to the replica running the task's call, and status
+ * changes told to every replica (for its `notifications/tasks` streams). One replica runs every
+ * task itself (`LocalTaskReplicas`: no name, nothing to carry); with the `cluster` option the
+ * cluster's carries them.
  */
-@Injectable()
-export class TaskReplicas {
-  private readonly logger = new Logger('McpTasks');
-
-  constructor(@Optional() private readonly cluster?: McpCluster) {}
-
-  /** This replica, to record on a task it starts; `undefined` without the cluster option. */
-  get replica(): string | undefined {
-    return this.cluster?.enabled ? this.cluster.replica : undefined;
-  }
-
+export interface TaskReplicas {
+  /** This replica, to record on a task it starts; `undefined` when there are no others. */
+  readonly replica: string | undefined;
   /** Whether the call of `task` runs on another replica. */
-  runsElsewhere(task: StoredTask): boolean {
-    return this.replica !== undefined && task.replica !== undefined && task.replica !== this.replica;
-  }
-
+  runsElsewhere(task: StoredTask): boolean;
   /** Tells the replica running `task` to abort its call (the task is `cancelled` in the store already). */
-  async cancel(task: StoredTask): Promise<void> {
-    if (this.runsElsewhere(task)) await this.cluster!.broadcast({ type: CANCEL, taskId: task.taskId });
-  }
-
+  cancel(task: StoredTask): Promise<void>;
   /** Calls `handler` with each task another replica asks this one to cancel; returns how to stop. */
-  onCancel(handler: (taskId: string) => void): () => void {
-    return this.listen(CANCEL, (message) => typeof message.taskId === 'string' && handler(message.taskId));
-  }
-
+  onCancel(handler: (taskId: string) => void): () => void;
   /** Hands the client's answers (`tasks/update`) to the replica running `task`. */
-  async answer(task: StoredTask, responses: Readonly<Record<string, unknown>>): Promise<void> {
-    if (this.runsElsewhere(task)) await this.cluster!.broadcast({ type: ANSWERS, taskId: task.taskId, responses });
-  }
-
+  answer(task: StoredTask, responses: Readonly<Record<string, unknown>>): Promise<void>;
   /** Calls `handler` with the answers another replica received for a task; returns how to stop. */
-  onAnswers(handler: (taskId: string, responses: Record<string, unknown>) => void): () => void {
-    return this.listen(ANSWERS, (message) => {
-      const { taskId, responses } = message;
-      if (typeof taskId === 'string' && typeof responses === 'object' && responses !== null)
-        handler(taskId, responses as Record<string, unknown>);
-    });
-  }
-
+  onAnswers(handler: (taskId: string, responses: Record<string, unknown>) => void): () => void;
   /** Tells the other replicas of a status change (best effort: `tasks/get` reads the store). */
-  statusChanged(change: TaskStatusChange): void {
-    if (!this.replica) return;
-    this.cluster!.broadcast({ type: STATUS, change }).catch((error: Error) =>
-      this.logger.warn(`task ${change.task.taskId}: the other replicas were not told of its status: ${error.message}`),
-    );
-  }
-
+  statusChanged(change: TaskStatusChange): void;
   /** Calls `handler` with the status changes of tasks other replicas run; returns how to stop. */
-  onStatus(handler: (change: TaskStatusChange) => void): () => void {
-    return this.listen(STATUS, (message) => handler(message.change as TaskStatusChange));
-  }
-
-  /** Listens to messages of `type` from the other replicas (this one handles its own in process). */
-  private listen(type: string, handler: (message: Record<string, unknown>) => void): () => void {
-    if (!this.replica) return () => undefined;
-    return this.cluster!.on(type, (message) => {
-      if (message.from !== this.replica) handler(message);
-    });
-  }
+  onStatus(handler: (change: TaskStatusChange) => void): () => void;
 }
+
+/** Token of the `TaskReplicas` (the hosting module provides the one its options ask for). */
+export const MCP_TASK_REPLICAS = Symbol('MCP:TASK_REPLICAS');
+
+/** Injects the `TaskReplicas`. */
+export const InjectTaskReplicas = () => Inject(MCP_TASK_REPLICAS);

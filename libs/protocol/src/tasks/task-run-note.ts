@@ -1,6 +1,6 @@
 import type { RegisteredTool } from '#libs/catalog';
-import { RequestNote } from '../events/request-note';
-import { MCP_METHODS } from '../wire/mcp-method.table';
+import type { RequestNote } from '../events/request-note';
+import { requestNoteOf } from '../requests/request-note-of';
 import type { AdmittedCall } from '../admission/admitted-call';
 
 /**
@@ -10,17 +10,7 @@ import type { AdmittedCall } from '../admission/admitted-call';
  * @internal
  */
 export function taskRunNote({ request, note: created, entry, args }: AdmittedCall<RegisteredTool>): RequestNote {
-  const { session } = request;
-  const run = new RequestNote(
-    'tasks/run',
-    MCP_METHODS['tasks/run'],
-    request.transport,
-    request.principal.id,
-    session.id,
-    session.clientInfo,
-    request.remoteAddress,
-    session.protocolVersion,
-  );
+  const run = requestNoteOf(request, 'tasks/run');
   run.entry('tool', entry.name, args, created.sensitive);
   run.route = created.route;
   run.traceId = created.traceId;

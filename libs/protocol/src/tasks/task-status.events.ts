@@ -1,6 +1,7 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { notification } from '../wire/json-rpc';
-import { TaskReplicas } from './task-replicas';
+import { InjectTaskReplicas, type TaskReplicas } from './task-replicas';
+import { LocalTaskReplicas } from './local-task-replicas';
 import type { TaskStatusChange } from './task-status-change';
 
 /** Told every status change; see `TaskStatusEvents.subscribe`. */
@@ -32,7 +33,7 @@ export class TaskStatusEvents implements OnModuleInit, OnApplicationShutdown {
   private stopRelay: (() => void) | undefined;
 
   /** @param replicas with the `cluster` option, the changes of tasks other replicas run come here too */
-  constructor(private readonly replicas: TaskReplicas = new TaskReplicas()) {}
+  constructor(@Optional() @InjectTaskReplicas() private readonly replicas: TaskReplicas = new LocalTaskReplicas()) {}
 
   onModuleInit(): void {
     this.stopRelay = this.replicas.onStatus((change) => this.deliver(change));

@@ -4,7 +4,7 @@ import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import type { RegisteredTool } from '#libs/catalog';
 import { notification } from '../wire/json-rpc';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
-import { SessionRelay } from '../sessions/session-relay';
+import { InjectSessionRelay, type SessionRelay } from '../sessions/session-relay';
 import type { AdmittedCall } from '../admission/admitted-call';
 import type { McpRequest } from '../requests/mcp-request';
 import type { ReplyChannel } from '../requests/reply-channel';
@@ -30,7 +30,7 @@ export class TaskRunner implements TaskEra {
   constructor(
     @InjectProtocolOptions() private readonly options: ProtocolOptions,
     private readonly life: TaskLife,
-    @Optional() private readonly relay?: SessionRelay,
+    @Optional() @InjectSessionRelay() private readonly relay?: SessionRelay,
   ) {}
 
   static isTerminal(task: Task): boolean {

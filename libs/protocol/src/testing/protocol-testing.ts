@@ -1,12 +1,12 @@
 import { LATEST_PROTOCOL_VERSION, type McpCallKind, type McpPrincipal } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
-import { RequestNote } from '../events/request-note';
+import type { RequestNote } from '../events/request-note';
 import type { AdmittedCall } from '../admission/admitted-call';
 import { mcpRequest, type McpRequest, type McpRequestParts } from '../requests/mcp-request';
 import type { McpAnswer, ReplyChannel } from '../requests/reply-channel';
+import { requestNoteOf } from '../requests/request-note-of';
 import { McpSession } from '../sessions/mcp-session';
 import type { JsonRpcId, JsonRpcMessage, MessageKind } from '../wire/json-rpc';
-import { traitsOf } from '../wire/mcp-method.table';
 
 /** For the protocol specs only (nothing outside the specs imports this folder). */
 
@@ -88,17 +88,7 @@ export function callRequest(
 
 /** The note the dispatcher would open for `request`. */
 export function noteOf(request: McpRequest): RequestNote {
-  const { session } = request;
-  return new RequestNote(
-    request.method,
-    traitsOf(request.method),
-    request.transport,
-    request.principal.id,
-    session.id,
-    session.clientInfo,
-    request.remoteAddress,
-    session.protocolVersion,
-  );
+  return requestNoteOf(request);
 }
 
 /** A call of `entry` as the admission would hand it on (nothing checked). */

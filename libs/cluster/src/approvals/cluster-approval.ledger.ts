@@ -1,7 +1,21 @@
 import { createHash } from 'node:crypto';
-import { ClusterMessages, JsonRpcError, JsonRpcErrorCode, type McpCluster, type McpClusterBackplane } from '#libs/core';
-import type { ApprovalBinding, McpApproval } from './mcp-approval';
-import { expiryOf, KEEP_DECIDED_MS, type ApprovalDecision, type ApprovalLedger } from './approval-ledger';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import {
+  expiryOf,
+  KEEP_DECIDED_MS,
+  type ApprovalBinding,
+  type ApprovalDecision,
+  type ApprovalLedger,
+  type McpApproval,
+} from '#libs/invocation';
+import type { McpClusterBackplane } from '../backplane/cluster-backplane';
+import { ClusterMessages } from '../replicas/cluster.messages';
+import type { McpCluster } from '../replicas/mcp-cluster';
+
+/** Told to every replica when a request is decided: whoever waits for it there looks again. */
+const DECIDED = 'approval-decided';
+/** How often a wait for a decision made on another replica looks again, should its message be lost. */
+const RECHECK_MS = 1_000;
 
 /** A request as opened: what never changes after. */
 interface OpenedRecord {
@@ -15,11 +29,24 @@ interface OpenedRecord {
  * as opened (`approval:<id>`), its decision (`…:decision`) and its use (`…:used`); the last two
  * are written with `setIfAbsent`, so a request is decided once and used once across replicas.
  * Indexes find the requests of a call, a principal's waiting ones, and every one kept. Keys and
- * indexes expire an hour after the request does (as decided requests are kept in memory).
+ * indexes expire an hour after the request does (as decided requests are kept in memory). A
+ * decision is announced to every replica, whose waits for it read it at once.
  * @internal
  */
 export class ClusterApprovalLedger implements ApprovalLedger {
+  readonly recheckMs = RECHECK_MS;
+
   constructor(private readonly cluster: McpCluster) {}
+
+  async announce(id: string): Promise<void> {
+    await this.cluster.broadcast({ type: DECIDED, id });
+  }
+
+  onDecided(listener: (id: string) => void): () => void {
+    return this.cluster.on(DECIDED, (message) => {
+      if (message.from !== this.cluster.replica && typeof message.id === 'string') listener(message.id);
+    });
+  }
 
   async add(approval: McpApproval, binding: ApprovalBinding, expiresAt: number): Promise<void> {
     const keptUntil = expiresAt + KEEP_DECIDED_MS;

@@ -1,7 +1,7 @@
-import { McpCluster } from '#libs/core';
-import { MapBackplane } from '../../../core/src/testing/map-backplane';
+import type { StoredTask } from '#libs/protocol';
+import { McpCluster } from '../replicas/mcp-cluster';
+import { MapBackplane } from '../testing/map-backplane';
 import { ClusterTaskStore } from './cluster-task.store';
-import type { StoredTask } from './task.store';
 
 const task = (taskId: string, fields: Partial<StoredTask> = {}): StoredTask => ({
   taskId,

@@ -1,20 +1,17 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { McpStartupError } from '../errors/mcp-startup.error';
-import type { McpClusterBackplane, McpClusterMessage } from './cluster-backplane';
+import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { McpStartupError } from '#libs/core';
+import type { McpClusterBackplane, McpClusterMessage } from '../backplane/cluster-backplane';
 import { ClusterMessages } from './cluster.messages';
 
-/** What the hosting module gives the cluster layer. */
+/** What the hosting module gives the cluster layer (with the `cluster` option). */
 export interface ClusterOptions {
-  /** The shared engine; `undefined`: one replica, everything in process memory. */
-  readonly backplane: McpClusterBackplane | undefined;
+  /** The shared engine. */
+  readonly backplane: McpClusterBackplane;
   /** This replica's name (the `replica` option). */
   readonly replica: string;
   /** Keeps the keys and messages of several hosts on one engine apart (the server's name). */
   readonly namespace: string;
 }
-
-/** Token of `ClusterOptions`. */
-export const MCP_CLUSTER_OPTIONS = Symbol('MCP:CLUSTER_OPTIONS');
 
 /** How often a replica says it is alive, and how long the word lasts. */
 const HEARTBEAT_MS = 5_000;
@@ -28,29 +25,24 @@ type Handler = (message: McpClusterMessage) => void;
  * handled by type with `on`). A replica says it is alive every 5 s, so that the others can tell
  * when it has gone (`isAlive`): the tasks it ran are then failed, not left working.
  *
- * Without a backplane the host is one replica: `enabled` is false and nothing here is used.
+ * Made only with the `cluster` option (by `ClusterState`): without one the host is one replica,
+ * and no file of this library is loaded.
  */
-@Injectable()
 export class McpCluster implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpCluster');
   private readonly handlers = new Map<string, Set<Handler>>();
   private unsubscribe: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(@Inject(MCP_CLUSTER_OPTIONS) private readonly options: ClusterOptions) {}
+  constructor(private readonly options: ClusterOptions) {}
 
-  /** Whether replicas share state (a backplane is configured). */
-  get enabled(): boolean {
-    return this.options.backplane !== undefined;
-  }
-
+  /** This replica's name (the `replica` option). */
   get replica(): string {
     return this.options.replica;
   }
 
-  /** The shared engine. @throws when there is none (check `enabled` first) */
+  /** The shared engine. */
   get backplane(): McpClusterBackplane {
-    if (!this.options.backplane) throw new Error('McpCluster: no backplane is configured');
     return this.options.backplane;
   }
 
@@ -87,7 +79,6 @@ export class McpCluster implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     const backplane = this.options.backplane;
-    if (!backplane) return;
     try {
       this.unsubscribe = await backplane.subscribe((message) => this.deliver(message));
       await this.sayAlive();
@@ -108,7 +99,6 @@ export class McpCluster implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.heartbeat);
     const backplane = this.options.backplane;
-    if (!backplane) return;
     this.unsubscribe?.();
     await backplane.delete(this.key('replica', this.replica)).catch(() => undefined);
     await backplane.close();

@@ -1,9 +1,13 @@
-import { McpCluster, type McpClusterBackplane, type McpClusterMessage } from '#libs/core';
-import { PromptRegistry } from '../prompts/prompt.registry';
-import { ResourceRegistry } from '../resources/resource.registry';
-import type { RegisteredTool } from '../tools/registered-tool.interface';
-import { ToolRegistry } from '../tools/tool.registry';
-import { CatalogToggles } from './catalog-toggles';
+import {
+  LocalCatalogToggles,
+  PromptRegistry,
+  ResourceRegistry,
+  ToolRegistry,
+  type RegisteredTool,
+} from '#libs/catalog';
+import type { McpClusterBackplane, McpClusterMessage } from '../backplane/cluster-backplane';
+import { McpCluster } from '../replicas/mcp-cluster';
+import { ClusterCatalogToggles } from './cluster-catalog-toggles';
 
 /**
  * The part of a backplane the toggles use, in memory; messages wait in `sent` until the spec
@@ -38,7 +42,10 @@ async function replica(backplane: McpClusterBackplane, name: string) {
   tools.add([{ key: 'ping', where: 'PingTools.ping', definition: { name: 'ping' } } as RegisteredTool]);
   const changes: number[] = [];
   tools.onChange(() => changes.push(Date.now()));
-  const toggles = new CatalogToggles(tools, new PromptRegistry(), new ResourceRegistry(), cluster);
+  const toggles = new ClusterCatalogToggles(
+    new LocalCatalogToggles(tools, new PromptRegistry(), new ResourceRegistry()),
+    cluster,
+  );
   toggles.onModuleInit();
   await toggles.onApplicationBootstrap();
   const stop = async () => (toggles.onModuleDestroy(), await cluster.onApplicationShutdown());
@@ -48,7 +55,7 @@ async function replica(backplane: McpClusterBackplane, name: string) {
 /** Lets the toggles' writes and broadcasts (not awaited by `set`) run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('CatalogToggles with the cluster option', () => {
+describe('ClusterCatalogToggles', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('applies a toggle on every replica, each once, and on a replica started later', async () => {

@@ -1,30 +1,17 @@
-import { McpCluster } from '#libs/core';
-import { MapBackplane } from '../../../core/src/testing/map-backplane';
-import { AnswerClaims } from './answer-claims';
+import { McpCluster } from '../replicas/mcp-cluster';
+import { MapBackplane } from '../testing/map-backplane';
+import { ClusterAnswerClaims } from './cluster-answer-claims';
 
 const IN_A_MINUTE = () => Date.now() + 60_000;
 
-describe('AnswerClaims', () => {
-  it('claims an answer once, and none of a state issued under another generation (another process)', async () => {
-    const claims = new AnswerClaims();
-    const { generation } = claims;
-    expect(await claims.claim('s1:ok', IN_A_MINUTE(), generation)).toBe(true);
-    expect(await claims.claim('s1:ok', IN_A_MINUTE(), generation)).toBe(false);
-    // The same secret in a restarted process: this one's claims never saw s2's use.
-    const restarted = new AnswerClaims();
-    expect(restarted.generation).not.toBe(generation);
-    expect(await restarted.claim('s2:ok', IN_A_MINUTE(), generation)).toBe(false);
-    // A state sealed before generations were recorded counts as another generation.
-    expect(await restarted.claim('s3:ok', IN_A_MINUTE(), undefined)).toBe(false);
-  });
-
+describe('ClusterAnswerClaims', () => {
   describe('on a cluster backplane', () => {
     let backplane: MapBackplane;
-    let replicas: AnswerClaims[];
+    let replicas: ClusterAnswerClaims[];
     beforeEach(async () => {
       backplane = new MapBackplane();
       replicas = ['r1', 'r2'].map(
-        (replica) => new AnswerClaims(new McpCluster({ backplane, replica, namespace: 'desk' })),
+        (replica) => new ClusterAnswerClaims(new McpCluster({ backplane, replica, namespace: 'desk' })),
       );
       for (const claims of replicas) await claims.onApplicationBootstrap();
     });
@@ -34,7 +21,7 @@ describe('AnswerClaims', () => {
       expect(r1.generation).toBe(r2.generation);
       expect(await r1.claim('s1:ok', IN_A_MINUTE(), r1.generation)).toBe(true);
       expect(await r2.claim('s1:ok', IN_A_MINUTE(), r1.generation)).toBe(false);
-      const restarted = new AnswerClaims(new McpCluster({ backplane, replica: 'r1', namespace: 'desk' }));
+      const restarted = new ClusterAnswerClaims(new McpCluster({ backplane, replica: 'r1', namespace: 'desk' }));
       await restarted.onApplicationBootstrap();
       expect(restarted.generation).toBe(r1.generation);
       expect(await restarted.claim('s1:ok', IN_A_MINUTE(), r1.generation)).toBe(false);

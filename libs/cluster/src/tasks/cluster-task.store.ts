@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ClusterMessages, JsonRpcError, JsonRpcErrorCode, McpCluster } from '#libs/core';
+import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
+import { ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from '#libs/protocol';
+import { ClusterMessages } from '../replicas/cluster.messages';
+import type { McpCluster } from '../replicas/mcp-cluster';
 import { TaskMessages } from './task.messages';
-import { ownsTask, type McpTaskOwner, type McpTaskStore, type StoredTask } from './task.store';
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 

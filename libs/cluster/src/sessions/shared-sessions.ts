@@ -1,6 +1,5 @@
-import type { McpCluster } from '#libs/core';
-import type { McpSession } from './mcp-session';
-import { recordOf, type SessionRecord } from './session-record';
+import { recordOf, type McpSession, type SessionRecord } from '#libs/protocol';
+import type { McpCluster } from '../replicas/mcp-cluster';
 
 /** How often, at most, a replica moves a session's expiry when the session did not change. */
 const TOUCH_EVERY_MS = 5_000;

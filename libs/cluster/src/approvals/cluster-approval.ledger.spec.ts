@@ -1,6 +1,7 @@
-import { McpCluster } from '#libs/core';
-import { MapBackplane } from '../../../core/src/testing/map-backplane';
-import { ApprovalRequests, digestOfArguments, type McpApprovalEvent } from './approval-requests';
+import { ApprovalRequests, digestOfArguments, type McpApprovalEvent } from '#libs/invocation';
+import { McpCluster } from '../replicas/mcp-cluster';
+import { MapBackplane } from '../testing/map-backplane';
+import { ClusterApprovalLedger } from './cluster-approval.ledger';
 
 const details = {
   arguments: { archive: 'q1' },
@@ -16,7 +17,7 @@ const binding = { principal: 'agent', tool: 'wipe_archive', digest: digestOfArgu
 function replicas() {
   const backplane = new MapBackplane();
   const clusters = ['r1', 'r2'].map((replica) => new McpCluster({ backplane, replica, namespace: 'desk' }));
-  const [r1, r2] = clusters.map((cluster) => new ApprovalRequests(cluster));
+  const [r1, r2] = clusters.map((cluster) => new ApprovalRequests(new ClusterApprovalLedger(cluster)));
   const events = new Map<ApprovalRequests, string[]>([
     [r1, []],
     [r2, []],

@@ -1,4 +1,4 @@
-import type { McpClusterBackplane, McpClusterEntry, McpClusterMessage } from '../cluster/cluster-backplane';
+import type { McpClusterBackplane, McpClusterEntry, McpClusterMessage } from '../backplane/cluster-backplane';
 
 /**
  * A cluster backplane in one process's memory, for the specs of what is built on it (the e2e

@@ -13,13 +13,6 @@ describe('McpCluster', () => {
     for (const cluster of started.splice(0)) await cluster.onApplicationShutdown();
   });
 
-  it('does nothing without a backplane', async () => {
-    const cluster = new McpCluster({ backplane: undefined, replica: 'solo', namespace: 'desk' });
-    await cluster.onModuleInit();
-    expect(cluster.enabled).toBe(false);
-    expect(() => cluster.backplane).toThrow('no backplane');
-  });
-
   it("hands each replica the messages of its own host, saying who sent them, and keeps other hosts' apart", async () => {
     const backplane = new MapBackplane();
     const r1 = await replica('r1', backplane);

@@ -2,19 +2,27 @@ import { Injectable } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode } from '#libs/core';
 import { ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { needsConfirmation, ToolInvoker } from '#libs/invocation';
-import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
-import { TaskRunner } from '../tasks/task.runner';
-import { TaskExtensionRunner } from '../tasks/task-extension.runner';
-import { declaresTasks, missingTasksExtension } from '../tasks/tasks-extension';
-import { CallerLists } from '../admission/caller-lists';
-import { CallAdmission } from '../admission/call-admission';
-import type { RequestNote } from '../events/request-note';
-import { CallScope } from '../calls/call-scope';
-import type { McpMethods } from '../methods/method-handler';
-import type { McpRequest } from '../requests/mcp-request';
-import type { ReplyChannel } from '../requests/reply-channel';
+import {
+  CallAdmission,
+  CallerLists,
+  CallScope,
+  declaresTasks,
+  InjectProtocolOptions,
+  missingTasksExtension,
+  TaskExtensionRunner,
+  TaskRunner,
+  type McpMethods,
+  type McpRequest,
+  type ProtocolOptions,
+  type ReplyChannel,
+  type RequestNote,
+} from '#libs/protocol';
 
-/** `tools/list` and `tools/call`. */
+/**
+ * `tools/list` and `tools/call`: a call is admitted (the one admission every surface shares),
+ * then run now, as a 2025 task (`TaskRunner`) or as a task of the 2026-07-28 tasks extension
+ * (`TaskExtensionRunner`).
+ */
 @Injectable()
 export class ToolMethods implements McpMethods {
   readonly methods: McpMethods['methods'] = {

@@ -1,4 +1,4 @@
-import type { DownstreamCredential } from './options/downstream-credential.options';
+import type { DownstreamCredential } from './downstream-credential.options';
 
 /** A gateway upstream or a `rest.apis` API the host calls, and how it authenticates there. */
 export interface DownstreamTarget {

@@ -1,38 +1,36 @@
-import type { OptionReport } from '../options/option-checks';
-import type { McpClusterBackplane } from './cluster-backplane';
+import type { OptionReport } from '#libs/core';
+import type { McpClusterBackplane } from '#libs/cluster';
 
-/**
- * The `cluster` option: replicas of the host behind a load balancer share their state through
- * `backplane`, so that any replica serves any request of a session.
- * @example
- * ```ts
- * import { RedisClusterBackplane } from 'nest-mcp-host/redis';
- * McpModule.forRoot({ name: 'desk', version: '1.0.0', cluster: { backplane: new RedisClusterBackplane(process.env.REDIS_URL!) } });
- * ```
- */
-export interface McpClusterOptions {
-  backplane: McpClusterBackplane;
+/** The `cluster` option, resolved: the shared engine, and what names this replica's keys and messages. */
+export interface ClusterSlice {
+  /** `undefined`: one replica, everything in process memory. */
+  readonly backplane: McpClusterBackplane | undefined;
+  /** This replica's name (the `replica` option). */
+  readonly replica: string;
+  /** Keeps the keys and messages of several hosts on one engine apart (the server's name). */
+  readonly namespace: string;
 }
 
 export const CLUSTER_OPTION_KEYS = ['cluster'] as const;
 
-const METHODS = [
-  'subscribe',
-  'close',
-  'ping',
-  'publish',
-  'get',
-  'set',
-  'setIfAbsent',
-  'take',
-  'expire',
-  'delete',
-  'append',
-  'readAfter',
-  'indexAdd',
-  'indexRemove',
-  'indexMembers',
-] as const;
+/** Every method of a backplane: the type makes a method added to the interface missing here a compile error. */
+const METHODS = Object.keys({
+  subscribe: true,
+  close: true,
+  ping: true,
+  publish: true,
+  get: true,
+  set: true,
+  setIfAbsent: true,
+  take: true,
+  expire: true,
+  delete: true,
+  append: true,
+  readAfter: true,
+  indexAdd: true,
+  indexRemove: true,
+  indexMembers: true,
+} satisfies Record<keyof McpClusterBackplane, true>);
 
 /** The backplane the `cluster` option names, checked; `undefined` without one. */
 export function resolveClusterBackplane(

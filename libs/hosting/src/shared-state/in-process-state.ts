@@ -1,0 +1,28 @@
+import { LocalCatalogToggles } from '#libs/catalog';
+import { InMemoryApprovalLedger } from '#libs/invocation';
+import {
+  InMemoryAnswerClaims,
+  InMemoryTaskStore,
+  LocalSessionRelay,
+  LocalStreams,
+  LocalTaskReplicas,
+  SessionStore,
+} from '#libs/protocol';
+import { LocalResourceUpdates } from '#libs/resources';
+import type { SharedState, SharedStateDeps } from './shared-state';
+
+/** One replica: every piece in process memory, nothing to tell anyone else. */
+export function inProcessState({ protocol, tools, prompts, resources }: SharedStateDeps): SharedState {
+  return {
+    sessions: new SessionStore(protocol),
+    relay: new LocalSessionRelay(),
+    streams: new LocalStreams(),
+    claims: new InMemoryAnswerClaims(protocol),
+    tasks: new InMemoryTaskStore(),
+    taskReplicas: new LocalTaskReplicas(),
+    resourceUpdates: new LocalResourceUpdates(),
+    toggles: new LocalCatalogToggles(tools, prompts, resources),
+    approvals: new InMemoryApprovalLedger(),
+    readiness: [],
+  };
+}

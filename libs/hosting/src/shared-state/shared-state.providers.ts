@@ -1,0 +1,88 @@
+import type { InjectionToken, Provider, Type } from '@nestjs/common';
+import { CATALOG_TOGGLES, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { MCP_APPROVAL_LEDGER } from '#libs/invocation';
+import { DependencyHealth } from '#libs/operations';
+import {
+  MCP_ANSWER_CLAIMS,
+  MCP_PROTOCOL_OPTIONS,
+  MCP_SESSION_RELAY,
+  MCP_SHARED_STREAMS,
+  MCP_TASK_REPLICAS,
+  MCP_TASK_STORE,
+  SessionStore,
+  type McpTaskStore,
+  type ProtocolOptions,
+} from '#libs/protocol';
+import { MCP_RESOURCE_UPDATES } from '#libs/resources';
+import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/mcp-options.resolver';
+import { inProcessState } from './in-process-state';
+import type { SharedState, SharedStateDeps } from './shared-state';
+
+/** Token of the host's `SharedState`. */
+const MCP_SHARED_STATE = Symbol('MCP:SHARED_STATE');
+
+/**
+ * The one place that decides whether the host is one replica or several. Without the `cluster`
+ * option every piece is in process memory; with it, every piece is the cluster library's, which
+ * is required here and only then: a host without the option loads no file of `libs/cluster`.
+ */
+function sharedStateOf(options: ResolvedMcpOptions, deps: SharedStateDeps, health: DependencyHealth): SharedState {
+  const { backplane, replica, namespace } = options.cluster;
+  let state: SharedState;
+  if (backplane === undefined) state = inProcessState(deps);
+  else {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ClusterState } = require('#libs/cluster') as typeof import('#libs/cluster');
+    state = new ClusterState({ backplane, replica, namespace }, deps);
+  }
+  for (const check of state.readiness) health.register(check);
+  return state;
+}
+
+/** Provides `token` as one piece of the shared state. */
+function piece(token: InjectionToken, name: keyof SharedState): Provider {
+  return { provide: token, useFactory: (state: SharedState) => state[name], inject: [MCP_SHARED_STATE] };
+}
+
+/**
+ * The state the replicas of a host share, chosen once (`sharedStateOf`, when the options are
+ * resolved: they may come from `forRootAsync`), each piece then provided under the token of the
+ * library that owns its interface. Nothing else asks whether there is a cluster.
+ */
+export const SHARED_STATE_PROVIDERS: Provider[] = [
+  {
+    provide: MCP_SHARED_STATE,
+    useFactory: (
+      options: ResolvedMcpOptions,
+      protocol: ProtocolOptions,
+      tools: ToolRegistry,
+      prompts: PromptRegistry,
+      resources: ResourceRegistry,
+      health: DependencyHealth,
+    ) => sharedStateOf(options, { protocol, tools, prompts, resources }, health),
+    inject: [
+      MCP_RESOLVED_OPTIONS,
+      MCP_PROTOCOL_OPTIONS,
+      ToolRegistry,
+      PromptRegistry,
+      ResourceRegistry,
+      DependencyHealth,
+    ],
+  },
+  piece(SessionStore, 'sessions'),
+  piece(MCP_SESSION_RELAY, 'relay'),
+  piece(MCP_SHARED_STREAMS, 'streams'),
+  piece(MCP_ANSWER_CLAIMS, 'claims'),
+  piece(MCP_TASK_REPLICAS, 'taskReplicas'),
+  piece(MCP_RESOURCE_UPDATES, 'resourceUpdates'),
+  piece(CATALOG_TOGGLES, 'toggles'),
+  piece(MCP_APPROVAL_LEDGER, 'approvals'),
+];
+
+/**
+ * The task store: the class given as the `taskStore` extra, else the shared state's (in memory,
+ * or on the cluster's backplane).
+ */
+export function taskStoreProvider(given: Type<McpTaskStore> | undefined): Provider {
+  return given ? { provide: MCP_TASK_STORE, useClass: given } : piece(MCP_TASK_STORE, 'tasks');
+}

@@ -1,0 +1,50 @@
+import type { CatalogToggles, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import type { ApprovalLedger } from '#libs/invocation';
+import type { McpHealthCheck } from '#libs/operations';
+import type {
+  AnswerClaims,
+  McpTaskStore,
+  ProtocolOptions,
+  SessionRelay,
+  SessionStore,
+  SharedStreams,
+  TaskReplicas,
+} from '#libs/protocol';
+import type { ResourceUpdates } from '#libs/resources';
+
+/**
+ * What the replicas of a host share, piece by piece, each behind the interface of the library
+ * that owns it: in process memory for one replica (`inProcessState`), on the backplane with the
+ * `cluster` option (the cluster library's `ClusterState`). `SHARED_STATE_PROVIDERS` chooses which,
+ * once.
+ */
+export interface SharedState {
+  /** The sessions of the 2025 revisions (their records; each replica holds its own copies). */
+  readonly sessions: SessionStore;
+  /** What a client sends to one replica for a call or a stream another has. */
+  readonly relay: SessionRelay;
+  /** The SSE streams of requests, for a reconnection that reaches another replica. */
+  readonly streams: SharedStreams;
+  /** The answers of 2026-07-28 retries that authorise something, each usable once. */
+  readonly claims: AnswerClaims;
+  /** The default task store (the `taskStore` extra replaces it). */
+  readonly tasks: McpTaskStore;
+  /** What the task runners carry to the replica running a task's call. */
+  readonly taskReplicas: TaskReplicas;
+  /** How `McpResourceNotifier.resourceUpdated` reaches the subscribed clients. */
+  readonly resourceUpdates: ResourceUpdates;
+  /** `McpCatalog.enable` and `disable`. */
+  readonly toggles: CatalogToggles;
+  /** The approval requests of confirmed calls. */
+  readonly approvals: ApprovalLedger;
+  /** What readiness checks of it (nothing in process; the backplane, required, in a cluster). */
+  readonly readiness: readonly McpHealthCheck[];
+}
+
+/** What the pieces of the shared state are built from. */
+export interface SharedStateDeps {
+  readonly protocol: ProtocolOptions;
+  readonly tools: ToolRegistry;
+  readonly prompts: PromptRegistry;
+  readonly resources: ResourceRegistry;
+}

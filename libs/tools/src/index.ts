@@ -1,0 +1,1 @@
+export { ToolMethods } from './tool.methods';

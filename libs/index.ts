@@ -154,6 +154,25 @@ export type {
   McpOAuthGrant,
 } from '#libs/authorization-server';
 
+// The caller's identity downstream (each upstream's and API's `credential`, the `downstream` option)
+export {
+  DownstreamIdentity,
+  UserConnections,
+  InMemoryUserConnectionStore,
+  MCP_USER_CONNECTION_STORE,
+  InjectUserConnectionStore,
+} from '#libs/downstream-identity';
+export type {
+  McpDownstreamOptions,
+  McpDownstreamCredential,
+  McpTokenExchangeCredential,
+  McpUserCredential,
+  McpConnectAuthorization,
+  McpUserConnection,
+  UserConnectionStore,
+} from '#libs/downstream-identity';
+export type { McpDownstreamUse, McpDownstreamCredentialMode } from '#libs/core';
+
 // Security: API keys, access policy, throttling, redaction
 export { hashApiKey, ScopeAndRolePolicy, MCP_ACCESS_POLICY, InjectAccessPolicy } from '#libs/security';
 // The host's authentication, for an application's own HTTP routes (same keys or tokens, same lock-out,

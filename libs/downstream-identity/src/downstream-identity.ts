@@ -14,6 +14,13 @@ import type { UserConnections } from './connections/user-connections';
  * authorization server), cached per caller and audience until shortly before it expires.
  * `'user'`: the person's own connected account. Never the caller's own token. The identity used
  * goes on the call's audit record (subject, actor, identity, audience).
+ *
+ * @example
+ * ```ts
+ * // A tool of your own calling an API as the caller, the way the gateway and the REST bridge do:
+ * const authorization = await downstream.authorization({ kind: 'api', name: 'wiki', credential }, context);
+ * await fetch('https://wiki.example/api/pages', { headers: authorization ? { authorization } : {} });
+ * ```
  */
 export class DownstreamIdentity {
   private readonly exchanged = new ExchangedTokenCache();

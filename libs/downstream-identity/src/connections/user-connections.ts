@@ -23,7 +23,11 @@ export interface PendingConnection {
   target: string;
 }
 
-/** A connected account as the person and the administrators see it (no token). */
+/**
+ * A connected account as the person and the administrators see it (no token).
+ * @example
+ * { subject: 'alice', target: 'api crm', account: 'alice@crm.example', connectedAt: '2026-11-28T10:00:00.000Z', accessTokenExpiresAt: '2026-11-28T11:00:00.000Z' }
+ */
 export interface McpUserConnection {
   subject: string;
   target: string;
@@ -52,6 +56,13 @@ const partsOf = (key: string): [target: string, owner: string] => {
  * they are the caller, and authorizes the host at the API's authorization server. The tokens are
  * sealed (AES-256-GCM) for their owner and API; a sealed connection that does not open for the
  * caller is refused and audited.
+ *
+ * @example
+ * ```ts
+ * const connections = app.get(UserConnections);
+ * await connections.list('alice'); // [{ subject: 'alice', target: 'api crm', account: 'alice@crm', … }]
+ * await connections.revoke({ subject: 'alice' }, 'an-admin');
+ * ```
  */
 export class UserConnections {
   private readonly box: SealedBox;

@@ -31,7 +31,8 @@ describe('ExchangedTokenCache', () => {
 
   it('keeps callers and audiences apart, and shares one exchange between concurrent calls', async () => {
     const tokens = cache();
-    const exchange = jest.fn(async () => token(`t${exchange.mock.calls.length}`));
+    let calls = 0;
+    const exchange = jest.fn(async () => token(`t${++calls}`));
     const [a, b, c] = await Promise.all([
       tokens.get('alice\nx', exchange),
       tokens.get('alice\nx', exchange),

@@ -5,6 +5,8 @@ import { optionChecks, type OptionReport } from '#libs/core';
  * `'user'` credential): by its issuer (its discovery document is read), or by its endpoints.
  * The host is registered there once as a confidential client, with the redirect URI
  * `<downstream.connections.publicUrl><path>/callback`.
+ * @example
+ * { issuer: 'https://login.crm.example', clientId: 'desk', clientSecret: process.env.CRM_SECRET!, scopes: ['openid', 'offline_access'] }
  */
 export interface McpConnectAuthorization {
   /** The authorization server's issuer (OpenID Connect or RFC 8414 discovery). */
@@ -26,6 +28,8 @@ export interface McpConnectAuthorization {
  * API (`audience`) with the caller as subject and the host as actor, issued by the company IdP
  * (`at: 'idp'`, the caller's own IdP token as the subject token) or by the host's authorization
  * server (`at: 'facade'`, in process). Cached per caller and audience until shortly before it expires.
+ * @example
+ * { mode: 'token-exchange', audience: 'https://wiki.example/mcp', scope: 'wiki:read', at: 'idp' }
  */
 export interface McpTokenExchangeCredential {
   mode: 'token-exchange';
@@ -37,7 +41,11 @@ export interface McpTokenExchangeCredential {
   at?: 'idp' | 'facade';
 }
 
-/** The person's own account at the API, connected once through URL-mode elicitation (see `downstream.connections`). */
+/**
+ * The person's own account at the API, connected once through URL-mode elicitation (see `downstream.connections`).
+ * @example
+ * { mode: 'user', authorization: { issuer: 'https://login.crm.example', clientId: 'desk', clientSecret: process.env.CRM_SECRET! } }
+ */
 export interface McpUserCredential {
   mode: 'user';
   authorization: McpConnectAuthorization;

@@ -3,7 +3,11 @@ import type { UserConnectionStore } from './user-connection.store';
 /** Entries past this many make a put sweep the expired ones first. */
 const SWEEP_AT = 10_000;
 
-/** Connected accounts in this process: one replica, or tests. They are gone when it stops. */
+/**
+ * Connected accounts in this process: one replica, or tests. They are gone when it stops.
+ * @example
+ * { provide: MCP_USER_CONNECTION_STORE, useValue: new InMemoryUserConnectionStore() }
+ */
 export class InMemoryUserConnectionStore implements UserConnectionStore {
   private readonly entries = new Map<string, { value: string; expiresAt: number }>();
 

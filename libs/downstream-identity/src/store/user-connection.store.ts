@@ -9,6 +9,11 @@ import { Inject } from '@nestjs/common';
  * Contract: `take` is atomic (a second take finds nothing); a store that cannot answer rejects,
  * and the call that needed it fails with the reason (no call goes downstream with a credential
  * the host could not check).
+ *
+ * @example
+ * ```ts
+ * downstream: { connections: { encryptionKey, store: new PostgresUserConnectionStore({ connectionString }) } }
+ * ```
  */
 export interface UserConnectionStore {
   /** Keeps `value` under `key` for `ttlMs`. */

@@ -45,7 +45,7 @@ export function authOptions(
         },
         roles: { from: ['roles', 'groups'], map: { admin: ['admin'], approver: ['approver'] } },
       },
-    } as McpAuthOptions;
+    };
   if (env.AUTH_MODE === 'oauth') {
     return {
       mode: 'oauth',

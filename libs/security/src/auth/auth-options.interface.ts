@@ -38,10 +38,10 @@ export interface McpApiKeyAuth {
  */
 export interface McpOAuthAuth {
   mode: 'oauth';
-  /** Expected `iss`; also published as the authorization server. @default the `authorizationServer`'s issuer */
-  issuer: string;
+  /** Expected `iss`; also published as the authorization server. Required, unless the `authorizationServer` option is on: @default its issuer */
+  issuer?: string;
   /** Where the issuer's signing keys are (refetched when a token names an unknown `kid`). @default the `authorizationServer`'s */
-  jwksUri: string;
+  jwksUri?: string;
   /** This server's canonical URL (RFC 8707 resource), e.g. `https://mcp.desk.example/mcp`; tokens must name it in `aud`. */
   resource: string;
   /** Accepted audiences besides `resource`. */

@@ -44,7 +44,7 @@ export class Authenticator {
         ? undefined
         : localKeys
           ? localKeys.getKey
-          : jose().createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 });
+          : jose().createRemoteJWKSet(new URL(options.jwksUri!), { cooldownDuration: 30_000 });
     this.claims =
       options.mode !== 'oauth'
         ? undefined

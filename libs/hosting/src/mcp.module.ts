@@ -44,9 +44,7 @@ import {
 import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
 import {
   AUTHORIZATION_SERVER_PROVIDERS,
-  InMemoryAuthorizationServerStore,
   MCP_AUTHORIZATION_SERVER_OPTIONS,
-  MCP_AUTHORIZATION_SERVER_STORE,
   McpAuthorizationServer,
 } from '#libs/authorization-server';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
@@ -145,8 +143,6 @@ const OPTION_SLICES = (
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,
     ...SECURITY_PROVIDERS,
-    // The state of the authorization server (when it is on): this process's own.
-    { provide: MCP_AUTHORIZATION_SERVER_STORE, useClass: InMemoryAuthorizationServerStore },
     ...AUTHORIZATION_SERVER_PROVIDERS,
     ...DOWNSTREAM_IDENTITY_PROVIDERS,
     ...REST_PROVIDERS,

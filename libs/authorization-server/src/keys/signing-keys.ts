@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JWK, JWTHeaderParameters, JWTPayload, JWTVerifyGetKey, CryptoKey } from 'jose';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { LocalTokenKeys } from '#libs/security';
 import type { AuthorizationServerStore } from '../state/authorization-server.store';
 import { jose } from './jose';
@@ -10,6 +11,8 @@ interface StoredKey {
   createdAt: number;
   /** After this, the key no longer verifies: every token it signed has expired. */
   retireAt?: number;
+  /** From this on, the key signs (before it, it is published and verifies, so every replica knows it first). */
+  activatesAt?: number;
   jwk: JWK;
 }
 
@@ -24,22 +27,40 @@ const ALG = 'ES256';
 const TEN_YEARS_MS = 10 * 365 * 86_400_000;
 /** A token naming an unknown key makes the ring reload from the store at most this often. */
 const RELOAD_COOLDOWN_MS = 5_000;
+/** Every replica reads the ring again this often, so it learns of a rotation made elsewhere. */
+export const RING_REFRESH_MS = 10_000;
+/** A rotated key signs only after every replica has read it (twice the refresh, to be sure). */
+export const ACTIVATION_DELAY_MS = 2 * RING_REFRESH_MS;
 
 /**
  * The authorization server's signing keys: the newest signs, the older ones still verify until
  * the last token they signed has expired, so a rotation drops no session (refresh tokens are
  * opaque, and access tokens signed before it stay valid). The ring lives in the store, so every
- * replica signs and verifies with the same keys; a replica that meets a key it does not know
- * reloads the ring.
+ * replica signs and verifies with the same keys: each reads it again every 10 s (and when it meets
+ * a key it does not know), and a rotated key is published at once but signs only 20 s later, when
+ * every replica verifies it — no replica ever meets a token signed by a key it cannot know yet.
  */
-export class SigningKeys implements LocalTokenKeys {
+export class SigningKeys implements LocalTokenKeys, OnApplicationBootstrap, OnApplicationShutdown {
   private ring: LoadedKey[] = [];
   private loadedAt = 0;
+  private refresh: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: AuthorizationServerStore,
     private readonly accessTokenTtlSec: number,
   ) {}
+
+  /** Nest's hook: the ring is there before the application listens. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.start();
+    // A store that cannot answer now and then leaves the ring as it was until the next time.
+    this.refresh = setInterval(() => void this.reload().catch(() => undefined), RING_REFRESH_MS);
+    this.refresh.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.refresh);
+  }
 
   /** Loads the ring, or makes its first key when there is none yet. */
   async start(): Promise<void> {
@@ -55,22 +76,34 @@ export class SigningKeys implements LocalTokenKeys {
     if (this.ring.length === 0) throw new Error('The authorization server found no signing key in its store');
   }
 
-  /** A new key signs from now on; the previous ones verify until their last token expires. */
-  async rotate(): Promise<{ kid: string }> {
+  /**
+   * A new key, published now, signs from `activatesAt` on (every replica knows it by then); the
+   * previous ones verify until their last token expires.
+   */
+  async rotate(): Promise<{ kid: string; activatesAt: string }> {
     await this.reload();
     const now = Date.now();
-    const retireAt = now + (this.accessTokenTtlSec + 60) * 1000;
+    const activatesAt = now + ACTIVATION_DELAY_MS;
+    const retireAt = activatesAt + (this.accessTokenTtlSec + 60) * 1000;
     const kept = this.ring
       .filter((key) => key.retireAt === undefined || key.retireAt > now)
-      .map(({ kid, createdAt, jwk, retireAt: retiring }) => ({ kid, createdAt, jwk, retireAt: retiring ?? retireAt }));
-    const fresh = await this.newKey();
+      .map(({ kid, createdAt, jwk, activatesAt: activates, retireAt: retiring }) => ({
+        kid,
+        createdAt,
+        jwk,
+        ...(activates !== undefined && { activatesAt: activates }),
+        retireAt: retiring ?? retireAt,
+      }));
+    const fresh = { ...(await this.newKey()), activatesAt };
     await this.save([fresh, ...kept]);
-    return { kid: fresh.kid };
+    return { kid: fresh.kid, activatesAt: new Date(activatesAt).toISOString() };
   }
 
   /** Signs `payload` with the current key. */
   sign(payload: JWTPayload, header: Omit<JWTHeaderParameters, 'alg' | 'kid'>): Promise<string> {
-    const [current] = this.ring;
+    const now = Date.now();
+    // The newest key that is active (a rotated one waits until every replica has read it).
+    const current = this.ring.find((key) => !key.activatesAt || key.activatesAt <= now) ?? this.ring[0];
     return new (jose().SignJWT)(payload)
       .setProtectedHeader({ ...header, alg: ALG, kid: current.kid })
       .sign(current.privateKey);

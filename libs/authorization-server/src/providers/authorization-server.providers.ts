@@ -18,12 +18,10 @@ import { MCP_AUTHORIZATION_SERVER_STORE, type AuthorizationServerStore } from '.
 export const AUTHORIZATION_SERVER_PROVIDERS: Provider[] = [
   {
     provide: SigningKeys,
-    useFactory: async (options: AuthorizationServerOptions | undefined, store: AuthorizationServerStore) => {
-      if (!options) return undefined;
-      const keys = new SigningKeys(store, options.accessTokenTtlSec);
-      await keys.start();
-      return keys;
-    },
+    // The ring is loaded (or its first key made) at application bootstrap, once the store is
+    // reachable: with the cluster option, its backplane connects at module init.
+    useFactory: (options: AuthorizationServerOptions | undefined, store: AuthorizationServerStore) =>
+      options ? new SigningKeys(store, options.accessTokenTtlSec) : undefined,
     inject: [MCP_AUTHORIZATION_SERVER_OPTIONS, MCP_AUTHORIZATION_SERVER_STORE],
   },
   // The resource server checks the facade's tokens with its keys, in process.

@@ -2,7 +2,6 @@ import type { Provider } from '@nestjs/common';
 import { McpAuthorizationServer } from '#libs/authorization-server';
 import { AuditTrail } from '#libs/security';
 import { DownstreamAudit } from '../audit/downstream-audit';
-import { InMemoryUserConnectionStore } from '../store/in-memory-user-connection.store';
 import { MCP_USER_CONNECTION_STORE, type UserConnectionStore } from '../store/user-connection.store';
 import { UserConnections } from '../connections/user-connections';
 import { DownstreamIdentity } from '../downstream-identity';
@@ -10,15 +9,11 @@ import { ConnectEndpoint } from '../http/connect.endpoint';
 import { MCP_DOWNSTREAM_OPTIONS, type DownstreamOptions } from '../options/downstream.options';
 
 /**
- * The caller's identity downstream. `UserConnections` (and its store, its pages) exist only when
+ * The caller's identity downstream (its store, `MCP_USER_CONNECTION_STORE`, is bound by `McpModule`:
+ * the one `downstream.connections.store` names, else the shared state's). `UserConnections` (and its store, its pages) exist only when
  * an upstream or API uses `'user'`; `DownstreamIdentity` always (it answers `'service'` with nothing).
  */
 export const DOWNSTREAM_IDENTITY_PROVIDERS: Provider[] = [
-  {
-    provide: MCP_USER_CONNECTION_STORE,
-    useFactory: (options: DownstreamOptions) => options.connections?.store ?? new InMemoryUserConnectionStore(),
-    inject: [MCP_DOWNSTREAM_OPTIONS],
-  },
   {
     provide: DownstreamAudit,
     useFactory: (trail?: AuditTrail) => new DownstreamAudit(trail),

@@ -66,7 +66,10 @@ export class DownstreamIdentity {
     const key = `${caller.id}\n${credential.audience}\n${credential.scope ?? ''}`;
     let token: ExchangedToken;
     try {
-      token = await this.exchanged.get(key, () => this.exchange(at, context, credential.audience, credential.scope));
+      token = await this.exchanged.get(key, async () => {
+        const exchanged = await this.exchange(at, context, credential.audience, credential.scope);
+        return { ...exchanged, subject: subjectOf(exchanged.accessToken) };
+      });
     } catch (error) {
       throw new McpToolError(
         `${id}: the caller's identity could not be exchanged for it (${(error as Error).message})`,
@@ -77,7 +80,7 @@ export class DownstreamIdentity {
       target: id,
       subject: caller.id,
       actor: token.actor,
-      identity: subjectOf(token.accessToken) ?? caller.id,
+      identity: token.subject ?? caller.id,
       audience: credential.audience,
     });
     return `Bearer ${token.accessToken}`;

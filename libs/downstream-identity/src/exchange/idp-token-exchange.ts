@@ -3,6 +3,8 @@ export interface ExchangedToken {
   accessToken: string;
   expiresIn: number;
   actor: string | null;
+  /** Whom the downstream sees: the token's `sub`, read once when it is exchanged (for the audit record). */
+  subject?: string;
 }
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';

@@ -74,5 +74,12 @@ export default defineConfig([
     rules: { 'no-unused-vars': unusedVars },
   },
 
+  // The desk's MCP Apps views: module scripts inlined into each view's document (no build step).
+  {
+    files: ['src/**/assets/**/*.js'],
+    languageOptions: { sourceType: 'module', ecmaVersion: 2022, globals: globals.browser },
+    rules: { 'no-unused-vars': unusedVars },
+  },
+
   prettier,
 ]);

@@ -46,6 +46,8 @@ export type {
   McpIcon,
   McpUnknownArguments,
   McpToolCliOptions,
+  McpToolUi,
+  McpToolVisibility,
   McpPromptOptions,
   McpPromptArgument,
   McpCompleter,
@@ -93,6 +95,10 @@ export {
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
 } from '#libs/core';
+
+// MCP Apps: views of tools (ui:// resources rendered by the client), and the extension's names
+export { McpView, MCP_APPS_EXTENSION, MCP_APP_MIME_TYPE } from '#libs/apps';
+export type { McpViewOptions, McpViewCsp, McpViewPermission, McpViewScript } from '#libs/apps';
 
 // The catalog at run time, resource notifications, schemas
 export { McpCatalog, JsonSchemaFactory } from '#libs/catalog';
@@ -172,6 +178,31 @@ export type {
   UserConnectionStore,
 } from '#libs/downstream-identity';
 export type { McpDownstreamUse, McpDownstreamCredentialMode } from '#libs/core';
+
+// Governance: declarative policies on arguments and results, guardrails, the Jest helper
+export {
+  McpPolicy,
+  McpGovernance,
+  McpPolicyTester,
+  BUILTIN_DETECTORS,
+  MCP_POLICY_STORE,
+  InProcessPolicyStore,
+} from '#libs/governance';
+export type {
+  McpGovernanceOptions,
+  McpPolicyDefinition,
+  McpPolicyScope,
+  McpPolicyStage,
+  McpPolicyOrigin,
+  McpDetector,
+  McpGuardrailRule,
+  McpGuardrailAction,
+  McpGuardrailOptions,
+  GovernancePolicyStore,
+  PolicyReplacement,
+  PolicyTestCall,
+  PolicyTestDecision,
+} from '#libs/governance';
 
 // Security: API keys, access policy, throttling, redaction
 export { hashApiKey, ScopeAndRolePolicy, MCP_ACCESS_POLICY, InjectAccessPolicy } from '#libs/security';

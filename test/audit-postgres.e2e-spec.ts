@@ -39,6 +39,15 @@ function chainOf(count: number, chain: string, from = 1, prevHash = GENESIS_HASH
       latencyMs: 1.234 * seq,
       traceId: null,
       remoteAddress: '127.0.0.1',
+      // Every fifth a call made from an MCP Apps view (the origin column).
+      ...(seq % 5 === 0 && { origin: 'view' }),
+      // Every seventh one governance decided about (the jsonb governance column).
+      ...(seq % 7 === 0 && {
+        governance: {
+          allowed: ['tenant-matches'],
+          findings: [{ detector: 'email', in: 'result' as const, path: '$.customer.email', action: 'redact' as const }],
+        },
+      }),
     };
     const record = { ...fields, hash: hashRecord(fields) };
     records.push(record);
@@ -76,7 +85,14 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
     await db.connect();
     try {
       const { rows } = await db.query('SELECT version FROM mcp_audit_records_migrations ORDER BY version');
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(rows).toEqual([
+        { version: 1 },
+        { version: 2 },
+        { version: 3 },
+        { version: 4 },
+        { version: 5 },
+        { version: 6 },
+      ]);
     } finally {
       await db.end();
     }
@@ -182,7 +198,7 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
         const { rows } = await db.query(
           `SELECT (SELECT count(*)::int FROM audit.desk_calls) AS n, (SELECT array_agg(version) FROM audit.desk_calls_migrations) AS versions`,
         );
-        expect(rows).toEqual([{ n: 3, versions: [1, 2, 3, 4] }]);
+        expect(rows).toEqual([{ n: 3, versions: [1, 2, 3, 4, 5, 6] }]);
       } finally {
         await db.end();
       }

@@ -18,7 +18,7 @@ jest.setTimeout(60_000);
 /** How a call ends by itself rather than by a policy: no policy claims these outcomes. */
 const CALL_OWN_OUTCOMES = ['tool_error', 'error', 'timeout'];
 /** Every way a call reaches something other than a provider's tool, beside the tool itself. */
-const REACHES: Surface['reaches'][] = ['tool', 'rest-route', 'rest-api', 'upstream', 'call_tool'];
+const REACHES: Surface['reaches'][] = ['tool', 'rest-route', 'rest-api', 'upstream', 'call_tool', 'view'];
 
 /** docs/security.md's table of the matrix (its header names the policies): per surface, per policy, `✓` or `n/a …`. */
 function documentedMatrix(): Map<string, Map<string, string>> {

@@ -1,5 +1,5 @@
 import { ERA_CLIENTS, LEGACY, MODERN, type ElicitAnswer, type EraClient } from './support/era-clients';
-import { auditRecords, DESK_HTTP_TOOLS, startDeskHost, type DeskHost } from './support/desk-host';
+import { auditRecords, DESK_HTTP_TOOLS, DESK_RESOURCES, startDeskHost, type DeskHost } from './support/desk-host';
 import { WireTap, type WireMessage } from './support/wire-tap';
 import type { TestPlatform } from './support/fixture-app';
 
@@ -138,7 +138,7 @@ describe.each(SETUPS)('one support-desk host on %s (MCP_MODE=%s), both eras', (p
     });
 
     it("reads the knowledge base: the index resource, an article through the template, and an unknown one's error", async () => {
-      expect((await client.listResources()).map((resource) => resource.uri)).toEqual(['kb://articles']);
+      expect((await client.listResources()).map((resource) => resource.uri)).toEqual(DESK_RESOURCES);
       expect((await client.listResourceTemplates()).map((template) => template.uriTemplate)).toEqual([
         'desk://tickets/{ticketId}',
         'kb://articles/{slug}',

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { connectHttpClient } from './support/fixture-app';
-import { DESK_HTTP_TOOLS, reportAsTask, startDeskHost } from './support/desk-host';
+import { DESK_HTTP_TOOLS, DESK_RESOURCES, reportAsTask, startDeskHost } from './support/desk-host';
 import { waitFor, waitForAsync } from './support/wait-for';
 import { readFile } from 'node:fs/promises';
 import { verifyChain, type AuditRecord } from '#libs/security';
@@ -214,7 +214,7 @@ describe('support desk knowledge base and triage prompt', () => {
   });
 
   it('serves knowledge-base articles as resources, completing slugs', async () => {
-    expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual(['kb://articles']);
+    expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual(DESK_RESOURCES);
     expect((await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual([
       'desk://tickets/{ticketId}',
       'kb://articles/{slug}',
@@ -404,7 +404,7 @@ describe('support desk host over stdio (a real process)', () => {
       expect(errors.filter((error) => !(progress.length === 4 && lastMissed(error)))).toEqual([]); // a stray log line on stdout would surface here as a parse error
       // stderr is a pipe of its own: give it time to deliver what the host logged at start-up.
       await waitFor(() => stderr.includes('registered'), 10_000);
-      expect(stderr).toContain('8 tool(s), 1 prompt(s), 1 resource(s), 2 resource template(s) registered');
+      expect(stderr).toContain('10 tool(s), 1 prompt(s), 4 resource(s), 2 resource template(s) registered');
     } finally {
       await client.close();
     }

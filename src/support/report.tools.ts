@@ -30,6 +30,8 @@ export class ReportTools {
     annotations: { readOnlyHint: true, openWorldHint: false },
     // Clients that support tasks can start the report and fetch it later.
     task: 'optional',
+    // With a chart of tickets per status, for clients that render MCP Apps views.
+    ui: { resource: 'ui://desk/ticket-report' },
   })
   async export(@McpArgs() { status, columns }: ExportReportDto, @McpContext() ctx: McpCallContext) {
     try {

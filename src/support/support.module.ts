@@ -15,6 +15,8 @@ import { SUPPORT_OPTIONS, type SupportOptions } from './support.options';
 import { TicketTools } from './ticket.tools';
 import { TicketChanges, TicketResources } from './ticket.resources';
 import { TriagePrompt } from './triage.prompt';
+import { DeskViews } from './views/desk.views';
+import { ViewTools } from './views/view.tools';
 
 /**
  * The support desk back-end (customers and tickets in memory, or in PostgreSQL with `databaseUrl`),
@@ -40,6 +42,8 @@ export class SupportModule {
         KnowledgeBaseStore,
         KnowledgeBaseResources,
         TriagePrompt,
+        DeskViews,
+        ViewTools,
       ],
     };
   }

@@ -46,6 +46,8 @@ export class TicketTools {
     annotations: { readOnlyHint: true, openWorldHint: false },
     output: TicketOutput,
     cli: { positional: ['ticketId'] },
+    // Clients that render MCP Apps views show the ticket card (src/support/views).
+    ui: { resource: 'ui://desk/ticket-card' },
   })
   async get(@McpArgs() { ticketId }: TicketIdDto): Promise<Ticket> {
     const ticket = await this.tickets.find(ticketId);
@@ -95,6 +97,8 @@ export class TicketTools {
     description: 'Closes a ticket with a resolution. Closing an already closed ticket changes nothing.',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     cli: { positional: ['ticketId'], aliases: { resolution: '-r' } },
+    // The view shows the person approving the call what they approve.
+    ui: { resource: 'ui://desk/close-approval' },
   })
   async close(@McpArgs() { ticketId, resolution }: CloseTicketDto) {
     try {

@@ -34,11 +34,9 @@ const cpuTicks = (pid) => {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function wrk(script, connections) {
-  const run = spawnSync(
-    'wrk',
-    ['-t1', `-c${connections}`, `-d${SECONDS}s`, '--latency', '-s', script, `${desk}/mcp`],
-    { encoding: 'utf8' },
-  );
+  const run = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${SECONDS}s`, '--latency', '-s', script, `${desk}/mcp`], {
+    encoding: 'utf8',
+  });
   if (run.status !== 0 || /Non-2xx/.test(run.stdout)) throw new Error(`wrk failed: ${run.stderr || run.stdout}`);
   const [, value, unit] = /50%\s+([\d.]+)(us|ms|s)/.exec(run.stdout);
   return {
@@ -50,7 +48,13 @@ function wrk(script, connections) {
 
 async function ready(url) {
   for (let attempt = 0; attempt < 300; attempt++) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`nothing ready at ${url}`);
@@ -59,7 +63,9 @@ async function ready(url) {
 // The trusted IdP: a key only this script holds, its JWKS served here (read once by the desk).
 const { privateKey, publicKey } = await generateKeyPair('ES256');
 const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' };
-const idp = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+const idp = createServer((_req, res) =>
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+);
 await new Promise((resolve) => idp.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${idp.address().port}`;
 
@@ -138,7 +144,8 @@ try {
       body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }),
     })
   ).json();
-  const call = (name) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
+  const call = (name) =>
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
   const script = (name) => {
     const file = join(directory, `${name}.lua`);
     writeFileSync(
@@ -179,7 +186,11 @@ try {
       const latency = wrk(file, 1);
       const before = cpuTicks(server.pid);
       const load = wrk(file, 30);
-      const sample = { p50: latency.p50, rps: load.rps, cpu: ((cpuTicks(server.pid) - before) * 10_000) / load.requests };
+      const sample = {
+        p50: latency.p50,
+        rps: load.rps,
+        cpu: ((cpuTicks(server.pid) - before) * 10_000) / load.requests,
+      };
       samples[name].push(sample);
       console.log(
         `${name}: p50 ${sample.p50.toFixed(3)} ms (1 connection), ${sample.rps.toFixed(0)} req/s (30), desk CPU ${sample.cpu.toFixed(1)} µs per call`,

@@ -9,7 +9,8 @@
 //
 // Env: BENCH_SECONDS   seconds per measurement (default 10; each is preceded by a warm-up)
 //      BENCH_ROUNDS    interleaved rounds (default 3, or 1 with BENCH_ONLY)
-//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,sdk2,ours,secure,audit (e.g. BENCH_ONLY=ours,audit)
+//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,sdk2,ours,secure,policies0,policies10,
+//                      policies100,guardrails,audit (e.g. BENCH_ONLY=ours,audit)
 //      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list,tools/call@2026-07-28)
 //      BENCH_WRITE=0   do not rewrite the results section of docs/benchmarks.md
 //      BENCH_BEFORE    another checkout's built bench app (…/dist/apps/bench/src/main.js): served as the
@@ -70,6 +71,25 @@ const ALL_SERVERS = [
     readyPath: '/health/ready',
     env: { BENCH_SECURE: '1' },
     headers: { 'X-API-Key': 'bench-key-0123456789' },
+  },
+  // Governance (docs/governance.md): 0, 10 and 100 policies, each governing every tool and
+  // reading the arguments (the worst case: every condition evaluated on every call), and the
+  // guardrails (every built-in detector on arguments and results) with 10 policies.
+  ...[0, 10, 100].map((count) => ({
+    id: `policies${count}`,
+    label: `nest-mcp-host + governance, ${count} policies`,
+    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+    stateful: false,
+    readyPath: '/health/ready',
+    env: { BENCH_POLICIES: String(count) },
+  })),
+  {
+    id: 'guardrails',
+    label: 'nest-mcp-host + governance, 10 policies + guardrails',
+    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+    stateful: false,
+    readyPath: '/health/ready',
+    env: { BENCH_POLICIES: '10', BENCH_GUARDRAILS: '1' },
   },
   {
     id: 'audit',

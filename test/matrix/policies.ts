@@ -357,6 +357,8 @@ const AUDIT: Policy = {
     });
     if (surface.reaches === 'rest-route') expect(record.route).toBe('GET /api/customers');
     if (surface.reaches === 'rest-api') expect(record.route).toBe(`${surface.restApi}: GET /api/customers`);
+    // A call only a view can make (an app-only tool) is recorded as coming from one.
+    expect(record.origin).toBe(surface.reaches === 'view' ? 'view' : undefined);
     // Who the call went on as: the host's own credential (nothing of the caller's), or the caller,
     // by a token the facade issued for the downstream (subject the caller, actor the facade).
     if (surface.downstream === 'token-exchange') {

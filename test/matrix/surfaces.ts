@@ -69,8 +69,12 @@ export interface Surface {
   readonly era: '2025-11-25' | '2026-07-28' | '-';
   readonly mode: 'stateful' | 'stateless' | '-';
   readonly platform: 'express' | 'fastify' | '-';
-  /** What it reaches: a provider's tool, a REST route of the app, an operation of another API, another server's tool, a tool through `call_tool`. */
-  readonly reaches: 'tool' | 'rest-route' | 'rest-api' | 'upstream' | 'call_tool';
+  /**
+   * What it reaches: a provider's tool, a REST route of the app, an operation of another API,
+   * another server's tool, a tool through `call_tool`, a tool as an MCP Apps view calls it (its
+   * client renders views: app-only tools are its too).
+   */
+  readonly reaches: 'tool' | 'rest-route' | 'rest-api' | 'upstream' | 'call_tool' | 'view';
   /** The trail its calls are recorded in (the host that admitted them), and where they went on to. */
   readonly trail: string;
   readonly onwardTrail?: string;
@@ -121,6 +125,20 @@ const DESK_ENTRIES: Entries = {
     call: { name: 'search_tickets', args: { status: 'urgent', colour: 'blue' } },
     named: ['status', 'colour'],
   },
+};
+
+/** The MCP Apps extension a client that renders views declares. */
+const RENDERS_VIEWS = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
+
+/**
+ * The calls a desk's view makes through its client: the app-only tools of the views (read by the
+ * ticket card; the report's counts, which need a scope the reader lacks), and the tools both the
+ * model and the views may call.
+ */
+const VIEW_ENTRIES: Entries = {
+  ...DESK_ENTRIES,
+  read: { name: 'ticket_customer', args: { ticketId: 'T-2001' } },
+  hidden: { name: 'ticket_status_counts', args: {} },
 };
 
 /** The desk's REST API as tools (`rest.routes`, or `rest.apis` with a prefix). */
@@ -227,14 +245,19 @@ async function httpSession(
   client: string,
   headers: Record<string, string>,
   terminate: () => Promise<void>,
+  extensions?: Record<string, object>,
 ): Promise<MatrixSession> {
+  const capabilities = (extensions ? { extensions } : {}) as Record<string, never>;
   let sdk: Client | ClientV2;
   try {
     if (era === '2025-11-25') {
-      sdk = new Client({ name: client, version: '1.0.0' });
+      sdk = new Client({ name: client, version: '1.0.0' }, { capabilities });
       await sdk.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
     } else {
-      sdk = new ClientV2({ name: client, version: '1.0.0' }, { versionNegotiation: { mode: { pin: era } } });
+      sdk = new ClientV2(
+        { name: client, version: '1.0.0' },
+        { capabilities, versionNegotiation: { mode: { pin: era } } },
+      );
       await sdk.connect(new TransportV2(new URL(url), { requestInit: { headers } }));
     }
   } catch (error) {
@@ -319,6 +342,8 @@ function hostSurface(spec: {
    * principal, when the upstream confirms its own tools (`confirm: 'none'` at the gateway).
    */
   approvalsAt?: { host: string; principal: string; prefix: string };
+  /** Its client renders MCP Apps views (declares the extension). */
+  views?: boolean;
   notApplicable?: Surface['notApplicable'];
   /** How its callers authenticate. @default 'apiKey' */
   credential?: MatrixCredential;
@@ -355,6 +380,7 @@ function hostSurface(spec: {
         `matrix-${spec.id}`,
         await credentialOf(world, spec.id, role, spec.credential),
         () => host.process.stop(),
+        spec.views ? RENDERS_VIEWS : undefined,
       );
     },
     ticket: async () => spec.ticket,
@@ -814,5 +840,16 @@ export const SURFACES: readonly Surface[] = [
     platform: 'express',
     reaches: 'call_tool',
     entries: throughCallTool(DESK_ENTRIES),
+  }),
+  hostSurface({
+    id: 'view',
+    ticket: 'T-2006',
+    host: 'desk',
+    era: '2026-07-28',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'view',
+    entries: VIEW_ENTRIES,
+    views: true,
   }),
 ];

@@ -142,6 +142,14 @@ export const DESK_TOOLS = [
   'search_tickets',
 ];
 
+/** The desk's resources: the knowledge base's index and the MCP Apps views (src/support/views). */
+export const DESK_RESOURCES = [
+  'kb://articles',
+  'ui://desk/ticket-card',
+  'ui://desk/ticket-report',
+  'ui://desk/close-approval',
+];
+
 /** The tools the desk's REST API (src/support/rest) becomes over HTTP, named by operationId. */
 export const DESK_REST_TOOLS = [
   'closeTicket',

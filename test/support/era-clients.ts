@@ -33,6 +33,8 @@ export interface ConnectOptions {
   elicit?: (message: string) => ElicitAnswer;
   /** Declares the tasks extension (2026-07-28 clients; 2025-era clients ask per call). */
   tasksExtension?: boolean;
+  /** Other extensions it declares (`capabilities.extensions`), e.g. MCP Apps'. */
+  extensions?: Record<string, object>;
 }
 
 /** A connected SDK v1 client (2025-11-25) and the record of its wire. */
@@ -54,7 +56,12 @@ export async function connectSdkV1(url: string, name: string, options: ConnectOp
   const tap = new WireTap();
   const client = new ClientV1(
     { name, version: '1.0.0' },
-    { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
+    {
+      capabilities: {
+        ...(options.elicit && { elicitation: { form: {} } }),
+        ...(options.extensions && { extensions: options.extensions }),
+      },
+    },
   );
   const elicit = options.elicit;
   if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params.message));
@@ -76,7 +83,12 @@ export async function connectSdkV2(
   const tap = new WireTap();
   const capabilities: ClientCapabilitiesV2 = {
     ...(options.elicit && { elicitation: { form: {} } }),
-    ...(options.tasksExtension && { extensions: { 'io.modelcontextprotocol/tasks': {} } }),
+    ...((options.tasksExtension || options.extensions) && {
+      extensions: {
+        ...(options.tasksExtension && { 'io.modelcontextprotocol/tasks': {} }),
+        ...options.extensions,
+      },
+    }),
   };
   const client = new ClientV2({ name, version: '1.0.0' }, { capabilities, versionNegotiation: { mode } });
   const elicit = options.elicit;

@@ -6,6 +6,7 @@ import {
   FixedWindowThrottlerStorage,
   hashApiKey,
   McpThrottlerGuard,
+  type McpPolicyDefinition,
   type McpUpstreamOptions,
 } from 'nest-mcp-host';
 import { RedisClusterBackplane } from 'nest-mcp-host/redis';
@@ -32,6 +33,21 @@ export interface BenchVariant {
   redisUrl?: string;
   /** This replica's name (with `redisUrl`). */
   replica?: string;
+  /** Governance on, with this many policies (each governing every tool and reading its arguments). */
+  policies?: number;
+  /** Governance's guardrails on, every built-in detector on arguments and results. */
+  guardrails?: boolean;
+}
+
+/**
+ * `count` policies that each govern every call and read its arguments (the costly kind: the
+ * arguments are converted for CEL and every condition evaluated), all holding for `add`.
+ */
+function benchPolicies(count: number): McpPolicyDefinition[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `bench-${i}`,
+    condition: i % 2 === 0 ? `!has(args.a) || args.a < ${1_000_000 + i}` : "principal.id != 'blocked' || has(args.b)",
+  }));
 }
 
 /**
@@ -49,6 +65,8 @@ export class BenchModule {
     stateful = false,
     redisUrl,
     replica,
+    policies,
+    guardrails = false,
   }: BenchVariant = {}): DynamicModule {
     return {
       module: BenchModule,
@@ -67,6 +85,20 @@ export class BenchModule {
             },
           }),
           ...(auditFile && { audit: { file: auditFile } }),
+          ...((policies !== undefined || guardrails) && {
+            governance: {
+              policies: benchPolicies(policies ?? 0),
+              ...(guardrails && {
+                guardrails: {
+                  rules: [
+                    { detectors: ['api-key', 'private-key'], action: 'block' as const },
+                    { detectors: ['email', 'phone'], on: 'result' as const, action: 'redact' as const },
+                    { detectors: ['card', 'iban'], on: 'arguments' as const, action: 'flag' as const },
+                  ],
+                },
+              }),
+            },
+          }),
           ...(upstreamUrl && {
             gateway: {
               upstreams: [

@@ -12,6 +12,8 @@ async function bootstrap(): Promise<void> {
       stateful: process.env.BENCH_STATEFUL === '1',
       redisUrl: process.env.BENCH_REDIS_URL || undefined,
       replica: process.env.BENCH_REPLICA || undefined,
+      policies: process.env.BENCH_POLICIES ? Number(process.env.BENCH_POLICIES) : undefined,
+      guardrails: process.env.BENCH_GUARDRAILS === '1',
     }),
     { logger: ['error', 'warn'] },
   );

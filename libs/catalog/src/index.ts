@@ -1,5 +1,6 @@
 export { CatalogModule } from './catalog.module';
 export { CATALOG_PROVIDERS, LOCAL_CATALOG_TOGGLES } from './catalog.providers';
+export { CatalogExplorer } from './discovery/catalog.explorer';
 export { ToolRegistry } from './tools/tool.registry';
 export { JsonSchemaFactory } from './schema/json-schema.factory';
 export { portableSchema } from './schema/portable-schema';
@@ -10,6 +11,7 @@ export { toolHeaderParams, type ToolHeaderParam } from './tools/tool-header-para
 export {
   OPEN_ACCESS,
   type RegisteredHandler,
+  type McpEntryOrigin,
   type ArgsBinding,
   type AccessRequirements,
 } from './handlers/registered-handler.interface';

@@ -5,6 +5,7 @@ import { LocalResourceUpdates } from '#libs/resources';
 import type { McpHealthCheck } from '#libs/operations';
 import { ClusterApprovalLedger } from './approvals/cluster-approval.ledger';
 import { ClusterCatalogToggles } from './catalog/cluster-catalog-toggles';
+import { ClusterPolicyStore } from './governance/cluster-policy-store';
 import { ClusterAnswerClaims } from './claims/cluster-answer-claims';
 import { McpCluster, type ClusterOptions } from './replicas/mcp-cluster';
 import { ClusterResourceUpdates } from './resources/cluster-resource-updates';
@@ -43,6 +44,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
   readonly approvals: ClusterApprovalLedger;
   readonly authorizationServer: ClusterKeyValueStore;
   readonly userConnections: ClusterKeyValueStore;
+  readonly policies: ClusterPolicyStore;
   /** A replica that cannot reach the backplane serves no session: it is not ready. */
   readonly readiness: readonly McpHealthCheck[];
 
@@ -60,6 +62,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
     this.approvals = new ClusterApprovalLedger(cluster);
     this.authorizationServer = new ClusterKeyValueStore(cluster, 'oauth');
     this.userConnections = new ClusterKeyValueStore(cluster, 'connections');
+    this.policies = new ClusterPolicyStore(cluster);
     this.readiness = [{ name: 'cluster', required: true, check: () => cluster.backplane.ping() }];
   }
 

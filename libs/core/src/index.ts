@@ -18,6 +18,8 @@ export type {
   McpIcon,
   McpUnknownArguments,
   McpToolCliOptions,
+  McpToolUi,
+  McpToolVisibility,
 } from './interfaces/mcp-tool-options.interface';
 export type { SchemaSource, JsonSchemaObject, ZodLikeSchema } from './interfaces/schema-source.interface';
 export type { McpCacheOptions, McpCacheScope } from './interfaces/mcp-cache-options.interface';

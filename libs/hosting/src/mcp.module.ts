@@ -25,6 +25,7 @@ import {
   ENGINE_METHOD_GROUPS,
   HostState,
   MCP_METHOD_GROUPS,
+  MCP_PROTOCOL_EXTENSIONS,
   MCP_PROTOCOL_OPTIONS,
   McpRequestObservers,
   McpTracing,
@@ -48,7 +49,9 @@ import {
   McpAuthorizationServer,
 } from '#libs/authorization-server';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
+import { APPS_PROVIDERS, UiExtension } from '#libs/apps';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
+import { GOVERNANCE_PROVIDERS, MCP_GOVERNANCE_OPTIONS, McpGovernance } from '#libs/governance';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -95,6 +98,7 @@ const OPTION_SLICES = (
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
     [MCP_AUTHORIZATION_SERVER_OPTIONS, 'authorizationServer'],
     [MCP_DOWNSTREAM_OPTIONS, 'downstream'],
+    [MCP_GOVERNANCE_OPTIONS, 'governance'],
   ] as const
 ).map(([token, slice]) => ({
   provide: token,
@@ -139,7 +143,15 @@ const OPTION_SLICES = (
     ...OPTION_SLICES,
     ...SHARED_STATE_PROVIDERS,
     ...CATALOG_PROVIDERS,
+    ...APPS_PROVIDERS,
+    // The features' protocol extensions, announced and applied by the engine (MCP Apps).
+    {
+      provide: MCP_PROTOCOL_EXTENSIONS,
+      useFactory: (ui: UiExtension) => [ui],
+      inject: [UiExtension],
+    },
     ...INVOCATION_PROVIDERS,
+    ...GOVERNANCE_PROVIDERS,
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,
     ...SECURITY_PROVIDERS,
@@ -188,6 +200,7 @@ const OPTION_SLICES = (
     McpAuthorizationServer,
     DownstreamIdentity,
     UserConnections,
+    McpGovernance,
     McpInvoker,
     McpGateway,
     McpCatalog,

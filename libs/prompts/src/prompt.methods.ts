@@ -42,7 +42,7 @@ export class PromptMethods implements McpMethods {
     );
     return JSON.stringify(
       await this.calls.serve(call, async (context) => ({
-        value: await this.getter.get(call.entry, params.arguments, context),
+        value: await this.getter.get(call.entry, call.args, context),
       })),
     );
   }

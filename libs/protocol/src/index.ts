@@ -89,6 +89,12 @@ export { TaskInputs, type TaskInputRequest, type TaskInputRequests } from './tas
 export { TaskStatusEvents, taskStatusNotification, type TaskStatusListener } from './tasks/task-status.events';
 export type { TaskStatusChange } from './tasks/task-status-change';
 export { createTaskResult, detailedTask } from './tasks/task-wire';
+export {
+  MCP_PROTOCOL_EXTENSIONS,
+  declares,
+  type ExtensionClient,
+  type ProtocolExtension,
+} from './eras/protocol-extension';
 export { TASKS_EXTENSION, declaresTasks, missingTasksExtension } from './tasks/tasks-extension';
 export { MCP_TASK_REPLICAS, InjectTaskReplicas, type TaskReplicas } from './tasks/task-replicas';
 export { LocalTaskReplicas } from './tasks/local-task-replicas';

@@ -18,7 +18,7 @@ export { McpThrottlerGuard, McpThrottledException } from './throttling/mcp-throt
 export { SecretRedactor, DEFAULT_SECRET_PATTERNS, REDACTED } from './redaction/secret-redactor';
 export { FixedWindowThrottlerStorage } from './throttling/fixed-window.storage';
 export { RedactingConsoleLogger } from './redaction/redacting-console.logger';
-export type { AuditOutcome, AuditEntry, AuditRecord } from './audit/audit-record';
+export type { AuditOutcome, AuditEntry, AuditRecord, AuditGovernance, GuardrailFinding } from './audit/audit-record';
 export { AUDIT_OUTCOMES } from './audit/audit-record';
 export { MCP_AUDIT_SINK, InjectAuditSink, type AuditSink, type AuditChainTail } from './audit/audit-sink';
 export { canonicalJson, hashRecord, verifyChain, GENESIS_HASH, type ChainVerification } from './audit/audit-chain';

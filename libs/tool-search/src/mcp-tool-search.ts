@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { JsonRpcError, MCP_RELAY_METADATA, McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
+import { JsonRpcError, MCP_RELAY_METADATA, McpToolError, type McpCallContext } from '#libs/core';
 import { McpCatalog, ToolRegistry, type RegisteredTool } from '#libs/catalog';
 import { AccessControl } from '#libs/protocol';
 import { Bm25ToolRanker } from './rankers/bm25-tool-ranker';
@@ -30,6 +30,9 @@ const MAX_CACHED_VIEWS = 256;
  * confirmation and audit apply as to a direct call, and its progress and questions reach the
  * caller.
  */
+/** The client tool search answers for: the model, which declares no extension. */
+const FOR_THE_MODEL = { clientCapabilities: undefined };
+
 @Injectable()
 export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
   private ranker: McpToolRanker = new Bm25ToolRanker();
@@ -105,7 +108,7 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async search({ query, limit }: { query: string; limit?: number }, context: McpCallContext) {
     const options = this.options!;
-    const visible = this.visibleTo(context.caller);
+    const visible = this.visibleTo(context);
     if (!this.indexed) {
       this.ranker.index(this.tools.all().map(({ definition }) => definition));
       this.indexed = true;
@@ -167,10 +170,15 @@ export class McpToolSearch implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * The names of the tools `principal` may use, as the access policy says (the view lists and
    * calls both follow), cached per view until the catalog changes. Listing is not asked: in
-   * `listOnly` mode the lists show only the meta-tools.
+   * `listOnly` mode the lists show only the meta-tools. Tool search is for the model: it sees what
+   * a client of no extension sees (no tool only MCP Apps views call).
    */
-  private visibleTo(principal: McpPrincipal): Set<string> {
-    const view = this.access.view<RegisteredTool>(principal);
+  private visibleTo(context: McpCallContext): Set<string> {
+    // The caller's view as its own tools/list would be (governance's list filter included), for the model.
+    const view = this.access.view<RegisteredTool>(context.caller, FOR_THE_MODEL, {
+      kind: 'tool',
+      caller: { principal: context.caller, client: context.clientInfo, transport: context.transport },
+    });
     let names = this.views.get(view.key);
     if (!names) {
       if (this.views.size >= MAX_CACHED_VIEWS) this.views.clear();

@@ -82,7 +82,7 @@ export class ToolMethods implements McpMethods {
         `Tool "${name}" must run as a task: add "task": {} to the params`,
       );
     const result = await this.calls.serve(call, (context) =>
-      this.invoker.invoke(tool, args, context, confirm, this.options.tools.timeoutMs),
+      this.invoker.invoke(tool, call.args, context, confirm, this.options.tools.timeoutMs),
     );
     return JSON.stringify(result);
   }

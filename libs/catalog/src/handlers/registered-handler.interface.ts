@@ -24,6 +24,18 @@ export interface RegisteredHandler extends CatalogEntry {
   readonly route?: string;
   /** Its `cache` option (2026-07-28 caching hints); absent: the module's default applies. */
   readonly cache?: McpCacheHints;
+  /** Where it comes from, when not from a provider of the app (absent: `{ kind: 'local' }`). */
+  readonly origin?: McpEntryOrigin;
+}
+
+/**
+ * Where a catalog entry comes from: a provider of the app (`local`), a REST route of the app
+ * (`rest`), an operation of another REST API (`api`, `rest.apis`), or an upstream MCP server
+ * (`upstream`); `name` is the API's or the upstream's.
+ */
+export interface McpEntryOrigin {
+  readonly kind: 'local' | 'rest' | 'api' | 'upstream';
+  readonly name?: string;
 }
 
 /** Scopes all required, and roles one of which is required (none: open to every caller). */

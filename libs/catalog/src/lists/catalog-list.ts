@@ -39,7 +39,7 @@ export class CatalogList<T extends CatalogEntry> {
    * @param describe what an entry is, for duplicate messages (`tool name`, `resource URI`)
    */
   constructor(
-    private readonly listName: string,
+    readonly listName: string,
     private readonly resultKey: string,
     private readonly describe: string,
   ) {}

@@ -17,6 +17,18 @@ export const CatalogMessages = {
     fix: "use 'refuse' (the default), 'strip' or 'allow': @McpTool({ unknownArguments: 'strip' })",
   }),
   badCache: (problem: string, fix: string) => ({ problem: `cache: ${problem}`, fix }),
+  badUi: (value: unknown) => ({
+    problem: `ui ${JSON.stringify(value)} is not an object`,
+    fix: "give the view and who may call the tool: @McpTool({ ui: { resource: 'ui://desk/ticket-card' } })",
+  }),
+  badUiResource: (value: unknown) => ({
+    problem: `ui.resource ${JSON.stringify(value)} is not a ui:// URI`,
+    fix: "name the view by its ui:// URI, e.g. ui: { resource: 'ui://desk/ticket-card' } (declared with @McpView)",
+  }),
+  badUiVisibility: (value: unknown) => ({
+    problem: `ui.visibility ${JSON.stringify(value)} is not a non-empty list of 'model' and 'app'`,
+    fix: "use ['model', 'app'] (the default), ['model'] or ['app'] (callable from views only)",
+  }),
   headerUnreachable: (pointer: string) => ({
     problem: `the input schema has "x-mcp-header" at ${pointer}, which is not a property reached from the root through "properties" alone (not items, anyOf/oneOf/allOf, if/then, $ref or $defs)`,
     fix: 'move the parameter to a top-level (or nested-object) property, or drop its x-mcp-header',

@@ -8,6 +8,7 @@ import {
   type McpToolOptions,
 } from '#libs/core';
 import { dynamicHost, type McpDynamicHandler } from './dynamic-handler';
+import type { McpEntryOrigin } from '../handlers/registered-handler.interface';
 import { PromptDefinitionFactory } from '../prompts/prompt-definition.factory';
 import { PromptRegistry } from '../prompts/prompt.registry';
 import { ResourceDefinitionFactory } from '../resources/resource-definition.factory';
@@ -25,6 +26,8 @@ export interface McpEntryAccess {
   readonly roles?: readonly string[];
   /** The HTTP route the entry runs (`DELETE /api/tickets/{ticketId}`), named in its audit records. */
   readonly route?: string;
+  /** Where it comes from (a REST route, another API, an upstream server); absent: the app itself. */
+  readonly origin?: McpEntryOrigin;
 }
 
 export type { McpCatalogKind };
@@ -74,7 +77,14 @@ export class McpCatalog {
       options,
       ...accessOf(entry),
     });
-    const added = tool && entry?.route !== undefined ? { ...tool, route: entry.route } : tool;
+    const added =
+      tool && (entry?.route !== undefined || entry?.origin !== undefined)
+        ? {
+            ...tool,
+            ...(entry.route !== undefined && { route: entry.route }),
+            ...(entry.origin && { origin: entry.origin }),
+          }
+        : tool;
     this.commit(
       diagnostics,
       () => this.tools.check(added ? [added] : []),
@@ -96,10 +106,11 @@ export class McpCatalog {
       options,
       ...accessOf(entry),
     });
+    const added = withOrigin(prompt, entry);
     this.commit(
       diagnostics,
-      () => this.prompts.duplicates(prompt ? [prompt] : []),
-      () => this.prompts.add([prompt!]),
+      () => this.prompts.duplicates(added ? [added] : []),
+      () => this.prompts.add([added!]),
     );
   }
 
@@ -117,10 +128,11 @@ export class McpCatalog {
       options,
       ...accessOf(entry),
     });
+    const added = withOrigin(resource, entry);
     this.commit(
       diagnostics,
-      () => this.resources.check(resource ? [resource] : [], []),
-      () => this.resources.resources.add([resource!]),
+      () => this.resources.check(added ? [added] : [], []),
+      () => this.resources.resources.add([added!]),
     );
   }
 
@@ -138,10 +150,11 @@ export class McpCatalog {
       options,
       ...accessOf(entry),
     });
+    const added = withOrigin(template, entry);
     this.commit(
       diagnostics,
-      () => this.resources.check([], template ? [template] : []),
-      () => this.resources.templates.add([template!]),
+      () => this.resources.check([], added ? [added] : []),
+      () => this.resources.templates.add([added!]),
     );
   }
 
@@ -177,4 +190,9 @@ export class McpCatalog {
 /** The access requirements of a run-time entry, copied (the caller may change its arrays). */
 function accessOf(entry: Omit<McpEntryAccess, 'route'> | undefined) {
   return entry ? { access: { scopes: [...(entry.scopes ?? [])], roles: [...(entry.roles ?? [])] } } : {};
+}
+
+/** A prompt's or resource's entry with the origin its adder gave. */
+function withOrigin<T extends object>(entry: T | undefined, given: Omit<McpEntryAccess, 'route'> | undefined) {
+  return entry && given?.origin ? { ...entry, origin: given.origin } : entry;
 }

@@ -15,6 +15,7 @@ import { handlerFields, inspectHandlerParameters } from '../handlers/handler-par
 import type { AccessRequirements } from '../handlers/registered-handler.interface';
 import type { RegisteredTool } from './registered-tool.interface';
 import { toolHeaderParams } from './tool-header-params';
+import { toolMetaWithUi } from './tool-ui-meta';
 import { cliNamesOf } from './tool-cli-names';
 import { JsonSchemaFactory } from '../schema/json-schema.factory';
 import { prototypeNamedProperties } from '../schema/prototype-names';
@@ -88,13 +89,14 @@ export class ToolDefinitionFactory {
     // clashing names left out, and an app that never uses the CLI is not refused for them.
     if (options.cli !== undefined && (input || !inputSource))
       cliNamesOf(input?.schema ?? EMPTY_INPUT_SCHEMA, options.cli, report);
+    const _meta = toolMetaWithUi(options, report);
     if (diagnostics.length > 0) return { diagnostics };
 
     const name = options.name ?? methodName;
     const definition: Tool = {
       name,
       description: options.description,
-      ...presentation(options),
+      ...presentation({ ...options, _meta }),
       inputSchema: (input?.schema ?? EMPTY_INPUT_SCHEMA) as Tool['inputSchema'],
       ...(output && { outputSchema: output.schema as Tool['outputSchema'] }),
       ...(options.annotations && { annotations: options.annotations }),

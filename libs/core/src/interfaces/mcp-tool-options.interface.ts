@@ -60,6 +60,32 @@ export interface McpToolCliOptions {
   names?: Record<string, string>;
 }
 
+/** Who may call a tool that has a view: the model (listed to it), the view (`app`), or both. */
+export type McpToolVisibility = 'model' | 'app';
+
+/**
+ * The view of a tool (MCP Apps, `io.modelcontextprotocol/ui`): a client that renders views shows
+ * the `ui://` resource declared with `@McpView` beside the tool's result, and the view may call
+ * the server's tools through the client. A client that renders none gets the same tool and its
+ * text content.
+ *
+ * @example
+ * ```ts
+ * @McpTool({ description: 'Returns one ticket', ui: { resource: 'ui://desk/ticket-card' } })
+ * // callable from its view only, never listed to the model:
+ * @McpTool({ description: 'Ticket history for the card', ui: { visibility: ['app'] } })
+ * ```
+ */
+export interface McpToolUi {
+  /** The `ui://` URI of the view (a `@McpView` of this app); checked at start-up. */
+  resource?: string;
+  /**
+   * `['app']`: callable from views only, listed only to clients that render views (which keep it
+   * from the model); a client that renders none neither sees nor may call it. @default ['model', 'app']
+   */
+  visibility?: McpToolVisibility[];
+}
+
 /**
  * Options of `@McpTool()`.
  *
@@ -130,6 +156,8 @@ export interface McpToolOptions {
   cache?: McpCacheOptions;
   /** How the tool's arguments are given on the command line. @default options named after the properties */
   cli?: McpToolCliOptions;
+  /** Its view and who may call it (MCP Apps); published as `_meta.ui`. @default no view, visible to all */
+  ui?: McpToolUi;
   /** Extra `_meta` published with the tool definition. */
   _meta?: Record<string, unknown>;
 }

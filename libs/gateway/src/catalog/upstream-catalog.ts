@@ -262,7 +262,7 @@ export class UpstreamCatalog {
   }
 
   private access(options: UpstreamOptions) {
-    return { scopes: options.scopes, roles: options.roles };
+    return { scopes: options.scopes, roles: options.roles, origin: { kind: 'upstream' as const, name: options.name } };
   }
 
   private addTool(tool: Tool, check: (schema: Record<string, unknown>) => void): void {
@@ -290,7 +290,7 @@ export class UpstreamCatalog {
         // name before anything is relayed (the host's own `unknownArguments`), unless the upstream says.
         ...(options.unknownArguments && { unknownArguments: options.unknownArguments }),
         timeoutMs: options.timeoutMs,
-        _meta: { ...tool._meta, ...this.meta(tool.name, 'tool') },
+        _meta: { ...this.names.toolMeta(tool._meta), ...this.meta(tool.name, 'tool') },
       },
       (args: Record<string, unknown>, context: McpCallContext) => this.callTool(tool.name, args, context, headerParams),
       { ...this.access(options), route: `upstream ${options.name}: ${tool.name}` },

@@ -16,6 +16,31 @@ describe('UpstreamNamespace', () => {
     expect(names.upstreamUri('file:///etc/hosts')).toBeUndefined();
   });
 
+  it('keeps an MCP Apps view a ui:// URI (the upstream in its authority), and renames the view a tool names', () => {
+    const names = new UpstreamNamespace('basic', 'basic', '__');
+    expect(names.uri('ui://get-time/mcp-app.html')).toBe('ui://basic+get-time/mcp-app.html');
+    expect(names.upstreamUri('ui://basic+get-time/mcp-app.html')).toBe('ui://get-time/mcp-app.html');
+    expect(names.upstreamUri('ui://other+get-time/mcp-app.html')).toBeUndefined();
+    expect(
+      names.rewriteUris({ contents: [{ uri: 'ui://get-time/mcp-app.html', text: '<p>', _meta: { ui: {} } }] }),
+    ).toEqual({
+      contents: [{ uri: 'ui://basic+get-time/mcp-app.html', text: '<p>', _meta: { ui: {} } }],
+    });
+    const meta = {
+      ui: { resourceUri: 'ui://get-time/app.html', visibility: ['model', 'app'] },
+      'ui/resourceUri': 'ui://get-time/app.html',
+      x: 1,
+    };
+    expect(names.toolMeta(meta)).toEqual({
+      ui: { resourceUri: 'ui://basic+get-time/app.html', visibility: ['model', 'app'] },
+      'ui/resourceUri': 'ui://basic+get-time/app.html',
+      x: 1,
+    });
+    const plain = { x: 1 };
+    expect(names.toolMeta(plain)).toBe(plain);
+    expect(names.toolMeta(undefined)).toBeUndefined();
+  });
+
   it('rewrites the URIs of resource contents, embedded resources and resource links, not other uri fields', () => {
     const result = {
       content: [

@@ -1,11 +1,19 @@
 import type { McpUpstreamFilter } from '../options/upstream.options';
 
+/** The scheme of MCP Apps views: hosts render only `ui://` resources, so a view keeps it. */
+const UI_SCHEME = 'ui://';
+/** Where the first MCP Apps hosts read a tool's view from (still sent beside `ui.resourceUri`). */
+const LEGACY_VIEW_KEY = 'ui/resourceUri';
+
 /**
  * How one upstream's entries are named in the gateway's catalog, both ways:
  * - tools and prompts: `<prefix><separator><name>` (`everything__echo`);
  * - resource URIs and templates: `<upstream name>+<URI>` (`everything+demo://resource/1`).
  *   A URI scheme may hold `+`, so the result is still a URI, a template stays a template
- *   (its `{variables}` untouched), and the upstream's URI comes back by removing the prefix.
+ *   (its `{variables}` untouched), and the upstream's URI comes back by removing the prefix;
+ * - MCP Apps views (`ui://`): the name goes into the authority instead, so that the URI stays a
+ *   `ui://` URI a host renders (`ui://basic+basic-server/app.html`); tools that name a view
+ *   name it so (`_meta.ui.resourceUri`), the view's own metadata passes as it is.
  *
  * @example
  * ```ts
@@ -18,10 +26,12 @@ import type { McpUpstreamFilter } from '../options/upstream.options';
 export class UpstreamNamespace {
   private readonly namePrefix: string;
   private readonly uriPrefix: string;
+  private readonly viewPrefix: string;
 
   constructor(upstream: string, prefix: string, separator: string) {
     this.namePrefix = `${prefix}${separator}`;
     this.uriPrefix = `${upstream}+`;
+    this.viewPrefix = `${UI_SCHEME}${upstream}+`;
   }
 
   /** The gateway's name of an upstream tool or prompt. */
@@ -31,12 +41,29 @@ export class UpstreamNamespace {
 
   /** The gateway's URI (or URI template) of an upstream resource. */
   uri(upstreamUri: string): string {
+    if (upstreamUri.startsWith(UI_SCHEME)) return `${this.viewPrefix}${upstreamUri.slice(UI_SCHEME.length)}`;
     return `${this.uriPrefix}${upstreamUri}`;
   }
 
   /** The upstream's URI of a gateway URI; `undefined` when the URI is not this upstream's. */
   upstreamUri(uri: string): string | undefined {
+    if (uri.startsWith(this.viewPrefix)) return `${UI_SCHEME}${uri.slice(this.viewPrefix.length)}`;
     return uri.startsWith(this.uriPrefix) ? uri.slice(this.uriPrefix.length) : undefined;
+  }
+
+  /**
+   * A tool's `_meta` with the view it names (`ui.resourceUri`, and the legacy `ui/resourceUri`)
+   * renamed as the gateway serves it; the rest as the upstream sent it.
+   */
+  toolMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    const ui = meta?.ui as { resourceUri?: unknown } | undefined;
+    const legacy = meta?.[LEGACY_VIEW_KEY];
+    if (typeof ui?.resourceUri !== 'string' && typeof legacy !== 'string') return meta;
+    return {
+      ...meta,
+      ...(typeof ui?.resourceUri === 'string' && { ui: { ...ui, resourceUri: this.uri(ui.resourceUri) } }),
+      ...(typeof legacy === 'string' && { [LEGACY_VIEW_KEY]: this.uri(legacy) }),
+    };
   }
 
   /**

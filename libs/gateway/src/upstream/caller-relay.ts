@@ -35,11 +35,19 @@ export class CallerRelay {
     this.inFlight.delete(context);
   }
 
-  /** Of what the gateway relays to its callers, what this call's caller declared it can answer. */
+  /**
+   * Of what the gateway relays to its callers, what this call's caller declared it can answer
+   * (of the extensions, those the caller declared).
+   */
   capabilitiesOf(context: McpCallContext): Record<string, unknown> {
     const capabilities: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(RELAYED_CAPABILITIES))
-      if (context.clientCapabilities[key]) capabilities[key] = value;
+    for (const [key, value] of Object.entries(RELAYED_CAPABILITIES)) {
+      if (key === 'extensions') {
+        const declared = context.clientCapabilities.extensions as Record<string, unknown> | undefined;
+        const relayed = Object.entries(value).filter(([id]) => declared?.[id] !== undefined);
+        if (relayed.length > 0) capabilities.extensions = Object.fromEntries(relayed);
+      } else if (context.clientCapabilities[key]) capabilities[key] = value;
+    }
     return capabilities;
   }
 

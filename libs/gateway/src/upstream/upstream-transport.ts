@@ -1,4 +1,5 @@
 import type { Client, Transport, VersionNegotiationMode } from '@modelcontextprotocol/client';
+import { MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION } from '#libs/apps';
 import type { UpstreamOptions, UpstreamProtocolVersion } from '../options/upstream.options';
 import { boundedFetch } from './bounded-fetch';
 import { ClientCredentials } from './client-credentials';
@@ -11,7 +12,14 @@ export const GATEWAY_CLIENT_INFO = { name: 'nest-mcp-host-gateway', version: '1.
  * The client capabilities the gateway declares to its upstreams: it relays their requests for
  * user input, completions and roots to the client whose call they serve.
  */
-export const RELAYED_CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: false } };
+export const RELAYED_CAPABILITIES = {
+  elicitation: { form: {} },
+  sampling: {},
+  roots: { listChanged: false },
+  // The gateway's clients may render MCP Apps views: it sees an upstream's views and app-only tools,
+  // and keeps the app-only ones to its own clients that render views.
+  extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME_TYPE] } },
+};
 
 /**
  * The connections the SDK client's session may hold to an HTTP upstream at once: its GET or

@@ -9,6 +9,7 @@ import type { McpRestOptions } from '#libs/rest';
 import type { McpGatewayOptions } from '#libs/gateway';
 import type { McpToolSearchOptions } from '#libs/tool-search';
 import type { McpClusterOptions } from './mcp-cluster-options.interface';
+import type { McpGovernanceOptions } from '#libs/governance';
 
 /** The `approvals` option: who decides approval requests, for how long they wait, who hears of them. */
 export interface McpApprovalOptions {
@@ -400,4 +401,17 @@ export interface McpModuleOptions {
    * ```
    */
   toolSearch?: boolean | McpToolSearchOptions;
+  /**
+   * Governance: declarative policies (CEL conditions) on the arguments and results of every kind
+   * of entry, and guardrails for personal data and secrets (docs/governance.md).
+   * @example
+   * ```ts
+   * governance: {
+   *   policies: [{ id: 'urgent-needs-lead', appliesTo: { names: ['create_ticket'] },
+   *     condition: "args.priority != 'urgent' || 'lead' in principal.roles" }],
+   *   guardrails: { rules: [{ detectors: ['api-key', 'private-key'], action: 'block' }] },
+   * }
+   * ```
+   */
+  governance?: McpGovernanceOptions;
 }

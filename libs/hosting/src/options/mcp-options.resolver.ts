@@ -22,6 +22,7 @@ import type { McpModuleOptions } from '../interfaces/mcp-module-options.interfac
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
 import { CLUSTER_OPTION_KEYS, resolveClusterBackplane, type ClusterSlice } from './cluster.options';
+import { GOVERNANCE_OPTION_KEYS, resolveGovernanceOptions, type GovernanceOptions } from '#libs/governance';
 
 /** `McpModuleOptions` after validation, in the slices the libraries read. */
 export interface ResolvedMcpOptions {
@@ -34,6 +35,7 @@ export interface ResolvedMcpOptions {
   rest: RestOptions;
   gateway: GatewayOptions;
   toolSearch: ToolSearchOptions | undefined;
+  governance: GovernanceOptions | undefined;
   cluster: ClusterSlice;
   authorizationServer: AuthorizationServerOptions | undefined;
   downstream: DownstreamOptions;
@@ -49,6 +51,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...REST_OPTION_KEYS,
   ...GATEWAY_OPTION_KEYS,
   ...TOOL_SEARCH_OPTION_KEYS,
+  ...GOVERNANCE_OPTION_KEYS,
   ...CLUSTER_OPTION_KEYS,
   ...AUTHORIZATION_SERVER_OPTION_KEYS,
   ...DOWNSTREAM_OPTION_KEYS,
@@ -105,6 +108,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     { auth: security.auth, facade: authorizationServer },
     report,
   );
+  const governance = resolveGovernanceOptions(o, report);
   const cluster: ClusterSlice = {
     backplane: resolveClusterBackplane(o, report),
     replica: operations.replica,
@@ -122,6 +126,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     rest,
     gateway,
     toolSearch,
+    governance,
     cluster,
     authorizationServer,
     downstream,

@@ -1,4 +1,5 @@
 import { LocalCatalogToggles } from '#libs/catalog';
+import { InProcessPolicyStore } from '#libs/governance';
 import { InMemoryApprovalLedger } from '#libs/invocation';
 import {
   InMemoryAnswerClaims,
@@ -27,6 +28,7 @@ export function inProcessState({ protocol, tools, prompts, resources }: SharedSt
     approvals: new InMemoryApprovalLedger(),
     authorizationServer: new InMemoryAuthorizationServerStore(),
     userConnections: new InMemoryUserConnectionStore(),
+    policies: new InProcessPolicyStore(),
     readiness: [],
   };
 }

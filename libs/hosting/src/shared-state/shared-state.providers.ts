@@ -1,5 +1,6 @@
 import type { InjectionToken, Provider, Type } from '@nestjs/common';
 import { CATALOG_TOGGLES, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { MCP_POLICY_STORE } from '#libs/governance';
 import { MCP_APPROVAL_LEDGER } from '#libs/invocation';
 import { DependencyHealth } from '#libs/operations';
 import {
@@ -86,6 +87,7 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
     useFactory: (options: DownstreamOptions, state: SharedState) => options.connections?.store ?? state.userConnections,
     inject: [MCP_DOWNSTREAM_OPTIONS, MCP_SHARED_STATE],
   },
+  piece(MCP_POLICY_STORE, 'policies'),
 ];
 
 /**

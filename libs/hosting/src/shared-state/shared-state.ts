@@ -1,4 +1,5 @@
 import type { CatalogToggles, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import type { GovernancePolicyStore } from '#libs/governance';
 import type { ApprovalLedger } from '#libs/invocation';
 import type { McpHealthCheck } from '#libs/operations';
 import type {
@@ -43,6 +44,8 @@ export interface SharedState {
   readonly authorizationServer: AuthorizationServerStore;
   /** The accounts people connected (unless `downstream.connections.store` names a store of its own). */
   readonly userConnections: UserConnectionStore;
+  /** The governance policies set at run time through the admin API (applied on every replica). */
+  readonly policies: GovernancePolicyStore;
   /** What readiness checks of it (nothing in process; the backplane, required, in a cluster). */
   readonly readiness: readonly McpHealthCheck[];
 }

@@ -22,6 +22,8 @@ export const AdminMessages = {
   badSwitch: (kind: string, action: string) =>
     `"${kind}/${action}" is not a catalog switch; POST to .../catalog/{tool,prompt,resource,resourceTemplate}/<name>/{enable,disable}.`,
   noEntry: (kind: string, name: string) => `No ${kind} "${name}" in the catalog.`,
+  noGovernance: () => 'This host has no governance option: there are no policies to read or replace.',
+  badPolicies: () => 'The policies were not replaced: fix every problem listed and send them again.',
   jsonOnly: (what: string) => `Send ${what} as Content-Type: application/json`,
   badDecision: (decision: string) => `"${decision}" is no decision; POST to .../approve or .../deny.`,
   missingAsset: (path: string, why: string) =>

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
 import { McpAuthorizationServer } from '#libs/authorization-server';
 import { UserConnections } from '#libs/downstream-identity';
+import { McpGovernance } from '#libs/governance';
 import { HttpAdapterHost } from '@nestjs/core';
 import { httpPlatformOf, type McpPrincipal } from '#libs/core';
 import { checkOriginAndHost } from '#libs/security';
@@ -24,7 +25,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const CATALOG_KINDS: readonly McpCatalogKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
 
-const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals'] as const;
+const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals', 'policies'] as const;
 /** How often the page refreshes itself. */
 const REFRESH_MS = 5_000;
 /**
@@ -58,6 +59,7 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly catalog: McpCatalog,
     @Inject(McpAuthorizationServer) @Optional() private readonly authorizationServer?: McpAuthorizationServer,
     @Inject(UserConnections) @Optional() private readonly connections?: UserConnections,
+    @Optional() private readonly governance?: McpGovernance,
   ) {}
 
   onModuleInit(): void {
@@ -112,6 +114,7 @@ export class AdminEndpoint implements OnModuleInit {
         (req, res) => void this.serveConnections(req, res),
       );
     }
+    platform.route('POST', `${admin.path}/api/policies`, (req, res) => void this.servePolicyReplacement(req, res));
     this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
   }
 
@@ -241,6 +244,37 @@ export class AdminEndpoint implements OnModuleInit {
     }
   }
 
+  /**
+   * `POST api/policies` with `{ "policies": [ … ] }`: replaces the host's policies (those of the
+   * `governance` option; `@McpPolicy` ones stay) on every replica, after validating them (400 with
+   * every problem and its place, nothing changed), and audits the replacement. Administrators only.
+   */
+  private async servePolicyReplacement(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    try {
+      if (this.refusedByPolicy(req, res)) return;
+      if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
+        return this.json(res, 415, {
+          error: 'unsupported_media_type',
+          message: AdminMessages.jsonOnly('the policies'),
+        });
+      const access = await this.access.check(req);
+      if (!access.ok) return this.refuse(res, access);
+      if (!this.governance) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noGovernance() });
+      const body = req.body as { policies?: unknown } | undefined;
+      const outcome = await this.governance.replace(body?.policies, access.principal.id);
+      if (!outcome.ok)
+        return this.json(res, 400, {
+          error: 'invalid',
+          message: AdminMessages.badPolicies(),
+          problems: outcome.diagnostics,
+        });
+      this.logger.log(`${access.principal.id} replaced the policies (version ${outcome.version})`);
+      return this.json(res, 200, { version: outcome.version, policies: this.governance.describe() });
+    } catch (error) {
+      this.fail(res, 'Policy replacement', error);
+    }
+  }
+
   /** The approvals API (`ApprovalsHttpApi`), behind the Host/Origin policy; Express has parsed a JSON body. */
   private async serveApprovals(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     try {
@@ -267,6 +301,9 @@ export class AdminEndpoint implements OnModuleInit {
         return this.json(res, 200, this.api.statistics());
       case 'sessions':
         return this.json(res, 200, this.api.sessionList());
+      case 'policies':
+        if (!this.governance) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noGovernance() });
+        return this.json(res, 200, { version: this.governance.policiesVersion, policies: this.governance.describe() });
       case 'audit': {
         const text = (key: string) => query.get(key)?.trim() || undefined;
         const outcome = text('outcome');

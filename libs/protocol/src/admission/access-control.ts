@@ -1,7 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpCallKind, type McpPrincipal } from '#libs/core';
+import { McpGovernance, type ListCaller } from '#libs/governance';
 import type { ListView, RegisteredHandler } from '#libs/catalog';
 import { InjectAccessPolicy, type McpAccessPolicy } from '#libs/security';
+import {
+  declares,
+  InjectProtocolExtensions,
+  type ExtensionClient,
+  type ProtocolExtension,
+} from '../eras/protocol-extension';
 
 /**
  * A refusal by the access policy. The client sees the same error as for an entry that does not
@@ -11,14 +18,39 @@ export class AccessDeniedError extends JsonRpcError {}
 
 /**
  * Applies the access policy to the catalog: what a caller may not use is neither listed nor
- * found, so lists and calls always agree and a hidden entry's existence is never revealed.
+ * found, so lists and calls always agree and a hidden entry's existence is never revealed. Given
+ * the client, it also keeps out what only clients of an extension can use (an app-only tool from
+ * a client that renders no views): the audience is part of what lists and calls agree on.
  */
 @Injectable()
 export class AccessControl {
-  constructor(@InjectAccessPolicy() private readonly policy: McpAccessPolicy) {}
+  /** The extensions that keep some entries to their own clients. */
+  private readonly restricting: readonly ProtocolExtension[];
 
-  allows(principal: McpPrincipal, entry: RegisteredHandler): boolean {
-    return this.policy.allows(principal, entry.access);
+  constructor(
+    @InjectAccessPolicy() private readonly policy: McpAccessPolicy,
+    @InjectProtocolExtensions() extensions: readonly ProtocolExtension[] | undefined = [],
+    @Optional() private readonly governance?: McpGovernance,
+  ) {
+    this.restricting = extensions.filter((extension) => extension.requires);
+  }
+
+  /** Whether `principal` may use `entry`, and (given its client) whether the entry is for that client. */
+  allows(principal: McpPrincipal, entry: RegisteredHandler, client?: ExtensionClient): boolean {
+    return this.policy.allows(principal, entry.access) && (!client || this.forClient(entry, client));
+  }
+
+  /** How a call of `entry` reached the host when only an extension can make it (`view`), for its audit record. */
+  originOf(entry: RegisteredHandler): string | undefined {
+    for (const extension of this.restricting) {
+      const origin = extension.originOf?.(entry);
+      if (origin !== undefined) return origin;
+    }
+    return undefined;
+  }
+
+  private forClient(entry: RegisteredHandler, client: ExtensionClient): boolean {
+    return this.restricting.every((extension) => !extension.requires!(entry) || declares(client, extension));
   }
 
   /** Whether every caller may see `entry` (the policy says so; a policy that cannot tell: no). */
@@ -26,12 +58,32 @@ export class AccessControl {
     return this.policy.allowsEveryone?.(entry.access) ?? false;
   }
 
-  /** The entries `principal` may see, and the key of its view (for cached list pages). */
-  view<T extends RegisteredHandler>(principal: McpPrincipal): ListView<T> {
-    return {
-      key: this.policy.visibilityKey(principal),
-      visible: (entry) => this.policy.allows(principal, entry.access),
-    };
+  /**
+   * The entries `principal` may see, and the key of its view (for cached list pages). Given its
+   * client, only those for that client; with governance, `governed` given, without the entries
+   * its policies hide from the caller (the policies that do not read the arguments: list ⇔
+   * callable).
+   */
+  view<T extends RegisteredHandler>(
+    principal: McpPrincipal,
+    client?: ExtensionClient,
+    governed?: { kind: McpCallKind; caller: ListCaller },
+  ): ListView<T> {
+    let key = this.policy.visibilityKey(principal);
+    let visible = (entry: RegisteredHandler) => this.policy.allows(principal, entry.access);
+    const missing = client ? this.restricting.filter((extension) => !declares(client, extension)) : [];
+    if (missing.length > 0) {
+      const allowed = visible;
+      key = `${key}|without:${missing.map((extension) => extension.id).join(',')}`;
+      visible = (entry) => allowed(entry) && missing.every((extension) => !extension.requires!(entry));
+    }
+    if (governed && this.governance?.filtersLists) {
+      const filter = this.governance.listFilter(governed.kind, governed.caller);
+      const allowed = visible;
+      key = `${key}|${filter.key}`;
+      visible = (entry) => allowed(entry) && filter.visible(entry);
+    }
+    return { key, visible };
   }
 
   /**
@@ -55,8 +107,12 @@ export class AccessControl {
     }
   }
 
-  /** `entry` if `principal` may use it, else `undefined` (as if it did not exist). */
-  visible<T extends RegisteredHandler>(principal: McpPrincipal, entry: T | undefined): T | undefined {
-    return entry && this.policy.allows(principal, entry.access) ? entry : undefined;
+  /** `entry` if `principal` (and its client, given) may use it, else `undefined` (as if it did not exist). */
+  visible<T extends RegisteredHandler>(
+    principal: McpPrincipal,
+    entry: T | undefined,
+    client?: ExtensionClient,
+  ): T | undefined {
+    return entry && this.allows(principal, entry, client) ? entry : undefined;
   }
 }

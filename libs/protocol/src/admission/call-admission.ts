@@ -2,6 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpCallKind } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
+import { McpGovernance } from '#libs/governance';
 import type { RequestNote } from '../events/request-note';
 import type { McpRequest } from '../requests/mcp-request';
 import type { ReplyChannel } from '../requests/reply-channel';
@@ -29,10 +30,15 @@ const UNAUDITABLE =
  * The one admission of every call of a tool, prompt or resource, in this order:
  * 1. the request's note names the entry and its arguments, with the fields to redact, for the
  *    audit trail (so even a refused call is recorded with what it asked for, redacted);
- * 2. an entry that does not exist, or that the access policy hides from this caller, gets the
- *    same "unknown" error (a hidden entry's existence is never revealed; audited as `denied`);
+ * 2. an entry that does not exist, or that the access policy hides from this caller, or that is
+ *    not for its client (an app-only tool, for a client that renders no views), gets the same
+ *    "unknown" error (a hidden entry's existence is never revealed; audited as `denied`);
  * 3. the access policy's rule on the call itself (`authorizeCall`, with the arguments);
- * 4. the audit gate: under a fail-closed trail that cannot write, nothing runs.
+ * 4. governance (`McpGovernance`, with the `governance` option): a policy that does not read the
+ *    arguments and refuses is answered as step 2 (the entry is not listed to that caller either);
+ *    then the policies on the arguments, then the guardrails on them (which may redact them: the
+ *    call runs with what they let through); each decision goes on the note for the audit trail;
+ * 5. the audit gate: under a fail-closed trail that cannot write, nothing runs.
  * The invocation then applies, for tools, human confirmation (`ConfirmationGate`), and for every
  * kind Nest's guards, interceptors and pipes (`HandlerRunner`). docs/security.md shows the order.
  */
@@ -41,6 +47,7 @@ export class CallAdmission {
   constructor(
     private readonly access: AccessControl,
     @Optional() private readonly trail?: AuditTrail,
+    @Optional() private readonly governance?: McpGovernance,
   ) {}
 
   /**
@@ -56,17 +63,43 @@ export class CallAdmission {
     const { kind, target, entry, args } = call;
     note.entry(kind, target, args, sensitiveFieldsOfEntry(kind, entry));
     note.route = entry?.route;
-    if (!entry || !this.access.allows(request.principal, entry)) {
+    if (entry) note.origin = this.access.originOf(entry);
+    if (!entry || !this.access.allows(request.principal, entry, request.session)) {
       const notFound = call.notFound();
       throw entry ? new AccessDeniedError(notFound.code, notFound.message, notFound.data) : notFound;
     }
     await this.access.authorizeCall(request.principal, kind, target, args, entry);
+    const admitted = this.governance ? this.govern(call, entry, request, note) : args;
     this.checkAuditGate(note);
-    return { request, reply, note, kind, target, entry, args };
+    return { request, reply, note, kind, target, entry, args: admitted };
+  }
+
+  /** Step 4: the arguments the call runs with. @throws JsonRpcError as step 2, or a `-32602` "not allowed by policy" */
+  private govern<T extends RegisteredHandler>(
+    call: CallRequest<T>,
+    entry: T,
+    request: McpRequest,
+    note: RequestNote,
+  ): unknown {
+    const verdict = this.governance!.admitCall({
+      principal: request.principal,
+      client: request.session.clientInfo,
+      transport: request.transport,
+      kind: call.kind,
+      entry,
+      args: call.args,
+    });
+    note.governance = verdict.audit;
+    if (verdict.kind === 'allowed') return verdict.args;
+    if (verdict.kind === 'hidden') {
+      const notFound = call.notFound();
+      throw new AccessDeniedError(notFound.code, notFound.message, notFound.data);
+    }
+    throw new AccessDeniedError(JsonRpcErrorCode.INVALID_PARAMS, verdict.message);
   }
 
   /**
-   * Step 4 alone, for guarded requests that name no entry (task results).
+   * Step 5 alone, for guarded requests that name no entry (task results).
    * @throws JsonRpcError `-32603` when the audit trail is fail-closed and cannot take the call
    */
   checkAuditGate(note: RequestNote): void {

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
-import type { McpClientRequestOptions, McpLogLevel } from '#libs/core';
+import { Injectable, Optional } from '@nestjs/common';
+import { JsonRpcError, JsonRpcErrorCode, type McpClientRequestOptions, type McpLogLevel } from '#libs/core';
+import { McpGovernance, type ResultVerdict } from '#libs/governance';
+import type { AuditGovernance } from '#libs/security';
 import {
   CallCancellation,
   CallContext,
@@ -117,6 +119,7 @@ export class CallScope {
     private readonly state: HostState,
     private readonly stateless: StatelessCalls,
     private readonly inputs: InputRounds,
+    @Optional() private readonly governance?: McpGovernance,
   ) {}
 
   /**
@@ -204,7 +207,7 @@ export class CallScope {
       const outcome = await body(context);
       failure = outcome.failure;
       failureMessage = outcome.failureMessage;
-      return outcome.value;
+      return this.governance?.screensResults ? this.screen(call, outcome.value) : outcome.value;
     } catch (error) {
       // The dispatcher notes the JSON-RPC error after this; `fail` keeps this outcome, the first.
       if (error instanceof HandlerFailedError) failure = error.failure;
@@ -218,4 +221,46 @@ export class CallScope {
       stopWatching?.();
     }
   }
+
+  /**
+   * Governance's result policies and guardrails on what the entry answered: what they let through
+   * (redacted), or, when they withhold it, a tool's error result (a prompt's or resource's
+   * `-32602`) saying so. What they decided goes on the note for the audit trail.
+   */
+  private screen<T>(call: AdmittedCall, value: T): T {
+    if (
+      typeof value !== 'object' ||
+      value === null ||
+      (value as { resultType?: unknown }).resultType === 'input_required'
+    )
+      return value;
+    const { request, note } = call;
+    const verdict = this.governance!.screenResult(
+      {
+        principal: request.principal,
+        client: request.session.clientInfo,
+        transport: request.transport,
+        kind: call.kind,
+        entry: call.entry,
+        args: call.args,
+      },
+      value,
+    );
+    note.governance = withResultDecisions(note.governance, verdict);
+    if (verdict.kind === 'passed') return verdict.result as T;
+    note.fail('denied', JsonRpcErrorCode.INVALID_PARAMS, verdict.message);
+    if (call.kind === 'tool') return { content: [{ type: 'text', text: verdict.message }], isError: true } as T;
+    throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, verdict.message);
+  }
+}
+
+/** The call's governance record with what was decided about its result added. */
+function withResultDecisions(given: AuditGovernance | undefined, verdict: ResultVerdict): AuditGovernance | undefined {
+  const { refused, findings } = verdict;
+  if (!refused && !findings) return given;
+  return {
+    ...given,
+    ...(refused && { refused: [...(given?.refused ?? []), ...refused] }),
+    ...(findings && { findings: [...(given?.findings ?? []), ...findings] }),
+  };
 }

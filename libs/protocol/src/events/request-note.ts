@@ -1,5 +1,5 @@
 import type { McpDownstreamUse, McpTransportKind } from '#libs/core';
-import type { AuditOutcome, SensitiveFields } from '#libs/security';
+import type { AuditGovernance, AuditOutcome, SensitiveFields } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent } from './mcp-request-event';
 import type { McpMethodTraits } from '../wire/mcp-method.table';
 
@@ -14,6 +14,8 @@ export class RequestNote implements McpRequestEvent {
   route: string | undefined = undefined;
   /** The identity the call used downstream, when it went there as someone (see `recordDownstream`). */
   downstream: McpDownstreamUse | undefined = undefined;
+  /** How the call came, when only an extension could have made it (`view`: from an MCP Apps view). */
+  origin: string | undefined = undefined;
   outcome: AuditOutcome = 'ok';
   errorCode: number | undefined = undefined;
   error: string | undefined = undefined;
@@ -21,6 +23,8 @@ export class RequestNote implements McpRequestEvent {
   /** The arguments as sent, for the audit trail (`undefined`: none). */
   arguments: unknown = undefined;
   sensitive: SensitiveFields | undefined = undefined;
+  /** What governance policies and guardrails decided about the call (`McpGovernance`). */
+  governance: AuditGovernance | undefined = undefined;
   traceId: string | undefined = undefined;
   readonly startedAt = Date.now();
   readonly startedHr = performance.now();

@@ -11,12 +11,13 @@ import {
 } from '#libs/core';
 import { META_KEYS } from '../eras/request-envelope';
 import { TASKS_EXTENSION } from '../eras/extensions';
+import { InjectProtocolExtensions, type ProtocolExtension } from '../eras/protocol-extension';
 import { InjectProtocolOptions, type ProtocolOptions } from '../options/protocol.options';
 import { EMPTY_RESULT, type McpMethods } from '../methods/method-handler';
 import type { McpRequest } from '../requests/mcp-request';
 import type { RequestNote } from '../events/request-note';
 
-/** What the host offers, announced in the `initialize` result. */
+/** What the host offers, announced in the `initialize` result (with the features' extensions). */
 const CAPABILITIES = {
   tools: { listChanged: true },
   prompts: { listChanged: true },
@@ -49,30 +50,56 @@ export class LifecycleMethods implements McpMethods {
     initialize: (request, _reply, note) => this.initialize(request, note),
     ping: () => EMPTY_RESULT,
     'logging/setLevel': (request) => this.setLogLevel(request),
-    'server/discover': () => this.discovery,
+    'server/discover': () => this.discover(),
   };
-  /** The `initialize` result per negotiated version, serialized once. */
+  /** The `initialize` result per negotiated version and announced extensions, serialized once. */
   private readonly results = new Map<string, string>();
-  /** The `server/discover` result, serialized once (the same for every caller: cacheable publicly). */
-  private readonly discovery: string;
+  /**
+   * The `server/discover` result per announced extensions, serialized once (the same for every
+   * caller: cacheable publicly); a feature's extension is announced once it has something to offer.
+   */
+  private readonly discoveries = new Map<string, string>();
 
-  /** What the `initialize` result announces: the host's own capabilities and the extensions of its libraries. */
-  private readonly capabilities: object;
+  constructor(
+    @InjectProtocolOptions() private readonly options: ProtocolOptions,
+    @InjectProtocolExtensions() private readonly extensions: readonly ProtocolExtension[] | undefined,
+  ) {}
 
-  constructor(@InjectProtocolOptions() private readonly options: ProtocolOptions) {
-    const { name, version, title, instructions, extensions } = options.server;
-    this.capabilities = extensions ? { ...CAPABILITIES, extensions } : CAPABILITIES;
-    this.discovery = JSON.stringify({
+  /**
+   * `capabilities.extensions` entries, the same in both eras, and their cache key: those the
+   * options name (enterprise-managed authorization) and the features' (MCP Apps).
+   */
+  private featureExtensions(): { extensions: Record<string, Record<string, unknown>>; key: string } {
+    const extensions: Record<string, Record<string, unknown>> = {
+      ...(this.options.server.extensions as Record<string, Record<string, unknown>> | undefined),
+    };
+    for (const extension of this.extensions ?? []) {
+      const settings = extension.settings();
+      if (settings) extensions[extension.id] = settings;
+    }
+    const key = Object.keys(extensions).length > 0 ? JSON.stringify(extensions) : '';
+    return { extensions, key };
+  }
+
+  private discover(): string {
+    const { extensions, key } = this.featureExtensions();
+    let discovery = this.discoveries.get(key);
+    if (discovery !== undefined) return discovery;
+    const { name, version, title, instructions } = this.options.server;
+    discovery = JSON.stringify({
       resultType: 'complete',
       supportedVersions: ALL_PROTOCOL_VERSIONS,
-      capabilities: extensions
-        ? { ...STATELESS_CAPABILITIES, extensions: { ...STATELESS_CAPABILITIES.extensions, ...extensions } }
-        : STATELESS_CAPABILITIES,
+      capabilities: {
+        ...STATELESS_CAPABILITIES,
+        extensions: { ...STATELESS_CAPABILITIES.extensions, ...extensions },
+      },
       ...(instructions !== undefined && { instructions }),
       ttlMs: DISCOVERY_TTL_MS,
       cacheScope: 'public',
       _meta: { [META_KEYS.serverInfo]: { name, version, ...(title !== undefined && { title }) } },
     });
+    this.discoveries.set(key, discovery);
+    return discovery;
   }
 
   private initialize({ params, session }: McpRequest, note: RequestNote): string {
@@ -91,16 +118,17 @@ export class LifecycleMethods implements McpMethods {
     if (typeof params.capabilities === 'object' && params.capabilities !== null) {
       session.clientCapabilities = params.capabilities as Record<string, unknown>;
     }
-    let result = this.results.get(version);
+    const { extensions, key } = this.featureExtensions();
+    let result = this.results.get(`${version} ${key}`);
     if (result === undefined) {
       const { name, version: serverVersion, title, instructions } = this.options.server;
       result = JSON.stringify({
         protocolVersion: version,
-        capabilities: this.capabilities,
+        capabilities: key ? { ...CAPABILITIES, extensions } : CAPABILITIES,
         serverInfo: { name, version: serverVersion, ...(title !== undefined && { title }) },
         ...(instructions !== undefined && { instructions }),
       });
-      this.results.set(version, result);
+      this.results.set(`${version} ${key}`, result);
     }
     return result;
   }

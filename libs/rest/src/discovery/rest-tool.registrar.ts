@@ -66,7 +66,12 @@ export class RestToolRegistrar {
       );
       if (confirm !== undefined) options.confirm = confirm;
       const handler = this.handlerOf(adapter, definition, route.versionHeaders);
-      const access = { scopes: exposure.scopes, roles: exposure.roles, route: nestRouteLabel(route) };
+      const access = {
+        scopes: exposure.scopes,
+        roles: exposure.roles,
+        route: nestRouteLabel(route),
+        origin: { kind: 'rest' as const },
+      };
       diagnostics.push(...addRestTool(this.catalog, options, handler, access));
     }
     const undecided = confirmations.report(

@@ -107,6 +107,7 @@ export class RestApiLoader implements OnModuleInit {
         scopes: api.scopes,
         roles: api.roles,
         route: `${api.name}: ${routeLabel(definition.operation)}`,
+        origin: { kind: 'api' as const, name: api.name },
       };
       diagnostics.push(...addRestTool(this.catalog, options, this.handlerOf(api, baseUrl, definition), access));
     }

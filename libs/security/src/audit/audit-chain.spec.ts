@@ -85,6 +85,17 @@ describe('canonicalRecordJson', () => {
       { ...fields, method: null, arguments: null, outcome: 'unauthenticated' as const, errorCode: 401, count: 4_999 },
       // A 2026-07-28 call of a tool made from a REST route.
       { ...fields, protocolVersion: '2026-07-28', route: 'DELETE /api/tickets/{ticketId}' },
+      // A call made from an MCP Apps view.
+      { ...fields, origin: 'view', method: 'tools/call', target: 'ticket_history' },
+      // A call governance decided about: a policy refused it, a guardrail found an e-mail address.
+      {
+        ...fields,
+        outcome: 'denied' as const,
+        governance: {
+          refused: [{ policy: 'urgent-needs-lead', reason: 'only a lead' }],
+          findings: [{ detector: 'email', in: 'arguments' as const, path: '$.note', action: 'flag' as const }],
+        },
+      },
     ];
     for (const variant of variants) {
       expect(canonicalRecordJson(variant)).toBe(canonicalJson(variant));

@@ -57,6 +57,8 @@ export interface AuditEntry {
   readonly route?: string;
   /** The identity the call used downstream (a gateway upstream, a `rest.apis` API), when it went there as someone. */
   readonly downstream?: McpDownstreamUse;
+  /** How the call came when only an extension could have made it: `view`, from an MCP Apps view. */
+  readonly origin?: string;
   /** The arguments as sent; redacted and digested by the trail, off the hot path. */
   readonly arguments?: unknown;
   /** The fields of `arguments` to redact (from the entry's input schema). */
@@ -72,6 +74,29 @@ export interface AuditEntry {
   readonly remoteAddress?: string | null;
   /** How many like refusals the record stands for, when it sums up a window of them. */
   readonly count?: number;
+  /** What the governance policies and guardrails decided about the call (none when none applied). */
+  readonly governance?: AuditGovernance;
+}
+
+/**
+ * The governance of one call, as its audit record keeps it: the policies that allowed it, those
+ * that refused it (or would have, in dry-run mode) with their reason, and what the guardrails
+ * found — the kind and place of each finding, never the value.
+ */
+export interface AuditGovernance {
+  /** Ids of the policies that were evaluated and held. */
+  readonly allowed?: readonly string[];
+  readonly refused?: readonly { policy: string; reason: string; dryRun?: true }[];
+  readonly findings?: readonly GuardrailFinding[];
+}
+
+/** Something a guardrail found: which detector, in the arguments or the result, where, and what was done. */
+export interface GuardrailFinding {
+  readonly detector: string;
+  readonly in: 'arguments' | 'result';
+  /** JSON path of the string it was found in (`$.customer.email`). */
+  readonly path: string;
+  readonly action: 'block' | 'redact' | 'flag';
 }
 
 /** A record of the trail: what happened, its place in its chain and the hashes that link it. */
@@ -98,6 +123,8 @@ export interface AuditRecord {
   route?: string;
   /** Who the call acted for downstream, who acted, and as whom the downstream saw it; absent when it went nowhere as someone. */
   downstream?: McpDownstreamUse;
+  /** `view` for a call made from an MCP Apps view (an app-only tool); absent for every other record. */
+  origin?: string;
   /** The arguments with fields marked sensitive replaced by `"[REDACTED]"` (`null`: none sent). */
   arguments: unknown;
   /** `sha256:<hex>` of the canonical JSON of the arguments as sent (sensitive fields included), or `null`. */
@@ -114,6 +141,8 @@ export interface AuditRecord {
    * Absent: the record stands for one request.
    */
   count?: number;
+  /** What governance policies and guardrails decided (absent when none applied to the call). */
+  governance?: AuditGovernance;
   /** SHA-256 (hex) of `prevHash` and the canonical JSON of every other field. */
   hash: string;
 }

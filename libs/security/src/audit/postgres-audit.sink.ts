@@ -50,6 +50,8 @@ const COLUMNS: ReadonlyArray<readonly [column: string, field: keyof AuditRecord,
   ['count', 'count', 'number'],
   ['protocol_version', 'protocolVersion', 'text'],
   ['route', 'route', 'text'],
+  ['origin', 'origin', 'text'],
+  ['governance', 'governance', 'json'],
   ['downstream', 'downstream', 'json'],
   ['prev_hash', 'prevHash', 'text'],
   ['hash', 'hash', 'text'],
@@ -270,6 +272,10 @@ export class PostgresAuditSink implements AuditSink {
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS protocol_version text`],
       // The HTTP route of a tool made from a REST route (NULL for every other record).
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS route text`],
+      // `view` for a call made from an MCP Apps view (NULL for every other record).
+      [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS origin text`],
+      // What governance policies and guardrails decided (NULL when none applied).
+      [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS governance jsonb`],
       // The identity a call used downstream (NULL when it went nowhere as someone).
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS downstream jsonb`],
     ];

@@ -1,0 +1,62 @@
+import { BUILTIN_DETECTORS, ibanValid, luhnValid } from './builtin-detectors';
+import { armDetector, scanValue } from './guardrail-scanner';
+
+const armed = (action: 'block' | 'redact' | 'flag') =>
+  BUILTIN_DETECTORS.map((detector) => armDetector(detector, action));
+const found = (text: string) => scanValue({ text }, armed('flag'), 'result')?.findings.map((f) => f.detector) ?? [];
+
+describe('built-in detectors', () => {
+  it.each([
+    ['email', 'write to jane.doe+desk@example.co.uk today'],
+    ['phone', 'call +44 20 7946 0958 after five'],
+    ['iban', 'pay to GB82 WEST 1234 5698 7654 32'],
+    ['card', 'card 4111 1111 1111 1111 expires'],
+    ['api-key', 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['api-key', 'AKIAIOSFODNN7EXAMPLE'],
+    ['private-key', '-----BEGIN RSA PRIVATE KEY-----\nMIIE…'],
+  ])('finds %s', (detector, text) => {
+    expect(found(text)).toContain(detector);
+  });
+
+  it.each([
+    ['card', 'a card-like number whose checksum fails', 'order 4111 1111 1111 1112'],
+    ['iban', 'an IBAN-like text whose checksum fails', 'GB82 WEST 1234 5698 7654 33'],
+    ['phone', 'a ticket id and a date', 'T-2001 opened 2026-11-27'],
+    ['phone', 'a short number', 'room 1234'],
+    ['email', 'a handle', 'ask @jane on chat'],
+  ])('finds no %s in %s', (detector, _what, text) => {
+    expect(found(text)).not.toContain(detector);
+  });
+
+  it('checks Luhn and mod-97 checksums', () => {
+    expect(luhnValid('4111111111111111')).toBe(true);
+    expect(luhnValid('4111111111111112')).toBe(false);
+    expect(ibanValid('DE89 3704 0044 0532 0130 00')).toBe(true);
+    expect(ibanValid('DE89 3704 0044 0532 0130 01')).toBe(false);
+  });
+});
+
+describe('scanValue', () => {
+  it('redacts in a copy, names kinds and places, never values, and leaves the original untouched', () => {
+    const value = {
+      content: [{ type: 'text', text: '{"email":"jane@example.com"}' }],
+      structuredContent: { customer: { email: 'jane@example.com', name: 'Jane' } },
+    };
+    const scan = scanValue(value, armed('redact'), 'result')!;
+    expect(scan.value).toEqual({
+      content: [{ type: 'text', text: '{"email":"redacted@redacted.invalid"}' }],
+      structuredContent: { customer: { email: 'redacted@redacted.invalid', name: 'Jane' } },
+    });
+    expect(scan.findings).toEqual([
+      { detector: 'email', in: 'result', path: '$.content[0].text', action: 'redact' },
+      { detector: 'email', in: 'result', path: '$.structuredContent.customer.email', action: 'redact' },
+    ]);
+    expect(value.structuredContent.customer.email).toBe('jane@example.com');
+    expect(JSON.stringify(scan.findings)).not.toContain('jane');
+  });
+
+  it('returns undefined when nothing is found, and blocks on a block rule', () => {
+    expect(scanValue({ a: 1, b: ['x'] }, armed('block'), 'arguments')).toBeUndefined();
+    expect(scanValue({ key: '-----BEGIN PRIVATE KEY-----' }, armed('block'), 'arguments')?.blocked).toBe(true);
+  });
+});

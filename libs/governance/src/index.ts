@@ -1,0 +1,40 @@
+export {
+  MCP_GOVERNANCE_OPTIONS,
+  InjectGovernanceOptions,
+  GOVERNANCE_OPTION_KEYS,
+  resolveGovernanceOptions,
+  policyDiagnostics,
+  type McpGovernanceOptions,
+  type GovernanceOptions,
+} from './governance.options';
+export { GOVERNANCE_PROVIDERS } from './governance.providers';
+export {
+  McpGovernance,
+  type GovernedCall,
+  type CallVerdict,
+  type ResultVerdict,
+  type ListCaller,
+} from './mcp-governance';
+export { McpPolicy, MCP_POLICIES_METADATA } from './policies/mcp-policy.decorator';
+export type {
+  McpPolicyDefinition,
+  McpPolicyScope,
+  McpPolicyStage,
+  McpPolicyOrigin,
+} from './policies/mcp-policy.interface';
+export type { PolicyRefusal } from './policies/policy-set';
+export type {
+  McpDetector,
+  McpGuardrailRule,
+  McpGuardrailAction,
+  McpGuardrailOptions,
+} from './guardrails/mcp-detector.interface';
+export { BUILTIN_DETECTORS, luhnValid, ibanValid } from './guardrails/builtin-detectors';
+export {
+  MCP_POLICY_STORE,
+  InjectPolicyStore,
+  InProcessPolicyStore,
+  type GovernancePolicyStore,
+  type PolicyReplacement,
+} from './store/policy-store';
+export { McpPolicyTester, type PolicyTestCall, type PolicyTestDecision } from './tester/mcp-policy-tester';

@@ -1,0 +1,425 @@
+import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { PromptRegistry, ResourceRegistry, ToolRegistry, type RegisteredHandler } from '#libs/catalog';
+import {
+  McpStartupError,
+  type McpCallKind,
+  type McpDiagnostic,
+  type McpPrincipal,
+  type McpTransportKind,
+} from '#libs/core';
+import { AuditTrail, type AuditGovernance, type GuardrailFinding } from '#libs/security';
+import { GovernanceMessages } from './messages/governance.messages';
+import { InjectGovernanceOptions, type GovernanceOptions } from './governance.options';
+import { rulesOf, type CompiledRule } from './guardrails/guardrail-compiler';
+import { armDetector, scanValue, type ArmedDetector } from './guardrails/guardrail-scanner';
+import type { McpGuardrailAction } from './guardrails/mcp-detector.interface';
+import type { CompiledPolicy } from './policies/compiled-policy';
+import { policiesOn } from './policies/mcp-policy.decorator';
+import type { McpPolicyDefinition } from './policies/mcp-policy.interface';
+import { celValueOf, clientValue, entryValue, principalValue } from './policies/policy-bindings';
+import { compilePolicies, type PolicySource } from './policies/policy-compiler';
+import { decide, enforced, PolicySet, type PolicyRefusal } from './policies/policy-set';
+import { InjectPolicyStore, type GovernancePolicyStore, type PolicyReplacement } from './store/policy-store';
+
+/** A call of a catalog entry, as governance sees it. */
+export interface GovernedCall {
+  readonly principal: McpPrincipal;
+  readonly client: { name: string; version: string } | undefined;
+  readonly transport: McpTransportKind;
+  readonly kind: McpCallKind;
+  readonly entry: RegisteredHandler;
+  readonly args: unknown;
+}
+
+/** What governance decided about a call before it runs. */
+export type CallVerdict =
+  /** It goes on, with these arguments (redacted by a guardrail, or as sent). */
+  | { readonly kind: 'allowed'; readonly args: unknown; readonly audit: AuditGovernance | undefined }
+  /** A policy that does not read the arguments refused: answered as for an entry that does not exist. */
+  | { readonly kind: 'hidden'; readonly audit: AuditGovernance }
+  /** A policy on the arguments, or a guardrail, refused. */
+  | { readonly kind: 'refused'; readonly message: string; readonly audit: AuditGovernance };
+
+/** What governance made of a result. */
+export type ResultVerdict =
+  | {
+      readonly kind: 'passed';
+      readonly result: unknown;
+      /** Dry-run refusals of result policies. */
+      readonly refused: readonly PolicyRefusal[] | undefined;
+      readonly findings: readonly GuardrailFinding[] | undefined;
+    }
+  | {
+      readonly kind: 'withheld';
+      readonly message: string;
+      readonly refused: readonly PolicyRefusal[] | undefined;
+      readonly findings: readonly GuardrailFinding[] | undefined;
+    };
+
+/** The caller facts a list is filtered by. */
+export interface ListCaller {
+  readonly principal: McpPrincipal;
+  readonly client: { name: string; version: string } | undefined;
+  readonly transport: McpTransportKind;
+}
+
+const STRENGTH: Record<McpGuardrailAction, number> = { flag: 0, redact: 1, block: 2 };
+
+/**
+ * Governance in the admission: the host's policies (module options, `@McpPolicy` on providers,
+ * replacements through the admin API) and guardrails, decided for every kind of entry alike.
+ * The engine asks it three things: which entries a caller may see (`listFilter`), whether a call
+ * may run and with what arguments (`admitCall`), and what of a result may leave (`screenResult`).
+ * Each answer carries what goes to the call's audit record (policy ids and reasons, findings).
+ */
+@Injectable()
+export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('McpGovernance');
+  private set: PolicySet;
+  private declared: CompiledPolicy[] = [];
+  private version = 0;
+  private stopListening: (() => void) | undefined;
+  private readonly rules: readonly CompiledRule[];
+  /** Armed detectors per entry and stage, for rules without `unless` (the common case: no work per call). */
+  private readonly armed = new WeakMap<RegisteredHandler, Record<'arguments' | 'result', ArmedPlan>>();
+  private readonly viewKeys = new WeakMap<McpPrincipal, string>();
+
+  constructor(
+    @InjectGovernanceOptions() private readonly options: GovernanceOptions,
+    private readonly tools: ToolRegistry,
+    private readonly prompts: PromptRegistry,
+    private readonly resources: ResourceRegistry,
+    @InjectPolicyStore() private readonly store: GovernancePolicyStore,
+    @Optional() private readonly trail?: AuditTrail,
+  ) {
+    this.set = new PolicySet(this.compileModule(options.policies).policies);
+    this.rules = options.guardrails?.rules ?? [];
+  }
+
+  /** The module-level policies in force (as given, or as last replaced). */
+  get policies(): readonly McpPolicyDefinition[] {
+    return this.set.policies.filter((policy) => !this.declared.includes(policy)).map((policy) => policy.definition);
+  }
+
+  /** The version of the module-level policies: 0 as configured, then one more per replacement. */
+  get policiesVersion(): number {
+    return this.version;
+  }
+
+  /** Every policy in force, declared ones included, for the dashboard. */
+  describe(): { id: string; stage: string; dryRun: boolean; perCall: boolean; condition: string; reason: string }[] {
+    return this.set.policies.map((policy) => ({
+      id: policy.id,
+      stage: policy.stage,
+      dryRun: policy.dryRun,
+      perCall: policy.perCall,
+      condition: policy.definition.condition,
+      reason: policy.reason,
+    }));
+  }
+
+  /** Compiles the policies declared with `@McpPolicy` (every problem at once), and loads a replacement made before this replica started. */
+  async onApplicationBootstrap(): Promise<void> {
+    const { policies, diagnostics } = compilePolicies(this.declaredSources(), this.options.dryRun);
+    if (diagnostics.length > 0) throw new McpStartupError(diagnostics);
+    this.declared = policies;
+    this.set = new PolicySet([...this.set.policies, ...policies]);
+    this.stopListening = this.store.onReplaced((replacement) => this.apply(replacement));
+    const newest = await this.store.current();
+    if (newest) this.apply(newest);
+  }
+
+  onModuleDestroy(): void {
+    this.stopListening?.();
+  }
+
+  /**
+   * Replaces the module-level policies on every replica, validated first (nothing changes when a
+   * policy is invalid), and audits the replacement.
+   * @returns the problems, or the new version
+   */
+  async replace(
+    definitions: unknown,
+    actor: string,
+  ): Promise<{ ok: true; version: number } | { ok: false; diagnostics: McpDiagnostic[] }> {
+    if (!Array.isArray(definitions))
+      return {
+        ok: false,
+        diagnostics: [{ where: 'policies', problem: 'must be a list', fix: '{ "policies": [ … ] }' }],
+      };
+    const { diagnostics } = this.compileModule(definitions);
+    const ids = new Set(this.declared.map((policy) => policy.id));
+    definitions.forEach((definition: { id?: unknown }, index) => {
+      if (typeof definition?.id === 'string' && ids.has(definition.id))
+        diagnostics.push({
+          where: `policies[${index}]`,
+          problem: `policy id "${definition.id}" is declared with @McpPolicy on a provider`,
+          fix: 'give it another id',
+        });
+    });
+    if (diagnostics.length > 0) return { ok: false, diagnostics };
+    const replacement: PolicyReplacement = {
+      policies: definitions as McpPolicyDefinition[],
+      version: Math.max(this.version, (await this.store.current())?.version ?? 0) + 1,
+      by: actor,
+      at: new Date().toISOString(),
+    };
+    await this.store.replace(replacement);
+    this.trail?.record({
+      startedAt: Date.now(),
+      principal: actor,
+      transport: 'http',
+      method: 'admin/policies.replace',
+      target: 'governance.policies',
+      arguments: { version: replacement.version, policies: replacement.policies.map((policy) => policy.id) },
+      outcome: 'ok',
+      latencyMs: 0,
+    });
+    return { ok: true, version: replacement.version };
+  }
+
+  /** Whether a list must be filtered per caller at all (a policy decides who may see an entry). */
+  get filtersLists(): boolean {
+    return this.set.gates;
+  }
+
+  /**
+   * The key of the caller's view of lists (callers with the same key see the same entries), and
+   * which entries they may see: those whose argument-independent policies hold (list ⇔ callable).
+   */
+  listFilter(kind: McpCallKind, caller: ListCaller): { key: string; visible: (entry: RegisteredHandler) => boolean } {
+    let key = this.viewKeys.get(caller.principal);
+    if (key === undefined) {
+      const { id, claims } = caller.principal;
+      key = `${id}|${JSON.stringify(claims)}`;
+      this.viewKeys.set(caller.principal, key);
+    }
+    let bindings: Record<string, unknown> | undefined;
+    return {
+      key: `${this.version}|${key}|${caller.client?.name ?? ''}|${caller.transport}`,
+      visible: (entry) => {
+        const { gate } = this.set.of(kind, entry);
+        if (gate.length === 0) return true;
+        bindings ??= this.callerBindings(caller);
+        bindings.entry = entryValue(kind, entry);
+        return enforced(decide(gate, bindings)) === undefined;
+      },
+    };
+  }
+
+  /** The policies and guardrails on a call's arguments, in this order: who may use the entry, the arguments, the guardrails. */
+  admitCall(call: GovernedCall): CallVerdict {
+    const { gate, call: onArgs, callIds, allowedAudit } = this.set.of(call.kind, call.entry);
+    let bindings: Record<string, unknown> | undefined;
+    let refused: PolicyRefusal[] | undefined;
+    if (gate.length > 0) {
+      bindings = this.bindings(call);
+      const refusals = decide(gate, bindings);
+      if (refusals) refused = refusals;
+      if (enforced(refusals)) return { kind: 'hidden', audit: { refused: refusals! } };
+    }
+    if (onArgs.length > 0) {
+      bindings ??= this.bindings(call);
+      bindings.args = celValueOf(call.args);
+      const refusals = decide(onArgs, bindings);
+      if (refusals) refused = [...(refused ?? []), ...refusals];
+      const refusal = enforced(refusals);
+      if (refusal)
+        return {
+          kind: 'refused',
+          message: GovernanceMessages.refused(refusal.policy, refusal.reason),
+          audit: { refused: refused! },
+        };
+    }
+    let args = call.args;
+    let findings: GuardrailFinding[] | undefined;
+    const plan = this.rules.length > 0 ? this.detectorsFor(call, 'arguments') : undefined;
+    if (plan && plan.length > 0) {
+      const scan = scanValue(args, plan, 'arguments');
+      if (scan) {
+        findings = scan.findings;
+        if (scan.blocked) {
+          const audit = governanceOf(callIds, refused, findings);
+          return {
+            kind: 'refused',
+            message: GovernanceMessages.argumentsBlocked(describeFindings(findings, 'block')),
+            audit,
+          };
+        }
+        args = scan.value;
+      }
+    }
+    const audit = refused || findings ? governanceOf(callIds, refused, findings) : allowedAudit;
+    return { kind: 'allowed', args, audit };
+  }
+
+  /** The result policies and guardrails on what an entry answered. */
+  screenResult(call: GovernedCall, result: unknown): ResultVerdict {
+    const { result: onResult } = this.set.of(call.kind, call.entry);
+    let refused: PolicyRefusal[] | undefined;
+    if (onResult.length > 0) {
+      const bindings = this.bindings(call);
+      bindings.result = celValueOf(result);
+      refused = decide(onResult, bindings);
+      const refusal = enforced(refused);
+      if (refusal)
+        return {
+          kind: 'withheld',
+          message: GovernanceMessages.resultRefused(refusal.policy, refusal.reason),
+          refused,
+          findings: undefined,
+        };
+    }
+    const plan = this.rules.length > 0 ? this.detectorsFor(call, 'result') : undefined;
+    const scan = plan && plan.length > 0 ? scanValue(result, plan, 'result') : undefined;
+    if (scan?.blocked)
+      return {
+        kind: 'withheld',
+        message: GovernanceMessages.resultBlocked(describeFindings(scan.findings, 'block')),
+        refused,
+        findings: scan.findings,
+      };
+    return { kind: 'passed', result: scan ? scan.value : result, refused, findings: scan?.findings };
+  }
+
+  /** Whether anything looks at results (the engine skips the step otherwise). */
+  get screensResults(): boolean {
+    return this.rules.some((rule) => rule.result) || this.set.policies.some((policy) => policy.stage === 'result');
+  }
+
+  private apply(replacement: PolicyReplacement): void {
+    if (replacement.version <= this.version) return;
+    const { policies, diagnostics } = this.compileModule(replacement.policies);
+    if (diagnostics.length > 0) {
+      // Validated where it was made: another version of the host may disagree. Keep what holds.
+      this.logger.error(
+        `policies version ${replacement.version} by ${replacement.by} not applied: ${diagnostics.map((d) => `${d.where}: ${d.problem}`).join('; ')}`,
+      );
+      return;
+    }
+    this.version = replacement.version;
+    this.set = new PolicySet([...policies, ...this.declared]);
+    this.logger.log(
+      `policies version ${replacement.version} by ${replacement.by} applied (${policies.length} policies)`,
+    );
+  }
+
+  private compileModule(definitions: readonly unknown[]) {
+    return compilePolicies(
+      definitions.map((definition, index) => ({ definition, where: `governance.policies[${index}]` })),
+      this.options.dryRun,
+    );
+  }
+
+  /** `@McpPolicy` on the providers' methods and classes, once per method and per class. */
+  private declaredSources(): PolicySource[] {
+    const sources: PolicySource[] = [];
+    const seen = new Set<unknown>();
+    const entries: RegisteredHandler[] = [
+      ...this.tools.all(),
+      ...this.prompts.all(),
+      ...this.resources.resources.all(),
+      ...this.resources.templates.all(),
+    ];
+    for (const entry of entries) {
+      const method = (entry.hostClass.prototype as Record<string, unknown>)[entry.methodName];
+      if (!seen.has(method)) {
+        seen.add(method);
+        const own = policiesOn(method);
+        own.forEach((definition, index) =>
+          sources.push({
+            definition,
+            where: `${entry.where} @McpPolicy[${index}]`,
+            handler: { hostClass: entry.hostClass, methodName: entry.methodName },
+          }),
+        );
+      }
+      if (!seen.has(entry.hostClass)) {
+        seen.add(entry.hostClass);
+        policiesOn(entry.hostClass).forEach((definition, index) =>
+          sources.push({
+            definition,
+            where: `${entry.hostClass.name} @McpPolicy[${index}]`,
+            handler: { hostClass: entry.hostClass },
+          }),
+        );
+      }
+    }
+    return sources;
+  }
+
+  private callerBindings(caller: ListCaller): Record<string, unknown> {
+    return {
+      principal: principalValue(caller.principal),
+      client: clientValue(caller.client),
+      transport: caller.transport,
+    };
+  }
+
+  private bindings(call: GovernedCall): Record<string, unknown> {
+    const bindings = this.callerBindings(call);
+    bindings.entry = entryValue(call.kind, call.entry);
+    return bindings;
+  }
+
+  /** The detectors armed for this call: the rules that apply to the entry and do not exempt the caller. */
+  private detectorsFor(call: GovernedCall, stage: 'arguments' | 'result'): readonly ArmedDetector[] {
+    let plans = this.armed.get(call.entry);
+    if (!plans) {
+      plans = {
+        arguments: planOf(rulesOf(this.rules, 'arguments', call.kind, call.entry)),
+        result: planOf(rulesOf(this.rules, 'result', call.kind, call.entry)),
+      };
+      this.armed.set(call.entry, plans);
+    }
+    const plan = plans[stage];
+    if (!plan.exempting) return plan.detectors;
+    const bindings = this.bindings(call);
+    return armed(plan.rules.filter((rule) => !rule.exempts || rule.scope.evaluate(bindings) !== true));
+  }
+}
+
+/** The detectors of an entry's rules at one stage: armed once when no rule can exempt a caller. */
+interface ArmedPlan {
+  readonly rules: readonly CompiledRule[];
+  readonly exempting: boolean;
+  readonly detectors: readonly ArmedDetector[];
+}
+
+function planOf(rules: readonly CompiledRule[]): ArmedPlan {
+  const exempting = rules.some((rule) => rule.exempts);
+  return { rules, exempting, detectors: exempting ? [] : armed(rules) };
+}
+
+/** One armed detector per detector, with the strongest action of the rules that name it. */
+function armed(rules: readonly CompiledRule[]): ArmedDetector[] {
+  const strongest = new Map<string, { detector: CompiledRule['detectors'][number]; action: McpGuardrailAction }>();
+  for (const rule of rules)
+    for (const detector of rule.detectors) {
+      const known = strongest.get(detector.id);
+      if (!known || STRENGTH[rule.action] > STRENGTH[known.action])
+        strongest.set(detector.id, { detector, action: rule.action });
+    }
+  return [...strongest.values()].map(({ detector, action }) => armDetector(detector, action));
+}
+
+function governanceOf(
+  allowed: readonly string[],
+  refused: readonly PolicyRefusal[] | undefined,
+  findings: readonly GuardrailFinding[] | undefined,
+): AuditGovernance {
+  const held = refused ? allowed.filter((id) => !refused.some((refusal) => refusal.policy === id)) : allowed;
+  return {
+    ...(held.length > 0 && { allowed: held }),
+    ...(refused && { refused }),
+    ...(findings && { findings }),
+  };
+}
+
+/** `an e-mail address at $.note` — kinds and places, never values. */
+function describeFindings(findings: readonly GuardrailFinding[], action: McpGuardrailAction): string {
+  return findings
+    .filter((finding) => finding.action === action)
+    .map((finding) => `${finding.detector} at ${finding.path}`)
+    .join(', ');
+}

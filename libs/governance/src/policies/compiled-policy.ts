@@ -1,0 +1,23 @@
+import type { CelResult } from '@bufbuild/cel';
+import type { RegisteredHandler } from '#libs/catalog';
+import type { McpCallKind } from '#libs/core';
+import type { McpPolicyDefinition, McpPolicyStage } from './mcp-policy.interface';
+
+/** The variables a condition may read. */
+export const POLICY_VARIABLES = ['principal', 'client', 'transport', 'entry', 'args', 'result'] as const;
+export type PolicyVariable = (typeof POLICY_VARIABLES)[number];
+
+/** A policy ready to decide: its condition planned once, and what it reads. */
+export interface CompiledPolicy {
+  readonly id: string;
+  readonly definition: McpPolicyDefinition;
+  readonly stage: McpPolicyStage;
+  readonly reason: string;
+  readonly dryRun: boolean;
+  /** Reads `args` or `result`: it cannot say beforehand whether a caller may use the entry. */
+  readonly perCall: boolean;
+  readonly reads: ReadonlySet<PolicyVariable>;
+  /** Whether it governs this entry (its `appliesTo`, or the handler it was declared on). */
+  applies(kind: McpCallKind, entry: RegisteredHandler): boolean;
+  evaluate(bindings: Record<string, unknown>): CelResult;
+}

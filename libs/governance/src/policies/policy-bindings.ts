@@ -1,0 +1,74 @@
+import { celList, celMap } from '@bufbuild/cel';
+import type { RegisteredHandler } from '#libs/catalog';
+import type { McpCallKind, McpPrincipal } from '#libs/core';
+
+/** Deeper than this, a value is `null` to a condition (arguments are JSON: real ones are shallow). */
+const MAX_DEPTH = 32;
+
+/**
+ * A JSON-like value as CEL takes it, converted once: CEL would otherwise copy a plain object into a
+ * map on every field a condition reads (measured: about three times the cost of a decision).
+ * Numbers are CEL doubles (CEL compares them with ints: `args.amount <= 100` holds for 40).
+ */
+export function celValueOf(value: unknown, depth = 0): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'number':
+    case 'bigint':
+      return value;
+    case 'object':
+      break;
+    default:
+      return null;
+  }
+  if (value === null || depth > MAX_DEPTH) return null;
+  if (Array.isArray(value)) return celList(value.map((item) => celValueOf(item, depth + 1)) as never);
+  if (value instanceof Date) return value.toISOString();
+  const map = new Map<string, unknown>();
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== undefined && typeof item !== 'function') map.set(key, celValueOf(item, depth + 1));
+  }
+  return celMap(map as never);
+}
+
+const principals = new WeakMap<McpPrincipal, unknown>();
+const entries = new WeakMap<RegisteredHandler, unknown>();
+const EMPTY = celValueOf({});
+
+/** `principal` for a condition, converted once per principal object. */
+export function principalValue(principal: McpPrincipal): unknown {
+  let value = principals.get(principal);
+  if (value === undefined) {
+    const { id, scopes, roles, claims } = principal;
+    value = celValueOf({ id, scopes, roles, claims });
+    principals.set(principal, value);
+  }
+  return value;
+}
+
+/** `entry` for a condition, converted once per entry. */
+export function entryValue(kind: McpCallKind, entry: RegisteredHandler): unknown {
+  let value = entries.get(entry);
+  if (value === undefined) {
+    const definition = entry.definition as { annotations?: unknown };
+    value = celValueOf({
+      kind,
+      name: entry.key,
+      origin: entry.origin?.kind ?? 'local',
+      source: entry.origin?.name ?? '',
+      route: entry.route ?? '',
+      annotations: definition.annotations ?? {},
+      scopes: entry.access.scopes,
+      roles: entry.access.roles,
+    });
+    entries.set(entry, value);
+  }
+  return value;
+}
+
+/** `client` for a condition (`{}` when the client named none). */
+export function clientValue(client: { name: string; version: string } | undefined): unknown {
+  return client ? celValueOf({ name: client.name, version: client.version }) : EMPTY;
+}

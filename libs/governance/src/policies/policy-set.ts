@@ -1,0 +1,95 @@
+import { isCelError } from '@bufbuild/cel';
+import type { RegisteredHandler } from '#libs/catalog';
+import type { McpCallKind } from '#libs/core';
+import { GovernanceMessages } from '../messages/governance.messages';
+import type { CompiledPolicy } from './compiled-policy';
+
+/** A policy that refused (or, in dry-run mode, would have). */
+export interface PolicyRefusal {
+  readonly policy: string;
+  readonly reason: string;
+  readonly dryRun?: true;
+}
+
+/** The policies that govern one entry, split by when they decide. */
+export interface EntryPolicies {
+  /** Call policies that do not read the arguments: they decide whether the caller may use the entry at all (lists too). */
+  readonly gate: readonly CompiledPolicy[];
+  /** Call policies that read the arguments. */
+  readonly call: readonly CompiledPolicy[];
+  readonly result: readonly CompiledPolicy[];
+  /** Ids of the gate and call policies, as a call's audit record lists them when they held. */
+  readonly callIds: readonly string[];
+  /** What a call's audit record says when every one of them held (made once). */
+  readonly allowedAudit: { readonly allowed: readonly string[] } | undefined;
+}
+
+const NONE: EntryPolicies = Object.freeze({ gate: [], call: [], result: [], callIds: [], allowedAudit: undefined });
+
+/**
+ * The host's policies, compiled: which govern each entry (worked out once per entry and kept
+ * until the policies are replaced), and the decision of a list of them over a call's bindings.
+ */
+export class PolicySet {
+  private readonly byEntry = new WeakMap<RegisteredHandler, EntryPolicies>();
+  /** Whether any policy decides who may see an entry (lists are then filtered per caller). */
+  readonly gates: boolean;
+
+  constructor(readonly policies: readonly CompiledPolicy[]) {
+    this.gates = policies.some((policy) => policy.stage === 'call' && !policy.perCall);
+  }
+
+  get size(): number {
+    return this.policies.length;
+  }
+
+  /** The policies governing `entry` (an entry has one kind: the first asked is kept). */
+  of(kind: McpCallKind, entry: RegisteredHandler): EntryPolicies {
+    let found = this.byEntry.get(entry);
+    if (!found) {
+      const applying = this.policies.filter((policy) => policy.applies(kind, entry));
+      const callIds = applying.filter((policy) => policy.stage === 'call').map((policy) => policy.id);
+      found =
+        applying.length === 0
+          ? NONE
+          : {
+              gate: applying.filter((policy) => policy.stage === 'call' && !policy.perCall),
+              call: applying.filter((policy) => policy.stage === 'call' && policy.perCall),
+              result: applying.filter((policy) => policy.stage === 'result'),
+              callIds,
+              allowedAudit: callIds.length > 0 ? Object.freeze({ allowed: callIds }) : undefined,
+            };
+      this.byEntry.set(entry, found);
+    }
+    return found;
+  }
+}
+
+/**
+ * Evaluates `policies` over `bindings`: the first enforcing refusal ends it; dry-run refusals are
+ * collected and the evaluation goes on. A condition that is not `true` refuses — one that cannot
+ * be evaluated (a missing field, a value of another type) included: policies fail closed.
+ * @returns the refusals (the last one enforcing, if any), or `undefined` when every policy held
+ */
+export function decide(
+  policies: readonly CompiledPolicy[],
+  bindings: Record<string, unknown>,
+): PolicyRefusal[] | undefined {
+  let refusals: PolicyRefusal[] | undefined;
+  for (const policy of policies) {
+    const value = policy.evaluate(bindings);
+    if (value === true) continue;
+    const reason = isCelError(value)
+      ? `${policy.reason}: ${GovernanceMessages.unevaluable(value.message)}`
+      : policy.reason;
+    (refusals ??= []).push(policy.dryRun ? { policy: policy.id, reason, dryRun: true } : { policy: policy.id, reason });
+    if (!policy.dryRun) break;
+  }
+  return refusals;
+}
+
+/** The enforcing refusal among `refusals`, if any (always the last: `decide` stops at it). */
+export function enforced(refusals: readonly PolicyRefusal[] | undefined): PolicyRefusal | undefined {
+  const last = refusals?.at(-1);
+  return last && !last.dryRun ? last : undefined;
+}

@@ -1,0 +1,58 @@
+import type { McpGovernanceOptions } from 'nest-mcp-host';
+
+/**
+ * The names one desk operation has on every surface: the provider's tool, the REST route's
+ * operationId, and the same behind another desk (`deskb__…` through the gateway,
+ * `deskb_api_…` through `rest.apis`): one policy governs all of them.
+ */
+const everywhere = (tool: string, operationId: string) => [tool, operationId, `*__${tool}`, `*_${operationId}`];
+
+/**
+ * The desk's governance (docs/governance.md): who may open urgent tickets, which tickets a
+ * customer's own agent reads, and customers' e-mail addresses kept from callers not cleared for
+ * personal data. Policies are CEL conditions; `npm test` checks them with `McpPolicyTester`
+ * (src/governance.config.spec.ts) and the matrix on every surface.
+ */
+export const DESK_GOVERNANCE: McpGovernanceOptions = {
+  policies: [
+    {
+      id: 'urgent-needs-lead',
+      appliesTo: { names: everywhere('create_ticket', 'createTicket') },
+      condition:
+        "!has(args.priority) || args.priority != 'urgent' || principal.roles.exists(r, r in ['lead', 'admin'])",
+      reason: 'only a team lead may open an urgent ticket; open it as "high" and ask a lead to raise it',
+    },
+    {
+      // An agent of one customer (its credential carries a `tenant` claim: the customer's id)
+      // searches that customer's tickets only, and reads no other ticket.
+      id: 'tenant-searches-own-tickets',
+      appliesTo: { names: everywhere('search_tickets', 'listTickets') },
+      condition:
+        '!has(principal.claims.tenant) || (has(args.customerId) && args.customerId == principal.claims.tenant)',
+      reason: 'search with customerId set to your own customer',
+    },
+    {
+      id: 'tenant-reads-own-tickets',
+      stage: 'result',
+      appliesTo: { names: everywhere('get_ticket', 'getTicket') },
+      condition:
+        '!has(principal.claims.tenant) || !has(result.structuredContent) || !has(result.structuredContent.customerId) || result.structuredContent.customerId == principal.claims.tenant',
+      reason: "the ticket is another customer's",
+    },
+  ],
+  guardrails: {
+    rules: [
+      // Secrets never go in or out, whoever calls.
+      { detectors: ['api-key', 'private-key'], action: 'block' },
+      // Customers' e-mail addresses leave only for callers cleared for personal data.
+      {
+        detectors: ['email'],
+        on: 'result',
+        action: 'redact',
+        unless: "'customers:pii' in principal.scopes || 'admin' in principal.roles",
+      },
+      // Card and bank account numbers in what a caller sends are noted in the audit trail.
+      { detectors: ['card', 'iban'], on: 'arguments', action: 'flag' },
+    ],
+  },
+};

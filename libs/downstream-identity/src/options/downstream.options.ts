@@ -13,7 +13,7 @@ import type { DownstreamCredential } from './downstream-credential.options';
  * ```ts
  * downstream: {
  *   idp: { issuer: 'https://login.microsoftonline.com/<tenant>/v2.0', clientId: '<app id>', clientSecret: process.env.IDP_SECRET! },
- *   connections: { encryptionKey: process.env.CONNECTIONS_KEY!, store: new PostgresConnectionStore({ connectionString }) },
+ *   connections: { encryptionKey: process.env.CONNECTIONS_KEY!, store: new PostgresUserConnectionStore({ connectionString }) },
  * }
  * ```
  */
@@ -32,7 +32,7 @@ export interface McpDownstreamOptions {
     publicUrl?: string;
     /** The connect pages' path. @default '/connect' */
     path?: string;
-    /** Where connections are kept. @default in process (one replica; `PostgresConnectionStore` from `nest-mcp-host/postgres` for several) */
+    /** Where connections are kept. @default the host's shared state (in process; on the backplane with the `cluster` option); `PostgresUserConnectionStore` (`nest-mcp-host/postgres`) keeps them in PostgreSQL */
     store?: UserConnectionStore;
     /** How long a person has to finish connecting, in seconds. @default 600 */
     pendingTtlSec?: number;
@@ -142,7 +142,7 @@ export function resolveDownstreamOptions(
         report(
           'downstream.connections.store',
           'must be a UserConnectionStore',
-          'e.g. new PostgresConnectionStore({ connectionString }), or leave it out',
+          'e.g. new PostgresUserConnectionStore({ connectionString }), or leave it out',
         );
       connections = {
         key,

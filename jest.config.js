@@ -9,7 +9,7 @@ const shared = {
   },
   // cookie 2 (ESM-only) comes with light-my-request, which Fastify's inject() loads.
   transformIgnorePatterns: [
-    '(?<!/light-my-request)/node_modules/(?!(@nestjs|jose|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/|light-my-request/node_modules/cookie/)',
+    '(?<!/light-my-request)/node_modules/(?!(@nestjs|jose|openid-client|oauth4webapi|file-type|strtok3|token-types|@tokenizer|uint8array-extras)/|light-my-request/node_modules/cookie/)',
   ],
   // The package's internal imports and its public entries, from the sources (as tsconfig.json's paths).
   moduleNameMapper: {

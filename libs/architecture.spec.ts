@@ -13,8 +13,8 @@ import * as ts from 'typescript';
 const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['security', 'catalog'],
-  ['invocation', 'governance'],
-  ['protocol'],
+  ['invocation', 'governance', 'authorization-server'],
+  ['protocol', 'downstream-identity'],
   ['tools', 'prompts', 'resources', 'tool-search', 'apps'],
   ['operations', 'rest'],
   // The cluster implements interfaces of the libraries below it; only hosting's factory loads it.

@@ -142,6 +142,43 @@ export type {
 } from '#libs/tool-search';
 export { McpResourceNotifier } from '#libs/resources';
 
+// Corporate identity: the IdP's claims to the host's scopes and roles, and the authorization server
+// facade in front of the company IdP (sign-in for every client, enterprise-managed authorization)
+export type { McpClaimsMapping, McpClaimRule } from '#libs/security';
+export {
+  McpAuthorizationServer,
+  InMemoryAuthorizationServerStore,
+  MCP_AUTHORIZATION_SERVER_STORE,
+  ENTERPRISE_MANAGED_AUTHORIZATION,
+} from '#libs/authorization-server';
+export type {
+  McpAuthorizationServerOptions,
+  McpCompanyIdp,
+  McpPreRegisteredClient,
+  McpTrustedIdp,
+  AuthorizationServerStore,
+  McpOAuthGrant,
+} from '#libs/authorization-server';
+
+// The caller's identity downstream (each upstream's and API's `credential`, the `downstream` option)
+export {
+  DownstreamIdentity,
+  UserConnections,
+  InMemoryUserConnectionStore,
+  MCP_USER_CONNECTION_STORE,
+  InjectUserConnectionStore,
+} from '#libs/downstream-identity';
+export type {
+  McpDownstreamOptions,
+  McpDownstreamCredential,
+  McpTokenExchangeCredential,
+  McpUserCredential,
+  McpConnectAuthorization,
+  McpUserConnection,
+  UserConnectionStore,
+} from '#libs/downstream-identity';
+export type { McpDownstreamUse, McpDownstreamCredentialMode } from '#libs/core';
+
 // Governance: declarative policies on arguments and results, guardrails, the Jest helper
 export {
   McpPolicy,

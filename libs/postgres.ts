@@ -1,3 +1,8 @@
 // `nest-mcp-host/postgres`: the PostgreSQL audit sink, apart from the root entry so that only the
 // applications that use it load `pg` (an optional peer dependency: `npm install pg`).
 export { PostgresAuditSink, type PostgresAuditSinkOptions } from './security/src/audit/postgres-audit.sink';
+// The accounts people connect to APIs themselves (credential: { mode: 'user' }), sealed, shared by the replicas.
+export {
+  PostgresUserConnectionStore,
+  type PostgresUserConnectionStoreOptions,
+} from './downstream-identity/src/store/postgres-user-connection.store';

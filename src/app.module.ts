@@ -8,7 +8,7 @@ import { auditOptions } from './audit.config';
 import { gatewayOptions } from './gateway.config';
 import { DESK_GOVERNANCE } from './governance.config';
 import { restApisOptions } from './rest-apis.config';
-import { authOptions, stdioOperator } from './auth.config';
+import { authOptions, authorizationServerOptions, downstreamOptions, stdioOperator } from './auth.config';
 import { validateEnvironment, type HostEnvironment } from './host.config';
 import { SupportModule } from './support/support.module';
 import { TracingShutdown } from './tracing';
@@ -39,6 +39,11 @@ export class AppModule {
             // On SIGTERM: calls in flight get this long to finish, then are cancelled and answered so.
             shutdownTimeoutMs: config.get('MCP_SHUTDOWN_TIMEOUT_MS'),
             auth: authOptions(env),
+            // AUTH_MODE=facade: people sign in at the company IdP through the desk's own authorization
+            // server, which every MCP client can use (docs/authorization-server.md).
+            ...(env.AUTH_MODE === 'facade' && { authorizationServer: authorizationServerOptions(env) }),
+            // The caller's identity at the REST APIs and upstreams that ask for it (docs/downstream-identity.md).
+            ...(env.CONNECTIONS_KEY && { downstream: downstreamOptions(env) }),
             stdioPrincipal: stdioOperator(env),
             allowedHosts: config.get('MCP_ALLOWED_HOSTS'),
             allowedOrigins: config.get('MCP_ALLOWED_ORIGINS'),

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { McpApiKey, McpAuthOptions } from 'nest-mcp-host';
+import type { McpApiKey, McpAuthOptions, McpAuthorizationServerOptions, McpDownstreamOptions } from 'nest-mcp-host';
 import type { HostEnvironment } from './host.config';
 import { ALL_DESK_SCOPES } from './support/desk.scopes';
 
@@ -30,6 +30,22 @@ export function authOptions(
   >,
 ): McpAuthOptions {
   if (env.AUTH_MODE === 'none') return { mode: 'none', principal: LOCAL_OPERATOR };
+  if (env.AUTH_MODE === 'facade')
+    // The desk's own authorization server issues the tokens (issuer and keys: its own); the IdP's
+    // app roles or groups named like the desk's scopes (tickets:read, …) and roles (admin, approver) grant them.
+    return {
+      mode: 'oauth',
+      resource: env.MCP_RESOURCE_URL!,
+      requiredScopes: env.OAUTH_REQUIRED_SCOPES,
+      scopesSupported: [...ALL_DESK_SCOPES],
+      claims: {
+        scopes: {
+          from: ['scope', 'scp', 'roles', 'groups'],
+          map: Object.fromEntries(ALL_DESK_SCOPES.map((scope) => [scope, [scope]])),
+        },
+        roles: { from: ['roles', 'groups'], map: { admin: ['admin'], approver: ['approver'] } },
+      },
+    };
   if (env.AUTH_MODE === 'oauth') {
     return {
       mode: 'oauth',
@@ -49,4 +65,30 @@ export function authOptions(
     );
   }
   return { mode: 'apiKey', keys };
+}
+
+/**
+ * `AUTH_MODE=facade`: the desk runs an authorization server in front of the company IdP
+ * (IDP_ISSUER, IDP_CLIENT_ID, IDP_CLIENT_SECRET; redirect URI `<origin of MCP_RESOURCE_URL>/oauth/callback`),
+ * so that clients which cannot register at the IdP sign in through it; with IDP_TRUSTED_ISSUER and
+ * IDP_TRUSTED_JWKS_URI it takes that IdP's ID-JAGs (enterprise-managed authorization).
+ */
+export function authorizationServerOptions(
+  env: Pick<
+    HostEnvironment,
+    'AUTH_MODE' | 'IDP_ISSUER' | 'IDP_CLIENT_ID' | 'IDP_CLIENT_SECRET' | 'IDP_TRUSTED_ISSUER' | 'IDP_TRUSTED_JWKS_URI'
+  >,
+): McpAuthorizationServerOptions | undefined {
+  if (env.AUTH_MODE !== 'facade') return undefined;
+  return {
+    idp: { issuer: env.IDP_ISSUER!, clientId: env.IDP_CLIENT_ID!, clientSecret: env.IDP_CLIENT_SECRET! },
+    ...(env.IDP_TRUSTED_ISSUER && {
+      trustedIdps: [{ issuer: env.IDP_TRUSTED_ISSUER, jwksUri: env.IDP_TRUSTED_JWKS_URI! }],
+    }),
+  };
+}
+
+/** The accounts people connect themselves (REST APIs and upstreams with `credential: { mode: 'user' }`), sealed with CONNECTIONS_KEY. */
+export function downstreamOptions(env: Pick<HostEnvironment, 'CONNECTIONS_KEY'>): McpDownstreamOptions | undefined {
+  return env.CONNECTIONS_KEY ? { connections: { encryptionKey: env.CONNECTIONS_KEY } } : undefined;
 }

@@ -17,6 +17,12 @@ describe('validateEnvironment', () => {
       OAUTH_JWKS_URI: undefined,
       MCP_RESOURCE_URL: undefined,
       OAUTH_REQUIRED_SCOPES: [],
+      IDP_ISSUER: undefined,
+      IDP_CLIENT_ID: undefined,
+      IDP_CLIENT_SECRET: undefined,
+      IDP_TRUSTED_ISSUER: undefined,
+      IDP_TRUSTED_JWKS_URI: undefined,
+      CONNECTIONS_KEY: undefined,
       THROTTLE_LIMIT: 120,
       THROTTLE_TTL_MS: 60_000,
       REDIS_URL: undefined,
@@ -148,6 +154,31 @@ describe('validateEnvironment', () => {
       OAUTH_REQUIRED_SCOPES: 'mcp',
     });
     expect(env).toMatchObject({ AUTH_MODE: 'oauth', OAUTH_REQUIRED_SCOPES: ['mcp'] });
+  });
+
+  it('runs the authorization server with AUTH_MODE=facade, and names what it lacks', () => {
+    expect(() =>
+      validateEnvironment({ AUTH_MODE: 'facade', IDP_TRUSTED_ISSUER: 'https://idp', CONNECTIONS_KEY: 'short' }),
+    ).toThrow(
+      [
+        'Invalid environment:',
+        '  - MCP_RESOURCE_URL must be an absolute URL when AUTH_MODE=facade',
+        '  - IDP_ISSUER must be an absolute URL when AUTH_MODE=facade',
+        "  - IDP_CLIENT_ID must be set when AUTH_MODE=facade (the desk's registration at the IdP)",
+        "  - IDP_CLIENT_SECRET must be set when AUTH_MODE=facade (the desk's registration at the IdP)",
+        '  - IDP_TRUSTED_ISSUER and IDP_TRUSTED_JWKS_URI go together',
+        '  - CONNECTIONS_KEY must be 32 bytes, base64 (openssl rand -base64 32)',
+      ].join('\n'),
+    );
+    expect(
+      validateEnvironment({
+        AUTH_MODE: 'facade',
+        MCP_RESOURCE_URL: 'https://desk.example/mcp',
+        IDP_ISSUER: 'https://login.example',
+        IDP_CLIENT_ID: 'desk',
+        IDP_CLIENT_SECRET: 'secret',
+      }),
+    ).toMatchObject({ AUTH_MODE: 'facade', IDP_ISSUER: 'https://login.example', IDP_CLIENT_ID: 'desk' });
   });
 
   it('names every bad variable', () => {

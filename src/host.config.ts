@@ -14,13 +14,22 @@ export interface HostEnvironment {
   MCP_ALLOWED_ORIGINS: string[] | undefined;
   SUPPORT_READ_ONLY: boolean;
   SUPPORT_REPORT_STEP_MS: number;
-  /** `none` (loopback only; every caller is the local operator), `apiKey` or `oauth`. */
-  AUTH_MODE: 'none' | 'apiKey' | 'oauth';
+  /** `none` (loopback only; every caller is the local operator), `apiKey`, `oauth`, or `facade` (the desk's own authorization server in front of the company IdP). */
+  AUTH_MODE: 'none' | 'apiKey' | 'oauth' | 'facade';
   /** OAuth: the token issuer, its JWKS, this server's URL (the audience) and the scopes every call needs. */
   OAUTH_ISSUER: string | undefined;
   OAUTH_JWKS_URI: string | undefined;
   MCP_RESOURCE_URL: string | undefined;
   OAUTH_REQUIRED_SCOPES: string[];
+  /** `AUTH_MODE=facade`: the company IdP people sign in at, and the desk's registration there. */
+  IDP_ISSUER: string | undefined;
+  IDP_CLIENT_ID: string | undefined;
+  IDP_CLIENT_SECRET: string | undefined;
+  /** `AUTH_MODE=facade`: an IdP whose ID-JAGs the desk takes (enterprise-managed authorization). */
+  IDP_TRUSTED_ISSUER: string | undefined;
+  IDP_TRUSTED_JWKS_URI: string | undefined;
+  /** Seals the accounts people connect to REST APIs and upstreams (`credential: { mode: 'user' }`): 32 bytes, base64. */
+  CONNECTIONS_KEY: string | undefined;
   /** JSON file with `{ keys: [{ hash, principal, scopes, roles }] }` (hashes only). */
   MCP_API_KEYS_FILE: string;
   /** Calls per principal and per tool allowed in each window of THROTTLE_TTL_MS. */
@@ -110,6 +119,8 @@ export const LOG_LEVELS = {
   error: ['fatal', 'error'],
 } as const;
 
+const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
+
 const list = (value: unknown) =>
   typeof value === 'string' && value.trim()
     ? value
@@ -146,8 +157,23 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
     problems.push(`REDIS_URL="${redisUrl}" must start with redis:// or rediss://`);
   const authMode = env.AUTH_MODE ?? 'none';
-  if (authMode !== 'none' && authMode !== 'apiKey' && authMode !== 'oauth')
-    problems.push(`AUTH_MODE="${authMode}" must be "none", "apiKey" or "oauth"`);
+  if (authMode !== 'none' && authMode !== 'apiKey' && authMode !== 'oauth' && authMode !== 'facade')
+    problems.push(`AUTH_MODE="${authMode}" must be "none", "apiKey", "oauth" or "facade"`);
+  if (authMode === 'facade') {
+    for (const name of ['MCP_RESOURCE_URL', 'IDP_ISSUER']) {
+      if (typeof env[name] !== 'string' || !URL.canParse(env[name] as string))
+        problems.push(`${name} must be an absolute URL when AUTH_MODE=facade`);
+    }
+    for (const name of ['IDP_CLIENT_ID', 'IDP_CLIENT_SECRET'])
+      if (typeof env[name] !== 'string' || !env[name])
+        problems.push(`${name} must be set when AUTH_MODE=facade (the desk's registration at the IdP)`);
+    if ((env.IDP_TRUSTED_ISSUER === undefined) !== (env.IDP_TRUSTED_JWKS_URI === undefined))
+      problems.push('IDP_TRUSTED_ISSUER and IDP_TRUSTED_JWKS_URI go together');
+  }
+  const connectionsKey =
+    typeof env.CONNECTIONS_KEY === 'string' && env.CONNECTIONS_KEY ? env.CONNECTIONS_KEY : undefined;
+  if (connectionsKey && Buffer.from(connectionsKey, 'base64').length !== 32)
+    problems.push('CONNECTIONS_KEY must be 32 bytes, base64 (openssl rand -base64 32)');
   if (authMode === 'oauth') {
     for (const name of ['OAUTH_ISSUER', 'OAUTH_JWKS_URI', 'MCP_RESOURCE_URL']) {
       if (typeof env[name] !== 'string' || !URL.canParse(env[name] as string))
@@ -231,6 +257,12 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     OAUTH_JWKS_URI: env.OAUTH_JWKS_URI as string | undefined,
     MCP_RESOURCE_URL: env.MCP_RESOURCE_URL as string | undefined,
     OAUTH_REQUIRED_SCOPES: list(env.OAUTH_REQUIRED_SCOPES),
+    IDP_ISSUER: text(env.IDP_ISSUER),
+    IDP_CLIENT_ID: text(env.IDP_CLIENT_ID),
+    IDP_CLIENT_SECRET: text(env.IDP_CLIENT_SECRET),
+    IDP_TRUSTED_ISSUER: text(env.IDP_TRUSTED_ISSUER),
+    IDP_TRUSTED_JWKS_URI: text(env.IDP_TRUSTED_JWKS_URI),
+    CONNECTIONS_KEY: connectionsKey,
     THROTTLE_LIMIT: throttleLimit,
     THROTTLE_TTL_MS: throttleTtl,
     REDIS_URL: redisUrl,

@@ -48,6 +48,17 @@ function chainOf(count: number, chain: string, from = 1, prevHash = GENESIS_HASH
           findings: [{ detector: 'email', in: 'result' as const, path: '$.customer.email', action: 'redact' as const }],
         },
       }),
+      // Every fourth one that went downstream as the caller (the jsonb downstream column).
+      ...(seq % 4 === 0 && {
+        downstream: {
+          mode: 'token-exchange' as const,
+          target: 'api crm',
+          subject: 'agent-7',
+          actor: 'desk-host',
+          identity: 'agent-7',
+          audience: 'https://crm.example',
+        },
+      }),
     };
     const record = { ...fields, hash: hashRecord(fields) };
     records.push(record);
@@ -92,6 +103,7 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
         { version: 4 },
         { version: 5 },
         { version: 6 },
+        { version: 7 },
       ]);
     } finally {
       await db.end();
@@ -198,7 +210,7 @@ describe('PostgresAuditSink on a real PostgreSQL', () => {
         const { rows } = await db.query(
           `SELECT (SELECT count(*)::int FROM audit.desk_calls) AS n, (SELECT array_agg(version) FROM audit.desk_calls_migrations) AS versions`,
         );
-        expect(rows).toEqual([{ n: 3, versions: [1, 2, 3, 4, 5, 6] }]);
+        expect(rows).toEqual([{ n: 3, versions: [1, 2, 3, 4, 5, 6, 7] }]);
       } finally {
         await db.end();
       }

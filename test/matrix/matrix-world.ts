@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { hashApiKey, type AuditRecord } from '#libs/security';
 import { startDeskProcess, type DeskProcess } from '../support/desk-process';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
+import { freePort } from '../support/free-port';
+import { TrustedIdp } from './trusted-idp';
 
 /** Who calls in a cell: a writer of the surface, a reader of it, an approver, no one, or a stranger. */
 export type Role = 'caller' | 'reader' | 'approver' | 'anonymous' | 'invalid';
@@ -38,15 +40,22 @@ export interface MatrixHost {
  *   the command line and in-process app of the matrix;
  * - `stateless`: the support desk in stateless mode, with tool search (`call_tool`);
  * - `fastify`: the support desk on Fastify.
+ * - `facade`: the support desk running its own authorization server (`AUTH_MODE=facade`): its
+ *   callers hold its tokens, got through its token endpoint with ID-JAGs of the matrix's trusted
+ *   IdP; it imports `upstreamx`'s REST API with `credential: 'token-exchange'`;
+ * - `upstreamx`: another desk whose callers hold tokens of `facade` (`AUTH_MODE=oauth`).
  * One API keys file: a writer and a reader per surface (their own throttling budgets, their own
  * records), an approver, and the gateway's own key at the upstream.
  */
 export class MatrixWorld {
   private readonly dir = mkdtempSync(join(tmpdir(), 'matrix-'));
   private readonly keys = new Map<string, string>();
+  /** What each principal may do: its API key's scopes and roles, its facade token's too. */
+  private readonly grants = new Map<string, { scopes: string[]; roles: string[] }>();
   readonly keysFile = join(this.dir, 'api-keys.json');
   readonly hosts = new Map<string, MatrixHost>();
   redis!: RedisServer;
+  readonly idp = new TrustedIdp();
   private readonly secret = randomBytes(32).toString('base64');
 
   constructor(private readonly surfaces: readonly string[]) {
@@ -61,9 +70,47 @@ export class MatrixWorld {
     ].map(({ principal, scopes, roles }) => {
       const key = `mk-${principal}-${randomBytes(12).toString('hex')}`;
       this.keys.set(principal, key);
+      this.grants.set(principal, { scopes, roles });
       return { principal, scopes, roles, hash: hashApiKey(key) };
     });
     writeFileSync(this.keysFile, JSON.stringify({ keys }));
+  }
+
+  /**
+   * A token of the `facade` desk's own authorization server for `principal` (with the scopes and
+   * roles its API key has elsewhere): a client registers (RFC 7591), the trusted IdP issues an
+   * ID-JAG, the token endpoint redeems it (the JWT bearer grant). Fresh each time: a restarted
+   * facade has new keys and forgets its clients.
+   */
+  async facadeToken(principal: string): Promise<string> {
+    const base = this.host('facade').base;
+    const { scopes, roles } = this.grants.get(principal)!;
+    const registered = (await (
+      await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'matrix', redirect_uris: ['http://127.0.0.1:1/callback'] }),
+      })
+    ).json()) as { client_id: string; client_secret: string };
+    const assertion = await this.idp.assertion({
+      sub: principal,
+      audience: base,
+      resource: `${base}/mcp`,
+      clientId: registered.client_id,
+      scope: scopes.join(' '),
+      roles,
+    });
+    const answer = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }),
+    });
+    const tokens = (await answer.json()) as { access_token?: string };
+    if (!tokens.access_token) throw new Error(`the facade issued no token for ${principal}: ${JSON.stringify(tokens)}`);
+    return tokens.access_token;
   }
 
   /** The raw API key of `principal`. */
@@ -118,6 +165,7 @@ export class MatrixWorld {
 
   async start(): Promise<void> {
     this.redis = await startRedisServer();
+    await this.idp.start();
     const upstream = await this.startHost('upstream', { THROTTLE_LIMIT: '100000' });
     const upstreams = this.file('upstreams.json', {
       upstreams: [
@@ -145,7 +193,54 @@ export class MatrixWorld {
         },
       ],
     });
+    const [facadePort, upstreamxPort] = [await freePort(), await freePort()];
+    const facade = `http://127.0.0.1:${facadePort}`;
+    const upstreamx = `http://127.0.0.1:${upstreamxPort}`;
+    const startFacade = async () => {
+      await this.startHost(
+        'upstreamx',
+        {
+          AUTH_MODE: 'oauth',
+          OAUTH_ISSUER: facade,
+          OAUTH_JWKS_URI: `${facade}/oauth/jwks`,
+          MCP_RESOURCE_URL: `${upstreamx}/mcp`,
+          THROTTLE_LIMIT: '100000',
+        },
+        upstreamxPort,
+      );
+      const exchanged = this.file('rest-apis-exchange.json', {
+        apis: [
+          {
+            name: 'upstreamx_api',
+            document: `${upstreamx}/docs-json`,
+            baseUrl: upstreamx,
+            // The caller's identity: a token of the facade for upstreamx, the caller as subject.
+            credential: { mode: 'token-exchange', audience: `${upstreamx}/mcp` },
+            prefix: 'upstreamx_api_',
+            scopes: ['tickets:write'],
+            confirm: { skip: { operationIds: ['createTicket', 'updateTicket'] } },
+            timeoutMs: 30_000,
+          },
+        ],
+      });
+      await this.startHost(
+        'facade',
+        {
+          AUTH_MODE: 'facade',
+          MCP_RESOURCE_URL: `${facade}/mcp`,
+          // People would sign in there; the matrix's callers come by ID-JAG, so it is never asked.
+          IDP_ISSUER: this.idp.issuer,
+          IDP_CLIENT_ID: 'matrix-facade',
+          IDP_CLIENT_SECRET: 'matrix-facade-secret',
+          IDP_TRUSTED_ISSUER: this.idp.issuer,
+          IDP_TRUSTED_JWKS_URI: this.idp.jwksUri,
+          REST_APIS_FILE: exchanged,
+        },
+        facadePort,
+      );
+    };
     await Promise.all([
+      startFacade(),
       this.startHost('desk', {
         GATEWAY_UPSTREAMS_FILE: upstreams,
         REST_APIS_FILE: apis,
@@ -161,9 +256,9 @@ export class MatrixWorld {
     return this.env(name, { REDIS_URL: this.redis.url, ...extra });
   }
 
-  private async startHost(name: string, extra: Record<string, string>): Promise<MatrixHost> {
+  private async startHost(name: string, extra: Record<string, string>, port?: number): Promise<MatrixHost> {
     const env = this.env(name, extra);
-    const started = await startDeskProcess(env);
+    const started = await startDeskProcess(env, { port });
     const host: MatrixHost = {
       name,
       auditFile: this.auditFile(name),
@@ -187,6 +282,7 @@ export class MatrixWorld {
   async stop(): Promise<void> {
     for (const host of this.hosts.values()) await host.process.stop();
     await this.redis?.stop();
+    await this.idp.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -347,7 +347,7 @@ const CANCELLATION: Policy = {
 /** Every call has its record: who, which client, which surface (and route), and how it ended. */
 const AUDIT: Policy = {
   id: 'audit',
-  promise: 'the record names principal, client, transport, route and outcome',
+  promise: 'the record names principal, client, transport, route, the identity used downstream and outcome',
   outcomes: ['ok'],
   async run(surface, world) {
     const call = surface.entries.read;
@@ -366,9 +366,22 @@ const AUDIT: Policy = {
       outcome: 'ok',
     });
     if (surface.reaches === 'rest-route') expect(record.route).toBe('GET /api/customers');
-    if (surface.reaches === 'rest-api') expect(record.route).toBe('deskb_api: GET /api/customers');
+    if (surface.reaches === 'rest-api') expect(record.route).toBe(`${surface.restApi}: GET /api/customers`);
     // A call only a view can make (an app-only tool) is recorded as coming from one.
     expect(record.origin).toBe(surface.reaches === 'view' ? 'view' : undefined);
+    // Who the call went on as: the host's own credential (nothing of the caller's), or the caller,
+    // by a token the facade issued for the downstream (subject the caller, actor the facade).
+    if (surface.downstream === 'token-exchange') {
+      const facade = world.host('facade').base;
+      expect(record.downstream).toEqual({
+        mode: 'token-exchange',
+        target: `api ${surface.restApi}`,
+        subject: caller,
+        actor: facade,
+        identity: caller,
+        audience: `${world.host(surface.downstreamHost!).base}/mcp`,
+      });
+    } else expect(record.downstream).toBeUndefined();
     if (surface.reaches === 'upstream') {
       // Where it went on to, the gateway's own credential is the principal: no token passes through.
       const onward = await recordOf(

@@ -83,6 +83,19 @@ export interface Surface {
   /** Who a role calls as on this surface (stdio: the operator who started the process). */
   principal(role: 'caller' | 'reader'): string;
   readonly entries: Entries;
+  /** How its callers authenticate (HTTP surfaces): the desks' API keys, or the facade desk's tokens. */
+  readonly credential?: MatrixCredential;
+  /** The `rest.apis` API it reaches, when it reaches one. */
+  readonly restApi?: string;
+  /**
+   * Who the downstream sees on its calls: the host (`service`: its own key), or the caller by a
+   * token the facade issued for it (`token-exchange`). The third credential, `user`, needs a
+   * person at a browser once per caller, which the matrix's processes have not:
+   * test/downstream-identity.e2e-spec.ts holds it.
+   */
+  readonly downstream?: 'service' | 'token-exchange';
+  /** The host its calls go on to, when that host's trail records nothing of them (REST calls). */
+  readonly downstreamHost?: string;
   readonly withoutCredential: WithoutCredential;
   /** The policies that do not apply, each with why (docs/security.md lists them). */
   readonly notApplicable: Partial<Record<PolicyId, string>>;
@@ -176,8 +189,22 @@ function throughCallTool(entries: Entries): Entries {
   };
 }
 
-/** The API key header a role sends (none for `anonymous`, a key no one has for `invalid`). */
-function credentialOf(world: MatrixWorld, surface: string, role: Role): string | undefined {
+/** How a surface's callers authenticate: the desks' API keys, or the facade desk's own tokens. */
+export type MatrixCredential = 'apiKey' | 'facade';
+
+/** The headers of a principal's credential. */
+async function headersOf(
+  world: MatrixWorld,
+  credential: MatrixCredential,
+  principal: string,
+): Promise<Record<string, string>> {
+  return credential === 'facade'
+    ? { authorization: `Bearer ${await world.facadeToken(principal)}` }
+    : { 'x-api-key': world.keyOf(principal) };
+}
+
+/** The API key a role gives (none for `anonymous`, a key no one has for `invalid`). */
+function apiKeyOf(world: MatrixWorld, surface: string, role: Role): string | undefined {
   switch (role) {
     case 'anonymous':
       return undefined;
@@ -190,16 +217,36 @@ function credentialOf(world: MatrixWorld, surface: string, role: Role): string |
   }
 }
 
+/** The credential headers a role sends (none for `anonymous`, one no one has for `invalid`). */
+async function credentialOf(
+  world: MatrixWorld,
+  surface: string,
+  role: Role,
+  credential: MatrixCredential = 'apiKey',
+): Promise<Record<string, string>> {
+  switch (role) {
+    case 'anonymous':
+      return {};
+    case 'invalid':
+      return credential === 'facade'
+        ? { authorization: 'Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJub2JvZHkifQ.bm90LXNpZ25lZA' }
+        : { 'x-api-key': 'mk-nobody-0123456789abcdef01234567' };
+    case 'approver':
+      return headersOf(world, credential, 'approver');
+    default:
+      return headersOf(world, credential, principalOf(role, surface));
+  }
+}
+
 /** A session of the SDK v1 client (2025-11-25) or the v2 client pinned to 2026-07-28 over Streamable HTTP. */
 async function httpSession(
   url: string,
   era: '2025-11-25' | '2026-07-28',
   client: string,
-  key: string | undefined,
+  headers: Record<string, string>,
   terminate: () => Promise<void>,
   extensions?: Record<string, object>,
 ): Promise<MatrixSession> {
-  const headers: Record<string, string> = key ? { 'x-api-key': key } : {};
   const capabilities = (extensions ? { extensions } : {}) as Record<string, never>;
   let sdk: Client | ClientV2;
   try {
@@ -246,24 +293,32 @@ async function httpSession(
 }
 
 /** The admin API's approvals of a host (`/admin/api/approvals`), as an approver or the caller sees them. */
-function adminApprovals(world: MatrixWorld, base: () => string, surface: string): ApprovalDesk {
-  const request = async (path: string, key: string, body?: unknown) => {
+function adminApprovals(
+  world: MatrixWorld,
+  base: () => string,
+  surface: string,
+  credential: MatrixCredential = 'apiKey',
+): ApprovalDesk {
+  const request = async (path: string, principal: string, body?: unknown) => {
     const response = await fetch(`${base()}/admin/api/approvals${path}`, {
       method: body === undefined ? 'GET' : 'POST',
-      headers: { 'x-api-key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: {
+        ...(await headersOf(world, credential, principal)),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   return {
     pending: async (principal, tool) => {
-      const { body } = await request('?status=pending', world.keyOf('approver'));
+      const { body } = await request('?status=pending', 'approver');
       const approvals = (body.approvals as { id: string; principal: string; tool: string }[]) ?? [];
       return approvals.find((approval) => approval.principal === principal && approval.tool === tool)?.id;
     },
     decide: async (id, as) => {
-      const key = as === 'approver' ? world.keyOf('approver') : world.keyOf(principalOf('caller', surface));
-      const { status, body } = await request(`/${id}/approve`, key, { reason: `decided by the ${as}` });
+      const principal = as === 'approver' ? 'approver' : principalOf('caller', surface);
+      const { status, body } = await request(`/${id}/approve`, principal, { reason: `decided by the ${as}` });
       return { status, message: String(body.message ?? body.error ?? '') };
     },
   };
@@ -290,6 +345,14 @@ function hostSurface(spec: {
   /** Its client renders MCP Apps views (declares the extension). */
   views?: boolean;
   notApplicable?: Surface['notApplicable'];
+  /** How its callers authenticate. @default 'apiKey' */
+  credential?: MatrixCredential;
+  /** The `rest.apis` API it reaches (`rest-api`). */
+  restApi?: string;
+  /** How its calls authenticate where they go on to. @default 'service' */
+  downstream?: Surface['downstream'];
+  /** The host its calls go on to, when its trail records nothing of them. */
+  downstreamHost?: string;
 }): Surface {
   return {
     id: spec.id,
@@ -303,6 +366,10 @@ function hostSurface(spec: {
     client: spec.mode === 'stateless' ? null : `matrix-${spec.id}`,
     principal: (role) => principalOf(role, spec.id),
     entries: spec.entries,
+    credential: spec.credential ?? 'apiKey',
+    ...(spec.restApi && { restApi: spec.restApi }),
+    downstream: spec.downstream ?? 'service',
+    ...(spec.downstreamHost && { downstreamHost: spec.downstreamHost }),
     withoutCredential: 'refused',
     notApplicable: spec.notApplicable ?? {},
     open: async (world, role) => {
@@ -311,14 +378,19 @@ function hostSurface(spec: {
         `${host.base}/mcp`,
         spec.era,
         `matrix-${spec.id}`,
-        credentialOf(world, spec.id, role),
+        await credentialOf(world, spec.id, role, spec.credential),
         () => host.process.stop(),
         spec.views ? RENDERS_VIEWS : undefined,
       );
     },
     ticket: async () => spec.ticket,
     approvals: (world) => {
-      const desk = adminApprovals(world, () => world.host(spec.approvalsAt?.host ?? spec.host).base, spec.id);
+      const desk = adminApprovals(
+        world,
+        () => world.host(spec.approvalsAt?.host ?? spec.host).base,
+        spec.id,
+        spec.credential,
+      );
       const held = spec.approvalsAt?.principal;
       const prefix = spec.approvalsAt?.prefix ?? '';
       return held ? { ...desk, pending: (_principal, tool) => desk.pending(held, tool.slice(prefix.length)) } : desk;
@@ -435,7 +507,7 @@ const IN_PROCESS: Surface = {
   open: async (world, role) => {
     const app = await inProcessDesk.get(world);
     const invoker = app.get(McpInvoker);
-    const credential = credentialOf(world, 'in-process', role);
+    const credential = apiKeyOf(world, 'in-process', role);
     const options = { credential, clientInfo: { name: 'matrix-in-process', version: '1.0.0' } };
     return {
       list: async () => {
@@ -565,7 +637,7 @@ const CLI: Surface = {
   withoutCredential: 'operator',
   notApplicable: {},
   open: async (world, role) => {
-    const key = credentialOf(world, 'cli', role);
+    const key = apiKeyOf(world, 'cli', role);
     let running: ChildProcess | undefined;
     const run = await CLI_RUNNER(world, key, (child) => (running = child));
     return {
@@ -618,7 +690,7 @@ const CLI: Surface = {
       `${world.host('desk').base}/mcp`,
       '2025-11-25',
       'matrix-cli-elsewhere',
-      world.keyOf(principalOf('caller', 'cli')),
+      { 'x-api-key': world.keyOf(principalOf('caller', 'cli')) },
       async () => undefined,
     );
     try {
@@ -719,6 +791,33 @@ export const SURFACES: readonly Surface[] = [
     reaches: 'rest-api',
     entries: restEntries('deskb_api_'),
     onward: 'upstream',
+    restApi: 'deskb_api',
+  }),
+  hostSurface({
+    id: 'http-facade',
+    ticket: 'T-2001',
+    host: 'facade',
+    era: '2025-11-25',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'tool',
+    entries: DESK_ENTRIES,
+    credential: 'facade',
+  }),
+  hostSurface({
+    id: 'rest-api-exchange',
+    ticket: 'T-2002',
+    host: 'facade',
+    era: '2026-07-28',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'rest-api',
+    entries: restEntries('upstreamx_api_'),
+    // Its requests are REST calls there, which that desk's trail does not record (no onward trail).
+    downstreamHost: 'upstreamx',
+    credential: 'facade',
+    restApi: 'upstreamx_api',
+    downstream: 'token-exchange',
   }),
   hostSurface({
     id: 'gateway',

@@ -14,6 +14,7 @@ import { ClusterSessionStore } from './sessions/cluster-session.store';
 import { ClusterStreams } from './sessions/cluster-streams';
 import { ClusterTaskReplicas } from './tasks/cluster-task-replicas';
 import { ClusterTaskStore } from './tasks/cluster-task.store';
+import { ClusterKeyValueStore } from './identity/cluster-key-value.store';
 
 /** What the host gives the cluster to build its pieces from. */
 export interface ClusterStateDeps {
@@ -41,6 +42,8 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
   readonly resourceUpdates: ClusterResourceUpdates;
   readonly toggles: ClusterCatalogToggles;
   readonly approvals: ClusterApprovalLedger;
+  readonly authorizationServer: ClusterKeyValueStore;
+  readonly userConnections: ClusterKeyValueStore;
   readonly policies: ClusterPolicyStore;
   /** A replica that cannot reach the backplane serves no session: it is not ready. */
   readonly readiness: readonly McpHealthCheck[];
@@ -57,6 +60,8 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
     this.resourceUpdates = new ClusterResourceUpdates(new LocalResourceUpdates(), cluster);
     this.toggles = new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster);
     this.approvals = new ClusterApprovalLedger(cluster);
+    this.authorizationServer = new ClusterKeyValueStore(cluster, 'oauth');
+    this.userConnections = new ClusterKeyValueStore(cluster, 'connections');
     this.policies = new ClusterPolicyStore(cluster);
     this.readiness = [{ name: 'cluster', required: true, check: () => cluster.backplane.ping() }];
   }

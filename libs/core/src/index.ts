@@ -33,6 +33,12 @@ export type {
   McpClientRequestOptions,
 } from './interfaces/mcp-call-context.interface';
 export { MCP_LOG_LEVELS, MCP_TRANSPORT_KINDS, isMcpLogLevel } from './interfaces/mcp-call-context.interface';
+export {
+  recordDownstream,
+  RECORD_DOWNSTREAM,
+  type McpDownstreamUse,
+  type McpDownstreamCredentialMode,
+} from './downstream/downstream-use';
 export { ANONYMOUS_PRINCIPAL } from './principal/anonymous-principal';
 export { McpParamType } from './interfaces/mcp-param-type.enum';
 export { McpToolError } from './errors/mcp-tool.error';

@@ -1,8 +1,9 @@
 import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { McpStartupError, type McpDiagnostic } from '#libs/core';
+import { McpStartupError, type McpCallContext, type McpDiagnostic } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { DependencyHealth } from '#libs/operations';
 import { McpResourceNotifier } from '#libs/resources';
+import { DownstreamIdentity, type DownstreamTarget } from '#libs/downstream-identity';
 import { InjectGatewayOptions, resolveUpstreams, type GatewayOptions } from './options/gateway.options';
 import type { McpUpstreamOptions, UpstreamOptions } from './options/upstream.options';
 import { UpstreamConnection, type UpstreamStatus } from './upstream/upstream-connection';
@@ -41,6 +42,7 @@ export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown
     @InjectGatewayOptions() private readonly options: GatewayOptions,
     private readonly notifier: McpResourceNotifier,
     @Optional() private readonly health?: DependencyHealth,
+    @Optional() private readonly downstream?: DownstreamIdentity,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -87,15 +89,29 @@ export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async start(upstream: UpstreamOptions): Promise<void> {
+    const target: DownstreamTarget = { kind: 'upstream', name: upstream.name, credential: upstream.credential };
+    this.downstream?.register(target);
+    const downstream = this.downstream;
+    const identity =
+      downstream && upstream.credential.mode !== 'service'
+        ? {
+            authorization: (context: McpCallContext) => downstream.authorization(target, context),
+            refused: (context: McpCallContext) => downstream.refused(target, context),
+          }
+        : undefined;
     // The events fire once `start()` runs, after everything below is in place.
-    const connection = new UpstreamConnection(upstream, {
-      connected: () => {
-        running.ready = entries.sync();
-        entries.resubscribe();
+    const connection = new UpstreamConnection(
+      upstream,
+      {
+        connected: () => {
+          running.ready = entries.sync();
+          entries.resubscribe();
+        },
+        listChanged: (kind) => void entries.sync([kind]),
+        resourceUpdated: (uri) => entries.resourceUpdated(uri),
       },
-      listChanged: (kind) => void entries.sync([kind]),
-      resourceUpdated: (uri) => entries.resourceUpdated(uri),
-    });
+      identity,
+    );
     const entries = new UpstreamCatalog(connection, this.catalog, this.notifier);
     const running: RunningUpstream = {
       connection,

@@ -43,6 +43,11 @@ import {
   type OperationsSwitches,
 } from '#libs/operations';
 import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
+import {
+  AUTHORIZATION_SERVER_PROVIDERS,
+  MCP_AUTHORIZATION_SERVER_OPTIONS,
+  McpAuthorizationServer,
+} from '#libs/authorization-server';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
 import { APPS_PROVIDERS, UiExtension } from '#libs/apps';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
@@ -50,6 +55,12 @@ import { GOVERNANCE_PROVIDERS, MCP_GOVERNANCE_OPTIONS, McpGovernance } from '#li
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
+import {
+  DOWNSTREAM_IDENTITY_PROVIDERS,
+  DownstreamIdentity,
+  MCP_DOWNSTREAM_OPTIONS,
+  UserConnections,
+} from '#libs/downstream-identity';
 import { StreamableHttpHandler } from './http/streamable-http.handler';
 import { HttpAuthentication } from './http/http-authentication';
 import { HttpCors } from './http/http-cors';
@@ -85,6 +96,8 @@ const OPTION_SLICES = (
     [MCP_REST_OPTIONS, 'rest'],
     [MCP_GATEWAY_OPTIONS, 'gateway'],
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
+    [MCP_AUTHORIZATION_SERVER_OPTIONS, 'authorizationServer'],
+    [MCP_DOWNSTREAM_OPTIONS, 'downstream'],
     [MCP_GOVERNANCE_OPTIONS, 'governance'],
   ] as const
 ).map(([token, slice]) => ({
@@ -142,6 +155,8 @@ const OPTION_SLICES = (
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,
     ...SECURITY_PROVIDERS,
+    ...AUTHORIZATION_SERVER_PROVIDERS,
+    ...DOWNSTREAM_IDENTITY_PROVIDERS,
     ...REST_PROVIDERS,
     ...GATEWAY_PROVIDERS,
     {
@@ -182,6 +197,9 @@ const OPTION_SLICES = (
     // parts that are on (see operationsParts).
   ],
   exports: [
+    McpAuthorizationServer,
+    DownstreamIdentity,
+    UserConnections,
     McpGovernance,
     McpInvoker,
     McpGateway,

@@ -1,8 +1,10 @@
 export { Authenticator } from './auth/authenticator';
 export type { AuthResult, AuthRefusal } from './auth/auth-result';
 export type { McpAuthOptions, McpApiKey, McpApiKeyAuth, McpOAuthAuth, McpNoAuth } from './auth/auth-options.interface';
-export { hashApiKey } from './auth/api-key';
+export { hashApiKey, keyDigest, sameDigest, storedDigest } from './auth/api-key';
 export { checkAuthOptions } from './auth/auth-options.resolver';
+export { ClaimsMapper, checkClaimsMapping, type McpClaimsMapping, type McpClaimRule } from './auth/claims-mapping';
+export { MCP_LOCAL_TOKEN_KEYS, InjectLocalTokenKeys, type LocalTokenKeys } from './auth/local-token-keys';
 export { RequireScopes, Roles } from './authz/authorization.decorators';
 export {
   ScopeAndRolePolicy,
@@ -45,6 +47,7 @@ export {
   SSE_SECURITY_HEADERS,
 } from './http/security-headers';
 export { checkOriginAndHost, type OriginHostOptions, type HttpRefusal } from './http/origin-host.policy';
+export { AddressRanges } from './http/address-ranges';
 export { ClientAddresses, resolveTrustProxy, type McpTrustProxy, type AddressedRequest } from './http/client-addresses';
 export {
   MCP_SECURITY_OPTIONS,

@@ -51,7 +51,7 @@ const ORIGIN = /^https?:\/\/[^/]+$/;
  * @param report called once per problem, with how to fix it
  */
 export function resolveSecurityOptions(o: Record<string, unknown>, report: OptionReport): SecurityOptions {
-  checkAuthOptions(o.auth, report);
+  checkAuthOptions(o.auth, report, o.authorizationServer !== undefined);
   const redact = (o.redact ?? {}) as { patterns?: (RegExp | string)[]; builtIn?: boolean };
   const patterns = redact.patterns ?? [];
   for (const pattern of patterns) {

@@ -2,6 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { AuditTrail } from './audit/audit-trail';
 import { AuthFailureLimiter } from './auth/auth-failure.limiter';
 import { Authenticator } from './auth/authenticator';
+import { MCP_LOCAL_TOKEN_KEYS, type LocalTokenKeys } from './auth/local-token-keys';
 import { ClientAddresses } from './http/client-addresses';
 import { MCP_SECURITY_OPTIONS, type SecurityOptions } from './security.options';
 
@@ -9,8 +10,8 @@ import { MCP_SECURITY_OPTIONS, type SecurityOptions } from './security.options';
 export const SECURITY_PROVIDERS: Provider[] = [
   {
     provide: Authenticator,
-    useFactory: ({ auth }: SecurityOptions) => new Authenticator(auth),
-    inject: [MCP_SECURITY_OPTIONS],
+    useFactory: ({ auth }: SecurityOptions, localKeys?: LocalTokenKeys) => new Authenticator(auth, localKeys),
+    inject: [MCP_SECURITY_OPTIONS, { token: MCP_LOCAL_TOKEN_KEYS, optional: true }],
   },
   {
     // `undefined` without the `audit` option: whoever injects it does so with @Optional().

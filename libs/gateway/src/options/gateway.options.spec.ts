@@ -43,6 +43,7 @@ describe('resolveGatewayOptions', () => {
           maxEntryBytes: 64 * 1024,
           maxConnections: 32,
         },
+        credential: { mode: 'service' },
         where: 'gateway.upstreams[0]',
       },
     ]);

@@ -1,4 +1,9 @@
 import { optionChecks, type OptionReport } from '#libs/core';
+import {
+  resolveDownstreamCredential,
+  type DownstreamCredential,
+  type McpDownstreamCredential,
+} from '#libs/downstream-identity';
 
 /** An upstream reached over Streamable HTTP. */
 export interface McpHttpUpstreamTransport {
@@ -123,6 +128,15 @@ export interface McpUpstreamOptions {
   unknownArguments?: 'refuse' | 'strip' | 'allow';
   /** What the upstream may make the host hold and do; beyond each, the excess is refused, naming the upstream and the limit. */
   limits?: McpUpstreamLimits;
+  /**
+   * Who the upstream sees on a caller's calls (HTTP upstreams): the gateway itself (`'service'`,
+   * with `bearer`, `oauth` or `headers`), the caller by token exchange (`'token-exchange'`: a
+   * token for the upstream with the caller as subject and the host as actor), or the person's
+   * own connected account (`{ mode: 'user', … }`). The gateway reads the upstream's lists as
+   * itself whatever this says. See docs/downstream-identity.md. @default 'service'
+   * @example credential: { mode: 'token-exchange', audience: 'https://wiki.example/mcp' }
+   */
+  credential?: McpDownstreamCredential;
 }
 
 /**
@@ -197,6 +211,8 @@ export interface UpstreamOptions {
   /** `undefined`: the host's own policy. */
   readonly unknownArguments: 'refuse' | 'strip' | 'allow' | undefined;
   readonly limits: UpstreamLimits;
+  /** Who the upstream sees on a caller's calls. */
+  readonly credential: DownstreamCredential;
   /** Where the options are (`gateway.upstreams[0]`), for messages. */
   readonly where: string;
 }
@@ -219,6 +235,7 @@ const UPSTREAM_KEYS = new Set([
   'confirm',
   'unknownArguments',
   'limits',
+  'credential',
 ]);
 /** Safe in a URI scheme (the gateway's resource URIs are `<name>+<upstream URI>`) and in a tool name. */
 const UPSTREAM_NAME = /^[A-Za-z][A-Za-z0-9.-]{0,31}$/;
@@ -313,8 +330,20 @@ export function resolveUpstream(given: unknown, where: string, report: OptionRep
     limits: Object.fromEntries(
       Object.entries(LIMITS).map(([key, { fallback, min, max }]) => [key, limit.integer(key, fallback, min, max)]),
     ) as unknown as UpstreamLimits,
+    credential: resolveDownstreamCredential(
+      o.credential,
+      `${where}.credential`,
+      (o.transport as { url?: unknown } | undefined)?.url as string | undefined,
+      report,
+    ),
     where,
   };
+  if (upstream.credential.mode !== 'service' && upstream.transport.type !== 'http')
+    report(
+      `${where}.credential`,
+      `'${upstream.credential.mode}' needs an HTTP upstream (a stdio process has no caller to tell apart)`,
+      "leave credential out (the gateway's own), or reach the upstream over HTTP",
+    );
   if (upstream.initialDelayMs > upstream.maxDelayMs)
     report(
       `${where}.reconnect`,

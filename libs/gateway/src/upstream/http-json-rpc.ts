@@ -2,7 +2,7 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { UpstreamLimitError, UpstreamRpcError, UpstreamTimeoutError } from './upstream-errors';
+import { CallerCredentialRefused, UpstreamLimitError, UpstreamRpcError, UpstreamTimeoutError } from './upstream-errors';
 import type { ToolHeaderParam } from '#libs/catalog';
 import type { ClientCredentials } from './client-credentials';
 import { modernHeaders, withEnvelope, type ModernClient } from './modern-request';
@@ -41,6 +41,8 @@ export interface HttpJsonRpcOptions {
   readonly signal?: AbortSignal;
   /** A 2026-07-28 `tools/call`'s parameters marked `x-mcp-header`, sent as `Mcp-Param-*` headers too. */
   readonly headerParams?: readonly ToolHeaderParam[];
+  /** The caller's identity at the upstream (`Authorization`), instead of the gateway's own credential. */
+  readonly authorization?: string;
 }
 
 /**
@@ -94,7 +96,7 @@ export class HttpJsonRpcChannel {
     options: HttpJsonRpcOptions,
     onId?: (id: string) => void,
   ): Promise<Record<string, unknown>> {
-    if (!this.credentials) return this.post(method, params, options, onId, undefined);
+    if (!this.credentials || options.authorization) return this.post(method, params, options, onId, undefined);
     try {
       return await this.post(method, params, options, onId, await this.credentials.token());
     } catch (error) {
@@ -129,6 +131,7 @@ export class HttpJsonRpcChannel {
             ...(protocolVersion && { 'mcp-protocol-version': protocolVersion }),
           }),
       ...(token && { authorization: `Bearer ${token}` }),
+      ...(options.authorization && { authorization: options.authorization }),
     };
     return new Promise((resolve, reject) => {
       let settled = false;
@@ -145,7 +148,7 @@ export class HttpJsonRpcChannel {
       const onAbort = () => finish(options.signal!.reason);
       const timer = setTimeout(() => finish(new UpstreamTimeoutError(options.timeoutMs)), options.timeoutMs);
       const outgoing = this.send(this.url, { method: 'POST', agent: this.agent, headers }, (response) =>
-        this.read(response, id, finish),
+        this.read(response, id, finish, options.authorization !== undefined),
       );
       outgoing.on('error', (error) => finish(error));
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -194,6 +197,7 @@ export class HttpJsonRpcChannel {
     response: IncomingMessage,
     id: string,
     finish: (error: unknown, result?: Record<string, unknown>) => void,
+    asCaller: boolean,
   ): void {
     const status = response.statusCode ?? 0;
     const type = String(response.headers['content-type'] ?? '');
@@ -201,7 +205,11 @@ export class HttpJsonRpcChannel {
     if (status < 200 || status >= 300) {
       response.resume();
       return finish(
-        status === 401 && this.credentials ? new TokenRefused() : new Error(`the upstream answered HTTP ${status}`),
+        status === 401 && asCaller
+          ? new CallerCredentialRefused()
+          : status === 401 && this.credentials
+            ? new TokenRefused()
+            : new Error(`the upstream answered HTTP ${status}`),
       );
     }
     const answer = (message: unknown) => {

@@ -6,7 +6,7 @@ import type { UpstreamOptions } from '../options/upstream.options';
 import type { CircuitState } from '../resilience/circuit-breaker';
 import { CallerRelay } from './caller-relay';
 import { UpstreamLink, type UpstreamConnectionEvents, type UpstreamState } from './upstream-link';
-import { UpstreamRequests } from './upstream-requests';
+import { UpstreamRequests, type CallerIdentity } from './upstream-requests';
 
 /** An upstream as readiness, the dashboard and `McpGateway.status()` show it. */
 export interface UpstreamStatus {
@@ -49,6 +49,7 @@ export class UpstreamConnection {
   constructor(
     readonly options: UpstreamOptions,
     events: UpstreamConnectionEvents,
+    identity?: CallerIdentity,
   ) {
     const logger = new Logger(`McpGateway:${options.name}`);
     const relay = new CallerRelay(logger);
@@ -58,7 +59,7 @@ export class UpstreamConnection {
       { prepare: (client) => relay.install(client), opened: (transport) => this.requests.takeProgress(transport) },
       logger,
     );
-    this.requests = new UpstreamRequests(options, this.link, relay, logger);
+    this.requests = new UpstreamRequests(options, this.link, relay, logger, identity);
   }
 
   /** Connects once; on failure, keeps trying in the background. Never throws. */

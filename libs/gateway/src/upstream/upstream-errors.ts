@@ -71,3 +71,13 @@ export function classifyUpstreamError(error: unknown): { failure: UpstreamFailur
   }
   return { failure: 'unreachable', error };
 }
+
+/**
+ * The upstream answered 401 to the credential of a caller (a token exchanged for them, or their
+ * connected account): it is up, and the caller's identity is what it refused.
+ */
+export class CallerCredentialRefused extends UpstreamRpcError {
+  constructor() {
+    super(-32001, "the upstream refused the caller's credential (HTTP 401)");
+  }
+}

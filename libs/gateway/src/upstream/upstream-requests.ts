@@ -15,7 +15,13 @@ import type { CallerRelay } from './caller-relay';
 import type { HttpJsonRpcChannel, HttpJsonRpcOptions } from './http-json-rpc';
 import { LatencyWindow } from './latency-window';
 import { CLIENT_CAPABILITIES_META, LOG_LEVEL_META } from './modern-request';
-import { classifyUpstreamError, UpstreamLimitError, UpstreamRpcError, UpstreamTimeoutError } from './upstream-errors';
+import {
+  CallerCredentialRefused,
+  classifyUpstreamError,
+  UpstreamLimitError,
+  UpstreamRpcError,
+  UpstreamTimeoutError,
+} from './upstream-errors';
 import type { UpstreamLink } from './upstream-link';
 
 /** The result schema of a relayed request: what the upstream answered, as it is (the host maps it). */
@@ -26,6 +32,15 @@ const AS_ANSWERED: StandardSchemaV1<unknown, Record<string, unknown>> = {
     validate: (value) => ({ value: value as Record<string, unknown> }),
   },
 };
+
+/**
+ * Who the upstream sees on a caller's call: the `Authorization` of the caller's identity there
+ * (`undefined`: the gateway's own credential), and what to forget when the upstream refuses it.
+ */
+export interface CallerIdentity {
+  authorization(context: McpCallContext): Promise<string | undefined>;
+  refused(context: McpCallContext): void;
+}
 
 /** The rounds of input one 2026-07-28 request may ask for before the gateway gives up on it. */
 const MAX_INPUT_ROUNDS = 10;
@@ -49,6 +64,7 @@ export class UpstreamRequests {
     private readonly link: UpstreamLink,
     private readonly relay: CallerRelay,
     private readonly logger: Logger,
+    private readonly identity?: CallerIdentity,
   ) {}
 
   /** Calls to the upstream so far. */
@@ -75,12 +91,31 @@ export class UpstreamRequests {
    * upstream gave them (less the 2026 `resultType`, which the host sets for its own clients).
    * @throws as `request` does
    */
-  call(
+  async call(
     method: string,
     params: Record<string, unknown>,
     context?: McpCallContext,
     onProgress?: (progress: Progress) => void,
     headerParams?: readonly ToolHeaderParam[],
+  ): Promise<Record<string, unknown>> {
+    // The caller's identity is worked out before the upstream is asked: a caller who cannot be
+    // vouched for there is no failure of the upstream's.
+    const authorization = context && this.identity ? await this.identity.authorization(context) : undefined;
+    try {
+      return await this.callAs(method, params, context, onProgress, headerParams, authorization);
+    } catch (error) {
+      if (error instanceof CallerCredentialRefused && context) this.identity?.refused(context);
+      throw error;
+    }
+  }
+
+  private callAs(
+    method: string,
+    params: Record<string, unknown>,
+    context: McpCallContext | undefined,
+    onProgress: ((progress: Progress) => void) | undefined,
+    headerParams: readonly ToolHeaderParam[] | undefined,
+    authorization: string | undefined,
   ): Promise<Record<string, unknown>> {
     return this.request(
       async (client, options, meta) => {
@@ -95,7 +130,7 @@ export class UpstreamRequests {
           const { resultType: _, ...result } = await client.request({ method, params: logged }, AS_ANSWERED, options);
           return result;
         }
-        const sendOptions = { timeoutMs: options.timeout!, signal: options.signal, headerParams };
+        const sendOptions = { timeoutMs: options.timeout!, signal: options.signal, headerParams, authorization };
         // A 2026-07-28 request says what its client can answer: what this call's caller can, of
         // what the gateway relays. So the upstream asks only what reaches a person (else it goes
         // on as with such a client: a confirmation waits for an approver).

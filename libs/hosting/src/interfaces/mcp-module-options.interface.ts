@@ -1,6 +1,8 @@
 import type { Type } from '@nestjs/common';
 import type { McpCacheOptions, McpUnknownArguments } from '#libs/core';
 import type { McpAuditOptions, McpAuthOptions, McpTrustProxy } from '#libs/security';
+import type { McpAuthorizationServerOptions } from '#libs/authorization-server';
+import type { McpDownstreamOptions } from '#libs/downstream-identity';
 import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
 import type { McpRestOptions } from '#libs/rest';
@@ -211,6 +213,22 @@ export interface McpModuleOptions {
    * 2.1 resource server. @default { mode: 'none' }
    */
   auth?: McpAuthOptions;
+  /**
+   * An OAuth authorization server in front of the company IdP, for clients that cannot sign in
+   * there directly (Entra ID offers neither client ID metadata documents nor dynamic
+   * registration): people sign in at the IdP, the host issues its own tokens; with `trustedIdps`,
+   * enterprise-managed authorization (ID-JAG). Needs `auth: { mode: 'oauth', resource }`.
+   * See docs/authorization-server.md. @default off
+   */
+  authorizationServer?: McpAuthorizationServerOptions;
+  /**
+   * The caller's identity downstream (each upstream's and API's `credential`): the company IdP
+   * the host exchanges tokens at, and the accounts people connect themselves (their key, store
+   * and pages). See docs/downstream-identity.md. @default nothing (every downstream as the service)
+   * @example
+   * downstream: { connections: { encryptionKey: process.env.CONNECTIONS_KEY! } }
+   */
+  downstream?: McpDownstreamOptions;
   /** The principal of stdio calls (the local operator), so authorization applies there too. @default anonymous */
   stdioPrincipal?: { id: string; scopes?: string[]; roles?: string[] };
   /**

@@ -11,6 +11,13 @@ import {
 } from '#libs/operations';
 import { REST_OPTION_KEYS, resolveRestOptions, type RestOptions } from '#libs/rest';
 import { GATEWAY_OPTION_KEYS, resolveGatewayOptions, type GatewayOptions } from '#libs/gateway';
+import {
+  AUTHORIZATION_SERVER_OPTION_KEYS,
+  ENTERPRISE_MANAGED_AUTHORIZATION,
+  resolveAuthorizationServerOptions,
+  type AuthorizationServerOptions,
+} from '#libs/authorization-server';
+import { DOWNSTREAM_OPTION_KEYS, resolveDownstreamOptions, type DownstreamOptions } from '#libs/downstream-identity';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
@@ -30,6 +37,8 @@ export interface ResolvedMcpOptions {
   toolSearch: ToolSearchOptions | undefined;
   governance: GovernanceOptions | undefined;
   cluster: ClusterSlice;
+  authorizationServer: AuthorizationServerOptions | undefined;
+  downstream: DownstreamOptions;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
@@ -44,6 +53,8 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...TOOL_SEARCH_OPTION_KEYS,
   ...GOVERNANCE_OPTION_KEYS,
   ...CLUSTER_OPTION_KEYS,
+  ...AUTHORIZATION_SERVER_OPTION_KEYS,
+  ...DOWNSTREAM_OPTION_KEYS,
 ]);
 
 /**
@@ -63,7 +74,17 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const catalog = resolveCatalogOptions(o, report);
   const protocol = resolveProtocolOptions(o, report);
   const hosting = resolveHostingOptions(o, report);
-  const security = resolveSecurityOptions(o, report);
+  let security = resolveSecurityOptions(o, report);
+  const authorizationServer = resolveAuthorizationServerOptions(o, security.auth, report);
+  if (authorizationServer && security.auth.mode === 'oauth') {
+    // The resource server trusts the host's own authorization server, and publishes it.
+    security = {
+      ...security,
+      auth: { ...security.auth, issuer: authorizationServer.issuer, jwksUri: authorizationServer.endpoints.jwks },
+    };
+    if (authorizationServer.trustedIdps.length > 0)
+      protocol.server = { ...protocol.server, extensions: { [ENTERPRISE_MANAGED_AUTHORIZATION]: {} } };
+  }
   const operations = resolveOperationsOptions(
     o,
     { http: hosting.http, stdio: hosting.stdio, mcpPath: hosting.path, authMode: security.auth.mode },
@@ -78,6 +99,15 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const rest = resolveRestOptions(o, report);
   const gateway = resolveGatewayOptions(o, report);
   const toolSearch = resolveToolSearchOptions(o, report);
+  const downstream = resolveDownstreamOptions(
+    o,
+    [
+      ...gateway.upstreams.map(({ where, credential }) => ({ where: `${where}.credential`, credential })),
+      ...rest.apis.map(({ where, credential }) => ({ where: `${where}.credential`, credential })),
+    ],
+    { auth: security.auth, facade: authorizationServer },
+    report,
+  );
   const governance = resolveGovernanceOptions(o, report);
   const cluster: ClusterSlice = {
     backplane: resolveClusterBackplane(o, report),
@@ -98,6 +128,8 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     toolSearch,
     governance,
     cluster,
+    authorizationServer,
+    downstream,
   };
 }
 

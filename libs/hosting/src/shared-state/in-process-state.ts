@@ -10,6 +10,8 @@ import {
   SessionStore,
 } from '#libs/protocol';
 import { LocalResourceUpdates } from '#libs/resources';
+import { InMemoryAuthorizationServerStore } from '#libs/authorization-server';
+import { InMemoryUserConnectionStore } from '#libs/downstream-identity';
 import type { SharedState, SharedStateDeps } from './shared-state';
 
 /** One replica: every piece in process memory, nothing to tell anyone else. */
@@ -24,6 +26,8 @@ export function inProcessState({ protocol, tools, prompts, resources }: SharedSt
     resourceUpdates: new LocalResourceUpdates(),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
+    authorizationServer: new InMemoryAuthorizationServerStore(),
+    userConnections: new InMemoryUserConnectionStore(),
     policies: new InProcessPolicyStore(),
     readiness: [],
   };

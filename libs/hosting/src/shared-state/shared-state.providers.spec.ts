@@ -20,6 +20,8 @@ import {
   SessionStore,
 } from '#libs/protocol';
 import { LocalResourceUpdates, MCP_RESOURCE_UPDATES } from '#libs/resources';
+import { InMemoryAuthorizationServerStore, MCP_AUTHORIZATION_SERVER_STORE } from '#libs/authorization-server';
+import { InMemoryUserConnectionStore, MCP_USER_CONNECTION_STORE } from '#libs/downstream-identity';
 // The package's root entry, as an application imports it.
 import { McpInvoker, McpModule, type McpModuleOptions } from '../../../index';
 
@@ -57,6 +59,8 @@ function pieces(app: INestApplicationContext): Record<string, string> {
     resourceUpdates: MCP_RESOURCE_UPDATES,
     toggles: CATALOG_TOGGLES,
     approvals: MCP_APPROVAL_LEDGER,
+    authorizationServer: MCP_AUTHORIZATION_SERVER_STORE,
+    userConnections: MCP_USER_CONNECTION_STORE,
   };
   return Object.fromEntries(
     Object.entries(tokens).map(([name, token]) => [name, (app.get(token) as object).constructor.name]),
@@ -81,6 +85,8 @@ describe('the shared state', () => {
         resourceUpdates: LocalResourceUpdates.name,
         toggles: LocalCatalogToggles.name,
         approvals: InMemoryApprovalLedger.name,
+        authorizationServer: InMemoryAuthorizationServerStore.name,
+        userConnections: InMemoryUserConnectionStore.name,
       });
       expect((await app.get(DependencyHealth).check()).map((status) => status.name)).toEqual([]);
       expect(clusterFilesLoaded()).toEqual([]);
@@ -105,6 +111,8 @@ describe('the shared state', () => {
         resourceUpdates: 'ClusterResourceUpdates',
         toggles: 'ClusterCatalogToggles',
         approvals: 'ClusterApprovalLedger',
+        authorizationServer: 'ClusterKeyValueStore',
+        userConnections: 'ClusterKeyValueStore',
       });
       expect(await app.get(DependencyHealth).check()).toEqual([{ name: 'cluster', status: 'up', required: true }]);
       // The check of the first test sees the library once it is loaded (it can fail).

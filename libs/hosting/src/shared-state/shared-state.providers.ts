@@ -15,6 +15,8 @@ import {
   type ProtocolOptions,
 } from '#libs/protocol';
 import { MCP_RESOURCE_UPDATES } from '#libs/resources';
+import { MCP_AUTHORIZATION_SERVER_STORE } from '#libs/authorization-server';
+import { MCP_DOWNSTREAM_OPTIONS, MCP_USER_CONNECTION_STORE, type DownstreamOptions } from '#libs/downstream-identity';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/mcp-options.resolver';
 import { inProcessState } from './in-process-state';
 import type { SharedState, SharedStateDeps } from './shared-state';
@@ -78,6 +80,13 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
   piece(MCP_RESOURCE_UPDATES, 'resourceUpdates'),
   piece(CATALOG_TOGGLES, 'toggles'),
   piece(MCP_APPROVAL_LEDGER, 'approvals'),
+  piece(MCP_AUTHORIZATION_SERVER_STORE, 'authorizationServer'),
+  {
+    // A store the options name (PostgreSQL, say) wins over the shared state's.
+    provide: MCP_USER_CONNECTION_STORE,
+    useFactory: (options: DownstreamOptions, state: SharedState) => options.connections?.store ?? state.userConnections,
+    inject: [MCP_DOWNSTREAM_OPTIONS, MCP_SHARED_STATE],
+  },
   piece(MCP_POLICY_STORE, 'policies'),
 ];
 

@@ -12,6 +12,8 @@ import type {
   TaskReplicas,
 } from '#libs/protocol';
 import type { ResourceUpdates } from '#libs/resources';
+import type { AuthorizationServerStore } from '#libs/authorization-server';
+import type { UserConnectionStore } from '#libs/downstream-identity';
 
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
@@ -38,6 +40,10 @@ export interface SharedState {
   readonly toggles: CatalogToggles;
   /** The approval requests of confirmed calls. */
   readonly approvals: ApprovalLedger;
+  /** The authorization server's state (when it is on): codes, refresh tokens, clients, `jti`s, keys. */
+  readonly authorizationServer: AuthorizationServerStore;
+  /** The accounts people connected (unless `downstream.connections.store` names a store of its own). */
+  readonly userConnections: UserConnectionStore;
   /** The governance policies set at run time through the admin API (applied on every replica). */
   readonly policies: GovernancePolicyStore;
   /** What readiness checks of it (nothing in process; the backplane, required, in a cluster). */

@@ -17,6 +17,8 @@ import {
   type McpLogLevel,
   type McpTransportKind,
   MCP_LOG_LEVELS,
+  RECORD_DOWNSTREAM,
+  type McpDownstreamUse,
 } from '#libs/core';
 import type { CallChannel } from './call-channel.interface';
 import type { CallCancellation } from './call-cancellation';
@@ -42,6 +44,8 @@ export type CallContextInit = Omit<
   progressToken: string | number | undefined;
   channel: CallChannel;
   cancellation: CallCancellation;
+  /** Takes the downstream identity the call used, for its audit record (library code calls it through `recordDownstream`). */
+  onDownstream?: (use: McpDownstreamUse) => void;
 };
 
 const warnings = new Logger('McpCallContext');
@@ -71,6 +75,7 @@ export class CallContext implements McpCallContext {
   readonly cancellation: CallCancellation;
   private readonly progressToken: string | number | undefined;
   private readonly channel: CallChannel;
+  private readonly onDownstream: ((use: McpDownstreamUse) => void) | undefined;
   private lastProgress = -Infinity;
   private logger: McpCallLogger | undefined;
 
@@ -89,6 +94,7 @@ export class CallContext implements McpCallContext {
     this.cancellation = init.cancellation;
     this.progressToken = init.progressToken;
     this.channel = init.channel;
+    this.onDownstream = init.onDownstream;
   }
 
   get signal(): AbortSignal {
@@ -113,6 +119,11 @@ export class CallContext implements McpCallContext {
 
   closeSseStream(): void {
     this.channel.closeStream();
+  }
+
+  /** @internal see `recordDownstream` */
+  [RECORD_DOWNSTREAM](use: McpDownstreamUse): void {
+    this.onDownstream?.(use);
   }
 
   completeElicitation(elicitationId: string): void {

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { McpAuthorizationServer } from '#libs/authorization-server';
+import { UserConnections } from '#libs/downstream-identity';
 import { McpGovernance } from '#libs/governance';
 import { HttpAdapterHost } from '@nestjs/core';
 import { httpPlatformOf, type McpPrincipal } from '#libs/core';
@@ -55,6 +57,8 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly api: AdminApi,
     private readonly approvalsApi: ApprovalsHttpApi,
     private readonly catalog: McpCatalog,
+    @Inject(McpAuthorizationServer) @Optional() private readonly authorizationServer?: McpAuthorizationServer,
+    @Inject(UserConnections) @Optional() private readonly connections?: UserConnections,
     @Optional() private readonly governance?: McpGovernance,
   ) {}
 
@@ -73,6 +77,10 @@ export class AdminEndpoint implements OnModuleInit {
       [admin.path, (req, res) => this.servePage(req, res)],
       [`${admin.path}/app.js`, (req, res) => this.serveAsset(req, res, assets.script)],
       [`${admin.path}/app.css`, (req, res) => this.serveAsset(req, res, assets.style)],
+      // Before `api/:name`, which would take it for one of its names.
+      ...(this.connections
+        ? [[`${admin.path}/api/connections`, (req, res) => void this.serveConnections(req, res)] as [string, Handler]]
+        : []),
       // Before `api/:name`: approval requests answer approvers (and a request's own user), not only administrators.
       [`${admin.path}/api/approvals`, (req, res) => void this.serveApprovals(req, res)],
       [`${admin.path}/api/approvals/:id`, (req, res) => void this.serveApprovals(req, res)],
@@ -90,6 +98,22 @@ export class AdminEndpoint implements OnModuleInit {
       `${admin.path}/api/catalog/:kind/:name/:action`,
       (req, res) => void this.serveCatalogSwitch(req, res),
     );
+    if (this.authorizationServer) {
+      platform.route('GET', `${admin.path}/api/oauth/grants`, (req, res) => void this.serveOAuth(req, res, 'grants'));
+      platform.route('POST', `${admin.path}/api/oauth/revoke`, (req, res) => void this.serveOAuth(req, res, 'revoke'));
+      platform.route(
+        'POST',
+        `${admin.path}/api/oauth/keys/rotate`,
+        (req, res) => void this.serveOAuth(req, res, 'rotate'),
+      );
+    }
+    if (this.connections) {
+      platform.route(
+        'POST',
+        `${admin.path}/api/connections/revoke`,
+        (req, res) => void this.serveConnections(req, res),
+      );
+    }
     platform.route('POST', `${admin.path}/api/policies`, (req, res) => void this.servePolicyReplacement(req, res));
     this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
   }
@@ -145,6 +169,78 @@ export class AdminEndpoint implements OnModuleInit {
       return this.json(res, 200, { kind, name, enabled: action === 'enable' });
     } catch (error) {
       this.fail(res, 'Catalog switch', error);
+    }
+  }
+
+  /**
+   * The authorization server's sign-ins (`GET api/oauth/grants`), their revocation per person,
+   * per client or one (`POST api/oauth/revoke` with `{ subject?, clientId?, grantId? }`, at least
+   * one), and a rotation of its signing key (`POST api/oauth/keys/rotate`). Administrators only.
+   */
+  private async serveOAuth(
+    req: IncomingMessage & { body?: unknown },
+    res: ServerResponse,
+    action: 'grants' | 'revoke' | 'rotate',
+  ): Promise<void> {
+    try {
+      if (this.refusedByPolicy(req, res)) return;
+      if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json'))
+        return this.json(res, 415, { error: 'unsupported_media_type', message: AdminMessages.jsonOnly('the request') });
+      const access = await this.access.check(req);
+      if (!access.ok) return this.refuse(res, access);
+      const server = this.authorizationServer!;
+      if (action === 'grants') return this.json(res, 200, { grants: await server.grants() });
+      if (action === 'rotate') {
+        const rotated = await server.keys.rotate();
+        this.logger.log(`${access.principal.id} rotated the authorization server's signing key (${rotated.kid})`);
+        return this.json(res, 200, rotated);
+      }
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const filter = Object.fromEntries(
+        (['subject', 'clientId', 'grantId'] as const)
+          .filter((key) => typeof body[key] === 'string' && body[key] !== '')
+          .map((key) => [key, body[key] as string]),
+      );
+      if (Object.keys(filter).length === 0)
+        return this.json(res, 400, { error: 'invalid', message: 'Name a subject, a clientId or a grantId to revoke' });
+      const revoked = await server.revoke(filter);
+      this.logger.log(`${access.principal.id} revoked ${revoked} sign-in(s) of ${JSON.stringify(filter)}`);
+      return this.json(res, 200, { revoked });
+    } catch (error) {
+      this.fail(res, 'OAuth admin API', error);
+    }
+  }
+
+  /**
+   * The accounts people connected (`GET api/connections`, no token shown) and their revocation
+   * per person, per upstream or API, or both (`POST api/connections/revoke` with `{ subject?,
+   * target? }`, at least one; the API's authorization server is told). Administrators only.
+   */
+  private async serveConnections(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    try {
+      if (this.refusedByPolicy(req, res)) return;
+      if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json'))
+        return this.json(res, 415, { error: 'unsupported_media_type', message: AdminMessages.jsonOnly('the request') });
+      const access = await this.access.check(req);
+      if (!access.ok) return this.refuse(res, access);
+      const connections = this.connections!;
+      if (req.method === 'GET') return this.json(res, 200, { connections: await connections.list() });
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const filter = Object.fromEntries(
+        (['subject', 'target'] as const)
+          .filter((key) => typeof body[key] === 'string' && body[key] !== '')
+          .map((key) => [key, body[key] as string]),
+      );
+      if (Object.keys(filter).length === 0)
+        return this.json(res, 400, {
+          error: 'invalid',
+          message: 'Name a subject, a target (api crm) or both to revoke',
+        });
+      const revoked = await connections.revoke(filter, access.principal.id);
+      this.logger.log(`${access.principal.id} revoked ${revoked} connected account(s) of ${JSON.stringify(filter)}`);
+      return this.json(res, 200, { revoked });
+    } catch (error) {
+      this.fail(res, 'connections admin API', error);
     }
   }
 

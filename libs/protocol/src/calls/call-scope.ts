@@ -199,6 +199,7 @@ export class CallScope {
       progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
       channel: new RequestCallChannel(request, reply, run),
       cancellation,
+      onDownstream: (use) => (note.downstream = use),
     });
     let failure: CallFailure | undefined;
     let failureMessage: string | undefined;

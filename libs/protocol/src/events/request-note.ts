@@ -1,4 +1,4 @@
-import type { McpTransportKind } from '#libs/core';
+import type { McpDownstreamUse, McpTransportKind } from '#libs/core';
 import type { AuditGovernance, AuditOutcome, SensitiveFields } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent } from './mcp-request-event';
 import type { McpMethodTraits } from '../wire/mcp-method.table';
@@ -12,6 +12,8 @@ export class RequestNote implements McpRequestEvent {
   target: string | undefined = undefined;
   /** The HTTP route behind the entry, when it was made from one (see `RegisteredHandler.route`). */
   route: string | undefined = undefined;
+  /** The identity the call used downstream, when it went there as someone (see `recordDownstream`). */
+  downstream: McpDownstreamUse | undefined = undefined;
   /** How the call came, when only an extension could have made it (`view`: from an MCP Apps view). */
   origin: string | undefined = undefined;
   outcome: AuditOutcome = 'ok';

@@ -65,9 +65,14 @@ export class LifecycleMethods implements McpMethods {
     @InjectProtocolExtensions() private readonly extensions: readonly ProtocolExtension[] | undefined,
   ) {}
 
-  /** `capabilities.extensions` entries of the features (MCP Apps), the same in both eras, and their cache key. */
+  /**
+   * `capabilities.extensions` entries, the same in both eras, and their cache key: those the
+   * options name (enterprise-managed authorization) and the features' (MCP Apps).
+   */
   private featureExtensions(): { extensions: Record<string, Record<string, unknown>>; key: string } {
-    const extensions: Record<string, Record<string, unknown>> = {};
+    const extensions: Record<string, Record<string, unknown>> = {
+      ...(this.options.server.extensions as Record<string, Record<string, unknown>> | undefined),
+    };
     for (const extension of this.extensions ?? []) {
       const settings = extension.settings();
       if (settings) extensions[extension.id] = settings;

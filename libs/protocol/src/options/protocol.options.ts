@@ -5,7 +5,14 @@ import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../wire/request-limi
 /** What the protocol engine needs of the module's options: the server, its sessions, lists, calls and tasks. */
 export interface ProtocolOptions {
   /** Announced in the `initialize` result. */
-  server: { name: string; version: string; title: string | undefined; instructions: string | undefined };
+  server: {
+    name: string;
+    version: string;
+    title: string | undefined;
+    instructions: string | undefined;
+    /** Extensions the host's other libraries offer (enterprise-managed authorization), announced in `capabilities.extensions`. */
+    extensions?: Readonly<Record<string, object>>;
+  };
   mode: 'stateful' | 'stateless';
   /** Items per page of every list. */
   pageSize: number;

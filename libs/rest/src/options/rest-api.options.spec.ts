@@ -55,6 +55,7 @@ describe('resolveRestApis', () => {
         timeoutMs: 30_000,
         maxResponseBytes: 5 * 1024 * 1024,
         confirm: DEFAULT_REST_CONFIRM,
+        credential: { mode: 'service' },
         where: 'rest.apis[0]',
       },
     ]);
@@ -77,7 +78,9 @@ describe('resolveRestApis', () => {
     };
     const { apis, problems } = resolve([given]);
     expect(problems).toEqual([]);
-    expect(apis).toEqual([{ ...given, confirm: DEFAULT_REST_CONFIRM, where: 'rest.apis[0]' }]);
+    expect(apis).toEqual([
+      { ...given, confirm: DEFAULT_REST_CONFIRM, credential: { mode: 'service' }, where: 'rest.apis[0]' },
+    ]);
   });
 
   it('accepts an http base URL and a document URL', () => {

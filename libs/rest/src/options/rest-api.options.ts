@@ -1,4 +1,9 @@
 import { optionChecks, type OptionReport } from '#libs/core';
+import {
+  resolveDownstreamCredential,
+  type DownstreamCredential,
+  type McpDownstreamCredential,
+} from '#libs/downstream-identity';
 import type { RestRemoteCredentials } from '../execution/remote-credentials';
 import { resolveRouteRules, TOOL_PREFIX, type McpRestRouteRules } from './route-rules.options';
 import {
@@ -70,6 +75,14 @@ export interface McpRestApiOptions {
    * policy applies when this is not given; its `ask` / `skip` rules name the app's routes only).
    */
   confirm?: McpRestConfirmPolicy | McpRestConfirmOptions;
+  /**
+   * Who the API sees on a call: the host (`'service'`, with `credentials`), the caller by token
+   * exchange (`'token-exchange'`: a token for the API with the caller as subject and the host as
+   * actor), or the person's own connected account (`{ mode: 'user', … }`), sent as
+   * `Authorization: Bearer …`. See docs/downstream-identity.md. @default 'service'
+   * @example credential: { mode: 'token-exchange', audience: 'https://api.example.com' }
+   */
+  credential?: McpDownstreamCredential;
 }
 
 /** `McpRestApiOptions` validated. */
@@ -86,6 +99,8 @@ export interface RestApiOptions {
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
   readonly confirm: RestConfirmOptions;
+  /** Who the API sees on a call. */
+  readonly credential: DownstreamCredential;
   /** Where the API's options are (`rest.apis[0]`), for messages. */
   readonly where: string;
 }
@@ -103,6 +118,7 @@ const API_KEYS = new Set([
   'timeoutMs',
   'maxResponseBytes',
   'confirm',
+  'credential',
 ]);
 const CREDENTIAL_KEYS = new Set(['headers', 'bearer', 'basic', 'apiKey']);
 const API_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -186,9 +202,23 @@ function resolveApi(
     report(`${where}.${key}`, 'must be an array of non-empty strings', `e.g. ${key}: ['pets:read']`);
     return [];
   };
+  const credential = resolveDownstreamCredential(
+    o.credential,
+    `${where}.credential`,
+    isHttpUrl(baseUrl) ? (baseUrl as string) : undefined,
+    report,
+  );
+  const credentials = o.credentials as Record<string, unknown> | undefined;
+  if (credential.mode !== 'service' && credentials && ('bearer' in credentials || 'basic' in credentials))
+    report(
+      `${where}.credential`,
+      `'${credential.mode}' sets Authorization, and so do credentials.${'bearer' in credentials ? 'bearer' : 'basic'}`,
+      "keep the caller's identity (credential) or the host's (credentials.bearer / basic), not both",
+    );
   return {
     name: name as string,
     document: document as RestApiOptions['document'],
+    credential,
     baseUrl: baseUrl as string | undefined,
     credentials: resolveCredentials(o.credentials, `${where}.credentials`, report),
     operations: resolveRouteRules(o.operations, `${where}.operations`, report),

@@ -1,4 +1,5 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { DownstreamIdentity, type DownstreamTarget } from '#libs/downstream-identity';
 import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
@@ -32,6 +33,7 @@ export class RestApiLoader implements OnModuleInit {
   constructor(
     private readonly catalog: McpCatalog,
     @InjectRestOptions() private readonly options: RestOptions,
+    @Optional() private readonly downstream?: DownstreamIdentity,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -122,6 +124,9 @@ export class RestApiLoader implements OnModuleInit {
 
   /** The tool's handler: an HTTP request to the API, its answer mapped as a route's would be. */
   private handlerOf(api: RestApiOptions, baseUrl: string, definition: RestToolDefinition) {
+    const target: DownstreamTarget = { kind: 'api', name: api.name, credential: api.credential };
+    this.downstream?.register(target);
+    const downstream = api.credential.mode === 'service' ? undefined : this.downstream;
     const label = `${api.name}: ${routeLabel(definition.operation)}`;
     const resultOptions = {
       wrapsResult: definition.wrapsResult,
@@ -135,13 +140,22 @@ export class RestApiLoader implements OnModuleInit {
     };
     return async (args: Record<string, unknown>, context: McpCallContext): Promise<unknown> => {
       const parts = toRequestParts(definition, args);
+      // The caller's identity at the API (never their own token), worked out before anything is sent.
+      const authorization = await downstream?.authorization(target, context);
+      const credentials = authorization
+        ? { ...api.credentials, headers: { ...api.credentials?.headers, authorization } }
+        : requestOptions.credentials;
       let outcome;
       try {
-        outcome = await runRemote(baseUrl, parts, { ...requestOptions, signal: context.signal });
+        outcome = await runRemote(baseUrl, parts, { ...requestOptions, credentials, signal: context.signal });
       } catch (error) {
         if (!(error instanceof RemoteRequestError)) throw error;
         this.logger.warn(`${api.name}: ${error.message}`);
         throw new McpToolError(RestApiMessages.unanswered(api.name, error.failure, api.timeoutMs));
+      }
+      if (outcome.status === 401 && authorization) {
+        downstream!.refused(target, context);
+        throw new McpToolError(RestApiMessages.callerRefused(api.name));
       }
       // A 401 says the host's own credentials were refused: nothing the caller can fix.
       if (outcome.status === 401) {

@@ -16,6 +16,8 @@ export const RestApiMessages = {
     `The REST API ${api} ${UNANSWERED[failure](timeoutMs)}; the operation may be retried later.`,
   credentialsRefused: (api: string) =>
     `The REST API ${api} refused the host's credentials; an administrator must update them. Retrying will not help.`,
+  callerRefused: (api: string) =>
+    `The REST API ${api} refused the caller's identity (HTTP 401): the caller may not use it, or their connected account was revoked there.`,
   credentialsRefusedLog: (label: string) =>
     `${label} answered 401: the credentials configured in rest.apis were refused; update them`,
 } as const;

@@ -1,4 +1,4 @@
-import type { McpTransportKind } from '#libs/core';
+import type { McpDownstreamUse, McpTransportKind } from '#libs/core';
 import type { SensitiveFields } from './sensitive-fields';
 
 /**
@@ -55,6 +55,8 @@ export interface AuditEntry {
   readonly target?: string | null;
   /** The HTTP route behind the target, for a tool made from a REST route or an OpenAPI operation (`DELETE /api/tickets/{ticketId}`). */
   readonly route?: string;
+  /** The identity the call used downstream (a gateway upstream, a `rest.apis` API), when it went there as someone. */
+  readonly downstream?: McpDownstreamUse;
   /** How the call came when only an extension could have made it: `view`, from an MCP Apps view. */
   readonly origin?: string;
   /** The arguments as sent; redacted and digested by the trail, off the hot path. */
@@ -119,6 +121,8 @@ export interface AuditRecord {
   target: string | null;
   /** The HTTP route behind `target` (a tool made from a REST route); absent for every other entry. */
   route?: string;
+  /** Who the call acted for downstream, who acted, and as whom the downstream saw it; absent when it went nowhere as someone. */
+  downstream?: McpDownstreamUse;
   /** `view` for a call made from an MCP Apps view (an app-only tool); absent for every other record. */
   origin?: string;
   /** The arguments with fields marked sensitive replaced by `"[REDACTED]"` (`null`: none sent). */

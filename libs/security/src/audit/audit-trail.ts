@@ -398,6 +398,7 @@ export class AuditTrail {
       if (entry.count !== undefined) record.count = entry.count;
       if (entry.protocolVersion !== undefined) record.protocolVersion = entry.protocolVersion;
       if (entry.route !== undefined) record.route = entry.route;
+      if (entry.downstream !== undefined) record.downstream = entry.downstream;
       if (entry.origin !== undefined) record.origin = entry.origin;
       if (entry.governance !== undefined) record.governance = entry.governance;
       // What the hash covers (as `hashRecord`): flattened once by hashing, the same text gives the line.

@@ -52,6 +52,7 @@ const COLUMNS: ReadonlyArray<readonly [column: string, field: keyof AuditRecord,
   ['route', 'route', 'text'],
   ['origin', 'origin', 'text'],
   ['governance', 'governance', 'json'],
+  ['downstream', 'downstream', 'json'],
   ['prev_hash', 'prevHash', 'text'],
   ['hash', 'hash', 'text'],
 ];
@@ -275,6 +276,8 @@ export class PostgresAuditSink implements AuditSink {
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS origin text`],
       // What governance policies and guardrails decided (NULL when none applied).
       [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS governance jsonb`],
+      // The identity a call used downstream (NULL when it went nowhere as someone).
+      [`ALTER TABLE ${this.table} ADD COLUMN IF NOT EXISTS downstream jsonb`],
     ];
   }
 }

@@ -1,3 +1,5 @@
+import type { McpClaimsMapping } from './claims-mapping';
+
 /** One API key, stored only as its SHA-256 hash (`hashApiKey(key)`). */
 export interface McpApiKey {
   /** `sha256:<hex>` of the key. */
@@ -28,13 +30,18 @@ export interface McpApiKeyAuth {
   keys: McpApiKey[];
 }
 
-/** An OAuth 2.1 resource server: JWT access tokens checked against the issuer's JWKS. */
+/**
+ * An OAuth 2.1 resource server: JWT access tokens checked against the issuer's JWKS. With the
+ * `authorizationServer` option, the issuer is the host's own authorization server (the facade in
+ * front of the company IdP): `issuer` and `jwksUri` may then be left out, and its tokens are
+ * checked with its keys in process.
+ */
 export interface McpOAuthAuth {
   mode: 'oauth';
-  /** Expected `iss`; also published as the authorization server. */
-  issuer: string;
-  /** Where the issuer's signing keys are (refetched when a token names an unknown `kid`). */
-  jwksUri: string;
+  /** Expected `iss`; also published as the authorization server. Required, unless the `authorizationServer` option is on: @default its issuer */
+  issuer?: string;
+  /** Where the issuer's signing keys are (refetched when a token names an unknown `kid`). @default the `authorizationServer`'s */
+  jwksUri?: string;
   /** This server's canonical URL (RFC 8707 resource), e.g. `https://mcp.desk.example/mcp`; tokens must name it in `aud`. */
   resource: string;
   /** Accepted audiences besides `resource`. */
@@ -45,8 +52,16 @@ export interface McpOAuthAuth {
   scopesSupported?: string[];
   /** Tolerance for `exp`/`nbf`, in seconds. @default 30 */
   clockSkewSec?: number;
-  /** The claim holding roles. @default 'roles' */
+  /** The claim holding roles (`claims.roles` says more). @default 'roles' */
   rolesClaim?: string;
+  /**
+   * How the IdP's claims become the host's scopes and roles (Entra `roles`/`scp`, Okta `groups`,
+   * Keycloak `realm_access.roles`, any claim). The tokens of the host's own authorization server
+   * already carry the host's scopes and roles: this applies to the IdP's claims when it signs
+   * a person in, there.
+   * @default scopes from `scope`/`scp`, roles from `rolesClaim`
+   */
+  claims?: McpClaimsMapping;
 }
 
 /**

@@ -1,10 +1,14 @@
 import type { OptionReport } from '#libs/core';
 import type { McpAuthOptions } from './auth-options.interface';
+import { checkClaimsMapping } from './claims-mapping';
 
 const HASH = /^sha256:[0-9a-f]{64}$/;
 
-/** Reports each problem of the `auth` option, with how to fix it. */
-export function checkAuthOptions(auth: unknown, reportOption: OptionReport): void {
+/**
+ * Reports each problem of the `auth` option, with how to fix it.
+ * @param ownIssuer the host runs its own authorization server (`issuer` and `jwksUri` come from it)
+ */
+export function checkAuthOptions(auth: unknown, reportOption: OptionReport, ownIssuer = false): void {
   const report = (field: string, problem: string, fix: string) => reportOption(`auth${field}`, problem, fix);
   if (auth === undefined) return;
   const options = auth as McpAuthOptions & Record<string, unknown>;
@@ -35,6 +39,7 @@ export function checkAuthOptions(auth: unknown, reportOption: OptionReport): voi
       break;
     case 'oauth':
       for (const field of ['issuer', 'jwksUri', 'resource'] as const) {
+        if (ownIssuer && field !== 'resource' && options[field] === undefined) continue;
         if (typeof options[field] !== 'string' || !URL.canParse(options[field]))
           report(
             `.${field}`,
@@ -42,6 +47,7 @@ export function checkAuthOptions(auth: unknown, reportOption: OptionReport): voi
             `set it, e.g. ${field}: 'https://${field === 'resource' ? 'mcp.desk.example/mcp' : 'id.desk.example'}'`,
           );
       }
+      checkClaimsMapping(options.claims, 'auth.claims', reportOption);
       break;
     default:
       report(

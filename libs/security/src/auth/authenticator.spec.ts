@@ -149,6 +149,51 @@ describe('Authenticator', () => {
       });
     });
 
+    it.each([
+      [
+        'Entra ID app roles',
+        { roles: ['Desk.Admin', 'Other.App'] },
+        { from: ['roles'], map: { 'Desk.Admin': ['admin'] } },
+      ],
+      ['Okta groups', { groups: ['desk-admins', 'Everyone'] }, { from: ['groups'], map: { 'desk-admins': ['admin'] } }],
+      [
+        'Keycloak realm roles',
+        { realm_access: { roles: ['desk-admin', 'offline_access'] } },
+        { from: ['realm_access.roles'], map: { 'desk-admin': ['admin'] } },
+      ],
+      [
+        "Auth0's namespaced claim",
+        { 'https://desk.example/roles': ['admin'] },
+        { from: ['https://desk.example/roles'] },
+      ],
+    ])('maps %s to the host roles, granting nothing the map does not name', async (_idp, claims, roles) => {
+      const token = await issuer.sign(claims);
+      expect(await oauth({ claims: { roles } }).authenticate(withToken(token))).toMatchObject({
+        ok: true,
+        principal: { roles: ['admin'] },
+      });
+    });
+
+    it('maps corporate groups to scopes, which the required scopes then read', async () => {
+      const token = await issuer.sign({ scp: 'Tickets.Read', groups: ['desk-readers'] });
+      const auth = oauth({
+        requiredScopes: ['tickets:read'],
+        claims: {
+          scopes: { from: ['scp', 'groups'], map: { 'Tickets.Read': ['tickets:read'], 'desk-readers': ['kb:read'] } },
+        },
+      });
+      expect(await auth.authenticate(withToken(token))).toMatchObject({
+        ok: true,
+        principal: { scopes: ['tickets:read', 'kb:read'] },
+      });
+      const without = await issuer.sign({ groups: ['desk-readers'] });
+      expect(await auth.authenticate(withToken(without))).toMatchObject({
+        ok: false,
+        status: 403,
+        error: 'insufficient_scope',
+      });
+    });
+
     it('accepts the extra audiences it is told of', async () => {
       const token = await issuer.sign({}, { audience: 'desk-api' });
       expect(await oauth().authenticate(withToken(token))).toMatchObject({

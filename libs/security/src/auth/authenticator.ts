@@ -1,9 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { createRemoteJWKSet, JWTPayload } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { ANONYMOUS_PRINCIPAL, optionalDependency, type McpPrincipal } from '#libs/core';
 import { keyDigest, sameDigest, storedDigest } from './api-key';
 import type { McpApiKeyAuth, McpAuthOptions, McpOAuthAuth } from './auth-options.interface';
 import type { AuthResult } from './auth-result';
+import { ClaimsMapper } from './claims-mapping';
+import type { LocalTokenKeys } from './local-token-keys';
 
 /** jose is loaded only by hosts in OAuth mode (it is ESM-only: Node >= 20.19 requires it as ESM). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -15,13 +17,22 @@ const jose = optionalDependency('jose', "auth: { mode: 'oauth' }", (): typeof im
  * never taken from query strings and never forwarded.
  */
 export class Authenticator {
-  private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+  private readonly jwks: JWTVerifyGetKey | undefined;
+  /** The token's scopes and roles: the host's own as its authorization server wrote them, or the IdP's mapped. */
+  private readonly claims: ClaimsMapper | undefined;
   /** The configured API keys with their digests decoded once. */
   private readonly keys: { digest: Buffer; key: McpApiKeyAuth['keys'][number] }[];
   /** The principal of every caller when authentication is off. */
   readonly unauthenticated: McpPrincipal;
 
-  constructor(private readonly options: McpAuthOptions) {
+  /**
+   * @param localKeys the keys of the host's own authorization server, when it runs one: its
+   * tokens are checked with them in process, and carry the host's scopes and roles as they are
+   */
+  constructor(
+    private readonly options: McpAuthOptions,
+    localKeys?: LocalTokenKeys,
+  ) {
     const fixed = options.mode === 'none' ? options.principal : undefined;
     this.unauthenticated = fixed
       ? { id: fixed.id, scopes: fixed.scopes ?? [], roles: fixed.roles ?? [], claims: {} }
@@ -29,9 +40,17 @@ export class Authenticator {
     // jose caches the key set and refetches it when a token names an unknown `kid`.
     this.keys = options.mode === 'apiKey' ? options.keys.map((key) => ({ digest: storedDigest(key.hash), key })) : [];
     this.jwks =
-      options.mode === 'oauth'
-        ? jose().createRemoteJWKSet(new URL(options.jwksUri), { cooldownDuration: 30_000 })
-        : undefined;
+      options.mode !== 'oauth'
+        ? undefined
+        : localKeys
+          ? localKeys.getKey
+          : jose().createRemoteJWKSet(new URL(options.jwksUri!), { cooldownDuration: 30_000 });
+    this.claims =
+      options.mode !== 'oauth'
+        ? undefined
+        : localKeys
+          ? new ClaimsMapper({ scopes: { from: ['scope'] }, roles: { from: ['roles'] } })
+          : new ClaimsMapper(options.claims, options.rolesClaim);
   }
 
   get mode(): McpAuthOptions['mode'] {
@@ -90,12 +109,7 @@ export class Authenticator {
     } catch (error) {
       return { ok: false, status: 401, error: 'invalid_token', description: describeJwtError(error) };
     }
-    const scopes =
-      typeof payload.scope === 'string'
-        ? payload.scope.split(' ').filter(Boolean)
-        : Array.isArray(payload.scp)
-          ? (payload.scp as string[])
-          : [];
+    const scopes = this.claims!.scopesOf(payload);
     const missing = (options.requiredScopes ?? []).filter((scope) => !scopes.includes(scope));
     if (missing.length > 0) {
       return {
@@ -106,13 +120,12 @@ export class Authenticator {
         scope: options.requiredScopes,
       };
     }
-    const rolesClaim = payload[options.rolesClaim ?? 'roles'];
     return {
       ok: true,
       principal: {
         id: String(payload.sub ?? 'unknown'),
         scopes,
-        roles: Array.isArray(rolesClaim) ? rolesClaim.map(String) : [],
+        roles: this.claims!.rolesOf(payload),
         claims: payload,
       },
     };

@@ -1,0 +1,13 @@
+/**
+ * An OAuth error answer (RFC 6749 §5.2): its code, the description the client is told, and the
+ * HTTP status. Every refusal of the authorization server is one, and is audited as it is told.
+ */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+  ) {
+    super(description);
+  }
+}

@@ -1,0 +1,84 @@
+import { optionalDependency } from '#libs/core';
+import type { Configuration } from 'openid-client';
+import type { McpCompanyIdp } from '../options/authorization-server.options';
+import { isLoopbackUrl } from '../options/authorization-server.options';
+
+/** openid-client, loaded by hosts that run an authorization server only (ESM-only, like jose). */
+const oidc = optionalDependency(
+  'openid-client',
+  'authorizationServer',
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (): typeof import('openid-client') => require('openid-client'),
+);
+
+/** What the facade keeps of a sign-in it sent to the IdP, until the IdP sends the person back. */
+export interface IdpSignIn {
+  url: string;
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+/**
+ * The host as a confidential OpenID Connect client of the company IdP (openid-client, a
+ * certified relying party): the sign-in request (authorization code with PKCE, state and nonce),
+ * and the callback, whose ID token it validates (signature, issuer, audience, nonce, expiry)
+ * before the facade reads a single claim.
+ */
+export class CompanyIdpLogin {
+  private config: Promise<Configuration> | undefined;
+
+  constructor(
+    private readonly idp: Required<McpCompanyIdp>,
+    private readonly callbackUrl: string,
+  ) {}
+
+  /** Reads the IdP's discovery document (once; again after a failure). */
+  private configuration(): Promise<Configuration> {
+    this.config ??= (async () => {
+      const client = oidc();
+      const issuer = new URL(this.idp.issuer);
+      const config = await client.discovery(
+        issuer,
+        this.idp.clientId,
+        { client_secret: this.idp.clientSecret },
+        client.ClientSecretBasic(this.idp.clientSecret),
+        isLoopbackUrl(issuer) ? { execute: [client.allowInsecureRequests] } : undefined,
+      );
+      return config;
+    })().catch((error: unknown) => {
+      this.config = undefined;
+      throw error;
+    });
+    return this.config;
+  }
+
+  async start(): Promise<IdpSignIn> {
+    const client = oidc();
+    const config = await this.configuration();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: this.callbackUrl,
+      scope: this.idp.scopes.join(' '),
+      state,
+      nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+    });
+    return { url: url.href, state, nonce, codeVerifier };
+  }
+
+  /** The ID token's claims of the person the IdP sent back, validated. */
+  async finish(query: string, signIn: Omit<IdpSignIn, 'url'>): Promise<Record<string, unknown>> {
+    const config = await this.configuration();
+    const tokens = await oidc().authorizationCodeGrant(config, new URL(`${this.callbackUrl}${query}`), {
+      pkceCodeVerifier: signIn.codeVerifier,
+      expectedState: signIn.state,
+      expectedNonce: signIn.nonce,
+      idTokenExpected: true,
+    });
+    return { ...tokens.claims() } as Record<string, unknown>;
+  }
+}

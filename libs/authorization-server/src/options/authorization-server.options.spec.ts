@@ -1,0 +1,96 @@
+import type { McpAuthOptions } from '#libs/security';
+import { isLoopbackUrl, resolveAuthorizationServerOptions } from './authorization-server.options';
+
+const AUTH: McpAuthOptions = {
+  mode: 'oauth',
+  issuer: '',
+  jwksUri: '',
+  resource: 'https://mcp.desk.example/mcp',
+};
+const IDP = { issuer: 'https://login.microsoftonline.com/t/v2.0', clientId: 'desk', clientSecret: 'secret' };
+
+function resolve(given: unknown, auth: McpAuthOptions = AUTH) {
+  const problems: string[] = [];
+  const options = resolveAuthorizationServerOptions({ authorizationServer: given }, auth, (option, problem) =>
+    problems.push(`${option}: ${problem}`),
+  );
+  return { options, problems };
+}
+
+describe('resolveAuthorizationServerOptions', () => {
+  it('is off when not given', () => {
+    expect(resolveAuthorizationServerOptions({}, AUTH, () => undefined)).toBeUndefined();
+  });
+
+  it('fills in the defaults and works out its endpoints from the resource', () => {
+    const { options, problems } = resolve({ idp: IDP });
+    expect(problems).toEqual([]);
+    expect(options).toMatchObject({
+      issuer: 'https://mcp.desk.example',
+      resource: 'https://mcp.desk.example/mcp',
+      idp: { ...IDP, scopes: ['openid', 'profile', 'email'] },
+      accessTokenTtlSec: 300,
+      refreshTokenTtlSec: 2_592_000,
+      dynamicRegistration: true,
+      clients: [],
+      trustedIdps: [],
+      endpoints: {
+        metadata: 'https://mcp.desk.example/.well-known/oauth-authorization-server',
+        authorize: 'https://mcp.desk.example/oauth/authorize',
+        callback: 'https://mcp.desk.example/oauth/callback',
+        token: 'https://mcp.desk.example/oauth/token',
+        jwks: 'https://mcp.desk.example/oauth/jwks',
+      },
+    });
+    expect(options!.clientMetadataDocuments).toEqual({ allowHosts: new Set(), ca: undefined, cacheTtlSec: 300 });
+  });
+
+  it('puts the metadata of an issuer with a path at the RFC 8414 place', () => {
+    expect(resolve({ idp: IDP, issuer: 'https://desk.example/as/' }).options!.endpoints).toMatchObject({
+      metadata: 'https://desk.example/.well-known/oauth-authorization-server/as',
+      token: 'https://desk.example/as/oauth/token',
+    });
+  });
+
+  it('needs the oauth mode with a resource', () => {
+    expect(resolve({ idp: IDP }, { mode: 'none' }).problems).toEqual([
+      "authorizationServer: needs auth: { mode: 'oauth', resource } (the tokens it issues are for that resource)",
+    ]);
+  });
+
+  it('reports every problem at once', () => {
+    const { problems } = resolve({
+      issuer: 'http://desk.example',
+      idp: { issuer: 'https://login', clientId: '', scopes: ['profile'] },
+      accessTokenTtlSec: 5,
+      clientMetadataDocuments: { allowHosts: [''], ca: 3 },
+      clients: [{ clientId: '', secretHash: 'plain', redirectUris: ['nope'] }],
+      trustedIdps: [{ issuer: 'http://idp.example', jwksUri: 'x' }],
+      extra: 1,
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'authorizationServer.extra: is not a known option',
+        'authorizationServer.issuer: must be an https URL (http only on loopback)',
+        'authorizationServer.idp.clientId: is required',
+        'authorizationServer.idp.clientSecret: is required',
+        "authorizationServer.idp.scopes: must be a list that includes 'openid'",
+        'authorizationServer.clientMetadataDocuments.allowHosts: must be a list of host names',
+        'authorizationServer.clientMetadataDocuments.ca: must be PEM text',
+        'authorizationServer.clients[0].clientId: is required',
+        'authorizationServer.clients[0].secretHash: is not a "sha256:<64 hex>" hash',
+        'authorizationServer.clients[0].redirectUris[0]: must be an absolute URL',
+        'authorizationServer.trustedIdps[0].issuer: must be an https URL (http only on loopback)',
+        'authorizationServer.trustedIdps[0].jwksUri: must be an absolute URL',
+      ]),
+    );
+    expect(problems.some((problem) => problem.startsWith('authorizationServer.accessTokenTtlSec'))).toBe(true);
+  });
+
+  it('takes http on loopback only', () => {
+    expect(isLoopbackUrl(new URL('http://127.0.0.1:3000'))).toBe(true);
+    expect(isLoopbackUrl(new URL('http://localhost'))).toBe(true);
+    expect(isLoopbackUrl(new URL('http://10.0.0.1'))).toBe(false);
+    expect(resolve({ idp: { ...IDP, issuer: 'http://127.0.0.1:4000' } }).problems).toEqual([]);
+  });
+});

@@ -1,0 +1,32 @@
+import { Inject } from '@nestjs/common';
+
+/**
+ * What the authorization server keeps between requests: pending sign-ins, authorization codes,
+ * refresh tokens and their grants, registered clients, cached client metadata documents, the
+ * `jti` of every ID-JAG redeemed, and the signing keys. Every replica of a host must see the same
+ * store, so that a code issued by one is redeemed at another and an ID-JAG replayed to another is
+ * refused. Values are JSON text; keys are namespaced by the caller.
+ *
+ * Contract: `take` and `claim` are atomic (two replicas taking the same code: one gets it); a
+ * store that cannot answer rejects, and the authorization server then refuses the request
+ * (`temporarily_unavailable`): it never issues a token it could not record, nor accepts a grant
+ * whose single use it could not check.
+ */
+export interface AuthorizationServerStore {
+  /** Keeps `value` under `key` for `ttlMs`. */
+  put(key: string, value: string, ttlMs: number): Promise<void>;
+  get(key: string): Promise<string | undefined>;
+  /** Reads and deletes at once: a second take of the key finds nothing. */
+  take(key: string): Promise<string | undefined>;
+  /** Keeps the key for `ttlMs` only if it is absent: `false` when it was there already. */
+  claim(key: string, ttlMs: number): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Every live entry whose key starts with `prefix`. */
+  list(prefix: string): Promise<[key: string, value: string][]>;
+}
+
+/** Token of the `AuthorizationServerStore`. */
+export const MCP_AUTHORIZATION_SERVER_STORE = Symbol('MCP:AUTHORIZATION_SERVER_STORE');
+
+/** Injects the `AuthorizationServerStore`. */
+export const InjectAuthorizationServerStore = (): ParameterDecorator => Inject(MCP_AUTHORIZATION_SERVER_STORE);

@@ -1,0 +1,122 @@
+import { optionalDependency } from '#libs/core';
+import { isLoopbackUrl } from '#libs/authorization-server';
+import type { Configuration } from 'openid-client';
+import type { McpConnectAuthorization } from '../options/downstream-credential.options';
+
+const oidc = optionalDependency(
+  'openid-client',
+  "credential: { mode: 'user' }",
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (): typeof import('openid-client') => require('openid-client'),
+);
+
+/** The tokens the API's authorization server gave for a person's account. */
+export interface ApiTokens {
+  accessToken: string;
+  refreshToken: string | undefined;
+  /** When the access token expires (ms since the epoch). */
+  expiresAt: number;
+  /** The account at the API (the ID token's `sub`, when it gave one). */
+  account: string | null;
+}
+
+/**
+ * The host as a confidential OAuth client of one API's authorization server (openid-client): the
+ * authorization request with PKCE and state, the code redeemed, refresh, revocation.
+ */
+export class ApiAuthorization {
+  private config: Promise<Configuration> | undefined;
+
+  constructor(
+    private readonly authorization: Readonly<McpConnectAuthorization> & { scopes: string[] },
+    private readonly callbackUrl: string,
+  ) {}
+
+  async start(): Promise<{ url: string; state: string; codeVerifier: string }> {
+    const client = oidc();
+    const config = await this.configuration();
+    const state = client.randomState();
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: this.callbackUrl,
+      ...(this.authorization.scopes.length > 0 && { scope: this.authorization.scopes.join(' ') }),
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+    });
+    return { url: url.href, state, codeVerifier };
+  }
+
+  /** Redeems the code the authorization server sent back with. */
+  async finish(search: string, checks: { state: string; codeVerifier: string }): Promise<ApiTokens> {
+    const config = await this.configuration();
+    const tokens = await oidc().authorizationCodeGrant(config, new URL(`${this.callbackUrl}${search}`), {
+      pkceCodeVerifier: checks.codeVerifier,
+      expectedState: checks.state,
+    });
+    return tokensOf(tokens, undefined, tokens.claims()?.sub ?? null);
+  }
+
+  /** A new access token (and maybe a new refresh token) for a connection. */
+  async refresh(refreshToken: string, account: string | null): Promise<ApiTokens> {
+    const tokens = await oidc().refreshTokenGrant(await this.configuration(), refreshToken);
+    return tokensOf(tokens, refreshToken, account);
+  }
+
+  /** Tells the authorization server the token is no longer wanted (RFC 7009), when it has the endpoint. */
+  async revoke(token: string): Promise<void> {
+    const config = await this.configuration();
+    if (!config.serverMetadata().revocation_endpoint) return;
+    await oidc().tokenRevocation(config, token);
+  }
+
+  private configuration(): Promise<Configuration> {
+    this.config ??= (async () => {
+      const client = oidc();
+      const { issuer, authorizationEndpoint, tokenEndpoint, revocationEndpoint, clientId, clientSecret } =
+        this.authorization;
+      const auth = client.ClientSecretBasic(clientSecret);
+      const insecure = (url: string) => isLoopbackUrl(new URL(url));
+      if (issuer) {
+        const config = await client.discovery(
+          new URL(issuer),
+          clientId,
+          { client_secret: clientSecret },
+          auth,
+          insecure(issuer) ? { execute: [client.allowInsecureRequests] } : undefined,
+        );
+        return config;
+      }
+      const config = new client.Configuration(
+        {
+          issuer: new URL(tokenEndpoint!).origin,
+          authorization_endpoint: authorizationEndpoint,
+          token_endpoint: tokenEndpoint,
+          ...(revocationEndpoint && { revocation_endpoint: revocationEndpoint }),
+        },
+        clientId,
+        { client_secret: clientSecret },
+        auth,
+      );
+      if (insecure(tokenEndpoint!)) client.allowInsecureRequests(config);
+      return config;
+    })().catch((error: unknown) => {
+      this.config = undefined;
+      throw error;
+    });
+    return this.config;
+  }
+}
+
+function tokensOf(
+  tokens: { access_token: string; refresh_token?: string; expires_in?: number },
+  previousRefresh: string | undefined,
+  account: string | null,
+): ApiTokens {
+  return {
+    accessToken: tokens.access_token,
+    refreshToken: tokens.refresh_token ?? previousRefresh,
+    expiresAt: Date.now() + (tokens.expires_in ?? 3600) * 1000,
+    account: typeof account === 'string' ? account : null,
+  };
+}

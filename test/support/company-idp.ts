@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { freePort } from './free-port';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+export interface IdpClient {
+  client_id: string;
+  client_secret?: string;
+  redirect_uris?: string[];
+  grant_types?: string[];
+  response_types?: string[];
+  token_endpoint_auth_method?: string;
+}
+
+export interface CompanyIdpSettings {
+  clients: IdpClient[];
+  /** Users by login, with the app roles and groups the IdP gives them. */
+  accounts: Record<string, { roles?: string[]; groups?: string[] }>;
+  /** Which IdP clients may exchange an ID token for an ID-JAG, and the client id they have at the MCP authorization server. */
+  idJag?: Record<string, { mcpClientId: string; allowed?: string[] }>;
+  /** Lifetime of the access tokens it issues. @default 600 */
+  accessTokenTtlSec?: number;
+  /** The scopes a resource server's JWT access tokens may carry. @default 'tickets:read tickets:write' */
+  resourceScope?: string;
+}
+
+export interface CompanyIdp {
+  issuer: string;
+  /** How many token requests succeeded, per grant type. */
+  counts(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+/** The company IdP (test/support/company-idp.mjs, a real oidc-provider) in a child process. */
+export async function startCompanyIdp(settings: CompanyIdpSettings): Promise<CompanyIdp> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(__dirname, 'company-idp.mjs'), JSON.stringify({ ...settings, port })],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const issuer = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /READY (\S+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the company IdP exited (${code}) before it listened`)));
+  });
+  return {
+    issuer,
+    counts: async () => (await fetch(`${issuer}/test/counts`)).json() as Promise<Record<string, number>>,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Debian's chromium through playwright-core, kept to loopback (the IdP's page links a web font). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+/**
+ * A person signing in: opens `url` (an authorization request), signs in at the company IdP's
+ * login page as `login`, and follows the redirects until one reaches `redirectPrefix`, whose URL
+ * it returns (the client's redirect URI with the code, or an error).
+ */
+export async function signInInBrowser(
+  browser: Browser,
+  url: string,
+  login: string,
+  redirectPrefix: string,
+): Promise<URL> {
+  // The client's redirect URI, listening as a native client's loopback listener does.
+  const listener = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('signed in'));
+  await new Promise<void>((resolve) => listener.listen(Number(new URL(redirectPrefix).port), '127.0.0.1', resolve));
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.route('**/*', (route) => {
+      const host = new URL(route.request().url()).hostname;
+      return host === '127.0.0.1' || host === 'localhost' ? route.continue() : route.abort();
+    });
+    const arrived = (target: URL) => target.href.startsWith(redirectPrefix);
+    await page.goto(url);
+    if (!arrived(new URL(page.url()))) {
+      await page.fill('input[name="login"]', login);
+      await page.fill('input[name="password"]', 'any password');
+      await Promise.all([page.waitForURL(arrived), page.click('button[type="submit"]')]);
+    }
+    return new URL(page.url());
+  } finally {
+    await context.close();
+    await new Promise((resolve) => listener.close(resolve));
+  }
+}

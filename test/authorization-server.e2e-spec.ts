@@ -1,9 +1,10 @@
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   Client as ClientV2,
@@ -207,6 +208,50 @@ describe('the authorization server in front of the company IdP', () => {
     expect(tools.tools.map((tool) => tool.name)).toEqual(['whoami']);
     expect(provider.clientInformation()).toMatchObject({ client_id: `${documents.base}/clients/desk.json` });
     await client.close();
+  });
+
+  it('signs a person in for mcp-remote (dynamic registration, its own loopback listener); its stdio side lists and calls the desk tools', async () => {
+    // mcp-remote opens the authorization URL with the `open` package, whose xdg-open hands it to
+    // $BROWSER when there is no desktop: a script that writes it down for the test's chromium.
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-remote-'));
+    const opened = join(dir, 'opened-url');
+    const opener = join(dir, 'browser.sh');
+    writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" > '${opened}'\n`);
+    chmodSync(opener, 0o755);
+    const port = await freePort();
+    const { DISPLAY: _d, WAYLAND_DISPLAY: _w, XDG_CURRENT_DESKTOP: _x, ...env } = process.env;
+    let stderr = '';
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [require.resolve('mcp-remote/dist/proxy.js'), resource, String(port)],
+      env: { ...(env as Record<string, string>), BROWSER: opener, MCP_REMOTE_CONFIG_DIR: join(dir, 'auth') },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new ClientV1({ name: 'desk-by-mcp-remote', version: '1' });
+    const connected = client.connect(transport);
+    connected.catch(() => undefined); // awaited below, once the person signed in
+    try {
+      await waitFor(() => existsSync(opened), 30_000);
+      const url = readFileSync(opened, 'utf8').trim();
+      expect(url.startsWith(`${issuer}/oauth/authorize?`)).toBe(true);
+      const landed = await signInInBrowser(browser, url, 'alice', `http://localhost:${port}/oauth/callback`, {
+        listen: false,
+      });
+      expect(landed.searchParams.get('code')).toBeTruthy();
+      await connected;
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['close_ticket', 'whoami']);
+      expect(text(await client.callTool({ name: 'whoami', arguments: {} }))).toEqual({
+        caller: 'alice',
+        scopes: ['tickets:read'],
+        roles: ['agent'],
+      });
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nmcp-remote said:\n${stderr}`);
+    } finally {
+      await client.close();
+    }
+    expect((await app.get(McpAuthorizationServer).grants()).some((grant) => grant.subject === 'alice')).toBe(true);
   });
 
   describe('refresh tokens', () => {

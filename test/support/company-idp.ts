@@ -73,17 +73,21 @@ export async function launchChromium(): Promise<Browser> {
 /**
  * A person signing in: opens `url` (an authorization request), signs in at the company IdP's
  * login page as `login`, and follows the redirects until one reaches `redirectPrefix`, whose URL
- * it returns (the client's redirect URI with the code, or an error).
+ * it returns (the client's redirect URI with the code, or an error). `listen: false` when the
+ * client serves its redirect URI itself.
  */
 export async function signInInBrowser(
   browser: Browser,
   url: string,
   login: string,
   redirectPrefix: string,
+  { listen = true }: { listen?: boolean } = {},
 ): Promise<URL> {
-  // The client's redirect URI, listening as a native client's loopback listener does.
+  // The client's redirect URI, listening as a native client's loopback listener does (unless the
+  // client listens itself, as mcp-remote does).
   const listener = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('signed in'));
-  await new Promise<void>((resolve) => listener.listen(Number(new URL(redirectPrefix).port), '127.0.0.1', resolve));
+  if (listen)
+    await new Promise<void>((resolve) => listener.listen(Number(new URL(redirectPrefix).port), '127.0.0.1', resolve));
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -101,6 +105,6 @@ export async function signInInBrowser(
     return new URL(page.url());
   } finally {
     await context.close();
-    await new Promise((resolve) => listener.close(resolve));
+    if (listen) await new Promise((resolve) => listener.close(resolve));
   }
 }

@@ -32,6 +32,8 @@
   var busy = false;
   var blocked = false;
   var catalogJson = null;
+  var rotation = null; // the last key rotation made from this page
+  var noGrants = false; // this host has no authorization server: asked once, not on every refresh
   var auditFilter = { principal: '', target: '', outcome: '', limit: '50' };
 
   function $(id) {
@@ -633,6 +635,80 @@
       },
     );
   }
+  /** The authorization server's sign-ins (null: this host has none, the panel stays hidden). */
+  function renderGrants(grants) {
+    $('oauth-panel').hidden = grants === null;
+    if (grants === null) return;
+    setText('grant-count', count(grants.length));
+    setText(
+      'oauth-meta',
+      rotation
+        ? 'new signing key ' +
+            rotation.kid +
+            ' signs from ' +
+            time(rotation.activatesAt) +
+            '; tokens signed before stay valid'
+        : 'people signed in through the authorization server, per client',
+    );
+    function revoke(field, value, label, title) {
+      return h(
+        'button',
+        { type: 'button', className: 'deny', 'data-revoke': field, 'data-value': value, title: title },
+        [label],
+      );
+    }
+    fill(
+      $('grant-rows'),
+      grants.map(function (g) {
+        return h('tr', { 'data-grant': g.id, 'data-subject': g.subject, 'data-client': g.clientId }, [
+          td(g.subject, { className: 'strong' }),
+          td(g.clientId, { className: 'mono small', title: g.clientId }),
+          td(g.scopes.join(' ') || '–', { className: 'mono small' }),
+          td(g.roles.join(', ') || '–', { className: 'small' }),
+          td(time(g.createdAt), { className: 'nowrap', title: g.createdAt }),
+          td(g.lastRefreshedAt ? ago(g.lastRefreshedAt) : 'never', { className: 'nowrap' }),
+          td(dateTime(g.expiresAt), { className: 'nowrap', title: g.expiresAt }),
+          h('td', null, [
+            h('div', { className: 'decide' }, [
+              revoke('grantId', g.id, 'This sign-in', 'end this sign-in: its refresh token stops working'),
+              revoke('subject', g.subject, 'All of ' + g.subject, 'end every sign-in of this person'),
+              revoke('clientId', g.clientId, 'All of this client', 'end every sign-in through this client'),
+            ]),
+          ]),
+        ]);
+      }),
+      'Nobody is signed in.',
+      8,
+    );
+  }
+  /** Revokes sign-ins by one field (grantId, subject or clientId) and shows how many ended. */
+  function revokeGrants(field, value) {
+    var filter = {};
+    filter[field] = value;
+    return post('oauth/revoke', filter).then(
+      function (reply) {
+        return refresh(true).then(function () {
+          notice('ok', 'Revoked:', reply.revoked + ' sign-in' + (reply.revoked === 1 ? '' : 's') + ' ended.');
+        });
+      },
+      function (error) {
+        if (error.status === 401 || error.status === 429) return showError(error);
+        notice('error', 'Not revoked:', error.message);
+      },
+    );
+  }
+  function rotateKey() {
+    return post('oauth/keys/rotate', {}).then(
+      function (reply) {
+        rotation = reply;
+        return refresh(true);
+      },
+      function (error) {
+        if (error.status === 401 || error.status === 429) return showError(error);
+        notice('error', 'Not rotated:', error.message);
+      },
+    );
+  }
   /** The page opened from an approval link: only that request, for whoever it was sent to. */
   function refreshFocused(id) {
     busy = true;
@@ -689,6 +765,19 @@
             api('audit', auditQuery()),
             withCatalog ? api('catalog') : Promise.resolve(null),
             approvals,
+            // Only hosts with an authorization server have sign-ins (404 otherwise).
+            noGrants
+              ? Promise.resolve(null)
+              : api('oauth/grants').then(
+                  function (reply) {
+                    return reply.grants;
+                  },
+                  function (error) {
+                    if (error.status !== 404) throw error;
+                    noGrants = true;
+                    return null;
+                  },
+                ),
           ]);
         },
         function (refusal) {
@@ -712,6 +801,7 @@
           renderSessions(r[2]);
           renderAudit(r[3]);
           if (r[4]) renderCatalog(r[4]);
+          renderGrants(r[6]);
         }
         renderApprovals(r[5] && r[5].approvals, true);
         if (!r[0]) {
@@ -790,6 +880,18 @@
       if (!button) return;
       button.disabled = true;
       decide(button.getAttribute('data-id'), button.getAttribute('data-decide'));
+    });
+    $('grant-rows').addEventListener('click', function (event) {
+      var button = event.target.closest('button[data-revoke]');
+      if (!button) return;
+      button.disabled = true;
+      revokeGrants(button.getAttribute('data-revoke'), button.getAttribute('data-value'));
+    });
+    $('oauth-rotate').addEventListener('click', function () {
+      $('oauth-rotate').disabled = true;
+      rotateKey().then(function () {
+        $('oauth-rotate').disabled = false;
+      });
     });
     // A link to another request (or none) is another page: start afresh.
     window.addEventListener('hashchange', function () {

@@ -152,6 +152,8 @@ describe('governance on the desk', () => {
       (r) => r.principal === 'agent' && r.governance?.findings?.[0]?.detector === 'private-key',
     );
     expect(record.outcome).toBe('denied');
+    expect(JSON.stringify(record)).not.toContain(secret);
+    expect(record.arguments).toMatchObject({ description: '[REDACTED:private-key]' });
   });
 
   it('replaces the policies through the admin API: validated first, applied, audited; a rule on the entry hides it from lists and calls', async () => {

@@ -34,11 +34,22 @@ export interface GovernedCall {
 /** What governance decided about a call before it runs. */
 export type CallVerdict =
   /** It goes on, with these arguments (redacted by a guardrail, or as sent). */
-  | { readonly kind: 'allowed'; readonly args: unknown; readonly audit: AuditGovernance | undefined }
+  | {
+      readonly kind: 'allowed';
+      readonly args: unknown;
+      readonly audit: AuditGovernance | undefined;
+      /** The arguments as the audit record may keep them: every finding replaced (absent: nothing found). */
+      readonly recorded?: unknown;
+    }
   /** A policy that does not read the arguments refused: answered as for an entry that does not exist. */
   | { readonly kind: 'hidden'; readonly audit: AuditGovernance }
   /** A policy on the arguments, or a guardrail, refused. */
-  | { readonly kind: 'refused'; readonly message: string; readonly audit: AuditGovernance };
+  | {
+      readonly kind: 'refused';
+      readonly message: string;
+      readonly audit: AuditGovernance;
+      readonly recorded?: unknown;
+    };
 
 /** What governance made of a result. */
 export type ResultVerdict =
@@ -244,12 +255,14 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
             kind: 'refused',
             message: GovernanceMessages.argumentsBlocked(describeFindings(findings, 'block')),
             audit,
+            recorded: scan.scrubbed,
           };
         }
         args = scan.value;
+        return { kind: 'allowed', args, audit: governanceOf(callIds, refused, findings), recorded: scan.scrubbed };
       }
     }
-    const audit = refused || findings ? governanceOf(callIds, refused, findings) : allowedAudit;
+    const audit = refused ? governanceOf(callIds, refused, findings) : allowedAudit;
     return { kind: 'allowed', args, audit };
   }
 

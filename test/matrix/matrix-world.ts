@@ -6,8 +6,11 @@ import { hashApiKey, type AuditRecord } from '#libs/security';
 import { startDeskProcess, type DeskProcess } from '../support/desk-process';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 
-/** Who calls in a cell: a writer of the surface, a reader of it, an approver, no one, or a stranger. */
-export type Role = 'caller' | 'reader' | 'approver' | 'anonymous' | 'invalid';
+/**
+ * Who calls in a cell: a writer of the surface, a reader of it, an approver, no one, or a stranger;
+ * `agent` is the writer as governance sees any agent (over stdio, an operator without the admin role).
+ */
+export type Role = 'caller' | 'reader' | 'approver' | 'anonymous' | 'invalid' | 'agent';
 
 /** The scopes of a writer: every tool of the desk (and the upstream's, the API's) is theirs. */
 const WRITER_SCOPES = ['tickets:read', 'tickets:write', 'kb:read', 'reports'];

@@ -16,10 +16,11 @@ interface LocalOperator {
 /**
  * Who calls over stdio, and from the command line without a key: the local operator, with the
  * scopes MCP_STDIO_SCOPES grants (every scope by default), e.g. `tickets:read,kb:read` for a
- * desktop assistant that may only read.
+ * desktop assistant that may only read, and the roles MCP_STDIO_ROLES grants (`admin` by default;
+ * empty for an operator the desk's governance treats as any agent).
  */
-export function stdioOperator(env: Pick<HostEnvironment, 'MCP_STDIO_SCOPES'>): LocalOperator {
-  return { ...LOCAL_OPERATOR, scopes: [...env.MCP_STDIO_SCOPES] };
+export function stdioOperator(env: Pick<HostEnvironment, 'MCP_STDIO_SCOPES' | 'MCP_STDIO_ROLES'>): LocalOperator {
+  return { ...LOCAL_OPERATOR, scopes: [...env.MCP_STDIO_SCOPES], roles: [...env.MCP_STDIO_ROLES] };
 }
 
 /** The `auth` option of the host from its environment. @throws Error when the key file cannot be read */

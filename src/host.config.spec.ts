@@ -38,6 +38,7 @@ describe('validateEnvironment', () => {
       MCP_REPLICA: undefined,
       MCP_SHUTDOWN_TIMEOUT_MS: 10_000,
       MCP_STDIO_SCOPES: ['tickets:read', 'tickets:write', 'kb:read', 'reports'],
+      MCP_STDIO_ROLES: ['admin'],
       REST_APIS_FILE: undefined,
       MCP_TOOL_SEARCH: 'off',
       TRUST_PROXY: [],
@@ -51,6 +52,7 @@ describe('validateEnvironment', () => {
       'kb:read',
     ]);
     expect(validateEnvironment({ MCP_STDIO_SCOPES: '' }).MCP_STDIO_SCOPES).toEqual([]);
+    expect(validateEnvironment({ MCP_STDIO_ROLES: '' }).MCP_STDIO_ROLES).toEqual([]);
     expect(() => validateEnvironment({ MCP_STDIO_SCOPES: 'tickets:read,tickets:admin' })).toThrow(
       'MCP_STDIO_SCOPES names "tickets:admin", which is no scope of the desk (tickets:read, tickets:write, kb:read, reports)',
     );

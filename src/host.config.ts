@@ -77,6 +77,8 @@ export interface HostEnvironment {
   MCP_SHUTDOWN_TIMEOUT_MS: number;
   /** Comma-separated scopes of the stdio principal (and of the CLI without a key); every desk scope by default. */
   MCP_STDIO_SCOPES: string[];
+  /** Comma-separated roles of the stdio principal (and of the CLI without a key); `admin` by default. */
+  MCP_STDIO_ROLES: string[];
   /**
    * JSON file of upstream MCP servers the desk federates beside its own tools (the gateway,
    * docs/gateway.md): `{ "upstreams": [...] }`, `${VAR}` replaced from the environment. Unset: none.
@@ -229,6 +231,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   const stdioScopes = env.MCP_STDIO_SCOPES === undefined ? [...ALL_DESK_SCOPES] : list(env.MCP_STDIO_SCOPES);
   for (const scope of stdioScopes.filter((item) => !(ALL_DESK_SCOPES as readonly string[]).includes(item)))
     problems.push(`MCP_STDIO_SCOPES names "${scope}", which is no scope of the desk (${ALL_DESK_SCOPES.join(', ')})`);
+  const stdioRoles = env.MCP_STDIO_ROLES === undefined ? ['admin'] : list(env.MCP_STDIO_ROLES);
   const toolSearch = env.MCP_TOOL_SEARCH || 'off';
   if (!TOOL_SEARCH_MODES.includes(toolSearch as never))
     problems.push(`MCP_TOOL_SEARCH="${toolSearch}" must be ${TOOL_SEARCH_MODES.map((mode) => `"${mode}"`).join(', ')}`);
@@ -283,6 +286,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     MCP_REPLICA: replica,
     MCP_SHUTDOWN_TIMEOUT_MS: shutdownTimeoutMs,
     MCP_STDIO_SCOPES: stdioScopes,
+    MCP_STDIO_ROLES: stdioRoles,
     GATEWAY_UPSTREAMS_FILE:
       typeof env.GATEWAY_UPSTREAMS_FILE === 'string' && env.GATEWAY_UPSTREAMS_FILE
         ? env.GATEWAY_UPSTREAMS_FILE

@@ -152,6 +152,31 @@ describe('governance on the desk', () => {
       (r) => r.principal === 'agent' && r.governance?.findings?.[0]?.detector === 'private-key',
     );
     expect(record.outcome).toBe('denied');
+    expect(JSON.stringify(record)).not.toContain(secret);
+    expect(record.arguments).toMatchObject({ description: '[REDACTED:private-key]' });
+  });
+
+  it('counts what the guardrails found and the policies refused in the metrics, never a value', async () => {
+    const response = await fetch(`http://127.0.0.1:${desk.port}/metrics`, { headers: { 'x-api-key': KEYS.admin } });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    // `name{labels…,replica="…"} value`: the sample of `name` whose labels include `labels`.
+    const sample = (name: string, labels: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((line) => line.startsWith(`${name}{`) && line.includes(labels))
+          ?.split(' ')
+          .at(-1),
+      );
+    expect({
+      redacted: sample('mcp_guardrail_findings_total', 'detector="email",in="result",action="redact"'),
+      blocked: sample('mcp_guardrail_findings_total', 'detector="private-key",in="arguments",action="block"'),
+      refused: sample('mcp_policy_refusals_total', 'policy="urgent-needs-lead",dry_run="false"'),
+    }).toEqual({ redacted: expect.any(Number), blocked: 1, refused: 1 });
+    expect(sample('mcp_guardrail_findings_total', 'detector="email",in="result",action="redact"')).toBeGreaterThan(0);
+    expect(text).not.toContain('contoso.example');
+    expect(text).not.toContain('PRIVATE KEY');
   });
 
   it('replaces the policies through the admin API: validated first, applied, audited; a rule on the entry hides it from lists and calls', async () => {

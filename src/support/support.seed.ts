@@ -78,7 +78,8 @@ const SUBJECTS: ReadonlyArray<[string, string]> = [
   ['Duplicate charge on card', 'The customer was charged twice for subscription renewal.'],
   ['Mobile app crashes on start', 'Version 4.2 crashes on Android 14 devices right after launch.'],
   ['Add user seats', 'Please add 15 seats to our plan, effective this month.'],
-  ['Data retention question', 'How long do you keep deleted records in backups?'],
+  // The customer's own address (governance redacts it for callers not cleared for personal data).
+  ['Data retention question', 'How long do you keep deleted records in backups? Reply to {email}.'],
 ];
 const STATUSES: readonly TicketStatus[] = ['open', 'pending', 'open', 'closed', 'open'];
 const PRIORITIES: readonly TicketPriority[] = ['normal', 'high', 'low', 'urgent', 'normal', 'high'];
@@ -87,13 +88,14 @@ const AGENTS = ['maria.lopez', 'tom.becker', null, 'sara.kim'];
 /** Twenty tickets spread over the customers, with comments on some. */
 export const SEED_TICKETS: readonly Ticket[] = Array.from({ length: 20 }, (_, i) => {
   const [subject, description] = SUBJECTS[i % SUBJECTS.length];
+  const customer = SEED_CUSTOMERS[i % SEED_CUSTOMERS.length];
   const status = STATUSES[i % STATUSES.length];
   const created = new Date(Date.UTC(2026, 9, 1 + i, 9, 15)).toISOString();
   return {
     id: `T-${2001 + i}`,
-    customerId: SEED_CUSTOMERS[i % SEED_CUSTOMERS.length].id,
+    customerId: customer.id,
     subject,
-    description,
+    description: description.replace('{email}', customer.email),
     status,
     priority: PRIORITIES[i % PRIORITIES.length],
     assignee: AGENTS[i % AGENTS.length],

@@ -10,7 +10,7 @@
 // Env: BENCH_SECONDS   seconds per measurement (default 10; each is preceded by a warm-up)
 //      BENCH_ROUNDS    interleaved rounds (default 3, or 1 with BENCH_ONLY)
 //      BENCH_ONLY      comma-separated subset of servers: floor,sdk,sdk2,ours,secure,policies0,policies10,
-//                      policies100,guardrails,audit (e.g. BENCH_ONLY=ours,audit)
+//                      policies100,callerPolicies10,guardrails,audit (e.g. BENCH_ONLY=ours,audit)
 //      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list,tools/call@2026-07-28)
 //      BENCH_WRITE=0   do not rewrite the results section of docs/benchmarks.md
 //      BENCH_BEFORE    another checkout's built bench app (…/dist/apps/bench/src/main.js): served as the
@@ -83,6 +83,15 @@ const ALL_SERVERS = [
     readyPath: '/health/ready',
     env: { BENCH_POLICIES: String(count) },
   })),
+  {
+    // Ten policies on who calls which entry (no arguments read): decided once per caller and entry.
+    id: 'callerPolicies10',
+    label: 'nest-mcp-host + governance, 10 policies on the caller',
+    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+    stateful: false,
+    readyPath: '/health/ready',
+    env: { BENCH_POLICIES: '10', BENCH_POLICIES_ON: 'caller' },
+  },
   {
     id: 'guardrails',
     label: 'nest-mcp-host + governance, 10 policies + guardrails',

@@ -8,8 +8,11 @@ import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { freePort } from '../support/free-port';
 import { TrustedIdp } from './trusted-idp';
 
-/** Who calls in a cell: a writer of the surface, a reader of it, an approver, no one, or a stranger. */
-export type Role = 'caller' | 'reader' | 'approver' | 'anonymous' | 'invalid';
+/**
+ * Who calls in a cell: a writer of the surface, a reader of it, an approver, no one, or a stranger;
+ * `agent` is the writer as governance sees any agent (over stdio, an operator without the admin role).
+ */
+export type Role = 'caller' | 'reader' | 'approver' | 'anonymous' | 'invalid' | 'agent';
 
 /** The scopes of a writer: every tool of the desk (and the upstream's, the API's) is theirs. */
 const WRITER_SCOPES = ['tickets:read', 'tickets:write', 'kb:read', 'reports'];

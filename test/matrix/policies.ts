@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditRecord } from '#libs/security';
 import type { Answer } from './answers';
 import { SHUTDOWN_TIMEOUT_MS, THROTTLE_LIMIT, type MatrixWorld } from './matrix-world';
@@ -303,6 +304,116 @@ const ARGUMENTS: Policy = {
   },
 };
 
+const PEM = '-----BEGIN PRIVATE KEY-----';
+
+/**
+ * A refusal before anything ran, saying `text`: a JSON-RPC error (`-32602`), `call_tool`'s own error
+ * result, or the command line's refusal (exit 3).
+ */
+function expectRefused(answer: Answer, text: string): void {
+  switch (answer.kind) {
+    case 'error':
+      expect({ code: answer.code, message: answer.message }).toEqual({
+        code: -32602,
+        message: expect.stringContaining(text),
+      });
+      return;
+    case 'result':
+      expect({ isError: answer.isError, text: answer.text }).toEqual({
+        isError: true,
+        text: expect.stringContaining(text),
+      });
+      return;
+    case 'exit':
+      expect({ code: answer.code, printed: printed(answer) }).toEqual({
+        code: 3,
+        printed: expect.stringContaining(text),
+      });
+      return;
+    default:
+      throw new Error(`expected a refusal saying ${text}, got ${JSON.stringify(answer)}`);
+  }
+}
+
+/** The structured result of a call that succeeded, whichever way it was printed. */
+function structuredOf(answer: Answer): Record<string, unknown> {
+  expectSucceeded(answer);
+  if (answer.kind === 'exit') {
+    // `--output json` prints the result's JSON: its structured content, else the value its text holds.
+    const printedResult = JSON.parse(answer.stdout) as Partial<CallToolResult> & Record<string, unknown>;
+    const text = printedResult.content?.find((item) => item.type === 'text') as { text: string } | undefined;
+    return (
+      printedResult.structuredContent ?? (text ? (JSON.parse(text.text) as Record<string, unknown>) : printedResult)
+    );
+  }
+  return (
+    (answer as { structured?: Record<string, unknown> }).structured ?? JSON.parse((answer as { text: string }).text)
+  );
+}
+
+/**
+ * The desk's governance (src/governance.config.ts), one mechanism for every kind of entry: a policy
+ * on the arguments refuses an urgent ticket to a caller who is no lead, naming the policy, and the
+ * record names it too; a guardrail refuses a secret in the arguments (never recording it); a
+ * customer's e-mail address in a ticket leaves redacted, the finding (never the value) recorded.
+ */
+const GOVERNANCE: Policy = {
+  id: 'governance',
+  promise: 'policies decide on the arguments and guardrails on what goes in and out, each decision recorded',
+  outcomes: [],
+  async run(surface, world) {
+    const { open, read } = surface.entries.governed;
+    const caller = surface.principal('caller');
+    const ticket = { customerId: 'C-1002', subject: 'Printer', description: 'The office printer jams.' };
+    await withSession(surface, world, 'agent', async (session) => {
+      const urgent = open({ ...ticket, priority: 'urgent' });
+      expectRefused(
+        await session.call(urgent),
+        'Not allowed by policy "urgent-needs-lead": only a team lead may open an urgent ticket',
+      );
+      const refused = await recordOf(
+        world,
+        surface.trail,
+        (entry) =>
+          entry.target === targetOf(surface, urgent) &&
+          entry.principal === caller &&
+          entry.governance?.refused?.[0]?.policy === 'urgent-needs-lead',
+      );
+      expect(refused.outcome).toBe('denied');
+
+      const secret = open({ ...ticket, priority: 'low', description: `${PEM} MIIEv…` });
+      expectRefused(await session.call(secret), 'Refused by guardrail: the arguments contain private-key');
+      // Through call_tool, the relay's own arguments are scanned first: its record is the refusal's.
+      const blocked = await recordOf(
+        world,
+        surface.trail,
+        (entry) =>
+          [targetOf(surface, secret), secret.name].includes(entry.target!) &&
+          entry.principal === caller &&
+          entry.governance?.findings?.some((finding) => finding.detector === 'private-key') === true,
+      );
+      expect(blocked.outcome).toBe('denied');
+      expect(JSON.stringify(blocked)).not.toContain(PEM);
+
+      // T-2010's description carries its customer's address (src/support/support.seed.ts).
+      const call = read('T-2010');
+      const seen = structuredOf(await session.call(call));
+      expect(seen.description).toBe(
+        'How long do you keep deleted records in backups? Reply to redacted@redacted.invalid.',
+      );
+      const redacted = await recordOf(
+        world,
+        surface.trail,
+        (entry) => entry.target === targetOf(surface, call) && entry.principal === caller && entry.outcome === 'ok',
+      );
+      expect(redacted.governance?.findings).toContainEqual(
+        expect.objectContaining({ detector: 'email', in: 'result', action: 'redact' }),
+      );
+      expect(JSON.stringify(redacted)).not.toContain('contoso.example');
+    });
+  },
+};
+
 /**
  * A call its client cancels is answered as the protocol says (no answer after
  * `notifications/cancelled`; a 2026-07-28 request's stream closed; `McpInvoker` rejects; the
@@ -444,6 +555,7 @@ export const POLICIES: readonly Policy[] = [
   APPROVAL,
   THROTTLING,
   ARGUMENTS,
+  GOVERNANCE,
   CANCELLATION,
   AUDIT,
   SHUTDOWN,

@@ -36,6 +36,8 @@ export interface Entries {
   slow: Call;
   /** Arguments it refuses, and the names the refusal must give. */
   invalid: { call: Call; named: readonly string[] };
+  /** Governed by the desk's policies and guardrails (src/governance.config.ts): opens a ticket, reads one. */
+  governed: { open: (args: Record<string, unknown>) => Call; read: (ticketId: string) => Call };
 }
 
 /** A caller's connection to a surface. */
@@ -56,7 +58,15 @@ export interface ApprovalDesk {
 }
 
 export type PolicyId =
-  'credential' | 'hidden' | 'approval' | 'throttling' | 'arguments' | 'cancellation' | 'audit' | 'shutdown';
+  | 'credential'
+  | 'hidden'
+  | 'approval'
+  | 'throttling'
+  | 'arguments'
+  | 'governance'
+  | 'cancellation'
+  | 'audit'
+  | 'shutdown';
 
 /** How a surface answers without a credential: refused, or served as the configured local operator. */
 export type WithoutCredential = 'refused' | 'operator';
@@ -125,6 +135,10 @@ const DESK_ENTRIES: Entries = {
     call: { name: 'search_tickets', args: { status: 'urgent', colour: 'blue' } },
     named: ['status', 'colour'],
   },
+  governed: {
+    open: (args) => ({ name: 'create_ticket', args }),
+    read: (ticketId) => ({ name: 'get_ticket', args: { ticketId } }),
+  },
 };
 
 /** The MCP Apps extension a client that renders views declares. */
@@ -159,6 +173,10 @@ function restEntries(prefix = ''): Entries {
       call: { name: `${prefix}listTickets`, args: { status: 'urgent', colour: 'blue' } },
       named: ['status', 'colour'],
     },
+    governed: {
+      open: (args) => ({ name: `${prefix}createTicket`, args }),
+      read: (ticketId) => ({ name: `${prefix}getTicket`, args: { ticketId } }),
+    },
   };
 }
 
@@ -173,6 +191,10 @@ function upstreamEntries(prefix: string): Entries {
     confirm: (ticketId) => named(entries.confirm(ticketId)),
     slow: named(entries.slow),
     invalid: { call: named(entries.invalid.call), named: entries.invalid.named },
+    governed: {
+      open: (args) => named(entries.governed.open(args)),
+      read: (ticketId) => named(entries.governed.read(ticketId)),
+    },
   };
 }
 
@@ -186,6 +208,10 @@ function throughCallTool(entries: Entries): Entries {
     confirm: (ticketId) => wrapped(entries.confirm(ticketId)),
     slow: wrapped(entries.slow),
     invalid: { call: wrapped(entries.invalid.call), named: entries.invalid.named },
+    governed: {
+      open: (args) => wrapped(entries.governed.open(args)),
+      read: (ticketId) => wrapped(entries.governed.read(ticketId)),
+    },
   };
 }
 
@@ -212,6 +238,8 @@ function apiKeyOf(world: MatrixWorld, surface: string, role: Role): string | und
       return 'mk-nobody-0123456789abcdef01234567';
     case 'approver':
       return world.keyOf('approver');
+    case 'agent':
+      return world.keyOf(principalOf('caller', surface));
     default:
       return world.keyOf(principalOf(role, surface));
   }
@@ -419,8 +447,13 @@ const STDIO: Surface = {
       'stdio carries no credential: its caller is the operator who started the process (stdioPrincipal); the operating system decides who may',
   },
   open: async (world, role) => {
-    // The reader is the operator whose scopes MCP_STDIO_SCOPES narrows.
-    const scopes: Record<string, string> = role === 'reader' ? { MCP_STDIO_SCOPES: 'tickets:read,kb:read' } : {};
+    // The reader is the operator whose scopes MCP_STDIO_SCOPES narrows; the agent one without the admin role.
+    const scopes: Record<string, string> =
+      role === 'reader'
+        ? { MCP_STDIO_SCOPES: 'tickets:read,kb:read' }
+        : role === 'agent'
+          ? { MCP_STDIO_ROLES: '' }
+          : {};
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [join(DIST, 'main.stdio.js')],

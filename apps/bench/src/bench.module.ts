@@ -35,6 +35,8 @@ export interface BenchVariant {
   replica?: string;
   /** Governance on, with this many policies (each governing every tool and reading its arguments). */
   policies?: number;
+  /** The policies read no arguments (who calls which entry): decided once per caller and entry. */
+  policiesOnCaller?: boolean;
   /** Governance's guardrails on, every built-in detector on arguments and results. */
   guardrails?: boolean;
 }
@@ -43,10 +45,14 @@ export interface BenchVariant {
  * `count` policies that each govern every call and read its arguments (the costly kind: the
  * arguments are converted for CEL and every condition evaluated), all holding for `add`.
  */
-function benchPolicies(count: number): McpPolicyDefinition[] {
+function benchPolicies(count: number, onCaller = false): McpPolicyDefinition[] {
   return Array.from({ length: count }, (_, i) => ({
     id: `bench-${i}`,
-    condition: i % 2 === 0 ? `!has(args.a) || args.a < ${1_000_000 + i}` : "principal.id != 'blocked' || has(args.b)",
+    condition: onCaller
+      ? `principal.id != 'blocked-${i}' && entry.origin == 'local'`
+      : i % 2 === 0
+        ? `!has(args.a) || args.a < ${1_000_000 + i}`
+        : "principal.id != 'blocked' || has(args.b)",
   }));
 }
 
@@ -66,6 +72,7 @@ export class BenchModule {
     redisUrl,
     replica,
     policies,
+    policiesOnCaller = false,
     guardrails = false,
   }: BenchVariant = {}): DynamicModule {
     return {
@@ -87,7 +94,7 @@ export class BenchModule {
           ...(auditFile && { audit: { file: auditFile } }),
           ...((policies !== undefined || guardrails) && {
             governance: {
-              policies: benchPolicies(policies ?? 0),
+              policies: benchPolicies(policies ?? 0, policiesOnCaller),
               ...(guardrails && {
                 guardrails: {
                   rules: [

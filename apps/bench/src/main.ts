@@ -13,6 +13,7 @@ async function bootstrap(): Promise<void> {
       redisUrl: process.env.BENCH_REDIS_URL || undefined,
       replica: process.env.BENCH_REPLICA || undefined,
       policies: process.env.BENCH_POLICIES ? Number(process.env.BENCH_POLICIES) : undefined,
+      policiesOnCaller: process.env.BENCH_POLICIES_ON === 'caller',
       guardrails: process.env.BENCH_GUARDRAILS === '1',
     }),
     { logger: ['error', 'warn'] },

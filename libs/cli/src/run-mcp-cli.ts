@@ -2,13 +2,14 @@ import { basename } from 'node:path';
 import type { DynamicModule, INestApplicationContext, LogLevel, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { McpStartupError } from '#libs/core';
-import { PromptRegistry, ToolRegistry } from '#libs/catalog';
+import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { McpInvocationError, McpInvoker } from '#libs/hosting';
 import { McpApprovals } from '#libs/operations';
 import { Authenticator } from '#libs/security';
 import { CliUsageError } from './errors/cli-usage.error';
 import { approvalsCommand } from './commands/approvals.command';
 import { callCommand } from './commands/call.command';
+import { catalogCommand } from './commands/catalog.command';
 import { describeCommand } from './commands/describe.command';
 import { listCommand } from './commands/list.command';
 import { promptCommand } from './commands/prompt.command';
@@ -49,6 +50,7 @@ const COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['prompt', promptCommand],
   ['read', readCommand],
   ['approvals', approvalsCommand],
+  ['catalog', catalogCommand],
 ]);
 
 /**
@@ -140,6 +142,7 @@ async function run(
       invoker: app.get(McpInvoker),
       tools: app.get(ToolRegistry),
       prompts: app.get(PromptRegistry),
+      resources: app.get(ResourceRegistry),
       approvals: app.get(McpApprovals),
       global: line.global,
       invoke: {

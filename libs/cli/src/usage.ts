@@ -11,6 +11,9 @@ Commands:
   approvals [list]        calls waiting for a person's approval (--status pending|…|all)
   approvals approve <id>  approves one, as the approver you sign in as (--reason <text>)
   approvals deny <id>     denies one (--reason <text>)
+  catalog snapshot [file] writes the application's catalog to a file to commit
+                          (catalog.snapshot.json by default)
+  catalog diff [file]     compares the catalog with it: exit 1 on a change that breaks callers
 
 Options:
   --api-key <key>         who you are (else $${apiKeyEnv}, else the configured operator);
@@ -21,7 +24,7 @@ Options:
   --json '{…}' | -        call: the whole argument object (- reads it from stdin)
   -h, --help              this help, or a command's
 
-Exit codes: 0 done, 1 the tool failed, 2 usage or invalid arguments, 3 refused, 4 not found,
+Exit codes: 0 done, 1 the tool failed (catalog diff: a breaking change), 2 usage or invalid arguments, 3 refused, 4 not found,
 130 interrupted.
 `;
 }

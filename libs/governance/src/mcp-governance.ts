@@ -34,11 +34,22 @@ export interface GovernedCall {
 /** What governance decided about a call before it runs. */
 export type CallVerdict =
   /** It goes on, with these arguments (redacted by a guardrail, or as sent). */
-  | { readonly kind: 'allowed'; readonly args: unknown; readonly audit: AuditGovernance | undefined }
+  | {
+      readonly kind: 'allowed';
+      readonly args: unknown;
+      readonly audit: AuditGovernance | undefined;
+      /** The arguments as the audit record may keep them: every finding replaced (absent: nothing found). */
+      readonly recorded?: unknown;
+    }
   /** A policy that does not read the arguments refused: answered as for an entry that does not exist. */
   | { readonly kind: 'hidden'; readonly audit: AuditGovernance }
   /** A policy on the arguments, or a guardrail, refused. */
-  | { readonly kind: 'refused'; readonly message: string; readonly audit: AuditGovernance };
+  | {
+      readonly kind: 'refused';
+      readonly message: string;
+      readonly audit: AuditGovernance;
+      readonly recorded?: unknown;
+    };
 
 /** What governance made of a result. */
 export type ResultVerdict =
@@ -83,6 +94,14 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
   /** Armed detectors per entry and stage, for rules without `unless` (the common case: no work per call). */
   private readonly armed = new WeakMap<RegisteredHandler, Record<'arguments' | 'result', ArmedPlan>>();
   private readonly viewKeys = new WeakMap<McpPrincipal, string>();
+  /** The bindings of the argument-reading conditions, reused call after call (no allocation per call). */
+  private readonly scratch: Record<string, unknown> = {
+    principal: undefined,
+    client: undefined,
+    transport: undefined,
+    entry: undefined,
+    args: undefined,
+  };
 
   constructor(
     @InjectGovernanceOptions() private readonly options: GovernanceOptions,
@@ -188,21 +207,12 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
    * which entries they may see: those whose argument-independent policies hold (list ⇔ callable).
    */
   listFilter(kind: McpCallKind, caller: ListCaller): { key: string; visible: (entry: RegisteredHandler) => boolean } {
-    let key = this.viewKeys.get(caller.principal);
-    if (key === undefined) {
-      const { id, claims } = caller.principal;
-      key = `${id}|${JSON.stringify(claims)}`;
-      this.viewKeys.set(caller.principal, key);
-    }
-    let bindings: Record<string, unknown> | undefined;
+    const key = this.callerKey(caller);
     return {
-      key: `${this.version}|${key}|${caller.client?.name ?? ''}|${caller.transport}`,
+      key: `${this.version}|${key}`,
       visible: (entry) => {
         const { gate } = this.set.of(kind, entry);
-        if (gate.length === 0) return true;
-        bindings ??= this.callerBindings(caller);
-        bindings.entry = entryValue(kind, entry);
-        return enforced(decide(gate, bindings)) === undefined;
+        return gate.length === 0 || enforced(this.gateDecision(key, caller, kind, entry, gate)) === undefined;
       },
     };
   }
@@ -210,18 +220,22 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
   /** The policies and guardrails on a call's arguments, in this order: who may use the entry, the arguments, the guardrails. */
   admitCall(call: GovernedCall): CallVerdict {
     const { gate, call: onArgs, callIds, allowedAudit } = this.set.of(call.kind, call.entry);
-    let bindings: Record<string, unknown> | undefined;
     let refused: PolicyRefusal[] | undefined;
     if (gate.length > 0) {
-      bindings = this.bindings(call);
-      const refusals = decide(gate, bindings);
-      if (refusals) refused = refusals;
-      if (enforced(refusals)) return { kind: 'hidden', audit: { refused: refusals! } };
+      const refusals = this.gateDecision(this.callerKey(call), call, call.kind, call.entry, gate);
+      if (refusals) refused = [...refusals];
+      if (enforced(refusals)) return { kind: 'hidden', audit: { refused: refused! } };
     }
     if (onArgs.length > 0) {
-      bindings ??= this.bindings(call);
+      // One object per replica, filled for the decision and emptied after: conditions run synchronously.
+      const bindings = this.fill(this.scratch, call, call.kind, call.entry);
       bindings.args = celValueOf(call.args);
-      const refusals = decide(onArgs, bindings);
+      let refusals: PolicyRefusal[] | undefined;
+      try {
+        refusals = decide(onArgs, bindings);
+      } finally {
+        bindings.args = undefined;
+      }
       if (refusals) refused = [...(refused ?? []), ...refusals];
       const refusal = enforced(refusals);
       if (refusal)
@@ -244,12 +258,14 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
             kind: 'refused',
             message: GovernanceMessages.argumentsBlocked(describeFindings(findings, 'block')),
             audit,
+            recorded: scan.scrubbed,
           };
         }
         args = scan.value;
+        return { kind: 'allowed', args, audit: governanceOf(callIds, refused, findings), recorded: scan.scrubbed };
       }
     }
-    const audit = refused || findings ? governanceOf(callIds, refused, findings) : allowedAudit;
+    const audit = refused ? governanceOf(callIds, refused, findings) : allowedAudit;
     return { kind: 'allowed', args, audit };
   }
 
@@ -348,18 +364,46 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     return sources;
   }
 
-  private callerBindings(caller: ListCaller): Record<string, unknown> {
-    return {
-      principal: principalValue(caller.principal),
-      client: clientValue(caller.client),
-      transport: caller.transport,
-    };
+  /**
+   * Who calls, as argument-independent conditions can tell callers apart: the principal (id,
+   * scopes, roles, claims: made once per principal object), the client and the transport.
+   */
+  private callerKey(caller: ListCaller): string {
+    let key = this.viewKeys.get(caller.principal);
+    if (key === undefined) {
+      const { id, scopes, roles, claims } = caller.principal;
+      key = JSON.stringify([id, scopes, roles, claims]);
+      this.viewKeys.set(caller.principal, key);
+    }
+    return `${key}|${caller.client?.name ?? ''}|${caller.client?.version ?? ''}|${caller.transport}`;
+  }
+
+  /** The decision of `entry`'s argument-independent policies for this caller, made once per caller and entry. */
+  private gateDecision(
+    key: string,
+    caller: ListCaller,
+    kind: McpCallKind,
+    entry: RegisteredHandler,
+    gate: readonly CompiledPolicy[],
+  ): readonly PolicyRefusal[] | undefined {
+    return this.set.gateDecision(key, entry, () => decide(gate, this.fill({}, caller, kind, entry)));
+  }
+
+  private fill(
+    bindings: Record<string, unknown>,
+    caller: ListCaller,
+    kind: McpCallKind,
+    entry: RegisteredHandler,
+  ): Record<string, unknown> {
+    bindings.principal = principalValue(caller.principal);
+    bindings.client = clientValue(caller.client);
+    bindings.transport = caller.transport;
+    bindings.entry = entryValue(kind, entry);
+    return bindings;
   }
 
   private bindings(call: GovernedCall): Record<string, unknown> {
-    const bindings = this.callerBindings(call);
-    bindings.entry = entryValue(call.kind, call.entry);
-    return bindings;
+    return this.fill({}, call, call.kind, call.entry);
   }
 
   /** The detectors armed for this call: the rules that apply to the entry and do not exempt the caller. */

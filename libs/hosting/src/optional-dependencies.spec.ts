@@ -25,6 +25,8 @@ jest.mock('class-validator', () => mockRecord('class-validator'));
 jest.mock('class-transformer', () => mockRecord('class-transformer'));
 jest.mock('class-validator-jsonschema', () => mockRecord('class-validator-jsonschema'));
 jest.mock('ajv/dist/2020', () => mockRecord('ajv/dist/2020'));
+// The policy engine: only with the governance option.
+jest.mock('@bufbuild/cel', () => mockRecord('@bufbuild/cel'));
 // pg and ioredis are only behind the subpath entries nest-mcp-host/postgres and nest-mcp-host/redis.
 jest.mock('pg', () => mockRecord('pg'));
 jest.mock('ioredis', () => mockRecord('ioredis'));
@@ -83,6 +85,27 @@ describe('optional dependencies', () => {
     expect(mockLoaded().has('@nestjs/terminus')).toBe(false);
     McpModule.forRoot({ name: 'probed', version: '1.0.0', http: false });
     expect(mockLoaded().has('@nestjs/terminus')).toBe(true);
+
+    expect(mockLoaded().has('@bufbuild/cel')).toBe(false);
+    @Module({
+      imports: [
+        McpModule.forRoot({
+          name: 'governed',
+          version: '1.0.0',
+          http: false,
+          health: false,
+          governance: { policies: [{ id: 'no-blocked', condition: "principal.id != 'blocked'" }] },
+        }),
+      ],
+      providers: [Tools],
+    })
+    class GovernedModule {}
+    const app = await NestFactory.createApplicationContext(GovernedModule, { logger: false });
+    try {
+      expect(mockLoaded().has('@bufbuild/cel')).toBe(true);
+    } finally {
+      await app.close();
+    }
   });
 
   // Last: the app loads its platform for the rest of this file. (The other direction, no Fastify

@@ -1,6 +1,6 @@
 import type { McpInvoker, McpInvokeOptions } from '#libs/hosting';
 import type { McpApprovals } from '#libs/operations';
-import type { PromptRegistry, ToolRegistry } from '#libs/catalog';
+import type { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import type { CliIo } from './cli-io';
 import type { CliGlobalOptions } from './global-options';
 
@@ -11,6 +11,7 @@ export interface CliContext {
   readonly invoker: McpInvoker;
   readonly tools: ToolRegistry;
   readonly prompts: PromptRegistry;
+  readonly resources: ResourceRegistry;
   /** The approval requests of calls that wait for a person (the `approvals` command). */
   readonly approvals: McpApprovals;
   readonly global: CliGlobalOptions;

@@ -44,7 +44,12 @@ export async function callCommand(context: CliContext, words: readonly string[])
       },
     );
   } catch (error) {
-    if (error instanceof McpInvocationError && error.outcome === 'denied') throw refusedTool(context, name);
+    // Hidden from this caller (answered as an unknown tool), or refused for these arguments (a
+    // policy's rule, a governance policy or guardrail): the latter says why.
+    if (error instanceof McpInvocationError && error.outcome === 'denied')
+      throw error.message.startsWith('Unknown tool')
+        ? refusedTool(context, name)
+        : new CliFailure(`Refused: ${error.message}`, CliExitCode.refused);
     throw error;
   } finally {
     progress.done();

@@ -59,4 +59,15 @@ describe('scanValue', () => {
     expect(scanValue({ a: 1, b: ['x'] }, armed('block'), 'arguments')).toBeUndefined();
     expect(scanValue({ key: '-----BEGIN PRIVATE KEY-----' }, armed('block'), 'arguments')?.blocked).toBe(true);
   });
+
+  it('gives the audit record a copy with every finding replaced, blocked and flagged ones too, the call its own', () => {
+    const args = { note: 'key -----BEGIN PRIVATE KEY----- and card 4111 1111 1111 1111' };
+    const blocked = scanValue(args, armed('block'), 'arguments')!;
+    expect(blocked.value).toBe(args);
+    expect(blocked.scrubbed).toEqual({ note: 'key [REDACTED:private-key] and card [REDACTED:card]' });
+    const flagged = scanValue(args, armed('flag'), 'arguments')!;
+    expect(flagged.value).toBe(args);
+    expect(JSON.stringify(flagged.scrubbed)).not.toMatch(/PRIVATE KEY|4111/);
+    expect(flagged.findings.map((finding) => finding.detector)).toEqual(['card', 'private-key']);
+  });
 });

@@ -17,6 +17,8 @@ export interface ScanOutcome {
   readonly findings: GuardrailFinding[];
   readonly blocked: boolean;
   readonly value: unknown;
+  /** The value with every finding replaced, whatever its action: what the audit trail may keep. */
+  readonly scrubbed: unknown;
 }
 
 /** Deeper than this, a value is not looked into (JSON arguments and results are shallow). */
@@ -47,6 +49,8 @@ export function scanValue(
 ): ScanOutcome | undefined {
   const findings: GuardrailFinding[] = [];
   let blocked = false;
+  // The second pass (only when something was found) replaces every finding, for the audit record.
+  let scrubbing = false;
   const visit = (node: unknown, path: string, depth: number): unknown => {
     if (typeof node === 'string') {
       let text = node;
@@ -56,9 +60,9 @@ export function scanValue(
         text = text.replace(detector.pattern, (match) => {
           if (detector.validate && !detector.validate(match)) return match;
           found = true;
-          return detector.action === 'redact' ? detector.replacement : match;
+          return scrubbing || detector.action === 'redact' ? detector.replacement : match;
         });
-        if (found) {
+        if (found && !scrubbing) {
           findings.push({ detector: detector.id, in: where, path, action: detector.action });
           if (detector.action === 'block') blocked = true;
         }
@@ -87,5 +91,7 @@ export function scanValue(
     return copy ?? node;
   };
   const scanned = visit(value, '$', 0);
-  return findings.length === 0 ? undefined : { findings, blocked, value: scanned };
+  if (findings.length === 0) return undefined;
+  scrubbing = true;
+  return { findings, blocked, value: scanned, scrubbed: visit(value, '$', 0) };
 }

@@ -1,6 +1,6 @@
-import { celList, celMap } from '@bufbuild/cel';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { McpCallKind, McpPrincipal } from '#libs/core';
+import { celEngine } from './cel-engine';
 
 /** Deeper than this, a value is `null` to a condition (arguments are JSON: real ones are shallow). */
 const MAX_DEPTH = 32;
@@ -23,19 +23,19 @@ export function celValueOf(value: unknown, depth = 0): unknown {
       return null;
   }
   if (value === null || depth > MAX_DEPTH) return null;
-  if (Array.isArray(value)) return celList(value.map((item) => celValueOf(item, depth + 1)) as never);
+  if (Array.isArray(value)) return celEngine().celList(value.map((item) => celValueOf(item, depth + 1)) as never);
   if (value instanceof Date) return value.toISOString();
   const map = new Map<string, unknown>();
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     if (item !== undefined && typeof item !== 'function') map.set(key, celValueOf(item, depth + 1));
   }
-  return celMap(map as never);
+  return celEngine().celMap(map as never);
 }
 
 const principals = new WeakMap<McpPrincipal, unknown>();
 const entries = new WeakMap<RegisteredHandler, unknown>();
-const EMPTY = celValueOf({});
+let empty: unknown;
 
 /** `principal` for a condition, converted once per principal object. */
 export function principalValue(principal: McpPrincipal): unknown {
@@ -68,7 +68,15 @@ export function entryValue(kind: McpCallKind, entry: RegisteredHandler): unknown
   return value;
 }
 
-/** `client` for a condition (`{}` when the client named none). */
+const clients = new WeakMap<object, unknown>();
+
+/** `client` for a condition (`{}` when the client named none), converted once per client object. */
 export function clientValue(client: { name: string; version: string } | undefined): unknown {
-  return client ? celValueOf({ name: client.name, version: client.version }) : EMPTY;
+  if (!client) return (empty ??= celValueOf({}));
+  let value = clients.get(client);
+  if (value === undefined) {
+    value = celValueOf({ name: client.name, version: client.version });
+    clients.set(client, value);
+  }
+  return value;
 }

@@ -1,7 +1,8 @@
-import { celEnv, parse, plan, type CelEnv } from '@bufbuild/cel';
+import type { CelEnv } from '@bufbuild/cel';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { McpCallKind, McpDiagnostic } from '#libs/core';
 import { GovernanceMessages } from '../messages/governance.messages';
+import { celEngine } from './cel-engine';
 import { POLICY_VARIABLES, type CompiledPolicy, type PolicyVariable } from './compiled-policy';
 import type { McpPolicyDefinition, McpPolicyScope } from './mcp-policy.interface';
 
@@ -14,7 +15,7 @@ const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 let sharedEnv: CelEnv | undefined;
 /** One CEL environment for every policy: the standard functions, nothing of ours. */
-const env = () => (sharedEnv ??= celEnv({}));
+const env = () => (sharedEnv ??= celEngine().celEnv({}));
 
 /** Where a policy was declared: the module options, a provider, an upstream or API. */
 export interface PolicySource {
@@ -84,6 +85,7 @@ function compileOne(
     bad('"condition" must be a CEL expression', 'e.g. condition: "\'agent\' in principal.roles"');
   } else {
     try {
+      const { parse, plan } = celEngine();
       const parsed = parse(d.condition);
       const names = identifiersOf(parsed.expr);
       const unknown = [...names].filter((name) => !(POLICY_VARIABLES as readonly string[]).includes(name));

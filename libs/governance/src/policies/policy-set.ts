@@ -1,7 +1,7 @@
-import { isCelError } from '@bufbuild/cel';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { McpCallKind } from '#libs/core';
 import { GovernanceMessages } from '../messages/governance.messages';
+import { celEngine } from './cel-engine';
 import type { CompiledPolicy } from './compiled-policy';
 
 /** A policy that refused (or, in dry-run mode, would have). */
@@ -24,6 +24,9 @@ export interface EntryPolicies {
   readonly allowedAudit: { readonly allowed: readonly string[] } | undefined;
 }
 
+/** Callers whose decisions are kept at once (each a few bytes per entry it used). */
+const MAX_CALLERS = 10_000;
+
 const NONE: EntryPolicies = Object.freeze({ gate: [], call: [], result: [], callIds: [], allowedAudit: undefined });
 
 /**
@@ -32,11 +35,37 @@ const NONE: EntryPolicies = Object.freeze({ gate: [], call: [], result: [], call
  */
 export class PolicySet {
   private readonly byEntry = new WeakMap<RegisteredHandler, EntryPolicies>();
+  /**
+   * The decisions of the argument-independent policies, per caller and entry: they depend on
+   * nothing else, and go with the set when the policies are replaced. Bounded: past
+   * `MAX_CALLERS` callers, it starts again.
+   */
+  private readonly gateDecisions = new Map<string, WeakMap<RegisteredHandler, readonly PolicyRefusal[] | null>>();
   /** Whether any policy decides who may see an entry (lists are then filtered per caller). */
   readonly gates: boolean;
 
   constructor(readonly policies: readonly CompiledPolicy[]) {
     this.gates = policies.some((policy) => policy.stage === 'call' && !policy.perCall);
+  }
+
+  /** The decision for `callerKey` on `entry`, made by `decideNow` the first time it is asked. */
+  gateDecision(
+    callerKey: string,
+    entry: RegisteredHandler,
+    decideNow: () => PolicyRefusal[] | undefined,
+  ): readonly PolicyRefusal[] | undefined {
+    let decisions = this.gateDecisions.get(callerKey);
+    if (!decisions) {
+      if (this.gateDecisions.size >= MAX_CALLERS) this.gateDecisions.clear();
+      decisions = new WeakMap();
+      this.gateDecisions.set(callerKey, decisions);
+    }
+    let decision = decisions.get(entry);
+    if (decision === undefined) {
+      decision = decideNow() ?? null;
+      decisions.set(entry, decision);
+    }
+    return decision ?? undefined;
   }
 
   get size(): number {
@@ -79,7 +108,7 @@ export function decide(
   for (const policy of policies) {
     const value = policy.evaluate(bindings);
     if (value === true) continue;
-    const reason = isCelError(value)
+    const reason = celEngine().isCelError(value)
       ? `${policy.reason}: ${GovernanceMessages.unevaluable(value.message)}`
       : policy.reason;
     (refusals ??= []).push(policy.dryRun ? { policy: policy.id, reason, dryRun: true } : { policy: policy.id, reason });

@@ -125,6 +125,30 @@ describe('McpMetrics', () => {
     ]).toEqual([2, 1, 0, 1, 0]);
   });
 
+  it('counts what governance guardrails found (never the value) and the policies that refused', async () => {
+    const metrics = new McpMetrics({ entryOf, processMetrics: false });
+    const governed = (governance: McpRequestEvent['governance'], outcome: AuditOutcome = 'ok') => ({
+      ...event('tools/call', 'add', 1, outcome),
+      governance,
+    });
+    const email = { detector: 'email', in: 'result', path: '$.text', action: 'redact' } as const;
+    metrics.observe(governed({ findings: [email, { ...email, path: '$.other' }] }));
+    metrics.observe(governed({ findings: [email] }));
+    metrics.observe(
+      governed({ findings: [{ detector: 'private-key', in: 'arguments', path: '$.note', action: 'block' }] }, 'denied'),
+    );
+    metrics.observe(governed({ refused: [{ policy: 'urgent-needs-lead', reason: 'leads only' }] }, 'denied'));
+    metrics.observe(governed({ refused: [{ policy: 'tenant', reason: 'own tenant', dryRun: true }], allowed: ['x'] }));
+    metrics.observe(governed({ allowed: ['urgent-needs-lead'] }));
+    const samples = await scrape(metrics);
+    expect([...samples].filter(([name]) => /^mcp_(guardrail_findings|policy_refusals)_total/.test(name))).toEqual([
+      ['mcp_guardrail_findings_total{detector="email",in="result",action="redact"}', 3],
+      ['mcp_guardrail_findings_total{detector="private-key",in="arguments",action="block"}', 1],
+      ['mcp_policy_refusals_total{policy="urgent-needs-lead",dry_run="false"}', 1],
+      ['mcp_policy_refusals_total{policy="tenant",dry_run="true"}', 1],
+    ]);
+  });
+
   it('reads in-flight calls, sessions and the audit trail when scraped', async () => {
     let inFlight = 3;
     const health: AuditTrailHealth = {

@@ -173,6 +173,8 @@ function processMetrics(): Metric[] {
  * | `mcp_in_flight` | gauge | |
  * | `mcp_throttled_total`, `mcp_denied_total`, `mcp_unauthenticated_total` | counter | `transport` |
  * | `mcp_sessions_active` | gauge | |
+ * | `mcp_guardrail_findings_total` | counter | `detector`, `in` (`arguments`/`result`), `action` (`block`/`redact`/`flag`): what governance guardrails found, never the value |
+ * | `mcp_policy_refusals_total` | counter | `policy`, `dry_run`: calls a governance policy refused (or, in dry-run mode, would have) |
  * | `mcp_audit_queue_depth`, `mcp_audit_spooled_records`, `mcp_audit_spooled_bytes` (gauges), `mcp_audit_written_total`, `mcp_audit_dropped_total`, `mcp_audit_failures_total` | | (with an audit trail) |
  * | `mcp_process_*`, `mcp_nodejs_*` | | `collectDefaultMetrics` |
  *
@@ -200,6 +202,9 @@ export class McpMetrics implements McpRequestObserver {
   private readonly maxSeries: number;
   private aliases = 0;
   private started = false;
+  /** Guardrail findings by `detector|in|action`, and policy refusals by policy id (both bounded by the configuration). */
+  private readonly findings = new Map<string, { labels: Record<string, string>; count: number }>();
+  private readonly policyRefusals = new Map<string, { labels: Record<string, string>; count: number }>();
 
   constructor(private readonly options: McpMetricsOptions = {}) {
     this.maxSeries = options.maxSeries ?? 2_000;
@@ -258,6 +263,31 @@ export class McpMetrics implements McpRequestObserver {
           },
         }),
       ),
+    );
+    const counted = (name: string, help: string, labelNames: string[], counts: McpMetrics['findings']) =>
+      register(
+        new Counter({
+          name,
+          help,
+          labelNames,
+          registers: [],
+          collect() {
+            this.reset();
+            for (const { labels, count } of counts.values()) this.inc(labels, count);
+          },
+        }),
+      );
+    counted(
+      'mcp_guardrail_findings_total',
+      'What governance guardrails found in arguments and results (never the value), by detector, where and the action taken.',
+      ['detector', 'in', 'action'],
+      this.findings,
+    );
+    counted(
+      'mcp_policy_refusals_total',
+      'Calls a governance policy refused (dry_run "true": would have refused), by policy id.',
+      ['policy', 'dry_run'],
+      this.policyRefusals,
     );
     const gauge = (name: string, help: string, read: (() => number) | undefined) =>
       read &&
@@ -353,6 +383,24 @@ export class McpMetrics implements McpRequestObserver {
       const refusal = outcome === OUTCOME_INDEX.throttled ? 0 : outcome === OUTCOME_INDEX.denied ? 1 : 2;
       this.refused[TRANSPORTS.indexOf(event.transport) * REFUSALS.length + refusal]++;
     }
+    if (event.governance !== undefined) this.governed(event.governance);
+  }
+
+  /** Counts what governance found and refused (only calls it had something to say about get here). */
+  private governed({ findings, refused }: NonNullable<McpRequestEvent['governance']>): void {
+    if (findings)
+      for (const finding of findings)
+        bump(this.findings, `${finding.detector}|${finding.in}|${finding.action}`, () => ({
+          detector: finding.detector,
+          in: finding.in,
+          action: finding.action,
+        }));
+    if (refused)
+      for (const refusal of refused)
+        bump(this.policyRefusals, `${refusal.policy}|${refusal.dryRun === true}`, () => ({
+          policy: refusal.policy,
+          dry_run: String(refusal.dryRun === true),
+        }));
   }
 
   private methodSeries(method: string): MethodSeries {
@@ -396,4 +444,17 @@ export class McpMetrics implements McpRequestObserver {
     this.all.push(series);
     return series;
   }
+}
+
+/** Most label sets a governance counter keeps (detectors and policy ids are configured: far fewer). */
+const MAX_GOVERNANCE_SERIES = 500;
+
+function bump(
+  counts: Map<string, { labels: Record<string, string>; count: number }>,
+  key: string,
+  labels: () => Record<string, string>,
+): void {
+  const known = counts.get(key);
+  if (known) known.count++;
+  else if (counts.size < MAX_GOVERNANCE_SERIES) counts.set(key, { labels: labels(), count: 1 });
 }

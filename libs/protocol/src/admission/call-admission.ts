@@ -90,6 +90,8 @@ export class CallAdmission {
       args: call.args,
     });
     note.governance = verdict.audit;
+    // What a guardrail found never reaches the trail, whatever the rule did with it.
+    if (verdict.kind !== 'hidden' && verdict.recorded !== undefined) note.arguments = verdict.recorded;
     if (verdict.kind === 'allowed') return verdict.args;
     if (verdict.kind === 'hidden') {
       const notFound = call.notFound();

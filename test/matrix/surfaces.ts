@@ -261,6 +261,8 @@ async function credentialOf(
         : { 'x-api-key': 'mk-nobody-0123456789abcdef01234567' };
     case 'approver':
       return headersOf(world, credential, 'approver');
+    case 'agent':
+      return headersOf(world, credential, principalOf('caller', surface));
     default:
       return headersOf(world, credential, principalOf(role, surface));
   }

@@ -35,6 +35,16 @@ export {
   type JsonlAuditSinkOptions,
   type JsonlLocation,
 } from './audit/jsonl-audit.sink';
+export { AuditForwarder, type AuditForwardHealth, type AuditForwarderSettings } from './audit/audit-forwarder';
+export { SyslogAuditSink, type SyslogAuditSinkOptions } from './audit/syslog-audit.sink';
+export {
+  WebhookAuditSink,
+  signWebhookBody,
+  WEBHOOK_SIGNATURE_HEADER,
+  type WebhookAuditSinkOptions,
+} from './audit/webhook-audit.sink';
+export { OtlpLogsAuditSink, type OtlpLogsAuditSinkOptions } from './audit/otlp-logs-audit.sink';
+export { AuditSinkOptionsError } from './audit/sink-options.error';
 export { sensitiveFieldsOf, redactSensitive, type SensitiveFields } from './audit/sensitive-fields';
 export { resolveAuditOptions, type McpAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
 export { AuthFailureLimiter } from './auth/auth-failure.limiter';

@@ -137,6 +137,10 @@ describe('McpMetrics', () => {
       written: 17,
       dropped: 2,
       failures: 1,
+      forwards: [
+        { sink: 'syslog', state: 'ok', spooled: 0, spoolBytes: 0, delivered: 17, failures: 0, dropped: 0 },
+        { sink: 'webhook', state: 'failing', spooled: 9, spoolBytes: 4_000, delivered: 8, failures: 3, dropped: 0 },
+      ],
     };
     const metrics = new McpMetrics({
       processMetrics: false,
@@ -156,6 +160,13 @@ describe('McpMetrics', () => {
       samples.get('mcp_audit_dropped_total'),
       samples.get('mcp_audit_failures_total'),
     ]).toEqual([17, 2, 1]);
+    expect([
+      samples.get('mcp_audit_forward_up{sink="syslog"}'),
+      samples.get('mcp_audit_forward_up{sink="webhook"}'),
+      samples.get('mcp_audit_forward_spooled_records{sink="webhook"}'),
+      samples.get('mcp_audit_forward_delivered_total{sink="syslog"}'),
+      samples.get('mcp_audit_forward_failures_total{sink="webhook"}'),
+    ]).toEqual([1, 0, 9, 17, 3]);
     inFlight = 0;
     health.written = 20;
     samples = await scrape(metrics);

@@ -1,6 +1,6 @@
 import type { Histogram, Metric, Registry } from 'prom-client';
 import { optionalDependency, type McpTransportKind } from '#libs/core';
-import type { AuditTrailHealth } from '#libs/security';
+import type { AuditForwardHealth, AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '#libs/protocol';
 import { MCP_METHOD_NAMES, type McpRequestObservers } from '#libs/protocol';
 import { OUTCOME_INDEX, OUTCOMES } from '../stats/outcome-index';
@@ -174,6 +174,7 @@ function processMetrics(): Metric[] {
  * | `mcp_throttled_total`, `mcp_denied_total`, `mcp_unauthenticated_total` | counter | `transport` |
  * | `mcp_sessions_active` | gauge | |
  * | `mcp_audit_queue_depth`, `mcp_audit_spooled_records`, `mcp_audit_spooled_bytes` (gauges), `mcp_audit_written_total`, `mcp_audit_dropped_total`, `mcp_audit_failures_total` | | (with an audit trail) |
+ * | `mcp_audit_forward_up`, `mcp_audit_forward_spooled_records`, `mcp_audit_forward_spooled_bytes` (gauges), `mcp_audit_forward_delivered_total`, `mcp_audit_forward_failures_total`, `mcp_audit_forward_dropped_total` | | `sink` (each of `audit.forward`) |
  * | `mcp_process_*`, `mcp_nodejs_*` | | `collectDefaultMetrics` |
  *
  * With `replica`, every metric has the label `replica` too.
@@ -301,6 +302,41 @@ export class McpMetrics implements McpRequestObserver {
         (health) => health.dropped,
       );
       total('mcp_audit_failures_total', 'Failed writes to the audit sink.', (health) => health.failures);
+      // One series per forwarding sink (a SIEM), labelled with its name.
+      const perSink = (
+        kind: typeof Gauge | typeof Counter,
+        name: string,
+        help: string,
+        read: (health: AuditForwardHealth) => number,
+      ) =>
+        register(
+          new kind({
+            name,
+            help,
+            labelNames: ['sink'],
+            registers: [],
+            collect() {
+              this.reset();
+              for (const forward of audit().forwards) {
+                if (this instanceof Gauge) this.set({ sink: forward.sink }, read(forward));
+                else this.inc({ sink: forward.sink }, read(forward));
+              }
+            },
+          }),
+        );
+      perSink(Gauge, 'mcp_audit_forward_up', 'Whether the forwarding audit sink delivers (1) or fails (0).', (f) =>
+        f.state === 'ok' ? 1 : 0,
+      );
+      perSink(
+        Gauge,
+        'mcp_audit_forward_spooled_records',
+        'Audit records waiting in a forwarding sink\'s spool.',
+        (f) => f.spooled,
+      );
+      perSink(Gauge, 'mcp_audit_forward_spooled_bytes', 'Bytes waiting in a forwarding sink\'s spool.', (f) => f.spoolBytes);
+      perSink(Counter, 'mcp_audit_forward_delivered_total', 'Audit records delivered to a forwarding sink.', (f) => f.delivered);
+      perSink(Counter, 'mcp_audit_forward_failures_total', 'Failed deliveries to a forwarding sink (each retried).', (f) => f.failures);
+      perSink(Counter, 'mcp_audit_forward_dropped_total', 'Audit records a forwarding sink\'s spool could not take.', (f) => f.dropped);
     }
     return registry;
   }

@@ -19,7 +19,14 @@ export { RedactingConsoleLogger } from './redaction/redacting-console.logger';
 export type { AuditOutcome, AuditEntry, AuditRecord } from './audit/audit-record';
 export { AUDIT_OUTCOMES } from './audit/audit-record';
 export { MCP_AUDIT_SINK, InjectAuditSink, type AuditSink, type AuditChainTail } from './audit/audit-sink';
-export { canonicalJson, hashRecord, verifyChain, GENESIS_HASH, type ChainVerification } from './audit/audit-chain';
+export {
+  canonicalJson,
+  hashRecord,
+  verifyChain,
+  GENESIS_HASH,
+  type ChainVerification,
+  type ChainVerificationOptions,
+} from './audit/audit-chain';
 export { AuditRecorder, type AuditableEvent } from './audit/audit-recorder';
 export {
   AuditTrail,
@@ -39,8 +46,8 @@ export { AuditForwarder, type AuditForwardHealth, type AuditForwarderSettings } 
 export { SyslogAuditSink, type SyslogAuditSinkOptions } from './audit/syslog-audit.sink';
 export {
   WebhookAuditSink,
-  signWebhookBody,
-  WEBHOOK_SIGNATURE_HEADER,
+  signAuditWebhook,
+  AUDIT_WEBHOOK_SIGNATURE_HEADER,
   type WebhookAuditSinkOptions,
 } from './audit/webhook-audit.sink';
 export { OtlpLogsAuditSink, type OtlpLogsAuditSinkOptions } from './audit/otlp-logs-audit.sink';

@@ -25,7 +25,7 @@ export interface WebhookAuditSinkOptions {
 }
 
 /** The signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
-export const WEBHOOK_SIGNATURE_HEADER = 'x-mcp-audit-signature';
+export const AUDIT_WEBHOOK_SIGNATURE_HEADER = 'x-mcp-audit-signature';
 
 /**
  * Forwards audit records to an HTTPS receiver: one `POST` per batch, its body the records'
@@ -67,7 +67,7 @@ export class WebhookAuditSink implements AuditSink {
       ...this.options.headers,
       'content-type': 'application/x-ndjson',
       'idempotency-key': `${first.chain}:${first.seq}-${last.seq}`,
-      [WEBHOOK_SIGNATURE_HEADER]: signWebhookBody(this.options.secret, body),
+      [AUDIT_WEBHOOK_SIGNATURE_HEADER]: signAuditWebhook(this.options.secret, body),
     });
   }
 }
@@ -75,9 +75,9 @@ export class WebhookAuditSink implements AuditSink {
 /**
  * The signature header's value for `body` (what a receiver recomputes to check it).
  * @example
- * signWebhookBody(secret, body) // 't=1764316800,v1=5c1e…'
+ * signAuditWebhook(secret, body) // 't=1764316800,v1=5c1e…'
  */
-export function signWebhookBody(secret: string, body: Buffer, at = Math.floor(Date.now() / 1000)): string {
+export function signAuditWebhook(secret: string, body: Buffer, at = Math.floor(Date.now() / 1000)): string {
   const mac = createHmac('sha256', secret).update(`${at}.`).update(body).digest('hex');
   return `t=${at},v1=${mac}`;
 }

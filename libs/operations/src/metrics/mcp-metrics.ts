@@ -330,13 +330,33 @@ export class McpMetrics implements McpRequestObserver {
       perSink(
         Gauge,
         'mcp_audit_forward_spooled_records',
-        'Audit records waiting in a forwarding sink\'s spool.',
+        "Audit records waiting in a forwarding sink's spool.",
         (f) => f.spooled,
       );
-      perSink(Gauge, 'mcp_audit_forward_spooled_bytes', 'Bytes waiting in a forwarding sink\'s spool.', (f) => f.spoolBytes);
-      perSink(Counter, 'mcp_audit_forward_delivered_total', 'Audit records delivered to a forwarding sink.', (f) => f.delivered);
-      perSink(Counter, 'mcp_audit_forward_failures_total', 'Failed deliveries to a forwarding sink (each retried).', (f) => f.failures);
-      perSink(Counter, 'mcp_audit_forward_dropped_total', 'Audit records a forwarding sink\'s spool could not take.', (f) => f.dropped);
+      perSink(
+        Gauge,
+        'mcp_audit_forward_spooled_bytes',
+        "Bytes waiting in a forwarding sink's spool.",
+        (f) => f.spoolBytes,
+      );
+      perSink(
+        Counter,
+        'mcp_audit_forward_delivered_total',
+        'Audit records delivered to a forwarding sink.',
+        (f) => f.delivered,
+      );
+      perSink(
+        Counter,
+        'mcp_audit_forward_failures_total',
+        'Failed deliveries to a forwarding sink (each retried).',
+        (f) => f.failures,
+      );
+      perSink(
+        Counter,
+        'mcp_audit_forward_dropped_total',
+        "Audit records a forwarding sink's spool could not take.",
+        (f) => f.dropped,
+      );
     }
     return registry;
   }

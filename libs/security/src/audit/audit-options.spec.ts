@@ -90,13 +90,13 @@ describe('resolveAuditOptions', () => {
       ['webhook', join('logs', 'spool', 'desk_1.webhook.forward.jsonl'), 30_000],
     ]);
     const own = sink('own');
-    expect(
-      resolve({ sink: own, forward: [sink('a'), sink('a'), own, 'siem'], forwardMaxRetryMs: 5 }).problems,
-    ).toEqual([
-      'audit.forwardMaxRetryMs must be an integer ≥ 100, got 5 (set forwardMaxRetryMs: 30000 (the default) or another integer ≥ 100)',
-      'audit.forward[1] another sink is named "a" (give each a name of its own (option name: \'siem-eu\'))',
-      "audit.forward[2] is the trail's own sink (forward to another sink, or remove it from forward)",
-      'audit.forward[3] must implement AuditSink (pass e.g. new WebhookAuditSink({ url, secret }))',
-    ]);
+    expect(resolve({ sink: own, forward: [sink('a'), sink('a'), own, 'siem'], forwardMaxRetryMs: 5 }).problems).toEqual(
+      [
+        'audit.forwardMaxRetryMs must be an integer ≥ 100, got 5 (set forwardMaxRetryMs: 30000 (the default) or another integer ≥ 100)',
+        'audit.forward[1] another sink is named "a" (give each a name of its own (option name: \'siem-eu\'))',
+        "audit.forward[2] is the trail's own sink (forward to another sink, or remove it from forward)",
+        'audit.forward[3] must implement AuditSink (pass e.g. new WebhookAuditSink({ url, secret }))',
+      ],
+    );
   });
 });

@@ -193,7 +193,11 @@ function resolveForward(
   const maxRetryDelayMs = integer('forwardMaxRetryMs', 30_000, 100);
   if (o.forward === undefined) return [];
   if (!Array.isArray(o.forward)) {
-    report('audit.forward', 'must be an array of sinks', 'e.g. forward: [new SyslogAuditSink({ host, port, tls: true })]');
+    report(
+      'audit.forward',
+      'must be an array of sinks',
+      'e.g. forward: [new SyslogAuditSink({ host, port, tls: true })]',
+    );
     return [];
   }
   const names = new Set<string>();
@@ -205,11 +209,19 @@ function resolveForward(
       return;
     }
     if (given === o.sink) {
-      report(`audit.forward[${index}]`, 'is the trail\'s own sink', 'forward to another sink, or remove it from forward');
+      report(
+        `audit.forward[${index}]`,
+        "is the trail's own sink",
+        'forward to another sink, or remove it from forward',
+      );
       return;
     }
     if (names.has(given.name)) {
-      report(`audit.forward[${index}]`, `another sink is named "${given.name}"`, "give each a name of its own (option name: 'siem-eu')");
+      report(
+        `audit.forward[${index}]`,
+        `another sink is named "${given.name}"`,
+        "give each a name of its own (option name: 'siem-eu')",
+      );
       return;
     }
     names.add(given.name);

@@ -63,11 +63,13 @@ export class SyslogAuditSink implements AuditSink {
 
   constructor(private readonly options: SyslogAuditSinkOptions) {
     const problems: string[] = [];
-    if (typeof options?.host !== 'string' || !options.host) problems.push('host: give the syslog server, e.g. "siem.internal"');
+    if (typeof options?.host !== 'string' || !options.host)
+      problems.push('host: give the syslog server, e.g. "siem.internal"');
     if (!Number.isInteger(options?.port) || options.port < 1 || options.port > 65_535)
       problems.push('port: give an integer 1-65535 (6514 for syslog over TLS)');
     const facility = options?.facility ?? 13;
-    if (!Number.isInteger(facility) || facility < 0 || facility > 23) problems.push('facility: give 0-23 (13: log audit)');
+    if (!Number.isInteger(facility) || facility < 0 || facility > 23)
+      problems.push('facility: give 0-23 (13: log audit)');
     const timeoutMs = options?.timeoutMs ?? 5_000;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) problems.push('timeoutMs: give a positive integer');
     if (problems.length > 0) throw sinkOptionsError('SyslogAuditSink', problems);

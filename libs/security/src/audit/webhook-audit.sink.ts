@@ -51,7 +51,9 @@ export class WebhookAuditSink implements AuditSink {
   constructor(private readonly options: WebhookAuditSinkOptions) {
     const problems = urlProblems(options?.url, options?.allowHttp === true, 'https://siem.example/mcp-audit');
     if (typeof options?.secret !== 'string' || options.secret.length < 32)
-      problems.push('secret: give a key of at least 32 characters (e.g. openssl rand -hex 32), shared with the receiver');
+      problems.push(
+        'secret: give a key of at least 32 characters (e.g. openssl rand -hex 32), shared with the receiver',
+      );
     const timeoutMs = options?.timeoutMs ?? 10_000;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) problems.push('timeoutMs: give a positive integer');
     if (problems.length > 0) throw sinkOptionsError('WebhookAuditSink', problems);

@@ -37,6 +37,8 @@ export interface McpMetricsOptions {
   sessions?: () => number;
   /** The audit trail's counters (`mcp_audit_*`); leave out when there is no trail. */
   audit?: () => AuditTrailHealth;
+  /** Approval requests waiting for a decision (`mcp_approvals_pending`); leave out without approvals. */
+  approvalsPending?: () => Promise<number> | number;
   /** Registers the metrics as an observer of every finished request on module init. */
   observers?: McpRequestObservers;
   /** Adds the process and Node.js metrics of `collectDefaultMetrics` (prefixed `mcp_`). @default true */
@@ -49,6 +51,28 @@ export interface McpMetricsOptions {
    * gives its `replica` option. @default no such label
    */
   replica?: string;
+}
+
+interface AddedGauge {
+  name: string;
+  help: string;
+  labelNames: string[];
+  read: () => [Record<string, string>, number][];
+}
+
+/** A prom-client gauge reading an added source when scraped. */
+function labelledGauge(Gauge: typeof import('prom-client').Gauge, added: AddedGauge): Metric {
+  const { name, help, labelNames, read } = added;
+  return new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [],
+    collect() {
+      this.reset();
+      for (const [labels, value] of read()) this.set(labels, value);
+    },
+  }) as unknown as Metric;
 }
 
 /**
@@ -201,6 +225,8 @@ export class McpMetrics implements McpRequestObserver {
   private readonly maxSeries: number;
   private aliases = 0;
   private started = false;
+  /** Gauges other parts of the host added (`addGauge`), registered with the registry when it is made. */
+  private readonly added: AddedGauge[] = [];
 
   constructor(private readonly options: McpMetricsOptions = {}) {
     this.maxSeries = options.maxSeries ?? 2_000;
@@ -273,6 +299,19 @@ export class McpMetrics implements McpRequestObserver {
         }),
       );
     gauge('mcp_in_flight', 'Calls (tools, prompts, resource reads) running now.', options.inFlight);
+    const pending = options.approvalsPending;
+    if (pending)
+      register(
+        new Gauge({
+          name: 'mcp_approvals_pending',
+          help: 'Approval requests waiting for a decision.',
+          registers: [],
+          async collect() {
+            this.set(await pending());
+          },
+        }),
+      );
+    for (const added of this.added) register(labelledGauge(Gauge, added));
     gauge('mcp_sessions_active', 'Live MCP sessions (stateful HTTP sessions and the stdio session).', options.sessions);
     const audit = options.audit;
     if (audit) {
@@ -359,6 +398,19 @@ export class McpMetrics implements McpRequestObserver {
       );
     }
     return registry;
+  }
+
+  /**
+   * Adds a gauge read when scraped, one sample per label set `read` returns (the gateway's
+   * `mcp_upstream_*` are made so). Costs nothing until the registry is used.
+   * @example
+   * metrics.addGauge('mcp_upstream_up', 'Connected upstreams.', ['upstream'], () => [[{ upstream: 'wiki' }, 1]]);
+   */
+  addGauge(name: string, help: string, labelNames: string[], read: () => [Record<string, string>, number][]): void {
+    const added = { name, help, labelNames, read };
+    this.added.push(added);
+    if (this.promRegistry)
+      this.promRegistry.registerMetric(labelledGauge(promClient().Gauge, added) as unknown as Metric);
   }
 
   /** Adds the process metrics and starts observing requests (when given `observers`). */

@@ -176,6 +176,27 @@ describe('McpMetrics', () => {
     expect([...withoutAudit.keys()].filter((key) => key.startsWith('mcp_audit'))).toEqual([]);
   });
 
+  it("reads the approvals waiting and the gauges other parts add (the gateway's upstreams), when scraped", async () => {
+    let pending = 2;
+    const metrics = new McpMetrics({ processMetrics: false, approvalsPending: async () => pending });
+    const upstreams = [{ name: 'wiki', up: 1 }];
+    metrics.addGauge('mcp_upstream_up', 'Connected upstreams.', ['upstream'], () =>
+      upstreams.map((upstream) => [{ upstream: upstream.name }, upstream.up]),
+    );
+    let samples = await scrape(metrics);
+    expect([samples.get('mcp_approvals_pending'), samples.get('mcp_upstream_up{upstream="wiki"}')]).toEqual([2, 1]);
+    pending = 0;
+    upstreams.push({ name: 'crm', up: 0 });
+    // Added after the registry was made: registered at once.
+    metrics.addGauge('mcp_upstream_circuit_open', 'Open circuits.', ['upstream'], () => [[{ upstream: 'crm' }, 1]]);
+    samples = await scrape(metrics);
+    expect([
+      samples.get('mcp_approvals_pending'),
+      samples.get('mcp_upstream_up{upstream="crm"}'),
+      samples.get('mcp_upstream_circuit_open{upstream="crm"}'),
+    ]).toEqual([0, 0, 1]);
+  });
+
   it('keeps the series bounded: beyond maxSeries, new catalog names count as "other"', async () => {
     const metrics = new McpMetrics({ entryOf: (_kind, name) => name, processMetrics: false, maxSeries: 3 });
     for (const name of ['a', 'b', 'c', 'd', 'e', 'a']) metrics.observe(event('tools/call', name, 1));

@@ -5,6 +5,7 @@ import { LocalResourceUpdates } from '#libs/resources';
 import type { McpHealthCheck } from '#libs/operations';
 import { ClusterApprovalLedger } from './approvals/cluster-approval.ledger';
 import { ClusterCatalogToggles } from './catalog/cluster-catalog-toggles';
+import { ClusterConfigChanges } from './config/cluster-config-changes';
 import { ClusterAnswerClaims } from './claims/cluster-answer-claims';
 import { McpCluster, type ClusterOptions } from './replicas/mcp-cluster';
 import { ClusterResourceUpdates } from './resources/cluster-resource-updates';
@@ -40,6 +41,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
   readonly resourceUpdates: ClusterResourceUpdates;
   readonly toggles: ClusterCatalogToggles;
   readonly approvals: ClusterApprovalLedger;
+  readonly configChanges: ClusterConfigChanges;
   /** A replica that cannot reach the backplane serves no session: it is not ready. */
   readonly readiness: readonly McpHealthCheck[];
 
@@ -55,6 +57,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
     this.resourceUpdates = new ClusterResourceUpdates(new LocalResourceUpdates(), cluster);
     this.toggles = new ClusterCatalogToggles(new LocalCatalogToggles(tools, prompts, resources), cluster);
     this.approvals = new ClusterApprovalLedger(cluster);
+    this.configChanges = new ClusterConfigChanges(cluster);
     this.readiness = [{ name: 'cluster', required: true, check: () => cluster.backplane.ping() }];
   }
 

@@ -52,3 +52,9 @@ export {
 export { MAX_REPLICA_NAME_LENGTH, defaultReplicaName } from './options/replica-name';
 export { operationsParts, type OperationsSwitches, type OperationsParts } from './operations.parts';
 export { OperationsMessages } from './operations.messages';
+export {
+  MCP_CONFIG_CHANGES,
+  InjectConfigChanges,
+  LocalConfigChanges,
+  type ConfigChanges,
+} from './config/config-changes';

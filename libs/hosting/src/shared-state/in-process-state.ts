@@ -8,6 +8,7 @@ import {
   LocalTaskReplicas,
   SessionStore,
 } from '#libs/protocol';
+import { LocalConfigChanges } from '#libs/operations';
 import { LocalResourceUpdates } from '#libs/resources';
 import type { SharedState, SharedStateDeps } from './shared-state';
 
@@ -23,6 +24,7 @@ export function inProcessState({ protocol, tools, prompts, resources }: SharedSt
     resourceUpdates: new LocalResourceUpdates(),
     toggles: new LocalCatalogToggles(tools, prompts, resources),
     approvals: new InMemoryApprovalLedger(),
+    configChanges: new LocalConfigChanges(),
     readiness: [],
   };
 }

@@ -1,7 +1,7 @@
 import type { InjectionToken, Provider, Type } from '@nestjs/common';
 import { CATALOG_TOGGLES, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { MCP_APPROVAL_LEDGER } from '#libs/invocation';
-import { DependencyHealth } from '#libs/operations';
+import { DependencyHealth, MCP_CONFIG_CHANGES } from '#libs/operations';
 import {
   MCP_ANSWER_CLAIMS,
   MCP_PROTOCOL_OPTIONS,
@@ -77,6 +77,7 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
   piece(MCP_RESOURCE_UPDATES, 'resourceUpdates'),
   piece(CATALOG_TOGGLES, 'toggles'),
   piece(MCP_APPROVAL_LEDGER, 'approvals'),
+  piece(MCP_CONFIG_CHANGES, 'configChanges'),
 ];
 
 /**

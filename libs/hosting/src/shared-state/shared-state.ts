@@ -1,6 +1,6 @@
 import type { CatalogToggles, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import type { ApprovalLedger } from '#libs/invocation';
-import type { McpHealthCheck } from '#libs/operations';
+import type { ConfigChanges, McpHealthCheck } from '#libs/operations';
 import type {
   AnswerClaims,
   McpTaskStore,
@@ -37,6 +37,8 @@ export interface SharedState {
   readonly toggles: CatalogToggles;
   /** The approval requests of confirmed calls. */
   readonly approvals: ApprovalLedger;
+  /** Configuration stored at run time (the virtual servers): the word that it changed. */
+  readonly configChanges: ConfigChanges;
   /** What readiness checks of it (nothing in process; the backplane, required, in a cluster). */
   readonly readiness: readonly McpHealthCheck[];
 }

@@ -189,6 +189,15 @@ export type {
   JsonlLocation,
 } from '#libs/security';
 
+// Virtual servers managed at run time (the PostgreSQL store is `nest-mcp-host/postgres`)
+export { McpVirtualServers, FileVirtualServersStore, VersionConflictError } from '#libs/virtual-servers';
+export type {
+  McpVirtualServersOptions,
+  VirtualServersDocument,
+  VirtualServersStore,
+  VirtualServersChange,
+} from '#libs/virtual-servers';
+
 // Approvals, tasks, health, metrics, statistics
 export { McpApprovals, WEBHOOK_SIGNATURE_HEADER } from '#libs/operations';
 export { ApprovalDecisionError } from '#libs/invocation';

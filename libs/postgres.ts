@@ -1,3 +1,7 @@
-// `nest-mcp-host/postgres`: the PostgreSQL audit sink, apart from the root entry so that only the
+// `nest-mcp-host/postgres`: the PostgreSQL audit sink and virtual servers store, apart from the root entry so that only the
 // applications that use it load `pg` (an optional peer dependency: `npm install pg`).
 export { PostgresAuditSink, type PostgresAuditSinkOptions } from './security/src/audit/postgres-audit.sink';
+export {
+  PostgresVirtualServersStore,
+  type PostgresVirtualServersStoreOptions,
+} from './virtual-servers/src/store/postgres-virtual-servers.store';

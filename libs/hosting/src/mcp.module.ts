@@ -43,6 +43,7 @@ import {
 } from '#libs/operations';
 import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
+import { MCP_VIRTUAL_SERVERS_OPTIONS, McpVirtualServers, VIRTUAL_SERVERS_PROVIDERS } from '#libs/virtual-servers';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
@@ -81,6 +82,7 @@ const OPTION_SLICES = (
     [MCP_HOSTING_OPTIONS, 'hosting'],
     [MCP_REST_OPTIONS, 'rest'],
     [MCP_GATEWAY_OPTIONS, 'gateway'],
+    [MCP_VIRTUAL_SERVERS_OPTIONS, 'virtualServers'],
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
   ] as const
 ).map(([token, slice]) => ({
@@ -132,6 +134,7 @@ const OPTION_SLICES = (
     ...SECURITY_PROVIDERS,
     ...REST_PROVIDERS,
     ...GATEWAY_PROVIDERS,
+    ...VIRTUAL_SERVERS_PROVIDERS,
     {
       // Every request the engine answers reaches the trail through this observer, and only through it.
       provide: AuditRecorder,
@@ -172,6 +175,7 @@ const OPTION_SLICES = (
   exports: [
     McpInvoker,
     McpGateway,
+    McpVirtualServers,
     McpCatalog,
     ToolRegistry,
     PromptRegistry,

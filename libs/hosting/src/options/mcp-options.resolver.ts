@@ -11,6 +11,11 @@ import {
 } from '#libs/operations';
 import { REST_OPTION_KEYS, resolveRestOptions, type RestOptions } from '#libs/rest';
 import { GATEWAY_OPTION_KEYS, resolveGatewayOptions, type GatewayOptions } from '#libs/gateway';
+import {
+  resolveVirtualServersOptions,
+  VIRTUAL_SERVERS_OPTION_KEYS,
+  type VirtualServersOptions,
+} from '#libs/virtual-servers';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
@@ -26,6 +31,7 @@ export interface ResolvedMcpOptions {
   hosting: HostingOptions;
   rest: RestOptions;
   gateway: GatewayOptions;
+  virtualServers: VirtualServersOptions | undefined;
   toolSearch: ToolSearchOptions | undefined;
   cluster: ClusterSlice;
 }
@@ -39,6 +45,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...OPERATIONS_OPTION_KEYS,
   ...REST_OPTION_KEYS,
   ...GATEWAY_OPTION_KEYS,
+  ...VIRTUAL_SERVERS_OPTION_KEYS,
   ...TOOL_SEARCH_OPTION_KEYS,
   ...CLUSTER_OPTION_KEYS,
 ]);
@@ -74,6 +81,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   });
   const rest = resolveRestOptions(o, report);
   const gateway = resolveGatewayOptions(o, report);
+  const virtualServers = resolveVirtualServersOptions(o, report);
   const toolSearch = resolveToolSearchOptions(o, report);
   const cluster: ClusterSlice = {
     backplane: resolveClusterBackplane(o, report),
@@ -82,7 +90,19 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     namespace: typeof o.name === 'string' ? o.name : 'mcp',
   };
   if (problems.length > 0) throw new McpStartupError(problems);
-  return { catalog, protocol, invocation, security, operations, hosting, rest, gateway, toolSearch, cluster };
+  return {
+    catalog,
+    protocol,
+    invocation,
+    security,
+    operations,
+    hosting,
+    rest,
+    gateway,
+    virtualServers,
+    toolSearch,
+    cluster,
+  };
 }
 
 /** Token of the `ResolvedMcpOptions` (internal: libraries inject their own slice). */

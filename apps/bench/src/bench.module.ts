@@ -6,6 +6,7 @@ import {
   FixedWindowThrottlerStorage,
   hashApiKey,
   McpThrottlerGuard,
+  type AuditSink,
   type McpUpstreamOptions,
 } from 'nest-mcp-host';
 import { RedisClusterBackplane } from 'nest-mcp-host/redis';
@@ -22,6 +23,8 @@ export interface BenchVariant {
   secure?: boolean;
   /** The audit trail, to this JSON-lines file. */
   auditFile?: string;
+  /** Sinks the trail forwards every record to as well (a SIEM: syslog, a webhook). */
+  auditForward?: AuditSink[];
   /** Another bench host's MCP endpoint, federated as the upstream `up` (its tools as `up_add`, …). */
   upstreamUrl?: string;
   /** The revision the gateway speaks with `up` (default `auto`: the one `up` offers, 2026-07-28). */
@@ -44,6 +47,7 @@ export class BenchModule {
   static register({
     secure = false,
     auditFile,
+    auditForward = [],
     upstreamUrl,
     upstreamProtocol,
     stateful = false,
@@ -66,7 +70,9 @@ export class BenchModule {
               keys: [{ hash: hashApiKey(BENCH_API_KEY), principal: 'bench', scopes: [] }],
             },
           }),
-          ...(auditFile && { audit: { file: auditFile } }),
+          ...(auditFile && {
+            audit: { file: auditFile, ...(auditForward.length > 0 && { forward: auditForward }) },
+          }),
           ...(upstreamUrl && {
             gateway: {
               upstreams: [

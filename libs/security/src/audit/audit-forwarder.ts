@@ -4,6 +4,9 @@ import type { AuditRecord } from './audit-record';
 import type { AuditSink } from './audit-sink';
 import { AuditSpool } from './audit-spool';
 
+/** Batches kept in memory for delivery without reading the spool back (about 5,000 records at the default batch size). */
+const MAX_RECENT_BATCHES = 10;
+
 /** One forwarding sink's state, in readiness, metrics and the dashboard. */
 export interface AuditForwardHealth {
   sink: string;
@@ -52,6 +55,12 @@ export class AuditForwarder {
   /** The batch being delivered (kept, with where it ends in the spool, until the sink takes it). */
   private inFlight: { records: AuditRecord[]; end: number } | undefined;
   private pumping: Promise<void> | undefined;
+  /**
+   * The batches taken lately, as the trail made them (records and lines), with where each sits in
+   * the spool: delivering one of them reads nothing back from the file. Only the disk copy
+   * counts; this is a shortcut past reading and parsing it, dropped when it falls behind.
+   */
+  private recent: { records: readonly AuditRecord[]; start: number; end: number }[] = [];
   private wake: (() => void) | undefined;
   private sleeper: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -77,8 +86,10 @@ export class AuditForwarder {
    */
   take(records: readonly AuditRecord[]): void {
     if (this.stopped || records.length === 0) return;
+    const start = this.spool.span.size;
     try {
       this.spool.append(batchBytesOf(records), records.length);
+      if (this.recent.length < MAX_RECENT_BATCHES) this.recent.push({ records, start, end: this.spool.span.size });
     } catch (error) {
       this.dropped += records.length;
       this.fail(`the spool ${this.spool.file} cannot be written: ${(error as Error).message}`);
@@ -141,6 +152,7 @@ export class AuditForwarder {
         }
         if (records.length > 0) await this.sink.append(records);
         this.spool.advance(end, records.length);
+        if (this.spool.span.size === 0) this.recent = []; // emptied: every offset starts again
         this.inFlight = undefined;
         this.delivered += records.length;
         if (this.failing) {
@@ -160,6 +172,15 @@ export class AuditForwarder {
 
   /** The oldest records of the spool, with the lines they were stored as (a sink sends those, not a re-serialization). */
   private nextBatch(): { records: AuditRecord[]; end: number } {
+    const { offset } = this.spool.span;
+    while (this.recent.length > 0 && this.recent[0].start < offset) this.recent.shift();
+    const kept = this.recent[0];
+    if (kept && kept.start === offset && kept.records.length <= this.settings.batchSize) {
+      this.recent.shift();
+      return { records: kept.records as AuditRecord[], end: kept.end };
+    }
+    // Behind (the sink was down long, or a previous run spooled these): from the file.
+    this.recent = [];
     const { records, end, bytes } = this.spool.next(this.settings.batchSize);
     rememberBatchBytes(records, bytes);
     return { records, end };

@@ -47,6 +47,11 @@ export class AuditSpool {
     return this.size - this.offset;
   }
 
+  /** Where the next replay starts, and where the file ends (a batch appended spans from one end to the next). */
+  get span(): { offset: number; size: number } {
+    return { offset: this.offset, size: this.size };
+  }
+
   /**
    * Opens the spool and finds what a previous run left in it, reading it a block at a time (an
    * outage can leave gigabytes). A line the host could not finish writing (it died mid-write) is

@@ -24,6 +24,7 @@ export { AdminMessages } from './access/admin.messages';
 export { CALL_STATS_PROVIDER } from './admin/admin.providers';
 export { catalogEntryOf } from './stats/catalog-entry';
 export { LATENCY_BINS, latencyBin, binValue, quantile } from './stats/latency-histogram';
+export { McpCallHistory, type McpHistorySeries, type McpHistorySnapshot } from './stats/mcp-call-history';
 export {
   OTHER_ENTRY,
   McpCallStats,

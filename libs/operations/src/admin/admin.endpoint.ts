@@ -15,6 +15,7 @@ import { AdminAssets, type AdminAsset } from './admin-assets';
 import { PAGE_CSP, sendDashboard, sendDashboardAsset, sendDashboardJson } from './admin-http';
 import { renderAdminPage } from './admin-page';
 import { AdminMessages } from '../access/admin.messages';
+import { McpCallHistory } from '../stats/mcp-call-history';
 import { McpCallStats } from '../stats/mcp-call-stats';
 import { OUTCOMES } from '../stats/outcome-index';
 
@@ -22,7 +23,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const CATALOG_KINDS: readonly McpCatalogKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
 
-const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals'] as const;
+const API_NAMES = ['health', 'catalog', 'stats', 'history', 'audit', 'sessions', 'approvals'] as const;
 /** How often the page refreshes itself. */
 const REFRESH_MS = 5_000;
 /**
@@ -54,6 +55,7 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly api: AdminApi,
     private readonly approvalsApi: ApprovalsHttpApi,
     private readonly catalog: McpCatalog,
+    private readonly history: McpCallHistory,
   ) {}
 
   onModuleInit(): void {
@@ -61,6 +63,7 @@ export class AdminEndpoint implements OnModuleInit {
     const adapter = this.adapterHost?.httpAdapter;
     if (!admin || !this.options.http || !adapter?.getHttpServer()) return;
     this.observers.add(this.stats);
+    this.observers.add(this.history);
     const assets = AdminAssets.load();
     this.page = renderAdminPage(assets.pageTemplate, {
       base: admin.path,
@@ -169,6 +172,8 @@ export class AdminEndpoint implements OnModuleInit {
         return this.json(res, 200, this.api.catalog());
       case 'stats':
         return this.json(res, 200, this.api.statistics());
+      case 'history':
+        return this.json(res, 200, { replica: this.options.replica, ...this.history.snapshot() });
       case 'sessions':
         return this.json(res, 200, this.api.sessionList());
       case 'audit': {

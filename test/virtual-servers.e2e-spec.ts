@@ -35,7 +35,7 @@ describe('virtual servers at run time, on three replicas', () => {
   let session: ConnectedV1;
   let listChanged = 0;
   /** Time from the admin API's answer to the tool being listed by every replica (ms). */
-  let propagationMs: number[] = [];
+  const propagationMs: number[] = [];
 
   const api = (path: string, init: RequestInit = {}) =>
     fetch(`${base}/admin/api/servers${path}`, { ...init, headers: { ...ADMIN, ...(init.headers as object) } });

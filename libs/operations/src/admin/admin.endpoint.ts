@@ -29,7 +29,7 @@ const REFRESH_MS = 5_000;
 /**
  * The admin dashboard on the application's HTTP server: the page at `path`, its script at
  * `path/app.js`, its style sheet at `path/app.css`, and the JSON API at
- * `path/api/{health,catalog,stats,audit,sessions,approvals}`. The page, script and style sheet
+ * `path/api/{health,catalog,stats,history,audit,sessions,approvals}`. The page, script and style sheet
  * are the files of `assets/` (`AdminAssets`), read once when the module initializes.
  *
  * The routes are added to the HTTP adapter when the module initializes, because the path comes

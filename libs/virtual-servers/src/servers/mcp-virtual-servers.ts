@@ -36,6 +36,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
   private turn: Promise<unknown> = Promise.resolve();
   private stopListening: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private opened = false;
   private readonly policy: UpstreamTargetPolicy;
 
   constructor(
@@ -59,9 +60,9 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     return this.options !== undefined;
   }
 
+  /** Reads and applies the stored document; a store that cannot be read yet does not stop the host (the resync tries again). */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options) return;
-    await this.options.store.open?.();
     await this.reload();
     this.stopListening = this.changes.onChange((document, version) => {
       if (document === DOCUMENT_NAME && version > this.current.version) void this.reload();
@@ -137,6 +138,10 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     if (!options) throw new Error('Virtual servers are off: set the virtualServers option of McpModule');
     const run = async (): Promise<VirtualServersChange> => {
       const started = Date.now();
+      if (!this.opened) {
+        await options.store.open?.();
+        this.opened = true;
+      }
       const stored = (await options.store.load()) ?? EMPTY_DOCUMENT;
       if (expected !== undefined && expected !== stored.version)
         return conflict(
@@ -209,6 +214,10 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     const options = this.options!;
     const run = async () => {
       try {
+        if (!this.opened) {
+          await options.store.open?.();
+          this.opened = true;
+        }
         const stored = await options.store.load();
         if (stored && stored.version !== this.current.version) await this.apply(stored);
       } catch (error) {

@@ -49,10 +49,22 @@ export class PostgresVirtualServersStore implements VirtualServersStore {
     this.pool.on('error', () => undefined);
   }
 
+  /** Creates the table when missing; replicas starting together take turns (two CREATEs at once collide). */
   async open(): Promise<void> {
-    await this.pool.query(
-      `CREATE TABLE IF NOT EXISTS ${this.table} (name text PRIMARY KEY, version integer NOT NULL, document jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
-    );
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.table}:create`]);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${this.table} (name text PRIMARY KEY, version integer NOT NULL, document jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async load(): Promise<VirtualServersDocument | undefined> {

@@ -19,6 +19,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['operations', 'rest'],
   // The cluster implements interfaces of the libraries below it; only hosting's factory loads it.
   ['gateway', 'cluster'],
+  // Upstreams managed at run time, applied through the gateway.
+  ['virtual-servers'],
   ['hosting'],
   ['cli'],
 ];

@@ -232,8 +232,19 @@ export {
   MCP_AUDIT_SINK,
   InjectAuditSink,
   AUDIT_OUTCOMES,
+  SyslogAuditSink,
+  WebhookAuditSink,
+  OtlpLogsAuditSink,
+  signAuditWebhook,
+  AUDIT_WEBHOOK_SIGNATURE_HEADER,
+  AuditSinkOptionsError,
 } from '#libs/security';
 export type {
+  SyslogAuditSinkOptions,
+  WebhookAuditSinkOptions,
+  OtlpLogsAuditSinkOptions,
+  AuditForwardHealth,
+  ChainVerificationOptions,
   McpAuditOptions,
   AuditFailurePolicy,
   AuditSink,
@@ -245,6 +256,15 @@ export type {
   JsonlAuditSinkOptions,
   JsonlLocation,
 } from '#libs/security';
+
+// Virtual servers managed at run time (the PostgreSQL store is `nest-mcp-host/postgres`)
+export { McpVirtualServers, FileVirtualServersStore, VersionConflictError } from '#libs/virtual-servers';
+export type {
+  McpVirtualServersOptions,
+  VirtualServersDocument,
+  VirtualServersStore,
+  VirtualServersChange,
+} from '#libs/virtual-servers';
 
 // Approvals, tasks, health, metrics, statistics
 export { McpApprovals, WEBHOOK_SIGNATURE_HEADER } from '#libs/operations';

@@ -1,4 +1,4 @@
-// `nest-mcp-host/postgres`: the PostgreSQL audit sink, apart from the root entry so that only the
+// `nest-mcp-host/postgres`: the PostgreSQL audit sink and virtual servers store, apart from the root entry so that only the
 // applications that use it load `pg` (an optional peer dependency: `npm install pg`).
 export { PostgresAuditSink, type PostgresAuditSinkOptions } from './security/src/audit/postgres-audit.sink';
 // The accounts people connect to APIs themselves (credential: { mode: 'user' }), sealed, shared by the replicas.
@@ -6,3 +6,7 @@ export {
   PostgresUserConnectionStore,
   type PostgresUserConnectionStoreOptions,
 } from './downstream-identity/src/store/postgres-user-connection.store';
+export {
+  PostgresVirtualServersStore,
+  type PostgresVirtualServersStoreOptions,
+} from './virtual-servers/src/store/postgres-virtual-servers.store';

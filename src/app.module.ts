@@ -7,6 +7,7 @@ import { RedisClusterBackplane, RedisThrottlerStorage } from 'nest-mcp-host/redi
 import { auditOptions } from './audit.config';
 import { gatewayOptions } from './gateway.config';
 import { DESK_GOVERNANCE } from './governance.config';
+import { virtualServersOptions } from './virtual-servers.config';
 import { restApisOptions } from './rest-apis.config';
 import { authOptions, authorizationServerOptions, downstreamOptions, stdioOperator } from './auth.config';
 import { validateEnvironment, type HostEnvironment } from './host.config';
@@ -78,6 +79,8 @@ export class AppModule {
               // External REST APIs as tools, from REST_APIS_FILE (none by default; every transport).
               ...(restApis.length > 0 && { apis: restApis }),
             },
+            // Upstreams an administrator adds at run time (dashboard, admin API), on every replica.
+            virtualServers: transport === 'http' && virtualServersOptions(env),
             // search_tools and call_tool for a catalog too large to list (MCP_TOOL_SEARCH; off by default).
             ...(env.MCP_TOOL_SEARCH !== 'off' && {
               toolSearch: env.MCP_TOOL_SEARCH === 'list-only' ? { listOnly: true } : true,

@@ -42,6 +42,9 @@ describe('validateEnvironment', () => {
       REST_APIS_FILE: undefined,
       MCP_TOOL_SEARCH: 'off',
       TRUST_PROXY: [],
+      VIRTUAL_SERVERS: 'on',
+      VIRTUAL_SERVERS_FILE: 'state/virtual-servers.json',
+      VIRTUAL_SERVERS_ALLOW_HOSTS: [],
       LOG_LEVEL: 'log',
     });
   });

@@ -95,6 +95,15 @@ export interface HostEnvironment {
    */
   MCP_TOOL_SEARCH: 'off' | 'on' | 'list-only';
   /**
+   * Virtual servers managed at run time through the admin API (docs/virtual-servers.md): `on`
+   * (default) stores them in PostgreSQL with DATABASE_URL, else in VIRTUAL_SERVERS_FILE; `off`.
+   */
+  VIRTUAL_SERVERS: 'on' | 'off';
+  /** The file the virtual servers are stored in without DATABASE_URL. */
+  VIRTUAL_SERVERS_FILE: string;
+  /** Comma-separated hosts an upstream added at run time may be on although private (refused otherwise). */
+  VIRTUAL_SERVERS_ALLOW_HOSTS: string[];
+  /**
    * Comma-separated addresses or CIDR ranges of the load balancers in front of the desk (the
    * `trustProxy` option): their `X-Forwarded-For` names the client. Unset: the socket's peer is.
    */
@@ -235,6 +244,9 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   const toolSearch = env.MCP_TOOL_SEARCH || 'off';
   if (!TOOL_SEARCH_MODES.includes(toolSearch as never))
     problems.push(`MCP_TOOL_SEARCH="${toolSearch}" must be ${TOOL_SEARCH_MODES.map((mode) => `"${mode}"`).join(', ')}`);
+  const virtualServers = env.VIRTUAL_SERVERS || 'on';
+  if (virtualServers !== 'on' && virtualServers !== 'off')
+    problems.push(`VIRTUAL_SERVERS="${virtualServers}" must be "on" or "off"`);
   const trustProxy = list(env.TRUST_PROXY);
   for (const entry of trustProxy.filter((item) => !isAddressOrRange(item)))
     problems.push(
@@ -294,6 +306,12 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     REST_APIS_FILE: typeof env.REST_APIS_FILE === 'string' && env.REST_APIS_FILE ? env.REST_APIS_FILE : undefined,
     MCP_TOOL_SEARCH: toolSearch as HostEnvironment['MCP_TOOL_SEARCH'],
     TRUST_PROXY: trustProxy,
+    VIRTUAL_SERVERS: virtualServers === 'off' ? 'off' : 'on',
+    VIRTUAL_SERVERS_FILE:
+      typeof env.VIRTUAL_SERVERS_FILE === 'string' && env.VIRTUAL_SERVERS_FILE
+        ? env.VIRTUAL_SERVERS_FILE
+        : 'state/virtual-servers.json',
+    VIRTUAL_SERVERS_ALLOW_HOSTS: list(env.VIRTUAL_SERVERS_ALLOW_HOSTS),
     LOG_LEVEL: logLevel as HostEnvironment['LOG_LEVEL'],
   };
 }

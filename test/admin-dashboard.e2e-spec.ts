@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { DESK_KEYS, startDeskHost } from './support/desk-host';
+import { startDeskProcess, type DeskProcess } from './support/desk-process';
 import { connectHttpClient } from './support/fixture-app';
 
 // Globals of the page, for the callbacks playwright runs in the browser (the project has no DOM lib).
@@ -25,6 +26,8 @@ const CHROMIUM_ARGS = [
 ];
 const OUTPUT = join(__dirname, '..', 'test-output');
 const DOCS_SCREENSHOT = join(__dirname, '..', 'docs', 'admin-dashboard.png');
+const DOCS_CHARTS = join(__dirname, '..', 'docs', 'admin-charts.png');
+const DOCS_SERVERS = join(__dirname, '..', 'docs', 'admin-servers.png');
 
 interface StatsEntry {
   kind: string;
@@ -47,6 +50,9 @@ describe('admin dashboard in chromium', () => {
   let reader: Client;
   let browser: Browser;
   let page: Page;
+  let upstream: DeskProcess;
+  /** Every Content-Security-Policy violation the page reported. */
+  const violations: string[] = [];
   const expected = new Map<string, { calls: number; errors: number }>();
 
   const call = async (client: Client, name: string, args: Record<string, unknown>, fails: boolean) => {
@@ -85,8 +91,24 @@ describe('admin dashboard in chromium', () => {
       AUTH_MODE: 'apiKey',
       SUPPORT_REPORT_STEP_MS: '10',
       MCP_REPLICA: 'desk-eu-1',
+      VIRTUAL_SERVERS_ALLOW_HOSTS: '127.0.0.1',
     }));
+    // An upstream added at run time (a virtual server): another desk, its ticket lookups only.
+    upstream = await startDeskProcess({ VIRTUAL_SERVERS: 'off', AUDIT_SINK: 'off' });
+    const added = await fetch(`${base}/admin/api/servers/upstreams`, {
+      method: 'POST',
+      headers: { 'x-api-key': DESK_KEYS.admin, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'crm',
+        transport: { type: 'http', url: `http://127.0.0.1:${upstream.port}/mcp` },
+        tools: { allow: ['get_ticket'] },
+        scopes: ['tickets:read'],
+      }),
+    });
+    expect(added.status).toBe(200);
     admin = await connectHttpClient(`${base}/mcp`, { authorization: `Bearer ${DESK_KEYS.admin}` });
+    await call(admin, 'crm__get_ticket', { ticketId: 'T-2003' }, false);
+    await call(admin, 'crm__get_ticket', { ticketId: 'T-2005' }, false);
     reader = await connectHttpClient(`${base}/mcp`, { 'x-api-key': DESK_KEYS.reader });
     for (const status of ['open', 'pending', 'closed']) await call(admin, 'search_tickets', { status }, false);
     await call(admin, 'get_ticket', { ticketId: 'T-2001' }, false);
@@ -111,6 +133,9 @@ describe('admin dashboard in chromium', () => {
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    page.on('console', (message) => {
+      if (/Content[- ]Security[- ]Policy/i.test(message.text())) violations.push(message.text());
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -118,6 +143,7 @@ describe('admin dashboard in chromium', () => {
     await admin?.close();
     await reader?.close();
     await app?.close();
+    await upstream?.stop();
   });
 
   it('asks for a key, and shows the 403 message to a key that is not an admin', async () => {
@@ -298,6 +324,50 @@ describe('admin dashboard in chromium', () => {
     await page.evaluate((key) => sessionStorage.setItem('mcp-admin-key', key), DESK_KEYS.admin);
     await page.goto(`${base}/admin`);
     await page.waitForSelector('html[data-mode="admin"][data-state="ok"]');
+  });
+
+  it('draws the last hour (calls, failures, p50/p95 of the busiest tools) and the upstreams added at run time, loading nothing from elsewhere', async () => {
+    await page.waitForSelector('#chart-calls polyline');
+    const history = (await (
+      await fetch(`${base}/admin/api/history`, { headers: { authorization: `Bearer ${DESK_KEYS.admin}` } })
+    ).json()) as { replica: string; total: { calls: number[]; errors: number[] }; tools: { name: string }[] };
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    const calls = [...expected.values()].reduce((total, count) => total + count.calls, 0);
+    // Every tool call so far, this minute or the last (the reader's denied call counts too).
+    expect(sum(history.total.calls)).toBeGreaterThanOrEqual(calls);
+    expect(sum(history.total.errors)).toBeGreaterThanOrEqual(5);
+    expect(history.replica).toBe('desk-eu-1');
+    // The chart's scale holds the busiest minute, in calls per second.
+    const drawn = Number(await page.getAttribute('#chart-calls', 'data-max'));
+    expect(drawn).toBeCloseTo(Math.max(...history.total.calls) / 60, 5);
+    expect(
+      await page.$$eval('#chart-latency polyline, #chart-latency circle', (lines) => lines.length),
+    ).toBeGreaterThanOrEqual(2);
+    const legend = await page.$$eval('#chart-legend li', (items) => items.map((item) => item.textContent));
+    expect(legend).toEqual(history.tools.slice(0, 3).map((tool) => `${tool.name} (p50, p95 dashed)`));
+    expect(await page.textContent('#charts-meta')).toContain('replica desk-eu-1');
+
+    expect(await page.isVisible('#servers-panel')).toBe(true);
+    const row = await page.$eval('#server-rows tr[data-upstream="crm"]', (tr) =>
+      Array.from(tr.querySelectorAll('td')).map((cell) => (cell as { textContent: string }).textContent),
+    );
+    expect(row.slice(0, 4)).toEqual(['crm', `http://127.0.0.1:${upstream.port}/mcp`, 'up', 'closed']);
+    expect(Number(row[5])).toBeGreaterThanOrEqual(2);
+    expect(await page.textContent('#servers-meta')).toMatch(/^version 1, changed by desk-admin/);
+    // The page's policy allows its own origin only, and nothing of the page broke it.
+    const response = await fetch(`${base}/admin`);
+    expect(response.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(violations).toEqual([]);
+    await mkdir(OUTPUT, { recursive: true });
+    const charts = join(OUTPUT, 'admin-charts.png');
+    const panels = await page.$('#charts-panel');
+    await panels!.screenshot({ path: charts });
+    const servers = join(OUTPUT, 'admin-servers.png');
+    await (await page.$('#servers-panel'))!.screenshot({ path: servers });
+    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
+      await copyFile(charts, DOCS_CHARTS);
+      await copyFile(servers, DOCS_SERVERS);
+    }
   });
 
   it('saves a screenshot', async () => {

@@ -48,7 +48,7 @@ describe('the Docker image (docker/Dockerfile)', () => {
     expect(runtime.cmd).toEqual(['node', 'dist/src/main.js']);
     expect(runtime.user).toBe('node');
     expect(runtime.ids).toEqual({ uid: 1000, gid: 1000 });
-    expect(runtime.volumes).toEqual(['/app/audit']);
+    expect(runtime.volumes).toEqual(['/app/audit', '/app/state']);
     // Production dependencies only: no TypeScript, no test tools in the image.
     expect(spawnSync('ls', [emulator.hostPath(runtime, 'node_modules/typescript')]).status).not.toBe(0);
 

@@ -15,6 +15,7 @@ function run(machine: string, asRoot: boolean) {
       ENSURE_SERVICES_PATH: join(machine, 'bin'),
       ENSURE_SERVICES_POSTGRES_ROOT: join(machine, 'postgresql'),
       ENSURE_SERVICES_CHROMIUM: join(machine, 'chromium'),
+      ENSURE_SERVICES_RSYSLOG_LIB: join(machine, 'rsyslog'),
       ENSURE_SERVICES_AS_ROOT: asRoot ? '1' : '0',
     },
   });
@@ -30,7 +31,8 @@ function emptyMachine(): string {
 
 /**
  * A stand-in for apt-get on the made-up machine: it records its calls in apt.log and "installs"
- * what the script looks for (a redis-server on the PATH, initdb and postgres, chromium, haproxy).
+ * what the script looks for (a redis-server on the PATH, initdb and postgres, chromium, haproxy,
+ * rsyslogd and its TLS driver, prometheus and promtool).
  */
 function fakeAptGet(machine: string): string {
   const aptGet = join(machine, 'bin', 'apt-get');
@@ -46,7 +48,12 @@ function fakeAptGet(machine: string): string {
       `  touch ${machine}/postgresql/15/bin/initdb ${machine}/postgresql/15/bin/postgres`,
       `  touch ${machine}/chromium`,
       `  printf '#!/bin/sh\\necho HAProxy version 0.0.0\\n' > ${machine}/bin/haproxy`,
-      `  chmod +x ${machine}/bin/haproxy ;;`,
+      `  chmod +x ${machine}/bin/haproxy`,
+      `  printf '#!/bin/sh\\necho rsyslogd 0.0.0\\n' > ${machine}/bin/rsyslogd`,
+      `  mkdir -p ${machine}/rsyslog && touch ${machine}/rsyslog/lmnsd_gtls.so`,
+      `  printf '#!/bin/sh\\necho prometheus, version 0.0.0\\n' > ${machine}/bin/prometheus`,
+      `  cp ${machine}/bin/prometheus ${machine}/bin/promtool`,
+      `  chmod +x ${machine}/bin/rsyslogd ${machine}/bin/prometheus ${machine}/bin/promtool ;;`,
       'esac',
     ].join('\n'),
   );
@@ -68,7 +75,11 @@ describe('npm test on a fresh machine (test/support/ensure-services.mjs)', () =>
     expect(out).toContain('PostgreSQL server (initdb, postgres) (Debian package postgresql)');
     expect(out).toContain('chromium (Debian package chromium)');
     expect(out).toContain('haproxy (Debian package haproxy)');
-    expect(out).toContain('sudo apt-get install -y redis-server postgresql chromium haproxy');
+    expect(out).toContain("rsyslog's TLS driver (lmnsd_gtls) (Debian package rsyslog-gnutls)");
+    expect(out).toContain('prometheus (and promtool) (Debian package prometheus)');
+    expect(out).toContain(
+      'sudo apt-get install -y redis-server postgresql chromium haproxy rsyslog rsyslog-gnutls prometheus',
+    );
     // Nothing was tried: apt-get is there, but only root may use it.
     expect(existsSync(aptLog)).toBe(false);
   });
@@ -80,9 +91,11 @@ describe('npm test on a fresh machine (test/support/ensure-services.mjs)', () =>
     expect(status).toBe(0);
     expect(readFileSync(aptLog, 'utf8').trim().split('\n')).toEqual([
       'update -qq',
-      'install -y -qq redis-server postgresql chromium haproxy',
+      'install -y -qq redis-server postgresql chromium haproxy rsyslog rsyslog-gnutls prometheus',
     ]);
-    expect(out).toContain('npm test: installing redis-server, postgresql, chromium, haproxy');
+    expect(out).toContain(
+      'npm test: installing redis-server, postgresql, chromium, haproxy, rsyslog, rsyslog-gnutls, prometheus',
+    );
     expect(out).toContain(`npm test: redis-server at ${join(machine, 'bin', 'redis-server')}: Redis server v=0.0.0`);
     expect(out).toContain(`npm test: haproxy at ${join(machine, 'bin', 'haproxy')}: HAProxy version 0.0.0`);
   });
@@ -90,7 +103,9 @@ describe('npm test on a fresh machine (test/support/ensure-services.mjs)', () =>
   it('says what to do as root without apt-get', () => {
     const { status, out } = run(emptyMachine(), true);
     expect(status).toBe(1);
-    expect(out).toContain('sudo apt-get install -y redis-server postgresql chromium haproxy');
+    expect(out).toContain(
+      'sudo apt-get install -y redis-server postgresql chromium haproxy rsyslog rsyslog-gnutls prometheus',
+    );
     expect(out).toContain('apt-get is not on the PATH here');
   });
 
@@ -106,6 +121,9 @@ describe('npm test on a fresh machine (test/support/ensure-services.mjs)', () =>
       ),
       expect.stringMatching(/^npm test: chromium at \S+: Chromium \d/),
       expect.stringMatching(/^npm test: haproxy at \S+: HAProxy version \d/),
+      expect.stringMatching(/^npm test: rsyslogd at \S+: rsyslogd\s+\d/),
+      expect.stringMatching(/^npm test: rsyslog's TLS driver \(lmnsd_gtls\) at \S+lmnsd_gtls.so: installed/),
+      expect.stringMatching(/^npm test: prometheus \(and promtool\) at \S+: prometheus, version \d/),
       '',
     ]);
   });

@@ -136,6 +136,7 @@ export class MatrixWorld {
       AUDIT_FILE: this.auditFile(name),
       AUDIT_CHAIN: name,
       MCP_REPLICA: name,
+      VIRTUAL_SERVERS_FILE: join(this.dir, `${name}.virtual-servers.json`),
       LOG_LEVEL: 'warn',
       ...extra,
     };
@@ -248,10 +249,25 @@ export class MatrixWorld {
         GATEWAY_UPSTREAMS_FILE: upstreams,
         REST_APIS_FILE: apis,
         REDIS_URL: this.redis.url,
+        VIRTUAL_SERVERS_ALLOW_HOSTS: '127.0.0.1',
       }),
       this.startHost('stateless', { MCP_MODE: 'stateless', MCP_TOOL_SEARCH: 'on' }),
       this.startHost('fastify', { HTTP_PLATFORM: 'fastify' }),
     ]);
+    // The same upstream once more, added at run time through the desk's admin API (a virtual server).
+    const added = await fetch(`${this.host('desk').base}/admin/api/servers/upstreams`, {
+      method: 'POST',
+      headers: { 'x-api-key': this.keyOf('admin'), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'deskv',
+        transport: { type: 'http', url: `${upstream.base}/mcp`, headers: { 'x-api-key': this.keyOf('gateway') } },
+        scopes: ['tickets:write'],
+        confirm: 'none',
+        timeoutMs: 30_000,
+      }),
+    });
+    if (added.status !== 200)
+      throw new Error(`the virtual server was not added: ${added.status} ${await added.text()}`);
   }
 
   /** What the command line and the in-process app share with `desk`: its Redis (approvals, throttling). */

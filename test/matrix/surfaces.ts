@@ -867,6 +867,18 @@ export const SURFACES: readonly Surface[] = [
     approvalsAt: { host: 'upstream', principal: 'gateway', prefix: 'deskb__' },
   }),
   hostSurface({
+    id: 'virtual-server',
+    ticket: 'T-2005',
+    host: 'desk',
+    era: '2025-11-25',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'upstream',
+    entries: upstreamEntries('deskv__'),
+    onward: 'upstream',
+    approvalsAt: { host: 'upstream', principal: 'gateway', prefix: 'deskv__' },
+  }),
+  hostSurface({
     id: 'call-tool',
     ticket: 'T-2002',
     host: 'stateless',

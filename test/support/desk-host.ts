@@ -47,7 +47,14 @@ export async function startDeskHost(
 ): Promise<DeskHost> {
   const saved = { ...process.env };
   const auditFile = join(tmpdir(), `desk-audit-${randomUUID()}.jsonl`);
-  Object.assign(process.env, { SUPPORT_REPORT_STEP_MS: '30', AUDIT_FILE: auditFile, ...env });
+  // Virtual servers stored apart from the checkout's state/ (which `npm start` uses).
+  const virtualServersFile = join(tmpdir(), `desk-virtual-servers-${randomUUID()}.json`);
+  Object.assign(process.env, {
+    SUPPORT_REPORT_STEP_MS: '30',
+    AUDIT_FILE: auditFile,
+    VIRTUAL_SERVERS_FILE: virtualServersFile,
+    ...env,
+  });
   try {
     const moduleRef = await Test.createTestingModule({
       imports: [AppModule.register({ transport: 'http' })],

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
 
@@ -28,7 +29,14 @@ export async function startDeskProcess(
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
   port ||= await freePort();
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      // Virtual servers stored apart from the checkout's state/ (which `npm start` uses).
+      VIRTUAL_SERVERS_FILE: join(tmpdir(), `desk-virtual-servers-${process.pid}-${port}.json`),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -3,11 +3,13 @@
 // tests start private servers), chromium (the admin dashboard's browser test) and haproxy (two
 // hosts behind a round-robin load balancer). Missing ones
 // are installed when running as root with apt-get (CI, a fresh container); otherwise the step
-// stops before any test, naming what is missing and the command that installs it.
+// stops before any test, naming what is missing and the command that installs it. Also rsyslog with
+// its TLS driver (the audit trail's syslog sink) and prometheus with promtool (the alerting rules).
 //
 // Where it looks can be changed, for its own test: ENSURE_SERVICES_PATH (the PATH searched),
 // ENSURE_SERVICES_POSTGRES_ROOT (/usr/lib/postgresql), ENSURE_SERVICES_CHROMIUM
-// (/usr/bin/chromium), ENSURE_SERVICES_AS_ROOT (1 or 0, instead of asking the OS).
+// (/usr/bin/chromium), ENSURE_SERVICES_RSYSLOG_LIB (where rsyslog's modules are, /usr/lib/<arch>/rsyslog),
+// ENSURE_SERVICES_AS_ROOT (1 or 0, instead of asking the OS).
 //
 // It ends by printing where each one is and its version (what .ci/run's log shows of them).
 import { execFileSync } from 'node:child_process';
@@ -18,12 +20,15 @@ const env = process.env;
 const searchPath = env.ENSURE_SERVICES_PATH ?? env.PATH ?? '';
 const postgresRoot = env.ENSURE_SERVICES_POSTGRES_ROOT ?? '/usr/lib/postgresql';
 const chromium = env.ENSURE_SERVICES_CHROMIUM ?? '/usr/bin/chromium';
+const rsyslogLibs = env.ENSURE_SERVICES_RSYSLOG_LIB
+  ? [env.ENSURE_SERVICES_RSYSLOG_LIB]
+  : ['/usr/lib/x86_64-linux-gnu/rsyslog', '/usr/lib/aarch64-linux-gnu/rsyslog', '/usr/lib/rsyslog'];
 const asRoot =
   env.ENSURE_SERVICES_AS_ROOT !== undefined ? env.ENSURE_SERVICES_AS_ROOT === '1' : process.getuid?.() === 0;
 
-/** The executable `name` on the search path, if any. */
-function onPath(name) {
-  for (const dir of searchPath.split(delimiter).filter(Boolean)) {
+/** The executable `name` on the search path (or on `path`), if any. */
+function onPath(name, path = searchPath) {
+  for (const dir of path.split(delimiter).filter(Boolean)) {
     const file = join(dir, name);
     try {
       accessSync(file, constants.X_OK);
@@ -73,10 +78,34 @@ const NEEDS = [
     versionFlag: '-v', // haproxy has no --version
     usedBy: 'two hosts behind a round-robin load balancer',
   },
+  {
+    what: 'rsyslogd',
+    debian: 'rsyslog',
+    // Debian puts it in /usr/sbin, which a user's PATH may lack.
+    find: () => onPath('rsyslogd') ?? (env.ENSURE_SERVICES_PATH ? undefined : onPath('rsyslogd', '/usr/sbin')),
+    versionOf: (rsyslogd) => rsyslogd,
+    versionFlag: '-v',
+    usedBy: 'the audit trail forwarded to syslog',
+  },
+  {
+    what: "rsyslog's TLS driver (lmnsd_gtls)",
+    debian: 'rsyslog-gnutls',
+    find: () => rsyslogLibs.map((dir) => join(dir, 'lmnsd_gtls.so')).find((file) => existsSync(file)),
+    versionOf: () => undefined,
+    usedBy: 'syslog over TLS (RFC 5425)',
+  },
+  {
+    what: 'prometheus (and promtool)',
+    debian: 'prometheus',
+    find: () => (onPath('promtool') ? onPath('prometheus') : undefined),
+    versionOf: (prometheus) => prometheus,
+    usedBy: 'the alerting rules checked and evaluated against the desk',
+  },
 ];
 
 /** The first line `binary --version` (or the flag given) prints, or a note that it printed none. */
 function version(binary, flag = '--version') {
+  if (binary === undefined) return 'installed';
   try {
     const out = execFileSync(binary, [flag], {
       encoding: 'utf8',

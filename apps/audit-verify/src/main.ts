@@ -3,15 +3,18 @@
  * that breaks it. Exit code 0: intact; 1: broken; 2: could not be read.
  *
  *   npm run audit:verify -- audit/audit.jsonl             # the file and its rotated siblings
+ *   npm run audit:verify -- --lines /var/log/mcp-audit.log   # what a SIEM wrote: syslog, a webhook receiver's log
  *   npm run audit:verify -- --postgres "$DATABASE_URL"    # the PostgreSQL sink's table
  *   npm run audit:verify -- --postgres "$DATABASE_URL" --schema audit --table desk_calls
  */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { readTrail, verifyChain, type AuditRecord, type JsonlLocation } from 'nest-mcp-host';
 import { PostgresAuditSink } from 'nest-mcp-host/postgres';
 
 const USAGE =
-  'usage: npm run audit:verify -- [<trail.jsonl>] | --postgres [<connection-url>] [--schema <name>] [--table <name>]';
-const VALUE_FLAGS = new Set(['--schema', '--table']);
+  'usage: npm run audit:verify -- [<trail.jsonl>] | --lines <delivered.log> | --postgres [<connection-url>] [--schema <name>] [--table <name>]';
+const VALUE_FLAGS = new Set(['--schema', '--table', '--lines']);
 
 class UsageError extends Error {}
 
@@ -21,6 +24,10 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   const { flags, paths } = parse(args);
+  if (flags.has('--lines')) {
+    if (flags.size > 1 || paths.length > 0) throw new UsageError('--lines takes one file and no other option');
+    return verifyLines(flags.get('--lines')!);
+  }
   if (!flags.has('--postgres')) {
     if (flags.size > 0) throw new UsageError(`${[...flags.keys()].join(', ')} only apply with --postgres`);
     if (paths.length > 1) throw new UsageError(`one trail file at a time (got ${paths.join(', ')})`);
@@ -66,6 +73,38 @@ async function verifyFile(file: string): Promise<number> {
   return report(result, where ? `${where.file}:${where.line}` : file);
 }
 
+/**
+ * A file a SIEM wrote, one record a line after whatever the receiver put before it (a syslog
+ * file's timestamp and host, say): each record is read from the first `{"` of its line; lines
+ * with no record are passed over. Deliveries retry, so an exact repeat of a record is skipped.
+ */
+async function verifyLines(file: string): Promise<number> {
+  let line = 0;
+  let records = 0;
+  async function* read(): AsyncGenerator<AuditRecord> {
+    const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+    for await (const text of lines) {
+      line++;
+      const start = text.indexOf('{"');
+      if (start < 0) continue;
+      records++;
+      let record: AuditRecord;
+      try {
+        record = JSON.parse(text.slice(start)) as AuditRecord;
+      } catch {
+        record = {} as AuditRecord; // named by verifyChain as no record
+      }
+      yield record;
+    }
+  }
+  const result = await verifyChain(read(), { repeats: true });
+  if (result.ok && records === 0) {
+    console.error(`No audit records found in ${file}.`);
+    return 2;
+  }
+  return report(result, `${file}:${line}`);
+}
+
 async function verifyPostgres(
   connectionString: string,
   schema: string | undefined,
@@ -87,7 +126,8 @@ async function verifyPostgres(
 
 function report(result: Awaited<ReturnType<typeof verifyChain>>, where: string): number {
   if (result.ok) {
-    console.log(`OK: ${result.count} record(s) in ${result.chains} chain(s), every hash and link verified.`);
+    const repeats = result.repeats ? ` (${result.repeats} delivered twice, each copy identical: skipped)` : '';
+    console.log(`OK: ${result.count} record(s) in ${result.chains} chain(s), every hash and link verified${repeats}.`);
     return 0;
   }
   const { id, chain, seq, position } = result.brokenAt;

@@ -7,6 +7,7 @@ import {
   hashApiKey,
   McpThrottlerGuard,
   type McpPolicyDefinition,
+  type AuditSink,
   type McpUpstreamOptions,
 } from 'nest-mcp-host';
 import { RedisClusterBackplane } from 'nest-mcp-host/redis';
@@ -23,6 +24,8 @@ export interface BenchVariant {
   secure?: boolean;
   /** The audit trail, to this JSON-lines file. */
   auditFile?: string;
+  /** Sinks the trail forwards every record to as well (a SIEM: syslog, a webhook). */
+  auditForward?: AuditSink[];
   /** Another bench host's MCP endpoint, federated as the upstream `up` (its tools as `up_add`, …). */
   upstreamUrl?: string;
   /** The revision the gateway speaks with `up` (default `auto`: the one `up` offers, 2026-07-28). */
@@ -66,6 +69,7 @@ export class BenchModule {
   static register({
     secure = false,
     auditFile,
+    auditForward = [],
     upstreamUrl,
     upstreamProtocol,
     stateful = false,
@@ -91,7 +95,9 @@ export class BenchModule {
               keys: [{ hash: hashApiKey(BENCH_API_KEY), principal: 'bench', scopes: [] }],
             },
           }),
-          ...(auditFile && { audit: { file: auditFile } }),
+          ...(auditFile && {
+            audit: { file: auditFile, ...(auditForward.length > 0 && { forward: auditForward }) },
+          }),
           ...((policies !== undefined || guardrails) && {
             governance: {
               policies: benchPolicies(policies ?? 0, policiesOnCaller),

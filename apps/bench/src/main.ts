@@ -1,12 +1,35 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { readFileSync } from 'node:fs';
+import { SyslogAuditSink, WebhookAuditSink, type AuditSink } from 'nest-mcp-host';
 import { BenchModule, type BenchVariant } from './bench.module';
+
+/** The SIEM sinks the trail forwards to: BENCH_AUDIT_SYSLOG (host:port, TLS with BENCH_AUDIT_CA), BENCH_AUDIT_WEBHOOK (+ _SECRET). */
+function auditForward(): AuditSink[] {
+  const env = process.env;
+  const ca = env.BENCH_AUDIT_CA ? { ca: readFileSync(env.BENCH_AUDIT_CA) } : undefined;
+  const sinks: AuditSink[] = [];
+  if (env.BENCH_AUDIT_SYSLOG) {
+    const [host, port] = env.BENCH_AUDIT_SYSLOG.split(':');
+    sinks.push(new SyslogAuditSink({ host, port: Number(port), tls: ca ?? true }));
+  }
+  if (env.BENCH_AUDIT_WEBHOOK)
+    sinks.push(
+      new WebhookAuditSink({
+        url: env.BENCH_AUDIT_WEBHOOK,
+        secret: env.BENCH_AUDIT_WEBHOOK_SECRET ?? '',
+        ...(ca && { tls: ca }),
+      }),
+    );
+  return sinks;
+}
 
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(
     BenchModule.register({
       secure: process.env.BENCH_SECURE === '1',
       auditFile: process.env.BENCH_AUDIT_FILE || undefined,
+      auditForward: auditForward(),
       upstreamUrl: process.env.BENCH_UPSTREAM_URL || undefined,
       upstreamProtocol: (process.env.BENCH_UPSTREAM_PROTOCOL || undefined) as BenchVariant['upstreamProtocol'],
       stateful: process.env.BENCH_STATEFUL === '1',

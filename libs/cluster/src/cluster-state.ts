@@ -6,6 +6,7 @@ import type { McpHealthCheck } from '#libs/operations';
 import { ClusterApprovalLedger } from './approvals/cluster-approval.ledger';
 import { ClusterCatalogToggles } from './catalog/cluster-catalog-toggles';
 import { ClusterPolicyStore } from './governance/cluster-policy-store';
+import { ClusterConfigChanges } from './config/cluster-config-changes';
 import { ClusterAnswerClaims } from './claims/cluster-answer-claims';
 import { McpCluster, type ClusterOptions } from './replicas/mcp-cluster';
 import { ClusterResourceUpdates } from './resources/cluster-resource-updates';
@@ -45,6 +46,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
   readonly authorizationServer: ClusterKeyValueStore;
   readonly userConnections: ClusterKeyValueStore;
   readonly policies: ClusterPolicyStore;
+  readonly configChanges: ClusterConfigChanges;
   /** A replica that cannot reach the backplane serves no session: it is not ready. */
   readonly readiness: readonly McpHealthCheck[];
 
@@ -63,6 +65,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
     this.authorizationServer = new ClusterKeyValueStore(cluster, 'oauth');
     this.userConnections = new ClusterKeyValueStore(cluster, 'connections');
     this.policies = new ClusterPolicyStore(cluster);
+    this.configChanges = new ClusterConfigChanges(cluster);
     this.readiness = [{ name: 'cluster', required: true, check: () => cluster.backplane.ping() }];
   }
 

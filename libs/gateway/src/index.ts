@@ -6,6 +6,7 @@ export {
   InjectGatewayOptions,
   MCP_GATEWAY_OPTIONS,
   resolveGatewayOptions,
+  resolveUpstreams,
   type GatewayOptions,
   type McpGatewayOptions,
 } from './options/gateway.options';

@@ -1,7 +1,7 @@
 import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { McpStartupError, type McpCallContext, type McpDiagnostic } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
-import { DependencyHealth } from '#libs/operations';
+import { DependencyHealth, McpMetrics } from '#libs/operations';
 import { McpResourceNotifier } from '#libs/resources';
 import { DownstreamIdentity, type DownstreamTarget } from '#libs/downstream-identity';
 import { InjectGatewayOptions, resolveUpstreams, type GatewayOptions } from './options/gateway.options';
@@ -43,7 +43,30 @@ export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly notifier: McpResourceNotifier,
     @Optional() private readonly health?: DependencyHealth,
     @Optional() private readonly downstream?: DownstreamIdentity,
-  ) {}
+    @Optional() metrics?: McpMetrics,
+  ) {
+    // Read when scraped: each upstream's state for the rules (docker/prometheus/mcp-rules.yml).
+    const each = (read: (status: UpstreamStatus) => number) => (): [Record<string, string>, number][] =>
+      this.status().map((status) => [{ upstream: status.name }, read(status)]);
+    metrics?.addGauge(
+      'mcp_upstream_up',
+      'Whether the upstream MCP server is connected (1) or not (0).',
+      ['upstream'],
+      each((s) => (s.state === 'connected' ? 1 : 0)),
+    );
+    metrics?.addGauge(
+      'mcp_upstream_circuit_open',
+      "Whether the upstream's circuit breaker is open (1): calls to it are refused.",
+      ['upstream'],
+      each((s) => (s.circuit === 'open' ? 1 : 0)),
+    );
+    metrics?.addGauge(
+      'mcp_upstream_latency_p50_seconds',
+      "Median latency of the upstream's latest requests.",
+      ['upstream'],
+      each((s) => (s.latencyP50Ms ?? 0) / 1000),
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await Promise.all(this.options.upstreams.map((upstream) => this.start(upstream)));

@@ -50,6 +50,7 @@ import {
 } from '#libs/authorization-server';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
 import { APPS_PROVIDERS, UiExtension } from '#libs/apps';
+import { MCP_VIRTUAL_SERVERS_OPTIONS, McpVirtualServers, VIRTUAL_SERVERS_PROVIDERS } from '#libs/virtual-servers';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
 import { GOVERNANCE_PROVIDERS, MCP_GOVERNANCE_OPTIONS, McpGovernance } from '#libs/governance';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
@@ -95,6 +96,7 @@ const OPTION_SLICES = (
     [MCP_HOSTING_OPTIONS, 'hosting'],
     [MCP_REST_OPTIONS, 'rest'],
     [MCP_GATEWAY_OPTIONS, 'gateway'],
+    [MCP_VIRTUAL_SERVERS_OPTIONS, 'virtualServers'],
     [MCP_TOOL_SEARCH_OPTIONS, 'toolSearch'],
     [MCP_AUTHORIZATION_SERVER_OPTIONS, 'authorizationServer'],
     [MCP_DOWNSTREAM_OPTIONS, 'downstream'],
@@ -159,6 +161,7 @@ const OPTION_SLICES = (
     ...DOWNSTREAM_IDENTITY_PROVIDERS,
     ...REST_PROVIDERS,
     ...GATEWAY_PROVIDERS,
+    ...VIRTUAL_SERVERS_PROVIDERS,
     {
       // Every request the engine answers reaches the trail through this observer, and only through it.
       provide: AuditRecorder,
@@ -203,6 +206,7 @@ const OPTION_SLICES = (
     McpGovernance,
     McpInvoker,
     McpGateway,
+    McpVirtualServers,
     McpCatalog,
     ToolRegistry,
     PromptRegistry,

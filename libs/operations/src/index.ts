@@ -19,10 +19,12 @@ export {
 } from './admin/admin-catalog.reader';
 export { escapeHtml, renderAdminPage, type AdminPageValues } from './admin/admin-page';
 export { AdminEndpoint } from './admin/admin.endpoint';
+export { sendDashboardJson } from './admin/admin-http';
 export { AdminMessages } from './access/admin.messages';
 export { CALL_STATS_PROVIDER } from './admin/admin.providers';
 export { catalogEntryOf } from './stats/catalog-entry';
 export { LATENCY_BINS, latencyBin, binValue, quantile } from './stats/latency-histogram';
+export { McpCallHistory, type McpHistorySeries, type McpHistorySnapshot } from './stats/mcp-call-history';
 export {
   OTHER_ENTRY,
   McpCallStats,
@@ -52,3 +54,9 @@ export {
 export { MAX_REPLICA_NAME_LENGTH, defaultReplicaName } from './options/replica-name';
 export { operationsParts, type OperationsSwitches, type OperationsParts } from './operations.parts';
 export { OperationsMessages } from './operations.messages';
+export {
+  MCP_CONFIG_CHANGES,
+  InjectConfigChanges,
+  LocalConfigChanges,
+  type ConfigChanges,
+} from './config/config-changes';

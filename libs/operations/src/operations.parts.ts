@@ -4,7 +4,7 @@ import { AdminAccess } from './access/admin-access';
 import { AdminApi } from './admin/admin-api';
 import { AdminCatalogReader } from './admin/admin-catalog.reader';
 import { AdminEndpoint } from './admin/admin.endpoint';
-import { CALL_STATS_PROVIDER } from './admin/admin.providers';
+import { CALL_HISTORY_PROVIDER, CALL_STATS_PROVIDER } from './admin/admin.providers';
 import { ApprovalEvents } from './approvals/approval-events';
 import { McpApprovals } from './approvals/mcp-approvals';
 import { ApprovalsHttpApi } from './admin/approvals-http.api';
@@ -74,7 +74,7 @@ export function operationsParts(on: OperationsSwitches): OperationsParts {
       METRICS_PROVIDER,
       ...(health?.providers ?? []),
       // The admin dashboard (`admin` option): page, JSON API and approvals API.
-      ...(on.admin ? [AdminCatalogReader, AdminApi, AdminEndpoint] : []),
+      ...(on.admin ? [CALL_HISTORY_PROVIDER, AdminCatalogReader, AdminApi, AdminEndpoint] : []),
       // The metrics endpoint shares the admin API's access rules (AdminAccess).
       ...(on.metrics ? [McpMetricsEndpoint] : []),
       {

@@ -21,7 +21,14 @@ export { RedactingConsoleLogger } from './redaction/redacting-console.logger';
 export type { AuditOutcome, AuditEntry, AuditRecord, AuditGovernance, GuardrailFinding } from './audit/audit-record';
 export { AUDIT_OUTCOMES } from './audit/audit-record';
 export { MCP_AUDIT_SINK, InjectAuditSink, type AuditSink, type AuditChainTail } from './audit/audit-sink';
-export { canonicalJson, hashRecord, verifyChain, GENESIS_HASH, type ChainVerification } from './audit/audit-chain';
+export {
+  canonicalJson,
+  hashRecord,
+  verifyChain,
+  GENESIS_HASH,
+  type ChainVerification,
+  type ChainVerificationOptions,
+} from './audit/audit-chain';
 export { AuditRecorder, type AuditableEvent } from './audit/audit-recorder';
 export {
   AuditTrail,
@@ -37,6 +44,16 @@ export {
   type JsonlAuditSinkOptions,
   type JsonlLocation,
 } from './audit/jsonl-audit.sink';
+export { AuditForwarder, type AuditForwardHealth, type AuditForwarderSettings } from './audit/audit-forwarder';
+export { SyslogAuditSink, type SyslogAuditSinkOptions } from './audit/syslog-audit.sink';
+export {
+  WebhookAuditSink,
+  signAuditWebhook,
+  AUDIT_WEBHOOK_SIGNATURE_HEADER,
+  type WebhookAuditSinkOptions,
+} from './audit/webhook-audit.sink';
+export { OtlpLogsAuditSink, type OtlpLogsAuditSinkOptions } from './audit/otlp-logs-audit.sink';
+export { AuditSinkOptionsError } from './audit/sink-options.error';
 export { sensitiveFieldsOf, redactSensitive, type SensitiveFields } from './audit/sensitive-fields';
 export { resolveAuditOptions, type McpAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
 export { AuthFailureLimiter } from './auth/auth-failure.limiter';

@@ -1,4 +1,5 @@
 import type { Provider } from '@nestjs/common';
+import { AuditForwarder } from './audit/audit-forwarder';
 import { AuditTrail } from './audit/audit-trail';
 import { AuthFailureLimiter } from './auth/auth-failure.limiter';
 import { Authenticator } from './auth/authenticator';
@@ -16,7 +17,14 @@ export const SECURITY_PROVIDERS: Provider[] = [
   {
     // `undefined` without the `audit` option: whoever injects it does so with @Optional().
     provide: AuditTrail,
-    useFactory: ({ audit }: SecurityOptions) => (audit ? new AuditTrail(audit.sink, audit.settings) : undefined),
+    useFactory: ({ audit }: SecurityOptions) =>
+      audit
+        ? new AuditTrail(
+            audit.sink,
+            audit.settings,
+            audit.forward.map(({ sink, settings }) => new AuditForwarder(sink, settings)),
+          )
+        : undefined,
     inject: [MCP_SECURITY_OPTIONS],
   },
   {

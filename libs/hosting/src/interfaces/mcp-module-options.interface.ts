@@ -7,6 +7,7 @@ import type { RequestLimits } from '#libs/protocol';
 import type { McpHealthCheck } from '#libs/operations';
 import type { McpRestOptions } from '#libs/rest';
 import type { McpGatewayOptions } from '#libs/gateway';
+import type { McpVirtualServersOptions } from '#libs/virtual-servers';
 import type { McpToolSearchOptions } from '#libs/tool-search';
 import type { McpClusterOptions } from './mcp-cluster-options.interface';
 import type { McpGovernanceOptions } from '#libs/governance';
@@ -392,6 +393,14 @@ export interface McpModuleOptions {
    * ```
    */
   gateway?: McpGatewayOptions;
+  /**
+   * Virtual servers managed at run time: upstream MCP servers added, changed and removed through
+   * the admin API (`<admin>/api/servers`), stored (a file, or PostgreSQL), validated before they
+   * apply, applied on every replica, audited (docs/virtual-servers.md). Off by default.
+   * @example
+   * virtualServers: { store: new PostgresVirtualServersStore({ connectionString }), allowHosts: ['wiki.internal'] }
+   */
+  virtualServers?: boolean | McpVirtualServersOptions;
   /**
    * Tool search: the meta-tools `search_tools` and `call_tool`, for catalogs too large to list to
    * a model (docs/gateway.md). `true` for the defaults.

@@ -18,6 +18,11 @@ import {
   type AuthorizationServerOptions,
 } from '#libs/authorization-server';
 import { DOWNSTREAM_OPTION_KEYS, resolveDownstreamOptions, type DownstreamOptions } from '#libs/downstream-identity';
+import {
+  resolveVirtualServersOptions,
+  VIRTUAL_SERVERS_OPTION_KEYS,
+  type VirtualServersOptions,
+} from '#libs/virtual-servers';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { HOSTING_OPTION_KEYS, resolveHostingOptions, type HostingOptions } from './hosting.options';
 import { resolveToolSearchOptions, TOOL_SEARCH_OPTION_KEYS, type ToolSearchOptions } from '#libs/tool-search';
@@ -34,6 +39,7 @@ export interface ResolvedMcpOptions {
   hosting: HostingOptions;
   rest: RestOptions;
   gateway: GatewayOptions;
+  virtualServers: VirtualServersOptions | undefined;
   toolSearch: ToolSearchOptions | undefined;
   governance: GovernanceOptions | undefined;
   cluster: ClusterSlice;
@@ -50,6 +56,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...OPERATIONS_OPTION_KEYS,
   ...REST_OPTION_KEYS,
   ...GATEWAY_OPTION_KEYS,
+  ...VIRTUAL_SERVERS_OPTION_KEYS,
   ...TOOL_SEARCH_OPTION_KEYS,
   ...GOVERNANCE_OPTION_KEYS,
   ...CLUSTER_OPTION_KEYS,
@@ -98,6 +105,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   });
   const rest = resolveRestOptions(o, report);
   const gateway = resolveGatewayOptions(o, report);
+  const virtualServers = resolveVirtualServersOptions(o, report);
   const toolSearch = resolveToolSearchOptions(o, report);
   const downstream = resolveDownstreamOptions(
     o,
@@ -125,6 +133,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     hosting,
     rest,
     gateway,
+    virtualServers,
     toolSearch,
     governance,
     cluster,

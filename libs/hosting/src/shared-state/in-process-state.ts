@@ -9,6 +9,7 @@ import {
   LocalTaskReplicas,
   SessionStore,
 } from '#libs/protocol';
+import { LocalConfigChanges } from '#libs/operations';
 import { LocalResourceUpdates } from '#libs/resources';
 import { InMemoryAuthorizationServerStore } from '#libs/authorization-server';
 import { InMemoryUserConnectionStore } from '#libs/downstream-identity';
@@ -29,6 +30,7 @@ export function inProcessState({ protocol, tools, prompts, resources }: SharedSt
     authorizationServer: new InMemoryAuthorizationServerStore(),
     userConnections: new InMemoryUserConnectionStore(),
     policies: new InProcessPolicyStore(),
+    configChanges: new LocalConfigChanges(),
     readiness: [],
   };
 }

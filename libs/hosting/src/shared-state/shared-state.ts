@@ -1,7 +1,7 @@
 import type { CatalogToggles, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import type { GovernancePolicyStore } from '#libs/governance';
 import type { ApprovalLedger } from '#libs/invocation';
-import type { McpHealthCheck } from '#libs/operations';
+import type { ConfigChanges, McpHealthCheck } from '#libs/operations';
 import type {
   AnswerClaims,
   McpTaskStore,
@@ -46,6 +46,8 @@ export interface SharedState {
   readonly userConnections: UserConnectionStore;
   /** The governance policies set at run time through the admin API (applied on every replica). */
   readonly policies: GovernancePolicyStore;
+  /** Configuration stored at run time (the virtual servers): the word that it changed. */
+  readonly configChanges: ConfigChanges;
   /** What readiness checks of it (nothing in process; the backplane, required, in a cluster). */
   readonly readiness: readonly McpHealthCheck[];
 }

@@ -18,6 +18,7 @@ import { AdminAssets, type AdminAsset } from './admin-assets';
 import { PAGE_CSP, sendDashboard, sendDashboardAsset, sendDashboardJson } from './admin-http';
 import { renderAdminPage } from './admin-page';
 import { AdminMessages } from '../access/admin.messages';
+import { McpCallHistory } from '../stats/mcp-call-history';
 import { McpCallStats } from '../stats/mcp-call-stats';
 import { OUTCOMES } from '../stats/outcome-index';
 
@@ -25,13 +26,13 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const CATALOG_KINDS: readonly McpCatalogKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
 
-const API_NAMES = ['health', 'catalog', 'stats', 'audit', 'sessions', 'approvals', 'policies'] as const;
+const API_NAMES = ['health', 'catalog', 'stats', 'history', 'audit', 'sessions', 'approvals', 'policies'] as const;
 /** How often the page refreshes itself. */
 const REFRESH_MS = 5_000;
 /**
  * The admin dashboard on the application's HTTP server: the page at `path`, its script at
  * `path/app.js`, its style sheet at `path/app.css`, and the JSON API at
- * `path/api/{health,catalog,stats,audit,sessions,approvals}`. The page, script and style sheet
+ * `path/api/{health,catalog,stats,history,audit,sessions,approvals}`. The page, script and style sheet
  * are the files of `assets/` (`AdminAssets`), read once when the module initializes.
  *
  * The routes are added to the HTTP adapter when the module initializes, because the path comes
@@ -57,6 +58,7 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly api: AdminApi,
     private readonly approvalsApi: ApprovalsHttpApi,
     private readonly catalog: McpCatalog,
+    private readonly history: McpCallHistory,
     @Inject(McpAuthorizationServer) @Optional() private readonly authorizationServer?: McpAuthorizationServer,
     @Inject(UserConnections) @Optional() private readonly connections?: UserConnections,
     @Optional() private readonly governance?: McpGovernance,
@@ -67,6 +69,7 @@ export class AdminEndpoint implements OnModuleInit {
     const adapter = this.adapterHost?.httpAdapter;
     if (!admin || !this.options.http || !adapter?.getHttpServer()) return;
     this.observers.add(this.stats);
+    this.observers.add(this.history);
     const assets = AdminAssets.load();
     this.page = renderAdminPage(assets.pageTemplate, {
       base: admin.path,
@@ -299,6 +302,8 @@ export class AdminEndpoint implements OnModuleInit {
         return this.json(res, 200, this.api.catalog());
       case 'stats':
         return this.json(res, 200, this.api.statistics());
+      case 'history':
+        return this.json(res, 200, { replica: this.options.replica, ...this.history.snapshot() });
       case 'sessions':
         return this.json(res, 200, this.api.sessionList());
       case 'policies':

@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { AuditTrail } from '#libs/security';
+import { AuditTrail, type AuditForwarder } from '#libs/security';
 import type { McpHealthCheck } from '../options/health-check.interface';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
 
@@ -44,14 +44,39 @@ export class DependencyHealth {
 
   async check(): Promise<DependencyStatus[]> {
     const checks = [...this.options.healthChecks, ...this.added.values()].map((check) => this.run(check));
-    return [...(this.audit ? [await this.auditStatus(this.audit)] : []), ...(await Promise.all(checks))];
+    const audit = this.audit;
+    const forwards = audit ? audit.forwarders.map((forwarder) => this.forwardStatus(forwarder)) : [];
+    return [
+      ...(audit ? [await this.auditStatus(audit)] : []),
+      ...(await Promise.all(forwards)),
+      ...(await Promise.all(checks)),
+    ];
+  }
+
+  /**
+   * A forwarding sink (a SIEM): `degraded` while it refuses records or cannot be reached (they
+   * wait in its spool), never required — a SIEM that is down does not stop the calls.
+   */
+  private async forwardStatus(forwarder: AuditForwarder): Promise<DependencyStatus> {
+    const { lastError, ...details } = forwarder.health();
+    const unreachable = await this.run({ name: 'audit-forward', check: () => forwarder.ping() }).then(
+      (status) => status.error,
+    );
+    const error = lastError ?? unreachable;
+    return {
+      name: `audit-forward:${details.sink}`,
+      status: details.state === 'ok' && !unreachable ? 'up' : 'degraded',
+      required: false,
+      details,
+      ...(error !== undefined && { error }),
+    };
   }
 
   /** The trail's own state, and whether its sink answers now (a sink can fail while nothing is written). */
   private async auditStatus(audit: AuditTrail): Promise<DependencyStatus> {
     const health = audit.health();
     const failClosed = health.policy === 'fail-closed';
-    const { lastError, ...details } = health;
+    const { lastError, forwards: _forwards, ...details } = health;
     const unreachable = await this.run({ name: 'audit', check: () => audit.ping() }).then((status) => status.error);
     const error = lastError ?? unreachable;
     return {

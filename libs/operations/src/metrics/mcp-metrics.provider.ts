@@ -7,6 +7,7 @@ import { MCP_OPERATIONS_OPTIONS, type OperationsOptions } from '../options/opera
 import { SessionStore } from '#libs/protocol';
 import { McpMetrics } from './mcp-metrics';
 import { McpRequestObservers } from '#libs/protocol';
+import { MCP_APPROVAL_LEDGER, type ApprovalLedger } from '#libs/invocation';
 
 /**
  * `McpMetrics`, part of `McpModule`: it always exists (inject it to add metrics of your own); it
@@ -23,12 +24,16 @@ export const METRICS_PROVIDER: Provider = {
     prompts: PromptRegistry,
     resources: ResourceRegistry,
     audit: AuditTrail | undefined,
+    approvals: ApprovalLedger | undefined,
   ) =>
     new McpMetrics({
       entryOf: catalogEntryOf(tools, prompts, resources),
       inFlight: () => state.inFlight,
       sessions: () => sessions.liveCount,
       audit: audit && (() => audit.health()),
+      // Every replica reads the one ledger of a cluster: the rules take the max, not the sum.
+      approvalsPending:
+        approvals && (async () => (await approvals.all()).filter((approval) => approval.status === 'pending').length),
       observers: options.metrics ? observers : undefined,
       processMetrics: options.metrics !== undefined,
       replica: options.replica,
@@ -42,5 +47,6 @@ export const METRICS_PROVIDER: Provider = {
     PromptRegistry,
     ResourceRegistry,
     { token: AuditTrail, optional: true },
+    { token: MCP_APPROVAL_LEDGER, optional: true },
   ],
 };

@@ -161,6 +161,10 @@ describe('McpMetrics', () => {
       written: 17,
       dropped: 2,
       failures: 1,
+      forwards: [
+        { sink: 'syslog', state: 'ok', spooled: 0, spoolBytes: 0, delivered: 17, failures: 0, dropped: 0 },
+        { sink: 'webhook', state: 'failing', spooled: 9, spoolBytes: 4_000, delivered: 8, failures: 3, dropped: 0 },
+      ],
     };
     const metrics = new McpMetrics({
       processMetrics: false,
@@ -180,6 +184,13 @@ describe('McpMetrics', () => {
       samples.get('mcp_audit_dropped_total'),
       samples.get('mcp_audit_failures_total'),
     ]).toEqual([17, 2, 1]);
+    expect([
+      samples.get('mcp_audit_forward_up{sink="syslog"}'),
+      samples.get('mcp_audit_forward_up{sink="webhook"}'),
+      samples.get('mcp_audit_forward_spooled_records{sink="webhook"}'),
+      samples.get('mcp_audit_forward_delivered_total{sink="syslog"}'),
+      samples.get('mcp_audit_forward_failures_total{sink="webhook"}'),
+    ]).toEqual([1, 0, 9, 17, 3]);
     inFlight = 0;
     health.written = 20;
     samples = await scrape(metrics);
@@ -187,6 +198,27 @@ describe('McpMetrics', () => {
 
     const withoutAudit = await scrape(new McpMetrics({ processMetrics: false, inFlight: () => 0 }));
     expect([...withoutAudit.keys()].filter((key) => key.startsWith('mcp_audit'))).toEqual([]);
+  });
+
+  it("reads the approvals waiting and the gauges other parts add (the gateway's upstreams), when scraped", async () => {
+    let pending = 2;
+    const metrics = new McpMetrics({ processMetrics: false, approvalsPending: async () => pending });
+    const upstreams = [{ name: 'wiki', up: 1 }];
+    metrics.addGauge('mcp_upstream_up', 'Connected upstreams.', ['upstream'], () =>
+      upstreams.map((upstream) => [{ upstream: upstream.name }, upstream.up]),
+    );
+    let samples = await scrape(metrics);
+    expect([samples.get('mcp_approvals_pending'), samples.get('mcp_upstream_up{upstream="wiki"}')]).toEqual([2, 1]);
+    pending = 0;
+    upstreams.push({ name: 'crm', up: 0 });
+    // Added after the registry was made: registered at once.
+    metrics.addGauge('mcp_upstream_circuit_open', 'Open circuits.', ['upstream'], () => [[{ upstream: 'crm' }, 1]]);
+    samples = await scrape(metrics);
+    expect([
+      samples.get('mcp_approvals_pending'),
+      samples.get('mcp_upstream_up{upstream="crm"}'),
+      samples.get('mcp_upstream_circuit_open{upstream="crm"}'),
+    ]).toEqual([0, 0, 1]);
   });
 
   it('keeps the series bounded: beyond maxSeries, new catalog names count as "other"', async () => {

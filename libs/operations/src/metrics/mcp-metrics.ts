@@ -1,6 +1,6 @@
 import type { Histogram, Metric, Registry } from 'prom-client';
 import { optionalDependency, type McpTransportKind } from '#libs/core';
-import type { AuditTrailHealth } from '#libs/security';
+import type { AuditForwardHealth, AuditTrailHealth } from '#libs/security';
 import type { McpEntryKind, McpRequestEvent, McpRequestObserver } from '#libs/protocol';
 import { MCP_METHOD_NAMES, type McpRequestObservers } from '#libs/protocol';
 import { OUTCOME_INDEX, OUTCOMES } from '../stats/outcome-index';
@@ -37,6 +37,8 @@ export interface McpMetricsOptions {
   sessions?: () => number;
   /** The audit trail's counters (`mcp_audit_*`); leave out when there is no trail. */
   audit?: () => AuditTrailHealth;
+  /** Approval requests waiting for a decision (`mcp_approvals_pending`); leave out without approvals. */
+  approvalsPending?: () => Promise<number> | number;
   /** Registers the metrics as an observer of every finished request on module init. */
   observers?: McpRequestObservers;
   /** Adds the process and Node.js metrics of `collectDefaultMetrics` (prefixed `mcp_`). @default true */
@@ -49,6 +51,28 @@ export interface McpMetricsOptions {
    * gives its `replica` option. @default no such label
    */
   replica?: string;
+}
+
+interface AddedGauge {
+  name: string;
+  help: string;
+  labelNames: string[];
+  read: () => [Record<string, string>, number][];
+}
+
+/** A prom-client gauge reading an added source when scraped. */
+function labelledGauge(Gauge: typeof import('prom-client').Gauge, added: AddedGauge): Metric {
+  const { name, help, labelNames, read } = added;
+  return new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [],
+    collect() {
+      this.reset();
+      for (const [labels, value] of read()) this.set(labels, value);
+    },
+  }) as unknown as Metric;
 }
 
 /**
@@ -176,6 +200,7 @@ function processMetrics(): Metric[] {
  * | `mcp_guardrail_findings_total` | counter | `detector`, `in` (`arguments`/`result`), `action` (`block`/`redact`/`flag`): what governance guardrails found, never the value |
  * | `mcp_policy_refusals_total` | counter | `policy`, `dry_run`: calls a governance policy refused (or, in dry-run mode, would have) |
  * | `mcp_audit_queue_depth`, `mcp_audit_spooled_records`, `mcp_audit_spooled_bytes` (gauges), `mcp_audit_written_total`, `mcp_audit_dropped_total`, `mcp_audit_failures_total` | | (with an audit trail) |
+ * | `mcp_audit_forward_up`, `mcp_audit_forward_spooled_records`, `mcp_audit_forward_spooled_bytes` (gauges), `mcp_audit_forward_delivered_total`, `mcp_audit_forward_failures_total`, `mcp_audit_forward_dropped_total` | | `sink` (each of `audit.forward`) |
  * | `mcp_process_*`, `mcp_nodejs_*` | | `collectDefaultMetrics` |
  *
  * With `replica`, every metric has the label `replica` too.
@@ -205,6 +230,8 @@ export class McpMetrics implements McpRequestObserver {
   /** Guardrail findings by `detector|in|action`, and policy refusals by policy id (both bounded by the configuration). */
   private readonly findings = new Map<string, { labels: Record<string, string>; count: number }>();
   private readonly policyRefusals = new Map<string, { labels: Record<string, string>; count: number }>();
+  /** Gauges other parts of the host added (`addGauge`), registered with the registry when it is made. */
+  private readonly added: AddedGauge[] = [];
 
   constructor(private readonly options: McpMetricsOptions = {}) {
     this.maxSeries = options.maxSeries ?? 2_000;
@@ -302,6 +329,19 @@ export class McpMetrics implements McpRequestObserver {
         }),
       );
     gauge('mcp_in_flight', 'Calls (tools, prompts, resource reads) running now.', options.inFlight);
+    const pending = options.approvalsPending;
+    if (pending)
+      register(
+        new Gauge({
+          name: 'mcp_approvals_pending',
+          help: 'Approval requests waiting for a decision.',
+          registers: [],
+          async collect() {
+            this.set(await pending());
+          },
+        }),
+      );
+    for (const added of this.added) register(labelledGauge(Gauge, added));
     gauge('mcp_sessions_active', 'Live MCP sessions (stateful HTTP sessions and the stdio session).', options.sessions);
     const audit = options.audit;
     if (audit) {
@@ -331,8 +371,76 @@ export class McpMetrics implements McpRequestObserver {
         (health) => health.dropped,
       );
       total('mcp_audit_failures_total', 'Failed writes to the audit sink.', (health) => health.failures);
+      // One series per forwarding sink (a SIEM), labelled with its name.
+      const perSink = (
+        kind: typeof Gauge | typeof Counter,
+        name: string,
+        help: string,
+        read: (health: AuditForwardHealth) => number,
+      ) =>
+        register(
+          new kind({
+            name,
+            help,
+            labelNames: ['sink'],
+            registers: [],
+            collect() {
+              this.reset();
+              for (const forward of audit().forwards) {
+                if (this instanceof Gauge) this.set({ sink: forward.sink }, read(forward));
+                else this.inc({ sink: forward.sink }, read(forward));
+              }
+            },
+          }),
+        );
+      perSink(Gauge, 'mcp_audit_forward_up', 'Whether the forwarding audit sink delivers (1) or fails (0).', (f) =>
+        f.state === 'ok' ? 1 : 0,
+      );
+      perSink(
+        Gauge,
+        'mcp_audit_forward_spooled_records',
+        "Audit records waiting in a forwarding sink's spool.",
+        (f) => f.spooled,
+      );
+      perSink(
+        Gauge,
+        'mcp_audit_forward_spooled_bytes',
+        "Bytes waiting in a forwarding sink's spool.",
+        (f) => f.spoolBytes,
+      );
+      perSink(
+        Counter,
+        'mcp_audit_forward_delivered_total',
+        'Audit records delivered to a forwarding sink.',
+        (f) => f.delivered,
+      );
+      perSink(
+        Counter,
+        'mcp_audit_forward_failures_total',
+        'Failed deliveries to a forwarding sink (each retried).',
+        (f) => f.failures,
+      );
+      perSink(
+        Counter,
+        'mcp_audit_forward_dropped_total',
+        "Audit records a forwarding sink's spool could not take.",
+        (f) => f.dropped,
+      );
     }
     return registry;
+  }
+
+  /**
+   * Adds a gauge read when scraped, one sample per label set `read` returns (the gateway's
+   * `mcp_upstream_*` are made so). Costs nothing until the registry is used.
+   * @example
+   * metrics.addGauge('mcp_upstream_up', 'Connected upstreams.', ['upstream'], () => [[{ upstream: 'wiki' }, 1]]);
+   */
+  addGauge(name: string, help: string, labelNames: string[], read: () => [Record<string, string>, number][]): void {
+    const added = { name, help, labelNames, read };
+    this.added.push(added);
+    if (this.promRegistry)
+      this.promRegistry.registerMetric(labelledGauge(promClient().Gauge, added) as unknown as Metric);
   }
 
   /** Adds the process metrics and starts observing requests (when given `observers`). */

@@ -149,4 +149,22 @@ describe('verifyChain', () => {
       reason: expect.stringContaining('prevHash'),
     });
   });
+
+  it('skips exact repeats of a delivery that retried, and still names a repeat with other contents', async () => {
+    const records = chainOf(5);
+    // A connection broke after 2 and 3 arrived: the batch 2-4 came again.
+    const delivered = [records[0], records[1], records[2], records[1], records[2], records[3], records[4]];
+    expect(await verifyChain(delivered)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('seq 2 follows 3'),
+    });
+    expect(await verifyChain(delivered, { repeats: true })).toEqual({ ok: true, count: 7, chains: 1, repeats: 2 });
+    const forged = { ...records[1], target: 'other' };
+    const result = await verifyChain([records[0], records[1], records[2], forged], { repeats: true });
+    expect(result).toMatchObject({
+      ok: false,
+      brokenAt: { seq: 2, position: 4 },
+      reason: 'it repeats seq 2 with other contents: the record was altered',
+    });
+  });
 });

@@ -66,13 +66,27 @@ export function hashRecord(record: Omit<AuditRecord, 'hash'> & { hash?: string }
 
 /** What `verifyChain` found: every record and link verified, or the first record that breaks the chain and why. */
 export type ChainVerification =
-  | { ok: true; count: number; chains: number }
+  | { ok: true; count: number; chains: number; repeats?: number }
   | {
       ok: false;
       count: number;
       brokenAt: { id: string; seq: number; chain: string; position: number };
       reason: string;
     };
+
+/** How `verifyChain` reads what it is given. */
+export interface ChainVerificationOptions {
+  /**
+   * What a delivery that retries (syslog over TCP, a webhook) may have left twice: a record equal
+   * to one already verified (same chain, seq and hash, and its hash recomputes) is skipped and
+   * counted as a repeat instead of breaking the chain. A repeat with other contents still breaks it.
+   * @default false
+   */
+  repeats?: boolean;
+}
+
+/** How many of a chain's hashes are remembered to recognise a repeat. */
+const REPEAT_WINDOW = 100_000;
 
 /**
  * Checks records in stored order: per chain, `seq` goes up by one, each `prevHash` is the hash
@@ -81,9 +95,12 @@ export type ChainVerification =
  */
 export async function verifyChain(
   records: Iterable<AuditRecord> | AsyncIterable<AuditRecord>,
+  options: ChainVerificationOptions = {},
 ): Promise<ChainVerification> {
   const last = new Map<string, { seq: number; hash: string }>();
+  const seen = new Map<string, Map<number, string>>();
   let count = 0;
+  let repeats = 0;
   for await (const record of records) {
     count++;
     const broken = (reason: string): ChainVerification => ({
@@ -101,6 +118,14 @@ export async function verifyChain(
       return broken('not an audit record (hash or prevHash missing)');
     }
     const previous = last.get(record.chain);
+    if (options.repeats && previous && record.seq <= previous.seq) {
+      const known = seen.get(record.chain)?.get(record.seq);
+      if (known === undefined) return broken(`seq ${record.seq} follows ${previous.seq}: a record is out of order`);
+      if (known !== record.hash || hashRecord(record) !== record.hash)
+        return broken(`it repeats seq ${record.seq} with other contents: the record was altered`);
+      repeats++;
+      continue;
+    }
     if (previous) {
       if (record.seq !== previous.seq + 1)
         return broken(`seq ${record.seq} follows ${previous.seq}: a record is missing or out of order`);
@@ -111,8 +136,14 @@ export async function verifyChain(
     if (hashRecord(record) !== record.hash)
       return broken('its hash does not match its contents: the record was altered');
     last.set(record.chain, { seq: record.seq, hash: record.hash });
+    if (options.repeats) {
+      let hashes = seen.get(record.chain);
+      if (!hashes) seen.set(record.chain, (hashes = new Map()));
+      hashes.set(record.seq, record.hash);
+      if (hashes.size > REPEAT_WINDOW) hashes.delete(hashes.keys().next().value!);
+    }
   }
-  return { ok: true, count, chains: last.size };
+  return { ok: true, count, chains: last.size, ...(options.repeats && { repeats }) };
 }
 
 const batchBytes = new WeakMap<readonly AuditRecord[], Buffer>();

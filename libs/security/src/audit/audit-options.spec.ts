@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { resolveAuditOptions } from './audit-options';
 import { JsonlAuditSink } from './jsonl-audit.sink';
@@ -66,7 +67,7 @@ describe('resolveAuditOptions', () => {
       chain: '',
     });
     expect(problems).toEqual([
-      'audit.flushMs is not a known option (remove it; known options are: sink, file, rotateBytes, syncIntervalMs, policy, bufferSize, flushIntervalMs, batchSize, chain, recentSize, digestKey, spoolFile, refusalWindowMs)',
+      'audit.flushMs is not a known option (remove it; known options are: sink, file, rotateBytes, syncIntervalMs, policy, bufferSize, flushIntervalMs, batchSize, chain, recentSize, digestKey, spoolFile, refusalWindowMs, forward, forwardMaxRetryMs)',
       "audit.policy \"maybe\" is not a policy (use 'fail-closed' or 'buffered')",
       'audit.sink must implement AuditSink (an object with append(records)) (pass e.g. new PostgresAuditSink({ connectionString }) or leave sink out for the JSON-lines file)',
       'audit.file only applies to the default sink, but a sink is given (remove file, or remove sink)',
@@ -76,5 +77,26 @@ describe('resolveAuditOptions', () => {
     expect(resolve('yes').problems).toEqual([
       "audit must be an object or false (e.g. audit: { file: 'audit/audit.jsonl' })",
     ]);
+  });
+
+  it('gives each forwarding sink a spool of its own beside the trail, and refuses two of one name', () => {
+    const sink = (name: string) => ({ name, append: async () => {} });
+    const ok = resolveAuditOptions(
+      { file: 'logs/audit.jsonl', chain: 'desk 1', forward: [sink('syslog'), sink('webhook')] },
+      () => {},
+    )!;
+    expect(ok.forward.map(({ sink: s, settings }) => [s.name, settings.spoolFile, settings.maxRetryDelayMs])).toEqual([
+      ['syslog', join('logs', 'spool', 'desk_1.syslog.forward.jsonl'), 30_000],
+      ['webhook', join('logs', 'spool', 'desk_1.webhook.forward.jsonl'), 30_000],
+    ]);
+    const own = sink('own');
+    expect(resolve({ sink: own, forward: [sink('a'), sink('a'), own, 'siem'], forwardMaxRetryMs: 5 }).problems).toEqual(
+      [
+        'audit.forwardMaxRetryMs must be an integer ≥ 100, got 5 (set forwardMaxRetryMs: 30000 (the default) or another integer ≥ 100)',
+        'audit.forward[1] another sink is named "a" (give each a name of its own (option name: \'siem-eu\'))',
+        "audit.forward[2] is the trail's own sink (forward to another sink, or remove it from forward)",
+        'audit.forward[3] must implement AuditSink (pass e.g. new WebhookAuditSink({ url, secret }))',
+      ],
+    );
   });
 });

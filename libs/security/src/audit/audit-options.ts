@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { AuditForwarderSettings } from './audit-forwarder';
 import type { AuditFailurePolicy, AuditTrailSettings } from './audit-trail';
 import type { AuditSink } from './audit-sink';
 import { JsonlAuditSink } from './jsonl-audit.sink';
@@ -51,11 +52,24 @@ export interface McpAuditOptions {
    * the rest of this window. @default 60_000
    */
   refusalWindowMs?: number;
+  /**
+   * Further sinks that get every record once `sink` stored it — a SIEM: `SyslogAuditSink`
+   * (RFC 5424 over TLS), `WebhookAuditSink` (signed HTTPS), `OtlpLogsAuditSink`, or your own.
+   * Each is delivered from a spool of its own (`<spool dir>/<chain>.<name>.forward.jsonl`), in
+   * chain order, retried with back-off while it is down, and has its own health in readiness
+   * (`audit-forward:<name>`, never required: calls go on) and metrics (`mcp_audit_forward_*`).
+   * Give each a distinct `name`. @default []
+   */
+  forward?: AuditSink[];
+  /** Longest back-off between deliveries to a forwarding sink that fails (ms). @default 30_000 */
+  forwardMaxRetryMs?: number;
 }
 
 export interface ResolvedAuditOptions {
   sink: AuditSink;
   settings: AuditTrailSettings;
+  /** The forwarding sinks, each with its spool and back-off. */
+  forward: { sink: AuditSink; settings: AuditForwarderSettings }[];
 }
 
 const KNOWN = [
@@ -72,6 +86,8 @@ const KNOWN = [
   'digestKey',
   'spoolFile',
   'refusalWindowMs',
+  'forward',
+  'forwardMaxRetryMs',
 ];
 
 /**
@@ -139,7 +155,7 @@ export function resolveAuditOptions(
   const chain = text('chain', hostname())!;
   // Next to the trail file (on the same volume), or under audit/ for a sink of its own.
   const spoolDir = join(o.sink === undefined ? dirname(file) : 'audit', 'spool');
-  const spoolFile = text('spoolFile', join(spoolDir, `${chain.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`))!;
+  const spoolFile = text('spoolFile', join(spoolDir, `${safe(chain)}.jsonl`))!;
   if (o.spoolFile !== undefined && policy !== 'buffered')
     report('audit.spoolFile', "only applies to the 'buffered' policy", "set policy: 'buffered', or remove spoolFile");
   if (o.sink === undefined && resolve(spoolFile) === resolve(file)) {
@@ -162,5 +178,60 @@ export function resolveAuditOptions(
   };
   const sink =
     typeof o.sink?.append === 'function' ? o.sink : new JsonlAuditSink({ file, rotateBytes, syncIntervalMs });
-  return { sink, settings };
+  const forward = resolveForward(o, dirname(spoolFile), chain, settings.batchSize, integer, report);
+  return { sink, settings, forward };
 }
+
+function resolveForward(
+  o: McpAuditOptions,
+  spoolDir: string,
+  chain: string,
+  batchSize: number,
+  integer: (key: keyof McpAuditOptions, fallback: number, min: number) => number,
+  report: (option: string, problem: string, fix: string) => void,
+): ResolvedAuditOptions['forward'] {
+  const maxRetryDelayMs = integer('forwardMaxRetryMs', 30_000, 100);
+  if (o.forward === undefined) return [];
+  if (!Array.isArray(o.forward)) {
+    report(
+      'audit.forward',
+      'must be an array of sinks',
+      'e.g. forward: [new SyslogAuditSink({ host, port, tls: true })]',
+    );
+    return [];
+  }
+  const names = new Set<string>();
+  const resolved: ResolvedAuditOptions['forward'] = [];
+  o.forward.forEach((sink: unknown, index) => {
+    const given = sink as AuditSink | undefined;
+    if (typeof given !== 'object' || given === null || typeof given.append !== 'function') {
+      report(`audit.forward[${index}]`, 'must implement AuditSink', 'pass e.g. new WebhookAuditSink({ url, secret })');
+      return;
+    }
+    if (given === o.sink) {
+      report(
+        `audit.forward[${index}]`,
+        "is the trail's own sink",
+        'forward to another sink, or remove it from forward',
+      );
+      return;
+    }
+    if (names.has(given.name)) {
+      report(
+        `audit.forward[${index}]`,
+        `another sink is named "${given.name}"`,
+        "give each a name of its own (option name: 'siem-eu')",
+      );
+      return;
+    }
+    names.add(given.name);
+    const file = `${safe(chain)}.${safe(given.name)}.forward.jsonl`;
+    resolved.push({
+      sink: given,
+      settings: { batchSize, spoolFile: join(spoolDir, file), retryDelayMs: 100, maxRetryDelayMs },
+    });
+  });
+  return resolved;
+}
+
+const safe = (name: string): string => name.replace(/[^A-Za-z0-9._-]/g, '_');

@@ -47,13 +47,18 @@ export class AuditSpool {
     return this.size - this.offset;
   }
 
+  /** Where the next replay starts, and where the file ends (a batch appended spans from one end to the next). */
+  get span(): { offset: number; size: number } {
+    return { offset: this.offset, size: this.size };
+  }
+
   /**
    * Opens the spool and finds what a previous run left in it, reading it a block at a time (an
    * outage can leave gigabytes). A line the host could not finish writing (it died mid-write) is
    * cut off: it holds no whole record, and what is appended next must start a line of its own.
-   * @returns the last record it holds for `chain`, which is newer than anything in the sink
+   * @returns the last record it holds for `chain`, which is newer than anything in the sink (none asked: undefined)
    */
-  load(chain: string): AuditChainTail | undefined {
+  load(chain?: string): AuditChainTail | undefined {
     if (!existsSync(this.file)) return undefined;
     this.openFile();
     this.offset = Math.min(this.readOffset(), this.size);
@@ -70,7 +75,7 @@ export class AuditSpool {
       ftruncateSync(this.fd!, whole);
       this.size = whole;
     }
-    if (!last) return undefined;
+    if (!last || chain === undefined) return undefined;
     const record = JSON.parse(last.toString('utf8')) as AuditRecord;
     // One spool per chain by default; only a spool shared across a renamed chain needs the whole read.
     return record.chain === chain ? { seq: record.seq, hash: record.hash } : this.lastOf(chain);
@@ -99,16 +104,19 @@ export class AuditSpool {
     this.count += count;
   }
 
-  /** The next records to replay, oldest first, and where they end. */
-  next(max: number): { records: AuditRecord[]; end: number } {
+  /** The next records to replay, oldest first, where they end, and their lines as stored (each ended by a newline). */
+  next(max: number): { records: AuditRecord[]; end: number; bytes: Buffer } {
     const records: AuditRecord[] = [];
+    const lines: Buffer[] = [];
     let end = this.offset;
     for (const { line, end: after } of this.lines(this.offset)) {
       if (records.length >= max) break;
       end = after;
-      if (!isBlank(line)) records.push(JSON.parse(line.toString('utf8')) as AuditRecord);
+      if (isBlank(line)) continue;
+      records.push(JSON.parse(line.toString('utf8')) as AuditRecord);
+      lines.push(line, NEWLINE);
     }
-    return { records, end };
+    return { records, end, bytes: Buffer.concat(lines) };
   }
 
   /** The records up to `end` are in the sink: remembered, and the file emptied once all are. */
@@ -182,6 +190,8 @@ export class AuditSpool {
     }
   }
 }
+
+const NEWLINE = Buffer.from('\n');
 
 /** An empty line (or only whitespace) holds no record. */
 function isBlank(line: Buffer): boolean {

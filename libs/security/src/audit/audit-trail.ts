@@ -1,6 +1,7 @@
 import { createHmac, hash, randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { batchBytesOf, canonicalJson, canonicalRecordJson, GENESIS_HASH, rememberBatchBytes } from './audit-chain';
+import type { AuditForwarder, AuditForwardHealth } from './audit-forwarder';
 import { AuditSpool } from './audit-spool';
 import { RefusalAggregator } from './refusal-aggregator';
 import type { AuditEntry, AuditOutcome, AuditRecord } from './audit-record';
@@ -41,6 +42,8 @@ export interface AuditTrailHealth {
   dropped: number;
   failures: number;
   lastError?: string;
+  /** Each sink of `audit.forward` (a SIEM), delivered from its own spool. */
+  forwards: AuditForwardHealth[];
 }
 
 export interface AuditQuery {
@@ -97,6 +100,8 @@ export class AuditTrail {
   constructor(
     private readonly sink: AuditSink,
     private readonly settings: AuditTrailSettings,
+    /** Further sinks (a SIEM) that get every record once the trail's sink stored it. */
+    readonly forwarders: readonly AuditForwarder[] = [],
   ) {
     this.retryDelayMs = settings.flushIntervalMs;
     this.spool = settings.policy === 'buffered' && settings.spoolFile ? new AuditSpool(settings.spoolFile) : undefined;
@@ -105,6 +110,7 @@ export class AuditTrail {
 
   /** Opens the sink and finds where the chain stands. A sink that cannot open yet is retried by the flusher. */
   async start(): Promise<void> {
+    for (const forwarder of this.forwarders) forwarder.start();
     await this.flushNow();
   }
 
@@ -153,6 +159,7 @@ export class AuditTrail {
       dropped: this.dropped,
       failures: this.failures,
       ...(this.lastError !== undefined && { lastError: this.lastError }),
+      forwards: this.forwarders.map((forwarder) => forwarder.health()),
     };
   }
 
@@ -201,6 +208,7 @@ export class AuditTrail {
    * stays in the spool for the next start; otherwise it is logged as lost.
    */
   async close(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.refusals.close();
@@ -227,6 +235,9 @@ export class AuditTrail {
     await this.sink
       .close?.()
       .catch((error: unknown) => this.logger.warn(`Closing the audit sink failed: ${(error as Error)?.message}`));
+    // What the forwarding sinks could not take in the time left stays in their spools.
+    const left = Math.max(deadline - Date.now(), 100);
+    await Promise.all(this.forwarders.map((forwarder) => forwarder.close(left)));
   }
 
   /** Records held in memory (waiting, and the batch being written). */
@@ -312,10 +323,12 @@ export class AuditTrail {
       // Chain order: the batch in hand, then the spool (chained after it), then what waits (not chained yet).
       while (this.batch.length > 0 || (this.spool?.pending ?? 0) > 0 || this.waiting.length > 0) {
         if (this.batch.length === 0 && this.spool && this.spool.pending > 0) {
-          const { records, end } = this.spool.next(this.settings.batchSize);
+          const { records, end, bytes } = this.spool.next(this.settings.batchSize);
+          rememberBatchBytes(records, bytes);
           if (records.length > 0) await this.sink.append(records);
           this.spool.advance(end, records.length);
           this.written += records.length;
+          this.forward(records);
         } else {
           if (this.batch.length === 0) {
             this.batch = this.chainNext(this.waiting.splice(0, this.settings.batchSize));
@@ -323,6 +336,7 @@ export class AuditTrail {
           }
           await this.sink.append(this.batch);
           this.written += this.batch.length;
+          this.forward(this.batch);
           this.batch = [];
         }
         if (this.failing) this.recovered();
@@ -341,6 +355,11 @@ export class AuditTrail {
       this.lastError = message;
       this.retryDelayMs = Math.min(this.retryDelayMs * 2, MAX_RETRY_DELAY_MS);
     }
+  }
+
+  /** Records the sink stored go on to every forwarding sink (each appends them to its spool). */
+  private forward(records: readonly AuditRecord[]): void {
+    for (const forwarder of this.forwarders) forwarder.take(records);
   }
 
   /** The sink took a batch again: calls are admitted again while the backlog drains. */

@@ -734,6 +734,161 @@
       });
   }
 
+  // ---- charts (inline SVG drawn here: no chart library, nothing from another origin) ----
+  var SVG = 'http://www.w3.org/2000/svg';
+  var W = 600;
+  var H = 160;
+  var TOP = 14;
+  var BOTTOM = 18;
+  function svg(tag, attrs) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs).forEach(function (name) {
+      node.setAttribute(name, attrs[name]);
+    });
+    return node;
+  }
+  /** Nice upper bound of a chart's scale. */
+  function ceiling(value) {
+    if (!(value > 0)) return 1;
+    var power = Math.pow(10, Math.floor(Math.log10(value)));
+    var steps = [1, 2, 5, 10];
+    for (var i = 0; i < steps.length; i++) if (value <= steps[i] * power) return steps[i] * power;
+    return 10 * power;
+  }
+  function label(value) {
+    return value >= 100 ? String(Math.round(value)) : String(Math.round(value * 100) / 100);
+  }
+  /**
+   * Draws `series` ([{ values, className, dashed, area }]) over the minutes of the last hour:
+   * a grid with the scale's top and the hour's start and end, then one line per series (a gap
+   * where a value is null).
+   */
+  function drawChart(id, minutes, series) {
+    var chart = $(id);
+    while (chart.firstChild) chart.removeChild(chart.firstChild);
+    var max = 0;
+    series.forEach(function (s) {
+      s.values.forEach(function (v) {
+        if (v !== null && v > max) max = v;
+      });
+    });
+    var top = ceiling(max);
+    var x = function (i) {
+      return (i / (minutes.length - 1)) * W;
+    };
+    var y = function (v) {
+      return TOP + (1 - v / top) * (H - TOP - BOTTOM);
+    };
+    [0, 0.5, 1].forEach(function (f) {
+      chart.appendChild(svg('line', { class: 'grid', x1: 0, x2: W, y1: y(top * f), y2: y(top * f) }));
+    });
+    var text = function (content, attrs) {
+      var node = svg('text', Object.assign({ class: 'axis-label' }, attrs));
+      node.textContent = content;
+      chart.appendChild(node);
+    };
+    text(label(top), { x: 2, y: TOP - 3 });
+    text(time(new Date(minutes[0]).toISOString()), { x: 2, y: H - 4 });
+    text('now', { x: W - 2, y: H - 4, 'text-anchor': 'end' });
+    series.forEach(function (s) {
+      var points = [];
+      var flush = function () {
+        if (points.length === 0) return;
+        var text = points.map(function (p) {
+          return p[0] + ',' + p[1];
+        });
+        if (s.area && points.length > 1)
+          chart.appendChild(
+            svg('polygon', {
+              class: 'area ' + s.className,
+              points: text.concat([points[points.length - 1][0] + ',' + y(0), points[0][0] + ',' + y(0)]).join(' '),
+            }),
+          );
+        if (points.length > 1)
+          chart.appendChild(
+            svg('polyline', { class: 'line ' + s.className + (s.dashed ? ' dashed' : ''), points: text.join(' ') }),
+          );
+        // A minute alone (calls only now, or between quiet minutes) is a dot.
+        else
+          chart.appendChild(
+            svg('circle', { class: 'dot ' + s.className, cx: points[0][0], cy: points[0][1], r: s.dashed ? 2.5 : 3.5 }),
+          );
+        points = [];
+      };
+      s.values.forEach(function (v, i) {
+        if (v === null) flush();
+        else points.push([x(i), y(v)]);
+      });
+      flush();
+    });
+    chart.setAttribute('data-max', String(max));
+  }
+  function perSecond(counts) {
+    return counts.map(function (n) {
+      return n / 60;
+    });
+  }
+  function renderHistory(history) {
+    setText(
+      'charts-meta',
+      'tool calls per minute on replica ' +
+        history.replica +
+        ' (each replica counts its own; Prometheus and the Grafana board in docker/ show them all)',
+    );
+    drawChart('chart-calls', history.minutes, [
+      { values: perSecond(history.total.calls), className: 'series-0', area: true },
+    ]);
+    drawChart('chart-errors', history.minutes, [
+      { values: perSecond(history.total.errors), className: 'series-1', area: true },
+    ]);
+    var busiest = history.tools.slice(0, 3);
+    var lines = [];
+    var legend = $('chart-legend');
+    while (legend.firstChild) legend.removeChild(legend.firstChild);
+    busiest.forEach(function (tool, index) {
+      var className = 'series-' + index;
+      lines.push({ values: tool.p50, className: className });
+      lines.push({ values: tool.p95, className: className, dashed: true });
+      legend.appendChild(h('li', {}, [h('span', { class: 'swatch ' + className }), tool.name + ' (p50, p95 dashed)']));
+    });
+    drawChart('chart-latency', history.minutes, lines);
+  }
+  function renderServers(list) {
+    var panel = $('servers-panel');
+    if (!list) {
+      panel.hidden = true;
+      return;
+    }
+    panel.hidden = false;
+    setText(
+      'servers-meta',
+      'version ' +
+        list.version +
+        (list.updatedBy ? ', changed by ' + list.updatedBy + ' ' + ago(list.updatedAt) : '') +
+        ' — add, change and remove them with ' +
+        BASE +
+        '/api/servers',
+    );
+    fill(
+      $('server-rows'),
+      list.upstreams.map(function (upstream) {
+        var s = upstream.status || {};
+        return h('tr', { 'data-upstream': upstream.name }, [
+          td(upstream.name),
+          td(upstream.transport.url, { class: 'mono small' }),
+          td(status(s.state === 'connected' ? 'up' : s.state ? 'down' : 'unknown')),
+          td(s.circuit || '–'),
+          num(s.latencyP50Ms === undefined ? '–' : ms(s.latencyP50Ms)),
+          num(count(s.requests || 0)),
+          num(count(s.failures || 0)),
+          td((upstream.scopes || []).join(', ') || '–'),
+        ]);
+      }),
+      'No upstream added at run time yet.',
+      8,
+    );
+  }
+
   // ---- refresh loop ----
   function refresh(force) {
     if (busy || (blocked && !force) || (document.hidden && !force)) return Promise.resolve();
@@ -765,6 +920,12 @@
             api('audit', auditQuery()),
             withCatalog ? api('catalog') : Promise.resolve(null),
             approvals,
+            api('history'),
+            // Only with the virtualServers option: otherwise there is no such API (404).
+            api('servers/upstreams').catch(function (error) {
+              if (error.status === 404) return null;
+              throw error;
+            }),
             // Only hosts with an authorization server have sign-ins (404 otherwise).
             noGrants
               ? Promise.resolve(null)
@@ -801,7 +962,9 @@
           renderSessions(r[2]);
           renderAudit(r[3]);
           if (r[4]) renderCatalog(r[4]);
-          renderGrants(r[6]);
+          renderHistory(r[6]);
+          renderServers(r[7]);
+          renderGrants(r[8]);
         }
         renderApprovals(r[5] && r[5].approvals, true);
         if (!r[0]) {

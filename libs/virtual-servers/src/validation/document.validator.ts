@@ -1,0 +1,57 @@
+import type { McpDiagnostic } from '#libs/core';
+import { resolveUpstreams, type McpUpstreamOptions } from '#libs/gateway';
+import type { VirtualServersDocument } from '../document/virtual-servers.document';
+import { upstreamTargetProblems, type UpstreamTargetPolicy } from './upstream-target.policy';
+
+/** What validation found: the upstreams as given, or every problem, each with its fix. */
+export type DocumentValidation =
+  { ok: true; upstreams: McpUpstreamOptions[] } | { ok: false; problems: McpDiagnostic[] };
+
+const DOCUMENT_KEYS = new Set(['version', 'updatedAt', 'updatedBy', 'upstreams']);
+
+/**
+ * Validates the upstreams of a document before anything is stored or applied, every problem at
+ * once: each as the `gateway` option is validated (names, prefixes, filters, timeouts), and then
+ * what only run time asks: Streamable HTTP only (an admin API must not start processes on the
+ * host), no name of an upstream of the `gateway` option, and a URL the target policy allows.
+ * @param fixed the names of the upstreams of the `gateway` option
+ */
+export async function validateDocument(
+  given: unknown,
+  fixed: ReadonlySet<string>,
+  policy: UpstreamTargetPolicy,
+): Promise<DocumentValidation> {
+  const problems: McpDiagnostic[] = [];
+  const report = (where: string, problem: string, fix: string) => problems.push({ where, problem, fix });
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    report('document', 'must be a JSON object', 'send { "upstreams": [ … ] }');
+    return { ok: false, problems };
+  }
+  const document = given as Partial<VirtualServersDocument> & Record<string, unknown>;
+  for (const key of Object.keys(document))
+    if (!DOCUMENT_KEYS.has(key))
+      report(key, 'is not a field of the document', `remove it; the fields are ${[...DOCUMENT_KEYS].join(', ')}`);
+  const list: unknown = document.upstreams ?? [];
+  const upstreams = Array.isArray(list) ? (list as McpUpstreamOptions[]) : [];
+  resolveUpstreams(list, 'upstreams', report);
+  // One after the other: the problems come in the document's order.
+  for (const [index, upstream] of upstreams.entries()) {
+    const where = `upstreams[${index}]`;
+    if (typeof upstream !== 'object' || upstream === null) continue;
+    if (fixed.has(upstream.name))
+      report(`${where}.name`, `"${upstream.name}" is an upstream of the gateway option`, 'give it another name');
+    const transport = upstream.transport as { type?: unknown; url?: unknown } | undefined;
+    if (transport?.type !== 'http') {
+      report(
+        `${where}.transport.type`,
+        'only http upstreams can be added at run time',
+        'start stdio servers from the gateway option',
+      );
+      continue;
+    }
+    if (typeof transport.url !== 'string') continue; // resolveUpstreams named it
+    for (const problem of await upstreamTargetProblems(transport.url, policy))
+      report(`${where}.transport.url`, problem, 'point it at the upstream MCP server');
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, upstreams };
+}

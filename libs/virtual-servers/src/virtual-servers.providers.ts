@@ -1,0 +1,6 @@
+import type { Provider } from '@nestjs/common';
+import { VirtualServersEndpoint } from './http/virtual-servers.endpoint';
+import { McpVirtualServers } from './servers/mcp-virtual-servers';
+
+/** The virtual servers' providers, added by `McpModule` with the `virtualServers` option only. */
+export const VIRTUAL_SERVERS_PROVIDERS: Provider[] = [McpVirtualServers, VirtualServersEndpoint];

@@ -1,0 +1,219 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as PgClient } from 'pg';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { connectSdkV1, type ConnectedV1 } from './support/era-clients';
+import { DESK_KEYS, readAuditTrail } from './support/desk-host';
+import { startDeskProcess, type DeskProcess } from './support/desk-process';
+import { startHaproxy, type Haproxy } from './support/haproxy';
+import { PostgresServer } from './support/postgres-server';
+import { startRedisServer, type RedisServer } from './support/redis-server';
+import { waitFor, waitForAsync } from './support/wait-for';
+
+jest.setTimeout(60_000);
+
+const REPLICAS = ['desk-1', 'desk-2', 'desk-3'] as const;
+const ADMIN = { 'x-api-key': DESK_KEYS.admin, 'content-type': 'application/json' };
+
+/**
+ * Virtual servers managed at run time, on three support-desk replicas behind HAProxy (round
+ * robin), sharing Redis and PostgreSQL: an upstream added through the admin API of whichever
+ * replica the balancer picks is stored in PostgreSQL, served by every replica without a restart
+ * (the time measured), its clients told `list_changed`, the change audited; a removed one leaves
+ * every replica. And the attacks: a non-administrator, an upstream on the host's own admin API or
+ * on a private address, an import with a duplicate name.
+ */
+describe('virtual servers at run time, on three replicas', () => {
+  const auditDir = mkdtempSync(join(tmpdir(), 'virtual-servers-'));
+  const replicas = new Map<string, DeskProcess>();
+  let postgres: PostgresServer;
+  let redis: RedisServer;
+  let proxy: Haproxy;
+  let upstream: DeskProcess;
+  let base: string;
+  let session: ConnectedV1;
+  let listChanged = 0;
+  /** Time from the admin API's answer to the tool being listed by every replica (ms). */
+  const propagationMs: number[] = [];
+
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${base}/admin/api/servers${path}`, { ...init, headers: { ...ADMIN, ...(init.headers as object) } });
+  const toolsOf = async (replica: string): Promise<string[]> => {
+    const response = await fetch(`http://127.0.0.1:${replicas.get(replica)!.port}/admin/api/catalog`, {
+      headers: ADMIN,
+    });
+    const body = (await response.json()) as { tools: { name: string; enabled?: boolean }[] };
+    return body.tools.map((tool) => tool.name);
+  };
+  const everyReplicaLists = async (tool: string, present: boolean) =>
+    (await Promise.all(REPLICAS.map(toolsOf))).every((tools) => tools.includes(tool) === present);
+  const crm = (extra: Record<string, unknown> = {}) => ({
+    name: 'crm',
+    transport: { type: 'http', url: `http://127.0.0.1:${upstream.port}/mcp`, bearer: 'crm-secret-token' },
+    prefix: 'crm',
+    tools: { allow: ['get_ticket', 'search_tickets'] },
+    scopes: ['tickets:read'],
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    [postgres, redis] = await Promise.all([PostgresServer.create(), startRedisServer()]);
+    // The upstream: another desk, on loopback, without authentication (loopback callers only).
+    upstream = await startDeskProcess({ VIRTUAL_SERVERS: 'off', AUDIT_SINK: 'off' });
+    for (const replica of REPLICAS)
+      replicas.set(
+        replica,
+        await startDeskProcess({
+          AUTH_MODE: 'apiKey',
+          MCP_API_KEYS_FILE: 'config/api-keys.example.json',
+          REDIS_URL: redis.url,
+          DATABASE_URL: postgres.url,
+          MCP_REPLICA: replica,
+          AUDIT_FILE: join(auditDir, `${replica}.jsonl`),
+          AUDIT_CHAIN: replica,
+          VIRTUAL_SERVERS_ALLOW_HOSTS: '127.0.0.1',
+        }),
+      );
+    proxy = await startHaproxy(Object.fromEntries(REPLICAS.map((name) => [name, replicas.get(name)!.port])));
+    base = `http://127.0.0.1:${proxy.port}`;
+    session = await connectSdkV1(`${base}/mcp`, 'virtual-servers', { headers: { 'x-api-key': DESK_KEYS.admin } });
+    session.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged++);
+  }, 120_000);
+
+  afterAll(async () => {
+    await session?.client.close();
+    await proxy?.stop();
+    await Promise.all([...replicas.values()].map((replica) => replica.stop()));
+    await upstream?.stop();
+    await redis?.stop();
+    await postgres?.stop();
+  });
+
+  it('adds an upstream through one replica: stored in PostgreSQL, served by every replica, clients told, audited', async () => {
+    const response = await api('/upstreams', { method: 'POST', body: JSON.stringify(crm()) });
+    const answeredAt = Date.now();
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { version: number; updatedBy: string; upstreams: unknown[] };
+    expect(document).toMatchObject({ version: 1, updatedBy: 'desk-admin' });
+    // Secrets never leave the host.
+    expect(document.upstreams).toEqual([
+      expect.objectContaining({ transport: expect.objectContaining({ bearer: '[REDACTED]' }) }),
+    ]);
+    await waitForAsync(async () => {
+      const seen = await Promise.all(REPLICAS.map(toolsOf));
+      return seen.every((tools) => tools.includes('crm__get_ticket'));
+    }, 10_000);
+    propagationMs.push(Date.now() - answeredAt);
+    expect(await toolsOf('desk-2')).toEqual(expect.arrayContaining(['crm__get_ticket', 'crm__search_tickets']));
+    expect(await toolsOf('desk-2')).not.toContain('crm__close_ticket');
+    // A call through the balancer reaches the upstream, whichever replica serves it.
+    const result = await session.client.callTool({ name: 'crm__get_ticket', arguments: { ticketId: 'T-2001' } });
+    expect(result.isError).toBeFalsy();
+    await waitFor(() => listChanged > 0, 5_000);
+
+    const pg = new PgClient({ connectionString: postgres.url });
+    await pg.connect();
+    const { rows } = await pg.query('SELECT version, document FROM mcp_virtual_servers');
+    await pg.end();
+    expect(rows).toEqual([
+      {
+        version: 1,
+        document: expect.objectContaining({
+          upstreams: [expect.objectContaining({ transport: expect.objectContaining({ bearer: 'crm-secret-token' }) })],
+        }),
+      },
+    ]);
+    const records = (
+      await Promise.all(REPLICAS.map((replica) => readAuditTrail(join(auditDir, `${replica}.jsonl`)).catch(() => [])))
+    ).flat();
+    expect(records.filter((record) => record.method === 'admin/servers.upsert')).toMatchObject([
+      { principal: 'desk-admin', target: 'crm', outcome: 'ok', arguments: { version: 1 } },
+    ]);
+    expect(JSON.stringify(records)).not.toContain('crm-secret-token');
+  });
+
+  it('refuses a change by a non-administrator, an upstream on the host itself or a private address, and a duplicate import', async () => {
+    const reader = await fetch(`${base}/admin/api/servers/upstreams`, {
+      method: 'POST',
+      headers: { 'x-api-key': DESK_KEYS.reader, 'content-type': 'application/json' },
+      body: JSON.stringify(crm({ name: 'evil' })),
+    });
+    expect(reader.status).toBe(403);
+    const own = replicas.get('desk-1')!.port;
+    // Every replica refuses a private address it was not told to allow.
+    const privateAddress = await api('/upstreams', {
+      method: 'POST',
+      body: JSON.stringify(
+        crm({ name: 'metadata', prefix: 'meta', transport: { type: 'http', url: 'http://169.254.169.254/latest' } }),
+      ),
+    });
+    expect(privateAddress.status).toBe(422);
+    expect(await privateAddress.json()).toEqual({
+      error: 'invalid',
+      problems: [
+        {
+          where: 'upstreams[1].transport.url',
+          problem: expect.stringContaining('169.254.169.254, a private, loopback or link-local address'),
+          fix: 'point it at the upstream MCP server',
+        },
+      ],
+    });
+    // And its own address (its admin API, metrics, MCP endpoint) whatever it allows.
+    const direct = await fetch(`http://127.0.0.1:${own}/admin/api/servers/upstreams`, {
+      method: 'POST',
+      headers: ADMIN,
+      body: JSON.stringify(
+        crm({
+          name: 'loop',
+          prefix: 'loop',
+          transport: { type: 'http', url: `http://127.0.0.1:${own}/admin/api/servers/upstreams` },
+        }),
+      ),
+    });
+    expect(direct.status).toBe(422);
+    expect(JSON.stringify(await direct.json())).toContain('is this host itself');
+
+    const exported = (await (await api('/document')).json()) as { version: number; upstreams: { name: string }[] };
+    const duplicate = await api('/document', {
+      method: 'POST',
+      body: JSON.stringify({ ...exported, upstreams: [...exported.upstreams, { ...exported.upstreams[0] }], extra: 1 }),
+    });
+    expect(duplicate.status).toBe(422);
+    const problems = ((await duplicate.json()) as { problems: { where: string; problem: string }[] }).problems;
+    expect(problems.map((problem) => `${problem.where}: ${problem.problem}`)).toEqual([
+      'extra: is not a field of the document',
+      'upstreams[1].name: "crm" names another upstream too',
+      expect.stringMatching(/^upstreams\[1\]\.prefix: /),
+    ]);
+    // Nothing of it applied: every replica still has exactly crm.
+    expect(await everyReplicaLists('crm__get_ticket', true)).toBe(true);
+  });
+
+  it('exports the document and imports it again (credentials kept), refuses a stale version, and removes an upstream everywhere', async () => {
+    const exported = (await (await api('/document')).json()) as { version: number };
+    const again = await api('/document', { method: 'POST', body: JSON.stringify(exported) });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { version: number }).version).toBe(exported.version + 1);
+    const stale = await api('/document', { method: 'POST', body: JSON.stringify(exported) });
+    expect(stale.status).toBe(409);
+    // The redacted bearer of the export was kept: the upstream still answers.
+    const result = await session.client.callTool({ name: 'crm__search_tickets', arguments: { status: 'open' } });
+    expect(result.isError).toBeFalsy();
+
+    const before = listChanged;
+    const removed = await api('/upstreams/crm', { method: 'DELETE' });
+    const answeredAt = Date.now();
+    expect(removed.status).toBe(200);
+    await waitForAsync(() => everyReplicaLists('crm__get_ticket', false), 10_000);
+    propagationMs.push(Date.now() - answeredAt);
+    await waitFor(() => listChanged > before, 5_000);
+    await expect(
+      session.client.callTool({ name: 'crm__get_ticket', arguments: { ticketId: 'T-2001' } }),
+    ).rejects.toThrow(/Unknown tool/);
+    expect((await api('/upstreams/crm', { method: 'DELETE' })).status).toBe(404);
+    console.log(
+      `virtual servers: from the admin API's answer to every replica serving the change: ${propagationMs.join(' ms, ')} ms`,
+    );
+  });
+});

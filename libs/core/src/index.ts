@@ -81,3 +81,4 @@ export {
   type RouteMethod,
   type RouteBody,
 } from './platform/http-platform';
+export { InMemoryExpiringStore } from './stores/in-memory-expiring.store';

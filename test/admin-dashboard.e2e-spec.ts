@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './support/chromium';
 import { DESK_KEYS, startDeskHost } from './support/desk-host';
 import { startDeskProcess, type DeskProcess } from './support/desk-process';
 import { connectHttpClient } from './support/fixture-app';
@@ -13,17 +14,6 @@ import { connectHttpClient } from './support/fixture-app';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped on purpose: no DOM types to give them.
 declare const document: any, window: any, sessionStorage: any, getComputedStyle: any;
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const OUTPUT = join(__dirname, '..', 'test-output');
 const DOCS_SCREENSHOT = join(__dirname, '..', 'docs', 'admin-dashboard.png');
 const DOCS_CHARTS = join(__dirname, '..', 'docs', 'admin-charts.png');
@@ -131,7 +121,7 @@ describe('admin dashboard in chromium', () => {
     ); // hidden: denied
     await reader.readResource({ uri: 'kb://articles' });
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     page.on('console', (message) => {
       if (/Content[- ]Security[- ]Policy/i.test(message.text())) violations.push(message.text());

@@ -3,23 +3,13 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './support/chromium';
 import { McpModule } from '#libs/hosting';
 import { appHostPage } from './support/app-host-page';
 import { connectSdkV2, type ConnectedV2 } from './support/era-clients';
 import { baseUrlOf, startTestApp } from './support/fixture-app';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const UI = 'io.modelcontextprotocol/ui';
 const MIME = 'text/html;profile=mcp-app';
 /** The official example MCP App server (vanilla JS): a tool get-time and its view, over stdio. */
@@ -82,7 +72,7 @@ describe('an example MCP App server behind the gateway keeps its view working', 
     url = `${await baseUrlOf(gateway)}/mcp`;
     upstream = await connectSdkV2(url, 'apps-gateway-client', 'auto', { extensions: { [UI]: { mimeTypes: [MIME] } } });
     client = upstream.client;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 640, height: 900 } });
     await page.exposeFunction('hostCallTool', (_principal: string, params: { name: string }) => {
       viewCalls.push(params.name);

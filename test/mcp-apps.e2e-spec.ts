@@ -3,22 +3,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { Client, CallToolResult, Tool } from '@modelcontextprotocol/client';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './support/chromium';
 import { appHostPage } from './support/app-host-page';
 import { auditRecords, DESK_HTTP_TOOLS, DESK_KEYS, startDeskHost } from './support/desk-host';
 import { connectSdkV2, LEGACY, MODERN, type ConnectedV2 } from './support/era-clients';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const UI = 'io.modelcontextprotocol/ui';
 const MIME = 'text/html;profile=mcp-app';
 const RENDERS_VIEWS = { [UI]: { mimeTypes: [MIME] } };
@@ -114,7 +104,7 @@ describe('MCP Apps: the desk’s views in chromium through the official AppBridg
     ({ app, url, auditFile } = await startDeskHost({ AUTH_MODE: 'apiKey', SUPPORT_REPORT_STEP_MS: '5' }));
     clients.admin = await connect('admin', 'auto');
     clients.reader = await connect('reader', 'auto');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 640, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));

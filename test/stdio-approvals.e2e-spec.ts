@@ -8,7 +8,8 @@ import {
   ElicitationCompleteNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './support/chromium';
 import { DESK_KEYS, startDeskHost, type DeskHost } from './support/desk-host';
 import { startRedisServer, type RedisServer } from './support/redis-server';
 import { waitFor } from './support/wait-for';
@@ -17,7 +18,6 @@ import { waitFor } from './support/wait-for';
 jest.setTimeout(60_000);
 
 const DIST = join(__dirname, '..', 'dist', 'src');
-const CHROMIUM = '/usr/bin/chromium';
 /** Keys are checked (the demo keys of config/api-keys.example.json); the stdio caller is the local operator. */
 const DESK_ENV = { AUTH_MODE: 'apiKey', AUDIT_SINK: 'off', LOG_LEVEL: 'log' };
 const PAGE_LINK = /^http:\/\/127\.0\.0\.1:\d+\/admin#approval=[A-Za-z0-9_-]{24}$/;
@@ -151,11 +151,7 @@ describe('the support desk over stdio, with a client that supports URL-mode elic
   });
 
   it('serves the dashboard page there: an approver signs in in chromium and denies the call', async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium`);
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    const browser: Browser = await launchChromium();
     try {
       const ticketId = await openTicket(desk.client, 'Jam on floor 3');
       onLink = async (sent) => {

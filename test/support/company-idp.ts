@@ -1,11 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { freePort } from './free-port';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 export interface IdpClient {
   client_id: string;
@@ -64,11 +61,8 @@ export async function startCompanyIdp(settings: CompanyIdpSettings): Promise<Com
   };
 }
 
-/** Debian's chromium through playwright-core, kept to loopback (the IdP's page links a web font). */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-}
+/** Debian's chromium through playwright-core (the specs that use the IdP import it from here). */
+export { launchChromium } from './chromium';
 
 /**
  * A person signing in: opens `url` (an authorization request), signs in at the company IdP's

@@ -14,7 +14,13 @@ import { McpContext, McpModule, McpTool, type McpCallContext, type McpModuleOpti
 import { AuditTrail, type AuditRecord } from '#libs/security';
 import { McpAuthorizationServer } from '#libs/authorization-server';
 import { MCP_USER_CONNECTION_STORE, type UserConnectionStore } from '#libs/downstream-identity';
-import { launchChromium, signInInBrowser, startCompanyIdp, type CompanyIdp } from './support/company-idp';
+import {
+  launchChromium,
+  openConnectLink,
+  signInInBrowser,
+  startCompanyIdp,
+  type CompanyIdp,
+} from './support/company-idp';
 import { freePort } from './support/free-port';
 import { waitFor } from './support/wait-for';
 
@@ -320,27 +326,6 @@ describe('the caller identity downstream', () => {
     return client;
   }
 
-  /** A person in a browser: opens the connect link, signs in at each login page on the way (in order), and reads the host's last page. */
-  async function openConnectLink(url: string, logins: string[]): Promise<{ status: string; text: string }> {
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(url);
-      const desk = new URL(deskBase).origin;
-      for (const login of logins) {
-        const here = page.url();
-        if (new URL(here).origin === desk) break;
-        await page.fill('input[name="login"]', login);
-        await page.fill('input[name="password"]', 'any password');
-        await Promise.all([page.waitForURL((target) => target.href !== here), page.click('button[type="submit"]')]);
-      }
-      expect(new URL(page.url()).origin).toBe(desk);
-      return { status: await page.locator('h1').innerText(), text: await page.locator('p').innerText() };
-    } finally {
-      await context.close();
-    }
-  }
-
   describe("'token-exchange' at the company IdP (a gateway upstream)", () => {
     it('calls the upstream as the caller, the host as actor, and the audit record names both', async () => {
       const client = await connect(edgeBase, aliceIdpToken);
@@ -393,7 +378,7 @@ describe('the caller identity downstream', () => {
   describe("'user': the person's own connected account (a REST API)", () => {
     it('refuses and audits a connect link opened by another person', async () => {
       const client = await connect(deskBase, await facadeToken('alice'), async (url) => {
-        const page = await openConnectLink(url, ['bob']);
+        const page = await openConnectLink(browser, url, ['bob'], deskBase);
         expect(page).toEqual({ status: 'Not your link', text: expect.stringContaining('made for another person') });
         return 'decline';
       });
@@ -423,7 +408,9 @@ describe('the caller identity downstream', () => {
       let asked = 0;
       const client = await connect(deskBase, await facadeToken('alice'), async (url) => {
         asked++;
-        expect(await openConnectLink(url, ['alice', 'alice.crm'])).toMatchObject({ status: 'Connected' });
+        expect(await openConnectLink(browser, url, ['alice', 'alice.crm'], deskBase)).toMatchObject({
+          status: 'Connected',
+        });
         return 'accept';
       });
       const first = await client.callTool({ name: 'crm_me', arguments: {} });

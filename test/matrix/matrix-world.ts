@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import { hashApiKey, type AuditRecord } from '#libs/security';
+import { launchChromium, openConnectLink, startCompanyIdp, type CompanyIdp } from '../support/company-idp';
 import { startDeskProcess, type DeskProcess } from '../support/desk-process';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { freePort } from '../support/free-port';
@@ -17,6 +19,10 @@ export type Role = 'caller' | 'reader' | 'approver' | 'anonymous' | 'invalid' | 
 /** The scopes of a writer: every tool of the desk (and the upstream's, the API's) is theirs. */
 const WRITER_SCOPES = ['tickets:read', 'tickets:write', 'kb:read', 'reports'];
 const READER_SCOPES = ['tickets:read', 'kb:read'];
+
+/** The facade desk's registrations: at the company IdP (sign-in), at the CRM (connected accounts). */
+const FACADE_AT_IDP = { id: 'matrix-facade', secret: 'matrix-facade-secret-0123456789abcdef' };
+export const FACADE_AT_CRM = { id: 'matrix-facade-at-crm', secret: 'matrix-facade-crm-secret-0123456789ab' };
 
 /** How many calls of one tool a principal makes per window before it is throttled (every desk here). */
 export const THROTTLE_LIMIT = 5;
@@ -47,6 +53,10 @@ export interface MatrixHost {
  *   callers hold its tokens, got through its token endpoint with ID-JAGs of the matrix's trusted
  *   IdP; it imports `upstreamx`'s REST API with `credential: 'token-exchange'`;
  * - `upstreamx`: another desk whose callers hold tokens of `facade` (`AUTH_MODE=oauth`).
+ * - `crm`: another desk whose callers hold tokens of the CRM's own authorization server (a second
+ *   oidc-provider); `facade` imports its REST API with `credential: { mode: 'user' }`: each caller
+ *   connects their CRM account once, in chromium, signing in at the company IdP (the facade's
+ *   IdP, a real oidc-provider) and at the CRM.
  * One API keys file: a writer and a reader per surface (their own throttling budgets, their own
  * records), an approver, and the gateway's own key at the upstream.
  */
@@ -59,6 +69,11 @@ export class MatrixWorld {
   readonly hosts = new Map<string, MatrixHost>();
   redis!: RedisServer;
   readonly idp = new TrustedIdp();
+  /** Where the facade's people sign in (and prove who they are before they connect an account). */
+  companyIdp!: CompanyIdp;
+  /** The CRM's own authorization server, where people connect their CRM account. */
+  crmIdp!: CompanyIdp;
+  private browser: Promise<Browser> | undefined;
   private readonly secret = randomBytes(32).toString('base64');
 
   constructor(private readonly surfaces: readonly string[]) {
@@ -197,22 +212,62 @@ export class MatrixWorld {
         },
       ],
     });
-    const [facadePort, upstreamxPort] = [await freePort(), await freePort()];
+    const [facadePort, upstreamxPort, crmPort] = [await freePort(), await freePort(), await freePort()];
     const facade = `http://127.0.0.1:${facadePort}`;
     const upstreamx = `http://127.0.0.1:${upstreamxPort}`;
+    const crm = `http://127.0.0.1:${crmPort}`;
     const startFacade = async () => {
-      await this.startHost(
-        'upstreamx',
-        {
-          AUTH_MODE: 'oauth',
-          OAUTH_ISSUER: facade,
-          OAUTH_JWKS_URI: `${facade}/oauth/jwks`,
-          MCP_RESOURCE_URL: `${upstreamx}/mcp`,
-          THROTTLE_LIMIT: '100000',
-        },
-        upstreamxPort,
-      );
-      const exchanged = this.file('rest-apis-exchange.json', {
+      [this.companyIdp, this.crmIdp] = await Promise.all([
+        startCompanyIdp({
+          clients: [
+            {
+              client_id: FACADE_AT_IDP.id,
+              client_secret: FACADE_AT_IDP.secret,
+              redirect_uris: [`${facade}/oauth/callback`, `${facade}/connect/verified`],
+              grant_types: ['authorization_code'],
+            },
+          ],
+          accounts: {},
+        }),
+        startCompanyIdp({
+          clients: [
+            {
+              client_id: FACADE_AT_CRM.id,
+              client_secret: FACADE_AT_CRM.secret,
+              redirect_uris: [`${facade}/connect/callback`],
+              grant_types: ['authorization_code', 'refresh_token'],
+            },
+          ],
+          accounts: {},
+          // What a connected account may do at the CRM desk: what the matrix's writers may.
+          resourceScope: WRITER_SCOPES.join(' '),
+        }),
+      ]);
+      await Promise.all([
+        this.startHost(
+          'upstreamx',
+          {
+            AUTH_MODE: 'oauth',
+            OAUTH_ISSUER: facade,
+            OAUTH_JWKS_URI: `${facade}/oauth/jwks`,
+            MCP_RESOURCE_URL: `${upstreamx}/mcp`,
+            THROTTLE_LIMIT: '100000',
+          },
+          upstreamxPort,
+        ),
+        this.startHost(
+          'crm',
+          {
+            AUTH_MODE: 'oauth',
+            OAUTH_ISSUER: this.crmIdp.issuer,
+            OAUTH_JWKS_URI: `${this.crmIdp.issuer}/jwks`,
+            MCP_RESOURCE_URL: `${crm}/mcp`,
+            THROTTLE_LIMIT: '100000',
+          },
+          crmPort,
+        ),
+      ]);
+      const downstreamApis = this.file('rest-apis-facade.json', {
         apis: [
           {
             name: 'upstreamx_api',
@@ -225,6 +280,26 @@ export class MatrixWorld {
             confirm: { skip: { operationIds: ['createTicket', 'updateTicket'] } },
             timeoutMs: 30_000,
           },
+          {
+            name: 'crm_api',
+            document: `${crm}/docs-json`,
+            baseUrl: crm,
+            // The caller's own CRM account, connected once: a token of the CRM for its API.
+            credential: {
+              mode: 'user',
+              authorization: {
+                issuer: this.crmIdp.issuer,
+                clientId: FACADE_AT_CRM.id,
+                clientSecret: FACADE_AT_CRM.secret,
+                scopes: ['openid', 'offline_access', ...WRITER_SCOPES],
+                resource: `${crm}/mcp`,
+              },
+            },
+            prefix: 'crm_api_',
+            scopes: ['tickets:write'],
+            confirm: { skip: { operationIds: ['createTicket', 'updateTicket'] } },
+            timeoutMs: 30_000,
+          },
         ],
       });
       await this.startHost(
@@ -232,13 +307,15 @@ export class MatrixWorld {
         {
           AUTH_MODE: 'facade',
           MCP_RESOURCE_URL: `${facade}/mcp`,
-          // People would sign in there; the matrix's callers come by ID-JAG, so it is never asked.
-          IDP_ISSUER: this.idp.issuer,
-          IDP_CLIENT_ID: 'matrix-facade',
-          IDP_CLIENT_SECRET: 'matrix-facade-secret',
+          // The matrix's callers come by ID-JAG of the trusted IdP; they sign in at the company IdP
+          // only to prove who they are when they connect their CRM account.
+          IDP_ISSUER: this.companyIdp.issuer,
+          IDP_CLIENT_ID: FACADE_AT_IDP.id,
+          IDP_CLIENT_SECRET: FACADE_AT_IDP.secret,
           IDP_TRUSTED_ISSUER: this.idp.issuer,
           IDP_TRUSTED_JWKS_URI: this.idp.jwksUri,
-          REST_APIS_FILE: exchanged,
+          REST_APIS_FILE: downstreamApis,
+          CONNECTIONS_KEY: randomBytes(32).toString('base64'),
         },
         facadePort,
       );
@@ -298,8 +375,35 @@ export class MatrixWorld {
     return host;
   }
 
+  /**
+   * Connects `principal`'s CRM account at the facade unless it is connected (the facade keeps
+   * connections in process: a restart forgets them): `call` is a first call through the CRM API,
+   * made by a client that opens the connect link it is given in chromium, where the person signs
+   * in at the company IdP as themselves and at the CRM as `<principal>.crm`.
+   */
+  async connectCrmAccount(
+    principal: string,
+    call: (openLink: (url: string) => Promise<'accept'>) => Promise<void>,
+  ): Promise<void> {
+    const facade = this.host('facade').base;
+    const headers = { authorization: `Bearer ${await this.facadeToken(principal)}` };
+    const listed = (await (await fetch(`${facade}/connect/accounts`, { headers })).json()) as {
+      connections: { target: string }[];
+    };
+    if (listed.connections.some((connection) => connection.target === 'api crm_api')) return;
+    this.browser ??= launchChromium();
+    const browser = await this.browser;
+    await call(async (url) => {
+      const page = await openConnectLink(browser, url, [principal, `${principal}.crm`], facade);
+      if (page.status !== 'Connected') throw new Error(`${principal} did not connect: ${page.status} ${page.text}`);
+      return 'accept';
+    });
+  }
+
   async stop(): Promise<void> {
     for (const host of this.hosts.values()) await host.process.stop();
+    await (await this.browser)?.close();
+    await Promise.all([this.companyIdp?.stop(), this.crmIdp?.stop()]);
     await this.redis?.stop();
     await this.idp.stop();
     rmSync(this.dir, { recursive: true, force: true });

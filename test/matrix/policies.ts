@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditRecord } from '#libs/security';
 import type { Answer } from './answers';
-import { SHUTDOWN_TIMEOUT_MS, THROTTLE_LIMIT, type MatrixWorld } from './matrix-world';
+import { FACADE_AT_CRM, SHUTDOWN_TIMEOUT_MS, THROTTLE_LIMIT, type MatrixWorld } from './matrix-world';
 import type { MatrixSession, PolicyId, Surface } from './surfaces';
 
 /** A policy's cell: what must hold on one surface. */
@@ -491,6 +491,15 @@ const AUDIT: Policy = {
         actor: facade,
         identity: caller,
         audience: `${world.host(surface.downstreamHost!).base}/mcp`,
+      });
+    } else if (surface.downstream === 'user') {
+      // Or the caller's own account at the API, which they connected (`<principal>.crm` at the CRM).
+      expect(record.downstream).toEqual({
+        mode: 'user',
+        target: `api ${surface.restApi}`,
+        subject: caller,
+        actor: FACADE_AT_CRM.id,
+        identity: `${caller}.crm`,
       });
     } else expect(record.downstream).toBeUndefined();
     if (surface.reaches === 'upstream') {

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import type { McpTransportKind } from '#libs/core';
 import { McpInvocationError, McpInvoker } from '#libs/hosting';
@@ -98,12 +99,11 @@ export interface Surface {
   /** The `rest.apis` API it reaches, when it reaches one. */
   readonly restApi?: string;
   /**
-   * Who the downstream sees on its calls: the host (`service`: its own key), or the caller by a
-   * token the facade issued for it (`token-exchange`). The third credential, `user`, needs a
-   * person at a browser once per caller, which the matrix's processes have not:
-   * test/downstream-identity.e2e-spec.ts holds it.
+   * Who the downstream sees on its calls: the host (`service`: its own key), the caller by a
+   * token the facade issued for it (`token-exchange`), or the caller's own account there, which
+   * they connected once (`user`: in chromium, through the URL elicitation of their first call).
    */
-  readonly downstream?: 'service' | 'token-exchange';
+  readonly downstream?: 'service' | 'token-exchange' | 'user';
   /** The host its calls go on to, when that host's trail records nothing of them (REST calls). */
   readonly downstreamHost?: string;
   readonly withoutCredential: WithoutCredential;
@@ -276,12 +276,21 @@ async function httpSession(
   headers: Record<string, string>,
   terminate: () => Promise<void>,
   extensions?: Record<string, object>,
+  openLink?: (url: string) => Promise<'accept'>,
 ): Promise<MatrixSession> {
-  const capabilities = (extensions ? { extensions } : {}) as Record<string, never>;
+  const capabilities = {
+    ...(extensions && { extensions }),
+    // A client that opens the links URL-mode elicitations give (SDK v1 here).
+    ...(openLink && { elicitation: { url: {} } }),
+  } as Record<string, never>;
   let sdk: Client | ClientV2;
   try {
     if (era === '2025-11-25') {
       sdk = new Client({ name: client, version: '1.0.0' }, { capabilities });
+      if (openLink)
+        sdk.setRequestHandler(ElicitRequestSchema, async (request) => ({
+          action: await openLink((request.params as { url: string }).url),
+        }));
       await sdk.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
     } else {
       sdk = new ClientV2(
@@ -354,6 +363,39 @@ function adminApprovals(
   };
 }
 
+/**
+ * The caller of a `user` surface has connected their account at the API once: their first call
+ * (and the first after the facade restarted: it keeps connections in process) goes through the
+ * URL elicitation and the browser before the cell's own calls. It is an operation no cell calls
+ * (an update of a ticket no cell closes), so that no cell takes its record for its own.
+ */
+async function connectedAccount(
+  world: MatrixWorld,
+  spec: { id: string; host: string; era: '2025-11-25' | '2026-07-28'; credential?: MatrixCredential },
+): Promise<void> {
+  const principal = principalOf('caller', spec.id);
+  await world.connectCrmAccount(principal, async (openLink) => {
+    const session = await httpSession(
+      `${world.host(spec.host).base}/mcp`,
+      spec.era,
+      `matrix-${spec.id}-connect`,
+      await credentialOf(world, spec.id, 'caller', spec.credential),
+      async () => undefined,
+      undefined,
+      openLink,
+    );
+    try {
+      const answer = await session.call({
+        name: 'crm_api_updateTicket',
+        args: { ticketId: 'T-2001', status: 'pending' },
+      });
+      if (answer.kind !== 'result' || answer.isError)
+        throw new Error(`${principal}'s first call through the CRM API failed: ${JSON.stringify(answer)}`);
+    } finally {
+      await session.close();
+    }
+  });
+}
 /** A surface on one of the matrix's HTTP hosts. */
 function hostSurface(spec: {
   id: string;
@@ -404,6 +446,8 @@ function hostSurface(spec: {
     notApplicable: spec.notApplicable ?? {},
     open: async (world, role) => {
       const host = world.host(spec.host);
+      // The API is for writers (`tickets:write`): a reader reaches none of its operations.
+      if (spec.downstream === 'user' && (role === 'caller' || role === 'agent')) await connectedAccount(world, spec);
       return httpSession(
         `${host.base}/mcp`,
         spec.era,
@@ -853,6 +897,21 @@ export const SURFACES: readonly Surface[] = [
     credential: 'facade',
     restApi: 'upstreamx_api',
     downstream: 'token-exchange',
+  }),
+  hostSurface({
+    id: 'rest-api-user',
+    ticket: 'T-2003',
+    host: 'facade',
+    era: '2025-11-25',
+    mode: 'stateful',
+    platform: 'express',
+    reaches: 'rest-api',
+    entries: restEntries('crm_api_'),
+    // The CRM desk's trail does not record REST calls either (no onward trail).
+    downstreamHost: 'crm',
+    credential: 'facade',
+    restApi: 'crm_api',
+    downstream: 'user',
   }),
   hostSurface({
     id: 'gateway',

@@ -102,3 +102,35 @@ export async function signInInBrowser(
     if (listen) await new Promise((resolve) => listener.close(resolve));
   }
 }
+
+/**
+ * A person opening a host's connect link (the `'user'` credential's URL elicitation) in a
+ * browser: signs in at each login page on the way, in order (the company IdP, then the API's own
+ * authorization server), until a page of the host (`hostBase`) shows, whose heading and text it
+ * returns ("Connected", "Not your link", …).
+ */
+export async function openConnectLink(
+  browser: Browser,
+  url: string,
+  logins: string[],
+  hostBase: string,
+): Promise<{ status: string; text: string }> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    const host = new URL(hostBase).origin;
+    for (const login of logins) {
+      const here = page.url();
+      if (new URL(here).origin === host) break;
+      await page.fill('input[name="login"]', login);
+      await page.fill('input[name="password"]', 'any password');
+      await Promise.all([page.waitForURL((target) => target.href !== here), page.click('button[type="submit"]')]);
+    }
+    if (new URL(page.url()).origin !== host)
+      throw new Error(`the connect flow ended at ${page.url()}, not at the host ${host}`);
+    return { status: await page.locator('h1').innerText(), text: await page.locator('p').innerText() };
+  } finally {
+    await context.close();
+  }
+}

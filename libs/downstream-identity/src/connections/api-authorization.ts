@@ -26,11 +26,15 @@ export interface ApiTokens {
  */
 export class ApiAuthorization {
   private config: Promise<Configuration> | undefined;
+  /** RFC 8707's `resource`, on the authorization request and every grant, when the API names one. */
+  private readonly resource: Record<string, string>;
 
   constructor(
     private readonly authorization: Readonly<McpConnectAuthorization> & { scopes: string[] },
     private readonly callbackUrl: string,
-  ) {}
+  ) {
+    this.resource = authorization.resource ? { resource: authorization.resource } : {};
+  }
 
   async start(): Promise<{ url: string; state: string; codeVerifier: string }> {
     const client = oidc();
@@ -43,6 +47,7 @@ export class ApiAuthorization {
       state,
       code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
       code_challenge_method: 'S256',
+      ...this.resource,
     });
     return { url: url.href, state, codeVerifier };
   }
@@ -50,16 +55,18 @@ export class ApiAuthorization {
   /** Redeems the code the authorization server sent back with. */
   async finish(search: string, checks: { state: string; codeVerifier: string }): Promise<ApiTokens> {
     const config = await this.configuration();
-    const tokens = await oidc().authorizationCodeGrant(config, new URL(`${this.callbackUrl}${search}`), {
-      pkceCodeVerifier: checks.codeVerifier,
-      expectedState: checks.state,
-    });
+    const tokens = await oidc().authorizationCodeGrant(
+      config,
+      new URL(`${this.callbackUrl}${search}`),
+      { pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state },
+      this.resource,
+    );
     return tokensOf(tokens, undefined, tokens.claims()?.sub ?? null);
   }
 
   /** A new access token (and maybe a new refresh token) for a connection. */
   async refresh(refreshToken: string, account: string | null): Promise<ApiTokens> {
-    const tokens = await oidc().refreshTokenGrant(await this.configuration(), refreshToken);
+    const tokens = await oidc().refreshTokenGrant(await this.configuration(), refreshToken, this.resource);
     return tokensOf(tokens, refreshToken, account);
   }
 

@@ -21,6 +21,12 @@ export interface McpConnectAuthorization {
   clientSecret: string;
   /** Scopes asked for (include the one that yields refresh tokens, e.g. `offline_access`). */
   scopes?: string[];
+  /**
+   * RFC 8707: the API's identifier, sent as `resource` when the person authorizes and with every
+   * code and refresh grant, for authorization servers that issue tokens for one API at a time
+   * (a JWT whose `aud` is the API). @example 'https://crm.example/api'
+   */
+  resource?: string;
 }
 
 /**
@@ -86,6 +92,7 @@ const AUTHORIZATION_KEYS = new Set([
   'clientId',
   'clientSecret',
   'scopes',
+  'resource',
 ]);
 
 /**
@@ -156,6 +163,12 @@ export function resolveDownstreamCredential(
         );
     };
     for (const key of ['issuer', 'authorizationEndpoint', 'tokenEndpoint', 'revocationEndpoint']) url(key);
+    if (a.resource !== undefined && !isResourceIndicator(a.resource))
+      report(
+        `${at}.resource`,
+        `must be an absolute URI without a fragment (RFC 8707), got ${JSON.stringify(a.resource)}`,
+        "e.g. resource: 'https://crm.example/api'",
+      );
     if (a.issuer === undefined && (a.authorizationEndpoint === undefined || a.tokenEndpoint === undefined))
       report(
         at,
@@ -189,4 +202,9 @@ function isHttpUrl(value: unknown): boolean {
   if (typeof value !== 'string' || !URL.canParse(value)) return false;
   const { protocol } = new URL(value);
   return protocol === 'http:' || protocol === 'https:';
+}
+
+/** RFC 8707 §2: a resource indicator is an absolute URI with no fragment. */
+function isResourceIndicator(value: unknown): boolean {
+  return typeof value === 'string' && URL.canParse(value) && !value.includes('#');
 }

@@ -72,6 +72,19 @@ describe('the credential of an upstream or API', () => {
       'rest.apis[0].credential.authorization.clientId: must be a non-empty string',
       'rest.apis[0].credential.authorization.clientSecret: must be a non-empty string',
     ]);
+    expect(
+      credential({
+        mode: 'user',
+        authorization: {
+          issuer: 'https://login.crm.example',
+          clientId: 'a',
+          clientSecret: 'b',
+          resource: 'https://crm.example/api#v1',
+        },
+      }).problems,
+    ).toEqual([
+      'rest.apis[0].credential.authorization.resource: must be an absolute URI without a fragment (RFC 8707), got "https://crm.example/api#v1"',
+    ]);
     expect(credential({ mode: 'user', authorization: { clientId: 'a', clientSecret: 'b' } }).problems).toEqual([
       'rest.apis[0].credential.authorization: needs issuer, or both authorizationEndpoint and tokenEndpoint',
     ]);

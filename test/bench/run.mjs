@@ -1,6 +1,7 @@
 // `npm run bench`: the floor (bare node:http), the official SDK v1 stateful server, the official
-// SDK v2 server (createMcpHandler) and ours (apps/bench, plain, with API key + throttling, with the
-// audit trail), measured with wrk in interleaved rounds. 2025-11-25 requests go to every server;
+// SDK v2 server (createMcpHandler), the peers users compare with (@rekog/mcp-nest, fastmcp) and
+// ours (apps/bench, plain, with API key + throttling, with the audit trail, with both), measured
+// with wrk in interleaved rounds. 2025-11-25 requests go to every server;
 // stateless 2026-07-28 requests (tools/call and tools/list) to ours and the SDK v2 server, which
 // serve both revisions on one endpoint. Each server runs pinned to core 0, wrk
 // pinned to core 1 (one thread, 30 connections). Every answer kind is checked once with fetch
@@ -9,8 +10,9 @@
 //
 // Env: BENCH_SECONDS   seconds per measurement (default 10; each is preceded by a warm-up)
 //      BENCH_ROUNDS    interleaved rounds (default 3, or 1 with BENCH_ONLY)
-//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,sdk2,ours,secure,policies0,policies10,
-//                      policies100,callerPolicies10,guardrails,audit (e.g. BENCH_ONLY=ours,audit)
+//      BENCH_ONLY      comma-separated subset of servers: floor,sdk,sdk2,mcpnest,fastmcp,ours,secure,
+//                      policies0,policies10,policies100,callerPolicies10,guardrails,audit,secureAudit
+//                      (e.g. BENCH_ONLY=ours,audit)
 //      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list,tools/call@2026-07-28)
 //      BENCH_WRITE=0   do not rewrite the results section of docs/benchmarks.md
 //      BENCH_BEFORE    another checkout's built bench app (…/dist/apps/bench/src/main.js): served as the
@@ -54,6 +56,19 @@ const ALL_SERVERS = [
     entry: join(here, 'sdk2-server.mjs'),
     stateful: false,
     revisions: [PROTOCOL_VERSION, MODERN],
+  },
+  {
+    id: 'mcpnest',
+    label: '@rekog/mcp-nest 2 (stateless, JSON)',
+    entry: join(here, 'mcp-nest-server.mjs'),
+    stateful: false,
+    revisions: [PROTOCOL_VERSION, MODERN],
+  },
+  {
+    id: 'fastmcp',
+    label: 'fastmcp 4 (stateless, JSON)',
+    entry: join(here, 'fastmcp-server.mjs'),
+    stateful: false,
   },
   {
     id: 'ours',
@@ -107,6 +122,17 @@ const ALL_SERVERS = [
     stateful: false,
     readyPath: '/health/ready',
     // A fresh trail per start (set in startServer), checked after the run.
+    auditTrail: true,
+  },
+  {
+    // What a corporate deployment runs: every call authenticated, throttled and audited.
+    id: 'secureAudit',
+    label: 'nest-mcp-host + API key + throttling + audit trail',
+    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+    stateful: false,
+    readyPath: '/health/ready',
+    env: { BENCH_SECURE: '1' },
+    headers: { 'X-API-Key': 'bench-key-0123456789' },
     auditTrail: true,
   },
 ];

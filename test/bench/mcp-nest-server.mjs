@@ -15,7 +15,12 @@ class BenchController {}
 /** Adds `handler` as the method `name` of the controller, with `decorator` applied to it. */
 function handler(name, decorator, body) {
   Object.defineProperty(BenchController.prototype, name, { value: body, writable: true, configurable: true });
-  Reflect.decorate([decorator], BenchController.prototype, name, Object.getOwnPropertyDescriptor(BenchController.prototype, name));
+  Reflect.decorate(
+    [decorator],
+    BenchController.prototype,
+    name,
+    Object.getOwnPropertyDescriptor(BenchController.prototype, name),
+  );
 }
 
 handler(
@@ -47,7 +52,12 @@ for (const prompt of PROMPTS)
 for (const resource of RESOURCES)
   handler(
     resource.name,
-    Resource({ uri: resource.uri, name: resource.name, description: resource.description, mimeType: resource.mimeType }),
+    Resource({
+      uri: resource.uri,
+      name: resource.name,
+      description: resource.description,
+      mimeType: resource.mimeType,
+    }),
     ({ uri }) => ({ contents: [{ uri, mimeType: 'text/plain', text: resource.name }] }),
   );
 McpController()(BenchController);

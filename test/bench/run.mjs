@@ -29,6 +29,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { ensurePeers } from './peers/install.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -60,14 +61,16 @@ const ALL_SERVERS = [
   {
     id: 'mcpnest',
     label: '@rekog/mcp-nest 2 (stateless, JSON)',
-    entry: join(here, 'mcp-nest-server.mjs'),
+    entry: join(here, 'peers', 'mcp-nest-server.mjs'),
+    peer: true,
     stateful: false,
     revisions: [PROTOCOL_VERSION, MODERN],
   },
   {
     id: 'fastmcp',
     label: 'fastmcp 4 (stateless, JSON)',
-    entry: join(here, 'fastmcp-server.mjs'),
+    entry: join(here, 'peers', 'fastmcp-server.mjs'),
+    peer: true,
     stateful: false,
   },
   {
@@ -218,6 +221,7 @@ const serves = (server, scenario) =>
   (server.revisions ?? [PROTOCOL_VERSION]).includes(scenario.revision ?? PROTOCOL_VERSION);
 
 const SERVERS = subset(ALL_SERVERS, process.env.BENCH_ONLY, 'BENCH_ONLY');
+if (SERVERS.some((server) => server.peer)) ensurePeers();
 const SCENARIOS = subset(ALL_SCENARIOS, process.env.BENCH_SCENARIOS, 'BENCH_SCENARIOS');
 
 function subset(items, list, variable) {

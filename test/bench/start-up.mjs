@@ -12,6 +12,7 @@ import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { ensurePeers } from './peers/install.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -96,13 +97,14 @@ const SUBJECTS = [
     entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
     call: modernCall,
   },
-  { id: 'mcpnest', label: '@rekog/mcp-nest 2 (300 entries)', entry: 'mcp-nest-server.mjs', call: modernCall },
-  { id: 'fastmcp', label: 'fastmcp 4 (300 entries)', entry: 'fastmcp-server.mjs', call: legacyCall },
+  { id: 'mcpnest', label: '@rekog/mcp-nest 2 (300 entries)', entry: 'peers/mcp-nest-server.mjs', call: modernCall },
+  { id: 'fastmcp', label: 'fastmcp 4 (300 entries)', entry: 'peers/fastmcp-server.mjs', call: legacyCall },
   { id: 'sdk', label: 'official SDK v1, stateful (300 entries)', entry: 'sdk-server.mjs', call: sessionCall },
   { id: 'sdk2', label: 'official SDK v2, createMcpHandler (300 entries)', entry: 'sdk2-server.mjs', call: modernCall },
 ];
 const only = process.env.START_ONLY?.split(',');
 const subjects = only ? SUBJECTS.filter((subject) => only.includes(subject.id)) : SUBJECTS;
+if (subjects.some((subject) => subject.entry.startsWith('peers/'))) ensurePeers();
 
 function freePort() {
   return new Promise((resolve, reject) => {

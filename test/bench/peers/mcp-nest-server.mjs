@@ -8,7 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { Module } from '@nestjs/common';
 import { McpController, McpStrategy, Prompt, Resource, StreamableHttpTransport, Tool } from '@rekog/mcp-nest';
 import { z } from 'zod';
-import { NOOP_TOOLS, PROMPTS, RESOURCES } from './catalog.mjs';
+import { NOOP_TOOLS, PROMPTS, RESOURCES } from '../catalog.mjs';
 
 class BenchController {}
 

@@ -4,7 +4,7 @@
 // servers: `add`, 100 no-op tools, 100 prompts, 100 resources. 2025-11-25 only (SDK v1).
 import { FastMCP } from 'fastmcp';
 import { z } from 'zod';
-import { NOOP_TOOLS, PROMPTS, RESOURCES } from './catalog.mjs';
+import { NOOP_TOOLS, PROMPTS, RESOURCES } from '../catalog.mjs';
 
 // Quiet, as the other servers are: its default logger writes a debug line per request.
 const quiet = () => undefined;

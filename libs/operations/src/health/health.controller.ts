@@ -17,6 +17,12 @@ import { HostState } from '#libs/protocol';
  * while the host is starting or draining, or a required dependency (a fail-closed audit sink,
  * a `healthChecks` entry) is down.
  */
+/**
+ * Terminus's default `@HealthCheck()` loads `@nestjs/swagger` (~115 ms of start-up) whenever it is
+ * installed, to document the probes in an OpenAPI document they do not belong to.
+ */
+const HealthProbe = () => HealthCheck({ noCache: true, swaggerDocumentation: false });
+
 // Probes are never throttled: a throttler whose store is down must not turn readiness into a 500.
 @SkipThrottle()
 @Controller('health')
@@ -30,13 +36,13 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @HealthCheck()
+  @HealthProbe()
   live(): Promise<HealthCheckResult> {
     return this.health.check([]);
   }
 
   @Get('ready')
-  @HealthCheck()
+  @HealthProbe()
   async ready(): Promise<HealthCheckResult> {
     const results = await this.results();
     // Going away is no failure: answered in terminus's shape without its ERROR log, once per probe.

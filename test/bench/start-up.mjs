@@ -8,10 +8,11 @@
 // costs even when other processes slow the wall clock: compare ratios of it within one run.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './bench-processes.mjs';
 import { ensurePeers } from './peers/install.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -106,15 +107,6 @@ const only = process.env.START_ONLY?.split(',');
 const subjects = only ? SUBJECTS.filter((subject) => only.includes(subject.id)) : SUBJECTS;
 if (subjects.some((subject) => subject.entry.startsWith('peers/'))) ensurePeers();
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 const accepts = (port) =>
   new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');

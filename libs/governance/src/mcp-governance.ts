@@ -20,6 +20,10 @@ import { celValueOf, clientValue, entryValue, principalValue } from './policies/
 import { compilePolicies, type PolicySource } from './policies/policy-compiler';
 import { decide, enforced, PolicySet, type PolicyRefusal } from './policies/policy-set';
 import { InjectPolicyStore, type GovernancePolicyStore, type PolicyReplacement } from './store/policy-store';
+import { CatalogPins } from './pins/catalog-pins';
+
+/** The policy id a quarantined definition's refusal is audited under. */
+export const PIN_POLICY_ID = 'catalog-pin';
 
 /** A call of a catalog entry, as governance sees it. */
 export interface GovernedCall {
@@ -109,6 +113,7 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly prompts: PromptRegistry,
     private readonly resources: ResourceRegistry,
     @InjectPolicyStore() private readonly store: GovernancePolicyStore,
+    @Optional() private readonly pins?: CatalogPins,
     @Optional() private readonly trail?: AuditTrail,
   ) {
     this.set = new PolicySet(this.compileModule(options.policies).policies);
@@ -199,7 +204,7 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Whether a list must be filtered per caller at all (a policy decides who may see an entry). */
   get filtersLists(): boolean {
-    return this.set.gates;
+    return this.set.gates || this.pins?.holding === true;
   }
 
   /**
@@ -208,9 +213,11 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
    */
   listFilter(kind: McpCallKind, caller: ListCaller): { key: string; visible: (entry: RegisteredHandler) => boolean } {
     const key = this.callerKey(caller);
+    const pins = this.pins?.holding ? this.pins : undefined;
     return {
-      key: `${this.version}|${key}`,
+      key: `${this.version}|${pins?.version ?? 0}|${key}`,
       visible: (entry) => {
+        if (pins?.heldReason(kind, entry.key) !== undefined) return false;
         const { gate } = this.set.of(kind, entry);
         return gate.length === 0 || enforced(this.gateDecision(key, caller, kind, entry, gate)) === undefined;
       },
@@ -219,6 +226,10 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The policies and guardrails on a call's arguments, in this order: who may use the entry, the arguments, the guardrails. */
   admitCall(call: GovernedCall): CallVerdict {
+    // A quarantined definition (pinned catalogs): refused with what changed and how to approve it.
+    const held = this.pins?.heldReason(call.kind, call.entry.key);
+    if (held !== undefined)
+      return { kind: 'refused', message: held, audit: { refused: [{ policy: PIN_POLICY_ID, reason: held }] } };
     const { gate, call: onArgs, callIds, allowedAudit } = this.set.of(call.kind, call.entry);
     let refused: PolicyRefusal[] | undefined;
     if (gate.length > 0) {

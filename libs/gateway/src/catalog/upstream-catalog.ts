@@ -12,6 +12,7 @@ import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import { toolHeaderParams, type McpCatalog, type McpCatalogKind, type ToolHeaderParam } from '#libs/catalog';
 import { McpResourceNotifier, resourceNotFound } from '#libs/resources';
 import { jsonSchemaChecker } from '#libs/invocation';
+import type { CatalogPins, ListedDefinition } from '#libs/governance';
 import type { UpstreamOptions } from '../options/upstream.options';
 import { passesFilter, UpstreamNamespace } from '../naming/upstream-namespace';
 import type { UpstreamConnection } from '../upstream/upstream-connection';
@@ -49,7 +50,13 @@ interface Registered {
   readonly kind: McpCatalogKind;
   readonly key: string;
   readonly source: string;
+  readonly add: () => void;
+  /** Quarantined when it was put in (pinned upstreams): put in again when that changes, so clients hear `list_changed`. */
+  held: boolean;
 }
+
+/** The call kind of each catalog kind (what governance's quarantine is keyed by). */
+const CALL_KIND = { tool: 'tool', prompt: 'prompt', resource: 'resource', resourceTemplate: 'resource' } as const;
 
 /**
  * Keeps one upstream's tools, prompts, resources and templates in the gateway's catalog: reads
@@ -70,16 +77,21 @@ export class UpstreamCatalog {
   /** Upstream URIs the gateway subscribed to for its clients (kept for the connection's life, renewed on reconnection). */
   private readonly subscriptions = new Set<string>();
   private readonly stopListening: () => void;
+  private readonly stopPins: (() => void) | undefined;
   private syncing: Promise<void> = Promise.resolve();
   /** The lists changes asked to read again, while the read that will do it waits for the one in progress. */
   private queued: { kinds: Set<UpstreamListKind>; done: Promise<void> } | undefined;
   /** Cleared: no sync may add anything any more. */
   private cleared = false;
+  /** A sync is changing the catalog (from its review on). */
+  private inSync = false;
 
   constructor(
     private readonly upstream: UpstreamConnection,
     private readonly catalog: McpCatalog,
     private readonly notifier: McpResourceNotifier,
+    /** Given when the upstream is pinned: what it lists is reviewed before it is served. */
+    private readonly pins?: CatalogPins,
   ) {
     const { name, prefix, separator } = upstream.options;
     this.logger = new Logger(`McpGateway:${name}`);
@@ -95,6 +107,24 @@ export class UpstreamCatalog {
       ]);
       clearTimeout(timer);
     });
+    this.stopPins = pins?.onChange(() => this.requarantine());
+  }
+
+  /** An approval (here or on another replica) or a quarantine: the entries whose state changed are put in again. */
+  private requarantine(): void {
+    // A sync in progress puts in what changed itself (and calls this once it is done).
+    if (this.cleared || this.inSync) return;
+    for (const entry of this.entries.values()) {
+      const held = this.isHeld(entry.kind, entry.key);
+      if (held === entry.held) continue;
+      this.catalog.remove(entry.kind, entry.key);
+      entry.add();
+      entry.held = held;
+    }
+  }
+
+  private isHeld(kind: McpCatalogKind, key: string): boolean {
+    return this.pins?.heldReason(CALL_KIND[kind], key) !== undefined;
   }
 
   /** The upstream said `uri` changed: the clients subscribed to its gateway URI hear of it. */
@@ -150,6 +180,7 @@ export class UpstreamCatalog {
   clear(): void {
     this.cleared = true;
     this.stopListening();
+    this.stopPins?.();
     for (const entry of this.entries.values()) this.catalog.remove(entry.kind, entry.key);
     this.entries.clear();
   }
@@ -162,44 +193,78 @@ export class UpstreamCatalog {
     // Schemas are checked in engines of this sync's own, dropped with it: an upstream's schemas
     // that are never called cost nothing once they are in (the host compiles a tool's on its first call).
     const check = jsonSchemaChecker();
-    const wanted = new Map<string, { kind: McpCatalogKind; key: string; source: string; add: () => void }>();
-    const want = async (kind: McpCatalogKind, key: string, definition: object, add: () => void) => {
+    const wanted = new Map<
+      string,
+      { kind: McpCatalogKind; key: string; source: string; add: () => void; listed: ListedDefinition }
+    >();
+    const want = async (kind: McpCatalogKind, key: string, ownName: string, definition: object, add: () => void) => {
       await slices.pause();
       const source = JSON.stringify(definition);
       const bytes = Buffer.byteLength(source);
       if (bytes > maxEntryBytes)
         return this.logger.error(`${kind} ${key} left out: ${GatewayMessages.entryTooLarge(bytes, maxEntryBytes)}`);
-      wanted.set(`${kind}:${key}`, { kind, key, source, add });
+      wanted.set(`${kind}:${key}`, {
+        kind,
+        key,
+        source,
+        add,
+        listed: { kind, name: ownName, key, definition: definition as Record<string, unknown> },
+      });
     };
     if (kinds.includes('tools'))
       for (const tool of await this.listAll('tools')) {
         if (passesFilter(tool.name, options.tools))
-          await want('tool', this.names.tool(tool.name), tool, () => this.addTool(tool, check));
+          await want('tool', this.names.tool(tool.name), tool.name, tool, () => this.addTool(tool, check));
       }
     if (kinds.includes('prompts'))
       for (const prompt of await this.listAll('prompts')) {
         if (passesFilter(prompt.name, options.prompts))
-          await want('prompt', this.names.tool(prompt.name), prompt, () => this.addPrompt(prompt));
+          await want('prompt', this.names.tool(prompt.name), prompt.name, prompt, () => this.addPrompt(prompt));
       }
     if (kinds.includes('resources')) {
       for (const resource of await this.listAll('resources')) {
         if (passesFilter(resource.uri, options.resources))
-          await want('resource', this.names.uri(resource.uri), resource, () => this.addResource(resource));
+          await want('resource', this.names.uri(resource.uri), resource.uri, resource, () =>
+            this.addResource(resource),
+          );
       }
       for (const template of await this.listAll('resourceTemplates')) {
         if (passesFilter(template.uriTemplate, options.resources))
-          await want('resourceTemplate', this.names.uri(template.uriTemplate), template, () =>
+          await want('resourceTemplate', this.names.uri(template.uriTemplate), template.uriTemplate, template, () =>
             this.addTemplate(template),
           );
       }
     }
+    this.inSync = true;
+    try {
+      // Pinned: what is listed is reviewed first (a changed definition is quarantined before it is served).
+      if (this.pins && options.pin)
+        await this.pins.review(
+          'upstream',
+          options.name,
+          options.pin,
+          [...wanted.values()].map((entry) => entry.listed),
+        );
+      await this.apply(kinds, wanted, slices);
+    } finally {
+      this.inSync = false;
+    }
+    this.requarantine();
+  }
+
+  /** Makes the catalog hold what was listed: removes what changed or went, adds what is new or changed. */
+  private async apply(
+    kinds: readonly UpstreamListKind[],
+    wanted: Map<string, { kind: McpCatalogKind; key: string; source: string; add: () => void }>,
+    slices: WorkSlices,
+  ): Promise<void> {
     const synced = new Set(kinds.flatMap((kind) => CATALOG_KINDS[kind]));
     for (const [id, entry] of this.entries) {
       await slices.pause();
       if (this.cleared) return;
       if (!synced.has(entry.kind)) continue;
       const next = wanted.get(id);
-      if (next?.source === entry.source) {
+      if (next?.source === entry.source && this.isHeld(entry.kind, entry.key) === entry.held) {
         wanted.delete(id);
         continue;
       }
@@ -211,7 +276,13 @@ export class UpstreamCatalog {
       if (this.cleared) return;
       try {
         entry.add();
-        this.entries.set(id, { kind: entry.kind, key: entry.key, source: entry.source });
+        this.entries.set(id, {
+          kind: entry.kind,
+          key: entry.key,
+          source: entry.source,
+          add: entry.add,
+          held: this.isHeld(entry.kind, entry.key),
+        });
       } catch (error) {
         // A clash with a local entry or another upstream, or a schema the host cannot use:
         // that entry is left out, said once, and the others are served.
@@ -308,6 +379,14 @@ export class UpstreamCatalog {
     context: McpCallContext,
     headerParams: readonly ToolHeaderParam[],
   ): Promise<CallToolResult> {
+    if (this.pins) {
+      // A change the upstream announced is reviewed before anything is relayed: a call that
+      // arrives between the announcement and the new list waits for it, then is refused if the
+      // tool is quarantined (never run against a schema no one reviewed).
+      await (this.queued?.done ?? this.syncing);
+      const held = this.pins.heldReason('tool', this.names.tool(name));
+      if (held !== undefined) throw new McpToolError(held);
+    }
     const relay =
       context.meta.progressToken !== undefined
         ? ({ progress, total, message }: Progress) => context.reportProgress(progress, total, message)

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
 import { McpAuthorizationServer } from '#libs/authorization-server';
 import { UserConnections } from '#libs/downstream-identity';
-import { McpGovernance } from '#libs/governance';
+import { CatalogPins, McpGovernance } from '#libs/governance';
 import { HttpAdapterHost } from '@nestjs/core';
 import { httpPlatformOf, type McpPrincipal } from '#libs/core';
 import { checkOriginAndHost } from '#libs/security';
@@ -26,7 +26,17 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const CATALOG_KINDS: readonly McpCatalogKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
 
-const API_NAMES = ['health', 'catalog', 'stats', 'history', 'audit', 'sessions', 'approvals', 'policies'] as const;
+const API_NAMES = [
+  'health',
+  'catalog',
+  'stats',
+  'history',
+  'audit',
+  'sessions',
+  'approvals',
+  'policies',
+  'pins',
+] as const;
 /** How often the page refreshes itself. */
 const REFRESH_MS = 5_000;
 /**
@@ -62,6 +72,7 @@ export class AdminEndpoint implements OnModuleInit {
     @Inject(McpAuthorizationServer) @Optional() private readonly authorizationServer?: McpAuthorizationServer,
     @Inject(UserConnections) @Optional() private readonly connections?: UserConnections,
     @Optional() private readonly governance?: McpGovernance,
+    @Optional() private readonly pins?: CatalogPins,
   ) {}
 
   onModuleInit(): void {
@@ -118,6 +129,7 @@ export class AdminEndpoint implements OnModuleInit {
       );
     }
     platform.route('POST', `${admin.path}/api/policies`, (req, res) => void this.servePolicyReplacement(req, res));
+    platform.route('POST', `${admin.path}/api/pins/:decision`, (req, res) => void this.servePinDecision(req, res));
     this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
   }
 
@@ -278,6 +290,44 @@ export class AdminEndpoint implements OnModuleInit {
     }
   }
 
+  /**
+   * `POST api/pins/{approve,reject}` with `{ "id": "upstream:wiki:tool:search", "fingerprint": "sha256:…" }`:
+   * accepts a quarantined definition (served again, its fingerprint the pinned one) or rejects it
+   * (it stays quarantined and leaves the review list), on every replica (through the pins' store),
+   * audited with who decided what. The fingerprint (from `GET api/pins`) makes sure that what was
+   * reviewed is what is approved: a definition that changed again meanwhile answers 409.
+   * Administrators only.
+   */
+  private async servePinDecision(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    try {
+      if (this.refusedByPolicy(req, res)) return;
+      if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
+        return this.json(res, 415, {
+          error: 'unsupported_media_type',
+          message: AdminMessages.jsonOnly('the decision'),
+        });
+      const access = await this.access.check(req);
+      if (!access.ok) return this.refuse(res, access);
+      if (!this.pins) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noPins() });
+      const url = new URL(req.url ?? '/', 'http://admin.invalid');
+      const decision = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+      if (decision !== 'approve' && decision !== 'reject')
+        return this.json(res, 404, { error: 'not_found', message: AdminMessages.badPinDecision(decision) });
+      const body = (req.body ?? {}) as { id?: unknown; fingerprint?: unknown };
+      if (typeof body.id !== 'string' || (body.fingerprint !== undefined && typeof body.fingerprint !== 'string'))
+        return this.json(res, 400, { error: 'invalid', message: AdminMessages.pinIdNeeded() });
+      const outcome = await this.pins.decide(body.id, body.fingerprint, decision, access.principal.id);
+      if (!outcome.ok)
+        return this.json(res, outcome.status, {
+          error: outcome.status === 404 ? 'not_found' : 'conflict',
+          message: outcome.message,
+        });
+      return this.json(res, 200, { decision, pin: outcome.pin });
+    } catch (error) {
+      this.fail(res, 'Pin decision', error);
+    }
+  }
+
   /** The approvals API (`ApprovalsHttpApi`), behind the Host/Origin policy; Express has parsed a JSON body. */
   private async serveApprovals(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     try {
@@ -309,6 +359,9 @@ export class AdminEndpoint implements OnModuleInit {
       case 'policies':
         if (!this.governance) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noGovernance() });
         return this.json(res, 200, { version: this.governance.policiesVersion, policies: this.governance.describe() });
+      case 'pins':
+        if (!this.pins) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noPins() });
+        return this.json(res, 200, { quarantined: this.pins.reviews(), accepted: this.pins.acceptedCount });
       case 'audit': {
         const text = (key: string) => query.get(key)?.trim() || undefined;
         const outcome = text('outcome');

@@ -9,6 +9,7 @@ import { McpModule } from '#libs/hosting';
 import { FileCatalogPinStore, fingerprintOf, type CatalogPin, type PinReview } from '#libs/governance';
 import { hashApiKey, type AuditRecord } from '#libs/security';
 import { DESK_KEYS, startDeskHost, type DeskHost } from './support/desk-host';
+import { PETSTORE_DOCUMENT_FILE, PETSTORE_TOKEN, startPetstoreStub, type PetstoreStub } from './support/petstore-stub';
 import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 import { waitForAsync } from './support/wait-for';
 
@@ -265,5 +266,97 @@ describe('pinned upstream catalogs', () => {
     expect((await admin('POST', 'pins/maybe', { id: 'x' })).status).toBe(404);
     expect((await admin('POST', 'pins/approve', {})).status).toBe(400);
     expect((await admin('POST', 'pins/approve', { id: 'upstream:desk:tool:none' })).status).toBe(404);
+  });
+});
+
+/**
+ * A pinned REST API (`rest.apis[].pin`): its document changed since the pins were taken (the
+ * previous start's, in the file store), so the changed operation waits for an approver.
+ */
+describe('a pinned REST API whose document changed since its pins were taken', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pins-api-'));
+  const pinsFile = join(dir, 'pins.json');
+  let stub: PetstoreStub;
+  let app: INestApplication;
+  let base: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    const reviewed = { description: 'Returns a single pet (as reviewed last month)' };
+    const seeded: CatalogPin[] = [
+      {
+        id: 'api:petstore:tool:petstore_getPetById',
+        origin: 'api',
+        source: 'petstore',
+        kind: 'tool',
+        name: 'petstore_getPetById',
+        accepted: { fingerprint: fingerprintOf(reviewed), definition: reviewed, at: '2026-11-01T00:00:00.000Z' },
+      },
+    ];
+    writeFileSync(pinsFile, JSON.stringify({ pins: seeded }));
+    stub = await startPetstoreStub();
+    app = await startTestApp({
+      imports: [
+        McpModule.forRoot({
+          name: 'pinned-api',
+          version: '1.0.0',
+          auth: {
+            mode: 'apiKey',
+            keys: [{ hash: hashApiKey(KEYS.admin), principal: 'reviewer', scopes: [], roles: ['admin'] }],
+          },
+          governance: { pinning: { store: new FileCatalogPinStore(pinsFile) } },
+          rest: {
+            apis: [
+              {
+                name: 'petstore',
+                document: PETSTORE_DOCUMENT_FILE,
+                baseUrl: stub.baseUrl,
+                credentials: { bearer: PETSTORE_TOKEN },
+                operations: { operationIds: ['getPetById', 'findPetsByStatus'] },
+                prefix: 'petstore_',
+                pin: true,
+              },
+            ],
+          },
+        }),
+      ],
+    });
+    base = await baseUrlOf(app);
+    client = await connectHttpClient(`${base}/mcp`, { 'x-api-key': KEYS.admin });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await app?.close();
+    await stub?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('quarantines the changed operation, serves the others, and serves it once approved', async () => {
+    const names = async () => (await client.listTools()).tools.map((tool) => tool.name);
+    expect(await names()).toEqual(['petstore_findPetsByStatus']);
+    await expect(client.callTool({ name: 'petstore_getPetById', arguments: { petId: 1 } })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining(
+        'Quarantined: the tool "petstore_getPetById" of API petstore changed since it was approved (title, description, inputSchema',
+      ),
+    });
+    const headers = { 'x-api-key': KEYS.admin, 'content-type': 'application/json' };
+    const { quarantined } = (await (await fetch(`${base}/admin/api/pins`, { headers })).json()) as {
+      quarantined: PinReview[];
+    };
+    expect(quarantined).toHaveLength(1);
+    const [review] = quarantined;
+    expect(review.changes.find((change) => change.field === 'description')).toMatchObject({
+      before: 'Returns a single pet (as reviewed last month)',
+    });
+    const approved = await fetch(`${base}/admin/api/pins/approve`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ id: review.id, fingerprint: review.fingerprint }),
+    });
+    expect(approved.status).toBe(200);
+    expect((await names()).sort()).toEqual(['petstore_findPetsByStatus', 'petstore_getPetById']);
+    const pet = (await client.callTool({ name: 'petstore_getPetById', arguments: { petId: 1 } })) as CallToolResult;
+    expect(pet.isError).toBeFalsy();
   });
 });

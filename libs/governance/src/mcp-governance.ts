@@ -94,6 +94,7 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
   private declared: CompiledPolicy[] = [];
   private version = 0;
   private stopListening: (() => void) | undefined;
+  private readonly stopPins: (() => void) | undefined;
   private readonly rules: readonly CompiledRule[];
   /** Armed detectors per entry and stage, for rules without `unless` (the common case: no work per call). */
   private readonly armed = new WeakMap<RegisteredHandler, Record<'arguments' | 'result', ArmedPlan>>();
@@ -118,6 +119,18 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.set = new PolicySet(this.compileModule(options.policies).policies);
     this.rules = options.guardrails?.rules ?? [];
+    // A definition quarantined or released: its list's clients hear `list_changed` (list ⇔ callable).
+    this.stopPins = pins?.onChange((flipped) => {
+      for (const { kind, key } of flipped)
+        (kind === 'tool'
+          ? tools
+          : kind === 'prompt'
+            ? prompts
+            : kind === 'resource'
+              ? resources.resources
+              : resources.templates
+        ).announce(key);
+    });
   }
 
   /** The module-level policies in force (as given, or as last replaced). */
@@ -155,6 +168,7 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.stopListening?.();
+    this.stopPins?.();
   }
 
   /**

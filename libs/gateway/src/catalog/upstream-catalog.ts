@@ -50,13 +50,7 @@ interface Registered {
   readonly kind: McpCatalogKind;
   readonly key: string;
   readonly source: string;
-  readonly add: () => void;
-  /** Quarantined when it was put in (pinned upstreams): put in again when that changes, so clients hear `list_changed`. */
-  held: boolean;
 }
-
-/** The call kind of each catalog kind (what governance's quarantine is keyed by). */
-const CALL_KIND = { tool: 'tool', prompt: 'prompt', resource: 'resource', resourceTemplate: 'resource' } as const;
 
 /**
  * Keeps one upstream's tools, prompts, resources and templates in the gateway's catalog: reads
@@ -77,14 +71,11 @@ export class UpstreamCatalog {
   /** Upstream URIs the gateway subscribed to for its clients (kept for the connection's life, renewed on reconnection). */
   private readonly subscriptions = new Set<string>();
   private readonly stopListening: () => void;
-  private readonly stopPins: (() => void) | undefined;
   private syncing: Promise<void> = Promise.resolve();
   /** The lists changes asked to read again, while the read that will do it waits for the one in progress. */
   private queued: { kinds: Set<UpstreamListKind>; done: Promise<void> } | undefined;
   /** Cleared: no sync may add anything any more. */
   private cleared = false;
-  /** A sync is changing the catalog (from its review on). */
-  private inSync = false;
 
   constructor(
     private readonly upstream: UpstreamConnection,
@@ -107,24 +98,6 @@ export class UpstreamCatalog {
       ]);
       clearTimeout(timer);
     });
-    this.stopPins = pins?.onChange(() => this.requarantine());
-  }
-
-  /** An approval (here or on another replica) or a quarantine: the entries whose state changed are put in again. */
-  private requarantine(): void {
-    // A sync in progress puts in what changed itself (and calls this once it is done).
-    if (this.cleared || this.inSync) return;
-    for (const entry of this.entries.values()) {
-      const held = this.isHeld(entry.kind, entry.key);
-      if (held === entry.held) continue;
-      this.catalog.remove(entry.kind, entry.key);
-      entry.add();
-      entry.held = held;
-    }
-  }
-
-  private isHeld(kind: McpCatalogKind, key: string): boolean {
-    return this.pins?.heldReason(CALL_KIND[kind], key) !== undefined;
   }
 
   /** The upstream said `uri` changed: the clients subscribed to its gateway URI hear of it. */
@@ -180,7 +153,6 @@ export class UpstreamCatalog {
   clear(): void {
     this.cleared = true;
     this.stopListening();
-    this.stopPins?.();
     for (const entry of this.entries.values()) this.catalog.remove(entry.kind, entry.key);
     this.entries.clear();
   }
@@ -235,36 +207,21 @@ export class UpstreamCatalog {
           );
       }
     }
-    this.inSync = true;
-    try {
-      // Pinned: what is listed is reviewed first (a changed definition is quarantined before it is served).
-      if (this.pins && options.pin)
-        await this.pins.review(
-          'upstream',
-          options.name,
-          options.pin,
-          [...wanted.values()].map((entry) => entry.listed),
-        );
-      await this.apply(kinds, wanted, slices);
-    } finally {
-      this.inSync = false;
-    }
-    this.requarantine();
-  }
-
-  /** Makes the catalog hold what was listed: removes what changed or went, adds what is new or changed. */
-  private async apply(
-    kinds: readonly UpstreamListKind[],
-    wanted: Map<string, { kind: McpCatalogKind; key: string; source: string; add: () => void }>,
-    slices: WorkSlices,
-  ): Promise<void> {
+    // Pinned: what is listed is reviewed first (a changed definition is quarantined before it is served).
+    if (this.pins && options.pin)
+      await this.pins.review(
+        'upstream',
+        options.name,
+        options.pin,
+        [...wanted.values()].map((entry) => entry.listed),
+      );
     const synced = new Set(kinds.flatMap((kind) => CATALOG_KINDS[kind]));
     for (const [id, entry] of this.entries) {
       await slices.pause();
       if (this.cleared) return;
       if (!synced.has(entry.kind)) continue;
       const next = wanted.get(id);
-      if (next?.source === entry.source && this.isHeld(entry.kind, entry.key) === entry.held) {
+      if (next?.source === entry.source) {
         wanted.delete(id);
         continue;
       }
@@ -276,13 +233,7 @@ export class UpstreamCatalog {
       if (this.cleared) return;
       try {
         entry.add();
-        this.entries.set(id, {
-          kind: entry.kind,
-          key: entry.key,
-          source: entry.source,
-          add: entry.add,
-          held: this.isHeld(entry.kind, entry.key),
-        });
+        this.entries.set(id, { kind: entry.kind, key: entry.key, source: entry.source });
       } catch (error) {
         // A clash with a local entry or another upstream, or a schema the host cannot use:
         // that entry is left out, said once, and the others are served.

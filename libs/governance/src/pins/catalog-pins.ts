@@ -45,6 +45,15 @@ export interface PinReview {
   readonly rejected?: { readonly by: string; readonly at: string };
 }
 
+/** Where a pinned definition is in this replica's catalog. */
+export interface CatalogPlace {
+  readonly kind: PinKind;
+  readonly callKind: McpCallKind;
+  readonly key: string;
+  /** `tool "wiki__search" of upstream wiki`, for messages. */
+  readonly where: string;
+}
+
 /** An approver's decision on a quarantined definition, as the admin API answers it. */
 export type PinDecisionOutcome = { ok: true; pin: CatalogPin } | { ok: false; status: 404 | 409; message: string };
 
@@ -68,11 +77,11 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('McpCatalogPins');
   private readonly store: CatalogPinStore;
   private pins = new Map<string, CatalogPin>();
-  /** Where each pinned definition is in this replica's catalog: pin id → call kind and key. */
-  private readonly bound = new Map<string, { kind: McpCallKind; key: string; where: string }>();
-  /** What is quarantined, by `kind:key` in the catalog: the reason a caller is told. */
-  private held = new Map<string, string>();
-  private readonly listeners = new Set<() => void>();
+  /** Where each pinned definition is in this replica's catalog: pin id → its kind and key. */
+  private readonly bound = new Map<string, CatalogPlace>();
+  /** What is quarantined, by `callKind:key` in the catalog: where, and the reason a caller is told. */
+  private held = new Map<string, { place: CatalogPlace; reason: string }>();
+  private readonly listeners = new Set<(flipped: readonly CatalogPlace[]) => void>();
   private timer: NodeJS.Timeout | undefined;
   private changes = 0;
   private opened: Promise<void> | undefined;
@@ -118,11 +127,14 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Why the entry `key` is quarantined, or `undefined` when it is served. One map lookup. */
   heldReason(kind: McpCallKind, key: string): string | undefined {
-    return this.held.size === 0 ? undefined : this.held.get(`${kind}:${key}`);
+    return this.held.size === 0 ? undefined : this.held.get(`${kind}:${key}`)?.reason;
   }
 
-  /** Calls `listener` whenever what is quarantined changes (a review, an approval, another replica's). */
-  onChange(listener: () => void): () => void {
+  /**
+   * Calls `listener` with the catalog entries quarantined or released by a review, an approval or
+   * another replica's approval.
+   */
+  onChange(listener: (flipped: readonly CatalogPlace[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -141,7 +153,12 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
     const changed: CatalogPin[] = [];
     for (const { kind, name, key, definition } of listed) {
       const id = pinId(origin, source, kind, name);
-      this.bound.set(id, { kind: CALL_KIND[kind], key, where: `${kind} "${key}" of ${originLabel(origin, source)}` });
+      this.bound.set(id, {
+        kind,
+        callKind: CALL_KIND[kind],
+        key,
+        where: `${kind} "${key}" of ${originLabel(origin, source)}`,
+      });
       const pinned = pinnedDefinitionOf(definition);
       const fingerprint = fingerprintOf(pinned);
       const pin = this.pins.get(id);
@@ -265,20 +282,30 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** What is quarantined, from the pins bound to this replica's catalog; listeners hear of a change. */
   private rebuild(): void {
-    const held = new Map<string, string>();
+    const held = new Map<string, { place: CatalogPlace; reason: string }>();
     for (const [id, place] of this.bound) {
       const pin = this.pins.get(id);
       if (!pin?.pending) continue;
       const fields = changesOf(pin.accepted?.definition, pin.pending.definition).map((change) => change.field);
-      held.set(
-        `${place.kind}:${place.key}`,
-        PinMessages.refused(place.where, pin.accepted ? fields : undefined, pin.pending.rejected !== undefined, id),
-      );
+      held.set(`${place.callKind}:${place.key}`, {
+        place,
+        reason: PinMessages.refused(
+          place.where,
+          pin.accepted ? fields : undefined,
+          pin.pending.rejected !== undefined,
+          id,
+        ),
+      });
     }
-    if (sameEntries(held, this.held)) return;
+    const flipped = [
+      ...[...held].filter(([key]) => !this.held.has(key)),
+      ...[...this.held].filter(([key]) => !held.has(key)),
+    ].map(([, { place }]) => place);
+    const reasons = [...held].some(([key, { reason }]) => this.held.get(key)?.reason !== reason);
+    if (flipped.length === 0 && !reasons) return;
     this.held = held;
     this.changes++;
-    for (const listener of this.listeners) listener();
+    for (const listener of this.listeners) listener(flipped);
   }
 
   private audit(method: string, principal: string, target: string, outcome: 'ok' | 'denied', args: object): void {
@@ -297,10 +324,4 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
 
 function originLabel(origin: PinOrigin, source: string): string {
   return origin === 'upstream' ? `upstream ${source}` : `API ${source}`;
-}
-
-function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [key, value] of a) if (b.get(key) !== value) return false;
-  return true;
 }

@@ -4,6 +4,7 @@ import { AuditTrail } from '#libs/security';
 import { MCP_GOVERNANCE_OPTIONS, type GovernanceOptions } from './governance.options';
 import { McpGovernance } from './mcp-governance';
 import { CatalogPins } from './pins/catalog-pins';
+import { MCP_PIN_CHANGES, type PinChangeSignal } from './pins/pin-change-signal';
 import { MCP_POLICY_STORE, type GovernancePolicyStore } from './store/policy-store';
 
 /**
@@ -15,9 +16,9 @@ import { MCP_POLICY_STORE, type GovernancePolicyStore } from './store/policy-sto
 export const GOVERNANCE_PROVIDERS: Provider[] = [
   {
     provide: CatalogPins,
-    useFactory: (options: GovernanceOptions | undefined, trail?: AuditTrail) =>
-      options ? new CatalogPins(options.pinning, trail) : undefined,
-    inject: [MCP_GOVERNANCE_OPTIONS, { token: AuditTrail, optional: true }],
+    useFactory: (options: GovernanceOptions | undefined, trail?: AuditTrail, signal?: PinChangeSignal) =>
+      options ? new CatalogPins(options.pinning, trail, signal) : undefined,
+    inject: [MCP_GOVERNANCE_OPTIONS, { token: AuditTrail, optional: true }, { token: MCP_PIN_CHANGES, optional: true }],
   },
   {
     provide: McpGovernance,

@@ -63,3 +63,4 @@ export {
 export { InMemoryCatalogPinStore, type CatalogPinStore } from './pins/catalog-pin.store';
 export { FileCatalogPinStore } from './pins/file-catalog-pin.store';
 export { instructionFlagsOf, type InstructionFlag } from './pins/instruction-flags';
+export { MCP_PIN_CHANGES, InjectPinChanges, PINS_DOCUMENT, type PinChangeSignal } from './pins/pin-change-signal';

@@ -15,6 +15,7 @@ import { InMemoryCatalogPinStore, type CatalogPinStore } from './catalog-pin.sto
 import { instructionFlagsOf, type InstructionFlag } from './instruction-flags';
 import type { PinningOptions, PinScope } from './pin.options';
 import { PinMessages } from './pin.messages';
+import { PINS_DOCUMENT, type PinChangeSignal } from './pin-change-signal';
 
 /** A definition an upstream or API lists, as the catalog will hold it. */
 export interface ListedDefinition {
@@ -84,11 +85,14 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly listeners = new Set<(flipped: readonly CatalogPlace[]) => void>();
   private timer: NodeJS.Timeout | undefined;
   private changes = 0;
+  private announced = 0;
   private opened: Promise<void> | undefined;
+  private stopListening: (() => void) | undefined;
 
   constructor(
     private readonly options: PinningOptions,
     private readonly trail?: AuditTrail,
+    private readonly signal?: PinChangeSignal,
   ) {
     this.store = options.store ?? new InMemoryCatalogPinStore();
   }
@@ -96,6 +100,9 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     await this.open();
     if (this.store.shared) {
+      this.stopListening = this.signal?.onChange((document) => {
+        if (document === PINS_DOCUMENT) void this.resync();
+      });
       this.timer = setInterval(() => void this.resync(), this.options.resyncMs);
       this.timer.unref();
     }
@@ -112,6 +119,7 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
+    this.stopListening?.();
     await this.store.close?.();
   }
 
@@ -197,6 +205,7 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
     if (changed.length > 0) {
       await this.store.save(changed);
       for (const pin of changed) this.pins.set(pin.id, pin);
+      this.announce();
     }
     this.rebuild();
   }
@@ -256,6 +265,7 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
         : { ...pin, pending: { ...pin.pending, rejected: { by: actor, at } } };
     await this.store.save([next]);
     this.pins.set(id, next);
+    this.announce();
     this.audit(`admin/pins.${decision}`, actor, id, 'ok', {
       fingerprint: pin.pending.fingerprint,
       ...(pin.accepted && { replaced: pin.accepted.fingerprint }),
@@ -274,6 +284,14 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (error) {
       this.logger.warn(PinMessages.unreadable(this.store.name, (error as Error).message));
     }
+  }
+
+  /** Tells the other replicas to read the store again (a shared store: theirs is this one's). */
+  private announce(): void {
+    if (this.store.shared)
+      this.signal
+        ?.announce(PINS_DOCUMENT, ++this.announced)
+        .catch((error: Error) => this.logger.warn(PinMessages.unannounced(error.message)));
   }
 
   private async reload(): Promise<void> {

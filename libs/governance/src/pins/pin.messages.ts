@@ -11,5 +11,7 @@ export const PinMessages = {
     `"${id}" changed again since it was reviewed (now ${fingerprint}): review it again`,
   decided: (id: string, decision: 'approve' | 'reject', actor: string) =>
     `${actor} ${decision === 'approve' ? 'approved' : 'rejected'} the definition ${id}`,
+  unannounced: (message: string) =>
+    `cannot tell the other replicas of a pin change (they read the store again within resyncMs): ${message}`,
   unreadable: (store: string, message: string) => `cannot read the catalog pins (${store} store): ${message}`,
 } as const;

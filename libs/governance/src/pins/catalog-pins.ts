@@ -1,4 +1,4 @@
-import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { McpCallKind } from '#libs/core';
 import type { AuditTrail } from '#libs/security';
 import {
@@ -74,7 +74,7 @@ const CALL_KIND: Readonly<Record<PinKind, McpCallKind>> = {
  * `CatalogPinStore`; a shared one is read again every `resyncMs`, so an approval made on one
  * replica applies on all.
  */
-export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
+export class CatalogPins implements OnModuleDestroy {
   private readonly logger = new Logger('McpCatalogPins');
   private readonly store: CatalogPinStore;
   private pins = new Map<string, CatalogPin>();
@@ -97,22 +97,20 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
     this.store = options.store ?? new InMemoryCatalogPinStore();
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.open();
-    if (this.store.shared) {
+  /**
+   * Opens the store, reads the pins and starts following other replicas' changes — once, when
+   * the first pinned upstream or API is reviewed (a host that pins nothing touches no store).
+   */
+  private open(): Promise<void> {
+    this.opened ??= (async () => {
+      await this.store.open?.();
+      await this.reload();
+      if (!this.store.shared) return;
       this.stopListening = this.signal?.onChange((document) => {
         if (document === PINS_DOCUMENT) void this.resync();
       });
       this.timer = setInterval(() => void this.resync(), this.options.resyncMs);
       this.timer.unref();
-    }
-  }
-
-  /** Opens the store and reads the pins, once (the gateway may review before this provider's bootstrap). */
-  private open(): Promise<void> {
-    this.opened ??= (async () => {
-      await this.store.open?.();
-      await this.reload();
     })();
     return this.opened;
   }
@@ -210,8 +208,10 @@ export class CatalogPins implements OnApplicationBootstrap, OnModuleDestroy {
     this.rebuild();
   }
 
-  /** The quarantined definitions, with what changed and what was flagged, for review. */
-  reviews(): PinReview[] {
+  /** The quarantined definitions, with what changed and what was flagged, for review (read from the store). */
+  async reviews(): Promise<PinReview[]> {
+    await this.open();
+    if (this.store.shared) await this.reload();
     return [...this.pins.values()]
       .filter((pin) => pin.pending)
       .map((pin) => {

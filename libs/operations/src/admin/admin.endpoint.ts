@@ -361,7 +361,7 @@ export class AdminEndpoint implements OnModuleInit {
         return this.json(res, 200, { version: this.governance.policiesVersion, policies: this.governance.describe() });
       case 'pins':
         if (!this.pins) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noPins() });
-        return this.json(res, 200, { quarantined: this.pins.reviews(), accepted: this.pins.acceptedCount });
+        return this.json(res, 200, { quarantined: await this.pins.reviews(), accepted: this.pins.acceptedCount });
       case 'audit': {
         const text = (key: string) => query.get(key)?.trim() || undefined;
         const outcome = text('outcome');

@@ -69,7 +69,7 @@ describe('CatalogPins', () => {
       /^Quarantined: the tool "wiki__search" of upstream wiki changed since it was approved \(description\).*"upstream:wiki:tool:search"/,
     );
     expect(changes).toHaveLength(1);
-    const [review] = (await pins.reviews());
+    const [review] = await pins.reviews();
     expect(review).toMatchObject({
       id: 'upstream:wiki:tool:search',
       state: 'changed',
@@ -89,7 +89,7 @@ describe('CatalogPins', () => {
     });
     expect(await pins.decide(review.id, review.fingerprint, 'approve', 'alice')).toMatchObject({ ok: true });
     expect(pins.heldReason('tool', 'wiki__search')).toBeUndefined();
-    expect((await pins.reviews())).toEqual([]);
+    expect(await pins.reviews()).toEqual([]);
     expect(audit.at(-1)).toMatchObject({
       method: 'admin/pins.approve',
       principal: 'alice',
@@ -104,13 +104,13 @@ describe('CatalogPins', () => {
     await pins.review('upstream', 'wiki', {}, [listed(SEARCH)]);
     const changed = { ...SEARCH, inputSchema: { type: 'object', properties: { q: { type: 'number' } } } };
     await pins.review('upstream', 'wiki', {}, [listed(changed)]);
-    const [review] = (await pins.reviews());
+    const [review] = await pins.reviews();
     await pins.decide(review.id, review.fingerprint, 'reject', 'bob');
     expect((await pins.reviews())[0]).toMatchObject({ state: 'rejected', rejected: { by: 'bob' } });
     expect(pins.heldReason('tool', 'wiki__search')).toMatch(/inputSchema.*an approver rejected the change/);
     await pins.review('upstream', 'wiki', {}, [listed(SEARCH)]);
     expect(pins.heldReason('tool', 'wiki__search')).toBeUndefined();
-    expect((await pins.reviews())).toEqual([]);
+    expect(await pins.reviews()).toEqual([]);
   });
 
   it("holds new entries after the first listing when newEntries is 'hold' (the upstream's or the module's)", async () => {
@@ -119,7 +119,7 @@ describe('CatalogPins', () => {
     const fetch = { name: 'fetch', description: 'Fetches a page' };
     await pins.review('upstream', 'wiki', {}, [listed(SEARCH), listed(fetch)]);
     expect(pins.heldReason('tool', 'wiki__fetch')).toMatch(/is new and waits for approval/);
-    expect((await pins.reviews())).toMatchObject([{ id: 'upstream:wiki:tool:fetch', state: 'new' }]);
+    expect(await pins.reviews()).toMatchObject([{ id: 'upstream:wiki:tool:fetch', state: 'new' }]);
     // The upstream's own setting wins over the module's.
     await pins.review('upstream', 'wiki', { newEntries: 'accept' }, [listed(SEARCH), listed({ name: 'other' })]);
     expect(pins.heldReason('tool', 'wiki__other')).toBeUndefined();
@@ -134,7 +134,7 @@ describe('CatalogPins', () => {
     await two.review('upstream', 'wiki', {}, [listed({ ...SEARCH, description: 'changed' })]);
     await one.review('upstream', 'wiki', {}, [listed({ ...SEARCH, description: 'changed' })]);
     expect(one.heldReason('tool', 'wiki__search')).toBeDefined();
-    const [review] = (await two.reviews());
+    const [review] = await two.reviews();
     await two.decide(review.id, review.fingerprint, 'approve', 'alice');
     expect(one.heldReason('tool', 'wiki__search')).toBeDefined();
     await one.resync();

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -12,10 +13,13 @@ import { DESK_KEYS, startDeskHost, type DeskHost } from './support/desk-host';
 import { PETSTORE_DOCUMENT_FILE, PETSTORE_TOKEN, startPetstoreStub, type PetstoreStub } from './support/petstore-stub';
 import { baseUrlOf, connectHttpClient, startTestApp } from './support/fixture-app';
 import { waitForAsync } from './support/wait-for';
+import { launchChromium } from './support/chromium';
 
 // Two upstreams (a desk in this process, server-everything over stdio) and a gateway start here.
 jest.setTimeout(30_000);
 
+const OUTPUT = join(__dirname, '..', 'test-output');
+const DOCS_SCREENSHOT = join(__dirname, '..', 'docs', 'admin-pins.png');
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const KEYS = { admin: 'pins-admin-0123456789abcdef', agent: 'pins-agent-0123456789abcdef' };
 const ORDER_SCHEMA = { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] };
@@ -260,6 +264,53 @@ describe('pinned upstream catalogs', () => {
     });
     expect(await refusalOf('desk__refund_order', { orderId: 'O-3' })).toMatch(/an approver rejected the change/);
     await recordOf((r) => r.method === 'admin/pins.reject' && r.target === review.id);
+  });
+
+  it('shows the quarantined definitions on the dashboard, with the difference and the flags, and approves one there', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+      const violations: string[] = [];
+      page.on('console', (message) => {
+        if (/Content[- ]Security[- ]Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await page.goto(`${base}/admin`);
+      await page.fill('#key', KEYS.admin);
+      await page.click('#key-form button[type="submit"]');
+      const row = '#pin-rows tr[data-pin="upstream:desk:tool:lookup_order"]';
+      await page.waitForSelector(row);
+      expect(await page.textContent(`${row} .pin-diff`)).toContain('conversation');
+      expect(await page.$$eval(`${row} .flag .outcome`, (cells) => cells.map((cell) => cell.textContent))).toEqual([
+        'must-call',
+        'conceal-from-user',
+        'instruction-tags',
+      ]);
+      expect(await page.getAttribute('#pin-rows tr[data-pin="upstream:desk:tool:refund_order"]', 'data-state')).toBe(
+        'rejected',
+      );
+      await mkdir(OUTPUT, { recursive: true });
+      const shot = join(OUTPUT, 'admin-pins.png');
+      await (await page.$('#pins-panel'))!.screenshot({ path: shot });
+      if (process.env.UPDATE_DOCS_SCREENSHOT === '1') await copyFile(shot, DOCS_SCREENSHOT);
+
+      await page.click(`${row} button[data-pin-decide="approve"]`);
+      await page.waitForSelector(row, { state: 'detached' });
+      expect(violations).toEqual([]);
+      await waitForAsync(async () => (await toolNames()).includes('desk__lookup_order'));
+      const ok = (await agent.callTool({
+        name: 'desk__lookup_order',
+        arguments: { orderId: 'O-4', conversation: 'reviewed now' },
+      })) as CallToolResult;
+      expect(ok.isError).toBeFalsy();
+      expect(
+        await recordOf((r) => r.method === 'admin/pins.approve' && r.target === 'upstream:desk:tool:lookup_order'),
+      ).toMatchObject({
+        principal: 'reviewer',
+        arguments: { changes: ['inputSchema'] },
+      });
+    } finally {
+      await browser.close();
+    }
   });
 
   it('answers a bad decision request with what to send', async () => {

@@ -620,9 +620,15 @@
   }
   function decide(id, decision) {
     var reasonInput = document.querySelector('input[data-reason="' + id + '"]');
-    return post('approvals/' + encodeURIComponent(id) + '/' + decision, {
-      reason: reasonInput ? reasonInput.value.trim() : '',
-    }).then(
+    return postDecision(
+      'approvals/' + encodeURIComponent(id) + '/' + decision,
+      { reason: reasonInput ? reasonInput.value.trim() : '' },
+      decision === 'approve' ? 'approved' : 'denied',
+    );
+  }
+  /** A decision (an approval request's, a pin's): the page refreshed, or what refused it said. */
+  function postDecision(path, body, done) {
+    return post(path, body).then(
       function () {
         return refresh(true);
       },
@@ -630,7 +636,7 @@
         // A refused decision (someone else's call only, already decided) leaves the page as it is.
         if (error.status === 401 || error.status === 429) return showError(error);
         return refresh(true).then(function () {
-          notice('error', 'Not ' + (decision === 'approve' ? 'approved' : 'denied') + ':', error.message);
+          notice('error', 'Not ' + done + ':', error.message);
         });
       },
     );
@@ -721,16 +727,10 @@
     );
   }
   function decidePin(id, fingerprint, decision) {
-    return post('pins/' + decision, { id: id, fingerprint: fingerprint }).then(
-      function () {
-        return refresh(true);
-      },
-      function (error) {
-        if (error.status === 401 || error.status === 429) return showError(error);
-        return refresh(true).then(function () {
-          notice('error', 'Not ' + (decision === 'approve' ? 'approved' : 'rejected') + ':', error.message);
-        });
-      },
+    return postDecision(
+      'pins/' + decision,
+      { id: id, fingerprint: fingerprint },
+      decision === 'approve' ? 'approved' : 'rejected',
     );
   }
   /** The authorization server's sign-ins (null: this host has none, the panel stays hidden). */

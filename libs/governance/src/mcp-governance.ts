@@ -16,7 +16,15 @@ import type { McpGuardrailAction } from './guardrails/mcp-detector.interface';
 import type { CompiledPolicy } from './policies/compiled-policy';
 import { policiesOn } from './policies/mcp-policy.decorator';
 import type { McpPolicyDefinition } from './policies/mcp-policy.interface';
-import { celValueOf, clientValue, entryValue, principalValue } from './policies/policy-bindings';
+import {
+  celValueOf,
+  clientValue,
+  entryValue,
+  plainClient,
+  plainEntry,
+  plainPrincipal,
+  principalValue,
+} from './policies/policy-bindings';
 import { compilePolicies, type PolicySource } from './policies/policy-compiler';
 import { decide, enforced, PolicySet, type PolicyRefusal } from './policies/policy-set';
 import { InjectPolicyStore, type GovernancePolicyStore, type PolicyReplacement } from './store/policy-store';
@@ -101,6 +109,14 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly viewKeys = new WeakMap<McpPrincipal, string>();
   /** The bindings of the argument-reading conditions, reused call after call (no allocation per call). */
   private readonly scratch: Record<string, unknown> = {
+    principal: undefined,
+    client: undefined,
+    transport: undefined,
+    entry: undefined,
+    args: undefined,
+  };
+  /** The same bindings as plain values, for the conditions compiled to JavaScript (`fast-condition.ts`). */
+  private readonly plain: Record<string, unknown> = {
     principal: undefined,
     client: undefined,
     transport: undefined,
@@ -252,14 +268,28 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
       if (enforced(refusals)) return { kind: 'hidden', audit: { refused: refused! } };
     }
     if (onArgs.length > 0) {
-      // One object per replica, filled for the decision and emptied after: conditions run synchronously.
-      const bindings = this.fill(this.scratch, call, call.kind, call.entry);
-      bindings.args = celValueOf(call.args);
+      // Objects per replica, filled for the decision and emptied after: conditions run synchronously.
+      // The plain ones first: CEL values (the arguments converted) are made only if CEL must decide.
+      const plain = this.plain;
+      plain.principal = plainPrincipal(call.principal);
+      plain.client = plainClient(call.client);
+      plain.transport = call.transport;
+      plain.entry = plainEntry(call.kind, call.entry);
+      plain.args = call.args;
       let refusals: PolicyRefusal[] | undefined;
       try {
-        refusals = decide(onArgs, bindings);
+        refusals = decide(
+          onArgs,
+          () => {
+            const bindings = this.fill(this.scratch, call, call.kind, call.entry);
+            bindings.args = celValueOf(call.args);
+            return bindings;
+          },
+          plain,
+        );
       } finally {
-        bindings.args = undefined;
+        this.scratch.args = undefined;
+        plain.args = undefined;
       }
       if (refusals) refused = [...(refused ?? []), ...refusals];
       const refusal = enforced(refusals);

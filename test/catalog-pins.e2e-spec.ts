@@ -69,7 +69,15 @@ describe('pinned upstream catalogs', () => {
         by: 'reviewer',
       },
     };
-    writeFileSync(pinsFile, JSON.stringify({ pins: [seeded] }));
+    // And its args-prompt, when its argument said something else.
+    const prompt: CatalogPin = {
+      ...seeded,
+      id: 'upstream:everything:prompt:args-prompt',
+      kind: 'prompt',
+      name: 'args-prompt',
+      accepted: { ...seeded.accepted!, fingerprint: fingerprintOf({ arguments: [] }), definition: { arguments: [] } },
+    };
+    writeFileSync(pinsFile, JSON.stringify({ pins: [seeded, prompt] }));
     desk = await startDeskHost({ AUTH_MODE: 'apiKey', MCP_API_KEYS_FILE: 'config/api-keys.example.json' });
     deskCatalog = desk.app.get(McpCatalog);
     lookupOrder('Looks up an order by its id');
@@ -169,6 +177,26 @@ describe('pinned upstream catalogs', () => {
       governance: { refused: [{ policy: 'catalog-pin', reason: expect.stringContaining('Quarantined') }] },
     });
     await recordOf((r) => r.method === 'governance/pins.quarantine' && r.target === 'upstream:everything:tool:echo');
+  });
+
+  it('quarantines a prompt the same way: not listed, refused with the reason, served once approved', async () => {
+    const prompts = async () => (await agent.listPrompts()).prompts.map((prompt) => prompt.name);
+    expect(await prompts()).not.toContain('everything__args-prompt');
+    expect(await prompts()).toContain('everything__simple-prompt');
+    await expect(
+      agent.getPrompt({ name: 'everything__args-prompt', arguments: { city: 'Lyon' } }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining(
+        'Quarantined: the prompt "everything__args-prompt" of upstream everything changed',
+      ),
+    });
+    const review = (await quarantined()).find((r) => r.id === 'upstream:everything:prompt:args-prompt')!;
+    expect(review.changes.map((change) => change.field)).toContain('arguments');
+    await admin('POST', 'pins/approve', { id: review.id, fingerprint: review.fingerprint });
+    await waitForAsync(async () => (await prompts()).includes('everything__args-prompt'));
+    const got = await agent.getPrompt({ name: 'everything__args-prompt', arguments: { city: 'Lyon' } });
+    expect(JSON.stringify(got.messages)).toContain('Lyon');
   });
 
   it('shows the approver the difference, to administrators only, and serves the tool again once approved', async () => {

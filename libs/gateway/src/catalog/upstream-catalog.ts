@@ -153,6 +153,7 @@ export class UpstreamCatalog {
   clear(): void {
     this.cleared = true;
     this.stopListening();
+    this.pins?.release('upstream', this.upstream.options.name);
     for (const entry of this.entries.values()) this.catalog.remove(entry.kind, entry.key);
     this.entries.clear();
   }

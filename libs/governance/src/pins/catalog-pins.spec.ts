@@ -125,6 +125,16 @@ describe('CatalogPins', () => {
     expect(pins.heldReason('tool', 'wiki__other')).toBeUndefined();
   });
 
+  it('forgets where a removed upstream was: nothing of it stays quarantined on this replica', async () => {
+    const { pins } = pinsWith();
+    await pins.review('upstream', 'wiki', {}, [listed(SEARCH)]);
+    await pins.review('upstream', 'wiki', {}, [listed({ ...SEARCH, description: 'changed' })]);
+    expect(pins.holding).toBe(true);
+    pins.release('upstream', 'wiki');
+    expect(pins.heldReason('tool', 'wiki__search')).toBeUndefined();
+    expect(await pins.reviews()).toHaveLength(1);
+  });
+
   it('shares pins through a file store: an approval on one replica applies on the other when it reads the store', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'pins-')), 'pins.json');
     const options = { store: new FileCatalogPinStore(file), resyncMs: 60_000 };

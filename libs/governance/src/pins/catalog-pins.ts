@@ -208,6 +208,15 @@ export class CatalogPins implements OnModuleDestroy {
     this.rebuild();
   }
 
+  /**
+   * Forgets where an upstream's or API's definitions are in this replica's catalog (it was removed):
+   * its pins stay in the store, for when it comes back.
+   */
+  release(origin: PinOrigin, source: string): void {
+    for (const id of this.bound.keys()) if (id.startsWith(`${origin}:${source}:`)) this.bound.delete(id);
+    this.rebuild();
+  }
+
   /** The quarantined definitions, with what changed and what was flagged, for review (read from the store). */
   async reviews(): Promise<PinReview[]> {
     await this.open();

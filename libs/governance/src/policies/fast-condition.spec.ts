@@ -167,3 +167,111 @@ describe('conditions compiled to JavaScript agree with CEL', () => {
     expect(limit({ args: { amount: 100 } })).toBe(true);
   });
 });
+
+/**
+ * CEL's conformance suite (google/cel-spec, as `@bufbuild/cel-spec` ships it): every test whose
+ * expression the fast path compiles without variables, decided by it, must get the suite's answer
+ * — and an expression the suite expects an error from must be left to CEL.
+ */
+interface ConformanceValue {
+  kind?: { case: string; value: unknown };
+}
+const NOT_PLAIN = Symbol('not plain');
+
+/** A conformance binding as the plain value a call's arguments would hold, or NOT_PLAIN (bytes, uint, messages, …). */
+function plainOf(value: ConformanceValue): unknown {
+  const kind = value.kind;
+  switch (kind?.case) {
+    case 'boolValue':
+    case 'stringValue':
+    case 'doubleValue':
+    case 'int64Value':
+      return kind.value;
+    case 'nullValue':
+      return null;
+    case 'listValue': {
+      const items = ((kind.value as { values: ConformanceValue[] }).values ?? []).map(plainOf);
+      return items.includes(NOT_PLAIN) ? NOT_PLAIN : items;
+    }
+    case 'mapValue': {
+      const map: Record<string, unknown> = {};
+      for (const entry of (kind.value as { entries: { key: ConformanceValue; value: ConformanceValue }[] }).entries) {
+        if (entry.key.kind?.case !== 'stringValue') return NOT_PLAIN;
+        const item = plainOf(entry.value);
+        if (item === NOT_PLAIN) return NOT_PLAIN;
+        map[entry.key.kind.value as string] = item;
+      }
+      return map;
+    }
+    default:
+      return NOT_PLAIN;
+  }
+}
+
+describe('conditions compiled to JavaScript against the CEL conformance suite', () => {
+  interface SimpleTest {
+    name: string;
+    expr: string;
+    disableMacros: boolean;
+    container: string;
+    bindings: Record<string, unknown>;
+    resultMatcher: { case?: string; value?: { kind?: { case: string; value: unknown } } };
+  }
+  interface Suite {
+    name: string;
+    suites?: Suite[];
+    tests?: { original: SimpleTest }[];
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { getConformanceSuite } = require('@bufbuild/cel-spec/testdata/tests.js') as {
+    getConformanceSuite: () => Suite;
+  };
+  const tests: SimpleTest[] = [];
+  const walk = (suite: Suite) => {
+    for (const test of suite.tests ?? []) tests.push(test.original);
+    for (const inner of suite.suites ?? []) walk(inner);
+  };
+  walk(getConformanceSuite());
+
+  it('gives the suite’s answer for every expression it decides, and decides none the suite expects an error from', () => {
+    let decided = 0;
+    const wrong: string[] = [];
+    for (const test of tests) {
+      if (test.container !== '' || test.disableMacros) continue;
+      const bindings: Record<string, unknown> = {};
+      let convertible = true;
+      for (const [name, bound] of Object.entries(test.bindings)) {
+        const kind = (bound as { kind?: { case: string; value: ConformanceValue } }).kind;
+        const plain = kind?.case === 'value' ? plainOf(kind.value) : NOT_PLAIN;
+        if (plain === NOT_PLAIN) convertible = false;
+        bindings[name] = plain;
+      }
+      if (!convertible) continue;
+      let expr;
+      try {
+        expr = parse(test.expr).expr;
+      } catch {
+        continue;
+      }
+      const fast = compileFastCondition(expr, Object.keys(bindings));
+      if (!fast) continue;
+      const answer = fast(bindings);
+      if (answer === UNKNOWN) continue;
+      decided++;
+      const { resultMatcher } = test;
+      const value =
+        resultMatcher.case === 'typedResult'
+          ? (resultMatcher.value as { result?: { kind?: { case: string; value: unknown } } }).result
+          : resultMatcher.case === 'value'
+            ? resultMatcher.value
+            : undefined;
+      const expected =
+        value?.kind?.case === 'boolValue' ? value.kind.value : `${resultMatcher.case}: ${value?.kind?.case ?? ''}`;
+      if (answer !== expected)
+        wrong.push(`${test.name}: ${test.expr} → ${String(answer)}, expected ${String(expected)}`);
+    }
+    expect(wrong).toEqual([]);
+    // Hundreds of comparisons, equalities, `in`, size and string tests of the suite are decided here.
+    expect(decided).toBeGreaterThan(100);
+  });
+});

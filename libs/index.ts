@@ -187,6 +187,11 @@ export {
   BUILTIN_DETECTORS,
   MCP_POLICY_STORE,
   InProcessPolicyStore,
+  // Pinned catalogs: the pins' stores and the review of quarantined definitions
+  CatalogPins,
+  InMemoryCatalogPinStore,
+  FileCatalogPinStore,
+  instructionFlagsOf,
 } from '#libs/governance';
 export type {
   McpGovernanceOptions,
@@ -202,6 +207,16 @@ export type {
   PolicyReplacement,
   PolicyTestCall,
   PolicyTestDecision,
+  McpPinOption,
+  McpNewEntries,
+  McpPinningOptions,
+  CatalogPinStore,
+  CatalogPin,
+  PinnedDefinition,
+  PinnedVersion,
+  PinChange,
+  PinReview,
+  InstructionFlag,
 } from '#libs/governance';
 
 // Security: API keys, access policy, throttling, redaction

@@ -1,4 +1,4 @@
-// `nest-mcp-host/postgres`: the PostgreSQL audit sink and virtual servers store, apart from the root entry so that only the
+// `nest-mcp-host/postgres`: the PostgreSQL audit sink, virtual servers store and catalog pin store, apart from the root entry so that only the
 // applications that use it load `pg` (an optional peer dependency: `npm install pg`).
 export { PostgresAuditSink, type PostgresAuditSinkOptions } from './security/src/audit/postgres-audit.sink';
 // The accounts people connect to APIs themselves (credential: { mode: 'user' }), sealed, shared by the replicas.
@@ -10,3 +10,8 @@ export {
   PostgresVirtualServersStore,
   type PostgresVirtualServersStoreOptions,
 } from './virtual-servers/src/store/postgres-virtual-servers.store';
+// The pins of pinned catalogs (governance.pinning.store), shared by the replicas.
+export {
+  PostgresCatalogPinStore,
+  type PostgresCatalogPinStoreOptions,
+} from './governance/src/pins/postgres-catalog-pin.store';

@@ -6,7 +6,7 @@ import { FixedWindowThrottlerStorage, McpThrottlerGuard, McpModule } from 'nest-
 import { RedisClusterBackplane, RedisThrottlerStorage } from 'nest-mcp-host/redis';
 import { auditOptions } from './audit.config';
 import { gatewayOptions } from './gateway.config';
-import { DESK_GOVERNANCE } from './governance.config';
+import { deskGovernance } from './governance.config';
 import { virtualServersOptions } from './virtual-servers.config';
 import { restApisOptions } from './rest-apis.config';
 import { authOptions, authorizationServerOptions, downstreamOptions, stdioOperator } from './auth.config';
@@ -89,7 +89,7 @@ export class AppModule {
             gateway,
             // Policies on arguments and results and guardrails on personal data and secrets, for the
             // desk's tools, its REST routes, other APIs and upstream servers alike (src/governance.config.ts).
-            governance: DESK_GOVERNANCE,
+            governance: deskGovernance(env),
             // With Redis configured, readiness answers 503 while it cannot be reached.
             healthChecks: redis ? [{ name: 'redis', check: () => redis.ping() }] : [],
             // With Redis, replicas behind a load balancer share sessions, streams, tasks, approvals and

@@ -1,4 +1,6 @@
-import type { McpGovernanceOptions } from 'nest-mcp-host';
+import { FileCatalogPinStore, type McpGovernanceOptions } from 'nest-mcp-host';
+import { PostgresCatalogPinStore } from 'nest-mcp-host/postgres';
+import type { HostEnvironment } from './host.config';
 
 /**
  * The names one desk operation has on every surface: the provider's tool, the REST route's
@@ -56,3 +58,19 @@ export const DESK_GOVERNANCE: McpGovernanceOptions = {
     ],
   },
 };
+
+/**
+ * The desk's governance with where the pins of its pinned upstreams are kept (the example
+ * upstream of config/upstreams.example.json is pinned): in PostgreSQL with DATABASE_URL (every
+ * replica shares them), else in CATALOG_PINS_FILE. Opened only when something pinned is listed.
+ */
+export function deskGovernance(env: Pick<HostEnvironment, 'DATABASE_URL' | 'CATALOG_PINS_FILE'>): McpGovernanceOptions {
+  return {
+    ...DESK_GOVERNANCE,
+    pinning: {
+      store: env.DATABASE_URL
+        ? new PostgresCatalogPinStore({ connectionString: env.DATABASE_URL })
+        : new FileCatalogPinStore(env.CATALOG_PINS_FILE),
+    },
+  };
+}

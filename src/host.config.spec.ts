@@ -44,6 +44,7 @@ describe('validateEnvironment', () => {
       TRUST_PROXY: [],
       VIRTUAL_SERVERS: 'on',
       VIRTUAL_SERVERS_FILE: 'state/virtual-servers.json',
+      CATALOG_PINS_FILE: 'state/catalog-pins.json',
       VIRTUAL_SERVERS_ALLOW_HOSTS: [],
       LOG_LEVEL: 'log',
     });

@@ -101,6 +101,8 @@ export interface HostEnvironment {
   VIRTUAL_SERVERS: 'on' | 'off';
   /** The file the virtual servers are stored in without DATABASE_URL. */
   VIRTUAL_SERVERS_FILE: string;
+  /** The file the pins of pinned upstreams and APIs are kept in without DATABASE_URL (docs/governance.md). */
+  CATALOG_PINS_FILE: string;
   /** Comma-separated hosts an upstream added at run time may be on although private (refused otherwise). */
   VIRTUAL_SERVERS_ALLOW_HOSTS: string[];
   /**
@@ -311,6 +313,10 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
       typeof env.VIRTUAL_SERVERS_FILE === 'string' && env.VIRTUAL_SERVERS_FILE
         ? env.VIRTUAL_SERVERS_FILE
         : 'state/virtual-servers.json',
+    CATALOG_PINS_FILE:
+      typeof env.CATALOG_PINS_FILE === 'string' && env.CATALOG_PINS_FILE
+        ? env.CATALOG_PINS_FILE
+        : 'state/catalog-pins.json',
     VIRTUAL_SERVERS_ALLOW_HOSTS: list(env.VIRTUAL_SERVERS_ALLOW_HOSTS),
     LOG_LEVEL: logLevel as HostEnvironment['LOG_LEVEL'],
   };

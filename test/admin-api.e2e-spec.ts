@@ -154,7 +154,7 @@ describe.each(PLATFORMS)('admin API (%s)', (platform) => {
       (await request(base).get('/admin/api/health').set('x-api-key', KEYS.scoped).expect(200)).body.principal,
     ).toBe('ops-bot');
     expect((await get('/admin/api/nope', KEYS.admin).expect(404)).body.message).toBe(
-      'No admin API "nope"; there are: health, catalog, stats, history, audit, sessions, approvals, policies.',
+      'No admin API "nope"; there are: health, catalog, stats, history, audit, sessions, approvals, policies, pins.',
     );
   });
 

@@ -43,4 +43,12 @@ describe('the support desk federating server-everything (GATEWAY_UPSTREAMS_FILE=
     const ready = (await (await fetch(`${desk.base}/health/ready`)).json()) as { details: Record<string, unknown> };
     expect(ready.details['upstream:everything']).toMatchObject({ status: 'up' });
   });
+
+  it('pins the upstream\'s catalog ("pin": true): its definitions accepted on first use, nothing waiting for review', async () => {
+    const pins = await fetch(`${desk.base}/admin/api/pins`, { headers: { 'x-api-key': DESK_KEYS.admin } });
+    expect(pins.status).toBe(200);
+    const body = (await pins.json()) as { quarantined: unknown[]; accepted: number };
+    expect(body.quarantined).toEqual([]);
+    expect(body.accepted).toBeGreaterThanOrEqual(2);
+  });
 });

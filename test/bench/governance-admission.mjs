@@ -33,6 +33,8 @@ const GUARDRAILS = {
 const VARIANTS = {
   'no policies': { policies: [] },
   '10 policies on the arguments': { policies: argsPolicies(10) },
+  // The same, every condition interpreted by CEL (the fast path of fast-condition.ts taken away).
+  '10 policies on the arguments, CEL only': { policies: argsPolicies(10), celOnly: true },
   '10 policies on the caller': { policies: callerPolicies(10) },
   '100 policies on the arguments': { policies: argsPolicies(100) },
   '10 policies on the arguments + guardrails': { policies: argsPolicies(10), guardrails: GUARDRAILS },
@@ -52,7 +54,9 @@ const client = { name: 'bench', version: '1.0.0' };
 const governances = Object.fromEntries(
   Object.entries(VARIANTS).map(([name, options]) => {
     const store = new InProcessPolicyStore();
-    return [name, new McpGovernance(options, none, none, { resources: none, templates: none }, store)];
+    const governance = new McpGovernance(options, none, none, { resources: none, templates: none }, store);
+    if (options.celOnly) for (const policy of governance.set.policies) delete policy.fast;
+    return [name, governance];
   }),
 );
 

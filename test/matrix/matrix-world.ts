@@ -195,6 +195,8 @@ export class MatrixWorld {
           // The desk upstream confirms its own destructive tools: asked once, there (docs/gateway.md).
           confirm: 'none',
           timeoutMs: 30_000,
+          // Pinned (docs/governance.md): every surface is served the pinned, accepted definitions.
+          pin: true,
         },
       ],
     });
@@ -209,6 +211,7 @@ export class MatrixWorld {
           scopes: ['tickets:write'],
           confirm: { skip: { operationIds: ['createTicket', 'updateTicket'] } },
           timeoutMs: 30_000,
+          pin: true,
         },
       ],
     });

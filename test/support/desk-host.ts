@@ -53,6 +53,7 @@ export async function startDeskHost(
     SUPPORT_REPORT_STEP_MS: '30',
     AUDIT_FILE: auditFile,
     VIRTUAL_SERVERS_FILE: virtualServersFile,
+    CATALOG_PINS_FILE: join(tmpdir(), `desk-catalog-pins-${randomUUID()}.json`),
     ...env,
   });
   try {

@@ -35,6 +35,7 @@ export async function startDeskProcess(
       PORT: String(port),
       // Virtual servers stored apart from the checkout's state/ (which `npm start` uses).
       VIRTUAL_SERVERS_FILE: join(tmpdir(), `desk-virtual-servers-${process.pid}-${port}.json`),
+      CATALOG_PINS_FILE: join(tmpdir(), `desk-catalog-pins-${process.pid}-${port}.json`),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

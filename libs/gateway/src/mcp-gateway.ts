@@ -4,6 +4,7 @@ import { McpCatalog } from '#libs/catalog';
 import { DependencyHealth, McpMetrics } from '#libs/operations';
 import { McpResourceNotifier } from '#libs/resources';
 import { DownstreamIdentity, type DownstreamTarget } from '#libs/downstream-identity';
+import { CatalogPins } from '#libs/governance';
 import { InjectGatewayOptions, resolveUpstreams, type GatewayOptions } from './options/gateway.options';
 import type { McpUpstreamOptions, UpstreamOptions } from './options/upstream.options';
 import { UpstreamConnection, type UpstreamStatus } from './upstream/upstream-connection';
@@ -44,6 +45,7 @@ export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown
     @Optional() private readonly health?: DependencyHealth,
     @Optional() private readonly downstream?: DownstreamIdentity,
     @Optional() metrics?: McpMetrics,
+    @Optional() private readonly pins?: CatalogPins,
   ) {
     // Read when scraped: each upstream's state for the rules (docker/prometheus/mcp-rules.yml).
     const each = (read: (status: UpstreamStatus) => number) => (): [Record<string, string>, number][] =>
@@ -91,6 +93,12 @@ export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown
       (option, problem, fix) => problems.push({ where: `McpGateway.addUpstream: "${option}"`, problem, fix }),
       new Set(this.running.keys()),
     );
+    if (upstream?.pin && !this.pins)
+      problems.push({
+        where: 'McpGateway.addUpstream: "upstream.pin"',
+        problem: 'pins the upstream, but this host has no governance (pinning is part of it)',
+        fix: 'give McpModule the governance option (governance: {}), or leave pin out',
+      });
     if (problems.length > 0 || !upstream) throw new McpStartupError(problems, 'Cannot add the upstream MCP server');
     await this.start(upstream);
   }
@@ -135,7 +143,7 @@ export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown
       },
       identity,
     );
-    const entries = new UpstreamCatalog(connection, this.catalog, this.notifier);
+    const entries = new UpstreamCatalog(connection, this.catalog, this.notifier, upstream.pin ? this.pins : undefined);
     const running: RunningUpstream = {
       connection,
       entries,

@@ -4,6 +4,7 @@ import type { McpGuardrailOptions } from './guardrails/mcp-detector.interface';
 import type { McpPolicyDefinition } from './policies/mcp-policy.interface';
 import { compilePolicies } from './policies/policy-compiler';
 import { compileGuardrails, type CompiledGuardrails } from './guardrails/guardrail-compiler';
+import { resolvePinningOptions, type McpPinningOptions, type PinningOptions } from './pins/pin.options';
 
 /**
  * The `governance` option of `McpModule`: declarative policies on arguments and results, and
@@ -24,6 +25,8 @@ export interface McpGovernanceOptions {
   guardrails?: McpGuardrailOptions;
   /** Records what every policy would refuse, refusing nothing (guardrails still apply). @default false */
   dryRun?: boolean;
+  /** Pinned catalogs: the defaults of upstreams and APIs declared with `pin`, and where the pins are kept. */
+  pinning?: McpPinningOptions;
 }
 
 /** `McpGovernanceOptions` validated; `undefined` when governance is off (nothing of it is loaded then). */
@@ -31,6 +34,7 @@ export interface GovernanceOptions {
   readonly policies: readonly McpPolicyDefinition[];
   readonly guardrails: CompiledGuardrails | undefined;
   readonly dryRun: boolean;
+  readonly pinning: PinningOptions;
 }
 
 /** Token of the resolved `GovernanceOptions | undefined`. */
@@ -42,14 +46,18 @@ export const InjectGovernanceOptions = (): ParameterDecorator => Inject(MCP_GOVE
 /** The options of `McpModule` this slice reads. */
 export const GOVERNANCE_OPTION_KEYS = ['governance'] as const;
 
-const KEYS = new Set(['policies', 'guardrails', 'dryRun']);
+const KEYS = new Set(['policies', 'guardrails', 'dryRun', 'pinning']);
 
-/** Validates `governance`: every policy compiled, every problem reported with its place. */
+/**
+ * Validates `governance`: every policy compiled, every problem reported with its place.
+ * @param pinned whether an upstream or API is declared with `pin` (which turns governance on)
+ */
 export function resolveGovernanceOptions(
   o: Record<string, unknown>,
   report: OptionReport,
+  pinned = false,
 ): GovernanceOptions | undefined {
-  const given = o.governance;
+  const given = o.governance === undefined && pinned ? {} : o.governance;
   if (given === undefined) return undefined;
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     report('governance', 'must be an object', "e.g. governance: { policies: [{ id: 'x', condition: 'true' }] }");
@@ -74,7 +82,8 @@ export function resolveGovernanceOptions(
   }
   const guardrails = g.guardrails === undefined ? undefined : compileGuardrails(g.guardrails, 'governance.guardrails');
   if (guardrails) forward(guardrails.diagnostics);
-  return { policies, guardrails: guardrails?.compiled, dryRun };
+  const pinning = resolvePinningOptions(g.pinning, 'governance.pinning', report);
+  return { policies, guardrails: guardrails?.compiled, dryRun, pinning };
 }
 
 /** The problems of a list of module-level policies (start-up, and the admin API before a replacement). */

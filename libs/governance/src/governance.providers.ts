@@ -3,14 +3,23 @@ import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
 import { MCP_GOVERNANCE_OPTIONS, type GovernanceOptions } from './governance.options';
 import { McpGovernance } from './mcp-governance';
+import { CatalogPins } from './pins/catalog-pins';
+import { MCP_PIN_CHANGES, type PinChangeSignal } from './pins/pin-change-signal';
 import { MCP_POLICY_STORE, type GovernancePolicyStore } from './store/policy-store';
 
 /**
- * Governance's providers. With the `governance` option off, `McpGovernance` is `undefined`: the
- * engine asks it nothing. Its policy store (`MCP_POLICY_STORE`) is a piece of the host's shared
- * state: in process, or the cluster's when replicas share state.
+ * Governance's providers. With the `governance` option off (and nothing declared with `pin`),
+ * `McpGovernance` and `CatalogPins` are `undefined`: the engine asks them nothing. Its policy
+ * store (`MCP_POLICY_STORE`) is a piece of the host's shared state: in process, or the cluster's
+ * when replicas share state.
  */
 export const GOVERNANCE_PROVIDERS: Provider[] = [
+  {
+    provide: CatalogPins,
+    useFactory: (options: GovernanceOptions | undefined, trail?: AuditTrail, signal?: PinChangeSignal) =>
+      options ? new CatalogPins(options.pinning, trail, signal) : undefined,
+    inject: [MCP_GOVERNANCE_OPTIONS, { token: AuditTrail, optional: true }, { token: MCP_PIN_CHANGES, optional: true }],
+  },
   {
     provide: McpGovernance,
     useFactory: (
@@ -19,14 +28,16 @@ export const GOVERNANCE_PROVIDERS: Provider[] = [
       prompts: PromptRegistry,
       resources: ResourceRegistry,
       store: GovernancePolicyStore,
+      pins: CatalogPins | undefined,
       trail?: AuditTrail,
-    ) => (options ? new McpGovernance(options, tools, prompts, resources, store, trail) : undefined),
+    ) => (options ? new McpGovernance(options, tools, prompts, resources, store, pins, trail) : undefined),
     inject: [
       MCP_GOVERNANCE_OPTIONS,
       ToolRegistry,
       PromptRegistry,
       ResourceRegistry,
       MCP_POLICY_STORE,
+      CatalogPins,
       { token: AuditTrail, optional: true },
     ],
   },

@@ -9,6 +9,7 @@ export {
 } from './governance.options';
 export { GOVERNANCE_PROVIDERS } from './governance.providers';
 export {
+  PIN_POLICY_ID,
   McpGovernance,
   type GovernedCall,
   type CallVerdict,
@@ -38,3 +39,28 @@ export {
   type PolicyReplacement,
 } from './store/policy-store';
 export { McpPolicyTester, type PolicyTestCall, type PolicyTestDecision } from './tester/mcp-policy-tester';
+export {
+  resolvePinOption,
+  type McpPinOption,
+  type McpNewEntries,
+  type McpPinningOptions,
+  type PinScope,
+  type PinningOptions,
+} from './pins/pin.options';
+export { CatalogPins, type ListedDefinition, type PinReview, type PinDecisionOutcome } from './pins/catalog-pins';
+export {
+  fingerprintOf,
+  pinnedDefinitionOf,
+  changesOf,
+  pinId,
+  type CatalogPin,
+  type PinnedDefinition,
+  type PinnedVersion,
+  type PinChange,
+  type PinKind,
+  type PinOrigin,
+} from './pins/catalog-pin';
+export { InMemoryCatalogPinStore, type CatalogPinStore } from './pins/catalog-pin.store';
+export { FileCatalogPinStore } from './pins/file-catalog-pin.store';
+export { instructionFlagsOf, type InstructionFlag } from './pins/instruction-flags';
+export { MCP_PIN_CHANGES, InjectPinChanges, PINS_DOCUMENT, type PinChangeSignal } from './pins/pin-change-signal';

@@ -16,10 +16,22 @@ import type { McpGuardrailAction } from './guardrails/mcp-detector.interface';
 import type { CompiledPolicy } from './policies/compiled-policy';
 import { policiesOn } from './policies/mcp-policy.decorator';
 import type { McpPolicyDefinition } from './policies/mcp-policy.interface';
-import { celValueOf, clientValue, entryValue, principalValue } from './policies/policy-bindings';
+import {
+  celValueOf,
+  clientValue,
+  entryValue,
+  plainClient,
+  plainEntry,
+  plainPrincipal,
+  principalValue,
+} from './policies/policy-bindings';
 import { compilePolicies, type PolicySource } from './policies/policy-compiler';
 import { decide, enforced, PolicySet, type PolicyRefusal } from './policies/policy-set';
 import { InjectPolicyStore, type GovernancePolicyStore, type PolicyReplacement } from './store/policy-store';
+import { CatalogPins } from './pins/catalog-pins';
+
+/** The policy id a quarantined definition's refusal is audited under. */
+export const PIN_POLICY_ID = 'catalog-pin';
 
 /** A call of a catalog entry, as governance sees it. */
 export interface GovernedCall {
@@ -90,12 +102,21 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
   private declared: CompiledPolicy[] = [];
   private version = 0;
   private stopListening: (() => void) | undefined;
+  private readonly stopPins: (() => void) | undefined;
   private readonly rules: readonly CompiledRule[];
   /** Armed detectors per entry and stage, for rules without `unless` (the common case: no work per call). */
   private readonly armed = new WeakMap<RegisteredHandler, Record<'arguments' | 'result', ArmedPlan>>();
   private readonly viewKeys = new WeakMap<McpPrincipal, string>();
   /** The bindings of the argument-reading conditions, reused call after call (no allocation per call). */
   private readonly scratch: Record<string, unknown> = {
+    principal: undefined,
+    client: undefined,
+    transport: undefined,
+    entry: undefined,
+    args: undefined,
+  };
+  /** The same bindings as plain values, for the conditions compiled to JavaScript (`fast-condition.ts`). */
+  private readonly plain: Record<string, unknown> = {
     principal: undefined,
     client: undefined,
     transport: undefined,
@@ -109,10 +130,23 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly prompts: PromptRegistry,
     private readonly resources: ResourceRegistry,
     @InjectPolicyStore() private readonly store: GovernancePolicyStore,
+    @Optional() private readonly pins?: CatalogPins,
     @Optional() private readonly trail?: AuditTrail,
   ) {
     this.set = new PolicySet(this.compileModule(options.policies).policies);
     this.rules = options.guardrails?.rules ?? [];
+    // A definition quarantined or released: its list's clients hear `list_changed` (list ⇔ callable).
+    this.stopPins = pins?.onChange((flipped) => {
+      for (const { kind, key } of flipped)
+        (kind === 'tool'
+          ? tools
+          : kind === 'prompt'
+            ? prompts
+            : kind === 'resource'
+              ? resources.resources
+              : resources.templates
+        ).announce(key);
+    });
   }
 
   /** The module-level policies in force (as given, or as last replaced). */
@@ -150,6 +184,7 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.stopListening?.();
+    this.stopPins?.();
   }
 
   /**
@@ -199,7 +234,7 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Whether a list must be filtered per caller at all (a policy decides who may see an entry). */
   get filtersLists(): boolean {
-    return this.set.gates;
+    return this.set.gates || this.pins?.holding === true;
   }
 
   /**
@@ -208,9 +243,11 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
    */
   listFilter(kind: McpCallKind, caller: ListCaller): { key: string; visible: (entry: RegisteredHandler) => boolean } {
     const key = this.callerKey(caller);
+    const pins = this.pins?.holding ? this.pins : undefined;
     return {
-      key: `${this.version}|${key}`,
+      key: `${this.version}|${pins?.version ?? 0}|${key}`,
       visible: (entry) => {
+        if (pins?.heldReason(kind, entry.key) !== undefined) return false;
         const { gate } = this.set.of(kind, entry);
         return gate.length === 0 || enforced(this.gateDecision(key, caller, kind, entry, gate)) === undefined;
       },
@@ -219,6 +256,10 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The policies and guardrails on a call's arguments, in this order: who may use the entry, the arguments, the guardrails. */
   admitCall(call: GovernedCall): CallVerdict {
+    // A quarantined definition (pinned catalogs): refused with what changed and how to approve it.
+    const held = this.pins?.heldReason(call.kind, call.entry.key);
+    if (held !== undefined)
+      return { kind: 'refused', message: held, audit: { refused: [{ policy: PIN_POLICY_ID, reason: held }] } };
     const { gate, call: onArgs, callIds, allowedAudit } = this.set.of(call.kind, call.entry);
     let refused: PolicyRefusal[] | undefined;
     if (gate.length > 0) {
@@ -227,14 +268,28 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
       if (enforced(refusals)) return { kind: 'hidden', audit: { refused: refused! } };
     }
     if (onArgs.length > 0) {
-      // One object per replica, filled for the decision and emptied after: conditions run synchronously.
-      const bindings = this.fill(this.scratch, call, call.kind, call.entry);
-      bindings.args = celValueOf(call.args);
+      // Objects per replica, filled for the decision and emptied after: conditions run synchronously.
+      // The plain ones first: CEL values (the arguments converted) are made only if CEL must decide.
+      const plain = this.plain;
+      plain.principal = plainPrincipal(call.principal);
+      plain.client = plainClient(call.client);
+      plain.transport = call.transport;
+      plain.entry = plainEntry(call.kind, call.entry);
+      plain.args = call.args;
       let refusals: PolicyRefusal[] | undefined;
       try {
-        refusals = decide(onArgs, bindings);
+        refusals = decide(
+          onArgs,
+          () => {
+            const bindings = this.fill(this.scratch, call, call.kind, call.entry);
+            bindings.args = celValueOf(call.args);
+            return bindings;
+          },
+          plain,
+        );
       } finally {
-        bindings.args = undefined;
+        this.scratch.args = undefined;
+        plain.args = undefined;
       }
       if (refusals) refused = [...(refused ?? []), ...refusals];
       const refusal = enforced(refusals);

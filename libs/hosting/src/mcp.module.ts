@@ -52,7 +52,7 @@ import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gatewa
 import { APPS_PROVIDERS, UiExtension } from '#libs/apps';
 import { MCP_VIRTUAL_SERVERS_OPTIONS, McpVirtualServers, VIRTUAL_SERVERS_PROVIDERS } from '#libs/virtual-servers';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
-import { GOVERNANCE_PROVIDERS, MCP_GOVERNANCE_OPTIONS, McpGovernance } from '#libs/governance';
+import { CatalogPins, GOVERNANCE_PROVIDERS, MCP_GOVERNANCE_OPTIONS, McpGovernance } from '#libs/governance';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
@@ -204,6 +204,7 @@ const OPTION_SLICES = (
     DownstreamIdentity,
     UserConnections,
     McpGovernance,
+    CatalogPins,
     McpInvoker,
     McpGateway,
     McpVirtualServers,

@@ -98,6 +98,17 @@ export class CatalogList<T extends CatalogEntry> {
     if (entries.length > 0) this.changed(changed);
   }
 
+  /**
+   * Tells the listeners that an entry changed without changing it: what decides who sees it did
+   * (governance's quarantine of a pinned definition). Clients hear `list_changed`.
+   * @returns false if there is no such entry
+   */
+  announce(key: string): boolean {
+    const entry = this.entries.get(key);
+    if (entry) this.changed([entry]);
+    return entry !== undefined;
+  }
+
   remove(key: string): boolean {
     const entry = this.entries.get(key);
     this.disabled.delete(key);

@@ -12,6 +12,7 @@ import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import { toolHeaderParams, type McpCatalog, type McpCatalogKind, type ToolHeaderParam } from '#libs/catalog';
 import { McpResourceNotifier, resourceNotFound } from '#libs/resources';
 import { jsonSchemaChecker } from '#libs/invocation';
+import type { CatalogPins, ListedDefinition } from '#libs/governance';
 import type { UpstreamOptions } from '../options/upstream.options';
 import { passesFilter, UpstreamNamespace } from '../naming/upstream-namespace';
 import type { UpstreamConnection } from '../upstream/upstream-connection';
@@ -80,6 +81,8 @@ export class UpstreamCatalog {
     private readonly upstream: UpstreamConnection,
     private readonly catalog: McpCatalog,
     private readonly notifier: McpResourceNotifier,
+    /** Given when the upstream is pinned: what it lists is reviewed before it is served. */
+    private readonly pins?: CatalogPins,
   ) {
     const { name, prefix, separator } = upstream.options;
     this.logger = new Logger(`McpGateway:${name}`);
@@ -150,6 +153,7 @@ export class UpstreamCatalog {
   clear(): void {
     this.cleared = true;
     this.stopListening();
+    this.pins?.release('upstream', this.upstream.options.name);
     for (const entry of this.entries.values()) this.catalog.remove(entry.kind, entry.key);
     this.entries.clear();
   }
@@ -162,37 +166,56 @@ export class UpstreamCatalog {
     // Schemas are checked in engines of this sync's own, dropped with it: an upstream's schemas
     // that are never called cost nothing once they are in (the host compiles a tool's on its first call).
     const check = jsonSchemaChecker();
-    const wanted = new Map<string, { kind: McpCatalogKind; key: string; source: string; add: () => void }>();
-    const want = async (kind: McpCatalogKind, key: string, definition: object, add: () => void) => {
+    const wanted = new Map<
+      string,
+      { kind: McpCatalogKind; key: string; source: string; add: () => void; listed: ListedDefinition }
+    >();
+    const want = async (kind: McpCatalogKind, key: string, ownName: string, definition: object, add: () => void) => {
       await slices.pause();
       const source = JSON.stringify(definition);
       const bytes = Buffer.byteLength(source);
       if (bytes > maxEntryBytes)
         return this.logger.error(`${kind} ${key} left out: ${GatewayMessages.entryTooLarge(bytes, maxEntryBytes)}`);
-      wanted.set(`${kind}:${key}`, { kind, key, source, add });
+      wanted.set(`${kind}:${key}`, {
+        kind,
+        key,
+        source,
+        add,
+        listed: { kind, name: ownName, key, definition: definition as Record<string, unknown> },
+      });
     };
     if (kinds.includes('tools'))
       for (const tool of await this.listAll('tools')) {
         if (passesFilter(tool.name, options.tools))
-          await want('tool', this.names.tool(tool.name), tool, () => this.addTool(tool, check));
+          await want('tool', this.names.tool(tool.name), tool.name, tool, () => this.addTool(tool, check));
       }
     if (kinds.includes('prompts'))
       for (const prompt of await this.listAll('prompts')) {
         if (passesFilter(prompt.name, options.prompts))
-          await want('prompt', this.names.tool(prompt.name), prompt, () => this.addPrompt(prompt));
+          await want('prompt', this.names.tool(prompt.name), prompt.name, prompt, () => this.addPrompt(prompt));
       }
     if (kinds.includes('resources')) {
       for (const resource of await this.listAll('resources')) {
         if (passesFilter(resource.uri, options.resources))
-          await want('resource', this.names.uri(resource.uri), resource, () => this.addResource(resource));
+          await want('resource', this.names.uri(resource.uri), resource.uri, resource, () =>
+            this.addResource(resource),
+          );
       }
       for (const template of await this.listAll('resourceTemplates')) {
         if (passesFilter(template.uriTemplate, options.resources))
-          await want('resourceTemplate', this.names.uri(template.uriTemplate), template, () =>
+          await want('resourceTemplate', this.names.uri(template.uriTemplate), template.uriTemplate, template, () =>
             this.addTemplate(template),
           );
       }
     }
+    // Pinned: what is listed is reviewed first (a changed definition is quarantined before it is served).
+    if (this.pins && options.pin)
+      await this.pins.review(
+        'upstream',
+        options.name,
+        options.pin,
+        [...wanted.values()].map((entry) => entry.listed),
+      );
     const synced = new Set(kinds.flatMap((kind) => CATALOG_KINDS[kind]));
     for (const [id, entry] of this.entries) {
       await slices.pause();
@@ -308,6 +331,14 @@ export class UpstreamCatalog {
     context: McpCallContext,
     headerParams: readonly ToolHeaderParam[],
   ): Promise<CallToolResult> {
+    if (this.pins) {
+      // A change the upstream announced is reviewed before anything is relayed: a call that
+      // arrives between the announcement and the new list waits for it, then is refused if the
+      // tool is quarantined (never run against a schema no one reviewed).
+      await (this.queued?.done ?? this.syncing);
+      const held = this.pins.heldReason('tool', this.names.tool(name));
+      if (held !== undefined) throw new McpToolError(held);
+    }
     const relay =
       context.meta.progressToken !== undefined
         ? ({ progress, total, message }: Progress) => context.reportProgress(progress, total, message)

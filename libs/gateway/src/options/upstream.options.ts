@@ -4,6 +4,7 @@ import {
   type DownstreamCredential,
   type McpDownstreamCredential,
 } from '#libs/downstream-identity';
+import { resolvePinOption, type McpPinOption, type PinScope } from '#libs/governance';
 
 /** An upstream reached over Streamable HTTP. */
 export interface McpHttpUpstreamTransport {
@@ -126,6 +127,15 @@ export interface McpUpstreamOptions {
    * @example unknownArguments: 'allow'
    */
   unknownArguments?: 'refuse' | 'strip' | 'allow';
+  /**
+   * Pins the upstream's catalog: each tool, prompt and resource definition is fingerprinted when
+   * first accepted, and one that changes afterwards (description, schema, annotations, title) is
+   * quarantined — hidden, its calls refused with the reason — until an approver accepts the
+   * difference (admin API or dashboard); with `newEntries: 'hold'`, new entries wait the same way
+   * (docs/governance.md, "Pinned catalogs"). Turns governance on. @default false
+   * @example pin: { newEntries: 'hold' }
+   */
+  pin?: McpPinOption;
   /** What the upstream may make the host hold and do; beyond each, the excess is refused, naming the upstream and the limit. */
   limits?: McpUpstreamLimits;
   /**
@@ -210,6 +220,8 @@ export interface UpstreamOptions {
   readonly confirm: UpstreamConfirmation;
   /** `undefined`: the host's own policy. */
   readonly unknownArguments: 'refuse' | 'strip' | 'allow' | undefined;
+  /** `undefined`: not pinned. */
+  readonly pin: PinScope | undefined;
   readonly limits: UpstreamLimits;
   /** Who the upstream sees on a caller's calls. */
   readonly credential: DownstreamCredential;
@@ -234,6 +246,7 @@ const UPSTREAM_KEYS = new Set([
   'reconnect',
   'confirm',
   'unknownArguments',
+  'pin',
   'limits',
   'credential',
 ]);
@@ -327,6 +340,7 @@ export function resolveUpstream(given: unknown, where: string, report: OptionRep
     maxDelayMs: reconnect.integer('maxDelayMs', 30_000, 1, 3_600_000),
     confirm: confirm as UpstreamConfirmation,
     unknownArguments: unknownArguments as UpstreamOptions['unknownArguments'],
+    pin: resolvePinOption(o.pin, `${where}.pin`, report),
     limits: Object.fromEntries(
       Object.entries(LIMITS).map(([key, { fallback, min, max }]) => [key, limit.integer(key, fallback, min, max)]),
     ) as unknown as UpstreamLimits,

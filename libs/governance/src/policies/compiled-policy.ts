@@ -2,6 +2,7 @@ import type { CelResult } from '@bufbuild/cel';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { McpCallKind } from '#libs/core';
 import type { McpPolicyDefinition, McpPolicyStage } from './mcp-policy.interface';
+import type { FastCondition } from './fast-condition';
 
 /** The variables a condition may read. */
 export const POLICY_VARIABLES = ['principal', 'client', 'transport', 'entry', 'args', 'result'] as const;
@@ -20,4 +21,9 @@ export interface CompiledPolicy {
   /** Whether it governs this entry (its `appliesTo`, or the handler it was declared on). */
   applies(kind: McpCallKind, entry: RegisteredHandler): boolean;
   evaluate(bindings: Record<string, unknown>): CelResult;
+  /**
+   * The condition in plain JavaScript over plain bindings, when its shape allows: `true` exactly
+   * when `evaluate` would say `true` (then CEL is skipped), else CEL decides.
+   */
+  readonly fast?: FastCondition;
 }

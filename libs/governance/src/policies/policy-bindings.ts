@@ -34,26 +34,39 @@ export function celValueOf(value: unknown, depth = 0): unknown {
 }
 
 const principals = new WeakMap<McpPrincipal, unknown>();
+const plainPrincipals = new WeakMap<McpPrincipal, object>();
 const entries = new WeakMap<RegisteredHandler, unknown>();
+const plainEntries = new WeakMap<RegisteredHandler, object>();
+const EMPTY = Object.freeze({});
 let empty: unknown;
+
+/** `principal` as a condition sees it, as plain values (what the fast path reads), made once per principal. */
+export function plainPrincipal(principal: McpPrincipal): object {
+  let value = plainPrincipals.get(principal);
+  if (value === undefined) {
+    const { id, scopes, roles, claims } = principal;
+    value = { id, scopes, roles, claims };
+    plainPrincipals.set(principal, value);
+  }
+  return value;
+}
 
 /** `principal` for a condition, converted once per principal object. */
 export function principalValue(principal: McpPrincipal): unknown {
   let value = principals.get(principal);
   if (value === undefined) {
-    const { id, scopes, roles, claims } = principal;
-    value = celValueOf({ id, scopes, roles, claims });
+    value = celValueOf(plainPrincipal(principal));
     principals.set(principal, value);
   }
   return value;
 }
 
-/** `entry` for a condition, converted once per entry. */
-export function entryValue(kind: McpCallKind, entry: RegisteredHandler): unknown {
-  let value = entries.get(entry);
+/** `entry` as a condition sees it, as plain values, made once per entry. */
+export function plainEntry(kind: McpCallKind, entry: RegisteredHandler): object {
+  let value = plainEntries.get(entry);
   if (value === undefined) {
     const definition = entry.definition as { annotations?: unknown };
-    value = celValueOf({
+    value = {
       kind,
       name: entry.key,
       origin: entry.origin?.kind ?? 'local',
@@ -62,7 +75,17 @@ export function entryValue(kind: McpCallKind, entry: RegisteredHandler): unknown
       annotations: definition.annotations ?? {},
       scopes: entry.access.scopes,
       roles: entry.access.roles,
-    });
+    };
+    plainEntries.set(entry, value);
+  }
+  return value;
+}
+
+/** `entry` for a condition, converted once per entry. */
+export function entryValue(kind: McpCallKind, entry: RegisteredHandler): unknown {
+  let value = entries.get(entry);
+  if (value === undefined) {
+    value = celValueOf(plainEntry(kind, entry));
     entries.set(entry, value);
   }
   return value;
@@ -70,12 +93,25 @@ export function entryValue(kind: McpCallKind, entry: RegisteredHandler): unknown
 
 const clients = new WeakMap<object, unknown>();
 
+const plainClients = new WeakMap<object, object>();
+
+/** `client` as plain values (`{}` when the client named none), made once per client object. */
+export function plainClient(client: { name: string; version: string } | undefined): object {
+  if (!client) return EMPTY;
+  let value = plainClients.get(client);
+  if (value === undefined) {
+    value = { name: client.name, version: client.version };
+    plainClients.set(client, value);
+  }
+  return value;
+}
+
 /** `client` for a condition (`{}` when the client named none), converted once per client object. */
 export function clientValue(client: { name: string; version: string } | undefined): unknown {
   if (!client) return (empty ??= celValueOf({}));
   let value = clients.get(client);
   if (value === undefined) {
-    value = celValueOf({ name: client.name, version: client.version });
+    value = celValueOf(plainClient(client));
     clients.set(client, value);
   }
   return value;

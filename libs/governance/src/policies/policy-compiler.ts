@@ -5,6 +5,7 @@ import { GovernanceMessages } from '../messages/governance.messages';
 import { celEngine } from './cel-engine';
 import { POLICY_VARIABLES, type CompiledPolicy, type PolicyVariable } from './compiled-policy';
 import type { McpPolicyDefinition, McpPolicyScope } from './mcp-policy.interface';
+import { compileFastCondition, type FastCondition } from './fast-condition';
 
 const KINDS = new Set(['tool', 'prompt', 'resource']);
 const ORIGINS = new Set(['local', 'rest', 'api', 'upstream']);
@@ -80,6 +81,7 @@ function compileOne(
   const scope = checkScope(d.appliesTo, bad);
   const stage = (d.stage as 'call' | 'result' | undefined) ?? 'call';
   let evaluate: CompiledPolicy['evaluate'] | undefined;
+  let fast: FastCondition | undefined;
   let reads = new Set<PolicyVariable>();
   if (typeof d.condition !== 'string' || d.condition.trim() === '') {
     bad('"condition" must be a CEL expression', 'e.g. condition: "\'agent\' in principal.roles"');
@@ -100,6 +102,7 @@ function compileOne(
           'remove args: a result policy sees principal, client, transport, entry and result',
         );
       evaluate = plan(env(), parsed) as CompiledPolicy['evaluate'];
+      fast = compileFastCondition(parsed.expr, POLICY_VARIABLES);
     } catch (error) {
       bad(
         GovernanceMessages.badCondition((error as Error).message),
@@ -125,6 +128,7 @@ function compileOne(
           (handler.methodName === undefined || entry.methodName === handler.methodName))) &&
       scopes.every((s) => inScope(s, kind, entry)),
     evaluate,
+    ...(fast && { fast }),
   };
 }
 

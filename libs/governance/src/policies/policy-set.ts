@@ -3,6 +3,7 @@ import type { McpCallKind } from '#libs/core';
 import { GovernanceMessages } from '../messages/governance.messages';
 import { celEngine } from './cel-engine';
 import type { CompiledPolicy } from './compiled-policy';
+import type { PlainBindings } from './fast-condition';
 
 /** A policy that refused (or, in dry-run mode, would have). */
 export interface PolicyRefusal {
@@ -102,10 +103,14 @@ export class PolicySet {
  */
 export function decide(
   policies: readonly CompiledPolicy[],
-  bindings: Record<string, unknown>,
+  bindings: Record<string, unknown> | (() => Record<string, unknown>),
+  plain?: PlainBindings,
 ): PolicyRefusal[] | undefined {
   let refusals: PolicyRefusal[] | undefined;
   for (const policy of policies) {
+    // Plain JavaScript says true exactly when CEL would: nothing to convert, nothing to interpret.
+    if (plain && policy.fast?.(plain) === true) continue;
+    if (typeof bindings === 'function') bindings = bindings();
     const value = policy.evaluate(bindings);
     if (value === true) continue;
     const reason = celEngine().isCelError(value)

@@ -128,6 +128,26 @@ describe('resolveMcpOptions', () => {
     expect(security.clientAddresses.trustsProxies).toBe(true);
   });
 
+  it('turns governance on for an upstream or API declared with pin, and reports a bad pin with the rest', () => {
+    const upstream = { name: 'wiki', transport: { type: 'http' as const, url: 'https://wiki.example/mcp' } };
+    expect(resolveMcpOptions({ name: 'a', version: '1', gateway: { upstreams: [upstream] } }).governance).toBe(
+      undefined,
+    );
+    const pinned = resolveMcpOptions({ name: 'a', version: '1', gateway: { upstreams: [{ ...upstream, pin: true }] } });
+    expect(pinned.gateway.upstreams[0].pin).toEqual({});
+    expect(pinned.governance).toMatchObject({ policies: [], pinning: { newEntries: 'accept', resyncMs: 10_000 } });
+    expect(() =>
+      resolveMcpOptions({
+        name: 'a',
+        version: '1',
+        gateway: { upstreams: [{ ...upstream, pin: { newEntries: 'later' } }] },
+        governance: { pinning: { resyncMs: 1 } },
+      } as never),
+    ).toThrow(
+      /gateway\.upstreams\[0\]\.pin\.newEntries.*must be one of accept, hold[\s\S]*governance\.pinning\.resyncMs.*must be an integer of at least 100/,
+    );
+  });
+
   it('takes the default caching hints of 2026-07-28 results, the scope private unless said', () => {
     expect(resolveMcpOptions({ name: 'a', version: '1', cache: { ttlMs: 60_000 } }).protocol.cache).toEqual({
       ttlMs: 60_000,

@@ -116,7 +116,12 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     { auth: security.auth, facade: authorizationServer },
     report,
   );
-  const governance = resolveGovernanceOptions(o, report);
+  // An upstream or API declared with `pin` turns governance on (its quarantine is governance's).
+  const governance = resolveGovernanceOptions(
+    o,
+    report,
+    gateway.upstreams.some((upstream) => upstream.pin) || rest.apis.some((api) => api.pin),
+  );
   const cluster: ClusterSlice = {
     backplane: resolveClusterBackplane(o, report),
     replica: operations.replica,

@@ -1,6 +1,6 @@
 import type { InjectionToken, Provider, Type } from '@nestjs/common';
 import { CATALOG_TOGGLES, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
-import { MCP_POLICY_STORE } from '#libs/governance';
+import { MCP_PIN_CHANGES, MCP_POLICY_STORE } from '#libs/governance';
 import { MCP_APPROVAL_LEDGER } from '#libs/invocation';
 import { DependencyHealth, MCP_CONFIG_CHANGES } from '#libs/operations';
 import {
@@ -89,6 +89,8 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
   },
   piece(MCP_POLICY_STORE, 'policies'),
   piece(MCP_CONFIG_CHANGES, 'configChanges'),
+  // Pins changed (an approval): the same word, under the pins' document name.
+  piece(MCP_PIN_CHANGES, 'configChanges'),
 ];
 
 /**

@@ -23,6 +23,12 @@ export const AdminMessages = {
     `"${kind}/${action}" is not a catalog switch; POST to .../catalog/{tool,prompt,resource,resourceTemplate}/<name>/{enable,disable}.`,
   noEntry: (kind: string, name: string) => `No ${kind} "${name}" in the catalog.`,
   noGovernance: () => 'This host has no governance option: there are no policies to read or replace.',
+  noPins: () =>
+    'This host pins no catalog: declare pin on an upstream (gateway.upstreams[].pin) or an API (rest.apis[].pin).',
+  badPinDecision: (decision: string) =>
+    `"${decision}" is no decision on a pin; POST to .../pins/approve or .../pins/reject.`,
+  pinIdNeeded: () =>
+    'Name the quarantined definition: { "id": "upstream:wiki:tool:search", "fingerprint": "sha256:…" }',
   badPolicies: () => 'The policies were not replaced: fix every problem listed and send them again.',
   jsonOnly: (what: string) => `Send ${what} as Content-Type: application/json`,
   badDecision: (decision: string) => `"${decision}" is no decision; POST to .../approve or .../deny.`,

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
 import { McpAuthorizationServer } from '#libs/authorization-server';
 import { UserConnections } from '#libs/downstream-identity';
-import { McpGovernance } from '#libs/governance';
+import { CatalogPins, McpGovernance } from '#libs/governance';
 import { HttpAdapterHost } from '@nestjs/core';
 import { httpPlatformOf, type McpPrincipal } from '#libs/core';
 import { checkOriginAndHost } from '#libs/security';
@@ -26,7 +26,17 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const CATALOG_KINDS: readonly McpCatalogKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
 
-const API_NAMES = ['health', 'catalog', 'stats', 'history', 'audit', 'sessions', 'approvals', 'policies'] as const;
+const API_NAMES = [
+  'health',
+  'catalog',
+  'stats',
+  'history',
+  'audit',
+  'sessions',
+  'approvals',
+  'policies',
+  'pins',
+] as const;
 /** How often the page refreshes itself. */
 const REFRESH_MS = 5_000;
 /**
@@ -62,6 +72,7 @@ export class AdminEndpoint implements OnModuleInit {
     @Inject(McpAuthorizationServer) @Optional() private readonly authorizationServer?: McpAuthorizationServer,
     @Inject(UserConnections) @Optional() private readonly connections?: UserConnections,
     @Optional() private readonly governance?: McpGovernance,
+    @Optional() private readonly pins?: CatalogPins,
   ) {}
 
   onModuleInit(): void {
@@ -118,6 +129,7 @@ export class AdminEndpoint implements OnModuleInit {
       );
     }
     platform.route('POST', `${admin.path}/api/policies`, (req, res) => void this.servePolicyReplacement(req, res));
+    platform.route('POST', `${admin.path}/api/pins/:decision`, (req, res) => void this.servePinDecision(req, res));
     this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
   }
 
@@ -134,12 +146,11 @@ export class AdminEndpoint implements OnModuleInit {
 
   private async serveApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      if (this.refusedByPolicy(req, res)) return;
-      const access = await this.access.check(req);
-      if (!access.ok) return this.refuse(res, access);
+      const principal = await this.administrator(req, res, 'the request');
+      if (!principal) return;
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
       const name = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
-      await this.answer(res, name, url.searchParams, access.principal);
+      await this.answer(res, name, url.searchParams, principal);
     } catch (error) {
       this.fail(res, 'Admin API', error);
     }
@@ -153,11 +164,8 @@ export class AdminEndpoint implements OnModuleInit {
    */
   private async serveCatalogSwitch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      if (this.refusedByPolicy(req, res)) return;
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
-        return this.json(res, 415, { error: 'unsupported_media_type', message: AdminMessages.jsonOnly('the switch') });
-      const access = await this.access.check(req);
-      if (!access.ok) return this.refuse(res, access);
+      const principal = await this.administrator(req, res, 'the switch');
+      if (!principal) return;
       const url = new URL(req.url ?? '/', 'http://admin.invalid');
       const [kind, encodedName, action] = url.pathname
         .slice(url.pathname.indexOf('/api/catalog/') + '/api/catalog/'.length)
@@ -168,7 +176,7 @@ export class AdminEndpoint implements OnModuleInit {
       const entry = kind as McpCatalogKind;
       const found = action === 'enable' ? this.catalog.enable(entry, name) : this.catalog.disable(entry, name);
       if (!found) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noEntry(kind, name) });
-      this.logger.log(`${access.principal.id} ${action}d ${kind} ${name}`);
+      this.logger.log(`${principal.id} ${action}d ${kind} ${name}`);
       return this.json(res, 200, { kind, name, enabled: action === 'enable' });
     } catch (error) {
       this.fail(res, 'Catalog switch', error);
@@ -186,16 +194,13 @@ export class AdminEndpoint implements OnModuleInit {
     action: 'grants' | 'revoke' | 'rotate',
   ): Promise<void> {
     try {
-      if (this.refusedByPolicy(req, res)) return;
-      if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json'))
-        return this.json(res, 415, { error: 'unsupported_media_type', message: AdminMessages.jsonOnly('the request') });
-      const access = await this.access.check(req);
-      if (!access.ok) return this.refuse(res, access);
+      const principal = await this.administrator(req, res, 'the request');
+      if (!principal) return;
       const server = this.authorizationServer!;
       if (action === 'grants') return this.json(res, 200, { grants: await server.grants() });
       if (action === 'rotate') {
         const rotated = await server.keys.rotate();
-        this.logger.log(`${access.principal.id} rotated the authorization server's signing key (${rotated.kid})`);
+        this.logger.log(`${principal.id} rotated the authorization server's signing key (${rotated.kid})`);
         return this.json(res, 200, rotated);
       }
       const body = (req.body ?? {}) as Record<string, unknown>;
@@ -207,7 +212,7 @@ export class AdminEndpoint implements OnModuleInit {
       if (Object.keys(filter).length === 0)
         return this.json(res, 400, { error: 'invalid', message: 'Name a subject, a clientId or a grantId to revoke' });
       const revoked = await server.revoke(filter);
-      this.logger.log(`${access.principal.id} revoked ${revoked} sign-in(s) of ${JSON.stringify(filter)}`);
+      this.logger.log(`${principal.id} revoked ${revoked} sign-in(s) of ${JSON.stringify(filter)}`);
       return this.json(res, 200, { revoked });
     } catch (error) {
       this.fail(res, 'OAuth admin API', error);
@@ -221,11 +226,8 @@ export class AdminEndpoint implements OnModuleInit {
    */
   private async serveConnections(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     try {
-      if (this.refusedByPolicy(req, res)) return;
-      if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json'))
-        return this.json(res, 415, { error: 'unsupported_media_type', message: AdminMessages.jsonOnly('the request') });
-      const access = await this.access.check(req);
-      if (!access.ok) return this.refuse(res, access);
+      const principal = await this.administrator(req, res, 'the request');
+      if (!principal) return;
       const connections = this.connections!;
       if (req.method === 'GET') return this.json(res, 200, { connections: await connections.list() });
       const body = (req.body ?? {}) as Record<string, unknown>;
@@ -239,8 +241,8 @@ export class AdminEndpoint implements OnModuleInit {
           error: 'invalid',
           message: 'Name a subject, a target (api crm) or both to revoke',
         });
-      const revoked = await connections.revoke(filter, access.principal.id);
-      this.logger.log(`${access.principal.id} revoked ${revoked} connected account(s) of ${JSON.stringify(filter)}`);
+      const revoked = await connections.revoke(filter, principal.id);
+      this.logger.log(`${principal.id} revoked ${revoked} connected account(s) of ${JSON.stringify(filter)}`);
       return this.json(res, 200, { revoked });
     } catch (error) {
       this.fail(res, 'connections admin API', error);
@@ -254,27 +256,53 @@ export class AdminEndpoint implements OnModuleInit {
    */
   private async servePolicyReplacement(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     try {
-      if (this.refusedByPolicy(req, res)) return;
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
-        return this.json(res, 415, {
-          error: 'unsupported_media_type',
-          message: AdminMessages.jsonOnly('the policies'),
-        });
-      const access = await this.access.check(req);
-      if (!access.ok) return this.refuse(res, access);
+      const principal = await this.administrator(req, res, 'the policies');
+      if (!principal) return;
       if (!this.governance) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noGovernance() });
       const body = req.body as { policies?: unknown } | undefined;
-      const outcome = await this.governance.replace(body?.policies, access.principal.id);
+      const outcome = await this.governance.replace(body?.policies, principal.id);
       if (!outcome.ok)
         return this.json(res, 400, {
           error: 'invalid',
           message: AdminMessages.badPolicies(),
           problems: outcome.diagnostics,
         });
-      this.logger.log(`${access.principal.id} replaced the policies (version ${outcome.version})`);
+      this.logger.log(`${principal.id} replaced the policies (version ${outcome.version})`);
       return this.json(res, 200, { version: outcome.version, policies: this.governance.describe() });
     } catch (error) {
       this.fail(res, 'Policy replacement', error);
+    }
+  }
+
+  /**
+   * `POST api/pins/{approve,reject}` with `{ "id": "upstream:wiki:tool:search", "fingerprint": "sha256:…" }`:
+   * accepts a quarantined definition (served again, its fingerprint the pinned one) or rejects it
+   * (it stays quarantined and leaves the review list), on every replica (through the pins' store),
+   * audited with who decided what. The fingerprint (from `GET api/pins`) makes sure that what was
+   * reviewed is what is approved: a definition that changed again meanwhile answers 409.
+   * Administrators only.
+   */
+  private async servePinDecision(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    try {
+      const principal = await this.administrator(req, res, 'the decision');
+      if (!principal) return;
+      if (!this.pins) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noPins() });
+      const url = new URL(req.url ?? '/', 'http://admin.invalid');
+      const decision = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+      if (decision !== 'approve' && decision !== 'reject')
+        return this.json(res, 404, { error: 'not_found', message: AdminMessages.badPinDecision(decision) });
+      const body = (req.body ?? {}) as { id?: unknown; fingerprint?: unknown };
+      if (typeof body.id !== 'string' || (body.fingerprint !== undefined && typeof body.fingerprint !== 'string'))
+        return this.json(res, 400, { error: 'invalid', message: AdminMessages.pinIdNeeded() });
+      const outcome = await this.pins.decide(body.id, body.fingerprint, decision, principal.id);
+      if (!outcome.ok)
+        return this.json(res, outcome.status, {
+          error: outcome.status === 404 ? 'not_found' : 'conflict',
+          message: outcome.message,
+        });
+      return this.json(res, 200, { decision, pin: outcome.pin });
+    } catch (error) {
+      this.fail(res, 'Pin decision', error);
     }
   }
 
@@ -309,6 +337,9 @@ export class AdminEndpoint implements OnModuleInit {
       case 'policies':
         if (!this.governance) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noGovernance() });
         return this.json(res, 200, { version: this.governance.policiesVersion, policies: this.governance.describe() });
+      case 'pins':
+        if (!this.pins) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noPins() });
+        return this.json(res, 200, { quarantined: await this.pins.reviews(), accepted: this.pins.acceptedCount });
       case 'audit': {
         const text = (key: string) => query.get(key)?.trim() || undefined;
         const outcome = text('outcome');
@@ -329,6 +360,29 @@ export class AdminEndpoint implements OnModuleInit {
       default:
         return this.json(res, 404, { error: 'not_found', message: AdminMessages.notFound(name, API_NAMES) });
     }
+  }
+
+  /**
+   * What every administrator's route checks first: the Host/Origin policy, a JSON body for a POST
+   * (415 otherwise: a form from another site cannot send one), and an administrator's credentials.
+   * @returns the administrator, or `undefined` when the request was answered (refused)
+   */
+  private async administrator(
+    req: IncomingMessage,
+    res: ServerResponse,
+    what: string,
+  ): Promise<McpPrincipal | undefined> {
+    if (this.refusedByPolicy(req, res)) return undefined;
+    if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      this.json(res, 415, { error: 'unsupported_media_type', message: AdminMessages.jsonOnly(what) });
+      return undefined;
+    }
+    const access = await this.access.check(req);
+    if (!access.ok) {
+      this.refuse(res, access);
+      return undefined;
+    }
+    return access.principal;
   }
 
   /** DNS-rebinding protection, as on the MCP endpoint: the Host (and a browser's Origin) must be allowed. */

@@ -4,6 +4,7 @@ import {
   type DownstreamCredential,
   type McpDownstreamCredential,
 } from '#libs/downstream-identity';
+import { resolvePinOption, type McpPinOption, type PinScope } from '#libs/governance';
 import type { RestRemoteCredentials } from '../execution/remote-credentials';
 import { resolveRouteRules, TOOL_PREFIX, type McpRestRouteRules } from './route-rules.options';
 import {
@@ -83,6 +84,14 @@ export interface McpRestApiOptions {
    * @example credential: { mode: 'token-exchange', audience: 'https://api.example.com' }
    */
   credential?: McpDownstreamCredential;
+  /**
+   * Pins the API's operations: each tool made from one is fingerprinted when first accepted, and
+   * one whose description, schemas or annotations change when the document is read again is
+   * quarantined until an approver accepts the difference; with `newEntries: 'hold'`, new
+   * operations wait the same way (docs/governance.md, "Pinned catalogs"). Turns governance on.
+   * @default false
+   */
+  pin?: McpPinOption;
 }
 
 /** `McpRestApiOptions` validated. */
@@ -101,6 +110,8 @@ export interface RestApiOptions {
   readonly confirm: RestConfirmOptions;
   /** Who the API sees on a call. */
   readonly credential: DownstreamCredential;
+  /** `undefined`: not pinned. */
+  readonly pin: PinScope | undefined;
   /** Where the API's options are (`rest.apis[0]`), for messages. */
   readonly where: string;
 }
@@ -119,6 +130,7 @@ const API_KEYS = new Set([
   'maxResponseBytes',
   'confirm',
   'credential',
+  'pin',
 ]);
 const CREDENTIAL_KEYS = new Set(['headers', 'bearer', 'basic', 'apiKey']);
 const API_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -229,6 +241,7 @@ function resolveApi(
     timeoutMs: check.integer('timeoutMs', 30_000, 1, 600_000),
     maxResponseBytes: check.integer('maxResponseBytes', 5 * 1024 * 1024, 1),
     confirm: resolveRestConfirm(o.confirm, `${where}.confirm`, report, confirm),
+    pin: resolvePinOption(o.pin, `${where}.pin`, report),
     where,
   };
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common'
 import { DownstreamIdentity, type DownstreamTarget } from '#libs/downstream-identity';
 import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
+import { CatalogPins } from '#libs/governance';
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
 import type { RestApiOptions } from '../options/rest-api.options';
 import { readOperations } from '../openapi/read-operations';
@@ -34,6 +35,7 @@ export class RestApiLoader implements OnModuleInit {
     private readonly catalog: McpCatalog,
     @InjectRestOptions() private readonly options: RestOptions,
     @Optional() private readonly downstream?: DownstreamIdentity,
+    @Optional() private readonly pins?: CatalogPins,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -90,6 +92,26 @@ export class RestApiLoader implements OnModuleInit {
         problem: `is plain http, so the credentials travel unencrypted to ${new URL(baseUrl).host}`,
         fix: 'use the https URL of the API',
       });
+    // Pinned: the operations as this document describes them are reviewed against the pins (a
+    // changed one is registered, and quarantined by governance until an approver accepts it).
+    if (api.pin && this.pins)
+      await this.pins.review(
+        'api',
+        api.name,
+        api.pin,
+        mapped.tools.map((definition) => ({
+          kind: 'tool' as const,
+          name: definition.name,
+          key: definition.name,
+          definition: {
+            title: definition.title,
+            description: definition.description,
+            inputSchema: definition.inputSchema,
+            outputSchema: definition.outputSchema,
+            annotations: definition.annotations,
+          },
+        })),
+      );
     const confirmWhere = `${api.where}.confirm`;
     const confirmations = new WriteConfirmations(
       api.confirm,

@@ -620,9 +620,15 @@
   }
   function decide(id, decision) {
     var reasonInput = document.querySelector('input[data-reason="' + id + '"]');
-    return post('approvals/' + encodeURIComponent(id) + '/' + decision, {
-      reason: reasonInput ? reasonInput.value.trim() : '',
-    }).then(
+    return postDecision(
+      'approvals/' + encodeURIComponent(id) + '/' + decision,
+      { reason: reasonInput ? reasonInput.value.trim() : '' },
+      decision === 'approve' ? 'approved' : 'denied',
+    );
+  }
+  /** A decision (an approval request's, a pin's): the page refreshed, or what refused it said. */
+  function postDecision(path, body, done) {
+    return post(path, body).then(
       function () {
         return refresh(true);
       },
@@ -630,9 +636,101 @@
         // A refused decision (someone else's call only, already decided) leaves the page as it is.
         if (error.status === 401 || error.status === 429) return showError(error);
         return refresh(true).then(function () {
-          notice('error', 'Not ' + (decision === 'approve' ? 'approved' : 'denied') + ':', error.message);
+          notice('error', 'Not ' + done + ':', error.message);
         });
       },
+    );
+  }
+  /** A value of a pinned definition as the reviewer reads it: text as it is, schemas as JSON. */
+  function shown(value) {
+    if (value === undefined) return '(none)';
+    return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  }
+  /**
+   * The quarantined definitions of pinned upstreams and APIs (null: nothing is pinned here, the
+   * panel stays hidden), each with its difference and what in it addresses the model.
+   */
+  function renderPins(reply) {
+    $('pins-panel').hidden = reply === null;
+    if (reply === null) return;
+    var waiting = reply.quarantined.filter(function (p) {
+      return p.state !== 'rejected';
+    }).length;
+    setText('pin-count', count(waiting) + ' to review · ' + count(reply.accepted) + ' pinned');
+    fill(
+      $('pin-rows'),
+      reply.quarantined.map(function (p) {
+        return h('tr', { 'data-pin': p.id, 'data-state': p.state }, [
+          td(time(p.seenAt), { className: 'nowrap', title: p.seenAt }),
+          h('td', null, [
+            h('div', { className: 'mono strong' }, [p.name]),
+            h('div', { className: 'muted small' }, [
+              p.kind + ' of ' + (p.origin === 'upstream' ? 'upstream ' : 'API ') + p.source + ' · ' + p.state,
+            ]),
+          ]),
+          h(
+            'td',
+            { className: 'pin-diff' },
+            p.changes.map(function (c) {
+              return h('div', { className: 'change' }, [
+                h('div', { className: 'field' }, [c.field]),
+                h('pre', { className: 'before' }, [shown(c.before)]),
+                h('pre', { className: 'after' }, [shown(c.after)]),
+              ]);
+            }),
+          ),
+          h(
+            'td',
+            { className: 'small' },
+            p.flags.length === 0
+              ? ['–']
+              : p.flags.map(function (f) {
+                  return h('div', { className: 'flag' }, [
+                    h('span', { className: 'outcome o-bad' }, [f.rule]),
+                    ' ' + f.in + ': ',
+                    h('code', null, [f.excerpt]),
+                  ]);
+                }),
+          ),
+          h('td', null, [
+            h('div', { className: 'decide' }, [
+              h(
+                'button',
+                {
+                  type: 'button',
+                  className: 'approve',
+                  'data-pin-decide': 'approve',
+                  'data-id': p.id,
+                  'data-fingerprint': p.fingerprint,
+                },
+                ['Approve'],
+              ),
+              p.state === 'rejected'
+                ? h('span', { className: 'muted small' }, ['rejected by ' + p.rejected.by])
+                : h(
+                    'button',
+                    {
+                      type: 'button',
+                      className: 'deny',
+                      'data-pin-decide': 'reject',
+                      'data-id': p.id,
+                      'data-fingerprint': p.fingerprint,
+                    },
+                    ['Reject'],
+                  ),
+            ]),
+          ]),
+        ]);
+      }),
+      'Nothing waits for review: every pinned definition is the approved one.',
+      5,
+    );
+  }
+  function decidePin(id, fingerprint, decision) {
+    return postDecision(
+      'pins/' + decision,
+      { id: id, fingerprint: fingerprint },
+      decision === 'approve' ? 'approved' : 'rejected',
     );
   }
   /** The authorization server's sign-ins (null: this host has none, the panel stays hidden). */
@@ -926,6 +1024,11 @@
               if (error.status === 404) return null;
               throw error;
             }),
+            // Only hosts with governance have pins (404 otherwise).
+            api('pins').catch(function (error) {
+              if (error.status === 404) return null;
+              throw error;
+            }),
             // Only hosts with an authorization server have sign-ins (404 otherwise).
             noGrants
               ? Promise.resolve(null)
@@ -964,7 +1067,8 @@
           if (r[4]) renderCatalog(r[4]);
           renderHistory(r[6]);
           renderServers(r[7]);
-          renderGrants(r[8]);
+          renderPins(r[8]);
+          renderGrants(r[9]);
         }
         renderApprovals(r[5] && r[5].approvals, true);
         if (!r[0]) {
@@ -1043,6 +1147,16 @@
       if (!button) return;
       button.disabled = true;
       decide(button.getAttribute('data-id'), button.getAttribute('data-decide'));
+    });
+    $('pin-rows').addEventListener('click', function (event) {
+      var button = event.target.closest('button[data-pin-decide]');
+      if (!button) return;
+      button.disabled = true;
+      decidePin(
+        button.getAttribute('data-id'),
+        button.getAttribute('data-fingerprint'),
+        button.getAttribute('data-pin-decide'),
+      );
     });
     $('grant-rows').addEventListener('click', function (event) {
       var button = event.target.closest('button[data-revoke]');

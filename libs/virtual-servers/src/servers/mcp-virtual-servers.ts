@@ -1,4 +1,11 @@
-import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import type { McpDiagnostic } from '#libs/core';
@@ -12,8 +19,18 @@ import {
   REDACTED,
   type VirtualServersDocument,
 } from '../document/virtual-servers.document';
+import type { ComposedServer } from '../document/composed-server';
 import { validateDocument } from '../validation/document.validator';
+import type { ReservedPaths } from '../validation/server.validator';
 import type { UpstreamTargetPolicy } from '../validation/upstream-target.policy';
+
+/** Token of the host's `ReservedPaths` (bound by `McpModule` when it serves HTTP). @internal */
+export const MCP_RESERVED_PATHS = Symbol('MCP:RESERVED_PATHS');
+
+/** What a change edits: the upstreams and the composed servers (`undefined`: the target is not there). */
+type Edit = (
+  document: Pick<VirtualServersDocument, 'upstreams' | 'servers'>,
+) => { upstreams: McpUpstreamOptions[]; servers: ComposedServer[] } | undefined;
 
 /** The outcome of a change: applied (with the new document), or refused with why. */
 export type VirtualServersChange =
@@ -38,6 +55,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
   private timer: NodeJS.Timeout | undefined;
   private opened = false;
   private readonly policy: UpstreamTargetPolicy;
+  private readonly listeners = new Set<(document: VirtualServersDocument) => void>();
 
   constructor(
     /** `undefined` without the `virtualServers` option: then this does nothing. */
@@ -47,6 +65,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     @InjectConfigChanges() private readonly changes: ConfigChanges,
     @Optional() private readonly audit?: AuditTrail,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
+    @Optional() @Inject(MCP_RESERVED_PATHS) private readonly reserved?: ReservedPaths,
   ) {
     this.policy = {
       allowHosts: options?.allowHosts ?? [],
@@ -80,26 +99,53 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
 
   /** The document as applied here, its secrets shown as `[REDACTED]`. */
   document(): VirtualServersDocument {
-    return { ...this.current, upstreams: this.current.upstreams.map(redacted) };
+    return { ...this.current, upstreams: this.current.upstreams.map(redacted), servers: this.current.servers ?? [] };
+  }
+
+  /** Told of every document applied here (after its upstreams), with the document; returns how to stop. */
+  onApplied(listener: (document: VirtualServersDocument) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Adds a composed server, or replaces the one of its name. */
+  putServer(principal: string, server: unknown, expected?: number): Promise<VirtualServersChange> {
+    const name = nameOf(server);
+    return this.change(principal, expected, 'upsert', name, ({ upstreams, servers = [] }) => {
+      const at = servers.findIndex((existing) => existing.name === name);
+      const next = [...servers];
+      if (at >= 0) next[at] = server as ComposedServer;
+      else next.push(server as ComposedServer);
+      return { upstreams, servers: next };
+    });
+  }
+
+  /** Removes a composed server: its path answers 404, its sessions end. */
+  removeServer(principal: string, name: string, expected?: number): Promise<VirtualServersChange> {
+    return this.change(principal, expected, 'remove', name, ({ upstreams, servers = [] }) =>
+      servers.some((server) => server.name === name)
+        ? { upstreams, servers: servers.filter((server) => server.name !== name) }
+        : undefined,
+    );
   }
 
   /** Adds an upstream, or replaces the one of its name. */
   putUpstream(principal: string, upstream: unknown, expected?: number): Promise<VirtualServersChange> {
-    return this.change(principal, expected, 'upsert', nameOf(upstream), (upstreams) => {
+    return this.change(principal, expected, 'upsert', nameOf(upstream), ({ upstreams, servers = [] }) => {
       const name = nameOf(upstream);
       const at = upstreams.findIndex((existing) => existing.name === name);
       const next = [...upstreams];
       if (at >= 0) next[at] = keepSecrets(upstream, upstreams[at]) as McpUpstreamOptions;
       else next.push(upstream as McpUpstreamOptions);
-      return next;
+      return { upstreams: next, servers };
     });
   }
 
   /** Removes an upstream: its entries leave the catalog, its clients hear `list_changed`. */
   removeUpstream(principal: string, name: string, expected?: number): Promise<VirtualServersChange> {
-    return this.change(principal, expected, 'remove', name, (upstreams) =>
+    return this.change(principal, expected, 'remove', name, ({ upstreams, servers = [] }) =>
       upstreams.some((upstream) => upstream.name === name)
-        ? upstreams.filter((upstream) => upstream.name !== name)
+        ? { upstreams: upstreams.filter((upstream) => upstream.name !== name), servers }
         : undefined,
     );
   }
@@ -112,15 +158,18 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
       typeof document?.version === 'number' ? document.version : undefined,
       'import',
       null,
-      (upstreams) => {
+      ({ upstreams }) => {
         const list = Array.isArray(document?.upstreams) ? document.upstreams : [];
-        return list.map(
-          (upstream) =>
-            keepSecrets(
-              upstream,
-              upstreams.find((old) => old.name === nameOf(upstream)),
-            ) as McpUpstreamOptions,
-        );
+        return {
+          upstreams: list.map(
+            (upstream) =>
+              keepSecrets(
+                upstream,
+                upstreams.find((old) => old.name === nameOf(upstream)),
+              ) as McpUpstreamOptions,
+          ),
+          servers: (document?.servers ?? []) as ComposedServer[],
+        };
       },
       given,
     );
@@ -131,7 +180,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     expected: number | undefined,
     action: 'upsert' | 'remove' | 'import',
     target: string | null,
-    edit: (upstreams: McpUpstreamOptions[]) => McpUpstreamOptions[] | undefined,
+    edit: Edit,
     whole?: unknown,
   ): Promise<VirtualServersChange> {
     const options = this.options;
@@ -147,23 +196,25 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
         return conflict(
           `the change was made from version ${expected}; the stored version is ${stored.version}: read them again`,
         );
-      const upstreams = edit(stored.upstreams);
-      if (!upstreams)
+      const edited = edit(stored);
+      if (!edited)
         return {
           ok: false,
           status: 404,
           problems: [
             {
-              where: `upstream "${target}"`,
+              where: `"${target}"`,
               problem: 'is not a virtual server',
-              fix: 'list them with GET …/api/servers',
+              fix: 'list them with GET …/api/servers/document',
             },
           ],
         };
+      const { upstreams, servers } = edited;
       const validation = await validateDocument(
-        { ...(whole as object), upstreams, version: stored.version },
+        { ...(whole as object), upstreams, servers, version: stored.version },
         new Set(this.gatewayOptions.upstreams.map((upstream) => upstream.name)),
         this.policy,
+        this.reserved,
       );
       if (!validation.ok) return { ok: false, status: 422, problems: validation.problems };
       const document: VirtualServersDocument = {
@@ -171,6 +222,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
         updatedAt: new Date().toISOString(),
         updatedBy: principal,
         upstreams,
+        servers,
       };
       try {
         await options.store.save(document, stored.version);
@@ -195,6 +247,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
         arguments: {
           version: document.version,
           upstreams: upstreams.filter((u) => target === null || u.name === target).map(redacted),
+          servers: servers.filter((server) => target === null || server.name === target),
         },
         outcome: 'ok',
         latencyMs: Date.now() - started,
@@ -252,6 +305,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
         }),
     );
     this.current = document;
+    for (const listener of this.listeners) listener(document);
   }
 }
 

@@ -1,0 +1,193 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { McpPrincipal, McpServerSelection } from '#libs/core';
+import { ToolRegistry } from '#libs/catalog';
+import { ChangeNotifications, SessionStore } from '#libs/protocol';
+import { keyDigest, sameDigest, storedDigest } from '#libs/security';
+import type { ComposedServer } from '../document/composed-server';
+import type { VirtualServersDocument } from '../document/virtual-servers.document';
+import { MCP_HTTP_SERVING, type McpHttpServing } from '../composed/mcp-http-serving';
+import { serverSelection } from '../composed/server-selection';
+import { McpVirtualServers } from '../servers/mcp-virtual-servers';
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+type Refuse = (status: number, message: string, headers?: Record<string, string>) => void;
+
+/** A composed server as served: its definition, its compiled selection, its keys' digests. */
+interface Served {
+  readonly server: ComposedServer;
+  readonly selection: McpServerSelection;
+  readonly keys: readonly { principal: McpPrincipal; digest: Buffer }[] | undefined;
+  /** The JSON it was applied from: a change of any field serves it anew. */
+  readonly json: string;
+}
+
+/**
+ * Serves each composed virtual server at its own path, through the host's Streamable HTTP
+ * transport (`McpHttpServing`): the same Host/Origin policy, eras, sessions, admission,
+ * approvals, throttling, audit and drain as the MCP path. What differs is decided here per
+ * request: who may connect (the host's authentication narrowed to the server's scopes and roles,
+ * or its own API keys), its limit of calls per caller, and the caller's view (`McpPrincipal.server`:
+ * only what the server selects, its name in `initialize` and in the audit records).
+ *
+ * Its paths are answered on the `node:http` server in front of the framework, as the MCP path
+ * is, so a server added at run time needs no route of Express or Fastify. A server removed: its
+ * path is no longer answered (404) and the sessions opened through it end; a server changed:
+ * every session hears `notifications/tools/list_changed`.
+ */
+@Injectable()
+export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('McpVirtualServers');
+  private readonly byPath = new Map<string, Served>();
+  /** The sessions seen through each server's path, on this replica (ended when it goes). */
+  private readonly sessions = new Map<string, Set<string>>();
+  /** Calls per server, caller and minute, on this replica. */
+  private readonly counts = new Map<string, { window: number; count: number }>();
+  private stopListening: (() => void) | undefined;
+
+  constructor(
+    private readonly servers: McpVirtualServers,
+    private readonly store: SessionStore,
+    private readonly notifications: ChangeNotifications,
+    private readonly tools: ToolRegistry,
+    @Optional() @Inject(MCP_HTTP_SERVING) private readonly serving?: McpHttpServing,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
+  ) {}
+
+  /** After the MCP path is mounted: in front of it, its own paths. */
+  onApplicationBootstrap(): void {
+    const server = this.adapterHost?.httpAdapter?.getHttpServer() as Server | undefined;
+    if (!this.servers.enabled || !this.serving || !server) return;
+    const others = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const served = this.byPath.size > 0 ? this.byPath.get(pathOf(req.url!)) : undefined;
+      if (served) this.serve(served, req, res);
+      else for (const listener of others) listener.call(server, req, res);
+    });
+    this.store.onClose((session) => {
+      for (const ids of this.sessions.values()) if (session.id) ids.delete(session.id);
+    });
+    this.apply(this.servers.document());
+    this.stopListening = this.servers.onApplied((document) => this.apply(document));
+  }
+
+  onApplicationShutdown(): void {
+    this.stopListening?.();
+  }
+
+  private serve(served: Served, req: IncomingMessage, res: ServerResponse): void {
+    this.serving!.handle(req, res, async (_req, _res, authenticate, refuse) => {
+      const caller = served.keys ? this.keyHolder(served, req, refuse) : await authenticate();
+      if (!caller || !this.admits(served, caller, refuse) || !this.withinLimit(served, caller, req, refuse))
+        return undefined;
+      const session = req.headers['mcp-session-id'];
+      if (typeof session === 'string') this.sessionsOf(served.server.name).add(session);
+      return { ...caller, server: served.selection };
+    });
+  }
+
+  /** The principal of one of the server's own keys (`Authorization: Bearer` or `X-API-Key`), compared in constant time. */
+  private keyHolder(served: Served, req: IncomingMessage, refuse: Refuse): McpPrincipal | undefined {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const given = bearer ?? (typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : undefined);
+    const digest = given === undefined ? undefined : keyDigest(given);
+    const found = digest && served.keys!.find((key) => sameDigest(key.digest, digest));
+    if (found) return found.principal;
+    refuse(
+      401,
+      `Unauthorized: ${given === undefined ? 'no API key: send Authorization: Bearer <key> or X-API-Key: <key>' : `not a key of ${served.server.name}`}`,
+      {
+        'www-authenticate': `Bearer realm="mcp"${given === undefined ? '' : ', error="invalid_token"'}`,
+      },
+    );
+    return undefined;
+  }
+
+  /** The server's own scopes (all) and roles (one), beyond the host's authentication. */
+  private admits(served: Served, caller: McpPrincipal, refuse: Refuse): boolean {
+    const { scopes = [], roles = [] } = served.server.credentials ?? {};
+    const missing = scopes.filter((scope) => !caller.scopes.includes(scope));
+    if (missing.length === 0 && (roles.length === 0 || roles.some((role) => caller.roles.includes(role)))) return true;
+    refuse(
+      403,
+      `Forbidden: ${served.server.name} needs ${missing.length > 0 ? `the scopes ${missing.join(' ')}` : `one of the roles ${roles.join(', ')}`}`,
+      {
+        'www-authenticate': `Bearer realm="mcp", error="insufficient_scope"${missing.length > 0 ? `, scope="${scopes.join(' ')}"` : ''}`,
+      },
+    );
+    return false;
+  }
+
+  /** `limits.callsPerMinute`: POST requests per caller and minute through this server, on this replica. */
+  private withinLimit(served: Served, caller: McpPrincipal, req: IncomingMessage, refuse: Refuse): boolean {
+    const limit = served.server.limits?.callsPerMinute;
+    if (limit === undefined || req.method !== 'POST') return true;
+    const now = Date.now();
+    const window = Math.floor(now / 60_000);
+    const key = `${served.server.name}\u0000${caller.id}`;
+    const count = this.counts.get(key);
+    if (!count || count.window !== window) {
+      if (this.counts.size > 10_000) this.counts.clear();
+      this.counts.set(key, { window, count: 1 });
+      return true;
+    }
+    if (++count.count <= limit) return true;
+    const wait = Math.ceil(((window + 1) * 60_000 - now) / 1000);
+    refuse(429, `Too many requests: ${served.server.name} takes ${limit} per minute from each caller`, {
+      'retry-after': String(wait),
+    });
+    return false;
+  }
+
+  /** Serves what `document` says: new and changed servers at their paths, the removed ones' sessions ended. */
+  private apply(document: VirtualServersDocument): void {
+    const wanted = new Map((document.servers ?? []).map((server) => [server.name, server]));
+    const before = new Map([...this.byPath.values()].map((served) => [served.server.name, served]));
+    this.byPath.clear();
+    let changed = false;
+    for (const server of wanted.values()) {
+      const json = JSON.stringify(server);
+      const old = before.get(server.name);
+      const served = old?.json === json ? old : this.compile(server, json);
+      if (served !== old) changed = true;
+      this.byPath.set(server.path, served);
+    }
+    for (const [name, old] of before) {
+      if (wanted.get(name)?.path === old.server.path) continue;
+      changed = true;
+      // Gone (or moved): the sessions opened through its path end; their next request gets 404.
+      for (const id of this.sessions.get(name) ?? []) void this.store.end(id, `virtual server ${name} removed`);
+      this.sessions.delete(name);
+    }
+    if (changed) this.notifications.listChanged('tools', this.tools.all());
+  }
+
+  private compile(server: ComposedServer, json: string): Served {
+    const keys = server.credentials?.apiKeys?.map((key) => ({
+      principal: { id: key.principal, scopes: key.scopes ?? [], roles: key.roles ?? [], claims: {} },
+      digest: storedDigest(key.hash),
+    }));
+    this.logger.log(`Composed virtual server ${server.name} at ${server.path}`);
+    return { server, selection: serverSelection(server), keys, json };
+  }
+
+  private sessionsOf(name: string): Set<string> {
+    let ids = this.sessions.get(name);
+    if (!ids) this.sessions.set(name, (ids = new Set()));
+    return ids;
+  }
+}
+
+const pathOf = (url: string): string => {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+};

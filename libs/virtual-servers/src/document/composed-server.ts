@@ -34,7 +34,7 @@ export interface ComposedServer {
 /**
  * Its callers: the host's own authentication (API keys, OAuth) narrowed to those holding `scopes`
  * (all) and `roles` (one), or, with `apiKeys`, its own keys only (hashed as the host's API keys
- * file has them: `sha256:<hex>`, `npm run key:hash`).
+ * file has them: `sha256:<hex>`, as README.md says how to make).
  */
 export interface ComposedServerCredentials {
   scopes?: string[];

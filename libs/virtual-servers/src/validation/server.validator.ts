@@ -128,7 +128,7 @@ function checkCredentials(given: unknown, where: string, report: Report): void {
       report(
         `${at}.hash`,
         'must be sha256:<64 hex digits>, the hash of the key',
-        'npm run key:hash -- <key>; never the key itself',
+        'the hash as the API keys file has it (README: API keys); never the key itself',
       );
     checkWords(key.scopes, `${at}.scopes`, report);
     checkWords(key.roles, `${at}.roles`, report);

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { hashApiKey } from '#libs/security';
+import { hashApiKey, type AuditRecord } from '#libs/security';
 import { connectSdkV1, connectSdkV2, MODERN, type ConnectedV1 } from './support/era-clients';
 import { DESK_KEYS, readAuditTrail } from './support/desk-host';
 import { startDeskProcess, type DeskProcess } from './support/desk-process';
@@ -30,7 +30,7 @@ describe('composed virtual servers', () => {
 
   const api = (path: string, init: RequestInit = {}, headers: Record<string, string> = ADMIN) =>
     fetch(`${base}/admin/api/servers${path}`, { ...init, headers });
-  const compose = (server: Record<string, unknown>, headers = ADMIN) =>
+  const compose = (server: Record<string, unknown>, headers: Record<string, string> = ADMIN) =>
     api('/composed', { method: 'POST', body: JSON.stringify(server) }, headers);
   const finance = (extra: Record<string, unknown> = {}) => ({
     name: 'finance',
@@ -102,8 +102,11 @@ describe('composed virtual servers', () => {
       await v1.client.close();
       await v2.client.close();
     }
+    const called = (records: AuditRecord[]) =>
+      records.find((record) => record.target === 'ledger__get_ticket' && record.outcome === 'ok');
+    await waitForAsync(async () => called(await readAuditTrail(auditFile)) !== undefined, 5_000);
     const records = await readAuditTrail(auditFile);
-    expect(records.find((record) => record.target === 'ledger__get_ticket' && record.outcome === 'ok')).toMatchObject({
+    expect(called(records)).toMatchObject({
       principal: 'desk-admin',
       server: 'finance',
       client: { name: 'finance-v2' },
@@ -144,30 +147,30 @@ describe('composed virtual servers', () => {
     ).toBe(403);
     const colliding = await compose(finance({ name: 'admin', path: '/admin' }));
     expect(colliding.status).toBe(422);
-    expect(await problemsOf(colliding)).toEqual(["servers[1].path: must be under the host's MCP path /mcp"]);
+    expect(await problemsOf(colliding)).toEqual(["servers[2].path: must be under the host's MCP path /mcp"]);
     const main = await compose(finance({ name: 'main', path: '/mcp' }));
-    expect(await problemsOf(main)).toEqual(["servers[1].path: must be under the host's MCP path /mcp"]);
+    expect(await problemsOf(main)).toEqual(["servers[2].path: must be under the host's MCP path /mcp"]);
     const samePath = await compose(
       finance({ name: 'other', path: '/mcp/finance', select: [{ from: 'upstream', name: 'wiki' }] }),
     );
     expect(await problemsOf(samePath)).toEqual([
-      'servers[1].path: /mcp/finance is taken by another server',
-      'servers[1].select[0].name: no upstream is named "wiki"',
+      'servers[2].path: /mcp/finance is taken by another server',
+      'servers[2].select[0].name: no upstream is named "wiki"',
     ]);
     // The upstream a server selects cannot go while it does.
     const selected = await api('/upstreams/ledger', { method: 'DELETE' });
     expect(selected.status).toBe(422);
-    expect(await problemsOf(selected)).toEqual(['servers[0].select[0].name: no upstream is named "ledger"']);
+    expect(await problemsOf(selected)).toEqual(['servers[1].select[0].name: no upstream is named "ledger"']);
     const exported = (await (await api('/document')).json()) as { servers: unknown[] };
     const duplicate = await api('/document', {
       method: 'POST',
       body: JSON.stringify({ ...exported, servers: [...exported.servers, { ...finance(), path: '/mcp/finance2' }] }),
     });
     expect(duplicate.status).toBe(422);
-    expect(await problemsOf(duplicate)).toEqual(['servers[1].name: "finance" is taken by another server']);
-    // None of it applied.
+    expect(await problemsOf(duplicate)).toEqual(['servers[2].name: "finance" is taken by another server']);
+    // None of it applied: the desk's own (its seed) and finance.
     const composed = (await (await api('/composed')).json()) as { servers: { name: string }[] };
-    expect(composed.servers.map((server) => server.name)).toEqual(['finance']);
+    expect(composed.servers.map((server) => server.name)).toEqual(['desk-readonly', 'finance']);
   });
 
   it('takes keys of its own, scopes of its own and a limit of calls per caller', async () => {
@@ -244,9 +247,10 @@ describe('composed virtual servers', () => {
     ).rejects.toThrow(/404/);
     await session.client.close().catch(() => undefined);
     expect((await api('/composed/finance', { method: 'DELETE' })).status).toBe(404);
-    const records = await readAuditTrail(auditFile);
-    expect(records.filter((record) => record.method === 'admin/servers.remove')).toMatchObject([
-      { principal: 'desk-admin', target: 'finance', outcome: 'ok' },
-    ]);
+    // The trail is written off the request's path: read it once the record is there.
+    const removal = async () =>
+      (await readAuditTrail(auditFile)).filter((record) => record.method === 'admin/servers.remove');
+    await waitForAsync(async () => (await removal()).length > 0, 5_000);
+    expect(await removal()).toMatchObject([{ principal: 'desk-admin', target: 'finance', outcome: 'ok' }]);
   });
 });

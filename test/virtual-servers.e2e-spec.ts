@@ -95,7 +95,8 @@ describe('virtual servers at run time, on three replicas', () => {
     const answeredAt = Date.now();
     expect(response.status).toBe(200);
     const document = (await response.json()) as { version: number; updatedBy: string; upstreams: unknown[] };
-    expect(document).toMatchObject({ version: 1, updatedBy: 'desk-admin' });
+    // Version 1 is the desk's seed (its read-only composed server), stored by the first replica up.
+    expect(document).toMatchObject({ version: 2, updatedBy: 'desk-admin' });
     // Secrets never leave the host.
     expect(document.upstreams).toEqual([
       expect.objectContaining({ transport: expect.objectContaining({ bearer: '[REDACTED]' }) }),
@@ -118,7 +119,7 @@ describe('virtual servers at run time, on three replicas', () => {
     await pg.end();
     expect(rows).toEqual([
       {
-        version: 1,
+        version: 2,
         document: expect.objectContaining({
           upstreams: [expect.objectContaining({ transport: expect.objectContaining({ bearer: 'crm-secret-token' }) })],
         }),
@@ -128,7 +129,7 @@ describe('virtual servers at run time, on three replicas', () => {
       await Promise.all(REPLICAS.map((replica) => readAuditTrail(join(auditDir, `${replica}.jsonl`)).catch(() => [])))
     ).flat();
     expect(records.filter((record) => record.method === 'admin/servers.upsert')).toMatchObject([
-      { principal: 'desk-admin', target: 'crm', outcome: 'ok', arguments: { version: 1 } },
+      { principal: 'desk-admin', target: 'crm', outcome: 'ok', arguments: { version: 2 } },
     ]);
     expect(JSON.stringify(records)).not.toContain('crm-secret-token');
   });

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
-import type { McpDiagnostic } from '#libs/core';
+import { McpStartupError, type McpDiagnostic } from '#libs/core';
 import { InjectGatewayOptions, McpGateway, type GatewayOptions, type McpUpstreamOptions } from '#libs/gateway';
 import { InjectConfigChanges, type ConfigChanges } from '#libs/operations';
 import { AuditTrail, canonicalJson } from '#libs/security';
@@ -23,6 +23,9 @@ import type { ComposedServer } from '../document/composed-server';
 import { validateDocument } from '../validation/document.validator';
 import type { ReservedPaths } from '../validation/server.validator';
 import type { UpstreamTargetPolicy } from '../validation/upstream-target.policy';
+
+/** Who the `seed` option's changes are recorded as. */
+const SEED_PRINCIPAL = 'virtualServers.seed';
 
 /** Token of the host's `ReservedPaths` (bound by `McpModule` when it serves HTTP). @internal */
 export const MCP_RESERVED_PATHS = Symbol('MCP:RESERVED_PATHS');
@@ -83,11 +86,22 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options) return;
     await this.reload();
+    if (this.current.version === 0 && this.options.seed) await this.plant(this.options.seed);
     this.stopListening = this.changes.onChange((document, version) => {
       if (document === DOCUMENT_NAME && version > this.current.version) void this.reload();
     });
     this.timer = setInterval(() => void this.reload(), this.options.resyncMs);
     this.timer.unref();
+  }
+
+  /** A first start: the `seed` option stored as an import (another replica may have stored it first). */
+  private async plant(seed: Partial<Pick<VirtualServersDocument, 'upstreams' | 'servers'>>): Promise<void> {
+    const planted = await this.importDocument(SEED_PRINCIPAL, { ...seed, upstreams: seed.upstreams ?? [], version: 0 });
+    if (planted.ok) return;
+    if (planted.status === 409) return void (await this.reload());
+    throw new McpStartupError(
+      planted.problems.map((problem) => ({ ...problem, where: `virtualServers.seed: ${problem.where}` })),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -220,6 +220,91 @@ describe('composed virtual servers', () => {
     expect((await initialize(DESK_KEYS.admin)).status).toBe(200);
   });
 
+  it('adds a REST API at run time (another desk’s OpenAPI document): its operations served, selected by a composed server, called, removed', async () => {
+    const deskApi = {
+      name: 'deskb',
+      document: `http://127.0.0.1:${upstream.port}/docs-json`,
+      prefix: 'deskb_',
+      credentials: { headers: { 'x-desk-token': 'api-secret-value' } },
+    };
+    // Its document is read before anything is stored: the desk's names no server to call.
+    const unlocated = await api('/apis', { method: 'POST', body: JSON.stringify(deskApi) });
+    expect(unlocated.status).toBe(422);
+    expect(await problemsOf(unlocated)).toEqual([
+      "apis[0].baseUrl: is not set, and the document's first server gives no absolute http(s) URL",
+    ]);
+    const added = await api('/apis', {
+      method: 'POST',
+      body: JSON.stringify({ ...deskApi, baseUrl: `http://127.0.0.1:${upstream.port}` }),
+    });
+    expect(added.status).toBe(200);
+    // Its credentials are stored, never shown.
+    expect(JSON.stringify(await added.json())).not.toContain('api-secret-value');
+    const listing = (await (await api('/apis')).json()) as {
+      apis: { name: string; status: { tools: string[]; problems: string[] } }[];
+    };
+    expect(listing.apis).toEqual([
+      expect.objectContaining({
+        name: 'deskb',
+        credentials: { headers: { 'x-desk-token': '[REDACTED]' } },
+        status: { tools: expect.arrayContaining(['deskb_getCustomer', 'deskb_listTickets']), problems: [] },
+      }),
+    ]);
+    const admin = await connectSdkV1(`${base}/mcp`, 'api-admin', { headers: { 'x-api-key': DESK_KEYS.admin } });
+    try {
+      const customer = await admin.client.callTool({ name: 'deskb_getCustomer', arguments: { customerId: 'C-1001' } });
+      expect(customer.isError).toBeFalsy();
+      expect(JSON.stringify(customer.structuredContent ?? customer.content)).toContain('C-1001');
+
+      // A composed server of its reads only, for the SDK v2 client.
+      const billing = await compose({
+        name: 'billing',
+        path: '/mcp/billing',
+        select: [{ from: 'api', name: 'deskb', entries: ['deskb_get*'] }],
+      });
+      expect(billing.status).toBe(200);
+      const v2 = await connectSdkV2(
+        `${base}/mcp/billing`,
+        'billing-v2',
+        { pin: MODERN },
+        {
+          headers: { 'x-api-key': DESK_KEYS.admin },
+        },
+      );
+      try {
+        const tools = (await v2.client.listTools()).tools.map((tool) => tool.name);
+        expect(tools.length).toBeGreaterThan(0);
+        expect(tools.every((name) => name.startsWith('deskb_get'))).toBe(true);
+        const ticket = await v2.client.callTool({ name: 'deskb_getTicket', arguments: { ticketId: 'T-2001' } });
+        expect(ticket.isError).toBeFalsy();
+      } finally {
+        await v2.client.close();
+      }
+      // Not while a server selects it; and a document the host would read from its own disk, never.
+      const selected = await api('/apis/deskb', { method: 'DELETE' });
+      expect(selected.status).toBe(422);
+      expect(await problemsOf(selected)).toEqual([
+        expect.stringMatching(/select\[0\]\.name: no API is named "deskb"$/),
+      ]);
+      const fromDisk = await api('/apis', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'disk', document: '/etc/passwd' }),
+      });
+      expect(await problemsOf(fromDisk)).toEqual([
+        'apis[1].document: must be an http(s) URL at run time (an admin API does not read the host’s files)',
+      ]);
+
+      expect((await api('/composed/billing', { method: 'DELETE' })).status).toBe(200);
+      expect((await api('/apis/deskb', { method: 'DELETE' })).status).toBe(200);
+      expect((await admin.client.listTools()).tools.map((tool) => tool.name)).not.toContain('deskb_getCustomer');
+      await expect(
+        admin.client.callTool({ name: 'deskb_getCustomer', arguments: { customerId: 'C-1001' } }),
+      ).rejects.toThrow(/Unknown tool/);
+    } finally {
+      await admin.client.close();
+    }
+  });
+
   it('tells the clients of a changed server list_changed, and ends the sessions of a removed one (404)', async () => {
     const session: ConnectedV1 = await connectSdkV1(`${base}/mcp/finance`, 'finance-watcher', {
       headers: { 'x-api-key': DESK_KEYS.admin },
@@ -249,8 +334,12 @@ describe('composed virtual servers', () => {
     expect((await api('/composed/finance', { method: 'DELETE' })).status).toBe(404);
     // The trail is written off the request's path: read it once the record is there.
     const removal = async () =>
-      (await readAuditTrail(auditFile)).filter((record) => record.method === 'admin/servers.remove');
+      (await readAuditTrail(auditFile)).filter(
+        (record) => record.method === 'admin/servers.remove' && record.target === 'finance',
+      );
     await waitForAsync(async () => (await removal()).length > 0, 5_000);
-    expect(await removal()).toMatchObject([{ principal: 'desk-admin', target: 'finance', outcome: 'ok' }]);
+    expect(await removal()).toMatchObject([
+      { principal: 'desk-admin', outcome: 'ok', arguments: { servers: [{ name: 'finance', path: '/mcp/finance' }] } },
+    ]);
   });
 });

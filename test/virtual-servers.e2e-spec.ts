@@ -238,6 +238,31 @@ describe('virtual servers at run time, on three replicas', () => {
     propagation.push(`composed server removed ${Date.now() - removedAt} ms`);
   });
 
+  it('adds a REST API through one replica: every replica serves its operations, and none once it is removed', async () => {
+    const added = await api('/apis', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'deskb',
+        document: `http://127.0.0.1:${upstream.port}/docs-json`,
+        baseUrl: `http://127.0.0.1:${upstream.port}`,
+        prefix: 'deskb_',
+        operations: { operationIds: ['getCustomer', 'getTicket'] },
+      }),
+    });
+    const answeredAt = Date.now();
+    expect(added.status).toBe(200);
+    await waitForAsync(() => everyReplicaLists('deskb_getCustomer', true), 10_000);
+    propagation.push(`API added ${Date.now() - answeredAt} ms`);
+    const result = await session.client.callTool({ name: 'deskb_getTicket', arguments: { ticketId: 'T-2001' } });
+    expect(result.isError).toBeFalsy();
+    expect(await toolsOf('desk-3')).not.toContain('deskb_createTicket');
+    const removed = await api('/apis/deskb', { method: 'DELETE' });
+    const removedAt = Date.now();
+    expect(removed.status).toBe(200);
+    await waitForAsync(() => everyReplicaLists('deskb_getCustomer', false), 10_000);
+    propagation.push(`API removed ${Date.now() - removedAt} ms`);
+  });
+
   it('exports the document and imports it again (credentials kept), refuses a stale version, and removes an upstream everywhere', async () => {
     const exported = (await (await api('/document')).json()) as { version: number };
     const again = await api('/document', { method: 'POST', body: JSON.stringify(exported) });

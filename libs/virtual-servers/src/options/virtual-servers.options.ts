@@ -37,7 +37,7 @@ export interface McpVirtualServersOptions {
    * servers, validated as a change through the admin API is (a problem stops the start), stored
    * and audited as `virtualServers.seed`'s. Once stored, the store is what counts. @default none
    */
-  seed?: Partial<Pick<VirtualServersDocument, 'upstreams' | 'servers'>>;
+  seed?: Partial<Pick<VirtualServersDocument, 'upstreams' | 'servers' | 'apis'>>;
 }
 
 /** `McpVirtualServersOptions` validated; `undefined` when off. */
@@ -46,7 +46,7 @@ export interface VirtualServersOptions {
   readonly allowHosts: readonly string[];
   readonly allowPrivateNetworks: boolean;
   readonly resyncMs: number;
-  readonly seed: Partial<Pick<VirtualServersDocument, 'upstreams' | 'servers'>> | undefined;
+  readonly seed: Partial<Pick<VirtualServersDocument, 'upstreams' | 'servers' | 'apis'>> | undefined;
 }
 
 /** Token of the resolved `VirtualServersOptions` (`undefined` without the option). */

@@ -4,7 +4,12 @@ import { validateServers } from './server.validator';
 const reserved = { mcpPath: '/mcp', taken: () => ['/mcp', '/mcp/billing'] };
 const problemsOf = (servers: unknown) => {
   const problems: McpDiagnostic[] = [];
-  validateServers(servers, reserved, new Set(['crm']), (where, problem, fix) => problems.push({ where, problem, fix }));
+  validateServers(
+    servers,
+    reserved,
+    { upstreams: new Set(['crm']), apis: new Set(['billing']) },
+    (where, problem, fix) => problems.push({ where, problem, fix }),
+  );
   return problems.map((p) => `${p.where}: ${p.problem}`);
 };
 const server = (extra: Record<string, unknown> = {}) => ({
@@ -41,7 +46,13 @@ describe('validateServers', () => {
           name: 'bad',
           path: '/mcp/bad',
           colour: 'blue',
-          select: [{ from: 'files' }, { from: 'local', name: 'x' }, { from: 'upstream', name: 'wiki' }],
+          select: [
+            { from: 'files' },
+            { from: 'local', name: 'x' },
+            { from: 'upstream', name: 'wiki' },
+            { from: 'api', name: 'payroll' },
+            { from: 'api', name: 'billing' },
+          ],
           credentials: { apiKeys: [{ principal: 'p', hash: 'the-key-itself' }] },
           limits: { callsPerMinute: 0 },
         }),
@@ -58,6 +69,7 @@ describe('validateServers', () => {
       'servers[5].select[0].from: must be local, rest, api or upstream',
       'servers[5].select[1].name: only names an API or an upstream',
       'servers[5].select[2].name: no upstream is named "wiki"',
+      'servers[5].select[3].name: no API is named "payroll"',
       'servers[5].limits.callsPerMinute: must be a positive integer',
       'servers[6].select: must be a non-empty array',
     ]);

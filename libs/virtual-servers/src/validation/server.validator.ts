@@ -22,12 +22,12 @@ type Report = (where: string, problem: string, fix: string) => void;
  * Validates the composed servers of a document, every problem at once: the fields of each, a
  * name and a path of its own (under the host's MCP path, not an endpoint's), a well-formed
  * selection naming upstreams there are, credentials as the API keys file has them.
- * @param upstreams the names of the upstreams (the gateway option's and the document's)
+ * @param known the names of the upstreams and of the APIs (the options' and the document's)
  */
 export function validateServers(
   list: unknown,
   reserved: ReservedPaths,
-  upstreams: ReadonlySet<string>,
+  known: { upstreams: ReadonlySet<string>; apis: ReadonlySet<string> },
   report: Report,
 ): void {
   if (list === undefined) return;
@@ -60,7 +60,7 @@ export function validateServers(
       if (server[field] !== undefined && (typeof server[field] !== 'string' || !server[field]))
         report(`${where}.${field}`, 'must be a non-empty string', `leave ${field} out, or describe the server`);
     checkCredentials(server.credentials, `${where}.credentials`, report);
-    checkSelection(server.select, `${where}.select`, upstreams, report);
+    checkSelection(server.select, `${where}.select`, known, report);
     const limits = server.limits as Record<string, unknown> | undefined;
     if (limits !== undefined) {
       if (typeof limits !== 'object' || limits === null || Object.keys(limits).some((key) => key !== 'callsPerMinute'))
@@ -135,7 +135,12 @@ function checkCredentials(given: unknown, where: string, report: Report): void {
   }
 }
 
-function checkSelection(given: unknown, where: string, upstreams: ReadonlySet<string>, report: Report): void {
+function checkSelection(
+  given: unknown,
+  where: string,
+  known: { upstreams: ReadonlySet<string>; apis: ReadonlySet<string> },
+  report: Report,
+): void {
   if (!Array.isArray(given) || given.length === 0)
     return report(where, 'must be a non-empty array', 'e.g. "select": [{ "from": "local", "entries": ["search_*"] }]');
   for (const [index, item] of (given as Record<string, unknown>[]).entries()) {
@@ -154,12 +159,15 @@ function checkSelection(given: unknown, where: string, upstreams: ReadonlySet<st
         report(`${at}.name`, 'only names an API or an upstream', 'remove it, or select from "api" or "upstream"');
       else if (typeof item.name !== 'string' || !item.name)
         report(`${at}.name`, 'must be a non-empty string', 'the API’s or the upstream’s name');
-      else if (item.from === 'upstream' && !upstreams.has(item.name))
-        report(
-          `${at}.name`,
-          `no upstream is named "${item.name}"`,
-          `one of ${[...upstreams].join(', ') || '(none yet: add it first)'}`,
-        );
+      else {
+        const [names, what] = item.from === 'upstream' ? [known.upstreams, 'upstream'] : [known.apis, 'API'];
+        if (!names.has(item.name))
+          report(
+            `${at}.name`,
+            `no ${what} is named "${item.name}"`,
+            `one of ${[...names].join(', ') || '(none yet: add it first)'}`,
+          );
+      }
     }
     checkWords(item.entries, `${at}.entries`, report, true);
     checkWords(item.scopes, `${at}.scopes`, report);

@@ -890,6 +890,43 @@
     );
   }
 
+  // ---- the charts of each replica, when clustered (GET history?replica=) ----
+  var chartReplica = ''; // '' : the replica that answers
+  /** The charts of the chosen replica; that replica gone, the answering one's again. */
+  function chartHistory() {
+    if (!chartReplica) return api('history');
+    return api('history', { replica: chartReplica }).catch(function (error) {
+      if (error.status !== 404) throw error;
+      chartReplica = '';
+      return api('history');
+    });
+  }
+  /** The replica choice, shown when there are several; another replica's charts say how old they are. */
+  function renderReplicaChoice(history) {
+    var replicas = history.replicas || [];
+    $('chart-replica-label').hidden = replicas.length < 2;
+    var select = $('chart-replica');
+    var options = replicas.map(function (name) {
+      return h('option', { value: name }, [name]);
+    });
+    select.replaceChildren.apply(select, options);
+    select.value = history.replica;
+    if (history.publishedAt)
+      setText(
+        'charts-meta',
+        'tool calls per minute on replica ' +
+          history.replica +
+          ', as it published them ' +
+          ago(new Date(history.publishedAt).toISOString()),
+      );
+  }
+  function startReplicaChoice() {
+    $('chart-replica').addEventListener('change', function () {
+      chartReplica = $('chart-replica').value;
+      refresh(true);
+    });
+  }
+
   // ---- managing virtual servers: forms posting to the admin API (servers/{upstreams,apis,composed}) ----
   var MANAGED = {
     upstreams: { route: 'servers/upstreams', label: 'upstream' },
@@ -1229,7 +1266,7 @@
             api('audit', auditQuery()),
             withCatalog ? api('catalog') : Promise.resolve(null),
             approvals,
-            api('history'),
+            chartHistory(),
             // Only with the virtualServers option: otherwise there is no such API (404).
             api('servers/upstreams').catch(function (error) {
               if (error.status === 404) return null;
@@ -1272,6 +1309,7 @@
           renderAudit(r[3]);
           if (r[4]) renderCatalog(r[4]);
           renderHistory(r[6]);
+          renderReplicaChoice(r[6]);
           renderServers(r[7]);
           loadManaged(r[7] !== null);
           renderGrants(r[8]);
@@ -1379,6 +1417,7 @@
       );
     }
     startManaging();
+    startReplicaChoice();
     setText('refresh-every', REFRESH_MS / 1000 + ' s');
     setInterval(function () {
       if ($('auto').checked) refresh(false);

@@ -9,11 +9,7 @@ export function redacted(upstream: McpUpstreamOptions): McpUpstreamOptions {
   return {
     ...upstream,
     transport: {
-      ...transport,
-      ...(transport.bearer !== undefined && { bearer: REDACTED }),
-      ...(transport.headers && {
-        headers: Object.fromEntries(Object.keys(transport.headers).map((key) => [key, REDACTED])),
-      }),
+      ...redactedBearerAndHeaders(transport),
       ...(transport.oauth && { oauth: { ...transport.oauth, clientSecret: REDACTED } }),
     },
   };
@@ -24,21 +20,8 @@ export function keepSecrets(given: unknown, stored: McpUpstreamOptions | undefin
   const transport = (given as { transport?: Record<string, unknown> } | null)?.transport;
   const old = stored?.transport;
   if (!transport || old?.type !== 'http') return given;
-  const next = { ...transport };
-  if (next.bearer === REDACTED) next.bearer = old.bearer;
-  if (typeof next.headers === 'object' && next.headers !== null)
-    next.headers = Object.fromEntries(
-      Object.entries(next.headers as Record<string, string>).map(([key, value]) => [
-        key,
-        value === REDACTED ? old.headers?.[key] : value,
-      ]),
-    );
-  if (
-    typeof next.oauth === 'object' &&
-    next.oauth !== null &&
-    (next.oauth as { clientSecret?: unknown }).clientSecret === REDACTED
-  )
-    next.oauth = { ...(next.oauth as object), clientSecret: old.oauth?.clientSecret };
+  const next = keptBearerAndHeaders(transport, old);
+  keepNested(next, 'oauth', 'clientSecret', old.oauth?.clientSecret);
   return { ...(given as object), transport: next };
 }
 
@@ -49,11 +32,7 @@ export function redactedApi(api: McpRestApiOptions): McpRestApiOptions {
   return {
     ...api,
     credentials: {
-      ...credentials,
-      ...(credentials.headers && {
-        headers: Object.fromEntries(Object.keys(credentials.headers).map((key) => [key, REDACTED])),
-      }),
-      ...(credentials.bearer !== undefined && { bearer: REDACTED }),
+      ...redactedBearerAndHeaders(credentials),
       ...(credentials.basic && { basic: { ...credentials.basic, password: REDACTED } }),
       ...(credentials.apiKey && { apiKey: { ...credentials.apiKey, value: REDACTED } }),
     },
@@ -65,7 +44,29 @@ export function keepApiSecrets(given: unknown, stored: McpRestApiOptions | undef
   const credentials = (given as { credentials?: Record<string, unknown> } | null)?.credentials;
   const old = stored?.credentials;
   if (typeof credentials !== 'object' || credentials === null || !old) return given;
-  const next: Record<string, unknown> = { ...credentials };
+  const next = keptBearerAndHeaders(credentials, old);
+  keepNested(next, 'basic', 'password', old.basic?.password);
+  keepNested(next, 'apiKey', 'value', old.apiKey?.value);
+  return { ...(given as object), credentials: next };
+}
+
+/** What an upstream's transport and an API's credentials share: a bearer token and header values. */
+interface BearerAndHeaders {
+  readonly bearer?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+function redactedBearerAndHeaders<T extends BearerAndHeaders>(given: T): T {
+  return {
+    ...given,
+    ...(given.bearer !== undefined && { bearer: REDACTED }),
+    ...(given.headers && { headers: Object.fromEntries(Object.keys(given.headers).map((key) => [key, REDACTED])) }),
+  };
+}
+
+/** `given` with a `[REDACTED]` bearer or header value replaced by the stored one. */
+function keptBearerAndHeaders(given: Record<string, unknown>, old: BearerAndHeaders): Record<string, unknown> {
+  const next = { ...given };
   if (next.bearer === REDACTED) next.bearer = old.bearer;
   if (typeof next.headers === 'object' && next.headers !== null)
     next.headers = Object.fromEntries(
@@ -74,9 +75,12 @@ export function keepApiSecrets(given: unknown, stored: McpRestApiOptions | undef
         value === REDACTED ? old.headers?.[key] : value,
       ]),
     );
-  const basic = next.basic as { password?: unknown } | undefined;
-  if (basic?.password === REDACTED) next.basic = { ...basic, password: old.basic?.password };
-  const apiKey = next.apiKey as { value?: unknown } | undefined;
-  if (apiKey?.value === REDACTED) next.apiKey = { ...apiKey, value: old.apiKey?.value };
-  return { ...(given as object), credentials: next };
+  return next;
+}
+
+/** `next[key][field]`, when `[REDACTED]`, replaced by the stored value. */
+function keepNested(next: Record<string, unknown>, key: string, field: string, stored: unknown): void {
+  const nested = next[key] as Record<string, unknown> | undefined;
+  if (typeof nested === 'object' && nested !== null && nested[field] === REDACTED)
+    next[key] = { ...nested, [field]: stored };
 }

@@ -39,7 +39,7 @@ describe('composed virtual servers', () => {
     description: 'Customers and the ledger, nothing else.',
     select: [
       { from: 'upstream', name: 'ledger', entries: ['ledger__get_*'] },
-      { from: 'local', entries: ['search_customers', 'create_ticket'] },
+      { from: 'local', entries: ['search_customers', 'create_ticket', 'triage_ticket'] },
     ],
     ...extra,
   });
@@ -91,6 +91,10 @@ describe('composed virtual servers', () => {
       const listed = (await v1.client.listTools()).tools.map((tool) => tool.name).sort();
       expect(listed).toEqual(['create_ticket', 'ledger__get_customer', 'ledger__get_ticket', 'search_customers']);
       expect((await v2.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(listed);
+      // Prompts and resources are selected alike: the desk's triage prompt, none of its resources.
+      expect((await v1.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['triage_ticket']);
+      expect((await v1.client.listResources()).resources).toEqual([]);
+      await expect(v1.client.readResource({ uri: 'kb://articles' })).rejects.toThrow();
       const called = await v2.client.callTool({ name: 'ledger__get_ticket', arguments: { ticketId: 'T-2001' } });
       expect(called.isError).toBeFalsy();
       // What it does not select does not exist there, though the host's MCP path serves it.

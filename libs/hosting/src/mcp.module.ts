@@ -215,6 +215,7 @@ const OPTION_SLICES = (
       provide: MCP_RESERVED_PATHS,
       useFactory: (options: ResolvedMcpOptions, endpoints: McpEndpoints): ReservedPaths => ({
         mcpPath: options.hosting.path,
+        oauth: options.security.auth.mode === 'oauth',
         taken: () => endpoints.all().flatMap((endpoint) => (endpoint.path ? [endpoint.path] : [])),
       }),
       inject: [MCP_RESOLVED_OPTIONS, McpEndpoints],

@@ -34,11 +34,19 @@ export interface ComposedServer {
 /**
  * Its callers: the host's own authentication (API keys, OAuth) narrowed to those holding `scopes`
  * (all) and `roles` (one), or, with `apiKeys`, its own keys only (hashed as the host's API keys
- * file has them: `sha256:<hex>`, as README.md says how to make).
+ * file has them: `sha256:<hex>`, as README.md says how to make). On an OAuth host, `resource`
+ * makes it an OAuth protected resource of its own (RFC 9728, RFC 8707).
  */
 export interface ComposedServerCredentials {
   scopes?: string[];
   roles?: string[];
+  /**
+   * Its OAuth resource identifier (OAuth hosts): the absolute URL of its path
+   * (`https://desk.example/mcp/finance`). Tokens must name it as their audience — and the host's
+   * own resource takes none of them — and its metadata is served at
+   * `/.well-known/oauth-protected-resource/mcp/finance`. Absent: the host's tokens.
+   */
+  resource?: string;
   apiKeys?: { principal: string; hash: string; scopes?: string[]; roles?: string[] }[];
 }
 

@@ -11,7 +11,16 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { McpPrincipal, McpServerSelection } from '#libs/core';
 import { ToolRegistry } from '#libs/catalog';
 import { ChangeNotifications, SessionStore } from '#libs/protocol';
-import { keyDigest, sameDigest, storedDigest } from '#libs/security';
+import {
+  AuthFailureLimiter,
+  Authenticator,
+  ClientAddresses,
+  InjectSecurityOptions,
+  keyDigest,
+  sameDigest,
+  storedDigest,
+  type SecurityOptions,
+} from '#libs/security';
 import type { ComposedServer } from '../document/composed-server';
 import type { VirtualServersDocument } from '../document/virtual-servers.document';
 import { MCP_HTTP_SERVING, type McpHttpServing } from '../composed/mcp-http-serving';
@@ -19,6 +28,9 @@ import { serverSelection } from '../composed/server-selection';
 import { McpVirtualServers } from '../servers/mcp-virtual-servers';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** RFC 9728's well-known prefix: a composed server's metadata is at it followed by the server's path. */
+const METADATA_PREFIX = '/.well-known/oauth-protected-resource';
 type Refuse = (status: number, message: string, headers?: Record<string, string>) => void;
 
 /** A composed server as served: its definition, its compiled selection, its keys' digests. */
@@ -47,6 +59,8 @@ interface Served {
 export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('McpVirtualServers');
   private readonly byPath = new Map<string, Served>();
+  /** The servers with an OAuth resource of their own, by the path of their RFC 9728 metadata. */
+  private readonly byMetadataPath = new Map<string, Served>();
   /** The sessions seen through each server's path, on this replica (ended when it goes). */
   private readonly sessions = new Map<string, Set<string>>();
   /** Calls per server, caller and minute, on this replica. */
@@ -58,6 +72,10 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
     private readonly store: SessionStore,
     private readonly notifications: ChangeNotifications,
     private readonly tools: ToolRegistry,
+    @InjectSecurityOptions() private readonly security: SecurityOptions,
+    private readonly authenticator: Authenticator,
+    private readonly failures: AuthFailureLimiter,
+    private readonly addresses: ClientAddresses,
     @Optional() @Inject(MCP_HTTP_SERVING) private readonly serving?: McpHttpServing,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
@@ -69,8 +87,11 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
     const others = server.listeners('request') as RequestListener[];
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const served = this.byPath.size > 0 ? this.byPath.get(pathOf(req.url!)) : undefined;
+      const path = this.byPath.size > 0 ? pathOf(req.url!) : undefined;
+      const served = path === undefined ? undefined : this.byPath.get(path);
+      const described = path === undefined ? undefined : this.byMetadataPath.get(path);
       if (served) this.serve(served, req, res);
+      else if (described) this.describe(described, req, res);
       else for (const listener of others) listener.call(server, req, res);
     });
     this.store.onClose((session) => {
@@ -86,7 +107,12 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
 
   private serve(served: Served, req: IncomingMessage, res: ServerResponse): void {
     this.serving!.handle(req, res, async (_req, _res, authenticate, refuse) => {
-      const caller = served.keys ? this.keyHolder(served, req, refuse) : await authenticate();
+      const resource = served.server.credentials?.resource;
+      const caller = served.keys
+        ? this.keyHolder(served, req, refuse)
+        : resource !== undefined
+          ? await this.tokenHolder(served, resource, req, refuse)
+          : await authenticate();
       if (!caller || !this.admits(served, caller, refuse) || !this.withinLimit(served, caller, req, refuse))
         return undefined;
       const session = req.headers['mcp-session-id'];
@@ -110,6 +136,55 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
       },
     );
     return undefined;
+  }
+
+  /**
+   * The caller of a token whose audience is the server's own resource (RFC 8707), refused as the
+   * MCP path refuses (401 with where its RFC 9728 metadata is; the same lock-out of an address
+   * after repeated bad credentials).
+   */
+  private async tokenHolder(
+    served: Served,
+    resource: string,
+    req: IncomingMessage,
+    refuse: Refuse,
+  ): Promise<McpPrincipal | undefined> {
+    const auth = await this.authenticator.authenticate(req.headers, resource);
+    if (auth.ok) return auth.principal;
+    const address = this.addresses.of(req) ?? 'unknown';
+    const wait = this.failures.retryAfter(address);
+    if (wait > 0) {
+      refuse(429, `Too many failed authentications: wait ${wait} s`, { 'retry-after': String(wait) });
+      return undefined;
+    }
+    if (auth.error === 'invalid_token') this.failures.fail(address);
+    const params = [
+      `resource_metadata="${metadataUrlOf(resource)}"`,
+      ...(auth.error ? [`error="${auth.error}"`, `error_description="${auth.description.replace(/"/g, "'")}"`] : []),
+      ...(served.server.credentials?.scopes?.length ? [`scope="${served.server.credentials.scopes.join(' ')}"`] : []),
+    ];
+    refuse(auth.status, `${auth.status === 401 ? 'Unauthorized' : 'Forbidden'}: ${auth.description}`, {
+      'www-authenticate': `Bearer ${params.join(', ')}`,
+    });
+    return undefined;
+  }
+
+  /** RFC 9728: the protected resource metadata of a server with an OAuth resource of its own. */
+  private describe(served: Served, req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'GET') {
+      res.writeHead(405, { allow: 'GET' }).end();
+      return;
+    }
+    const auth = this.security.auth;
+    const scopes = served.server.credentials?.scopes;
+    const body = JSON.stringify({
+      resource: served.server.credentials!.resource,
+      authorization_servers: auth.mode === 'oauth' ? [auth.issuer] : [],
+      bearer_methods_supported: ['header'],
+      ...(scopes?.length && { scopes_supported: scopes }),
+      resource_name: served.server.title ?? served.server.name,
+    });
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' }).end(body);
   }
 
   /** The server's own scopes (all) and roles (one), beyond the host's authentication. */
@@ -153,6 +228,7 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
     const wanted = new Map((document.servers ?? []).map((server) => [server.name, server]));
     const before = new Map([...this.byPath.values()].map((served) => [served.server.name, served]));
     this.byPath.clear();
+    this.byMetadataPath.clear();
     let changed = false;
     for (const server of wanted.values()) {
       const json = JSON.stringify(server);
@@ -160,6 +236,8 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
       const served = old?.json === json ? old : this.compile(server, json);
       if (served !== old) changed = true;
       this.byPath.set(server.path, served);
+      if (server.credentials?.resource !== undefined)
+        this.byMetadataPath.set(`${METADATA_PREFIX}${server.path}`, served);
     }
     for (const [name, old] of before) {
       if (wanted.get(name)?.path === old.server.path) continue;
@@ -186,6 +264,12 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
     return ids;
   }
 }
+
+/** Where RFC 9728 puts the metadata of `resource`: the well-known prefix before its path. */
+const metadataUrlOf = (resource: string): string => {
+  const url = new URL(resource);
+  return `${url.origin}${METADATA_PREFIX}${url.pathname}`;
+};
 
 const pathOf = (url: string): string => {
   const query = url.indexOf('?');

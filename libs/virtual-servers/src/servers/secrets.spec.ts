@@ -11,9 +11,9 @@ describe('secrets of the document', () => {
         url: 'https://wiki.example/mcp',
         bearer: 'b-secret',
         headers: { 'x-key': 'h-secret' },
-        oauth: { clientId: 'wiki', clientSecret: 'o-secret' },
+        oauth: { tokenUrl: 'https://id.example/token', clientId: 'wiki', clientSecret: 'o-secret' },
       },
-    } as McpUpstreamOptions;
+    };
     const shown = redacted(upstream);
     expect(JSON.stringify(shown)).not.toMatch(/secret/);
     expect(keepSecrets(shown, upstream)).toEqual(upstream);

@@ -1,7 +1,7 @@
 import type { McpDiagnostic } from '#libs/core';
 import { validateServers } from './server.validator';
 
-const reserved = { mcpPath: '/mcp', taken: () => ['/mcp', '/mcp/billing'] };
+const reserved = { mcpPath: '/mcp', taken: () => ['/mcp', '/mcp/billing'], oauth: false };
 const problemsOf = (servers: unknown) => {
   const problems: McpDiagnostic[] = [];
   validateServers(

@@ -6,10 +6,12 @@ export interface ReservedPaths {
   readonly mcpPath: string;
   /** The paths of the application's MCP endpoints (every `McpModule`), taken already. */
   taken(): readonly string[];
+  /** Whether the host's callers authenticate with OAuth (a server may then have a resource of its own). */
+  readonly oauth: boolean;
 }
 
 const SERVER_KEYS = new Set(['name', 'path', 'title', 'description', 'credentials', 'select', 'limits']);
-const CREDENTIAL_KEYS = new Set(['scopes', 'roles', 'apiKeys']);
+const CREDENTIAL_KEYS = new Set(['scopes', 'roles', 'apiKeys', 'resource']);
 const ITEM_KEYS = new Set(['from', 'name', 'entries', 'scopes', 'roles']);
 const ORIGINS = new Set(['local', 'rest', 'api', 'upstream']);
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -60,6 +62,7 @@ export function validateServers(
       if (server[field] !== undefined && (typeof server[field] !== 'string' || !server[field]))
         report(`${where}.${field}`, 'must be a non-empty string', `leave ${field} out, or describe the server`);
     checkCredentials(server.credentials, `${where}.credentials`, report);
+    checkResource(server, `${where}.credentials.resource`, reserved, report);
     checkSelection(server.select, `${where}.select`, known, report);
     const limits = server.limits as Record<string, unknown> | undefined;
     if (limits !== undefined) {
@@ -97,6 +100,28 @@ function checkPath(
     report(where, `${path} is the path of an MCP endpoint of the application`, 'choose another path');
   else if (paths.has(path)) report(where, `${path} is taken by another server`, 'give each server a path of its own');
   paths.add(path);
+}
+
+/** An OAuth resource: on an OAuth host, the absolute http(s) URL of the server's own path, not with keys of its own. */
+function checkResource(server: Partial<ComposedServer>, where: string, reserved: ReservedPaths, report: Report): void {
+  const resource = (server.credentials as { resource?: unknown } | undefined)?.resource;
+  if (resource === undefined) return;
+  if (!reserved.oauth)
+    return report(where, 'only applies on a host whose callers authenticate with OAuth', 'remove it');
+  let url: URL | undefined;
+  try {
+    url = typeof resource === 'string' ? new URL(resource) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.pathname !== server.path)
+    report(
+      where,
+      `must be the absolute http(s) URL of the server's path${typeof server.path === 'string' ? ` (…${server.path})` : ''}, without query or fragment`,
+      `e.g. "https://desk.example${typeof server.path === 'string' ? server.path : '/mcp/finance'}"`,
+    );
+  if (server.credentials?.apiKeys !== undefined)
+    report(where, 'and apiKeys exclude each other', 'keep the keys, or the OAuth resource');
 }
 
 function checkCredentials(given: unknown, where: string, report: Report): void {

@@ -238,6 +238,41 @@ describe('virtual servers at run time, on three replicas', () => {
     propagation.push(`composed server removed ${Date.now() - removedAt} ms`);
   });
 
+  it('counts a composed server’s limit of calls per caller across the replicas (the throttler storage on Redis)', async () => {
+    const limited = await api('/composed', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'limited',
+        path: '/mcp/limited',
+        select: [{ from: 'local', entries: ['search_customers'] }],
+        limits: { callsPerMinute: 3 },
+      }),
+    });
+    expect(limited.status).toBe(200);
+    const at = (replica: string, method: 'GET' | 'POST') =>
+      fetch(`http://127.0.0.1:${replicas.get(replica)!.port}/mcp/limited`, {
+        method,
+        headers: { ...ADMIN, accept: 'application/json, text/event-stream' },
+        ...(method === 'POST' && {
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+          }),
+        }),
+      }).then((response) => response.status);
+    // Served everywhere (a GET counts no call), then three calls on three replicas, and a fourth refused.
+    await waitForAsync(async () =>
+      (await Promise.all(REPLICAS.map((replica) => at(replica, 'GET')))).every((s) => s !== 404),
+    );
+    expect([await at('desk-1', 'POST'), await at('desk-2', 'POST'), await at('desk-3', 'POST')]).toEqual([
+      200, 200, 200,
+    ]);
+    expect(await at('desk-1', 'POST')).toBe(429);
+    expect((await api('/composed/limited', { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('adds a REST API through one replica: every replica serves its operations, and none once it is removed', async () => {
     const added = await api('/apis', {
       method: 'POST',

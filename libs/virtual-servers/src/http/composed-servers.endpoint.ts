@@ -8,6 +8,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import type { McpPrincipal, McpServerSelection } from '#libs/core';
 import { ToolRegistry } from '#libs/catalog';
 import { ChangeNotifications, SessionStore } from '#libs/protocol';
@@ -78,6 +79,8 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
     private readonly addresses: ClientAddresses,
     @Optional() @Inject(MCP_HTTP_SERVING) private readonly serving?: McpHttpServing,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
+    /** The application's throttler storage (`ThrottlerModule`, global): shared by the replicas when it is on Redis. */
+    @Optional() @Inject(ThrottlerStorage) private readonly storage?: ThrottlerStorage,
   ) {}
 
   /** After the MCP path is mounted: in front of it, its own paths. */
@@ -113,7 +116,7 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
         : resource !== undefined
           ? await this.tokenHolder(served, resource, req, refuse)
           : await authenticate();
-      if (!caller || !this.admits(served, caller, refuse) || !this.withinLimit(served, caller, req, refuse))
+      if (!caller || !this.admits(served, caller, refuse) || !(await this.withinLimit(served, caller, req, refuse)))
         return undefined;
       const session = req.headers['mcp-session-id'];
       if (typeof session === 'string') this.sessionsOf(served.server.name).add(session);
@@ -202,10 +205,31 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
     return false;
   }
 
-  /** `limits.callsPerMinute`: POST requests per caller and minute through this server, on this replica. */
-  private withinLimit(served: Served, caller: McpPrincipal, req: IncomingMessage, refuse: Refuse): boolean {
+  /**
+   * `limits.callsPerMinute`: POST requests per caller and minute through this server, counted by
+   * the application's throttler storage (on Redis, across the replicas), or on this replica.
+   */
+  private async withinLimit(
+    served: Served,
+    caller: McpPrincipal,
+    req: IncomingMessage,
+    refuse: Refuse,
+  ): Promise<boolean> {
     const limit = served.server.limits?.callsPerMinute;
     if (limit === undefined || req.method !== 'POST') return true;
+    const message = `Too many requests: ${served.server.name} takes ${limit} per minute from each caller`;
+    if (this.storage) {
+      const hits = await this.storage.increment(
+        `${served.server.name}:${caller.id}`,
+        60_000,
+        limit,
+        0,
+        'virtual-server',
+      );
+      if (!hits.isBlocked) return true;
+      refuse(429, message, { 'retry-after': String(hits.timeToBlockExpire || hits.timeToExpire || 1) });
+      return false;
+    }
     const now = Date.now();
     const window = Math.floor(now / 60_000);
     const key = `${served.server.name}\u0000${caller.id}`;
@@ -217,9 +241,7 @@ export class ComposedServersEndpoint implements OnApplicationBootstrap, OnApplic
     }
     if (++count.count <= limit) return true;
     const wait = Math.ceil(((window + 1) * 60_000 - now) / 1000);
-    refuse(429, `Too many requests: ${served.server.name} takes ${limit} per minute from each caller`, {
-      'retry-after': String(wait),
-    });
+    refuse(429, message, { 'retry-after': String(wait) });
     return false;
   }
 

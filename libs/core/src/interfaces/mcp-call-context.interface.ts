@@ -75,7 +75,15 @@ export interface McpPrincipal {
 
 /**
  * What a composed virtual server serves of the host's catalog: lists and calls through its path
- * agree on it, as they agree on the access policy.
+ * agree on it, as they agree on the access policy. The host sets it (`McpPrincipal.server`) on
+ * requests through a composed server's path; a tool may read it to know where it was called from.
+ * @example
+ * ```ts
+ * @McpTool({ description: 'Where am I?' })
+ * where(@McpContext() context: McpCallContext) {
+ *   return context.caller.server?.name ?? 'the host itself';
+ * }
+ * ```
  */
 export interface McpServerSelection {
   /** The server's name, in the audit records of its calls. */

@@ -46,6 +46,20 @@ describe('virtual servers at run time, on three replicas', () => {
     const body = (await response.json()) as { tools: { name: string; enabled?: boolean }[] };
     return body.tools.map((tool) => tool.name);
   };
+  /** The status of a request to one replica's `path`: an `initialize` (POST), or a GET (which counts no call). */
+  const requestAt = (replica: string, path: string, method: 'GET' | 'POST') =>
+    fetch(`http://127.0.0.1:${replicas.get(replica)!.port}${path}`, {
+      method,
+      headers: { ...ADMIN, accept: 'application/json, text/event-stream' },
+      ...(method === 'POST' && {
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+        }),
+      }),
+    }).then((response) => response.status);
   const everyReplicaLists = async (tool: string, present: boolean) =>
     (await Promise.all(REPLICAS.map(toolsOf))).every((tools) => tools.includes(tool) === present);
   const crm = (extra: Record<string, unknown> = {}) => ({
@@ -192,17 +206,7 @@ describe('virtual servers at run time, on three replicas', () => {
   });
 
   it('composes a virtual server through one replica: every replica serves its path, and none once it is removed', async () => {
-    const initializeAt = (replica: string) =>
-      fetch(`http://127.0.0.1:${replicas.get(replica)!.port}/mcp/crm-desk`, {
-        method: 'POST',
-        headers: { ...ADMIN, accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
-        }),
-      }).then((response) => response.status);
+    const initializeAt = (replica: string) => requestAt(replica, '/mcp/crm-desk', 'POST');
     const everyReplicaAnswers = async (status: number) =>
       (await Promise.all(REPLICAS.map(initializeAt))).every((answered) => answered === status);
     expect(await everyReplicaAnswers(404)).toBe(true);
@@ -249,19 +253,7 @@ describe('virtual servers at run time, on three replicas', () => {
       }),
     });
     expect(limited.status).toBe(200);
-    const at = (replica: string, method: 'GET' | 'POST') =>
-      fetch(`http://127.0.0.1:${replicas.get(replica)!.port}/mcp/limited`, {
-        method,
-        headers: { ...ADMIN, accept: 'application/json, text/event-stream' },
-        ...(method === 'POST' && {
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'initialize',
-            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
-          }),
-        }),
-      }).then((response) => response.status);
+    const at = (replica: string, method: 'GET' | 'POST') => requestAt(replica, '/mcp/limited', method);
     // Served everywhere (a GET counts no call), then three calls on three replicas, and a fourth refused.
     await waitForAsync(async () =>
       (await Promise.all(REPLICAS.map((replica) => at(replica, 'GET')))).every((s) => s !== 404),

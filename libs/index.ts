@@ -68,6 +68,8 @@ export type {
   McpCallContext,
   McpCallLogger,
   McpPrincipal,
+  McpServerSelection,
+  McpSelectableEntry,
   McpLogLevel,
   McpTransportKind,
   McpCallKind,
@@ -279,6 +281,9 @@ export type {
   VirtualServersDocument,
   VirtualServersStore,
   VirtualServersChange,
+  ComposedServer,
+  ComposedServerCredentials,
+  ComposedServerSelection,
 } from '#libs/virtual-servers';
 
 // Approvals, tasks, health, metrics, statistics

@@ -34,8 +34,8 @@ describe('virtual servers at run time, on three replicas', () => {
   let base: string;
   let session: ConnectedV1;
   let listChanged = 0;
-  /** Time from the admin API's answer to the tool being listed by every replica (ms). */
-  const propagationMs: number[] = [];
+  /** Per change: the time from the admin API's answer to every replica serving it. */
+  const propagation: string[] = [];
 
   const api = (path: string, init: RequestInit = {}) =>
     fetch(`${base}/admin/api/servers${path}`, { ...init, headers: { ...ADMIN, ...(init.headers as object) } });
@@ -46,6 +46,20 @@ describe('virtual servers at run time, on three replicas', () => {
     const body = (await response.json()) as { tools: { name: string; enabled?: boolean }[] };
     return body.tools.map((tool) => tool.name);
   };
+  /** The status of a request to one replica's `path`: an `initialize` (POST), or a GET (which counts no call). */
+  const requestAt = (replica: string, path: string, method: 'GET' | 'POST') =>
+    fetch(`http://127.0.0.1:${replicas.get(replica)!.port}${path}`, {
+      method,
+      headers: { ...ADMIN, accept: 'application/json, text/event-stream' },
+      ...(method === 'POST' && {
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+        }),
+      }),
+    }).then((response) => response.status);
   const everyReplicaLists = async (tool: string, present: boolean) =>
     (await Promise.all(REPLICAS.map(toolsOf))).every((tools) => tools.includes(tool) === present);
   const crm = (extra: Record<string, unknown> = {}) => ({
@@ -95,7 +109,8 @@ describe('virtual servers at run time, on three replicas', () => {
     const answeredAt = Date.now();
     expect(response.status).toBe(200);
     const document = (await response.json()) as { version: number; updatedBy: string; upstreams: unknown[] };
-    expect(document).toMatchObject({ version: 1, updatedBy: 'desk-admin' });
+    // Version 1 is the desk's seed (its read-only composed server), stored by the first replica up.
+    expect(document).toMatchObject({ version: 2, updatedBy: 'desk-admin' });
     // Secrets never leave the host.
     expect(document.upstreams).toEqual([
       expect.objectContaining({ transport: expect.objectContaining({ bearer: '[REDACTED]' }) }),
@@ -104,7 +119,7 @@ describe('virtual servers at run time, on three replicas', () => {
       const seen = await Promise.all(REPLICAS.map(toolsOf));
       return seen.every((tools) => tools.includes('crm__get_ticket'));
     }, 10_000);
-    propagationMs.push(Date.now() - answeredAt);
+    propagation.push(`upstream added ${Date.now() - answeredAt} ms`);
     expect(await toolsOf('desk-2')).toEqual(expect.arrayContaining(['crm__get_ticket', 'crm__search_tickets']));
     expect(await toolsOf('desk-2')).not.toContain('crm__close_ticket');
     // A call through the balancer reaches the upstream, whichever replica serves it.
@@ -118,7 +133,7 @@ describe('virtual servers at run time, on three replicas', () => {
     await pg.end();
     expect(rows).toEqual([
       {
-        version: 1,
+        version: 2,
         document: expect.objectContaining({
           upstreams: [expect.objectContaining({ transport: expect.objectContaining({ bearer: 'crm-secret-token' }) })],
         }),
@@ -128,7 +143,7 @@ describe('virtual servers at run time, on three replicas', () => {
       await Promise.all(REPLICAS.map((replica) => readAuditTrail(join(auditDir, `${replica}.jsonl`)).catch(() => [])))
     ).flat();
     expect(records.filter((record) => record.method === 'admin/servers.upsert')).toMatchObject([
-      { principal: 'desk-admin', target: 'crm', outcome: 'ok', arguments: { version: 1 } },
+      { principal: 'desk-admin', target: 'crm', outcome: 'ok', arguments: { version: 2 } },
     ]);
     expect(JSON.stringify(records)).not.toContain('crm-secret-token');
   });
@@ -190,6 +205,91 @@ describe('virtual servers at run time, on three replicas', () => {
     expect(await everyReplicaLists('crm__get_ticket', true)).toBe(true);
   });
 
+  it('composes a virtual server through one replica: every replica serves its path, and none once it is removed', async () => {
+    const initializeAt = (replica: string) => requestAt(replica, '/mcp/crm-desk', 'POST');
+    const everyReplicaAnswers = async (status: number) =>
+      (await Promise.all(REPLICAS.map(initializeAt))).every((answered) => answered === status);
+    expect(await everyReplicaAnswers(404)).toBe(true);
+    const composed = await api('/composed', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'crm-desk',
+        path: '/mcp/crm-desk',
+        select: [
+          { from: 'upstream', name: 'crm' },
+          { from: 'local', entries: ['search_customers'] },
+        ],
+      }),
+    });
+    const answeredAt = Date.now();
+    expect(composed.status).toBe(200);
+    await waitForAsync(() => everyReplicaAnswers(200), 10_000);
+    propagation.push(`composed server added ${Date.now() - answeredAt} ms`);
+    // Through the balancer, a session of it spans the replicas (its record in Redis).
+    const crmDesk = await connectSdkV1(`${base}/mcp/crm-desk`, 'crm-desk', {
+      headers: { 'x-api-key': DESK_KEYS.admin },
+    });
+    expect((await crmDesk.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+      'crm__get_ticket',
+      'crm__search_tickets',
+      'search_customers',
+    ]);
+    await crmDesk.client.close();
+    const removed = await api('/composed/crm-desk', { method: 'DELETE' });
+    const removedAt = Date.now();
+    expect(removed.status).toBe(200);
+    await waitForAsync(() => everyReplicaAnswers(404), 10_000);
+    propagation.push(`composed server removed ${Date.now() - removedAt} ms`);
+  });
+
+  it('counts a composed server’s limit of calls per caller across the replicas (the throttler storage on Redis)', async () => {
+    const limited = await api('/composed', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'limited',
+        path: '/mcp/limited',
+        select: [{ from: 'local', entries: ['search_customers'] }],
+        limits: { callsPerMinute: 3 },
+      }),
+    });
+    expect(limited.status).toBe(200);
+    const at = (replica: string, method: 'GET' | 'POST') => requestAt(replica, '/mcp/limited', method);
+    // Served everywhere (a GET counts no call), then three calls on three replicas, and a fourth refused.
+    await waitForAsync(async () =>
+      (await Promise.all(REPLICAS.map((replica) => at(replica, 'GET')))).every((s) => s !== 404),
+    );
+    expect([await at('desk-1', 'POST'), await at('desk-2', 'POST'), await at('desk-3', 'POST')]).toEqual([
+      200, 200, 200,
+    ]);
+    expect(await at('desk-1', 'POST')).toBe(429);
+    expect((await api('/composed/limited', { method: 'DELETE' })).status).toBe(200);
+  });
+
+  it('adds a REST API through one replica: every replica serves its operations, and none once it is removed', async () => {
+    const added = await api('/apis', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'deskb',
+        document: `http://127.0.0.1:${upstream.port}/docs-json`,
+        baseUrl: `http://127.0.0.1:${upstream.port}`,
+        prefix: 'deskb_',
+        operations: { operationIds: ['getCustomer', 'getTicket'] },
+      }),
+    });
+    const answeredAt = Date.now();
+    expect(added.status).toBe(200);
+    await waitForAsync(() => everyReplicaLists('deskb_getCustomer', true), 10_000);
+    propagation.push(`API added ${Date.now() - answeredAt} ms`);
+    const result = await session.client.callTool({ name: 'deskb_getTicket', arguments: { ticketId: 'T-2001' } });
+    expect(result.isError).toBeFalsy();
+    expect(await toolsOf('desk-3')).not.toContain('deskb_createTicket');
+    const removed = await api('/apis/deskb', { method: 'DELETE' });
+    const removedAt = Date.now();
+    expect(removed.status).toBe(200);
+    await waitForAsync(() => everyReplicaLists('deskb_getCustomer', false), 10_000);
+    propagation.push(`API removed ${Date.now() - removedAt} ms`);
+  });
+
   it('exports the document and imports it again (credentials kept), refuses a stale version, and removes an upstream everywhere', async () => {
     const exported = (await (await api('/document')).json()) as { version: number };
     const again = await api('/document', { method: 'POST', body: JSON.stringify(exported) });
@@ -206,14 +306,14 @@ describe('virtual servers at run time, on three replicas', () => {
     const answeredAt = Date.now();
     expect(removed.status).toBe(200);
     await waitForAsync(() => everyReplicaLists('crm__get_ticket', false), 10_000);
-    propagationMs.push(Date.now() - answeredAt);
+    propagation.push(`upstream removed ${Date.now() - answeredAt} ms`);
     await waitFor(() => listChanged > before, 5_000);
     await expect(
       session.client.callTool({ name: 'crm__get_ticket', arguments: { ticketId: 'T-2001' } }),
     ).rejects.toThrow(/Unknown tool/);
     expect((await api('/upstreams/crm', { method: 'DELETE' })).status).toBe(404);
     console.log(
-      `virtual servers: from the admin API's answer to every replica serving the change: ${propagationMs.join(' ms, ')} ms`,
+      `virtual servers: from the admin API's answer to every replica serving the change: ${propagation.join(', ')}`,
     );
   });
 });

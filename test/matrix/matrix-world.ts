@@ -348,6 +348,36 @@ export class MatrixWorld {
     });
     if (added.status !== 200)
       throw new Error(`the virtual server was not added: ${added.status} ${await added.text()}`);
+    // Composed virtual servers, endpoints of their own: that upstream's tools at /mcp/deskv, and
+    // the Fastify desk's own tools at /mcp/local (docs/virtual-servers.md).
+    await this.compose('desk', {
+      name: 'deskv',
+      path: '/mcp/deskv',
+      title: 'The other desk, added at run time',
+      credentials: { scopes: ['tickets:read'] },
+      select: [{ from: 'upstream', name: 'deskv' }],
+    });
+    await this.compose('fastify', {
+      name: 'desk-local',
+      path: '/mcp/local',
+      select: [
+        {
+          from: 'local',
+          entries: ['search_*', 'get_*', 'create_ticket', 'close_ticket', 'export_ticket_report'],
+        },
+      ],
+    });
+  }
+
+  /** Adds a composed virtual server to `host` through its admin API. */
+  private async compose(host: string, server: Record<string, unknown>): Promise<void> {
+    const composed = await fetch(`${this.host(host).base}/admin/api/servers/composed`, {
+      method: 'POST',
+      headers: { 'x-api-key': this.keyOf('admin'), 'content-type': 'application/json' },
+      body: JSON.stringify(server),
+    });
+    if (composed.status !== 200)
+      throw new Error(`the composed server was not added: ${composed.status} ${await composed.text()}`);
   }
 
   /** What the command line and the in-process app share with `desk`: its Redis (approvals, throttling). */

@@ -458,7 +458,8 @@ const CANCELLATION: Policy = {
 /** Every call has its record: who, which client, which surface (and route), and how it ended. */
 const AUDIT: Policy = {
   id: 'audit',
-  promise: 'the record names principal, client, transport, route, the identity used downstream and outcome',
+  promise:
+    'the record names principal, client, transport, route, the composed server, the identity used downstream and outcome',
   outcomes: ['ok'],
   async run(surface, world) {
     const call = surface.entries.read;
@@ -480,6 +481,8 @@ const AUDIT: Policy = {
     if (surface.reaches === 'rest-api') expect(record.route).toBe(`${surface.restApi}: GET /api/customers`);
     // A call only a view can make (an app-only tool) is recorded as coming from one.
     expect(record.origin).toBe(surface.reaches === 'view' ? 'view' : undefined);
+    // A call through a composed virtual server's path is recorded with the server's name.
+    expect(record.server).toBe(surface.server);
     // Who the call went on as: the host's own credential (nothing of the caller's), or the caller,
     // by a token the facade issued for the downstream (subject the caller, actor the facade).
     if (surface.downstream === 'token-exchange') {

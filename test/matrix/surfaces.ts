@@ -98,6 +98,8 @@ export interface Surface {
   readonly credential?: MatrixCredential;
   /** The `rest.apis` API it reaches, when it reaches one. */
   readonly restApi?: string;
+  /** The composed virtual server whose path it calls (named in its audit records), when it calls one. */
+  readonly server?: string;
   /**
    * Who the downstream sees on its calls: the host (`service`: its own key), the caller by a
    * token the facade issued for it (`token-exchange`), or the caller's own account there, which
@@ -425,6 +427,8 @@ function hostSurface(spec: {
   downstream?: Surface['downstream'];
   /** The host its calls go on to, when its trail records nothing of them. */
   downstreamHost?: string;
+  /** A composed virtual server of the host it calls, at its own path. @default the host's MCP path */
+  composed?: { name: string; path: string };
 }): Surface {
   return {
     id: spec.id,
@@ -442,6 +446,7 @@ function hostSurface(spec: {
     ...(spec.restApi && { restApi: spec.restApi }),
     downstream: spec.downstream ?? 'service',
     ...(spec.downstreamHost && { downstreamHost: spec.downstreamHost }),
+    ...(spec.composed && { server: spec.composed.name }),
     withoutCredential: 'refused',
     notApplicable: spec.notApplicable ?? {},
     open: async (world, role) => {
@@ -449,7 +454,7 @@ function hostSurface(spec: {
       // The API is for writers (`tickets:write`): a reader reaches none of its operations.
       if (spec.downstream === 'user' && (role === 'caller' || role === 'agent')) await connectedAccount(world, spec);
       return httpSession(
-        `${host.base}/mcp`,
+        `${host.base}${spec.composed?.path ?? '/mcp'}`,
         spec.era,
         `matrix-${spec.id}`,
         await credentialOf(world, spec.id, role, spec.credential),
@@ -936,6 +941,18 @@ export const SURFACES: readonly Surface[] = [
     entries: upstreamEntries('deskv__'),
     onward: 'upstream',
     approvalsAt: { host: 'upstream', principal: 'gateway', prefix: 'deskv__' },
+    composed: { name: 'deskv', path: '/mcp/deskv' },
+  }),
+  hostSurface({
+    id: 'fastify-virtual-server',
+    ticket: 'T-2005',
+    host: 'fastify',
+    era: '2026-07-28',
+    mode: 'stateful',
+    platform: 'fastify',
+    reaches: 'tool',
+    entries: DESK_ENTRIES,
+    composed: { name: 'desk-local', path: '/mcp/local' },
   }),
   hostSurface({
     id: 'call-tool',

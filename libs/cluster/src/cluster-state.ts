@@ -7,6 +7,7 @@ import { ClusterApprovalLedger } from './approvals/cluster-approval.ledger';
 import { ClusterCatalogToggles } from './catalog/cluster-catalog-toggles';
 import { ClusterPolicyStore } from './governance/cluster-policy-store';
 import { ClusterConfigChanges } from './config/cluster-config-changes';
+import { ClusterReplicaHistories } from './stats/cluster-replica-histories';
 import { ClusterAnswerClaims } from './claims/cluster-answer-claims';
 import { McpCluster, type ClusterOptions } from './replicas/mcp-cluster';
 import { ClusterResourceUpdates } from './resources/cluster-resource-updates';
@@ -47,6 +48,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
   readonly userConnections: ClusterKeyValueStore;
   readonly policies: ClusterPolicyStore;
   readonly configChanges: ClusterConfigChanges;
+  readonly histories: ClusterReplicaHistories;
   /** A replica that cannot reach the backplane serves no session: it is not ready. */
   readonly readiness: readonly McpHealthCheck[];
 
@@ -66,6 +68,7 @@ export class ClusterState implements OnModuleInit, OnApplicationShutdown {
     this.userConnections = new ClusterKeyValueStore(cluster, 'connections');
     this.policies = new ClusterPolicyStore(cluster);
     this.configChanges = new ClusterConfigChanges(cluster);
+    this.histories = new ClusterReplicaHistories(cluster);
     this.readiness = [{ name: 'cluster', required: true, check: () => cluster.backplane.ping() }];
   }
 

@@ -27,6 +27,8 @@ export type {
   McpCallContext,
   McpCallLogger,
   McpPrincipal,
+  McpServerSelection,
+  McpSelectableEntry,
   McpLogLevel,
   McpTransportKind,
   McpCallKind,

@@ -50,11 +50,20 @@ import {
 } from '#libs/authorization-server';
 import { GATEWAY_PROVIDERS, McpGateway, MCP_GATEWAY_OPTIONS } from '#libs/gateway';
 import { APPS_PROVIDERS, UiExtension } from '#libs/apps';
-import { MCP_VIRTUAL_SERVERS_OPTIONS, McpVirtualServers, VIRTUAL_SERVERS_PROVIDERS } from '#libs/virtual-servers';
+import {
+  MCP_HTTP_SERVING,
+  MCP_RESERVED_PATHS,
+  MCP_VIRTUAL_SERVERS_OPTIONS,
+  McpVirtualServers,
+  VIRTUAL_SERVERS_PROVIDERS,
+  type McpHttpServing,
+  type ReservedPaths,
+} from '#libs/virtual-servers';
 import { MCP_TOOL_SEARCH_OPTIONS, McpToolSearch, TOOL_CALL_RELAY, type ToolCallRelay } from '#libs/tool-search';
 import { CatalogPins, GOVERNANCE_PROVIDERS, MCP_GOVERNANCE_OPTIONS, McpGovernance } from '#libs/governance';
 import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
+import { McpEndpoints } from './endpoints/mcp-endpoints';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
 import {
   DOWNSTREAM_IDENTITY_PROVIDERS,
@@ -196,6 +205,21 @@ const OPTION_SLICES = (
     // call_tool runs the chosen tool in process, through the same admission as a direct call.
     { provide: TOOL_CALL_RELAY, useFactory: (invoker: McpInvoker): ToolCallRelay => invoker, inject: [McpInvoker] },
     McpHost,
+    // Composed virtual servers serve through the MCP path's transport, under its path.
+    {
+      provide: MCP_HTTP_SERVING,
+      useFactory: (http: StreamableHttpHandler): McpHttpServing => http,
+      inject: [StreamableHttpHandler],
+    },
+    {
+      provide: MCP_RESERVED_PATHS,
+      useFactory: (options: ResolvedMcpOptions, endpoints: McpEndpoints): ReservedPaths => ({
+        mcpPath: options.hosting.path,
+        oauth: options.security.auth.mode === 'oauth',
+        taken: () => endpoints.all().flatMap((endpoint) => (endpoint.path ? [endpoint.path] : [])),
+      }),
+      inject: [MCP_RESOLVED_OPTIONS, McpEndpoints],
+    },
     // Health, metrics, the admin dashboard and approvals: added by forRoot/forRootAsync, only the
     // parts that are on (see operationsParts).
   ],

@@ -26,6 +26,13 @@ export { catalogEntryOf } from './stats/catalog-entry';
 export { LATENCY_BINS, latencyBin, binValue, quantile } from './stats/latency-histogram';
 export { McpCallHistory, type McpHistorySeries, type McpHistorySnapshot } from './stats/mcp-call-history';
 export {
+  InjectReplicaHistories,
+  LocalReplicaHistories,
+  MCP_REPLICA_HISTORIES,
+  type PublishedHistory,
+  type ReplicaHistories,
+} from './stats/replica-histories';
+export {
   OTHER_ENTRY,
   McpCallStats,
   type McpCallStatsOptions,

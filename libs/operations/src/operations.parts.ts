@@ -5,6 +5,7 @@ import { AdminApi } from './admin/admin-api';
 import { AdminCatalogReader } from './admin/admin-catalog.reader';
 import { AdminEndpoint } from './admin/admin.endpoint';
 import { CALL_HISTORY_PROVIDER, CALL_STATS_PROVIDER } from './admin/admin.providers';
+import { ReplicaCharts } from './admin/replica-charts';
 import { ApprovalEvents } from './approvals/approval-events';
 import { McpApprovals } from './approvals/mcp-approvals';
 import { ApprovalsHttpApi } from './admin/approvals-http.api';
@@ -74,7 +75,7 @@ export function operationsParts(on: OperationsSwitches): OperationsParts {
       METRICS_PROVIDER,
       ...(health?.providers ?? []),
       // The admin dashboard (`admin` option): page, JSON API and approvals API.
-      ...(on.admin ? [CALL_HISTORY_PROVIDER, AdminCatalogReader, AdminApi, AdminEndpoint] : []),
+      ...(on.admin ? [CALL_HISTORY_PROVIDER, ReplicaCharts, AdminCatalogReader, AdminApi, AdminEndpoint] : []),
       // The metrics endpoint shares the admin API's access rules (AdminAccess).
       ...(on.metrics ? [McpMetricsEndpoint] : []),
       {

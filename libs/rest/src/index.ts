@@ -77,6 +77,7 @@ export {
   type McpRestConfirmOptions,
   type McpRestConfirmPolicy,
 } from './options/rest.options';
-export type { McpRestApiOptions, RestApiOptions } from './options/rest-api.options';
+export { resolveRestApis, type McpRestApiOptions, type RestApiOptions } from './options/rest-api.options';
 export { loadOpenApiDocument, OpenApiSourceError, type LoadedOpenApiDocument } from './remote/openapi-source';
 export { REST_PROVIDERS } from './rest.providers';
+export { RestApiLoader } from './remote/rest-api.loader';

@@ -66,6 +66,40 @@ export interface McpPrincipal {
   scopes: readonly string[];
   roles: readonly string[];
   claims: Readonly<Record<string, unknown>>;
+  /**
+   * The composed virtual server the request came through (its own path, docs/virtual-servers.md):
+   * the caller sees and calls only what it selects. Absent on the host's own endpoints.
+   */
+  server?: McpServerSelection;
+}
+
+/**
+ * What a composed virtual server serves of the host's catalog: lists and calls through its path
+ * agree on it, as they agree on the access policy. The host sets it (`McpPrincipal.server`) on
+ * requests through a composed server's path; a tool may read it to know where it was called from.
+ * @example
+ * ```ts
+ * @McpTool({ description: 'Where am I?' })
+ * where(@McpContext() context: McpCallContext) {
+ *   return context.caller.server?.name ?? 'the host itself';
+ * }
+ * ```
+ */
+export interface McpServerSelection {
+  /** The server's name, in the audit records of its calls. */
+  readonly name: string;
+  /** Equal for equal selections and infos (list pages and `initialize` results are cached per key). */
+  readonly key: string;
+  /** What `initialize` and `server/discover` say of the server through its path. */
+  readonly info: { readonly name: string; readonly title?: string; readonly instructions?: string };
+  /** Whether the server serves `entry` to `principal` (its selection and that selection's own scopes and roles). */
+  selects(entry: McpSelectableEntry, principal: McpPrincipal): boolean;
+}
+
+/** A catalog entry as a server's selection sees it: its name (or URI) and where it comes from. */
+export interface McpSelectableEntry {
+  readonly key: string;
+  readonly origin?: { readonly kind: 'local' | 'rest' | 'api' | 'upstream'; readonly name?: string };
 }
 
 /** What a call serves. */

@@ -30,6 +30,18 @@ import { HttpMessages } from './http.messages';
 import { NotificationStreams } from './notification-streams';
 import { StatelessHeaders, VERSION_HEADER } from './stateless-headers';
 
+/**
+ * Who calls, for an endpoint at another path that serves through this one (a composed virtual
+ * server): given the request, how the MCP endpoint authenticates it and how it refuses (recorded
+ * as its refusals are), the caller — or `undefined` when the request was refused.
+ */
+export type McpHttpCaller = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  authenticate: () => Promise<McpPrincipal | undefined>,
+  refuse: (status: number, message: string, headers?: Record<string, string>) => void,
+) => Promise<McpPrincipal | undefined>;
+
 /** What a 2026-07-28 request is handed to the dispatcher with (it never holds state: see `mcpRequest`). */
 const STATELESS_REQUEST = new McpSession(undefined, STATELESS_PROTOCOL_VERSION);
 
@@ -63,16 +75,23 @@ export class StreamableHttpHandler {
     this.stateful = protocol.mode === 'stateful';
   }
 
-  /** Serves one HTTP request on the MCP path. Never throws. */
-  handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): void {
-    this.route(req, res).catch((error: unknown) => {
+  /**
+   * Serves one HTTP request on the MCP path (or on a composed server's, whose `caller` decides
+   * who calls). Never throws.
+   */
+  handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse, caller?: McpHttpCaller): void {
+    this.route(req, res, caller).catch((error: unknown) => {
       this.logger.error('Unexpected transport failure', (error as Error)?.stack ?? String(error));
       if (!res.headersSent) this.responder.refuse(res, [500, JsonRpcErrorCode.INTERNAL_ERROR, 'Internal error'], req);
       else res.end();
     });
   }
 
-  private async route(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+  private async route(
+    req: IncomingMessage & { body?: unknown },
+    res: ServerResponse,
+    caller: McpHttpCaller | undefined,
+  ): Promise<void> {
     // While draining, what belongs to the calls in flight still comes in (a client's answers and
     // cancellations, a stream's resumption, the end of a session); new requests are refused.
     const serving = this.state.accepting || this.state.phase === 'draining';
@@ -83,7 +102,15 @@ export class StreamableHttpHandler {
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
       return this.responder.refuse(res, HttpMessages.methodNotAllowed(req.method ?? ''), req);
     }
-    const principal = await this.authentication.principalOf(req, res);
+    const principal = caller
+      ? await caller(
+          req,
+          res,
+          () => this.authentication.principalOf(req, res),
+          (status, message, headers) =>
+            this.responder.refuse(res, [status, JsonRpcErrorCode.TRANSPORT_REFUSED, message], req, { headers }),
+        )
+      : await this.authentication.principalOf(req, res);
     if (!principal) return;
     switch (req.method) {
       case 'POST':

@@ -9,7 +9,7 @@ import {
   LocalTaskReplicas,
   SessionStore,
 } from '#libs/protocol';
-import { LocalConfigChanges } from '#libs/operations';
+import { LocalConfigChanges, LocalReplicaHistories } from '#libs/operations';
 import { LocalResourceUpdates } from '#libs/resources';
 import { InMemoryAuthorizationServerStore } from '#libs/authorization-server';
 import { InMemoryUserConnectionStore } from '#libs/downstream-identity';
@@ -31,6 +31,7 @@ export function inProcessState({ protocol, tools, prompts, resources }: SharedSt
     userConnections: new InMemoryUserConnectionStore(),
     policies: new InProcessPolicyStore(),
     configChanges: new LocalConfigChanges(),
+    histories: new LocalReplicaHistories(),
     readiness: [],
   };
 }

@@ -2,7 +2,7 @@ import type { InjectionToken, Provider, Type } from '@nestjs/common';
 import { CATALOG_TOGGLES, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { MCP_PIN_CHANGES, MCP_POLICY_STORE } from '#libs/governance';
 import { MCP_APPROVAL_LEDGER } from '#libs/invocation';
-import { DependencyHealth, MCP_CONFIG_CHANGES } from '#libs/operations';
+import { DependencyHealth, MCP_CONFIG_CHANGES, MCP_REPLICA_HISTORIES } from '#libs/operations';
 import {
   MCP_ANSWER_CLAIMS,
   MCP_PROTOCOL_OPTIONS,
@@ -91,6 +91,7 @@ export const SHARED_STATE_PROVIDERS: Provider[] = [
   piece(MCP_CONFIG_CHANGES, 'configChanges'),
   // Pins changed (an approval): the same word, under the pins' document name.
   piece(MCP_PIN_CHANGES, 'configChanges'),
+  piece(MCP_REPLICA_HISTORIES, 'histories'),
 ];
 
 /**

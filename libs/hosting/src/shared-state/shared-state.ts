@@ -1,7 +1,7 @@
 import type { CatalogToggles, PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import type { GovernancePolicyStore } from '#libs/governance';
 import type { ApprovalLedger } from '#libs/invocation';
-import type { ConfigChanges, McpHealthCheck } from '#libs/operations';
+import type { ConfigChanges, McpHealthCheck, ReplicaHistories } from '#libs/operations';
 import type {
   AnswerClaims,
   McpTaskStore,
@@ -48,6 +48,8 @@ export interface SharedState {
   readonly policies: GovernancePolicyStore;
   /** Configuration stored at run time (the virtual servers): the word that it changed. */
   readonly configChanges: ConfigChanges;
+  /** The replicas' last hours of tool calls, for the dashboard's charts of each. */
+  readonly histories: ReplicaHistories;
   /** What readiness checks of it (nothing in process; the backplane, required, in a cluster). */
   readonly readiness: readonly McpHealthCheck[];
 }

@@ -22,6 +22,8 @@ export const AdminMessages = {
   badSwitch: (kind: string, action: string) =>
     `"${kind}/${action}" is not a catalog switch; POST to .../catalog/{tool,prompt,resource,resourceTemplate}/<name>/{enable,disable}.`,
   noEntry: (kind: string, name: string) => `No ${kind} "${name}" in the catalog.`,
+  noReplica: (replica: string) =>
+    `No replica "${replica}" published its charts lately: it stopped, or it is not a replica of this host (the answer without ?replica lists them).`,
   noGovernance: () => 'This host has no governance option: there are no policies to read or replace.',
   noPins: () =>
     'This host pins no catalog: declare pin on an upstream (gateway.upstreams[].pin) or an API (rest.apis[].pin).',

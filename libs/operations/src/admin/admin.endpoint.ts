@@ -19,6 +19,7 @@ import { PAGE_CSP, sendDashboard, sendDashboardAsset, sendDashboardJson } from '
 import { renderAdminPage } from './admin-page';
 import { AdminMessages } from '../access/admin.messages';
 import { McpCallHistory } from '../stats/mcp-call-history';
+import { ReplicaCharts } from './replica-charts';
 import { McpCallStats } from '../stats/mcp-call-stats';
 import { OUTCOMES } from '../stats/outcome-index';
 
@@ -69,6 +70,7 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly approvalsApi: ApprovalsHttpApi,
     private readonly catalog: McpCatalog,
     private readonly history: McpCallHistory,
+    private readonly charts: ReplicaCharts,
     @Inject(McpAuthorizationServer) @Optional() private readonly authorizationServer?: McpAuthorizationServer,
     @Inject(UserConnections) @Optional() private readonly connections?: UserConnections,
     @Optional() private readonly governance?: McpGovernance,
@@ -330,8 +332,12 @@ export class AdminEndpoint implements OnModuleInit {
         return this.json(res, 200, this.api.catalog());
       case 'stats':
         return this.json(res, 200, this.api.statistics());
-      case 'history':
-        return this.json(res, 200, { replica: this.options.replica, ...this.history.snapshot() });
+      case 'history': {
+        const replica = query.get('replica') ?? undefined;
+        const chart = await this.charts.chart(replica);
+        if (!chart) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noReplica(replica!) });
+        return this.json(res, 200, chart);
+      }
       case 'sessions':
         return this.json(res, 200, this.api.sessionList());
       case 'policies':

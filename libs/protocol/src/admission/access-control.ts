@@ -57,7 +57,11 @@ export class AccessControl {
 
   /** Whether `principal` may use `entry`, and (given its client) whether the entry is for that client. */
   allows(principal: McpPrincipal, entry: RegisteredHandler, client?: ExtensionClient): boolean {
-    return this.policy.allows(principal, entry.access) && (!client || this.forClient(entry, client));
+    return (
+      this.policy.allows(principal, entry.access) &&
+      (!principal.server || principal.server.selects(entry, principal)) &&
+      (!client || this.forClient(entry, client))
+    );
   }
 
   /**
@@ -96,6 +100,13 @@ export class AccessControl {
   ): ListView<T> {
     let key = this.policy.visibilityKey(principal);
     let visible = (entry: RegisteredHandler) => this.policy.allows(principal, entry.access);
+    const server = principal.server;
+    if (server) {
+      // A composed virtual server's path: only what it selects (docs/virtual-servers.md).
+      const allowed = visible;
+      key = `${key}|server:${server.key}`;
+      visible = (entry) => allowed(entry) && server.selects(entry, principal);
+    }
     const missing = client ? this.restricting.filter((extension) => !declares(client, extension)) : [];
     if (missing.length > 0) {
       const allowed = visible;

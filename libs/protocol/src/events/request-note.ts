@@ -16,6 +16,8 @@ export class RequestNote implements McpRequestEvent {
   downstream: McpDownstreamUse | undefined = undefined;
   /** How the call came, when only an extension could have made it (`view`: from an MCP Apps view). */
   origin: string | undefined = undefined;
+  /** The composed virtual server the request came through (its path), when it came through one. */
+  server: string | undefined = undefined;
   outcome: AuditOutcome = 'ok';
   errorCode: number | undefined = undefined;
   error: string | undefined = undefined;

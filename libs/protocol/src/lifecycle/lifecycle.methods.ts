@@ -50,7 +50,7 @@ export class LifecycleMethods implements McpMethods {
     initialize: (request, _reply, note) => this.initialize(request, note),
     ping: () => EMPTY_RESULT,
     'logging/setLevel': (request) => this.setLogLevel(request),
-    'server/discover': () => this.discover(),
+    'server/discover': (request) => this.discover(request),
   };
   /** The `initialize` result per negotiated version and announced extensions, serialized once. */
   private readonly results = new Map<string, string>();
@@ -81,11 +81,19 @@ export class LifecycleMethods implements McpMethods {
     return { extensions, key };
   }
 
-  private discover(): string {
-    const { extensions, key } = this.featureExtensions();
+  /** The server's name, title and instructions: the host's, or the composed virtual server's the request came through. */
+  private info(request: McpRequest) {
+    const { server } = this.options;
+    const composed = request.principal.server?.info;
+    return composed ? { ...composed, version: server.version } : server;
+  }
+
+  private discover(request: McpRequest): string {
+    const { extensions, key: extensionsKey } = this.featureExtensions();
+    const key = `${extensionsKey} ${request.principal.server?.key ?? ''}`;
     let discovery = this.discoveries.get(key);
     if (discovery !== undefined) return discovery;
-    const { name, version, title, instructions } = this.options.server;
+    const { name, version, title, instructions } = this.info(request);
     discovery = JSON.stringify({
       resultType: 'complete',
       supportedVersions: ALL_PROTOCOL_VERSIONS,
@@ -102,7 +110,8 @@ export class LifecycleMethods implements McpMethods {
     return discovery;
   }
 
-  private initialize({ params, session }: McpRequest, note: RequestNote): string {
+  private initialize(request: McpRequest, note: RequestNote): string {
+    const { params, session } = request;
     const requested = params.protocolVersion;
     if (typeof requested !== 'string') {
       throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'initialize: "protocolVersion" must be a string');
@@ -119,16 +128,17 @@ export class LifecycleMethods implements McpMethods {
       session.clientCapabilities = params.capabilities as Record<string, unknown>;
     }
     const { extensions, key } = this.featureExtensions();
-    let result = this.results.get(`${version} ${key}`);
+    const cached = `${version} ${key} ${request.principal.server?.key ?? ''}`;
+    let result = this.results.get(cached);
     if (result === undefined) {
-      const { name, version: serverVersion, title, instructions } = this.options.server;
+      const { name, version: serverVersion, title, instructions } = this.info(request);
       result = JSON.stringify({
         protocolVersion: version,
         capabilities: key ? { ...CAPABILITIES, extensions } : CAPABILITIES,
         serverInfo: { name, version: serverVersion, ...(title !== undefined && { title }) },
         ...(instructions !== undefined && { instructions }),
       });
-      this.results.set(`${version} ${key}`, result);
+      this.results.set(cached, result);
     }
     return result;
   }

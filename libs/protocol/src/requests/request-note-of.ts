@@ -8,7 +8,7 @@ import type { McpRequest } from './mcp-request';
  */
 export function requestNoteOf(request: McpRequest, method = request.method ?? null): RequestNote {
   const { session } = request;
-  return new RequestNote(
+  const note = new RequestNote(
     method,
     traitsOf(method),
     request.transport,
@@ -18,4 +18,6 @@ export function requestNoteOf(request: McpRequest, method = request.method ?? nu
     request.remoteAddress,
     session.protocolVersion,
   );
+  if (request.principal.server) note.server = request.principal.server.name;
+  return note;
 }

@@ -4,7 +4,8 @@ import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { CatalogPins } from '#libs/governance';
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
-import type { RestApiOptions } from '../options/rest-api.options';
+import { resolveRestApis, type RestApiOptions } from '../options/rest-api.options';
+import type { OptionReport } from '#libs/core';
 import { readOperations } from '../openapi/read-operations';
 import { selectOperations } from '../openapi/route-selection';
 import { mapOperations, REST_META_KEY } from '../openapi/tool-mapping';
@@ -26,10 +27,13 @@ import { RestApiMessages } from './rest-api.messages';
  * its chosen operations to tools and adds them to the catalog; each call is an HTTP request to
  * the API with its configured credentials. Every problem of every API is reported at once, and
  * any error stops the start: a tool silently missing is worse than a host that says why.
+ * APIs added while the host runs (virtual servers: `addApi`, `removeApi`) come and go whole.
  */
 @Injectable()
 export class RestApiLoader implements OnModuleInit {
   private readonly logger = new Logger('McpRest');
+  /** The tools each API added, by API name (what `removeApi` takes out). */
+  private readonly toolsOf = new Map<string, string[]>();
 
   constructor(
     private readonly catalog: McpCatalog,
@@ -48,30 +52,94 @@ export class RestApiLoader implements OnModuleInit {
     if (errors.length > 0) throw new McpStartupError(errors, 'Cannot expose external REST APIs as MCP tools');
   }
 
-  /** Reads, maps and registers one API. @returns its problems, each named after the API */
-  private async expose(api: RestApiOptions): Promise<RestDiagnostic[]> {
-    const where = `${api.where} (${api.name})`;
-    const named = (list: readonly RestDiagnostic[]) => list.map((d) => ({ ...d, where: `${where}: ${d.where}` }));
+  /** The names of the `rest.apis` option's APIs (an API added at run time may not take one). */
+  get fixedNames(): ReadonlySet<string> {
+    return new Set(this.options.apis.map((api) => api.name));
+  }
+
+  /** Validates APIs given at run time as `rest.apis` is validated (the policy of `rest.confirm` inherited likewise). */
+  resolveApis(given: unknown, report: OptionReport): RestApiOptions[] {
+    return resolveRestApis(given, report, { ...this.options.confirm, ask: undefined, skip: undefined });
+  }
+
+  /**
+   * Adds an API while the host runs: its tools join the catalog (its clients hear
+   * `list_changed`), or, when it has an error, none of them.
+   * @returns its problems
+   */
+  async addApi(api: RestApiOptions): Promise<RestDiagnostic[]> {
+    const diagnostics = await this.expose(api);
+    if (diagnostics.some(({ severity }) => severity !== 'warning')) this.removeApi(api.name);
+    return diagnostics;
+  }
+
+  /** The tools an API serves (none when it is not there). */
+  toolNames(name: string): readonly string[] {
+    return this.toolsOf.get(name) ?? [];
+  }
+
+  /** Takes an API's tools out of the catalog; false when it added none. */
+  removeApi(name: string): boolean {
+    const tools = this.toolsOf.get(name);
+    if (!tools) return false;
+    for (const tool of tools) this.catalog.remove('tool', tool);
+    this.toolsOf.delete(name);
+    return true;
+  }
+
+  /**
+   * Whether an API can be added: its document read and where its requests go known, nothing
+   * registered (what an API given at run time is checked for before it is stored).
+   * @returns its problems
+   */
+  async check(api: RestApiOptions): Promise<RestDiagnostic[]> {
+    const located = await this.locate(api);
+    return 'problems' in located ? located.problems : [];
+  }
+
+  /** Reads an API's document and works out where its requests go. */
+  private async locate(
+    api: RestApiOptions,
+  ): Promise<{ problems: RestDiagnostic[] } | { document: Record<string, unknown>; baseUrl: string }> {
     let loaded;
     try {
       loaded = await loadOpenApiDocument(api.document, { timeoutMs: api.timeoutMs });
     } catch (error) {
       if (!(error instanceof OpenApiSourceError)) throw error;
-      return [
-        { severity: 'error', where: `${api.where}.document`, problem: `the document ${error.message}`, fix: error.fix },
-      ];
+      return {
+        problems: [
+          {
+            severity: 'error',
+            where: `${api.where}.document`,
+            problem: `the document ${error.message}`,
+            fix: error.fix,
+          },
+        ],
+      };
     }
     const baseUrl = api.baseUrl ?? httpUrl(serverUrlOf(loaded.document, loaded.url));
     if (!baseUrl)
-      return [
-        {
-          severity: 'error',
-          where: `${api.where}.baseUrl`,
-          problem: "is not set, and the document's first server gives no absolute http(s) URL",
-          fix: "set baseUrl: 'https://api.example.com/v1' (where the API is served, with its base path)",
-        },
-      ];
-    const read = readOperations(loaded.document);
+      return {
+        problems: [
+          {
+            severity: 'error',
+            where: `${api.where}.baseUrl`,
+            problem: "is not set, and the document's first server gives no absolute http(s) URL",
+            fix: "set baseUrl: 'https://api.example.com/v1' (where the API is served, with its base path)",
+          },
+        ],
+      };
+    return { document: loaded.document, baseUrl };
+  }
+
+  /** Reads, maps and registers one API. @returns its problems, each named after the API */
+  private async expose(api: RestApiOptions): Promise<RestDiagnostic[]> {
+    const where = `${api.where} (${api.name})`;
+    const named = (list: readonly RestDiagnostic[]) => list.map((d) => ({ ...d, where: `${where}: ${d.where}` }));
+    const located = await this.locate(api);
+    if ('problems' in located) return located.problems;
+    const { baseUrl } = located;
+    const read = readOperations(located.document);
     const { selected, unmatched } = selectOperations(read.operations, {
       ...(api.operations ?? { paths: ['/**'] }),
       ...(api.exclude && { exclude: api.exclude }),
@@ -113,6 +181,8 @@ export class RestApiLoader implements OnModuleInit {
         })),
       );
     const confirmWhere = `${api.where}.confirm`;
+    const added: string[] = [];
+    this.toolsOf.set(api.name, added);
     const confirmations = new WriteConfirmations(
       api.confirm,
       mapped.tools.map(({ operation }) => operation),
@@ -131,7 +201,9 @@ export class RestApiLoader implements OnModuleInit {
         route: `${api.name}: ${routeLabel(definition.operation)}`,
         origin: { kind: 'api' as const, name: api.name },
       };
-      diagnostics.push(...addRestTool(this.catalog, options, this.handlerOf(api, baseUrl, definition), access));
+      const refused = addRestTool(this.catalog, options, this.handlerOf(api, baseUrl, definition), access);
+      if (refused.length === 0) added.push(options.name);
+      diagnostics.push(...refused);
     }
     diagnostics.push(...confirmations.unmatchedRules(confirmWhere));
     const undecided = confirmations.report(confirmWhere);

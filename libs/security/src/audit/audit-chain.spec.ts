@@ -87,6 +87,8 @@ describe('canonicalRecordJson', () => {
       { ...fields, protocolVersion: '2026-07-28', route: 'DELETE /api/tickets/{ticketId}' },
       // A call made from an MCP Apps view.
       { ...fields, origin: 'view', method: 'tools/call', target: 'ticket_history' },
+      // A call through a composed virtual server's path.
+      { ...fields, server: 'finance "desk"', method: 'tools/call', target: 'ledger__get_entry' },
       // A call governance decided about: a policy refused it, a guardrail found an e-mail address.
       {
         ...fields,

@@ -45,7 +45,7 @@ export function canonicalRecordJson(r: Omit<AuditRecord, 'hash'>, argumentsJson?
     `,"chain":${quote(r.chain)},"client":${nested(r.client)}${r.count === undefined ? '' : `,"count":${r.count}`}${r.downstream === undefined ? '' : `,"downstream":${canonicalJson(r.downstream)}`},"error":${text(r.error)},"errorCode":${r.errorCode ?? 'null'}` +
     `${r.governance === undefined ? '' : `,"governance":${nested(r.governance)}`}` +
     `,"id":"${r.id}","latencyMs":${r.latencyMs},"method":${text(r.method)}${r.origin === undefined ? '' : `,"origin":${quote(r.origin)}`},"outcome":"${r.outcome}","prevHash":"${r.prevHash}"` +
-    `,"principal":${text(r.principal)}${r.protocolVersion === undefined ? '' : `,"protocolVersion":${quote(r.protocolVersion)}`},"remoteAddress":${text(r.remoteAddress)}${r.route === undefined ? '' : `,"route":${quote(r.route)}`},"seq":${r.seq},"sessionId":${text(r.sessionId)}` +
+    `,"principal":${text(r.principal)}${r.protocolVersion === undefined ? '' : `,"protocolVersion":${quote(r.protocolVersion)}`},"remoteAddress":${text(r.remoteAddress)}${r.route === undefined ? '' : `,"route":${quote(r.route)}`},"seq":${r.seq}${r.server === undefined ? '' : `,"server":${quote(r.server)}`},"sessionId":${text(r.sessionId)}` +
     `,"target":${text(r.target)},"time":"${r.time}","traceId":${text(r.traceId)},"transport":"${r.transport}"}`
   );
 }

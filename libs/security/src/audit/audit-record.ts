@@ -59,6 +59,8 @@ export interface AuditEntry {
   readonly downstream?: McpDownstreamUse;
   /** How the call came when only an extension could have made it: `view`, from an MCP Apps view. */
   readonly origin?: string;
+  /** The composed virtual server the request came through (its own path), when it came through one. */
+  readonly server?: string;
   /** The arguments as sent; redacted and digested by the trail, off the hot path. */
   readonly arguments?: unknown;
   /** The fields of `arguments` to redact (from the entry's input schema). */
@@ -125,6 +127,8 @@ export interface AuditRecord {
   downstream?: McpDownstreamUse;
   /** `view` for a call made from an MCP Apps view (an app-only tool); absent for every other record. */
   origin?: string;
+  /** The composed virtual server (docs/virtual-servers.md) the request came through; absent on the host's own endpoints. */
+  server?: string;
   /** The arguments with fields marked sensitive replaced by `"[REDACTED]"` (`null`: none sent). */
   arguments: unknown;
   /** `sha256:<hex>` of the canonical JSON of the arguments as sent (sensitive fields included), or `null`. */

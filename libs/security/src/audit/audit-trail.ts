@@ -419,6 +419,7 @@ export class AuditTrail {
       if (entry.route !== undefined) record.route = entry.route;
       if (entry.downstream !== undefined) record.downstream = entry.downstream;
       if (entry.origin !== undefined) record.origin = entry.origin;
+      if (entry.server !== undefined) record.server = entry.server;
       if (entry.governance !== undefined) record.governance = entry.governance;
       // What the hash covers (as `hashRecord`): flattened once by hashing, the same text gives the line.
       const hashed = record.prevHash + canonicalRecordJson(record, redacted === args ? argsJson : undefined);

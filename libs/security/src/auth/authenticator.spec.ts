@@ -203,6 +203,18 @@ describe('Authenticator', () => {
       expect(await oauth({ audiences: ['desk-api'] }).authenticate(withToken(token))).toMatchObject({ ok: true });
     });
 
+    it('takes, given one audience (a composed server’s own resource), tokens for it only', async () => {
+      const forServer = await issuer.sign({}, { audience: 'http://127.0.0.1/mcp/finance' });
+      const forHost = await issuer.sign({});
+      const host = oauth({ audiences: ['desk-api'] });
+      expect(await host.authenticate(withToken(forServer), 'http://127.0.0.1/mcp/finance')).toMatchObject({ ok: true });
+      expect(await host.authenticate(withToken(forHost), 'http://127.0.0.1/mcp/finance')).toMatchObject({
+        ok: false,
+        error: 'invalid_token',
+      });
+      expect(await host.authenticate(withToken(forServer))).toMatchObject({ ok: false, error: 'invalid_token' });
+    });
+
     it('refuses a request without a bearer token, naming the scopes that would do', async () => {
       expect(
         await oauth({ requiredScopes: ['mcp'] }).authenticate({ 'x-api-key': await issuer.sign({ scope: 'mcp' }) }),

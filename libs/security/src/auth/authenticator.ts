@@ -57,14 +57,19 @@ export class Authenticator {
     return this.options.mode;
   }
 
-  async authenticate(headers: IncomingHttpHeaders): Promise<AuthResult> {
+  /**
+   * The caller of a request, or why not.
+   * @param audience (OAuth) the one audience a token must name, instead of the host's resource
+   *   (`audiences`): a composed virtual server with an OAuth resource of its own (RFC 8707)
+   */
+  async authenticate(headers: IncomingHttpHeaders, audience?: string): Promise<AuthResult> {
     switch (this.options.mode) {
       case 'none':
         return { ok: true, principal: this.unauthenticated };
       case 'apiKey':
         return this.apiKey(headers);
       case 'oauth':
-        return this.jwt(this.options, headers);
+        return this.jwt(this.options, headers, audience);
     }
   }
 
@@ -90,7 +95,7 @@ export class Authenticator {
     };
   }
 
-  private async jwt(options: McpOAuthAuth, headers: IncomingHttpHeaders): Promise<AuthResult> {
+  private async jwt(options: McpOAuthAuth, headers: IncomingHttpHeaders, audience?: string): Promise<AuthResult> {
     const token = bearer(headers);
     if (!token)
       return {
@@ -103,7 +108,7 @@ export class Authenticator {
     try {
       ({ payload } = await jose().jwtVerify(token, this.jwks!, {
         issuer: options.issuer,
-        audience: [options.resource, ...(options.audiences ?? [])],
+        audience: audience !== undefined ? [audience] : [options.resource, ...(options.audiences ?? [])],
         clockTolerance: options.clockSkewSec ?? 30,
       }));
     } catch (error) {

@@ -1,9 +1,12 @@
 import type { McpUpstreamOptions } from '#libs/gateway';
+import type { McpRestApiOptions } from '#libs/rest';
+import type { ComposedServer } from './composed-server';
 
 /**
  * The configuration managed at run time, as stored, exported and imported (one JSON document,
  * for GitOps): the upstream MCP servers added through the admin API, each as the `gateway`
- * option takes it. `version` goes up by one with every change; a change made against an older
+ * option takes it, the REST APIs as `rest.apis` takes them, and the composed virtual servers,
+ * each an endpoint of its own. `version` goes up by one with every change; a change made against an older
  * version is refused (409), so two administrators cannot overwrite each other unknowingly.
  */
 export interface VirtualServersDocument {
@@ -12,6 +15,10 @@ export interface VirtualServersDocument {
   updatedAt: string | null;
   updatedBy: string | null;
   upstreams: McpUpstreamOptions[];
+  /** Composed virtual servers (absent in documents stored before they existed). */
+  servers?: ComposedServer[];
+  /** REST APIs, each as `rest.apis` takes one (its document at an http(s) URL); absent in older documents. */
+  apis?: McpRestApiOptions[];
 }
 
 /** The document before anything was stored. */

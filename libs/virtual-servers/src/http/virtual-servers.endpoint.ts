@@ -23,6 +23,9 @@ type Handler = (req: NodeRequest, res: ServerResponse) => Promise<void>;
  * - `POST upstreams` (`application/json`, an upstream as the `gateway` option takes it; `?version=N`
  *   refuses it if the document changed since version N): adds it, or replaces the one of its name;
  * - `DELETE upstreams/:name`: removes it;
+ * - `GET apis`, `POST apis`, `DELETE apis/:name`: REST APIs as `rest.apis` takes them, likewise;
+ * - `GET composed`, `POST composed`, `DELETE composed/:name`: the composed virtual servers, likewise
+ *   (each an MCP endpoint of its own at its path: docs/virtual-servers.md);
  * - `GET document`: the whole document (export); `POST document`: replaces it (import).
  *
  * A change answers 200 with the new document, 422 with every problem (`{ problems: [{ where,
@@ -54,14 +57,43 @@ export class VirtualServersEndpoint implements OnModuleInit {
     route('POST', `${base}/upstreams`, async (req, res, principal = this.principalOf(req)) =>
       this.answer(res, await this.servers.putUpstream(principal, req.body, versionOf(req))),
     );
-    route('DELETE', `${base}/upstreams/:name`, async (req, res, principal = this.principalOf(req)) => {
-      const name = decodeURIComponent(new URL(req.url ?? '/', 'http://admin.invalid').pathname.split('/').pop() ?? '');
-      this.answer(res, await this.servers.removeUpstream(principal, name, versionOf(req)));
+    route('DELETE', `${base}/upstreams/:name`, async (req, res, principal = this.principalOf(req)) =>
+      this.answer(res, await this.servers.removeUpstream(principal, lastSegment(req), versionOf(req))),
+    );
+    route('GET', `${base}/apis`, async (_req, res) => this.json(res, 200, this.apis()));
+    route('POST', `${base}/apis`, async (req, res, principal = this.principalOf(req)) =>
+      this.answer(res, await this.servers.putApi(principal, req.body, versionOf(req))),
+    );
+    route('DELETE', `${base}/apis/:name`, async (req, res, principal = this.principalOf(req)) =>
+      this.answer(res, await this.servers.removeApi(principal, lastSegment(req), versionOf(req))),
+    );
+    route('GET', `${base}/composed`, async (_req, res) => {
+      const { version, servers } = this.servers.document();
+      this.json(res, 200, { version, servers });
     });
+    route('POST', `${base}/composed`, async (req, res, principal = this.principalOf(req)) =>
+      this.answer(res, await this.servers.putServer(principal, req.body, versionOf(req))),
+    );
+    route('DELETE', `${base}/composed/:name`, async (req, res, principal = this.principalOf(req)) =>
+      this.answer(res, await this.servers.removeServer(principal, lastSegment(req), versionOf(req))),
+    );
     route('POST', `${base}/document`, async (req, res, principal = this.principalOf(req)) =>
       this.answer(res, await this.servers.importDocument(principal, req.body)),
     );
-    this.logger.log(`Virtual servers API at ${base}/{upstreams,document}`);
+    this.logger.log(`Virtual servers API at ${base}/{upstreams,apis,composed,document}`);
+  }
+
+  /** Each stored API (redacted) with the tools it serves here and the problems it had. */
+  private apis() {
+    const { version, apis = [] } = this.servers.document();
+    const states = new Map(this.servers.apiStates().map((state) => [state.name, state]));
+    return {
+      version,
+      apis: apis.map((api) => {
+        const state = states.get(api.name);
+        return { ...api, status: { tools: state?.tools ?? [], problems: state?.problems ?? [] } };
+      }),
+    };
   }
 
   /** Each stored upstream (redacted) with the gateway's state of it. */
@@ -120,6 +152,10 @@ export class VirtualServersEndpoint implements OnModuleInit {
     sendDashboardJson(res, status, body, headers);
   }
 }
+
+/** The name at the end of the path (`…/upstreams/:name`). */
+const lastSegment = (req: NodeRequest): string =>
+  decodeURIComponent(new URL(req.url ?? '/', 'http://admin.invalid').pathname.split('/').pop() ?? '');
 
 /** `?version=N`: the version the change was made from. */
 function versionOf(req: NodeRequest): number | undefined {

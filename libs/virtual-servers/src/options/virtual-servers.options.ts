@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { optionChecks, type OptionReport } from '#libs/core';
+import type { VirtualServersDocument } from '../document/virtual-servers.document';
 import { FileVirtualServersStore } from '../store/file-virtual-servers.store';
 import type { VirtualServersStore } from '../store/virtual-servers.store';
 
@@ -13,6 +14,7 @@ import type { VirtualServersStore } from '../store/virtual-servers.store';
  * ```ts
  * virtualServers: true                                                   // config/virtual-servers.json
  * virtualServers: { store: new PostgresVirtualServersStore({ connectionString }), allowHosts: ['wiki.internal'] }
+ * virtualServers: { seed: { servers: [{ name: 'readonly', path: '/mcp/readonly', select: [{ from: 'local', entries: ['get_*'] }] }] } }
  * ```
  */
 export interface McpVirtualServersOptions {
@@ -30,6 +32,12 @@ export interface McpVirtualServersOptions {
   allowPrivateNetworks?: boolean;
   /** How often a replica reads the store for a change whose word it missed (ms). @default 30_000 */
   resyncMs?: number;
+  /**
+   * What the store starts with when it holds nothing yet (a first start): upstreams and composed
+   * servers, validated as a change through the admin API is (a problem stops the start), stored
+   * and audited as `virtualServers.seed`'s. Once stored, the store is what counts. @default none
+   */
+  seed?: Partial<Pick<VirtualServersDocument, 'upstreams' | 'servers' | 'apis'>>;
 }
 
 /** `McpVirtualServersOptions` validated; `undefined` when off. */
@@ -38,6 +46,7 @@ export interface VirtualServersOptions {
   readonly allowHosts: readonly string[];
   readonly allowPrivateNetworks: boolean;
   readonly resyncMs: number;
+  readonly seed: Partial<Pick<VirtualServersDocument, 'upstreams' | 'servers' | 'apis'>> | undefined;
 }
 
 /** Token of the resolved `VirtualServersOptions` (`undefined` without the option). */
@@ -49,7 +58,7 @@ export const InjectVirtualServersOptions = (): ParameterDecorator => Inject(MCP_
 /** The options of `McpModule` this slice reads. */
 export const VIRTUAL_SERVERS_OPTION_KEYS = ['virtualServers'] as const;
 
-const KEYS = new Set(['store', 'file', 'allowHosts', 'allowPrivateNetworks', 'resyncMs']);
+const KEYS = new Set(['store', 'file', 'allowHosts', 'allowPrivateNetworks', 'resyncMs', 'seed']);
 
 /** Validates the `virtualServers` option (every problem reported with its fix). */
 export function resolveVirtualServersOptions(
@@ -100,7 +109,15 @@ export function resolveVirtualServersOptions(
       `must be an integer ≥ 1000, got ${JSON.stringify(resyncMs)}`,
       'leave it out for 30000',
     );
+  const seed = v.seed;
+  if (seed !== undefined && (typeof seed !== 'object' || seed === null || Array.isArray(seed)))
+    report(
+      'virtualServers.seed',
+      'must be an object: { upstreams?, servers? }',
+      "e.g. seed: { servers: [{ name: 'readonly', path: '/mcp/readonly', select: [{ from: 'local' }] }] }",
+    );
   return {
+    seed: typeof seed === 'object' && seed !== null && !Array.isArray(seed) ? seed : undefined,
     store:
       typeof store?.save === 'function'
         ? store

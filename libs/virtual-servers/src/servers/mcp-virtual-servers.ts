@@ -1,19 +1,51 @@
-import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
-import type { McpDiagnostic } from '#libs/core';
+import { McpStartupError, type McpDiagnostic } from '#libs/core';
 import { InjectGatewayOptions, McpGateway, type GatewayOptions, type McpUpstreamOptions } from '#libs/gateway';
+import { RestApiLoader, type McpRestApiOptions } from '#libs/rest';
 import { InjectConfigChanges, type ConfigChanges } from '#libs/operations';
 import { AuditTrail, canonicalJson } from '#libs/security';
 import { InjectVirtualServersOptions, type VirtualServersOptions } from '../options/virtual-servers.options';
-import {
-  DOCUMENT_NAME,
-  EMPTY_DOCUMENT,
-  REDACTED,
-  type VirtualServersDocument,
-} from '../document/virtual-servers.document';
+import { DOCUMENT_NAME, EMPTY_DOCUMENT, type VirtualServersDocument } from '../document/virtual-servers.document';
+import type { ComposedServer } from '../document/composed-server';
 import { validateDocument } from '../validation/document.validator';
+import type { ReservedPaths } from '../validation/server.validator';
 import type { UpstreamTargetPolicy } from '../validation/upstream-target.policy';
+import { keepApiSecrets, keepSecrets, redacted, redactedApi } from './secrets';
+
+/** Who the `seed` option's changes are recorded as. */
+const SEED_PRINCIPAL = 'virtualServers.seed';
+
+/** Token of the host's `ReservedPaths` (bound by `McpModule` when it serves HTTP). @internal */
+export const MCP_RESERVED_PATHS = Symbol('MCP:RESERVED_PATHS');
+
+/** The three lists of the document a change edits. */
+interface Parts {
+  upstreams: McpUpstreamOptions[];
+  servers: ComposedServer[];
+  apis: McpRestApiOptions[];
+}
+
+/** What a change does to the lists: the ones it replaces (`undefined`: its target is not there). */
+type Edit = (parts: Parts) => Partial<Parts> | undefined;
+
+/** How a change given with `[REDACTED]` credentials keeps the stored ones, per list. */
+const KEEP: { [K in keyof Parts]: (given: unknown, stored: Parts[K][number] | undefined) => unknown } = {
+  upstreams: (given, stored) => keepSecrets(given, stored as McpUpstreamOptions | undefined),
+  servers: (given) => given,
+  apis: (given, stored) => keepApiSecrets(given, stored as McpRestApiOptions | undefined),
+};
+
+/** What the admin API calls each list's entries in its answers. */
+const ENTRY: { [K in keyof Parts]: string } = { upstreams: 'upstream', servers: 'composed server', apis: 'API' };
 
 /** The outcome of a change: applied (with the new document), or refused with why. */
 export type VirtualServersChange =
@@ -32,12 +64,15 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
   private current: VirtualServersDocument = EMPTY_DOCUMENT;
   /** What is applied, per upstream name: its canonical JSON (a change of any field applies it again). */
   private readonly applied = new Map<string, string>();
+  /** Likewise per API, with the problems it had when it was applied. */
+  private readonly appliedApis = new Map<string, { json: string; problems: string[] }>();
   /** Changes and reloads run one at a time. */
   private turn: Promise<unknown> = Promise.resolve();
   private stopListening: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private opened = false;
   private readonly policy: UpstreamTargetPolicy;
+  private readonly listeners = new Set<(document: VirtualServersDocument) => void>();
 
   constructor(
     /** `undefined` without the `virtualServers` option: then this does nothing. */
@@ -47,6 +82,8 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     @InjectConfigChanges() private readonly changes: ConfigChanges,
     @Optional() private readonly audit?: AuditTrail,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
+    @Optional() @Inject(MCP_RESERVED_PATHS) private readonly reserved?: ReservedPaths,
+    @Optional() private readonly rest?: RestApiLoader,
   ) {
     this.policy = {
       allowHosts: options?.allowHosts ?? [],
@@ -64,11 +101,22 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options) return;
     await this.reload();
+    if (this.current.version === 0 && this.options.seed) await this.plant(this.options.seed);
     this.stopListening = this.changes.onChange((document, version) => {
       if (document === DOCUMENT_NAME && version > this.current.version) void this.reload();
     });
     this.timer = setInterval(() => void this.reload(), this.options.resyncMs);
     this.timer.unref();
+  }
+
+  /** A first start: the `seed` option stored as an import (another replica may have stored it first). */
+  private async plant(seed: Partial<Pick<VirtualServersDocument, 'upstreams' | 'servers' | 'apis'>>): Promise<void> {
+    const planted = await this.importDocument(SEED_PRINCIPAL, { ...seed, upstreams: seed.upstreams ?? [], version: 0 });
+    if (planted.ok) return;
+    if (planted.status === 409) return void (await this.reload());
+    throw new McpStartupError(
+      planted.problems.map((problem) => ({ ...problem, where: `virtualServers.seed: ${problem.where}` })),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -80,49 +128,107 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
 
   /** The document as applied here, its secrets shown as `[REDACTED]`. */
   document(): VirtualServersDocument {
-    return { ...this.current, upstreams: this.current.upstreams.map(redacted) };
+    const { upstreams, servers = [], apis = [] } = this.current;
+    return { ...this.current, upstreams: upstreams.map(redacted), servers, apis: apis.map(redactedApi) };
+  }
+
+  /** Each API added at run time: the tools it serves here, and the problems it had when applied. */
+  apiStates(): { name: string; tools: readonly string[]; problems: readonly string[] }[] {
+    return (this.current.apis ?? []).map(({ name }) => ({
+      name,
+      tools: this.rest?.toolNames(name) ?? [],
+      problems: this.appliedApis.get(name)?.problems ?? [],
+    }));
+  }
+
+  /** Told of every document applied here (after its upstreams), with the document; returns how to stop. */
+  onApplied(listener: (document: VirtualServersDocument) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Adds an upstream, or replaces the one of its name. */
   putUpstream(principal: string, upstream: unknown, expected?: number): Promise<VirtualServersChange> {
-    return this.change(principal, expected, 'upsert', nameOf(upstream), (upstreams) => {
-      const name = nameOf(upstream);
-      const at = upstreams.findIndex((existing) => existing.name === name);
-      const next = [...upstreams];
-      if (at >= 0) next[at] = keepSecrets(upstream, upstreams[at]) as McpUpstreamOptions;
-      else next.push(upstream as McpUpstreamOptions);
-      return next;
-    });
+    return this.put('upstreams', principal, upstream, expected);
   }
 
   /** Removes an upstream: its entries leave the catalog, its clients hear `list_changed`. */
   removeUpstream(principal: string, name: string, expected?: number): Promise<VirtualServersChange> {
-    return this.change(principal, expected, 'remove', name, (upstreams) =>
-      upstreams.some((upstream) => upstream.name === name)
-        ? upstreams.filter((upstream) => upstream.name !== name)
-        : undefined,
-    );
+    return this.remove('upstreams', principal, name, expected);
+  }
+
+  /** Adds a composed server, or replaces the one of its name. */
+  putServer(principal: string, server: unknown, expected?: number): Promise<VirtualServersChange> {
+    return this.put('servers', principal, server, expected);
+  }
+
+  /** Removes a composed server: its path answers 404, its sessions end. */
+  removeServer(principal: string, name: string, expected?: number): Promise<VirtualServersChange> {
+    return this.remove('servers', principal, name, expected);
+  }
+
+  /** Adds a REST API (as `rest.apis` takes one, its document at an http(s) URL), or replaces the one of its name. */
+  putApi(principal: string, api: unknown, expected?: number): Promise<VirtualServersChange> {
+    return this.put('apis', principal, api, expected);
+  }
+
+  /** Removes a REST API: its tools leave the catalog, its clients hear `list_changed`. */
+  removeApi(principal: string, name: string, expected?: number): Promise<VirtualServersChange> {
+    return this.remove('apis', principal, name, expected);
   }
 
   /** Replaces the whole document (a GitOps import), with the same validation. */
   importDocument(principal: string, given: unknown): Promise<VirtualServersChange> {
     const document = given as Partial<VirtualServersDocument> | null;
+    const imported = <K extends keyof Parts>(kind: K, parts: Parts): Parts[K] => {
+      const list = document?.[kind];
+      return (Array.isArray(list) ? list : []).map((item) =>
+        KEEP[kind](
+          item,
+          parts[kind].find((old) => old.name === nameOf(item)),
+        ),
+      ) as Parts[K];
+    };
     return this.change(
       principal,
       typeof document?.version === 'number' ? document.version : undefined,
       'import',
       null,
-      (upstreams) => {
-        const list = Array.isArray(document?.upstreams) ? document.upstreams : [];
-        return list.map(
-          (upstream) =>
-            keepSecrets(
-              upstream,
-              upstreams.find((old) => old.name === nameOf(upstream)),
-            ) as McpUpstreamOptions,
-        );
-      },
+      (parts) => ({
+        upstreams: imported('upstreams', parts),
+        servers: imported('servers', parts),
+        apis: imported('apis', parts),
+      }),
       given,
+    );
+  }
+
+  private put<K extends keyof Parts>(kind: K, principal: string, item: unknown, expected?: number) {
+    const name = nameOf(item);
+    return this.change(principal, expected, 'upsert', name, (parts) => {
+      const list = [...parts[kind]] as Parts[K][number][];
+      const at = list.findIndex((existing) => existing.name === name);
+      const kept = KEEP[kind](item, at >= 0 ? list[at] : undefined) as Parts[K][number];
+      if (at >= 0) list[at] = kept;
+      else list.push(kept);
+      return { [kind]: list };
+    });
+  }
+
+  private remove<K extends keyof Parts>(kind: K, principal: string, name: string, expected?: number) {
+    return this.change(
+      principal,
+      expected,
+      'remove',
+      name,
+      (parts) => {
+        const list = parts[kind] as Parts[K][number][];
+        return list.some((item) => item.name === name)
+          ? { [kind]: list.filter((item) => item.name !== name) }
+          : undefined;
+      },
+      undefined,
+      ENTRY[kind],
     );
   }
 
@@ -131,8 +237,9 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     expected: number | undefined,
     action: 'upsert' | 'remove' | 'import',
     target: string | null,
-    edit: (upstreams: McpUpstreamOptions[]) => McpUpstreamOptions[] | undefined,
+    edit: Edit,
     whole?: unknown,
+    entry = 'virtual server',
   ): Promise<VirtualServersChange> {
     const options = this.options;
     if (!options) throw new Error('Virtual servers are off: set the virtualServers option of McpModule');
@@ -147,30 +254,40 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
         return conflict(
           `the change was made from version ${expected}; the stored version is ${stored.version}: read them again`,
         );
-      const upstreams = edit(stored.upstreams);
-      if (!upstreams)
+      const before: Parts = { upstreams: stored.upstreams, servers: stored.servers ?? [], apis: stored.apis ?? [] };
+      const edited = edit(before);
+      if (!edited)
         return {
           ok: false,
           status: 404,
           problems: [
             {
-              where: `upstream "${target}"`,
-              problem: 'is not a virtual server',
-              fix: 'list them with GET …/api/servers',
+              where: `"${target}"`,
+              problem: `is not a${/^[aeiou]/i.test(entry) ? 'n' : ''} ${entry} here`,
+              fix: 'list them with GET …/api/servers/document',
             },
           ],
         };
+      const { upstreams, servers, apis } = { ...before, ...edited };
       const validation = await validateDocument(
-        { ...(whole as object), upstreams, version: stored.version },
-        new Set(this.gatewayOptions.upstreams.map((upstream) => upstream.name)),
-        this.policy,
+        { ...(whole as object), upstreams, servers, apis, version: stored.version },
+        {
+          fixedUpstreams: new Set(this.gatewayOptions.upstreams.map((upstream) => upstream.name)),
+          policy: this.policy,
+          reserved: this.reserved,
+          rest: this.rest,
+        },
       );
       if (!validation.ok) return { ok: false, status: 422, problems: validation.problems };
+      const unreadable = await this.unreadableApis(apis, before.apis);
+      if (unreadable.length > 0) return { ok: false, status: 422, problems: unreadable };
       const document: VirtualServersDocument = {
         version: stored.version + 1,
         updatedAt: new Date().toISOString(),
         updatedBy: principal,
         upstreams,
+        servers,
+        apis,
       };
       try {
         await options.store.save(document, stored.version);
@@ -186,6 +303,8 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
             `The other replicas were not told of version ${document.version} (${error.message}); they read it within ${options.resyncMs} ms`,
           ),
         );
+      const shown: Parts = action === 'remove' ? before : { upstreams, servers, apis };
+      const named = (item: { name: string }) => target === null || item.name === target;
       this.audit?.record({
         startedAt: started,
         principal,
@@ -194,7 +313,10 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
         target,
         arguments: {
           version: document.version,
-          upstreams: upstreams.filter((u) => target === null || u.name === target).map(redacted),
+          // What is stored now of the target, or (a removal) what was.
+          upstreams: shown.upstreams.filter(named).map(redacted),
+          servers: shown.servers.filter(named),
+          apis: shown.apis.filter(named).map(redactedApi),
         },
         outcome: 'ok',
         latencyMs: Date.now() - started,
@@ -207,6 +329,24 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     const result = this.turn.then(run, run);
     this.turn = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * The problems of the new and changed APIs of a change that only reading them shows (their
+   * document cannot be fetched or read, it says no base URL): found before anything is stored.
+   */
+  private async unreadableApis(apis: McpRestApiOptions[], stored: McpRestApiOptions[]): Promise<McpDiagnostic[]> {
+    const rest = this.rest;
+    if (!rest || apis.length === 0) return [];
+    const before = new Map(stored.map((api) => [api.name, canonicalJson(api)]));
+    const resolved = rest.resolveApis(apis, () => undefined);
+    const problems = await Promise.all(
+      resolved.map((api, index) => (before.get(api.name) === canonicalJson(apis[index]) ? [] : rest.check(api))),
+    );
+    return problems
+      .flat()
+      .filter(({ severity }) => severity !== 'warning')
+      .map(({ where, problem, fix }) => ({ where: where.replace(/^rest\.apis/, 'apis'), problem, fix }));
   }
 
   /** Reads the store and applies what changed (start-up, a word from another replica, the periodic read). */
@@ -251,7 +391,34 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
           }
         }),
     );
+    await this.applyApis(document.apis ?? []);
     this.current = document;
+    for (const listener of this.listeners) listener(document);
+  }
+
+  /** Makes the catalog's run-time APIs what `apis` says, as `apply` does for the upstreams. */
+  private async applyApis(apis: readonly McpRestApiOptions[]): Promise<void> {
+    const rest = this.rest;
+    if (!rest) return;
+    const wanted = new Map(apis.map((api) => [api.name, canonicalJson(api)]));
+    for (const [name, { json }] of this.appliedApis) {
+      if (wanted.get(name) === json) continue;
+      rest.removeApi(name);
+      this.appliedApis.delete(name);
+    }
+    const resolved = rest.resolveApis(
+      apis.filter((api) => !this.appliedApis.has(api.name)),
+      () => undefined, // validated before it was stored
+    );
+    await Promise.all(
+      resolved.map(async (api) => {
+        const problems = (await rest.addApi(api))
+          .filter(({ severity }) => severity !== 'warning')
+          .map(({ where, problem }) => `${where.replace(/^rest\.apis\[\d+\]/, api.name)}: ${problem}`);
+        for (const problem of problems) this.logger.error(`Cannot apply the API ${api.name}: ${problem}`);
+        this.appliedApis.set(api.name, { json: wanted.get(api.name)!, problems });
+      }),
+    );
   }
 }
 
@@ -265,43 +432,3 @@ const nameOf = (upstream: unknown): string =>
   typeof upstream === 'object' && upstream !== null && typeof (upstream as { name?: unknown }).name === 'string'
     ? (upstream as { name: string }).name
     : '';
-
-/** The upstream with its credentials (bearer, header values, OAuth client secret) shown as `[REDACTED]`. */
-function redacted(upstream: McpUpstreamOptions): McpUpstreamOptions {
-  const transport = upstream.transport;
-  if (transport.type !== 'http') return upstream;
-  return {
-    ...upstream,
-    transport: {
-      ...transport,
-      ...(transport.bearer !== undefined && { bearer: REDACTED }),
-      ...(transport.headers && {
-        headers: Object.fromEntries(Object.keys(transport.headers).map((key) => [key, REDACTED])),
-      }),
-      ...(transport.oauth && { oauth: { ...transport.oauth, clientSecret: REDACTED } }),
-    },
-  };
-}
-
-/** A `[REDACTED]` credential in an import or a change keeps the stored one of the same upstream. */
-function keepSecrets(given: unknown, stored: McpUpstreamOptions | undefined): unknown {
-  const transport = (given as { transport?: Record<string, unknown> } | null)?.transport;
-  const old = stored?.transport;
-  if (!transport || old?.type !== 'http') return given;
-  const next = { ...transport };
-  if (next.bearer === REDACTED) next.bearer = old.bearer;
-  if (typeof next.headers === 'object' && next.headers !== null)
-    next.headers = Object.fromEntries(
-      Object.entries(next.headers as Record<string, string>).map(([key, value]) => [
-        key,
-        value === REDACTED ? old.headers?.[key] : value,
-      ]),
-    );
-  if (
-    typeof next.oauth === 'object' &&
-    next.oauth !== null &&
-    (next.oauth as { clientSecret?: unknown }).clientSecret === REDACTED
-  )
-    next.oauth = { ...(next.oauth as object), clientSecret: old.oauth?.clientSecret };
-  return { ...(given as object), transport: next };
-}

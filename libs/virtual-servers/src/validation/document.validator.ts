@@ -1,25 +1,37 @@
 import type { McpDiagnostic } from '#libs/core';
 import { resolveUpstreams, type McpUpstreamOptions } from '#libs/gateway';
 import type { VirtualServersDocument } from '../document/virtual-servers.document';
+import { validateApis, type RestApis } from './api.validator';
+import { validateServers, type ReservedPaths } from './server.validator';
 import { upstreamTargetProblems, type UpstreamTargetPolicy } from './upstream-target.policy';
 
 /** What validation found: the upstreams as given, or every problem, each with its fix. */
 export type DocumentValidation =
   { ok: true; upstreams: McpUpstreamOptions[] } | { ok: false; problems: McpDiagnostic[] };
 
-const DOCUMENT_KEYS = new Set(['version', 'updatedAt', 'updatedBy', 'upstreams']);
+const DOCUMENT_KEYS = new Set(['version', 'updatedAt', 'updatedBy', 'upstreams', 'servers', 'apis']);
+
+/** What a document is validated against: the host's own upstreams, paths and APIs, and where URLs may point. */
+export interface DocumentContext {
+  /** The names of the upstreams of the `gateway` option. */
+  readonly fixedUpstreams: ReadonlySet<string>;
+  readonly policy: UpstreamTargetPolicy;
+  /** The host's endpoints' paths (without them, a document with servers is refused). */
+  readonly reserved?: ReservedPaths;
+  /** The REST bridge (without it, a document with APIs is refused). */
+  readonly rest?: RestApis;
+}
 
 /**
  * Validates the upstreams of a document before anything is stored or applied, every problem at
  * once: each as the `gateway` option is validated (names, prefixes, filters, timeouts), and then
  * what only run time asks: Streamable HTTP only (an admin API must not start processes on the
- * host), no name of an upstream of the `gateway` option, and a URL the target policy allows.
- * @param fixed the names of the upstreams of the `gateway` option
+ * host), no name of an upstream of the `gateway` option, and a URL the target policy allows;
+ * then the REST APIs (`validateApis`) and the composed servers (`validateServers`).
  */
 export async function validateDocument(
   given: unknown,
-  fixed: ReadonlySet<string>,
-  policy: UpstreamTargetPolicy,
+  { fixedUpstreams: fixed, policy, reserved, rest }: DocumentContext,
 ): Promise<DocumentValidation> {
   const problems: McpDiagnostic[] = [];
   const report = (where: string, problem: string, fix: string) => problems.push({ where, problem, fix });
@@ -53,5 +65,21 @@ export async function validateDocument(
     for (const problem of await upstreamTargetProblems(transport.url, policy))
       report(`${where}.transport.url`, problem, 'point it at the upstream MCP server');
   }
+  const apis = await validateApis(document.apis, rest, policy, report);
+  if (document.servers !== undefined && !reserved)
+    report('servers', 'cannot be served: this host has no HTTP endpoint', 'remove them, or serve MCP over HTTP');
+  else if (reserved)
+    validateServers(
+      document.servers,
+      reserved,
+      {
+        upstreams: new Set([
+          ...fixed,
+          ...upstreams.map((upstream) => upstream?.name).filter((name) => typeof name === 'string'),
+        ]),
+        apis: new Set([...(rest?.fixedNames ?? []), ...apis]),
+      },
+      report,
+    );
   return problems.length > 0 ? { ok: false, problems } : { ok: true, upstreams };
 }

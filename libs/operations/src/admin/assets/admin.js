@@ -157,6 +157,7 @@
           if (!res.ok) {
             var error = new Error(body.message || 'HTTP ' + res.status);
             error.status = res.status;
+            error.body = body;
             throw error;
           }
           return body;
@@ -987,6 +988,351 @@
     );
   }
 
+  // ---- the charts of each replica, when clustered (GET history?replica=) ----
+  var chartReplica = ''; // '' : the replica that answers
+  /** The charts of the chosen replica; that replica gone, the answering one's again. */
+  function chartHistory() {
+    if (!chartReplica) return api('history');
+    return api('history', { replica: chartReplica }).catch(function (error) {
+      if (error.status !== 404) throw error;
+      chartReplica = '';
+      return api('history');
+    });
+  }
+  /** The replica choice, shown when there are several; another replica's charts say how old they are. */
+  function renderReplicaChoice(history) {
+    var replicas = history.replicas || [];
+    $('chart-replica-label').hidden = replicas.length < 2;
+    var select = $('chart-replica');
+    var options = replicas.map(function (name) {
+      return h('option', { value: name }, [name]);
+    });
+    select.replaceChildren.apply(select, options);
+    select.value = history.replica;
+    if (history.publishedAt)
+      setText(
+        'charts-meta',
+        'tool calls per minute on replica ' +
+          history.replica +
+          ', as it published them ' +
+          ago(new Date(history.publishedAt).toISOString()),
+      );
+  }
+  function startReplicaChoice() {
+    $('chart-replica').addEventListener('change', function () {
+      chartReplica = $('chart-replica').value;
+      refresh(true);
+    });
+  }
+
+  // ---- managing virtual servers: forms posting to the admin API (servers/{upstreams,apis,composed}) ----
+  var MANAGED = {
+    upstreams: { route: 'servers/upstreams', label: 'upstream' },
+    apis: { route: 'servers/apis', label: 'REST API' },
+    servers: { route: 'servers/composed', label: 'composed server' },
+  };
+  var managed = null; // the document as last read: { version, upstreams, apis, servers }
+  function pathGet(object, path) {
+    return path.split('.').reduce(function (value, key) {
+      return value === undefined || value === null ? undefined : value[key];
+    }, object);
+  }
+  function pathSet(object, path, value) {
+    var keys = path.split('.');
+    var at = object;
+    keys.slice(0, -1).forEach(function (key) {
+      if (typeof at[key] !== 'object' || at[key] === null) at[key] = {};
+      at = at[key];
+    });
+    at[keys[keys.length - 1]] = value;
+  }
+  function pathDelete(object, path) {
+    var keys = path.split('.');
+    var parent = pathGet(object, keys.slice(0, -1).join('.')) || (keys.length === 1 ? object : undefined);
+    if (parent && typeof parent === 'object') delete parent[keys[keys.length - 1]];
+  }
+  /** The entry a form describes: its "more" JSON, then each filled field at its path. Throws naming a field that is not JSON. */
+  function entryOf(form) {
+    var entry = {};
+    var more = form.elements.namedItem('_more');
+    if (more && more.value.trim()) {
+      try {
+        entry = JSON.parse(more.value);
+      } catch {
+        throw { field: '_more', message: 'is not JSON' };
+      }
+    }
+    Array.from(form.elements).forEach(function (input) {
+      if (!input.name || input.name === '_more' || input.type === 'submit' || input.type === 'reset') return;
+      var value = input.value.trim();
+      if (!value) return;
+      var type = input.getAttribute('data-type');
+      if (type === 'list')
+        value = value
+          .split(',')
+          .map(function (word) {
+            return word.trim();
+          })
+          .filter(Boolean);
+      else if (type === 'int') value = /^\d+$/.test(value) ? Number(value) : value;
+      else if (type === 'json') {
+        try {
+          value = JSON.parse(value);
+        } catch {
+          throw { field: input.name, message: 'is not JSON' };
+        }
+      }
+      pathSet(entry, input.name, value);
+    });
+    return entry;
+  }
+  /** Fills a form with a stored entry (credentials as [REDACTED]: saved so, they are kept). */
+  function fillForm(form, entry) {
+    form.reset();
+    clearProblems(form);
+    var rest = JSON.parse(JSON.stringify(entry));
+    delete rest.status;
+    Array.from(form.elements).forEach(function (input) {
+      if (!input.name || input.name === '_more' || input.type === 'hidden') return;
+      var value = pathGet(entry, input.name);
+      pathDelete(rest, input.name);
+      if (value === undefined) return;
+      var type = input.getAttribute('data-type');
+      input.value =
+        type === 'list' ? value.join(', ') : type === 'json' ? JSON.stringify(value, null, 1) : String(value);
+    });
+    if (form.getAttribute('data-kind') === 'upstreams') pathDelete(rest, 'transport.type');
+    if (rest.transport && Object.keys(rest.transport).length === 0) delete rest.transport;
+    if (rest.credentials && Object.keys(rest.credentials).length === 0) delete rest.credentials;
+    if (rest.limits && Object.keys(rest.limits).length === 0) delete rest.limits;
+    var more = form.elements.namedItem('_more');
+    if (more) more.value = Object.keys(rest).length > 0 ? JSON.stringify(rest) : '';
+    form.elements.namedItem('name').focus();
+  }
+  function clearProblems(form) {
+    form.querySelectorAll('.field-error').forEach(function (p) {
+      p.textContent = '';
+    });
+    form.querySelectorAll('[aria-invalid]').forEach(function (input) {
+      input.removeAttribute('aria-invalid');
+    });
+    form.querySelector('.form-errors').replaceChildren();
+  }
+  /**
+   * Shows each problem of the validation's answer at its field: `servers[2].path` is the path
+   * field of the entry saved (index `at` of its list); what names no field of it (another entry,
+   * the document) is listed under the form.
+   */
+  function showProblems(form, problems, at) {
+    clearProblems(form);
+    var kind = form.getAttribute('data-kind');
+    var fields = Array.from(form.querySelectorAll('.field-error')).map(function (p) {
+      return p.getAttribute('data-for');
+    });
+    problems.forEach(function (problem) {
+      var match = new RegExp('^' + kind + '\\[(\\d+)\\]\\.?(.*)$').exec(problem.where);
+      var path = match && Number(match[1]) === at ? match[2] : null;
+      var field =
+        path === null
+          ? undefined
+          : fields
+              .filter(function (name) {
+                return path === name || path.indexOf(name + '.') === 0 || path.indexOf(name + '[') === 0;
+              })
+              .sort(function (a, b) {
+                return b.length - a.length;
+              })[0];
+      var text =
+        (field === path || !path
+          ? ''
+          : path.slice(field ? field.length + (path.charAt(field.length) === '.' ? 1 : 0) : 0) + ': ') +
+        problem.problem;
+      if (field) {
+        var box = form.querySelector('.field-error[data-for="' + field + '"]');
+        box.textContent =
+          (box.textContent ? box.textContent + ' · ' : '') + text + (problem.fix ? ' — ' + problem.fix : '');
+        var input = form.querySelector('[name="' + field + '"]') || form.querySelector('[name^="' + field + '."]');
+        if (input) input.setAttribute('aria-invalid', 'true');
+      } else
+        form
+          .querySelector('.form-errors')
+          .appendChild(
+            h('li', null, [problem.where + ': ' + problem.problem + (problem.fix ? ' — ' + problem.fix : '')]),
+          );
+    });
+  }
+  function manageStatus(kind, message) {
+    var box = $('manage-status');
+    box.className = 'manage-status small ' + kind;
+    box.textContent = message;
+    box.hidden = false;
+  }
+  function saveEntry(form) {
+    var kind = form.getAttribute('data-kind');
+    var entry;
+    try {
+      entry = entryOf(form);
+    } catch (problem) {
+      showProblems(form, [{ where: kind + '[-1].' + problem.field, problem: problem.message }], -1);
+      return Promise.resolve();
+    }
+    var list = (managed && managed[kind]) || [];
+    var at = list.findIndex(function (item) {
+      return item.name === entry.name;
+    });
+    if (at < 0) at = list.length;
+    var query = managed ? '?version=' + managed.version : '';
+    return call(MANAGED[kind].route + query, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(entry),
+    }).then(
+      function () {
+        clearProblems(form);
+        form.reset();
+        manageStatus('ok', 'Saved the ' + MANAGED[kind].label + ' ' + entry.name + '.');
+        return refresh(true);
+      },
+      function (error) {
+        var problems = error.body && error.body.problems;
+        if (error.status === 422 && problems) {
+          showProblems(form, problems, at);
+          manageStatus('error', 'Not saved: ' + problems.length + ' problem(s), shown at their fields.');
+        } else if (error.status === 409) {
+          manageStatus(
+            'error',
+            'Not saved: someone changed them meanwhile. Read them again (Refresh) and save once more.',
+          );
+        } else
+          manageStatus(
+            'error',
+            'Not saved: ' + (error.body && error.body.message ? error.body.message : error.message),
+          );
+      },
+    );
+  }
+  function removeEntry(kind, name) {
+    return call(MANAGED[kind].route + '/' + encodeURIComponent(name) + (managed ? '?version=' + managed.version : ''), {
+      method: 'DELETE',
+    }).then(
+      function () {
+        manageStatus('ok', 'Removed the ' + MANAGED[kind].label + ' ' + name + '.');
+        return refresh(true);
+      },
+      function (error) {
+        var problems = (error.body && error.body.problems) || [];
+        manageStatus(
+          'error',
+          'Not removed: ' +
+            (problems.length
+              ? problems
+                  .map(function (p) {
+                    return p.where + ': ' + p.problem;
+                  })
+                  .join('; ')
+              : error.message),
+        );
+      },
+    );
+  }
+  function renderManaged(document) {
+    managed = document;
+    var rows = [];
+    var button = function (label, action, kind, name) {
+      return h('button', { type: 'button', 'data-manage': action, 'data-kind': kind, 'data-name': name }, [label]);
+    };
+    var actions = function (kind, name) {
+      return h('td', null, [button('Edit', 'edit', kind, name), ' ', button('Remove', 'remove', kind, name)]);
+    };
+    (document.upstreams || []).forEach(function (u) {
+      rows.push(
+        h('tr', { 'data-managed': 'upstreams:' + u.name }, [
+          td('upstream'),
+          td(u.name),
+          td(u.transport && u.transport.url, { class: 'mono small' }),
+          td((u.prefix ? u.prefix + '__* ' : '') + ((u.scopes || []).length ? 'for ' + u.scopes.join(', ') : '')),
+          actions('upstreams', u.name),
+        ]),
+      );
+    });
+    (document.apis || []).forEach(function (a) {
+      rows.push(
+        h('tr', { 'data-managed': 'apis:' + a.name }, [
+          td('REST API'),
+          td(a.name),
+          td(a.document, { class: 'mono small' }),
+          td((a.prefix || '') + '* ' + ((a.scopes || []).length ? 'for ' + a.scopes.join(', ') : '')),
+          actions('apis', a.name),
+        ]),
+      );
+    });
+    (document.servers || []).forEach(function (s) {
+      rows.push(
+        h('tr', { 'data-managed': 'servers:' + s.name }, [
+          td('composed server'),
+          td(s.title ? s.name + ' (' + s.title + ')' : s.name),
+          td(s.path, { class: 'mono small' }),
+          td(
+            s.select
+              .map(function (item) {
+                return (
+                  item.from + (item.name ? ' ' + item.name : '') + (item.entries ? ' ' + item.entries.join(' ') : '')
+                );
+              })
+              .join(' · '),
+          ),
+          actions('servers', s.name),
+        ]),
+      );
+    });
+    fill($('manage-rows'), rows, 'Nothing added at run time yet: use the forms below.', 5);
+    setText(
+      'manage-meta',
+      'version ' +
+        document.version +
+        (document.updatedBy ? ', changed by ' + document.updatedBy + ' ' + ago(document.updatedAt) : ''),
+    );
+  }
+  /** Reads the document (the forms' lists) when the host has virtual servers; hides the panel otherwise. */
+  function loadManaged(enabled) {
+    $('manage-panel').hidden = !enabled;
+    if (!enabled) return;
+    api('servers/document').then(renderManaged, function () {
+      /* the next refresh says why */
+    });
+  }
+  function startManaging() {
+    ['form-upstreams', 'form-apis', 'form-servers'].forEach(function (id) {
+      var form = $(id);
+      form.addEventListener('submit', function (event) {
+        event.preventDefault();
+        var submit = form.querySelector('button[type="submit"]');
+        submit.disabled = true;
+        saveEntry(form).then(function () {
+          submit.disabled = false;
+        });
+      });
+      form.addEventListener('reset', function () {
+        clearProblems(form);
+      });
+    });
+    $('manage-rows').addEventListener('click', function (event) {
+      var button = event.target.closest('button[data-manage]');
+      if (!button) return;
+      var kind = button.getAttribute('data-kind');
+      var name = button.getAttribute('data-name');
+      if (button.getAttribute('data-manage') === 'remove') {
+        button.disabled = true;
+        removeEntry(kind, name);
+        return;
+      }
+      var entry = ((managed && managed[kind]) || []).find(function (item) {
+        return item.name === name;
+      });
+      if (entry) fillForm($('form-' + kind), entry);
+    });
+  }
+
   // ---- refresh loop ----
   function refresh(force) {
     if (busy || (blocked && !force) || (document.hidden && !force)) return Promise.resolve();
@@ -1018,7 +1364,7 @@
             api('audit', auditQuery()),
             withCatalog ? api('catalog') : Promise.resolve(null),
             approvals,
-            api('history'),
+            chartHistory(),
             // Only with the virtualServers option: otherwise there is no such API (404).
             api('servers/upstreams').catch(function (error) {
               if (error.status === 404) return null;
@@ -1066,8 +1412,10 @@
           renderAudit(r[3]);
           if (r[4]) renderCatalog(r[4]);
           renderHistory(r[6]);
+          renderReplicaChoice(r[6]);
           renderServers(r[7]);
           renderPins(r[8]);
+          loadManaged(r[7] !== null);
           renderGrants(r[9]);
         }
         renderApprovals(r[5] && r[5].approvals, true);
@@ -1182,6 +1530,8 @@
         'Sign in as an approver, with your own API key or token (not the one the calling program uses), to decide this call. It is kept in this tab only.',
       );
     }
+    startManaging();
+    startReplicaChoice();
     setText('refresh-every', REFRESH_MS / 1000 + ' s');
     setInterval(function () {
       if ($('auto').checked) refresh(false);

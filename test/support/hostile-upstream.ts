@@ -16,6 +16,8 @@ export interface HostileBehaviour {
   hugeBytes: number;
   /** How long the `slow` tool takes to answer, in ms. */
   slowMs: number;
+  /** How long a read of the list (its first page) takes to be answered, in ms. */
+  listDelayMs: number;
 }
 
 /** What the hostile upstream saw. */
@@ -116,6 +118,7 @@ export async function startHostileUpstream(behaviour: Partial<HostileBehaviour> 
     endlessPages: false,
     hugeBytes: 0,
     slowMs: 100,
+    listDelayMs: 0,
     ...behaviour,
   };
   const counts: HostileCounts = {
@@ -173,8 +176,12 @@ export async function startHostileUpstream(behaviour: Partial<HostileBehaviour> 
         });
       case 'ping':
         return answer(response, message.id, {});
-      case 'tools/list':
-        return answer(response, message.id, page(message.params?.cursor));
+      case 'tools/list': {
+        const listed = page(message.params?.cursor);
+        if (message.params?.cursor === undefined && state.listDelayMs > 0)
+          await new Promise((resolve) => setTimeout(resolve, state.listDelayMs));
+        return answer(response, message.id, listed);
+      }
       case 'tools/call':
         return call(response, message.id, message.params?.name);
       default:

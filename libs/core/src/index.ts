@@ -84,3 +84,4 @@ export {
   type RouteBody,
 } from './platform/http-platform';
 export { InMemoryExpiringStore } from './stores/in-memory-expiring.store';
+export { PostgresTable, SQL_IDENTIFIER, type PostgresTableOptions } from './stores/postgres-table';

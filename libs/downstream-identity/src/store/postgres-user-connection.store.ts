@@ -1,16 +1,10 @@
-import { Pool, type PoolConfig } from 'pg';
+import { PostgresTable, type PostgresTableOptions } from '#libs/core';
 import type { UserConnectionStore } from './user-connection.store';
 
-export interface PostgresUserConnectionStoreOptions {
-  /** `postgres://user:password@host:5432/db` (or give `pool`). */
-  connectionString?: string;
-  /** Any `pg` pool setting; wins over the defaults (`connectionTimeoutMillis` 2 000, `query_timeout` 5 000, `max` 4). */
-  pool?: PoolConfig;
+export interface PostgresUserConnectionStoreOptions extends PostgresTableOptions {
   /** The table (a plain identifier), created on first use. @default 'mcp_user_connections' */
   table?: string;
 }
-
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
  * The accounts people connected, in PostgreSQL (`pg`), for hosts of several replicas: one row
@@ -25,58 +19,41 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * @throws Error at construction when `table` is not a plain identifier, or no server is given.
  */
 export class PostgresUserConnectionStore implements UserConnectionStore {
-  private readonly pool: Pool;
-  private readonly table: string;
+  private readonly table: PostgresTable;
   private ready: Promise<void> | undefined;
 
   constructor(options: PostgresUserConnectionStoreOptions) {
-    const table = options.table ?? 'mcp_user_connections';
-    if (!IDENTIFIER.test(table))
-      throw new Error(`PostgresUserConnectionStore option "table": "${table}" is not a plain SQL identifier`);
-    if (!options.connectionString && !options.pool)
-      throw new Error(
-        'PostgresUserConnectionStore needs connectionString (postgres://user:password@host:5432/db) or pool settings',
-      );
-    this.table = `"${table}"`;
-    this.pool = new Pool({
-      connectionString: options.connectionString,
-      connectionTimeoutMillis: 2_000,
-      query_timeout: 5_000,
-      max: 4,
-      ...options.pool,
-    });
-    // A server that goes away fails the next query; it never crashes the process.
-    this.pool.on('error', () => undefined);
+    this.table = new PostgresTable('PostgresUserConnectionStore', options, { table: 'mcp_user_connections', max: 4 });
   }
 
   async put(key: string, value: string, ttlMs: number): Promise<void> {
     await this.query(
-      `INSERT INTO ${this.table} (key, value, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+      `INSERT INTO ${this.table.name} (key, value, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at`,
       [key, value, ttlMs],
     );
   }
 
   async get(key: string): Promise<string | undefined> {
-    const rows = await this.query(`SELECT value FROM ${this.table} WHERE key = $1 AND expires_at > now()`, [key]);
+    const rows = await this.query(`SELECT value FROM ${this.table.name} WHERE key = $1 AND expires_at > now()`, [key]);
     return rows[0]?.value;
   }
 
   async take(key: string): Promise<string | undefined> {
     const rows = await this.query(
-      `DELETE FROM ${this.table} WHERE key = $1 RETURNING value, expires_at > now() AS live`,
+      `DELETE FROM ${this.table.name} WHERE key = $1 RETURNING value, expires_at > now() AS live`,
       [key],
     );
     return rows[0]?.live ? rows[0].value : undefined;
   }
 
   async delete(key: string): Promise<void> {
-    await this.query(`DELETE FROM ${this.table} WHERE key = $1`, [key]);
+    await this.query(`DELETE FROM ${this.table.name} WHERE key = $1`, [key]);
   }
 
   async list(prefix: string): Promise<[string, string][]> {
     const rows = await this.query(
-      `SELECT key, value FROM ${this.table} WHERE left(key, length($1)) = $1 AND expires_at > now() ORDER BY key`,
+      `SELECT key, value FROM ${this.table.name} WHERE left(key, length($1)) = $1 AND expires_at > now() ORDER BY key`,
       [prefix],
     );
     return rows.map((row) => [row.key!, row.value]);
@@ -84,20 +61,17 @@ export class PostgresUserConnectionStore implements UserConnectionStore {
 
   /** Ends the pool's connections. */
   async close(): Promise<void> {
-    await this.pool.end();
+    await this.table.pool.end();
   }
 
   private async query(text: string, values: unknown[]): Promise<{ key?: string; value: string; live?: boolean }[]> {
-    this.ready ??= this.pool
-      .query(
-        `CREATE TABLE IF NOT EXISTS ${this.table} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)`,
-      )
-      .then(() => undefined)
+    this.ready ??= this.table
+      .create('key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL')
       .catch((error: unknown) => {
         this.ready = undefined;
         throw error;
       });
     await this.ready;
-    return (await this.pool.query(text, values)).rows as { key?: string; value: string; live?: boolean }[];
+    return (await this.table.pool.query(text, values)).rows as { key?: string; value: string; live?: boolean }[];
   }
 }

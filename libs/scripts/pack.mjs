@@ -1,5 +1,5 @@
 // `npm run pack`: builds the package (libs/ → libs/dist) and writes its tarball, checked to hold
-// only what an adopter needs (compiled .js, .d.ts, the dashboard's asset files, package.json, README.md, LICENSE).
+// only what an adopter needs (the bundle and its entries, .d.ts, the dashboard's asset files, package.json, README.md, LICENSE).
 //   node libs/scripts/pack.mjs [--no-build] [destination]   (destination: packs/ by default)
 // Prints the tarball's path as the last line of stdout. test/adopter.e2e-spec.ts packs with
 // --no-build: rebuilding libs/dist under running tests would pull it from under them.
@@ -31,17 +31,19 @@ const [pack] = JSON.parse(
   npm(['pack', '-w', 'nest-mcp-host', '--ignore-scripts', '--json', '--pack-destination', destination], 'pipe'),
 );
 
-const SHIPPED = /^(package\.json|README\.md|LICENSE|dist\/.+(?<!\.spec)\.(js|d\.ts)|dist\/.+\/assets\/[^/]+)$/;
+const SHIPPED =
+  /^(package\.json|README\.md|LICENSE|dist\/bundle\/[a-z-]+\.js|dist\/.+(?<!\.spec)\.d\.ts|dist\/.+\/assets\/[^/]+)$/;
 const unexpected = pack.files.map((file) => file.path).filter((path) => !SHIPPED.test(path));
 const missing = [
   'package.json',
   'README.md',
   'LICENSE',
-  'dist/index.js',
+  'dist/bundle/nest-mcp-host.js',
+  'dist/bundle/index.js',
   'dist/index.d.ts',
-  'dist/postgres.js',
-  'dist/redis.js',
-  'dist/cli.js',
+  'dist/bundle/postgres.js',
+  'dist/bundle/redis.js',
+  'dist/bundle/cli.js',
   'dist/operations/src/admin/assets/admin.html',
   'dist/operations/src/admin/assets/admin.css',
 ].filter((path) => !pack.files.some((file) => file.path === path));

@@ -84,7 +84,8 @@ async function filesOfOneCall() {
   require('reflect-metadata');
   const { NestFactory } = require('@nestjs/core');
   const { Module } = require('@nestjs/common');
-  const lib = require(join(root, 'libs'));
+  // The per-file build (the package's entries are one bundle): which source files a call runs code in.
+  const lib = require(join(root, 'libs', 'dist', 'index.js'));
   const audit = join(mkdtempSync(join(tmpdir(), 'code-shape-')), 'audit.jsonl');
   class AppModule {}
   Module({ imports: [lib.McpModule.forRoot({ name: 'shape', version: '1.0.0', audit: { file: audit } })] })(AppModule);

@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdminMessages } from '../access/admin.messages';
 
 /**
  * Where the dashboard's files are: `assets/` beside this module, both in the sources (which
  * ts-jest runs) and in the build, where `scripts/copy-assets.mjs` (part of `npm run build`)
- * copies them next to the compiled code, since `tsc` emits `.ts` files only.
+ * copies them next to the compiled code, since `tsc` emits `.ts` files only; from the package's
+ * bundle (dist/bundle, `scripts/bundle.mjs`), the same folder of the build.
  */
-export const ADMIN_ASSETS_DIR = join(__dirname, 'assets');
+export const ADMIN_ASSETS_DIR =
+  [join(__dirname, 'assets'), join(__dirname, '..', 'operations', 'src', 'admin', 'assets')].find((dir) =>
+    existsSync(join(dir, 'admin.html')),
+  ) ?? join(__dirname, 'assets');
 
 /** A file the dashboard serves as it is, with the entity tag a browser revalidates it by. */
 export interface AdminAsset {

@@ -1,0 +1,58 @@
+// Post-build step of the package: the compiled libraries are ~450 files, and a Node process pays
+// for each one it requires (resolving, reading, wrapping) — about half of what loading the package
+// costs at start-up. So the four entries are bundled into one file, dist/bundle/nest-mcp-host.js
+// (esbuild; packages stay external), whose modules keep their lazy `require`: what an entry does
+// not reach is never run, and `nest-mcp-host/postgres` (`pg`), `/redis` (`ioredis`) and `/cli`
+// run only when they are imported. One bundle for the four entries keeps one instance of each
+// module (a class used as an injection token, an error class checked with `instanceof`) however
+// many entries an application imports. dist/bundle/<entry>.js are the package's entry points;
+// the per-file build stays in dist for the declarations and the benchmarks that read it.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+const out = join(dist, 'bundle');
+const ENTRIES = ['index', 'postgres', 'redis', 'cli'];
+
+const [root, ...lazy] = ENTRIES;
+const contents = [
+  `exports.${root} = require('./${root}.js');`,
+  ...lazy.map(
+    (entry) => `Object.defineProperty(exports, '${entry}', { enumerable: true, get: () => require('./${entry}.js') });`,
+  ),
+].join('\n');
+
+await build({
+  stdin: { contents, resolveDir: dist, sourcefile: 'entries.js', loader: 'js' },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  packages: 'external',
+  // Nest names providers, modules and errors by their classes' names: kept as they were.
+  keepNames: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  outfile: join(out, 'nest-mcp-host.js'),
+});
+mkdirSync(out, { recursive: true });
+// Each entry names its exports as tsc writes them, so that an ES module's `import { McpModule } from
+// 'nest-mcp-host'` finds them (Node reads a CommonJS module's names from its text).
+const require = createRequire(import.meta.url);
+for (const entry of ENTRIES) {
+  const names = Object.keys(require(join(dist, `${entry}.js`))).filter((name) => name !== '__esModule');
+  const lines = [
+    "'use strict';",
+    'Object.defineProperty(exports, "__esModule", { value: true });',
+    `const entry = require("./nest-mcp-host.js").${entry};`,
+    ...names.map(
+      (name) =>
+        `Object.defineProperty(exports, "${name}", { enumerable: true, get: function () { return entry.${name}; } });`,
+    ),
+  ];
+  writeFileSync(join(out, `${entry}.js`), `${lines.join('\n')}\n`);
+}
+console.log(`bundle: ${ENTRIES.map((entry) => `${entry}.js`).join(', ')} → dist/bundle/nest-mcp-host.js`);

@@ -32,6 +32,8 @@ export interface BenchVariant {
   upstreamProtocol?: McpUpstreamOptions['protocolVersion'];
   /** Keep 2025 sessions (stateful mode) instead of serving every request on its own. */
   stateful?: boolean;
+  /** With `stateful`: how many sessions it keeps, in all and per principal (the memory benchmark opens 10,000). */
+  maxSessions?: number;
   /** Share the sessions with other replicas through this Redis (the `cluster` option). */
   redisUrl?: string;
   /** This replica's name (with `redisUrl`). */
@@ -78,6 +80,7 @@ export class BenchModule {
     policies,
     policiesOnCaller = false,
     guardrails = false,
+    maxSessions,
   }: BenchVariant = {}): DynamicModule {
     return {
       module: BenchModule,
@@ -86,6 +89,7 @@ export class BenchModule {
           name: 'nest-mcp-host-bench',
           version: '1.0.0',
           mode: stateful ? 'stateful' : 'stateless',
+          ...(maxSessions && { maxSessions, maxSessionsPerPrincipal: maxSessions }),
           pageSize: 200,
           ...(replica && { replica }),
           ...(redisUrl && { cluster: { backplane: new RedisClusterBackplane(redisUrl) } }),

@@ -33,6 +33,7 @@ async function bootstrap(): Promise<void> {
       upstreamUrl: process.env.BENCH_UPSTREAM_URL || undefined,
       upstreamProtocol: (process.env.BENCH_UPSTREAM_PROTOCOL || undefined) as BenchVariant['upstreamProtocol'],
       stateful: process.env.BENCH_STATEFUL === '1',
+      maxSessions: process.env.BENCH_MAX_SESSIONS ? Number(process.env.BENCH_MAX_SESSIONS) : undefined,
       redisUrl: process.env.BENCH_REDIS_URL || undefined,
       replica: process.env.BENCH_REPLICA || undefined,
       policies: process.env.BENCH_POLICIES ? Number(process.env.BENCH_POLICIES) : undefined,
@@ -45,5 +46,18 @@ async function bootstrap(): Promise<void> {
   const port = Number(process.env.PORT ?? 3002);
   await app.listen(port, '127.0.0.1');
   console.log(`bench host on http://127.0.0.1:${port}/mcp`);
+  reportMemoryOnSignal();
+}
+
+/**
+ * For the memory benchmarks (test/bench/sessions-memory.mjs): on SIGWINCH (Nest's shutdown hooks take SIGUSR2), a full collection (when
+ * node runs with --expose-gc) and then `MEMORY {…}` on stdout, the heap and the resident set.
+ */
+function reportMemoryOnSignal(): void {
+  process.on('SIGWINCH', () => {
+    (globalThis as { gc?: () => void }).gc?.();
+    const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+    console.log(`MEMORY ${JSON.stringify({ rss, heapUsed, external, arrayBuffers })}`);
+  });
 }
 void bootstrap();

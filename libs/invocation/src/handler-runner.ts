@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HttpException, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
-import { ContextIdFactory, ExternalContextCreator, ModuleRef, ModulesContainer } from '@nestjs/core';
+import { ApplicationConfig, ContextIdFactory, ExternalContextCreator, ModuleRef, ModulesContainer } from '@nestjs/core';
 import {
   JsonRpcError,
   JsonRpcErrorCode,
@@ -12,13 +12,12 @@ import {
 } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import type { CallContext } from './context/call-context';
+import { directHandler, type NestHandler } from './direct-handler';
 import { InjectInvocationOptions, type InvocationOptions } from './options/invocation.options';
 import { McpParamsFactory } from './mcp-params.factory';
 import { ParamPipes } from './param-pipes';
 import { HandlerFailedError } from './results/handler-failed.error';
 import type { CallFailure } from './results/invocation';
-
-type NestHandler = (args: unknown, context: CallContext) => Promise<unknown>;
 
 const PIPELINE = { guards: true, interceptors: true, filters: true };
 
@@ -36,8 +35,9 @@ export type HandlerFailure =
 
 /**
  * Runs provider methods (tools, prompts, resources) through Nest's guards, interceptors, pipes
- * and filters, with context type `mcp`. The pipeline is built once per handler; request-scoped
- * providers get a fresh DI sub-tree per call, with the call context as `REQUEST`.
+ * and filters, with context type `mcp`. The pipeline is built once per handler, and left out
+ * where no enhancer applies (`directHandler`); request-scoped providers get a fresh DI sub-tree
+ * per call, with the call context as `REQUEST`.
  */
 @Injectable()
 export class HandlerRunner {
@@ -51,6 +51,7 @@ export class HandlerRunner {
     private readonly moduleRef: ModuleRef,
     @InjectInvocationOptions() private readonly options: InvocationOptions,
     modules: ModulesContainer,
+    private readonly config: ApplicationConfig,
   ) {
     this.pipes = new ParamPipes(moduleRef, modules);
   }
@@ -165,6 +166,19 @@ export class HandlerRunner {
     contextId?: ReturnType<typeof ContextIdFactory.create>,
   ): NestHandler {
     const original = (instance as Record<string, (...args: unknown[]) => unknown>)[ref.methodName];
+    if (!innermost && !contextId) {
+      const direct = directHandler(
+        this.contextCreator,
+        this.config,
+        instance,
+        original,
+        ref.methodName,
+        paramsKey,
+        this.paramsFactory,
+        MCP_CONTEXT_TYPE,
+      );
+      if (direct) return direct;
+    }
     const method = innermost ? withInnermostInterceptor(original, innermost) : original;
     return this.contextCreator.create(
       instance,

@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
 import { optionalDependency, type JsonSchemaObject } from '#libs/core';
+import { compileDtoFastPath } from './dto-fast-path';
 import type { CompiledValidator } from './validation-result';
 import { findWrongTypes } from './wrong-types';
 
@@ -14,6 +15,13 @@ const classTransformer = optionalDependency('class-transformer', FEATURE, (): ty
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require('class-transformer'),
 );
+const transformerStorage = optionalDependency(
+  'class-transformer',
+  FEATURE,
+  (): import('class-transformer/types/MetadataStorage').MetadataStorage =>
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('class-transformer/cjs/storage').defaultMetadataStorage,
+);
 
 /**
  * Validates with class-validator, as Nest's `ValidationPipe` would, and hands the tool a DTO
@@ -25,11 +33,20 @@ const classTransformer = optionalDependency('class-transformer', FEATURE, (): ty
  */
 export function compileDtoValidator(dto: Type<object>, schema?: JsonSchemaObject): CompiledValidator {
   const { plainToInstance } = classTransformer();
-  const { validateSync } = classValidator();
+  const validator = classValidator();
+  const { validateSync } = validator;
+  // Compiled on the first call: every decorator of the DTO has been applied by then.
+  let fastPath: (() => ReturnType<typeof compileDtoFastPath>) | undefined = () => {
+    const compiled = compileDtoFastPath(dto, validator, transformerStorage());
+    fastPath = () => compiled;
+    return compiled;
+  };
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return { ok: false, issues: ['(arguments): must be an object'] };
     }
+    const fast = fastPath?.()?.(value);
+    if (fast) return { ok: true, value: fast };
     const instance = plainToInstance(dto, value);
     const errors = validateSync(instance, { forbidUnknownValues: false });
     if (errors.length === 0) return { ok: true, value: instance };

@@ -107,7 +107,13 @@ const get = (url: string): RestRequestParts => ({ method: 'GET', url, headers: {
 const plain = { wrapsResult: false, operationLabel: 'GET /tickets/{id}' };
 
 /** The invocation layer's own classification of a thrown error. */
-const runner = new HandlerRunner(undefined as never, undefined as never, {} as never, undefined as never);
+const runner = new HandlerRunner(
+  undefined as never,
+  undefined as never,
+  {} as never,
+  undefined as never,
+  undefined as never,
+);
 const classify = (error: unknown) =>
   runner.classify({ where: 'rest tool' } as never, error, { cancellation: { isCancelled: false } } as never);
 

@@ -16,9 +16,9 @@ import {
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
-import { REQUEST } from '@nestjs/core';
+import { ApplicationConfig, ExternalContextCreator, REQUEST } from '@nestjs/core';
 import { type TestingModule } from '@nestjs/testing';
-import { map } from 'rxjs';
+import { map, of } from 'rxjs';
 import { z } from 'zod';
 import {
   JsonRpcError,
@@ -134,6 +134,11 @@ class DeskTools {
   @McpTool({ description: 'Protocol failure' })
   protocol() {
     throw new JsonRpcError(JsonRpcErrorCode.INVALID_PARAMS, 'cursor is not valid');
+  }
+
+  @McpTool({ description: 'Streams its answer' })
+  counts() {
+    return of(1, 2, 3);
   }
 
   @McpTool({ description: 'Waits to be aborted' })
@@ -368,5 +373,57 @@ describe('HandlerRunner', () => {
 
   it('reports pipe classes that cannot be made at start-up (none here)', async () => {
     expect(await runner.prepareAll(tools.all())).toEqual([]);
+  });
+});
+
+describe('HandlerRunner, for an entry no enhancer applies to', () => {
+  const run = async (setUp: (config: ApplicationConfig) => void, name: string) => {
+    const moduleRef = await invocationTestingModule([DeskTools]);
+    setUp(moduleRef.get(ApplicationConfig));
+    const pipeline = jest.spyOn(moduleRef.get(ExternalContextCreator), 'create');
+    const runner = moduleRef.get(HandlerRunner);
+    const result = await runner
+      .run(moduleRef.get(ToolRegistry).get(name)!, { text: 'hi' }, testCallContext(name))
+      .catch((error: unknown) => error);
+    await moduleRef.close();
+    return { result, pipelineBuilt: pipeline.mock.calls.length > 0 };
+  };
+
+  it("calls the method without building Nest's pipeline, with the parameters it asks for", async () => {
+    expect(await run(() => undefined, 'echo')).toEqual({
+      result: { text: 'hi', caller: 'alice', kind: 'tool' },
+      pipelineBuilt: false,
+    });
+  });
+
+  it('answers with the last value of an Observable, as the pipeline does', async () => {
+    expect(await run(() => undefined, 'counts')).toEqual({ result: 3, pipelineBuilt: false });
+  });
+
+  it('logs an unexpected error as Nest does, and lets an intended one through unlogged', async () => {
+    const moduleRef = await invocationTestingModule([DeskTools]);
+    const runner = moduleRef.get(HandlerRunner);
+    const registry = moduleRef.get(ToolRegistry);
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    await runner.run(registry.get('crash')!, {}, testCallContext('crash')).catch(() => undefined);
+    expect(
+      logged.mock.contexts.some((logger) => (logger as { context?: string }).context === 'ExceptionsHandler'),
+    ).toBe(true);
+    logged.mockClear();
+    await runner.run(registry.get('closed')!, {}, testCallContext('closed')).catch(() => undefined);
+    expect(logged).not.toHaveBeenCalled();
+    logged.mockRestore();
+    await moduleRef.close();
+  });
+
+  it.each([
+    ['a global guard', (config: ApplicationConfig) => config.useGlobalGuards(new RecordingGuard())],
+    ['a global interceptor', (config: ApplicationConfig) => config.useGlobalInterceptors(new WrappingInterceptor())],
+    ['a global filter', (config: ApplicationConfig) => config.useGlobalFilters(new FallbackFilter())],
+    ['a global pipe', (config: ApplicationConfig) => config.useGlobalPipes({ transform: (value: unknown) => value })],
+  ])("goes through Nest's pipeline once the app has %s", async (_, setUp) => {
+    const { result, pipelineBuilt } = await run(setUp, 'echo');
+    expect(pipelineBuilt).toBe(true);
+    expect(result).toBeDefined();
   });
 });

@@ -1,4 +1,4 @@
-import { IntrinsicException, Logger } from '@nestjs/common';
+import { ForbiddenException, IntrinsicException, Logger, type CanActivate, type Type } from '@nestjs/common';
 import {
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
@@ -6,6 +6,7 @@ import {
   PIPES_METADATA,
 } from '@nestjs/common/constants.js';
 import type { ApplicationConfig, ExternalContextCreator } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { ParamsFactory } from '@nestjs/core/helpers/external-context-creator.js';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { CallContext } from './context/call-context';
@@ -15,15 +16,19 @@ export type NestHandler = (args: unknown, context: CallContext) => Promise<unkno
 
 /** What Nest's external exception filter logs when no filter of the app handles an error. */
 const exceptionsLogger = new Logger('ExceptionsHandler');
+/** What Nest's pipeline answers when a guard says no. */
+const FORBIDDEN_MESSAGE = 'Forbidden resource';
 
 /**
  * A handler called as Nest's external context would call it, without its machinery, for an entry
- * no enhancer applies to: no guard, interceptor, pipe or exception filter — on the method, its
- * class or the app (global ones, `APP_*` providers) — and no pipe on a parameter. Parameters are
- * filled by the same extractors (`@McpArgs`, `@McpContext`, custom parameter decorators), an
- * Observable is awaited to its last value, and an unexpected error is logged by the same logger.
+ * no enhancer but the app's own guards applies to: no interceptor, pipe or exception filter — on
+ * the method, its class or the app (global ones, `APP_*` providers) — no guard of the method or
+ * class, and no pipe on a parameter. The app's guards (`APP_GUARD`, `useGlobalGuards`) run first,
+ * in order, with the same execution context (a refusal is Nest's `ForbiddenException`); parameters
+ * are filled by the same extractors (`@McpArgs`, `@McpContext`, custom parameter decorators); an
+ * Observable is awaited to its last value; an unexpected error is logged by the same logger.
  *
- * @returns undefined when anything applies: the entry goes through Nest's pipeline
+ * @returns undefined when anything else applies: the entry goes through Nest's pipeline
  */
 export function directHandler(
   contextCreator: ExternalContextCreator,
@@ -35,11 +40,10 @@ export function directHandler(
   paramsFactory: ParamsFactory,
   contextType: string,
 ): NestHandler | undefined {
-  const hostClass = instance.constructor;
+  const hostClass = instance.constructor as Type;
   for (const key of [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA])
     if (declared(key, hostClass) || declared(key, method)) return undefined;
   if (
-    config.getGlobalGuards().length > 0 ||
     config.getGlobalRequestGuards().length > 0 ||
     config.getGlobalInterceptors().length > 0 ||
     config.getGlobalRequestInterceptors().length > 0 ||
@@ -58,9 +62,15 @@ export function directHandler(
   );
   const params = getParamsMetadata(contextCreator.getContextModuleKey(hostClass)) ?? [];
   if (params.some((param) => param.pipes.length > 0)) return undefined;
+  // As Nest's guards context keeps them: what has a `canActivate`, read once.
+  const guards = (config.getGlobalGuards() as (CanActivate | undefined)[]).filter(
+    (guard): guard is CanActivate => typeof guard?.canActivate === 'function',
+  );
 
   return async (args, context) => {
     try {
+      if (guards.length > 0 && !(await activates(guards, [args, context], hostClass, method, contextType)))
+        throw new ForbiddenException(FORBIDDEN_MESSAGE);
       let returned: unknown;
       if (params.length === 0) returned = await method.call(instance, args, context);
       else {
@@ -74,6 +84,25 @@ export function directHandler(
       throw error;
     }
   };
+}
+
+/** Each guard in turn, as Nest's `GuardsConsumer` asks them: the first that says no ends it. */
+async function activates(
+  guards: CanActivate[],
+  args: unknown[],
+  hostClass: Type,
+  method: (...args: unknown[]) => unknown,
+  contextType: string,
+): Promise<boolean> {
+  const context = new ExecutionContextHost(args, hostClass, method);
+  context.setType(contextType);
+  for (const guard of guards) {
+    const answer = guard.canActivate(context);
+    if (answer === true) continue;
+    if (answer === false) return false;
+    if (!(isObservable(answer) ? await lastValueFrom(answer) : await answer)) return false;
+  }
+  return true;
 }
 
 function declared(key: string, target: object): boolean {

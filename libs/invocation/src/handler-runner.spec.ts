@@ -377,13 +377,13 @@ describe('HandlerRunner', () => {
 });
 
 describe('HandlerRunner, for an entry no enhancer applies to', () => {
-  const run = async (setUp: (config: ApplicationConfig) => void, name: string) => {
+  const run = async (setUp: (config: ApplicationConfig) => void, name: string, roles: string[] = []) => {
     const moduleRef = await invocationTestingModule([DeskTools]);
     setUp(moduleRef.get(ApplicationConfig));
     const pipeline = jest.spyOn(moduleRef.get(ExternalContextCreator), 'create');
     const runner = moduleRef.get(HandlerRunner);
     const result = await runner
-      .run(moduleRef.get(ToolRegistry).get(name)!, { text: 'hi' }, testCallContext(name))
+      .run(moduleRef.get(ToolRegistry).get(name)!, { text: 'hi' }, testCallContext(name, { roles }))
       .catch((error: unknown) => error);
     await moduleRef.close();
     return { result, pipelineBuilt: pipeline.mock.calls.length > 0 };
@@ -417,13 +417,24 @@ describe('HandlerRunner, for an entry no enhancer applies to', () => {
   });
 
   it.each([
-    ['a global guard', (config: ApplicationConfig) => config.useGlobalGuards(new RecordingGuard())],
     ['a global interceptor', (config: ApplicationConfig) => config.useGlobalInterceptors(new WrappingInterceptor())],
     ['a global filter', (config: ApplicationConfig) => config.useGlobalFilters(new FallbackFilter())],
     ['a global pipe', (config: ApplicationConfig) => config.useGlobalPipes({ transform: (value: unknown) => value })],
   ])("goes through Nest's pipeline once the app has %s", async (_, setUp) => {
     const { result, pipelineBuilt } = await run(setUp, 'echo');
     expect(pipelineBuilt).toBe(true);
-    expect(result).toBeDefined();
+    expect(result).not.toBeInstanceOf(Error);
+  });
+
+  it("asks the app's guards first, in the 'mcp' context, and refuses as Nest does", async () => {
+    const guard = (config: ApplicationConfig) => config.useGlobalGuards(new RecordingGuard());
+    seen.length = 0;
+    const refused = await run(guard, 'echo');
+    expect(refused.pipelineBuilt).toBe(false);
+    expect(refused.result).toBeInstanceOf(ForbiddenException);
+    expect((refused.result as ForbiddenException).message).toBe('Forbidden resource');
+    expect(seen).toEqual(['guard:mcp:echo:{"text":"hi"}']);
+    const allowed = await run(guard, 'echo', ['agent']);
+    expect(allowed).toEqual({ result: { text: 'hi', caller: 'alice', kind: 'tool' }, pipelineBuilt: false });
   });
 });

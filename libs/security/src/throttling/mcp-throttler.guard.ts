@@ -1,5 +1,15 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
-import { ThrottlerException, ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerException,
+  ThrottlerGuard,
+  type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
+import { DecoratorMetadataReflector } from './decorator-metadata.reflector';
 import {
   ANONYMOUS_PRINCIPAL,
   MCP_CONTEXT_TYPE,
@@ -24,6 +34,15 @@ const NO_RESPONSE = { header: () => undefined };
  */
 @Injectable()
 export class McpThrottlerGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+  ) {
+    // The guard reads five decorators per throttler on every call: read once per entry instead.
+    super(options, storage, new DecoratorMetadataReflector(reflector));
+  }
+
   protected override getRequestResponse(context: ExecutionContext): {
     req: Record<string, unknown>;
     res: Record<string, unknown>;

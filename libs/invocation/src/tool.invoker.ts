@@ -107,14 +107,6 @@ export class ToolInvoker {
     this.running.set(tool, running + 1);
     const timeoutMs = tool.options.timeoutMs ?? defaultTimeoutMs;
     const innermost = confirm ? this.confirmationInterceptor(tool) : undefined;
-    const run = this.runner
-      .run(tool, args, context, innermost)
-      .then(
-        (returned) => this.toResult(tool, validators, returned),
-        (error: unknown) => this.failureResult(tool, error, context),
-      )
-      // The slot is freed when the tool really stops, even if the caller was answered earlier.
-      .finally(() => this.running.set(tool, (this.running.get(tool) ?? 1) - 1));
     // Answered by whichever comes first: the tool, or its deadline. The first answer settles the
     // promise, so its outcome is the one recorded (a timed-out tool that later fails stays `timeout`).
     return new Promise<Invocation<CallToolResult>>((resolve, reject) => {
@@ -127,9 +119,19 @@ export class ToolInvoker {
         cancelDeadline();
         resolve(this.failed(toolErrorResult(InvocationMessages.shutDown(tool.name)), 'cancelled'));
       };
-      run.then(
-        (outcome) => (cancelDeadline(), resolve(outcome)),
-        (error: unknown) => (cancelDeadline(), reject(error)),
+      // The slot is freed when the tool really stops, even if the caller was answered earlier.
+      const settle = (outcome: () => Invocation<CallToolResult>) => {
+        this.running.set(tool, (this.running.get(tool) ?? 1) - 1);
+        cancelDeadline();
+        try {
+          resolve(outcome());
+        } catch (error) {
+          reject(error as Error);
+        }
+      };
+      this.runner.run(tool, args, context, innermost).then(
+        (returned) => settle(() => this.toResult(tool, validators, returned)),
+        (error: unknown) => settle(() => this.failureResult(tool, error, context)),
       );
     });
   }

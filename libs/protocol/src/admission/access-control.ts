@@ -122,6 +122,11 @@ export class AccessControl {
     return { key, visible };
   }
 
+  /** Whether the policy decides on each call's arguments (`authorizeCall`): a call is then awaited on it. */
+  get authorizesCalls(): boolean {
+    return this.policy.authorizeCall !== undefined;
+  }
+
   /**
    * Applies the policy's rule on the call itself, if it has one.
    * @throws JsonRpcError `-32602` "not allowed" when it refuses

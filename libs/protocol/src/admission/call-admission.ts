@@ -68,7 +68,7 @@ export class CallAdmission {
       const notFound = call.notFound();
       throw entry ? new AccessDeniedError(notFound.code, notFound.message, notFound.data) : notFound;
     }
-    await this.access.authorizeCall(request.principal, kind, target, args, entry);
+    if (this.access.authorizesCalls) await this.access.authorizeCall(request.principal, kind, target, args, entry);
     const admitted = this.governance ? this.govern(call, entry, request, note) : args;
     this.checkAuditGate(note);
     return { request, reply, note, kind, target, entry, args: admitted };

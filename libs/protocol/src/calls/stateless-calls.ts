@@ -9,17 +9,23 @@ import type { JsonRpcId } from '../wire/json-rpc';
  */
 @Injectable()
 export class StatelessCalls {
-  private readonly calls = new Map<string, Set<CallCancellation>>();
+  /** One call, or the calls (a client may reuse an id) — a set only when there are several. */
+  private readonly calls = new Map<string, CallCancellation | Set<CallCancellation>>();
 
   /** Registers a call; returns how to unregister it. */
   add(principal: string, id: JsonRpcId, call: CallCancellation): () => void {
     const key = keyOf(principal, id);
-    let same = this.calls.get(key);
-    if (!same) this.calls.set(key, (same = new Set()));
-    same.add(call);
+    const same = this.calls.get(key);
+    if (!same) this.calls.set(key, call);
+    else if (same instanceof Set) same.add(call);
+    else this.calls.set(key, new Set([same, call]));
     return () => {
-      same.delete(call);
-      if (same.size === 0 && this.calls.get(key) === same) this.calls.delete(key);
+      const now = this.calls.get(key);
+      if (now === call) this.calls.delete(key);
+      else if (now instanceof Set) {
+        now.delete(call);
+        if (now.size === 0) this.calls.delete(key);
+      }
     };
   }
 
@@ -29,7 +35,8 @@ export class StatelessCalls {
    */
   find(principal: string, id: JsonRpcId): CallCancellation | undefined {
     const same = this.calls.get(keyOf(principal, id));
-    return same?.size === 1 ? same.values().next().value : undefined;
+    if (same instanceof Set) return same.size === 1 ? same.values().next().value : undefined;
+    return same;
   }
 }
 

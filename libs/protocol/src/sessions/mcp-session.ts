@@ -32,21 +32,45 @@ export class McpSession {
   /** When the session was opened (ms since the epoch), for the admin dashboard. */
   createdAt = Date.now();
   lastSeen = this.createdAt;
-  /** Cancellation of the requests in flight, by JSON-RPC id. */
-  readonly inFlight = new Map<string | number, CallCancellation>();
-  /** Requests sent to this client and not answered yet. */
-  readonly clientRequests = new ClientRequests();
-  /** Resumable SSE streams of this session's requests, by stream id. */
-  readonly streams = new Map<string, ResumableStream>();
-  /** URIs this client subscribed to (`resources/subscribe`). */
-  readonly subscriptions = new Set<string>();
+  // The collections below are made when first used: most sessions (one per stateless request)
+  // never use most of them, and an idle session should cost little.
+  private made?: {
+    inFlight?: Map<string | number, CallCancellation>;
+    clientRequests?: ClientRequests;
+    streams?: Map<string, ResumableStream>;
+    subscriptions?: Set<string>;
+    cleanups?: Set<() => void>;
+  };
   /**
    * The standalone notification streams (HTTP GETs, or stdout), oldest first. A client may hold
    * several; each message goes on one of them, the newest.
    */
-  private readonly sinks: NotificationSink[] = [];
+  private sinks: NotificationSink[] | undefined;
+
+  /** Cancellation of the requests in flight, by JSON-RPC id. */
+  get inFlight(): Map<string | number, CallCancellation> {
+    return ((this.made ??= {}).inFlight ??= new Map());
+  }
+
+  /** Requests sent to this client and not answered yet. */
+  get clientRequests(): ClientRequests {
+    return ((this.made ??= {}).clientRequests ??= new ClientRequests());
+  }
+
+  /** Resumable SSE streams of this session's requests, by stream id. */
+  get streams(): Map<string, ResumableStream> {
+    return ((this.made ??= {}).streams ??= new Map());
+  }
+
+  /** URIs this client subscribed to (`resources/subscribe`). */
+  get subscriptions(): Set<string> {
+    return ((this.made ??= {}).subscriptions ??= new Set());
+  }
+
   /** Run once when the session ends (e.g. closing its open streams). */
-  readonly cleanups = new Set<() => void>();
+  get cleanups(): Set<() => void> {
+    return ((this.made ??= {}).cleanups ??= new Set());
+  }
 
   constructor(
     readonly id: string | undefined,
@@ -72,32 +96,35 @@ export class McpSession {
 
   /** Where a notification that belongs to no request goes: the newest open stream, if any. */
   get sink(): NotificationSink | undefined {
-    return this.sinks[this.sinks.length - 1];
+    return this.sinks?.[this.sinks.length - 1];
   }
 
   /** Open standalone streams. */
   get sinkCount(): number {
-    return this.sinks.length;
+    return this.sinks?.length ?? 0;
   }
 
   /** Adds a standalone stream; returns how to remove it (when it closes). */
   addSink(sink: NotificationSink): () => void {
-    this.sinks.push(sink);
+    const sinks = (this.sinks ??= []);
+    sinks.push(sink);
     return () => {
-      const index = this.sinks.indexOf(sink);
-      if (index >= 0) this.sinks.splice(index, 1);
+      const index = sinks.indexOf(sink);
+      if (index >= 0) sinks.splice(index, 1);
     };
   }
 
   /** Ends the session: aborts every call in flight. */
   close(reason: string): void {
-    for (const call of this.inFlight.values()) call.cancel(new Error(reason));
-    this.clientRequests.abandon(reason);
-    for (const stream of this.streams.values()) stream.release();
-    this.streams.clear();
-    this.inFlight.clear();
-    this.sinks.length = 0;
-    for (const cleanup of this.cleanups) cleanup();
-    this.cleanups.clear();
+    if (this.sinks) this.sinks.length = 0;
+    const made = this.made;
+    if (!made) return;
+    if (made.inFlight) for (const call of made.inFlight.values()) call.cancel(new Error(reason));
+    made.clientRequests?.abandon(reason);
+    if (made.streams) for (const stream of made.streams.values()) stream.release();
+    made.streams?.clear();
+    made.inFlight?.clear();
+    if (made.cleanups) for (const cleanup of made.cleanups) cleanup();
+    made.cleanups?.clear();
   }
 }

@@ -11,7 +11,8 @@
 // Env: BENCH_SECONDS   seconds per measurement (default 10; each is preceded by a warm-up)
 //      BENCH_ROUNDS    interleaved rounds (default 3, or 1 with BENCH_ONLY)
 //      BENCH_ONLY      comma-separated subset of servers: floor,sdk,sdk2,mcpnest,fastmcp,ours,secure,
-//                      policies0,policies10,policies100,callerPolicies10,guardrails,audit,secureAudit
+//                      policies0,policies10,policies100,callerPolicies10,guardrails,audit,secureAudit,
+//                      secureAuditStateful
 //                      (e.g. BENCH_ONLY=ours,audit)
 //      BENCH_SCENARIOS comma-separated subset of scenarios (e.g. tools/call,tools/list,tools/call@2026-07-28)
 //      BENCH_WRITE=0   do not rewrite the results section of docs/benchmarks.md
@@ -135,6 +136,17 @@ const ALL_SERVERS = [
     stateful: false,
     readyPath: '/health/ready',
     env: { BENCH_SECURE: '1' },
+    headers: { 'X-API-Key': 'bench-key-0123456789' },
+    auditTrail: true,
+  },
+  {
+    // The same in 2025-11-25's stateful mode: one session per run, opened before it is measured.
+    id: 'secureAuditStateful',
+    label: 'nest-mcp-host + API key + throttling + audit trail, stateful',
+    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+    stateful: true,
+    readyPath: '/health/ready',
+    env: { BENCH_SECURE: '1', BENCH_STATEFUL: '1' },
     headers: { 'X-API-Key': 'bench-key-0123456789' },
     auditTrail: true,
   },

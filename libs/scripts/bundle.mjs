@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { readFileSync as readBundle } from 'node:fs';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const out = join(dist, 'bundle');
@@ -38,6 +39,20 @@ await build({
   logLevel: 'warning',
   outfile: join(out, 'nest-mcp-host.js'),
 });
+// keepNames wraps each nested function in `__name(fn, "name")`, run whenever the function around it
+// runs (a closure made per call is named per call). Most already have that name (a const's arrow
+// function does): the helper leaves those alone instead of defining the property again each time.
+const bundleFile = join(out, 'nest-mcp-host.js');
+const NAME_HELPER = 'var __name = (target, value) => __defProp(target, "name", { value, configurable: true });';
+const bundled = readBundle(bundleFile, 'utf8');
+if (!bundled.includes(NAME_HELPER)) throw new Error(`bundle.mjs: esbuild's __name helper is no longer ${NAME_HELPER}`);
+writeFileSync(
+  bundleFile,
+  bundled.replace(
+    NAME_HELPER,
+    'var __name = (target, value) => target.name === value ? target : __defProp(target, "name", { value, configurable: true });',
+  ),
+);
 mkdirSync(out, { recursive: true });
 // Each entry names its exports as tsc writes them, so that an ES module's `import { McpModule } from
 // 'nest-mcp-host'` finds them (Node reads a CommonJS module's names from its text).

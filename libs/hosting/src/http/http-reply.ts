@@ -33,7 +33,8 @@ function supportsPolling(protocolVersion: string): boolean {
 /** Settles once the response is over (written out, or its connection gone). */
 function over(res: ServerResponse): Promise<void> {
   if (res.writableFinished || res.destroyed) return Promise.resolve();
-  return new Promise((resolve) => res.once('close', resolve));
+  // 'close' comes once: `on` spares the wrapper `once` makes.
+  return new Promise((resolve) => res.on('close', resolve));
 }
 
 /**
@@ -119,7 +120,7 @@ export class HttpReply implements ReplyChannel {
       queueMicrotask(onClose);
       return NOT_WATCHED;
     }
-    res.once('close', onClose);
+    res.on('close', onClose); // comes once
     return () => res.off('close', onClose);
   }
 

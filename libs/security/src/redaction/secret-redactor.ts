@@ -44,8 +44,14 @@ export class SecretRedactor {
   redactDeep<T>(value: T): T {
     if (typeof value === 'string') return this.redact(value) as T;
     if (Array.isArray(value)) {
-      const items = value.map((item) => this.redactDeep(item));
-      return (items.some((item, index) => item !== value[index]) ? items : value) as T;
+      // Copied only when something in it was redacted, as objects are below.
+      let items: unknown[] | undefined;
+      for (let index = 0; index < value.length; index++) {
+        const item: unknown = value[index];
+        const redacted = this.redactDeep(item);
+        if (redacted !== item) (items ??= [...value])[index] = redacted;
+      }
+      return (items ?? value) as T;
     }
     if (value && typeof value === 'object') {
       let copy: Record<string, unknown> | undefined;

@@ -23,4 +23,19 @@ describe('SecretRedactor', () => {
       count: 3,
     });
   });
+
+  it('copies nothing it does not redact, and never changes what it was given', () => {
+    const clean = { content: [{ type: 'text', text: 'ticket T-1 closed' }], count: 1 };
+    expect(redactor.redactDeep(clean)).toBe(clean);
+    const secret = {
+      content: [
+        { type: 'text', text: 'ok' },
+        { type: 'text', text: 'token: abc' },
+      ],
+    };
+    const redacted = redactor.redactDeep(secret);
+    expect(redacted.content[0]).toBe(secret.content[0]);
+    expect(redacted.content[1]).toEqual({ type: 'text', text: 'token: [REDACTED]' });
+    expect(secret.content[1].text).toBe('token: abc');
+  });
 });

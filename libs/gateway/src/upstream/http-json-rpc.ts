@@ -101,20 +101,32 @@ export class HttpJsonRpcChannel implements AnswerChannel {
    * @throws Error when the upstream cannot be reached or answers outside the protocol
    * @throws the signal's reason when it aborts
    */
-  async request(
+  request(
     method: string,
     params: Record<string, unknown>,
     options: HttpJsonRpcOptions,
     onId?: (id: string) => void,
   ): Promise<Record<string, unknown>> {
+    // Not an async function: a request without a token of the gateway's costs no promise more.
     if (!this.credentials || options.authorization) return this.post(method, params, options, onId, undefined);
+    return this.withToken(this.credentials, method, params, options, onId);
+  }
+
+  /** A request with the gateway's OAuth token, tried once more with a new one when the upstream refuses it. */
+  private async withToken(
+    credentials: ClientCredentials,
+    method: string,
+    params: Record<string, unknown>,
+    options: HttpJsonRpcOptions,
+    onId?: (id: string) => void,
+  ): Promise<Record<string, unknown>> {
     try {
-      return await this.post(method, params, options, onId, await this.credentials.token());
+      return await this.post(method, params, options, onId, await credentials.token());
     } catch (error) {
       // A token the upstream no longer takes (revoked, keys rotated): one more try with a new one.
       if (!(error instanceof TokenRefused)) throw error;
-      this.credentials.invalidate();
-      return this.post(method, params, options, onId, await this.credentials.token());
+      credentials.invalidate();
+      return this.post(method, params, options, onId, await credentials.token());
     }
   }
 
@@ -130,7 +142,7 @@ export class HttpJsonRpcChannel implements AnswerChannel {
     onId: ((id: string) => void) | undefined,
     token: string | undefined,
   ): Promise<Record<string, unknown>> {
-    options.signal?.throwIfAborted();
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason as Error);
     const id = `gw-${++this.ids}`;
     onId?.(id);
     const modern = this.modern;

@@ -36,7 +36,7 @@ function exchange(limits: Partial<AnswerLimits> = {}) {
   const respond = (status: number, type: string, ...chunks: string[]) => {
     handler.onResponseStart(control, status, { 'content-type': type });
     for (const chunk of chunks) handler.onResponseData(control, Buffer.from(chunk));
-    handler.onResponseEnd(control, {});
+    handler.onResponseEnd();
   };
   return { handler, control, respond, delivered, settled: () => settled };
 }

@@ -42,6 +42,16 @@ export interface CallerIdentity {
   refused(context: McpCallContext): void;
 }
 
+/** The request's `_meta` when it asks for no progress (never written to). */
+const NO_META: { progressToken?: string } = Object.freeze({});
+
+/** A result less the 2026 `resultType` (the host sets its own); copied only when it has one. */
+function withoutResultType(answer: Record<string, unknown>): Record<string, unknown> {
+  if (answer.resultType === undefined) return answer;
+  const { resultType: _, ...result } = answer;
+  return result;
+}
+
 /** The rounds of input one 2026-07-28 request may ask for before the gateway gives up on it. */
 const MAX_INPUT_ROUNDS = 10;
 
@@ -127,8 +137,7 @@ export class UpstreamRequests {
           const logged = this.link.listener
             ? { ...sent, _meta: { ...(sent._meta as object), [LOG_LEVEL_META]: 'debug' } }
             : sent;
-          const { resultType: _, ...result } = await client.request({ method, params: logged }, AS_ANSWERED, options);
-          return result;
+          return withoutResultType(await client.request({ method, params: logged }, AS_ANSWERED, options));
         }
         const sendOptions = { timeoutMs: options.timeout!, signal: options.signal, headerParams, authorization };
         // A 2026-07-28 request says what its client can answer: what this call's caller can, of
@@ -157,8 +166,7 @@ export class UpstreamRequests {
             sendOptions,
           );
         }
-        const { resultType: _, ...result } = answer;
-        return result;
+        return withoutResultType(answer);
       },
       context,
       onProgress,
@@ -197,8 +205,8 @@ export class UpstreamRequests {
     if (progressToken) this.progress.set(progressToken, onProgress!);
     const started = performance.now();
     try {
-      const options = { timeout: timeoutMs, ...(context && { signal: context.signal }) };
-      const result = await send(client, options, progressToken ? { progressToken } : {});
+      const options: RequestOptions = context ? { timeout: timeoutMs, signal: context.signal } : { timeout: timeoutMs };
+      const result = await send(client, options, progressToken ? { progressToken } : NO_META);
       breaker.succeeded();
       this.latency.add(performance.now() - started);
       return result;

@@ -70,7 +70,8 @@ export async function runInProcess(
 ): Promise<RestHttpOutcome> {
   options.signal?.throwIfAborted();
   const body = encodeRequestBody(parts.body, parts.headers['content-type']);
-  const headers = { ...requestHeaders(parts, body), host: 'localhost' };
+  const headers = requestHeaders(parts, body);
+  headers.host = 'localhost';
   return run(httpPlatformOf(adapter), parts, headers, body?.bytes, options);
 }
 
@@ -90,8 +91,11 @@ function run(
     request.httpVersion = '1.1';
     request.httpVersionMajor = 1;
     request.httpVersionMinor = 1;
-    request.headers = { ...headers };
-    request.rawHeaders = Object.entries(headers).flat();
+    // The headers are this request's own (`requestHeaders` made them for it): no copy.
+    request.headers = headers;
+    const raw: string[] = [];
+    for (const name in headers) raw.push(name, headers[name]);
+    request.rawHeaders = raw;
     if (body?.length) request.push(body);
     request.push(null);
     request.complete = true;

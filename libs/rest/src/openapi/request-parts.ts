@@ -28,30 +28,22 @@ export function toRequestParts(
   args: Readonly<Record<string, unknown>>,
   basePath = '',
 ): RestRequestParts {
-  const operation = definition.operation;
+  const plan = planOf(definition);
   const pathValues = new Map<string, unknown>();
   const query: string[] = [];
   const headers: Record<string, string> = {};
   let body: Record<string, unknown> | undefined;
   let wholeBody: unknown;
 
-  for (const [argument, target] of Object.entries(definition.arguments)) {
+  for (const { argument, name, parameter, whole } of plan.arguments) {
     const value = Object.prototype.hasOwnProperty.call(args, argument) ? args[argument] : undefined;
-    if (target.in === 'body') {
+    if (parameter === undefined) {
       if (value === undefined) continue;
-      if (target.name === undefined) wholeBody = value;
+      if (whole) wholeBody = value;
       // Defined, not assigned: a property named `__proto__` would set the object's prototype.
-      else
-        Object.defineProperty((body ??= {}), target.name, {
-          value,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      else Object.defineProperty((body ??= {}), name!, { value, enumerable: true, writable: true, configurable: true });
       continue;
     }
-    const parameter = operation.parameters.find((p) => p.in === target.in && p.name === target.name);
-    if (!parameter) continue;
     if (parameter.in === 'path') pathValues.set(parameter.name, value);
     else if (value === undefined || value === null) continue;
     else if (parameter.in === 'query') query.push(...queryPairs(parameter, value));
@@ -59,30 +51,87 @@ export function toRequestParts(
       headers[parameter.name.toLowerCase()] = simple(value, parameter.explode === true);
   }
 
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_whole, name: string) => {
-    const value = pathValues.get(name);
-    if (value === undefined || value === null) {
-      const argument = Object.entries(definition.arguments).find(([, t]) => t.in === 'path' && t.name === name)?.[0];
-      const via = argument && argument !== name ? ` (argument "${argument}")` : '';
-      throw new RestRequestError(
-        `Tool "${definition.name}" needs the path parameter "${name}"${via} for ${operation.method.toUpperCase()} ${operation.path}`,
-      );
+  let path = '';
+  for (const part of plan.path) {
+    if (typeof part === 'string') {
+      path += part;
+      continue;
     }
-    const parameter = operation.parameters.find((p) => p.in === 'path' && p.name === name);
-    return pathSegment(name, value, parameter);
-  });
+    const value = pathValues.get(part.name);
+    if (value === undefined || value === null) throw missingPathValue(definition, part.name);
+    path += pathSegment(part.name, value, part.parameter);
+  }
 
-  const requestBody = operation.requestBody;
-  const takesWholeBody = Object.values(definition.arguments).some((t) => t.in === 'body' && t.name === undefined);
+  const { requestBody } = plan;
   // A required object body goes out even empty: the route expects one; a whole body is given or not.
-  const sent = takesWholeBody ? wholeBody : (body ?? (requestBody?.required ? {} : undefined));
+  const sent = plan.takesWholeBody ? wholeBody : (body ?? (requestBody?.required ? {} : undefined));
   if (requestBody && sent !== undefined) headers['content-type'] = requestBody.contentType;
   return {
-    method: operation.method.toUpperCase() as RestRequestParts['method'],
-    url: `${basePath.replace(/\/+$/, '')}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`,
+    method: plan.method,
+    url: `${basePath ? basePath.replace(/\/+$/, '') : ''}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`,
     headers,
     ...(requestBody && sent !== undefined ? { body: sent } : {}),
   };
+}
+
+/** What each call of a tool needs of its operation, worked out on its first call. */
+interface RequestPlan {
+  readonly method: RestRequestParts['method'];
+  /** Each declared argument: a parameter's, or a body property (`name`), or the whole body. */
+  readonly arguments: readonly {
+    readonly argument: string;
+    readonly parameter?: RestParameter;
+    readonly name?: string;
+    readonly whole: boolean;
+  }[];
+  /** The path template: literal text, and the parameters in it. */
+  readonly path: readonly (string | { readonly name: string; readonly parameter?: RestParameter })[];
+  readonly takesWholeBody: boolean;
+  readonly requestBody: RestToolDefinition['operation']['requestBody'];
+}
+
+const plans = new WeakMap<RestToolDefinition, RequestPlan>();
+
+function planOf(definition: RestToolDefinition): RequestPlan {
+  let plan = plans.get(definition);
+  if (plan) return plan;
+  const operation = definition.operation;
+  const targets = Object.entries(definition.arguments);
+  const args: RequestPlan['arguments'][number][] = [];
+  for (const [argument, target] of targets) {
+    if (target.in === 'body') {
+      args.push({ argument, name: target.name, whole: target.name === undefined });
+      continue;
+    }
+    const parameter = operation.parameters.find((p) => p.in === target.in && p.name === target.name);
+    // An argument without its parameter sends nothing.
+    if (parameter) args.push({ argument, parameter, whole: false });
+  }
+  // `split` with a capture group: literal, name, literal, name, …, literal.
+  const pieces = operation.path.split(/\{([^}]+)\}/);
+  const path = pieces.map((piece, index) =>
+    index % 2 === 0
+      ? piece
+      : { name: piece, parameter: operation.parameters.find((p) => p.in === 'path' && p.name === piece) },
+  );
+  plan = {
+    method: operation.method.toUpperCase() as RestRequestParts['method'],
+    arguments: args,
+    path,
+    takesWholeBody: targets.some(([, t]) => t.in === 'body' && t.name === undefined),
+    requestBody: operation.requestBody,
+  };
+  plans.set(definition, plan);
+  return plan;
+}
+
+function missingPathValue(definition: RestToolDefinition, name: string): RestRequestError {
+  const operation = definition.operation;
+  const argument = Object.entries(definition.arguments).find(([, t]) => t.in === 'path' && t.name === name)?.[0];
+  const via = argument && argument !== name ? ` (argument "${argument}")` : '';
+  return new RestRequestError(
+    `Tool "${definition.name}" needs the path parameter "${name}"${via} for ${operation.method.toUpperCase()} ${operation.path}`,
+  );
 }
 
 /** One scalar as text: objects nested in a list travel as JSON. */

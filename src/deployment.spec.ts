@@ -102,7 +102,7 @@ describe('deployment files and docs/deployment.md', () => {
   });
 
   it('sets only real, documented variables in the image, the compose files and the Kubernetes manifests', () => {
-    const known = new Set([...Object.keys(validateEnvironment({})), 'NODE_ENV']);
+    const known = new Set([...Object.keys(validateEnvironment({})), 'NODE_ENV', 'NODE_OPTIONS']);
     const imageVariables = [...read('docker/Dockerfile').matchAll(/\b([A-Z][A-Z_]+)=/g)].map((match) => match[1]);
     const compose = parse(read('docker/compose.yaml')) as Compose;
     const hosts = [compose.services['mcp-host'], ...replicaServices(replicasCompose()).map(([, service]) => service)];

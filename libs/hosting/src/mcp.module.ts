@@ -93,6 +93,10 @@ import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
 import { SHARED_STATE_PROVIDERS, taskStoreProvider } from './shared-state/shared-state.providers';
+import { checkFeatures, featuresOf, mountedFeatures, type McpFeatureSwitches } from './features/mcp-features';
+
+/** Token of the start-up check of the features the options need against those in the module. */
+const MCP_FEATURES_CHECK = Symbol('MCP:FEATURES_CHECK');
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -117,48 +121,6 @@ const OPTION_SLICES = (
   inject: [MCP_RESOLVED_OPTIONS],
 }));
 
-/**
- * The features whose providers (and code) are in the module. `forRoot` knows its options, so a
- * feature they leave out is not registered, and its library's code is not even run (the bundle's
- * barrels require a file when one of its names is first read); `forRootAsync`'s options come too
- * late to decide, so its module holds every feature unless `mount` leaves some out.
- */
-export interface McpFeatureSwitches {
-  gateway: boolean;
-  virtualServers: boolean;
-  toolSearch: boolean;
-  authorizationServer: boolean;
-  downstream: boolean;
-  governance: boolean;
-}
-
-/** The features that options given to `forRoot` turn on (see `McpFeatureSwitches`). */
-export function featuresOf(options: McpModuleOptions): McpFeatureSwitches {
-  const gateway = options.gateway !== undefined;
-  const apis = (options.rest?.apis?.length ?? 0) > 0;
-  const authorizationServer = options.authorizationServer !== undefined;
-  return {
-    gateway,
-    virtualServers: options.virtualServers !== undefined,
-    toolSearch: options.toolSearch !== undefined,
-    authorizationServer,
-    // Upstreams and APIs take their credentials downstream; the facade signs in their users.
-    downstream: options.downstream !== undefined || gateway || apis || authorizationServer,
-    // An upstream or API declared with `pin` turns governance on (its quarantine is governance's).
-    governance: options.governance !== undefined || gateway || apis,
-  };
-}
-
-/** Every feature: `forRootAsync`'s default. */
-const ALL_FEATURES: McpFeatureSwitches = {
-  gateway: true,
-  virtualServers: true,
-  toolSearch: true,
-  authorizationServer: true,
-  downstream: true,
-  governance: true,
-};
-
 /** The host's own providers, with those of the features that are on. */
 function hostProviders(on: McpFeatureSwitches): Provider[] {
   return [
@@ -168,6 +130,11 @@ function hostProviders(on: McpFeatureSwitches): Provider[] {
       inject: [MCP_MODULE_OPTIONS],
     },
     ...OPTION_SLICES,
+    {
+      provide: MCP_FEATURES_CHECK,
+      useFactory: (options: ResolvedMcpOptions) => checkFeatures(options, on),
+      inject: [MCP_RESOLVED_OPTIONS],
+    },
     ...SHARED_STATE_PROVIDERS,
     ...CATALOG_PROVIDERS,
     ...APPS_PROVIDERS,
@@ -328,7 +295,7 @@ export class McpModule extends McpConfigurableModule {
   }
 
   static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withExtras(super.forRootAsync(options), options, ALL_FEATURES, {
+    return withExtras(super.forRootAsync(options), options, mountedFeatures(options.mount), {
       health: options.health !== false,
       admin: options.mount?.admin !== false,
       metrics: options.mount?.metrics !== false,

@@ -42,7 +42,7 @@ import {
   operationsParts,
   type OperationsSwitches,
 } from '#libs/operations';
-import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
+import { MCP_REST_OPTIONS, REST_API_PROVIDERS, REST_PROVIDERS } from '#libs/rest';
 import {
   AUTHORIZATION_SERVER_PROVIDERS,
   MCP_AUTHORIZATION_SERVER_OPTIONS,
@@ -92,8 +92,14 @@ import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from
 import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
-import { SHARED_STATE_PROVIDERS, taskStoreProvider } from './shared-state/shared-state.providers';
-import { checkFeatures, featuresOf, mountedFeatures, type McpFeatureSwitches } from './features/mcp-features';
+import { sharedStateProviders, taskStoreProvider } from './shared-state/shared-state.providers';
+import {
+  adminFeaturesProvider,
+  checkFeatures,
+  featuresOf,
+  mountedFeatures,
+  type McpFeatureSwitches,
+} from './features/mcp-features';
 
 /** Token of the start-up check of the features the options need against those in the module. */
 const MCP_FEATURES_CHECK = Symbol('MCP:FEATURES_CHECK');
@@ -135,7 +141,7 @@ function hostProviders(on: McpFeatureSwitches): Provider[] {
       useFactory: (options: ResolvedMcpOptions) => checkFeatures(options, on),
       inject: [MCP_RESOLVED_OPTIONS],
     },
-    ...SHARED_STATE_PROVIDERS,
+    ...sharedStateProviders(on),
     ...CATALOG_PROVIDERS,
     ...APPS_PROVIDERS,
     // The features' protocol extensions, announced and applied by the engine (MCP Apps).
@@ -152,6 +158,7 @@ function hostProviders(on: McpFeatureSwitches): Provider[] {
     ...(on.authorizationServer ? AUTHORIZATION_SERVER_PROVIDERS : []),
     ...(on.downstream ? DOWNSTREAM_IDENTITY_PROVIDERS : []),
     ...REST_PROVIDERS,
+    ...(on.restApis ? REST_API_PROVIDERS : []),
     ...(on.gateway ? GATEWAY_PROVIDERS : []),
     ...(on.virtualServers ? virtualServersProviders() : []),
     {
@@ -186,6 +193,7 @@ function hostProviders(on: McpFeatureSwitches): Provider[] {
     McpInvoker,
     ...(on.toolSearch ? toolSearchProviders() : []),
     McpHost,
+    adminFeaturesProvider(on),
     // Health, metrics, the admin dashboard and approvals: added by withExtras, only the parts that
     // are on (see operationsParts).
   ];

@@ -1,4 +1,9 @@
+import type { InjectionToken, Provider } from '@nestjs/common';
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
+import { McpAuthorizationServer } from '#libs/authorization-server';
+import { UserConnections } from '#libs/downstream-identity';
+import { CatalogPins, McpGovernance } from '#libs/governance';
+import { MCP_ADMIN_FEATURES, type AdminFeatures } from '#libs/operations';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import type { ResolvedMcpOptions } from '../options/mcp-options.resolver';
 import { FeatureMessages } from './features.messages';
@@ -11,6 +16,8 @@ import { FeatureMessages } from './features.messages';
  */
 export interface McpFeatureSwitches {
   gateway: boolean;
+  /** External REST APIs as tools (`rest.apis`; composed servers add them at run time). */
+  restApis: boolean;
   virtualServers: boolean;
   toolSearch: boolean;
   authorizationServer: boolean;
@@ -29,6 +36,7 @@ export function featuresOf(options: McpModuleOptions): McpFeatureSwitches {
   const authorizationServer = options.authorizationServer !== undefined;
   return {
     gateway,
+    restApis: apis || virtualServers,
     virtualServers,
     toolSearch: options.toolSearch !== undefined && options.toolSearch !== false,
     authorizationServer,
@@ -40,10 +48,14 @@ export function featuresOf(options: McpModuleOptions): McpFeatureSwitches {
 }
 
 /** The features `forRootAsync` holds: all but those its `mount` extra sets to `false` (and what needs them). */
-export function mountedFeatures(mount: Partial<Record<McpFeature, boolean>> = {}): McpFeatureSwitches {
+export function mountedFeatures(
+  mount: Partial<Record<Exclude<McpFeature, 'restApis'>, boolean>> = {},
+): McpFeatureSwitches {
   const gateway = mount.gateway !== false;
   return {
     gateway,
+    // No switch of its own: the loader is light until an API is given.
+    restApis: true,
     // Composed servers add upstreams through the gateway: without it they are left out too.
     virtualServers: mount.virtualServers !== false && gateway,
     toolSearch: mount.toolSearch !== false,
@@ -61,6 +73,7 @@ function neededFeatures(options: ResolvedMcpOptions): McpFeatureSwitches {
   const { idp, connections, facadeIssuer } = options.downstream;
   return {
     gateway,
+    restApis: apis || virtualServers,
     virtualServers,
     toolSearch: options.toolSearch !== undefined,
     authorizationServer: options.authorizationServer !== undefined,
@@ -81,4 +94,22 @@ export function checkFeatures(options: ResolvedMcpOptions, on: McpFeatureSwitche
     .map((feature) => ({ where: `McpModule option "${feature}"`, ...FeatureMessages.leftOut(feature) }));
   if (problems.length > 0) throw new McpStartupError(problems);
   return true;
+}
+
+/**
+ * The features the admin dashboard shows, those of them in the module: their classes are named
+ * (and so loaded) only for a feature that is on.
+ */
+export function adminFeaturesProvider(on: McpFeatureSwitches): Provider {
+  const features: (readonly [keyof AdminFeatures, InjectionToken])[] = [
+    ...(on.authorizationServer ? [['authorizationServer', McpAuthorizationServer] as const] : []),
+    ...(on.downstream ? [['connections', UserConnections] as const] : []),
+    ...(on.governance ? [['governance', McpGovernance] as const, ['pins', CatalogPins] as const] : []),
+  ];
+  return {
+    provide: MCP_ADMIN_FEATURES,
+    useFactory: (...services: unknown[]): AdminFeatures =>
+      Object.fromEntries(features.map(([name], i) => [name, services[i] ?? undefined])),
+    inject: features.map(([, token]) => ({ token, optional: true })),
+  };
 }

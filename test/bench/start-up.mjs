@@ -89,6 +89,12 @@ const SUBJECTS = [
   {
     id: 'readme',
     label: "README's one-tool app (nest-mcp-host defaults)",
+    entry: 'readme-app-server.cjs',
+    call: modernCall,
+  },
+  {
+    id: 'readmeEsm',
+    label: "README's one-tool app as an ES module",
     entry: 'readme-app-server.mjs',
     call: modernCall,
   },

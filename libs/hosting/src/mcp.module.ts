@@ -312,9 +312,9 @@ export class McpModule extends McpConfigurableModule {
 }
 
 /**
- * Applies the module-level extras: the features that are on, the operations parts, the task store and
- * the access policy;
- * and registers the endpoint with the app-wide `McpEndpoints` (which needs to know of the probes).
+ * Assembles the module: the host's providers and exports with the features that are on, the
+ * operations parts, the task store and the access policy; and registers the endpoint with the
+ * app-wide `McpEndpoints` (which needs to know of the probes).
  */
 function withExtras(
   definition: DynamicModule,

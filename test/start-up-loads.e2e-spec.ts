@@ -90,12 +90,7 @@ describe('what the README app loads at start-up', () => {
 
   it('loads what it uses: Nest, its HTTP platform, the DTO validation, the health probes', () => {
     expect(loaded.packages).toEqual(
-      expect.arrayContaining([
-        '@nestjs/core',
-        '@nestjs/platform-express',
-        'class-validator',
-        '@nestjs/terminus',
-      ]),
+      expect.arrayContaining(['@nestjs/core', '@nestjs/platform-express', 'class-validator', '@nestjs/terminus']),
     );
   });
 

@@ -58,9 +58,10 @@ export default defineConfig([
     rules: { 'no-unused-vars': unusedVars },
   },
 
-  // CommonJS config files at the root (jest.config.js): the package has no "type": "module".
+  // CommonJS config files at the root (jest.config.js): the package has no "type": "module"; and
+  // CommonJS bench subjects (test/bench/*.cjs: an app as TypeScript compiles it for Node).
   {
-    files: ['*.js'],
+    files: ['*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: globals.node },
     rules: { 'no-unused-vars': unusedVars },
   },

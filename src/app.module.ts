@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { FixedWindowThrottlerStorage, McpThrottlerGuard, McpModule } from 'nest-mcp-host';
+import { FixedWindowThrottlerStorage, McpThrottlerGuard, McpModule, type McpModuleExtras } from 'nest-mcp-host';
 import { RedisClusterBackplane, RedisThrottlerStorage } from 'nest-mcp-host/redis';
 import { auditOptions } from './audit.config';
 import { gatewayOptions } from './gateway.config';
@@ -13,6 +13,29 @@ import { authOptions, authorizationServerOptions, downstreamOptions, stdioOperat
 import { validateEnvironment, type HostEnvironment } from './host.config';
 import { SupportModule } from './support/support.module';
 import { TracingShutdown } from './tracing';
+
+/** The parts and features of McpModule the desk's options can turn on for this transport. */
+function deskMount(
+  transport: 'http' | 'stdio' | 'cli',
+  env: HostEnvironment,
+  upstreams: boolean,
+  apis: boolean,
+): McpModuleExtras['mount'] {
+  const http = transport === 'http';
+  const facade = env.AUTH_MODE === 'facade';
+  const virtualServers = http && env.VIRTUAL_SERVERS === 'on';
+  // Composed servers add their upstreams through the gateway.
+  const gateway = upstreams || virtualServers;
+  return {
+    admin: http,
+    metrics: http,
+    virtualServers,
+    gateway,
+    toolSearch: env.MCP_TOOL_SEARCH !== 'off',
+    authorizationServer: facade,
+    downstream: Boolean(env.CONNECTIONS_KEY) || facade || gateway || apis,
+  };
+}
 
 /** The support-desk host, served over Streamable HTTP or stdio, or run from the command line (`cli`: no transport). */
 @Module({})
@@ -99,6 +122,9 @@ export class AppModule {
             ...(env.REDIS_URL && { cluster: { backplane: new RedisClusterBackplane(env.REDIS_URL) } }),
           }),
           health: transport === 'http',
+          // What these options leave off is not even loaded (a CLI command starts faster for it): the
+          // options are only known in the factory, so the module is told here.
+          mount: deskMount(transport, env, gateway.upstreams !== undefined, restApis.length > 0),
         }),
         // With DATABASE_URL, customers and tickets live in PostgreSQL, shared by every replica; else in memory.
         SupportModule.register({

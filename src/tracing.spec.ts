@@ -1,6 +1,7 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import { startTracing, StderrSpanExporter, traceExportersFrom, tracerProvider, tracingResource } from './tracing';
+import { startTracing, traceExportersFrom, tracerProvider } from './tracing';
+import { StderrSpanExporter, tracingResource } from './tracing-sdk';
 
 /** The support desk's OpenTelemetry set-up, driven by the standard OTEL_* variables. */
 describe('src/tracing.ts', () => {

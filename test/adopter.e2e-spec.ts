@@ -169,10 +169,11 @@ describe('an app that installs the packed nest-mcp-host', () => {
   }, 60_000);
 
   it('loads neither pg, ioredis, zod nor prom-client from the root entry; the subpath entries load theirs', () => {
+    // Every name of the entry read, as an ES module's import does (a name is loaded when first read).
     const loaded = (entry: string) =>
       JSON.parse(
         node(
-          `require(${JSON.stringify(entry)});` +
+          `const entry = require(${JSON.stringify(entry)}); for (const name of Object.keys(entry)) void entry[name];` +
             'const files = Object.keys(require.cache);' +
             "console.log(JSON.stringify(['pg', 'ioredis', 'zod', 'prom-client'].filter((name) => files.some((file) => file.includes(`/node_modules/${name}/`)))));",
           app,

@@ -7,7 +7,13 @@
 // module (a class used as an injection token, an error class checked with `instanceof`) however
 // many entries an application imports. dist/bundle/<entry>.js are the package's entry points;
 // the per-file build stays in dist for the declarations and the benchmarks that read it.
-import { mkdirSync, writeFileSync } from 'node:fs';
+//
+// The barrels (each library's index.js and the entries) are made lazy in the bundle: tsc writes
+// `var x_1 = require("./x")` for each file a barrel names, which would run every file of every
+// library as soon as the package is required. Each getter requires its file when the name is first
+// read instead, so what an application's options leave off (the REST bridge, the gateway, …) is
+// neither run nor kept in memory unless something reaches it.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +23,26 @@ import { readFileSync as readBundle } from 'node:fs';
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const out = join(dist, 'bundle');
 const ENTRIES = ['index', 'postgres', 'redis', 'cli'];
+
+/** A barrel tsc wrote, its files required when a name is first read (see above). */
+function lazyBarrel(source) {
+  const required = new Map();
+  const eager = /^var (\w+_\d+) = require\(("[^"]+")\);\n/gm;
+  const body = source.replace(eager, (_line, binding, specifier) => (required.set(binding, specifier), ''));
+  return body.replace(/\b(\w+_\d+)\./g, (match, binding) =>
+    required.has(binding) ? `require(${required.get(binding)}).` : match,
+  );
+}
+const BARREL = /[\\/]dist[\\/](?:(?:index|postgres|redis|cli)\.js|[a-z-]+[\\/]src[\\/]index\.js)$/;
+const lazyBarrels = {
+  name: 'lazy-barrels',
+  setup(build) {
+    build.onLoad({ filter: BARREL }, ({ path }) => ({
+      contents: lazyBarrel(readFileSync(path, 'utf8')),
+      loader: 'js',
+    }));
+  },
+};
 
 const [root, ...lazy] = ENTRIES;
 const contents = [
@@ -36,6 +62,7 @@ await build({
   // Nest names providers, modules and errors by their classes' names: kept as they were.
   keepNames: true,
   legalComments: 'none',
+  plugins: [lazyBarrels],
   logLevel: 'warning',
   outfile: join(out, 'nest-mcp-host.js'),
 });

@@ -2,6 +2,9 @@
 // adds — 10,000 sessions opened (`initialize`, then `notifications/initialized`), none of them
 // doing anything more. The host runs with --expose-gc and reports its memory after a full
 // collection when told (SIGWINCH, apps/bench/src/main.ts), before and after the sessions.
+// Then, MEMORY_SETTLE_S seconds (default 30) after the last request, once more: V8's memory reducer
+// has by then given back the young generation that start-up and the requests grew (~30 MB of the
+// resident set, held only for an idle host's first seconds); with 0 sessions, the idle host's own.
 //   npm run build && node test/bench/sessions-memory.mjs [sessions=10000]
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -79,12 +82,18 @@ try {
   );
   await sleep(1_000);
   const full = await memory();
+  const settleSeconds = Number(process.env.MEMORY_SETTLE_S ?? 30);
+  await sleep(settleSeconds * 1_000);
+  const settled = await memory();
   const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
-  const perSession = (key) => ((full[key] - idle[key]) / SESSIONS / 1024).toFixed(2);
+  const perSession = (key) => (SESSIONS ? ((full[key] - idle[key]) / SESSIONS / 1024).toFixed(2) : '–');
   console.log(`| | idle (50 sessions) | with ${SESSIONS} more | per session |`);
   console.log('|---|---:|---:|---:|');
   for (const key of ['rss', 'heapUsed', 'external'])
     console.log(`| ${key} | ${mb(idle[key])} MB | ${mb(full[key])} MB | ${perSession(key)} KB |`);
+  console.log(
+    `\n${settleSeconds} s after the last request (${SESSIONS + 50} sessions): rss ${mb(settled.rss)} MB, heapUsed ${mb(settled.heapUsed)} MB`,
+  );
 } finally {
   host.kill('SIGTERM');
 }

@@ -89,6 +89,12 @@ const SUBJECTS = [
   {
     id: 'readme',
     label: "README's one-tool app (nest-mcp-host defaults)",
+    entry: 'readme-app-server.cjs',
+    call: modernCall,
+  },
+  {
+    id: 'readmeEsm',
+    label: "README's one-tool app as an ES module",
     entry: 'readme-app-server.mjs',
     call: modernCall,
   },
@@ -104,7 +110,27 @@ const SUBJECTS = [
   { id: 'sdk2', label: 'official SDK v2, createMcpHandler (300 entries)', entry: 'sdk2-server.mjs', call: modernCall },
 ];
 const only = process.env.START_ONLY?.split(',');
-const subjects = only ? SUBJECTS.filter((subject) => only.includes(subject.id)) : SUBJECTS;
+const chosen = only ? SUBJECTS.filter((subject) => only.includes(subject.id)) : SUBJECTS;
+// START_BEFORE=<another built checkout>: each of our subjects once more from there, in the same
+// rounds (a change's before and after in one run): its package and bench app, and the README app
+// files of its test/bench (copy this checkout's there, so that both run the same app).
+const before = process.env.START_BEFORE;
+const subjects = before
+  ? chosen.flatMap((subject) =>
+      ['readme', 'readmeEsm', 'ours'].includes(subject.id)
+        ? [
+            subject,
+            {
+              ...subject,
+              id: `${subject.id}@before`,
+              label: `${subject.label}, before`,
+              root: before,
+              entry: subject.id === 'ours' ? join(before, 'dist', 'apps', 'bench', 'src', 'main.js') : subject.entry,
+            },
+          ]
+        : [subject],
+    )
+  : chosen;
 if (subjects.some((subject) => subject.entry.startsWith('peers/'))) ensurePeers();
 
 const accepts = (port) =>
@@ -119,8 +145,11 @@ async function once(subject) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/mcp`;
   const started = performance.now();
-  const child = spawn(process.execPath, [subject.entry.startsWith('/') ? subject.entry : join(here, subject.entry)], {
-    cwd: root,
+  const entry = subject.entry.startsWith('/')
+    ? subject.entry
+    : join(subject.root ? join(subject.root, 'test', 'bench') : here, subject.entry);
+  const child = spawn(process.execPath, [entry], {
+    cwd: subject.root ?? root,
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

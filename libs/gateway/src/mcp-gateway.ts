@@ -21,7 +21,8 @@ interface RunningUpstream {
 /**
  * The gateway: connects the upstream MCP servers of the `gateway` option when the application
  * starts, keeps their entries in the catalog, and stops them (ending stdio processes) when it
- * shuts down. Inject it to add or remove upstreams at run time, or to read their state.
+ * shuts down. Inject it to add or remove upstreams at run time, or to read their state (it is in
+ * the module with a `gateway` option, `gateway: {}` for none at start-up, or composed servers).
  * Each upstream is a readiness check (`upstream:<name>`), required unless `required: false`.
  *
  * @example

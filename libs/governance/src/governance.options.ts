@@ -2,9 +2,18 @@ import { Inject } from '@nestjs/common';
 import type { McpDiagnostic, OptionReport } from '#libs/core';
 import type { McpGuardrailOptions } from './guardrails/mcp-detector.interface';
 import type { McpPolicyDefinition } from './policies/mcp-policy.interface';
-import { compilePolicies } from './policies/policy-compiler';
-import { compileGuardrails, type CompiledGuardrails } from './guardrails/guardrail-compiler';
-import { resolvePinningOptions, type McpPinningOptions, type PinningOptions } from './pins/pin.options';
+import type { CompiledGuardrails } from './guardrails/guardrail-compiler';
+import type { McpPinningOptions, PinningOptions } from './pins/pin.options';
+
+// The compilers, required only when there is something to compile: a host without the
+// `governance` option loads none of governance's code for its options' sake.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const compilers = () => ({
+  ...(require('./policies/policy-compiler') as typeof import('./policies/policy-compiler')),
+  ...(require('./guardrails/guardrail-compiler') as typeof import('./guardrails/guardrail-compiler')),
+  ...(require('./pins/pin.options') as typeof import('./pins/pin.options')),
+});
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * The `governance` option of `McpModule`: declarative policies on arguments and results, and
@@ -80,15 +89,16 @@ export function resolveGovernanceOptions(
       forward(policyDiagnostics(policies, dryRun));
     }
   }
-  const guardrails = g.guardrails === undefined ? undefined : compileGuardrails(g.guardrails, 'governance.guardrails');
+  const guardrails =
+    g.guardrails === undefined ? undefined : compilers().compileGuardrails(g.guardrails, 'governance.guardrails');
   if (guardrails) forward(guardrails.diagnostics);
-  const pinning = resolvePinningOptions(g.pinning, 'governance.pinning', report);
+  const pinning = compilers().resolvePinningOptions(g.pinning, 'governance.pinning', report);
   return { policies, guardrails: guardrails?.compiled, dryRun, pinning };
 }
 
 /** The problems of a list of module-level policies (start-up, and the admin API before a replacement). */
 export function policyDiagnostics(policies: readonly unknown[], dryRun = false): McpDiagnostic[] {
-  return compilePolicies(
+  return compilers().compilePolicies(
     policies.map((definition, index) => ({ definition, where: `governance.policies[${index}]` })),
     dryRun,
   ).diagnostics;

@@ -3,6 +3,7 @@ import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
 import { MCP_GOVERNANCE_OPTIONS, type GovernanceOptions } from './governance.options';
 import { McpGovernance } from './mcp-governance';
+import { MCP_GOVERNANCE } from './governance.token';
 import { CatalogPins } from './pins/catalog-pins';
 import { MCP_PIN_CHANGES, type PinChangeSignal } from './pins/pin-change-signal';
 import { MCP_POLICY_STORE, type GovernancePolicyStore } from './store/policy-store';
@@ -41,4 +42,6 @@ export const GOVERNANCE_PROVIDERS: Provider[] = [
       { token: AuditTrail, optional: true },
     ],
   },
+  // The engine's way to it (see MCP_GOVERNANCE).
+  { provide: MCP_GOVERNANCE, useExisting: McpGovernance },
 ];

@@ -8,6 +8,7 @@ export {
   type GovernanceOptions,
 } from './governance.options';
 export { GOVERNANCE_PROVIDERS } from './governance.providers';
+export { MCP_GOVERNANCE, InjectGovernance } from './governance.token';
 export {
   PIN_POLICY_ID,
   McpGovernance,

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import {
   CATALOG_PROVIDERS,
@@ -42,7 +42,7 @@ import {
   operationsParts,
   type OperationsSwitches,
 } from '#libs/operations';
-import { MCP_REST_OPTIONS, REST_PROVIDERS } from '#libs/rest';
+import { MCP_REST_OPTIONS, REST_API_PROVIDERS, REST_PROVIDERS } from '#libs/rest';
 import {
   AUTHORIZATION_SERVER_PROVIDERS,
   MCP_AUTHORIZATION_SERVER_OPTIONS,
@@ -92,7 +92,17 @@ import { MCP_RESOLVED_OPTIONS, resolveMcpOptions, type ResolvedMcpOptions } from
 import { MCP_HOSTING_OPTIONS } from './options/hosting.options';
 import { StdioTransport } from './stdio/stdio.transport';
 import { McpInvoker } from './in-process/mcp-invoker';
-import { SHARED_STATE_PROVIDERS, taskStoreProvider } from './shared-state/shared-state.providers';
+import { sharedStateProviders, taskStoreProvider } from './shared-state/shared-state.providers';
+import {
+  adminFeaturesProvider,
+  checkFeatures,
+  featuresOf,
+  mountedFeatures,
+  type McpFeatureSwitches,
+} from './features/mcp-features';
+
+/** Token of the start-up check of the features the options need against those in the module. */
+const MCP_FEATURES_CHECK = Symbol('MCP:FEATURES_CHECK');
 
 /** Each library reads its own slice of the validated options. */
 const OPTION_SLICES = (
@@ -117,42 +127,21 @@ const OPTION_SLICES = (
   inject: [MCP_RESOLVED_OPTIONS],
 }));
 
-/**
- * The MCP host. Import it once in the application's root module: every `@McpTool` method of
- * every provider is served over Streamable HTTP (on the Nest HTTP server) and/or stdio, with
- * health probes at `/health/live` and `/health/ready`.
- *
- * Each `forRoot()` / `forRootAsync()` import is one endpoint with its own catalog, sessions and
- * options; to serve several, give each its own `path`, `name` and `include` (the modules whose
- * tools it serves). Clashes (same path, two dashboards or probes, stdio twice) fail at start-up.
- *
- * @example
- * ```ts
- * @Module({
- *   imports: [McpModule.forRoot({ name: 'support-desk', version: '1.0.0' })],
- *   providers: [TicketTools],
- * })
- * export class AppModule {}
- * ```
- * @example
- * ```ts
- * McpModule.forRootAsync({
- *   imports: [ConfigModule],
- *   inject: [ConfigService],
- *   useFactory: (config: ConfigService) => ({ name: 'desk', version: '1.0.0', mode: config.get('MCP_MODE') }),
- * })
- * ```
- */
-@Module({
-  imports: [DiscoveryModule, McpEndpointsModule],
-  providers: [
+/** The host's own providers, with those of the features that are on. */
+function hostProviders(on: McpFeatureSwitches): Provider[] {
+  return [
     {
       provide: MCP_RESOLVED_OPTIONS,
       useFactory: (options: McpModuleOptions) => resolveMcpOptions(options),
       inject: [MCP_MODULE_OPTIONS],
     },
     ...OPTION_SLICES,
-    ...SHARED_STATE_PROVIDERS,
+    {
+      provide: MCP_FEATURES_CHECK,
+      useFactory: (options: ResolvedMcpOptions) => checkFeatures(options, on),
+      inject: [MCP_RESOLVED_OPTIONS],
+    },
+    ...sharedStateProviders(on),
     ...CATALOG_PROVIDERS,
     ...APPS_PROVIDERS,
     // The features' protocol extensions, announced and applied by the engine (MCP Apps).
@@ -162,15 +151,16 @@ const OPTION_SLICES = (
       inject: [UiExtension],
     },
     ...INVOCATION_PROVIDERS,
-    ...GOVERNANCE_PROVIDERS,
+    ...(on.governance ? GOVERNANCE_PROVIDERS : []),
     ...PROMPT_PROVIDERS,
     ...RESOURCE_PROVIDERS,
     ...SECURITY_PROVIDERS,
-    ...AUTHORIZATION_SERVER_PROVIDERS,
-    ...DOWNSTREAM_IDENTITY_PROVIDERS,
+    ...(on.authorizationServer ? AUTHORIZATION_SERVER_PROVIDERS : []),
+    ...(on.downstream ? DOWNSTREAM_IDENTITY_PROVIDERS : []),
     ...REST_PROVIDERS,
-    ...GATEWAY_PROVIDERS,
-    ...VIRTUAL_SERVERS_PROVIDERS,
+    ...(on.restApis ? REST_API_PROVIDERS : []),
+    ...(on.gateway ? GATEWAY_PROVIDERS : []),
+    ...(on.virtualServers ? virtualServersProviders() : []),
     {
       // Every request the engine answers reaches the trail through this observer, and only through it.
       provide: AuditRecorder,
@@ -201,11 +191,27 @@ const OPTION_SLICES = (
     HttpEndpointMounter,
     StdioTransport,
     McpInvoker,
+    ...(on.toolSearch ? toolSearchProviders() : []),
+    McpHost,
+    adminFeaturesProvider(on),
+    // Health, metrics, the admin dashboard and approvals: added by withExtras, only the parts that
+    // are on (see operationsParts).
+  ];
+}
+
+/** Tool search, with its one `tools/call` through the host's admission. */
+function toolSearchProviders(): Provider[] {
+  return [
     McpToolSearch,
     // call_tool runs the chosen tool in process, through the same admission as a direct call.
     { provide: TOOL_CALL_RELAY, useFactory: (invoker: McpInvoker): ToolCallRelay => invoker, inject: [McpInvoker] },
-    McpHost,
-    // Composed virtual servers serve through the MCP path's transport, under its path.
+  ];
+}
+
+/** Composed virtual servers, served through the MCP path's transport, under its path. */
+function virtualServersProviders(): Provider[] {
+  return [
+    ...VIRTUAL_SERVERS_PROVIDERS,
     {
       provide: MCP_HTTP_SERVING,
       useFactory: (http: StreamableHttpHandler): McpHttpServing => http,
@@ -220,18 +226,18 @@ const OPTION_SLICES = (
       }),
       inject: [MCP_RESOLVED_OPTIONS, McpEndpoints],
     },
-    // Health, metrics, the admin dashboard and approvals: added by forRoot/forRootAsync, only the
-    // parts that are on (see operationsParts).
-  ],
-  exports: [
-    McpAuthorizationServer,
-    DownstreamIdentity,
-    UserConnections,
-    McpGovernance,
-    CatalogPins,
+  ];
+}
+
+/** What the module exports: the host's services, and those of the features that are on. */
+function hostExports(on: McpFeatureSwitches): NonNullable<DynamicModule['exports']> {
+  return [
+    ...(on.authorizationServer ? [McpAuthorizationServer] : []),
+    ...(on.downstream ? [DownstreamIdentity, UserConnections] : []),
+    ...(on.governance ? [McpGovernance, CatalogPins] : []),
     McpInvoker,
-    McpGateway,
-    McpVirtualServers,
+    ...(on.gateway ? [McpGateway] : []),
+    ...(on.virtualServers ? [McpVirtualServers] : []),
     McpCatalog,
     ToolRegistry,
     PromptRegistry,
@@ -250,15 +256,43 @@ const OPTION_SLICES = (
     McpMetrics,
     McpTracing,
     McpEndpointsModule,
-  ],
-})
+  ];
+}
+
+/**
+ * The MCP host. Import it once in the application's root module: every `@McpTool` method of
+ * every provider is served over Streamable HTTP (on the Nest HTTP server) and/or stdio, with
+ * health probes at `/health/live` and `/health/ready`.
+ *
+ * Each `forRoot()` / `forRootAsync()` import is one endpoint with its own catalog, sessions and
+ * options; to serve several, give each its own `path`, `name` and `include` (the modules whose
+ * tools it serves). Clashes (same path, two dashboards or probes, stdio twice) fail at start-up.
+ *
+ * @example
+ * ```ts
+ * @Module({
+ *   imports: [McpModule.forRoot({ name: 'support-desk', version: '1.0.0' })],
+ *   providers: [TicketTools],
+ * })
+ * export class AppModule {}
+ * ```
+ * @example
+ * ```ts
+ * McpModule.forRootAsync({
+ *   imports: [ConfigModule],
+ *   inject: [ConfigService],
+ *   useFactory: (config: ConfigService) => ({ name: 'desk', version: '1.0.0', mode: config.get('MCP_MODE') }),
+ * })
+ * ```
+ */
+@Module({ imports: [DiscoveryModule, McpEndpointsModule] })
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {
     const mount = options.mount ?? {};
     const metrics = options.metrics;
     const http = options.http !== false;
     // The options are known here: a part they turn off (or that has nowhere to be served) is left out.
-    return withExtras(super.forRoot(options), options, {
+    return withExtras(super.forRoot(options), options, featuresOf(options), {
       health: options.health !== false,
       admin: mount.admin !== false && options.admin !== false && http,
       metrics:
@@ -269,7 +303,7 @@ export class McpModule extends McpConfigurableModule {
   }
 
   static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withExtras(super.forRootAsync(options), options, {
+    return withExtras(super.forRootAsync(options), options, mountedFeatures(options.mount), {
       health: options.health !== false,
       admin: options.mount?.admin !== false,
       metrics: options.mount?.metrics !== false,
@@ -278,17 +312,25 @@ export class McpModule extends McpConfigurableModule {
 }
 
 /**
- * Applies the module-level extras: the operations parts, the task store and the access policy;
- * and registers the endpoint with the app-wide `McpEndpoints` (which needs to know of the probes).
+ * Assembles the module: the host's providers and exports with the features that are on, the
+ * operations parts, the task store and the access policy; and registers the endpoint with the
+ * app-wide `McpEndpoints` (which needs to know of the probes).
  */
-function withExtras(definition: DynamicModule, extras: McpModuleExtras, on: OperationsSwitches): DynamicModule {
+function withExtras(
+  definition: DynamicModule,
+  extras: McpModuleExtras,
+  features: McpFeatureSwitches,
+  on: OperationsSwitches,
+): DynamicModule {
   const operations = operationsParts(on);
   return {
     ...definition,
     imports: [...(definition.imports ?? []), ...operations.imports],
     controllers: [...(definition.controllers ?? []), ...operations.controllers],
+    exports: [...(definition.exports ?? []), ...hostExports(features)],
     providers: [
       ...(definition.providers ?? []),
+      ...hostProviders(features),
       ...operations.providers,
       taskStoreProvider(extras.taskStore),
       { provide: MCP_ACCESS_POLICY, useClass: extras.accessPolicy ?? ScopeAndRolePolicy },

@@ -80,4 +80,5 @@ export {
 export { resolveRestApis, type McpRestApiOptions, type RestApiOptions } from './options/rest-api.options';
 export { loadOpenApiDocument, OpenApiSourceError, type LoadedOpenApiDocument } from './remote/openapi-source';
 export { REST_PROVIDERS } from './rest.providers';
+export { REST_API_PROVIDERS } from './remote/rest-api.providers';
 export { RestApiLoader } from './remote/rest-api.loader';

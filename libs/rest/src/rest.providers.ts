@@ -1,7 +1,8 @@
 import type { Provider } from '@nestjs/common';
 import { RestBridgeExplorer } from './discovery/rest-bridge.explorer';
-import { RestToolRegistrar } from './discovery/rest-tool.registrar';
-import { RestApiLoader } from './remote/rest-api.loader';
 
-/** The REST bridge's providers, added by `McpModule`; they do nothing unless routes or APIs are chosen. */
-export const REST_PROVIDERS: Provider[] = [RestToolRegistrar, RestBridgeExplorer, RestApiLoader];
+/**
+ * The REST bridge's provider, added by `McpModule`: it does nothing unless routes are chosen, and
+ * until then loads none of the bridge's description, registration and execution code.
+ */
+export const REST_PROVIDERS: Provider[] = [RestBridgeExplorer];

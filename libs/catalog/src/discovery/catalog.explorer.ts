@@ -140,6 +140,9 @@ export class CatalogExplorer implements OnModuleInit {
 
   private inspect(found: Found, hostClass: Type<object>, methodName: string, instance: object | undefined): void {
     const method = (hostClass.prototype as Record<string, unknown>)[methodName] as never;
+    // Every entry's decorator records on the method: most methods of an application (and all of the
+    // host's own providers) have nothing recorded, and are passed over with one look.
+    if (Reflect.getMetadataKeys(method).length === 0) return;
     const read = <T>(key: string) => this.reflector.get<T | undefined>(key, method);
     const targets = [method, hostClass] as never[];
     const access = {

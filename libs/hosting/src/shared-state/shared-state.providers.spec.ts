@@ -35,7 +35,13 @@ class Tools {
 
 async function host(options: Partial<McpModuleOptions>): Promise<INestApplicationContext> {
   @Module({
-    imports: [McpModule.forRoot({ name: 'desk', version: '1.0.0', http: false, health: false, ...options })],
+    // forRootAsync: every feature is in the module, and so every piece of the shared state.
+    imports: [
+      McpModule.forRootAsync({
+        useFactory: () => ({ name: 'desk', version: '1.0.0', http: false, ...options }),
+        health: false,
+      }),
+    ],
     providers: [Tools],
   })
   class AppModule {}

@@ -19,6 +19,7 @@ import { MCP_AUTHORIZATION_SERVER_STORE } from '#libs/authorization-server';
 import { MCP_DOWNSTREAM_OPTIONS, MCP_USER_CONNECTION_STORE, type DownstreamOptions } from '#libs/downstream-identity';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/mcp-options.resolver';
 import { inProcessState } from './in-process-state';
+import type { McpFeatureSwitches } from '../features/mcp-features';
 import type { SharedState, SharedStateDeps } from './shared-state';
 
 /** Token of the host's `SharedState`. */
@@ -50,49 +51,57 @@ function piece(token: InjectionToken, name: keyof SharedState): Provider {
 /**
  * The state the replicas of a host share, chosen once (`sharedStateOf`, when the options are
  * resolved: they may come from `forRootAsync`), each piece then provided under the token of the
- * library that owns its interface. Nothing else asks whether there is a cluster.
+ * library that owns its interface; the pieces of a feature the module leaves out are not. Nothing
+ * else asks whether there is a cluster.
  */
-export const SHARED_STATE_PROVIDERS: Provider[] = [
-  {
-    provide: MCP_SHARED_STATE,
-    useFactory: (
-      options: ResolvedMcpOptions,
-      protocol: ProtocolOptions,
-      tools: ToolRegistry,
-      prompts: PromptRegistry,
-      resources: ResourceRegistry,
-      health: DependencyHealth,
-    ) => sharedStateOf(options, { protocol, tools, prompts, resources }, health),
-    inject: [
-      MCP_RESOLVED_OPTIONS,
-      MCP_PROTOCOL_OPTIONS,
-      ToolRegistry,
-      PromptRegistry,
-      ResourceRegistry,
-      DependencyHealth,
-    ],
-  },
-  piece(SessionStore, 'sessions'),
-  piece(MCP_SESSION_RELAY, 'relay'),
-  piece(MCP_SHARED_STREAMS, 'streams'),
-  piece(MCP_ANSWER_CLAIMS, 'claims'),
-  piece(MCP_TASK_REPLICAS, 'taskReplicas'),
-  piece(MCP_RESOURCE_UPDATES, 'resourceUpdates'),
-  piece(CATALOG_TOGGLES, 'toggles'),
-  piece(MCP_APPROVAL_LEDGER, 'approvals'),
-  piece(MCP_AUTHORIZATION_SERVER_STORE, 'authorizationServer'),
-  {
-    // A store the options name (PostgreSQL, say) wins over the shared state's.
-    provide: MCP_USER_CONNECTION_STORE,
-    useFactory: (options: DownstreamOptions, state: SharedState) => options.connections?.store ?? state.userConnections,
-    inject: [MCP_DOWNSTREAM_OPTIONS, MCP_SHARED_STATE],
-  },
-  piece(MCP_POLICY_STORE, 'policies'),
-  piece(MCP_CONFIG_CHANGES, 'configChanges'),
-  // Pins changed (an approval): the same word, under the pins' document name.
-  piece(MCP_PIN_CHANGES, 'configChanges'),
-  piece(MCP_REPLICA_HISTORIES, 'histories'),
-];
+export function sharedStateProviders(
+  on: Pick<McpFeatureSwitches, 'authorizationServer' | 'downstream' | 'governance'>,
+): Provider[] {
+  return [
+    {
+      provide: MCP_SHARED_STATE,
+      useFactory: (
+        options: ResolvedMcpOptions,
+        protocol: ProtocolOptions,
+        tools: ToolRegistry,
+        prompts: PromptRegistry,
+        resources: ResourceRegistry,
+        health: DependencyHealth,
+      ) => sharedStateOf(options, { protocol, tools, prompts, resources }, health),
+      inject: [
+        MCP_RESOLVED_OPTIONS,
+        MCP_PROTOCOL_OPTIONS,
+        ToolRegistry,
+        PromptRegistry,
+        ResourceRegistry,
+        DependencyHealth,
+      ],
+    },
+    piece(SessionStore, 'sessions'),
+    piece(MCP_SESSION_RELAY, 'relay'),
+    piece(MCP_SHARED_STREAMS, 'streams'),
+    piece(MCP_ANSWER_CLAIMS, 'claims'),
+    piece(MCP_TASK_REPLICAS, 'taskReplicas'),
+    piece(MCP_RESOURCE_UPDATES, 'resourceUpdates'),
+    piece(CATALOG_TOGGLES, 'toggles'),
+    piece(MCP_APPROVAL_LEDGER, 'approvals'),
+    ...(on.authorizationServer ? [piece(MCP_AUTHORIZATION_SERVER_STORE, 'authorizationServer')] : []),
+    ...(on.downstream
+      ? [
+          {
+            // A store the options name (PostgreSQL, say) wins over the shared state's.
+            provide: MCP_USER_CONNECTION_STORE,
+            useFactory: (options: DownstreamOptions, state: SharedState) =>
+              options.connections?.store ?? state.userConnections,
+            inject: [MCP_DOWNSTREAM_OPTIONS, MCP_SHARED_STATE],
+          },
+        ]
+      : []),
+    ...(on.governance ? [piece(MCP_POLICY_STORE, 'policies'), piece(MCP_PIN_CHANGES, 'configChanges')] : []),
+    piece(MCP_CONFIG_CHANGES, 'configChanges'),
+    piece(MCP_REPLICA_HISTORIES, 'histories'),
+  ];
+}
 
 /**
  * The task store: the class given as the `taskStore` extra, else the shared state's (in memory,

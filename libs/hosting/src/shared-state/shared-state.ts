@@ -18,7 +18,7 @@ import type { UserConnectionStore } from '#libs/downstream-identity';
 /**
  * What the replicas of a host share, piece by piece, each behind the interface of the library
  * that owns it: in process memory for one replica (`inProcessState`), on the backplane with the
- * `cluster` option (the cluster library's `ClusterState`). `SHARED_STATE_PROVIDERS` chooses which,
+ * `cluster` option (the cluster library's `ClusterState`). `sharedStateProviders` chooses which,
  * once.
  */
 export interface SharedState {

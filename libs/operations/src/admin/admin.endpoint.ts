@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
-import { McpAuthorizationServer } from '#libs/authorization-server';
-import { UserConnections } from '#libs/downstream-identity';
-import { CatalogPins, McpGovernance } from '#libs/governance';
+import { Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import type { McpAuthorizationServer } from '#libs/authorization-server';
+import type { UserConnections } from '#libs/downstream-identity';
+import type { CatalogPins, McpGovernance } from '#libs/governance';
 import { HttpAdapterHost } from '@nestjs/core';
 import { httpPlatformOf, type McpPrincipal } from '#libs/core';
 import { checkOriginAndHost } from '#libs/security';
@@ -15,6 +15,7 @@ import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
 import { ApprovalsHttpApi } from './approvals-http.api';
 import { McpCatalog, type McpCatalogKind } from '#libs/catalog';
 import { AdminAssets, type AdminAsset } from './admin-assets';
+import { InjectAdminFeatures, type AdminFeatures } from './admin-features';
 import { PAGE_CSP, sendDashboard, sendDashboardAsset, sendDashboardJson } from './admin-http';
 import { renderAdminPage } from './admin-page';
 import { AdminMessages } from '../access/admin.messages';
@@ -58,6 +59,11 @@ export class AdminEndpoint implements OnModuleInit {
   private readonly logger = new Logger('McpAdmin');
   private page = '';
 
+  private readonly authorizationServer?: McpAuthorizationServer;
+  private readonly connections?: UserConnections;
+  private readonly governance?: McpGovernance;
+  private readonly pins?: CatalogPins;
+
   constructor(
     @InjectOperationsOptions() private readonly options: OperationsOptions,
     @InjectProtocolOptions() private readonly protocol: ProtocolOptions,
@@ -71,11 +77,15 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly catalog: McpCatalog,
     private readonly history: McpCallHistory,
     private readonly charts: ReplicaCharts,
-    @Inject(McpAuthorizationServer) @Optional() private readonly authorizationServer?: McpAuthorizationServer,
-    @Inject(UserConnections) @Optional() private readonly connections?: UserConnections,
-    @Optional() private readonly governance?: McpGovernance,
-    @Optional() private readonly pins?: CatalogPins,
-  ) {}
+    @Optional() @InjectAdminFeatures() features: AdminFeatures = {},
+  ) {
+    ({
+      authorizationServer: this.authorizationServer,
+      connections: this.connections,
+      governance: this.governance,
+      pins: this.pins,
+    } = features);
+  }
 
   onModuleInit(): void {
     const admin = this.options.admin;

@@ -427,6 +427,9 @@ export class McpMetrics implements McpRequestObserver {
         (f) => f.dropped,
       );
     }
+    // The process metrics with the registry, that is with the first scrape: a host pays for
+    // prom-client and its observers when something reads its metrics, not at start-up.
+    if (options.processMetrics !== false) for (const metric of processMetrics()) registry.registerMetric(metric);
     return registry;
   }
 
@@ -443,12 +446,10 @@ export class McpMetrics implements McpRequestObserver {
       this.promRegistry.registerMetric(labelledGauge(promClient().Gauge, added) as unknown as Metric);
   }
 
-  /** Adds the process metrics and starts observing requests (when given `observers`). */
+  /** Starts observing requests (when given `observers`); the process metrics come with the registry. */
   onModuleInit(): void {
     if (this.started) return;
     this.started = true;
-    if (this.options.processMetrics !== false)
-      for (const metric of processMetrics()) this.registry.registerMetric(metric);
     this.options.observers?.add(this);
   }
 

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpCallKind, type McpPrincipal } from '#libs/core';
-import { McpGovernance, type ListCaller } from '#libs/governance';
+import { InjectGovernance, type McpGovernance, type ListCaller } from '#libs/governance';
 import type { ListView, RegisteredHandler } from '#libs/catalog';
 import { InjectAccessPolicy, type McpAccessPolicy } from '#libs/security';
 import {
@@ -32,7 +32,7 @@ export class AccessControl {
   constructor(
     @InjectAccessPolicy() private readonly policy: McpAccessPolicy,
     @InjectProtocolExtensions() extensions: readonly ProtocolExtension[] | undefined = [],
-    @Optional() private readonly governance?: McpGovernance,
+    @Optional() @InjectGovernance() private readonly governance?: McpGovernance,
   ) {
     this.restricting = extensions.filter((extension) => extension.requires);
     this.ownNaming = extensions.filter((extension) => extension.callsByOwnName);

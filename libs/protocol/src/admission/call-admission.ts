@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpCallKind } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
-import { McpGovernance } from '#libs/governance';
+import { InjectGovernance, type McpGovernance } from '#libs/governance';
 import type { RequestNote } from '../events/request-note';
 import type { McpRequest } from '../requests/mcp-request';
 import type { ReplyChannel } from '../requests/reply-channel';
@@ -47,7 +47,7 @@ export class CallAdmission {
   constructor(
     private readonly access: AccessControl,
     @Optional() private readonly trail?: AuditTrail,
-    @Optional() private readonly governance?: McpGovernance,
+    @Optional() @InjectGovernance() private readonly governance?: McpGovernance,
   ) {}
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpClientRequestOptions, type McpLogLevel } from '#libs/core';
-import { McpGovernance, type ResultVerdict } from '#libs/governance';
+import { InjectGovernance, type McpGovernance, type ResultVerdict } from '#libs/governance';
 import type { AuditGovernance } from '#libs/security';
 import {
   CallCancellation,
@@ -119,7 +119,7 @@ export class CallScope {
     private readonly state: HostState,
     private readonly stateless: StatelessCalls,
     private readonly inputs: InputRounds,
-    @Optional() private readonly governance?: McpGovernance,
+    @Optional() @InjectGovernance() private readonly governance?: McpGovernance,
   ) {}
 
   /**

@@ -1,18 +1,26 @@
 import { Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { McpStartupError, type McpDiagnostic } from '#libs/core';
-import { InjectCatalogOptions, JsonSchemaFactory, type CatalogOptions } from '#libs/catalog';
+import { InjectCatalogOptions, JsonSchemaFactory, McpCatalog, type CatalogOptions } from '#libs/catalog';
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
 import type { RestOperation } from '../openapi/rest-operation';
 import { exploreRoutes } from './route-explorer';
 import { exposureOf } from './route-exposure';
 import { nestRouteLabel, routeLabel, type NestRoute } from './nest-route';
-import { routeOperation } from './route-operation';
-import { swaggerDocument, swaggerInstalled } from './swagger-document';
-import { RestToolRegistrar, type ExposedRoute } from './rest-tool.registrar';
-import { readOperations } from '../openapi/read-operations';
-import { selectOperations } from '../openapi/route-selection';
+import type { ExposedRoute } from './rest-tool.registrar';
 import type { RestDiagnostic } from '../openapi/rest-diagnostic';
+
+// The bridge's description and registration code, required only once a route is chosen: an
+// application that exposes no route loads none of it.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const bridge = () => ({
+  ...(require('./route-operation') as typeof import('./route-operation')),
+  ...(require('./swagger-document') as typeof import('./swagger-document')),
+  ...(require('./rest-tool.registrar') as typeof import('./rest-tool.registrar')),
+  ...(require('../openapi/read-operations') as typeof import('../openapi/read-operations')),
+  ...(require('../openapi/route-selection') as typeof import('../openapi/route-selection')),
+});
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * The REST bridge at start-up: finds the controller routes chosen for MCP (`@McpExpose`, the
@@ -28,7 +36,7 @@ export class RestBridgeExplorer implements OnModuleInit {
     private readonly modules: ModulesContainer,
     private readonly config: ApplicationConfig,
     private readonly schemas: JsonSchemaFactory,
-    private readonly registrar: RestToolRegistrar,
+    private readonly catalog: McpCatalog,
     @InjectRestOptions() private readonly options: RestOptions,
     @Optional() @InjectCatalogOptions() private readonly catalogOptions?: CatalogOptions,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
@@ -42,6 +50,7 @@ export class RestBridgeExplorer implements OnModuleInit {
     }));
     const { routes: rules } = this.options;
     if (!rules && !candidates.some(({ exposure }) => exposure.marked)) return;
+    const { RestToolRegistrar, selectOperations } = bridge();
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) {
       this.logger.warn(
@@ -62,7 +71,7 @@ export class RestBridgeExplorer implements OnModuleInit {
     const exposed: ExposedRoute[] = described.filter(
       ({ exposure, operation }) => (exposure.marked === true || chosen.has(operation)) && !excluded.has(operation),
     );
-    diagnostics.push(...this.registrar.register(exposed, adapter));
+    diagnostics.push(...new RestToolRegistrar(this.catalog, this.options).register(exposed, adapter));
     for (const warning of diagnostics.filter(({ severity }) => severity === 'warning'))
       this.logger.warn(`${warning.where}: ${warning.problem} (${warning.fix})`);
     const errors: McpDiagnostic[] = diagnostics.filter(({ severity }) => severity !== 'warning');
@@ -78,6 +87,7 @@ export class RestBridgeExplorer implements OnModuleInit {
     include: CatalogOptions['include'],
     diagnostics: RestDiagnostic[],
   ): (route: NestRoute) => RestOperation {
+    const { routeOperation, swaggerDocument, swaggerInstalled, readOperations } = bridge();
     const { metadata } = this.options;
     const useSwagger = metadata === 'swagger' || (metadata === 'auto' && swaggerInstalled());
     if (!useSwagger) return (route) => routeOperation(route, this.schemas);

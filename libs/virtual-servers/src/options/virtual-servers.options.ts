@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { optionChecks, type OptionReport } from '#libs/core';
 import type { VirtualServersDocument } from '../document/virtual-servers.document';
-import { FileVirtualServersStore } from '../store/file-virtual-servers.store';
+import type { FileVirtualServersStore } from '../store/file-virtual-servers.store';
 import type { VirtualServersStore } from '../store/virtual-servers.store';
 
 /**
@@ -121,9 +121,17 @@ export function resolveVirtualServersOptions(
     store:
       typeof store?.save === 'function'
         ? store
-        : new FileVirtualServersStore(typeof v.file === 'string' && v.file ? v.file : 'config/virtual-servers.json'),
+        : fileStore(typeof v.file === 'string' && v.file ? v.file : 'config/virtual-servers.json'),
     allowHosts: Array.isArray(allowHosts) ? allowHosts.filter((host) => typeof host === 'string') : [],
     allowPrivateNetworks: v.allowPrivateNetworks === true,
     resyncMs: Number.isInteger(resyncMs) ? resyncMs : 30_000,
   };
+}
+
+/** The default store, required only when virtual servers are on without a store of their own. */
+function fileStore(file: string): FileVirtualServersStore {
+  type Module = typeof import('../store/file-virtual-servers.store');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { FileVirtualServersStore } = require('../store/file-virtual-servers.store') as Module;
+  return new FileVirtualServersStore(file);
 }

@@ -18,7 +18,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { readFileSync as readBundle } from 'node:fs';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const out = join(dist, 'bundle');
@@ -71,7 +70,7 @@ await build({
 // function does): the helper leaves those alone instead of defining the property again each time.
 const bundleFile = join(out, 'nest-mcp-host.js');
 const NAME_HELPER = 'var __name = (target, value) => __defProp(target, "name", { value, configurable: true });';
-const bundled = readBundle(bundleFile, 'utf8');
+const bundled = readFileSync(bundleFile, 'utf8');
 if (!bundled.includes(NAME_HELPER)) throw new Error(`bundle.mjs: esbuild's __name helper is no longer ${NAME_HELPER}`);
 writeFileSync(
   bundleFile,

@@ -5,12 +5,12 @@
 // a change with. ALLOC_BEFORE=<another built checkout> adds its bench app beside this one's.
 //   npm run build && node test/bench/allocations.mjs
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './bench-processes.mjs';
+import { freePort, toolsCallScript } from './bench-processes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -26,23 +26,6 @@ const SUBJECTS = [
     : []),
   { label: 'bench app + API key + throttling + audit', entry: benchApp(root), secure: true },
 ];
-
-function wrkScript(secure) {
-  const file = join(work, secure ? 'secure.lua' : 'plain.lua');
-  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } };
-  writeFileSync(
-    file,
-    [
-      'wrk.method = "POST"',
-      `wrk.body = '${JSON.stringify(body)}'`,
-      'wrk.headers["Content-Type"] = "application/json"',
-      'wrk.headers["Accept"] = "application/json, text/event-stream"',
-      'wrk.headers["MCP-Protocol-Version"] = "2025-11-25"',
-      ...(secure ? ['wrk.headers["X-API-Key"] = "bench-key-0123456789"'] : []),
-    ].join('\n'),
-  );
-  return file;
-}
 
 async function measure(subject, index) {
   const port = await freePort();
@@ -60,7 +43,7 @@ async function measure(subject, index) {
   let printed = '';
   host.stdout.setEncoding('utf8').on('data', (chunk) => (printed += chunk));
   const url = `http://127.0.0.1:${port}/mcp`;
-  const script = wrkScript(subject.secure);
+  const script = toolsCallScript(work, { secure: subject.secure });
   const wrk = (seconds) =>
     spawnSync('wrk', ['-t1', '-c30', `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' }).stdout;
   for (let waited = 0; !/requests in/.test(wrk(1)); waited += 250) {

@@ -1,4 +1,5 @@
-// What the benchmarks that run several processes share: free ports, and an HAProxy in front of them.
+// What the benchmarks that run several processes share: free ports, a wrk script for the bench
+// app's `add` call, and an HAProxy in front of them.
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,6 +13,25 @@ export const freePort = () =>
       probe.close(() => resolve(port));
     });
   });
+
+/**
+ * Writes `<directory>/<name>.lua`: wrk sending the bench app's measured call (`tools/call add
+ * {a:1,b:2}` as a 2025-11-25 request), with the bench API key when `secure`. @returns its path
+ */
+export function toolsCallScript(directory, { secure = false } = {}) {
+  const file = join(directory, secure ? 'tools-call-secure.lua' : 'tools-call.lua');
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } };
+  const lines = [
+    'wrk.method = "POST"',
+    `wrk.body = '${JSON.stringify(body)}'`,
+    'wrk.headers["Content-Type"] = "application/json"',
+    'wrk.headers["Accept"] = "application/json, text/event-stream"',
+    'wrk.headers["MCP-Protocol-Version"] = "2025-11-25"',
+    ...(secure ? ['wrk.headers["X-API-Key"] = "bench-key-0123456789"'] : []),
+  ];
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
 
 /**
  * Starts HAProxy (Debian's package) on `port` in front of `backends` (ports), round-robin with no

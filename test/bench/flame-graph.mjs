@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './bench-processes.mjs';
+import { freePort, toolsCallScript } from './bench-processes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -43,18 +43,7 @@ const until = async (text) => {
 };
 await until('bench host on');
 
-const script = join(work, 'call.lua');
-writeFileSync(
-  script,
-  [
-    'wrk.method = "POST"',
-    `wrk.body = '${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } })}'`,
-    'wrk.headers["Content-Type"] = "application/json"',
-    'wrk.headers["Accept"] = "application/json, text/event-stream"',
-    'wrk.headers["MCP-Protocol-Version"] = "2025-11-25"',
-    ...(secure ? ['wrk.headers["X-API-Key"] = "bench-key-0123456789"'] : []),
-  ].join('\n'),
-);
+const script = toolsCallScript(work, { secure });
 const wrk = (seconds) =>
   spawnSync('wrk', ['-t1', '-c30', `-d${seconds}s`, '-s', script, `http://127.0.0.1:${port}/mcp`], {
     encoding: 'utf8',

@@ -49,6 +49,17 @@ const MCP_HEADERS = {
   'MCP-Protocol-Version': PROTOCOL_VERSION,
 };
 
+/** What a corporate deployment runs: every call authenticated, throttled and audited. */
+const SECURE_AUDIT = {
+  id: 'secureAudit',
+  label: 'nest-mcp-host + API key + throttling + audit trail',
+  entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+  stateful: false,
+  readyPath: '/health/ready',
+  env: { BENCH_SECURE: '1' },
+  headers: { 'X-API-Key': 'bench-key-0123456789' },
+  auditTrail: true,
+};
 const ALL_SERVERS = [
   { id: 'floor', label: 'bare node:http (floor)', entry: join(here, 'floor-server.mjs'), stateful: false },
   { id: 'sdk', label: 'official SDK v1, stateful', entry: join(here, 'sdk-server.mjs'), stateful: true },
@@ -128,27 +139,14 @@ const ALL_SERVERS = [
     // A fresh trail per start (set in startServer), checked after the run.
     auditTrail: true,
   },
-  {
-    // What a corporate deployment runs: every call authenticated, throttled and audited.
-    id: 'secureAudit',
-    label: 'nest-mcp-host + API key + throttling + audit trail',
-    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
-    stateful: false,
-    readyPath: '/health/ready',
-    env: { BENCH_SECURE: '1' },
-    headers: { 'X-API-Key': 'bench-key-0123456789' },
-    auditTrail: true,
-  },
+  SECURE_AUDIT,
   {
     // The same in 2025-11-25's stateful mode: one session per run, opened before it is measured.
+    ...SECURE_AUDIT,
     id: 'secureAuditStateful',
-    label: 'nest-mcp-host + API key + throttling + audit trail, stateful',
-    entry: join(root, 'dist', 'apps', 'bench', 'src', 'main.js'),
+    label: `${SECURE_AUDIT.label}, stateful`,
     stateful: true,
-    readyPath: '/health/ready',
-    env: { BENCH_SECURE: '1', BENCH_STATEFUL: '1' },
-    headers: { 'X-API-Key': 'bench-key-0123456789' },
-    auditTrail: true,
+    env: { ...SECURE_AUDIT.env, BENCH_STATEFUL: '1' },
   },
 ];
 if (process.env.BENCH_BEFORE)

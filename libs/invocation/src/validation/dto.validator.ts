@@ -35,17 +35,12 @@ export function compileDtoValidator(dto: Type<object>, schema?: JsonSchemaObject
   const { plainToInstance } = classTransformer();
   const validator = classValidator();
   const { validateSync } = validator;
-  // Compiled on the first call: every decorator of the DTO has been applied by then.
-  let fastPath: (() => ReturnType<typeof compileDtoFastPath>) | undefined = () => {
-    const compiled = compileDtoFastPath(dto, validator, transformerStorage());
-    fastPath = () => compiled;
-    return compiled;
-  };
+  const fastPath = compileDtoFastPath(dto, validator, transformerStorage());
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return { ok: false, issues: ['(arguments): must be an object'] };
     }
-    const fast = fastPath?.()?.(value);
+    const fast = fastPath?.(value);
     if (fast) return { ok: true, value: fast };
     const instance = plainToInstance(dto, value);
     const errors = validateSync(instance, { forbidUnknownValues: false });

@@ -72,19 +72,32 @@ export function authOptions(
  * `AUTH_MODE=facade`: the desk runs an authorization server in front of the company IdP
  * (IDP_ISSUER, IDP_CLIENT_ID, IDP_CLIENT_SECRET; redirect URI `<origin of MCP_RESOURCE_URL>/oauth/callback`),
  * so that clients which cannot register at the IdP sign in through it; with IDP_TRUSTED_ISSUER and
- * IDP_TRUSTED_JWKS_URI it takes that IdP's ID-JAGs (enterprise-managed authorization).
+ * IDP_TRUSTED_JWKS_URI it takes that IdP's ID-JAGs (enterprise-managed authorization), whose people
+ * are the company IdP's only with IDP_TRUSTED_SAME_DIRECTORY=true.
  */
 export function authorizationServerOptions(
   env: Pick<
     HostEnvironment,
-    'AUTH_MODE' | 'IDP_ISSUER' | 'IDP_CLIENT_ID' | 'IDP_CLIENT_SECRET' | 'IDP_TRUSTED_ISSUER' | 'IDP_TRUSTED_JWKS_URI'
+    | 'AUTH_MODE'
+    | 'IDP_ISSUER'
+    | 'IDP_CLIENT_ID'
+    | 'IDP_CLIENT_SECRET'
+    | 'IDP_TRUSTED_ISSUER'
+    | 'IDP_TRUSTED_JWKS_URI'
+    | 'IDP_TRUSTED_SAME_DIRECTORY'
   >,
 ): McpAuthorizationServerOptions | undefined {
   if (env.AUTH_MODE !== 'facade') return undefined;
   return {
     idp: { issuer: env.IDP_ISSUER!, clientId: env.IDP_CLIENT_ID!, clientSecret: env.IDP_CLIENT_SECRET! },
     ...(env.IDP_TRUSTED_ISSUER && {
-      trustedIdps: [{ issuer: env.IDP_TRUSTED_ISSUER, jwksUri: env.IDP_TRUSTED_JWKS_URI! }],
+      trustedIdps: [
+        {
+          issuer: env.IDP_TRUSTED_ISSUER,
+          jwksUri: env.IDP_TRUSTED_JWKS_URI!,
+          sameDirectory: env.IDP_TRUSTED_SAME_DIRECTORY,
+        },
+      ],
     }),
   };
 }

@@ -22,6 +22,7 @@ describe('validateEnvironment', () => {
       IDP_CLIENT_SECRET: undefined,
       IDP_TRUSTED_ISSUER: undefined,
       IDP_TRUSTED_JWKS_URI: undefined,
+      IDP_TRUSTED_SAME_DIRECTORY: false,
       CONNECTIONS_KEY: undefined,
       THROTTLE_LIMIT: 120,
       THROTTLE_TTL_MS: 60_000,

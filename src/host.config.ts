@@ -28,6 +28,8 @@ export interface HostEnvironment {
   /** `AUTH_MODE=facade`: an IdP whose ID-JAGs the desk takes (enterprise-managed authorization). */
   IDP_TRUSTED_ISSUER: string | undefined;
   IDP_TRUSTED_JWKS_URI: string | undefined;
+  /** That IdP's subjects are the company IdP's people (one directory behind two issuers); otherwise they stay apart. */
+  IDP_TRUSTED_SAME_DIRECTORY: boolean;
   /** Seals the accounts people connect to REST APIs and upstreams (`credential: { mode: 'user' }`): 32 bytes, base64. */
   CONNECTIONS_KEY: string | undefined;
   /** JSON file with `{ keys: [{ hash, principal, scopes, roles }] }` (hashes only). */
@@ -183,6 +185,9 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     if ((env.IDP_TRUSTED_ISSUER === undefined) !== (env.IDP_TRUSTED_JWKS_URI === undefined))
       problems.push('IDP_TRUSTED_ISSUER and IDP_TRUSTED_JWKS_URI go together');
   }
+  const sameDirectory = String(env.IDP_TRUSTED_SAME_DIRECTORY ?? 'false');
+  if (sameDirectory !== 'true' && sameDirectory !== 'false')
+    problems.push(`IDP_TRUSTED_SAME_DIRECTORY="${sameDirectory}" must be "true" or "false"`);
   const connectionsKey =
     typeof env.CONNECTIONS_KEY === 'string' && env.CONNECTIONS_KEY ? env.CONNECTIONS_KEY : undefined;
   if (connectionsKey && Buffer.from(connectionsKey, 'base64').length !== 32)
@@ -279,6 +284,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     IDP_CLIENT_SECRET: text(env.IDP_CLIENT_SECRET),
     IDP_TRUSTED_ISSUER: text(env.IDP_TRUSTED_ISSUER),
     IDP_TRUSTED_JWKS_URI: text(env.IDP_TRUSTED_JWKS_URI),
+    IDP_TRUSTED_SAME_DIRECTORY: sameDirectory === 'true',
     CONNECTIONS_KEY: connectionsKey,
     THROTTLE_LIMIT: throttleLimit,
     THROTTLE_TTL_MS: throttleTtl,

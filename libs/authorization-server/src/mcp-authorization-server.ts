@@ -14,9 +14,10 @@ import { People, type Person } from './idp/people';
 import { SigningKeys } from './keys/signing-keys';
 import type { AuthorizationServerOptions } from './options/authorization-server.options';
 import type { AuthorizationServerStore } from './state/authorization-server.store';
-import { SignInFlow, type BrowserAnswer, type FacadeBrowser, type TokenOutcome } from './sign-in-flow';
+import { SignInFlow } from './sign-in-flow';
+import type { BrowserAnswer, FacadeBrowser, TokenOutcome } from './browser-answer';
 
-export type { BrowserAnswer, ConsentPrompt, ConsentsPage, FacadeBrowser, TokenOutcome } from './sign-in-flow';
+export type { BrowserAnswer, ConsentPrompt, ConsentsPage, FacadeBrowser, TokenOutcome } from './browser-answer';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** The MCP extension the host advertises when it takes ID-JAGs. */
@@ -44,7 +45,7 @@ export class McpAuthorizationServer {
 
   constructor(
     readonly options: AuthorizationServerOptions,
-    private readonly store: AuthorizationServerStore,
+    store: AuthorizationServerStore,
     security: SecurityOptions,
     readonly keys: SigningKeys,
   ) {

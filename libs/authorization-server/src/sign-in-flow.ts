@@ -1,9 +1,10 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ClientRegistry } from './clients/client-registry';
 import { allowsRedirect, type OAuthClient } from './clients/oauth-client';
-import { redirectHostOf, sourceOf, type ConsentRegistry, type McpOAuthConsent } from './consent/consent-registry';
+import { redirectHostOf, sourceOf, type ConsentRegistry } from './consent/consent-registry';
+import type { BrowserAnswer, FacadeBrowser } from './browser-answer';
 import type { Entitlement } from './grants/grant-policy';
-import type { GrantSubject, TokenResponse } from './grants/token-service';
+import type { GrantSubject } from './grants/token-service';
 import { OAuthError } from './errors/oauth-error';
 import type { CompanyIdpLogin } from './idp/company-idp-login';
 import type { IdpSessionSeal } from './idp/idp-session-seal';
@@ -16,54 +17,6 @@ const PENDING_TTL_MS = 10 * 60_000;
 const CODE_TTL_MS = 60_000;
 /** The person's own page stays signed in this long after the IdP sign-in. */
 const MANAGE_TTL_MS = 15 * 60_000;
-
-/**
- * The browser a request came from: the value of its binding cookie (set by the facade at the
- * first step of a sign-in), how it got here (`Sec-Fetch-Site`) and, for a form, its `Origin`.
- */
-export interface FacadeBrowser {
-  id: string;
-  fetchSite: string | null;
-  origin: string | null;
-}
-
-/** What the consent page shows, and what its form sends back. */
-export interface ConsentPrompt {
-  kind: 'consent';
-  action: string;
-  request: string;
-  csrf: string;
-  person: { id: string; name?: string; email?: string };
-  client: { id: string; name: string | null; source: string; redirectUri: string; redirectHost: string };
-  /** What the client's tokens will carry. */
-  scopes: string[];
-  roles: string[];
-}
-
-/** The person's own page: the clients they approved, each with a revoke form. */
-export interface ConsentsPage {
-  kind: 'consents';
-  action: string;
-  csrf: string;
-  person: { id: string; name?: string; email?: string };
-  consents: McpOAuthConsent[];
-}
-
-/**
- * Where a browser goes next: a redirect, a page that says what went wrong (never a redirect to an
- * unchecked URI), or a page of the facade's; with the person and client it concerns, and what
- * the audit trail should say besides.
- */
-export type BrowserAnswer = (
-  { redirect: string } | { status: number; error: string; description: string } | { page: ConsentPrompt | ConsentsPage }
-) & { subject?: string; clientId?: string; details?: Record<string, unknown> };
-
-/** A grant at the token endpoint: the tokens, the person, and what they were narrowed from. */
-export interface TokenOutcome {
-  tokens: TokenResponse;
-  subject: string;
-  entitlement?: Entitlement;
-}
 
 /** An authorization code, redeemed once at the token endpoint. */
 export interface IssuedCode {

@@ -130,9 +130,8 @@ export class TokenService {
       const reused = await this.store.get(`used:${spent}`);
       if (reused) {
         const ended = await this.revokeGrant(reused);
-        throw new OAuthError('invalid_grant', 'the refresh token was already used: the sign-in is revoked').about(
-          ended?.sub ?? '',
-        );
+        const refusal = new OAuthError('invalid_grant', 'the refresh token was already used: the sign-in is revoked');
+        throw ended ? refusal.about(ended.sub) : refusal;
       }
       throw new OAuthError('invalid_grant', 'the refresh token is unknown, expired or revoked');
     }
@@ -218,11 +217,11 @@ export class TokenService {
 
   private async grant(grantId: string): Promise<SignIn | undefined> {
     const stored = await this.store.get(`grant:${grantId}`);
-    return stored ? (JSON.parse(stored) as SignIn) : undefined;
+    return stored ? signInOf(stored) : undefined;
   }
 
   private async allGrants(): Promise<SignIn[]> {
-    return (await this.store.list('grant:')).map(([, value]) => JSON.parse(value) as SignIn);
+    return (await this.store.list('grant:')).map(([, value]) => signInOf(value));
   }
 
   /** A refresh token (and its sign-in's record) lives `refreshTokenTtlSec` unused, never past the sign-in's end. */
@@ -240,7 +239,7 @@ export class TokenService {
   private async revokeGrant(grantId: string): Promise<SignIn | undefined> {
     const stored = await this.store.take(`grant:${grantId}`);
     if (!stored) return undefined;
-    const grant = JSON.parse(stored) as SignIn;
+    const grant = signInOf(stored);
     await this.store.delete(`refresh:${grant.current}`);
     return grant;
   }
@@ -301,4 +300,14 @@ export class TokenService {
       ...(subject.scopes.length > 0 && { scope: subject.scopes.join(' ') }),
     };
   }
+}
+
+/**
+ * A sign-in as stored; one stored before sign-ins had an end of their own and the IdP's subject
+ * (a persistent store kept across the upgrade) ends when its refresh tokens did, and its first
+ * refresh ends it (it holds no IdP token to check the person with).
+ */
+function signInOf(stored: string): SignIn {
+  const grant = JSON.parse(stored) as SignIn & { expiresAt?: number };
+  return { ...grant, endsAt: grant.endsAt ?? grant.expiresAt ?? grant.createdAt, idpSub: grant.idpSub ?? grant.sub };
 }

@@ -541,7 +541,8 @@ describe('attacks on the authorization server facade', () => {
       });
       expect(await approved.json()).toEqual({ clientId: client.id, approved: true, signInsEnded: 0 });
       await page.goto(authorizeUrl(client, strictIssuer));
-      await page.waitForURL((target) => target.pathname === '/oauth/callback');
+      await leaveIdp(page, 'alice');
+      expect(new URL(page.url()).pathname).toBe('/oauth/callback');
       const code = await allow(page, client);
       expect((await redeem(client, code, strictIssuer)).access_token).toBeDefined();
       await page.close();

@@ -208,6 +208,9 @@ export class SignInFlow {
     }
     const { person, subject, entitlement } = this.parts.signedIn(session.claims, pending.scopes);
     const client = await this.parts.clients.find(pending.clientId);
+    // An administrator may have withdrawn the client while the person was at the IdP.
+    if (this.options.consent.approvedClientsOnly && !(await this.parts.consents.approved(client)))
+      return back({ error: 'access_denied', error_description: 'no administrator approves this client' }, person.id);
     const code = { subject, entitlement, idpSession: this.parts.seal.seal(session, person) };
     if (pending.direct && (await this.parts.consents.covers(person, client, subject.scopes, pending.redirectUri)))
       return {

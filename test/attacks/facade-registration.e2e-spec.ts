@@ -6,6 +6,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { Client as PgClient } from 'pg';
 import { McpCaller, McpModule, McpTool, type McpAuthorizationServerOptions, type McpPrincipal } from 'nest-mcp-host';
@@ -190,23 +191,32 @@ describe('the facade: registrations and metadata documents under attack, and acr
       { redirect: 'manual' },
     );
 
-  /** The SDK v1 client's first connect sends the person to the authorization endpoint; they sign in; the client redeems the code and connects. */
-  async function signIn(platform: 'express' | 'fastify', provider: TestOAuthProvider): Promise<ClientV1> {
+  type Sdk = 'v1' | 'v2';
+  const transportOf = (sdk: Sdk, url: URL, provider: TestOAuthProvider) =>
+    sdk === 'v1'
+      ? new TransportV1(url, { authProvider: provider as never })
+      : new TransportV2(url, { authProvider: provider as never });
+
+  /** The SDK client's first connect sends the person to the authorization endpoint; they sign in; the client redeems the code and connects. */
+  async function signIn(platform: 'express' | 'fastify', provider: TestOAuthProvider, sdk: Sdk = 'v1') {
     const url = new URL(hosts[platform]!.resource);
     provider.authorizationUrl = undefined;
-    const first = new ClientV1({ name: 'e2e', version: '1' });
-    const transport = new TransportV1(url, { authProvider: provider as never });
-    await expect(first.connect(transport)).rejects.toThrow(/nauthorized/);
+    const first =
+      sdk === 'v1' ? new ClientV1({ name: 'e2e', version: '1' }) : new ClientV2({ name: 'e2e', version: '1' });
+    const transport = transportOf(sdk, url, provider);
+    await expect(first.connect(transport as never)).rejects.toThrow(/nauthorized/);
     const landed = await signInInBrowser(browser, provider.authorizationUrl!.href, 'alice', callbackUrl);
     expect(landed.searchParams.get('error')).toBeNull();
-    await transport.finishAuth(landed.searchParams.get('code')!);
-    return connect(platform, provider);
+    if (transport instanceof TransportV1) await transport.finishAuth(landed.searchParams.get('code')!);
+    else await transport.finishAuth(landed.searchParams);
+    return connect(platform, provider, sdk);
   }
 
-  async function connect(platform: 'express' | 'fastify', provider: TestOAuthProvider): Promise<ClientV1> {
-    const client = new ClientV1({ name: 'e2e', version: '1' });
-    await client.connect(new TransportV1(new URL(hosts[platform]!.resource), { authProvider: provider as never }));
-    return client;
+  async function connect(platform: 'express' | 'fastify', provider: TestOAuthProvider, sdk: Sdk = 'v1') {
+    const client =
+      sdk === 'v1' ? new ClientV1({ name: 'e2e', version: '1' }) : new ClientV2({ name: 'e2e', version: '1' });
+    await client.connect(transportOf(sdk, new URL(hosts[platform]!.resource), provider) as never);
+    return client as ClientV1;
   }
 
   const whoami = async (client: ClientV1) =>
@@ -372,41 +382,68 @@ describe('the facade: registrations and metadata documents under attack, and acr
   });
 
   describe('a client the host forgot (its state in memory, restarted)', () => {
-    let forgotten: string;
-    let provider: RecoveringOAuthProvider;
+    const providers: Partial<Record<Sdk, RecoveringOAuthProvider>> = {};
+    const forgotten: Partial<Record<Sdk, string>> = {};
 
     beforeAll(async () => {
-      provider = new RecoveringOAuthProvider(callbackUrl);
-      await (await signIn('fastify', provider)).close();
-      forgotten = clientIdOf(provider);
+      [providers.v1, providers.v2] = [
+        new RecoveringOAuthProvider(callbackUrl),
+        new RecoveringOAuthProvider(callbackUrl),
+      ];
+      for (const sdk of ['v1', 'v2'] as const) {
+        await (await signIn('fastify', providers[sdk]!, sdk)).close();
+        forgotten[sdk] = clientIdOf(providers[sdk]!);
+      }
       await restart('fastify');
     });
 
-    it('is told invalid_client at the token endpoint, and the SDK client registers again and signs the person in', async () => {
-      const refresh = await fetch(`${hosts.fastify!.issuer}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'any', client_id: forgotten }),
-      });
-      expect(refresh.status).toBe(401);
-      expect(((await refresh.json()) as { error: string }).error).toBe('invalid_client');
-      // The SDK refreshes with the forgotten client, is told invalid_client, drops its registration and registers again.
-      const client = await signIn('fastify', provider);
-      expect(await whoami(client)).toEqual({ caller: 'alice' });
-      await client.close();
-      expect(clientIdOf(provider)).not.toBe(forgotten);
-      expect(records('fastify', 'oauth/register')).toHaveLength(1);
-    });
+    it.each(['v1', 'v2'] as const)(
+      'is told invalid_client at the token endpoint, and the SDK %s client registers again and signs the person in',
+      async (sdk) => {
+        const refresh = await fetch(`${hosts.fastify!.issuer}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'any', client_id: forgotten[sdk]! }),
+        });
+        expect(refresh.status).toBe(401);
+        expect(((await refresh.json()) as { error: string }).error).toBe('invalid_client');
+        // The SDK refreshes with the forgotten client, is told invalid_client, drops its registration and registers again.
+        const registered = records('fastify', 'oauth/register').length;
+        const client = await signIn('fastify', providers[sdk]!, sdk);
+        expect(await whoami(client)).toEqual({ caller: 'alice' });
+        await client.close();
+        expect(clientIdOf(providers[sdk]!)).not.toBe(forgotten[sdk]);
+        await waitFor(() => records('fastify', 'oauth/register').length === registered + 1);
+      },
+    );
 
     it('tells the person on the authorization page what to do', async () => {
-      const answer = await authorize('fastify', { client_id: forgotten, redirect_uri: callbackUrl });
+      const answer = await authorize('fastify', { client_id: forgotten.v1!, redirect_uri: callbackUrl });
       expect(answer.status).toBe(400);
       const page = await answer.text();
-      expect(page).toContain(`the client &#34;${forgotten}&#34; is not registered here`);
+      expect(page).toContain(`the client &#34;${forgotten.v1}&#34; is not registered here`);
       expect(page).toContain(
         'remove its saved sign-in for this server (MCP Inspector: &#34;Clear OAuth State&#34;) and connect again',
       );
     });
+  });
+
+  it("keeps only a digest of a registered client's secret in the database", async () => {
+    const answer = await register('express', { ...agent, token_endpoint_auth_method: 'client_secret_basic' });
+    const { client_id, client_secret } = (await answer.json()) as { client_id: string; client_secret: string };
+    expect(client_secret).toMatch(/^[\w-]{43}$/);
+    const db = new PgClient({ connectionString: postgres.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ value: string }>(`SELECT value FROM ${TABLE} WHERE key = $1`, [
+        `client:${client_id}`,
+      ]);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].value).not.toContain(client_secret);
+      expect(JSON.parse(rows[0].value)).toMatchObject({ clientId: client_id, secretDigest: expect.any(String) });
+    } finally {
+      await db.end();
+    }
   });
 
   // Last: it fills the store up to its cap.

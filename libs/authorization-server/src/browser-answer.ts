@@ -19,7 +19,15 @@ export interface ConsentPrompt {
   request: string;
   csrf: string;
   person: { id: string; name?: string; email?: string };
-  client: { id: string; name: string | null; source: string; redirectUri: string; redirectHost: string };
+  client: {
+    id: string;
+    name: string | null;
+    source: string;
+    redirectUri: string;
+    redirectHost: string;
+    /** The code goes to a loopback host: any local program listening there could be the client. */
+    loopback: boolean;
+  };
   /** What the client's tokens will carry. */
   scopes: string[];
   roles: string[];

@@ -11,6 +11,7 @@ export {
   type McpTrustedIdp,
   isLoopbackUrl,
 } from './options/authorization-server.options';
+export type { McpClientMetadataDocuments, McpDynamicRegistration } from './options/client-options';
 export { CompanyIdpLogin, type IdpSignIn } from './idp/company-idp-login';
 export {
   MCP_AUTHORIZATION_SERVER_STORE,

@@ -1,8 +1,9 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ClientRegistry } from './clients/client-registry';
 import { allowsRedirect, type OAuthClient } from './clients/oauth-client';
+import { redirectsToLoopbackOnly } from './client-rules/redirect-uris';
 import { redirectHostOf, sourceOf, type ConsentRegistry } from './consent/consent-registry';
-import type { BrowserAnswer, FacadeBrowser } from './browser-answer';
+import type { BrowserAnswer, ConsentsPage, FacadeBrowser } from './browser-answer';
 import type { Entitlement } from './grants/grant-policy';
 import type { GrantSubject } from './grants/token-service';
 import { OAuthError } from './errors/oauth-error';
@@ -29,30 +30,29 @@ export interface IssuedCode {
   idpSession?: string;
 }
 
+/** A sign-in sent to the IdP, bound to the browser that started it (its cookie's digest): only it may come back. */
+interface PendingSignIn {
+  browser: string;
+  nonce: string;
+  codeVerifier: string;
+  idpState: string;
+}
+
 /** An authorization request, checked, waiting for the person to come back from the IdP. */
-interface PendingAuthorization {
+interface PendingAuthorization extends PendingSignIn {
   purpose: 'authorize';
   clientId: string;
   redirectUri: string;
   state: string | null;
   codeChallenge: string;
   scopes: string[] | null;
-  /** The browser that asked (its cookie's digest): only it may come back. */
-  browser: string;
   /** The person's own client opened the authorization URL (`Sec-Fetch-Site: none`), not another site. */
   direct: boolean;
-  nonce: string;
-  codeVerifier: string;
-  idpState: string;
 }
 
 /** A sign-in for the person's own page. */
-interface PendingManage {
+interface PendingManage extends PendingSignIn {
   purpose: 'manage';
-  browser: string;
-  nonce: string;
-  codeVerifier: string;
-  idpState: string;
 }
 
 /** A consent page shown, waiting for the person's answer. */
@@ -67,8 +67,8 @@ interface Consenting {
 interface Managing {
   csrf: string;
   person: Person;
-  name?: string;
-  email?: string;
+  /** Who the page says is signed in. */
+  shown: ConsentsPage['person'];
 }
 
 /** What the flow needs of the authorization server. */
@@ -239,6 +239,7 @@ export class SignInFlow {
           source: sourceOf(client),
           redirectUri: pending.redirectUri,
           redirectHost: redirectHostOf(pending.redirectUri),
+          loopback: redirectsToLoopbackOnly([pending.redirectUri]),
         },
         scopes: subject.scopes,
         roles: subject.roles,
@@ -312,11 +313,7 @@ export class SignInFlow {
         kind: 'consents',
         action: this.options.endpoints.consents,
         csrf: managing.csrf,
-        person: {
-          id: person.id,
-          ...(managing.name && { name: managing.name }),
-          ...(managing.email && { email: managing.email }),
-        },
+        person: managing.shown,
         consents: await this.parts.consents.list(person),
       },
       subject: person.id,
@@ -340,12 +337,7 @@ export class SignInFlow {
       codeVerifier: pending.codeVerifier,
     });
     const { person, subject } = this.parts.signedIn(session.claims, null);
-    const managing: Managing = {
-      csrf: randomBytes(24).toString('base64url'),
-      person,
-      ...(subject.name && { name: subject.name }),
-      ...(subject.email && { email: subject.email }),
-    };
+    const managing: Managing = { csrf: randomBytes(24).toString('base64url'), person, shown: personOf(subject) };
     await this.store.put(`manage:${pending.browser}`, JSON.stringify(managing), MANAGE_TTL_MS);
     return { redirect: this.options.endpoints.consents, subject: person.id, details: { to: 'own approvals' } };
   }

@@ -21,9 +21,6 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dt{color:#5
 code{font-size:.9em}.warn{color:#8a4b00}button{font:inherit;padding:.4rem 1.2rem;margin-right:.6rem}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem .4rem;border-bottom:1px solid #ddd}`;
 
-/** A redirect host on the person's own computer (RFC 8252 loopback): no domain vouches for the program behind it. */
-const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])$/;
-
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(title: string, body: string): string {
@@ -57,7 +54,7 @@ Allow it only if you started this sign-in from that client yourself.</p>
 <dt>Roles</dt><dd id="roles">${list(prompt.roles, 'none')}</dd>
 </dl>
 <p class="warn">A name is what the client says of itself; the address it sends you back to is what counts.</p>${
-        LOOPBACK.test(client.redirectHost)
+        client.loopback
           ? '<p class="warn" id="loopback">The code goes to a program on this computer: any program listening ' +
             'there could claim to be this client. Allow it only if you just started this sign-in from it.</p>'
           : ''

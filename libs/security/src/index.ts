@@ -74,3 +74,20 @@ export {
   type SecurityOptions,
 } from './security.options';
 export { SECURITY_PROVIDERS } from './security.providers';
+export {
+  classifyAddress,
+  type AddressClass,
+  type AddressClassification,
+  type EmbeddingForm,
+} from './outbound/address-class';
+export {
+  OutboundPolicy,
+  portOf,
+  type OutboundPolicyOptions,
+  type OutboundRefusal,
+  type OutboundResolver,
+} from './outbound/outbound-policy';
+export { OutboundPolicies } from './outbound/outbound-policies';
+export { OutboundError, type OutboundFailure } from './outbound/outbound.error';
+export { guardedAgent, guardedConnector, guardedLookup } from './outbound/outbound-connector';
+export { outboundFetch, outboundFetcher, guardedFetch, type OutboundRequestOptions } from './outbound/outbound-fetch';

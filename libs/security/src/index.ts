@@ -1,4 +1,5 @@
 export { Authenticator } from './auth/authenticator';
+export { remoteKeySet } from './auth/remote-key-set';
 export type { AuthResult, AuthRefusal } from './auth/auth-result';
 export type { McpAuthOptions, McpApiKey, McpApiKeyAuth, McpOAuthAuth, McpNoAuth } from './auth/auth-options.interface';
 export { hashApiKey, keyDigest, sameDigest, storedDigest } from './auth/api-key';
@@ -87,7 +88,7 @@ export {
   type OutboundRefusal,
   type OutboundResolver,
 } from './outbound/outbound-policy';
-export { OutboundPolicies } from './outbound/outbound-policies';
+export { OutboundPolicies, isHostOrAddress } from './outbound/outbound-policies';
 export { OutboundError, type OutboundFailure } from './outbound/outbound.error';
 export { guardedAgent, guardedConnector, guardedLookup } from './outbound/outbound-connector';
 export { outboundFetch, outboundFetcher, guardedFetch, type OutboundRequestOptions } from './outbound/outbound-fetch';

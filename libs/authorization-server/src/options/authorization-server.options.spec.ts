@@ -87,6 +87,16 @@ describe('resolveAuthorizationServerOptions', () => {
     expect(problems.some((problem) => problem.startsWith('authorizationServer.accessTokenTtlSec'))).toBe(true);
   });
 
+  it('takes a host name or an address as a host whose metadata documents may be private, nothing else', () => {
+    const { problems } = resolve({
+      idp: IDP,
+      clientMetadataDocuments: { allowHosts: ['clients.corp.example', '10.0.0.7', 'https://clients.corp.example/x'] },
+    });
+    expect(problems).toEqual([
+      'authorizationServer.clientMetadataDocuments.allowHosts: "https://clients.corp.example/x" is not a host name or an IP address',
+    ]);
+  });
+
   it('takes http on loopback only', () => {
     expect(isLoopbackUrl(new URL('http://127.0.0.1:3000'))).toBe(true);
     expect(isLoopbackUrl(new URL('http://localhost'))).toBe(true);

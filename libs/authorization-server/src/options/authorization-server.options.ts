@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { optionChecks, type OptionReport } from '#libs/core';
-import type { McpAuthOptions } from '#libs/security';
+import { isHostOrAddress, type McpAuthOptions } from '#libs/security';
 
 /** The company IdP where people sign in (OpenID Connect); the host is registered there once as a confidential client. */
 export interface McpCompanyIdp {
@@ -59,9 +59,10 @@ export interface McpAuthorizationServerOptions {
   refreshTokenTtlSec?: number;
   /**
    * Client ID Metadata Documents (clients whose `client_id` is an HTTPS URL): fetched with SSRF
-   * guards (public addresses only, no redirects, 64 KiB, 5 s) and cached. `allowHosts` names hosts
-   * that may resolve to private addresses (an intranet's own clients); `ca` adds trusted
-   * certificates (PEM) for them. `false` turns them off.
+   * guards (every address the host resolves to public, checked at the connection; no redirects;
+   * at most 64 KiB, the whole answer within 5 s) and cached. `allowHosts` names hosts that may
+   * resolve to private addresses (an intranet's own clients; a cloud metadata address only when
+   * listed by address); `ca` adds trusted certificates (PEM) for them. `false` turns them off.
    * @default { cacheTtlSec: 300 }
    */
   clientMetadataDocuments?: false | { allowHosts?: string[]; ca?: string; cacheTtlSec?: number };
@@ -195,6 +196,14 @@ export function resolveAuthorizationServerOptions(
         'must be a list of host names',
         "e.g. ['clients.corp.example']",
       );
+    else
+      for (const host of allowHosts as string[])
+        if (!isHostOrAddress(host))
+          report(
+            at('.clientMetadataDocuments.allowHosts'),
+            `"${host}" is not a host name or an IP address`,
+            "give the host alone, without scheme, port or path: e.g. 'clients.corp.example'",
+          );
     if (documents.ca !== undefined && typeof documents.ca !== 'string')
       report(
         at('.clientMetadataDocuments.ca'),

@@ -1,3 +1,8 @@
+import { outboundFetch, OutboundPolicies, type OutboundPolicy, type OutboundRequestOptions } from '#libs/security';
+
+/** The most bytes of the IdP's discovery document or token response (each a few KB). */
+const MAX_ANSWER_BYTES = 256 * 1024;
+
 /** What an exchange returned: the token, how long it lives, and who acted (the token's `act.sub`). */
 export interface ExchangedToken {
   accessToken: string;
@@ -17,11 +22,23 @@ const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
  */
 export class IdpTokenExchange {
   private tokenEndpoint: Promise<string> | undefined;
+  /** The issuer is the operator's URL; the token endpoint its discovery document's. */
+  private readonly reach: { issuer: OutboundPolicy; discovered: OutboundPolicy };
 
   constructor(
     private readonly idp: { issuer: string; clientId: string; clientSecret: string },
     private readonly timeoutMs = 10_000,
-  ) {}
+  ) {
+    this.reach = {
+      issuer: OutboundPolicies.configured([idp.issuer], 'the identity provider'),
+      discovered: OutboundPolicies.discovered("the identity provider's token endpoint"),
+    };
+  }
+
+  /** How one request to the IdP is bounded. */
+  private limits(purpose: string, policy: OutboundPolicy): OutboundRequestOptions {
+    return { purpose, policy, timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES };
+  }
 
   /** @throws Error saying why the IdP refused */
   async exchange(subjectToken: string, audience: string, scope: string | undefined): Promise<ExchangedToken> {
@@ -35,16 +52,19 @@ export class IdpTokenExchange {
     if (scope) body.set('scope', scope);
     const { clientId, clientSecret } = this.idp;
     const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
-    const response = await fetch(await this.endpoint(), {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${basic}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
+    const response = await outboundFetch(
+      await this.endpoint(),
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${basic}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body,
       },
-      body,
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
+      this.limits("the identity provider's token endpoint", this.reach.discovered),
+    );
     const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (!response.ok || typeof answer.access_token !== 'string')
       throw new Error(
@@ -63,9 +83,11 @@ export class IdpTokenExchange {
     this.tokenEndpoint ??= (async () => {
       const base = this.idp.issuer.replace(/\/$/, '');
       for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
-        const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(this.timeoutMs) }).catch(
-          () => undefined,
-        );
+        const response = await outboundFetch(
+          `${base}${path}`,
+          {},
+          this.limits("the identity provider's metadata", this.reach.issuer),
+        ).catch(() => undefined);
         const metadata = response?.ok ? ((await response.json()) as { token_endpoint?: unknown }) : undefined;
         if (typeof metadata?.token_endpoint === 'string') return metadata.token_endpoint;
       }

@@ -103,12 +103,22 @@ export async function outboundFetch(
 
 /**
  * `outboundFetch` with its options bound, as a `fetch`: for a library that takes one
- * (openid-client's and jose's `customFetch`).
+ * (openid-client's and jose's `customFetch`). Its agent (and undici) is made with its first request.
+ *
+ * @example
+ * ```ts
+ * const policy = OutboundPolicies.configured([issuer], 'the company IdP');
+ * await client.discovery(new URL(issuer), clientId, metadata, auth, {
+ *   [client.customFetch]: outboundFetcher({ purpose: 'the company IdP', policy, timeoutMs: 30_000, maxBytes: 1 << 20 }),
+ * });
+ * ```
  */
 export function outboundFetcher(options: OutboundRequestOptions): typeof fetch {
-  const bound = { ...options, dispatcher: options.dispatcher ?? guardedAgent(options.policy, options.tls) };
-  return (input, init) =>
-    outboundFetch(input instanceof Request ? input.url : input, { ...init }, bound) as Promise<Response>;
+  let bound: OutboundRequestOptions | undefined;
+  return (input, init) => {
+    bound ??= { ...options, dispatcher: options.dispatcher ?? guardedAgent(options.policy, options.tls) };
+    return outboundFetch(input instanceof Request ? input.url : input, { ...init }, bound);
+  };
 }
 
 /**

@@ -18,6 +18,21 @@ const ALL_BUT_METADATA: readonly AddressClass[] = [
 /** The networks of the host's own site: what `allowPrivateNetworks` opens. */
 const PRIVATE_NETWORKS: readonly AddressClass[] = ['loopback', 'private', 'cgnat', 'unique-local', 'link-local'];
 
+/** A DNS name (letters, digits, `-` and `_` in dot-separated labels), a trailing dot allowed. */
+const HOST_NAME =
+  /^(?=.{1,253}\.?$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
+
+/**
+ * Whether an `allowHosts` entry is a host name or an IP address (no scheme, port, path or range):
+ * what the options that take one check.
+ * @example
+ * isHostOrAddress('wiki.internal') // true
+ * isHostOrAddress('http://wiki.internal:8080') // false
+ */
+export function isHostOrAddress(entry: string): boolean {
+  return classifyAddress(entry) !== undefined || HOST_NAME.test(entry);
+}
+
 /** `allowHosts` as given: host names, and addresses (which are allowed whatever their class). */
 function split(allowHosts: Iterable<string>): { hosts: string[]; addresses: string[] } {
   const hosts: string[] = [];

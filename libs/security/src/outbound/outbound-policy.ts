@@ -154,7 +154,7 @@ export class OutboundPolicy {
   refuse(refusal: OutboundRefusal): OutboundError {
     logger.warn(`Refused a connection for ${refusal.reach} to ${refusal.host}:${refusal.port}: ${refusal.problem}`);
     this.options.onRefused?.(refusal);
-    return new OutboundError('refused', refusal.host, refusal.problem);
+    return new OutboundError('refused', refusal.host, refusal.problem, { fix: refusal.fix });
   }
 
   private reaches(host: string, address: AddressClassification): boolean {

@@ -19,14 +19,18 @@ export type OutboundFailure = 'refused' | 'timeout' | 'too_large' | 'unreachable
  * ```
  */
 export class OutboundError extends Error {
+  /** What to do about it, when something can be done (a refusal: the option that would allow it). */
+  readonly fix: string | undefined;
+
   constructor(
     readonly failure: OutboundFailure,
     /** The host the request was for (as its URL names it). */
     readonly host: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; fix?: string },
   ) {
     super(message, options);
+    this.fix = options?.fix;
     this.name = 'OutboundError';
   }
 }

@@ -16,6 +16,9 @@ const CLASS_NAMES: Record<AddressClass, string> = {
   reserved: 'reserved',
 };
 
+/** Which option sets a limit (none named: the caller's own, or a fixed one). */
+const setBy = (option: string | undefined): string => (option ? ` (set by ${option})` : '');
+
 /** The messages of outbound requests and their refusals. @internal */
 export const OutboundMessages = {
   className: (kind: AddressClass): string => CLASS_NAMES[kind],
@@ -42,10 +45,10 @@ export const OutboundMessages = {
     `the host "${host}" cannot be resolved${code ? ` (${code})` : ''}`,
 
   timedOut: (purpose: string, host: string, timeoutMs: number, option: string | undefined): string =>
-    `${purpose} at ${host} gave no whole answer within ${timeoutMs} ms (${option ? `set by ${option}` : 'a fixed limit'})`,
+    `${purpose} at ${host} gave no whole answer within ${timeoutMs} ms${setBy(option)}`,
 
   tooLarge: (purpose: string, host: string, maxBytes: number, option: string | undefined): string =>
-    `${purpose} at ${host} answered more than ${maxBytes} bytes (${option ? `set by ${option}` : 'a fixed limit'})`,
+    `${purpose} at ${host} answered more than ${maxBytes} bytes${setBy(option)}`,
 
   unreachable: (purpose: string, host: string, code: string | undefined): string =>
     `${purpose} at ${host} could not be reached${code ? ` (${code})` : ''}`,

@@ -3,7 +3,7 @@ import { DownstreamIdentity, type DownstreamTarget } from '#libs/downstream-iden
 import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { CatalogPins } from '#libs/governance';
-import { guardedFetch, OutboundPolicies, type OutboundPolicy } from '#libs/security';
+import { guardedFetch, OutboundError, OutboundPolicies, type OutboundPolicy } from '#libs/security';
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
 import { resolveRestApis, type RestApiOptions } from '../options/rest-api.options';
 import type { OptionReport } from '#libs/core';
@@ -97,7 +97,25 @@ export class RestApiLoader implements OnModuleInit {
    */
   async check(api: RestApiOptions, reach?: OutboundPolicy): Promise<RestDiagnostic[]> {
     const located = await this.locate(api, reach);
-    return 'problems' in located ? located.problems : [];
+    if ('problems' in located) return located.problems;
+    // A base URL the document names is checked now too, for a clear error (the connections are checked again).
+    if (!reach || api.baseUrl) return [];
+    let refusal;
+    try {
+      refusal = await reach.refusalOf(new URL(located.baseUrl));
+    } catch (error) {
+      if (!(error instanceof OutboundError)) throw error;
+      refusal = { problem: error.message, fix: 'set baseUrl to where the API is served' };
+    }
+    if (!refusal) return [];
+    return [
+      {
+        severity: 'error',
+        where: `${api.where}.baseUrl`,
+        problem: `is not set, and the document's server ${located.baseUrl}: ${refusal.problem}`,
+        fix: refusal.fix,
+      },
+    ];
   }
 
   /** Reads an API's document and works out where its requests go. */

@@ -137,16 +137,25 @@ export class OutboundPolicy {
 
   /**
    * Resolves `url`'s host now and checks every address: the early, clear error of a URL given to
-   * the host (the check that counts is made again at each connection).
-   * @throws OutboundError `refused` (reported as `refuse` does), or `unreachable` when it does not resolve
+   * the host (the check that counts is made again at each connection). Pure, as `refusal` is.
+   * @returns `undefined` when every address may be reached
+   * @throws OutboundError (`unreachable`) when the host does not resolve
    */
-  async admit(url: URL): Promise<void> {
+  async refusalOf(url: URL): Promise<OutboundRefusal | undefined> {
     const addresses = await this.resolve(url.hostname);
-    const refusal = this.refusal(
+    return this.refusal(
       url.hostname,
       addresses.map(({ address }) => address),
       portOf(url),
     );
+  }
+
+  /**
+   * `refusalOf`, a refusal reported as `refuse` reports it.
+   * @throws OutboundError `refused`, or `unreachable` when the host does not resolve
+   */
+  async admit(url: URL): Promise<void> {
+    const refusal = await this.refusalOf(url);
     if (refusal) throw this.refuse(refusal);
   }
 

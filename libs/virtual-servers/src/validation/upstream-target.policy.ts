@@ -1,4 +1,4 @@
-import { OutboundError, portOf, type OutboundPolicy } from '#libs/security';
+import { OutboundError, type OutboundPolicy } from '#libs/security';
 
 /** A problem of a URL, and its fix when it has one of its own (an option that would allow it). */
 export interface TargetProblem {
@@ -25,13 +25,11 @@ export async function upstreamTargetProblems(given: string, reach: OutboundPolic
     return [{ problem: `use an http(s) URL (got ${url.protocol})` }];
   if (url.username || url.password)
     return [{ problem: 'put credentials in transport.bearer or transport.headers, not in the URL' }];
-  let addresses: string[];
   try {
-    addresses = (await reach.resolve(url.hostname)).map(({ address }) => address);
+    const refusal = await reach.refusalOf(url);
+    return refusal ? [{ problem: refusal.problem, fix: refusal.fix }] : [];
   } catch (error) {
     if (error instanceof OutboundError) return [{ problem: error.message }];
     throw error;
   }
-  const refusal = reach.refusal(url.hostname, addresses, portOf(url));
-  return refusal ? [{ problem: refusal.problem, fix: refusal.fix }] : [];
 }

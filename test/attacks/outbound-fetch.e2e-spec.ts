@@ -242,6 +242,20 @@ describe('outbound fetches under attack', () => {
     expect(internal.connections()).toBe(before);
   });
 
+  it('tells a stranger nothing of why a host could not be reached: the fetch is no port scanner', async () => {
+    const closed = await freePort();
+    const answers = await Promise.all([
+      authorize(`http://localhost:${closed}/clients/desk.json`),
+      authorize(`https://no-such-host.invalid/clients/desk.json`),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.text).toContain('client metadata document refused: the document could not be fetched</p>');
+    }
+    expect(answers[0].text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+    expect(answers[1].text).not.toMatch(/ENOTFOUND|EAI_AGAIN/);
+  });
+
   it('cuts a client metadata document that trickles in at its 5 s deadline', async () => {
     const answer = await authorize(`http://localhost:${documents.port}/clients/trickle.json`);
     expect(answer.status).toBe(400);

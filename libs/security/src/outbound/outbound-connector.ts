@@ -48,6 +48,18 @@ function familyOf(family: number | string | undefined): number {
 }
 
 /**
+ * The refusal of connecting to `host` on `port` when `host` is an address literal its policy
+ * refuses (Node connects to a literal without a lookup, so `guardedLookup` never sees it): the
+ * error to fail the connection with, already reported; `undefined` for a name or an address allowed.
+ */
+export function literalRefusal(policy: OutboundPolicy, host: string, port: number): Error | undefined {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  if (!isIP(bare)) return undefined;
+  const refusal = policy.refusal(bare, [bare], port);
+  return refusal && policy.refuse(refusal);
+}
+
+/**
  * An undici connector (the `connect` option of an `Agent`, `Pool` or `Client`) that makes every
  * connection through `guardedLookup`, and checks a URL's address literal itself, with the port
  * of the connection. Nothing connects to an address the policy refuses.
@@ -58,10 +70,8 @@ export function guardedConnector(policy: OutboundPolicy, tls?: ConnectionOptions
   const perPort = new Map<number, buildConnector.connector>();
   return (options, callback) => {
     const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
-    if (isIP(options.hostname)) {
-      const refusal = policy.refusal(options.hostname, [options.hostname], port);
-      if (refusal) return void queueMicrotask(() => callback(policy.refuse(refusal), null));
-    }
+    const refused = literalRefusal(policy, options.hostname, port);
+    if (refused) return void queueMicrotask(() => callback(refused, null));
     let connect = perPort.get(port);
     if (!connect) {
       connect = buildConnector({ ...tls, lookup: guardedLookup(policy, port) });

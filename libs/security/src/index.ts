@@ -90,5 +90,6 @@ export {
 } from './outbound/outbound-policy';
 export { OutboundPolicies, isHostOrAddress } from './outbound/outbound-policies';
 export { OutboundError, type OutboundFailure } from './outbound/outbound.error';
-export { guardedAgent, guardedConnector, guardedLookup } from './outbound/outbound-connector';
+export { guardedAgent, guardedConnector, guardedLookup, literalRefusal } from './outbound/outbound-connector';
+export { tokenRequest, tokenRefusal, type TokenAnswer } from './outbound/token-request';
 export { outboundFetch, outboundFetcher, guardedFetch, type OutboundRequestOptions } from './outbound/outbound-fetch';

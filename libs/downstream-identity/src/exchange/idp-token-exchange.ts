@@ -1,4 +1,11 @@
-import { outboundFetch, OutboundPolicies, type OutboundPolicy, type OutboundRequestOptions } from '#libs/security';
+import {
+  outboundFetch,
+  OutboundPolicies,
+  tokenRefusal,
+  tokenRequest,
+  type OutboundPolicy,
+  type OutboundRequestOptions,
+} from '#libs/security';
 
 /** The most bytes of the IdP's discovery document or token response (each a few KB). */
 const MAX_ANSWER_BYTES = 256 * 1024;
@@ -50,28 +57,16 @@ export class IdpTokenExchange {
       audience,
     });
     if (scope) body.set('scope', scope);
-    const { clientId, clientSecret } = this.idp;
-    const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
-    const response = await outboundFetch(
+    const { clientId } = this.idp;
+    const answered = await tokenRequest(
       await this.endpoint(),
-      {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${basic}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
-        },
-        body,
-      },
+      this.idp,
+      body,
       this.limits("the identity provider's token endpoint", this.reach.discovered),
     );
-    const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!response.ok || typeof answer.access_token !== 'string')
-      throw new Error(
-        `the identity provider refused the token exchange (${response.status}` +
-          `${typeof answer.error === 'string' ? ` ${answer.error}` : ''}` +
-          `${typeof answer.error_description === 'string' ? `: ${answer.error_description}` : ''})`,
-      );
+    const answer = answered.body;
+    if (!answered.ok || typeof answer.access_token !== 'string')
+      throw new Error(tokenRefusal('the identity provider refused the token exchange', answered));
     return {
       accessToken: answer.access_token,
       expiresIn: typeof answer.expires_in === 'number' ? answer.expires_in : 300,

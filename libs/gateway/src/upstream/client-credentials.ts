@@ -1,4 +1,4 @@
-import { outboundFetch, OutboundPolicies, type OutboundPolicy } from '#libs/security';
+import { OutboundPolicies, tokenRefusal, tokenRequest, type OutboundPolicy } from '#libs/security';
 import type { McpUpstreamOAuth } from '../options/upstream.options';
 
 /** A token is renewed this long before it expires, so that no request carries one about to lapse. */
@@ -53,38 +53,16 @@ export class ClientCredentials {
     const body = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scope) body.set('scope', scope);
     if (resource) body.set('resource', resource);
-    const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
-    const response = await outboundFetch(
-      tokenUrl,
-      {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${basic}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
-        },
-        body,
-      },
-      {
-        purpose: "the upstream's token endpoint",
-        policy: this.reach,
-        timeoutMs: this.timeoutMs,
-        timeoutOption: 'the upstream’s timeoutMs',
-        maxBytes: MAX_TOKEN_RESPONSE_BYTES,
-      },
-    );
-    const answer = (await response.json().catch(() => ({}))) as {
-      access_token?: unknown;
-      expires_in?: unknown;
-      error?: unknown;
-      error_description?: unknown;
-    };
-    if (!response.ok || typeof answer.access_token !== 'string')
-      throw new Error(
-        `the token endpoint refused the client credentials (${response.status}` +
-          `${typeof answer.error === 'string' ? ` ${answer.error}` : ''}` +
-          `${typeof answer.error_description === 'string' ? `: ${answer.error_description}` : ''})`,
-      );
+    const answered = await tokenRequest(tokenUrl, { clientId, clientSecret }, body, {
+      purpose: "the upstream's token endpoint",
+      policy: this.reach,
+      timeoutMs: this.timeoutMs,
+      timeoutOption: 'the upstream’s timeoutMs',
+      maxBytes: MAX_TOKEN_RESPONSE_BYTES,
+    });
+    const answer = answered.body;
+    if (!answered.ok || typeof answer.access_token !== 'string')
+      throw new Error(tokenRefusal('the token endpoint refused the client credentials', answered));
     const lifetime = typeof answer.expires_in === 'number' ? answer.expires_in * 1000 : DEFAULT_LIFETIME_MS;
     this.current = {
       token: answer.access_token,

@@ -62,6 +62,7 @@ describe('outbound fetches under attack', () => {
   let issuer: string;
   const trickles = new Set<NodeJS.Timeout>();
   let inventoryReads = 0;
+  let senderHits = 0;
 
   beforeAll(async () => {
     internal = await countingServer((_path, res) => json(res, { secret: 'internal only' }));
@@ -73,6 +74,12 @@ describe('outbound fetches under attack', () => {
           res,
           inventoryDocument(inventoryReads++ === 0 ? `${base}/api` : `http://[::ffff:127.0.0.1]:${internal.port}/api`),
         );
+      if (path === '/mcp-401') {
+        senderHits++;
+        // An upstream that sends the gateway to "its" authorization server, on the internal service.
+        const metadata = `http://[::ffff:127.0.0.1]:${internal.port}/.well-known/oauth-protected-resource`;
+        return void res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${metadata}"` }).end();
+      }
       if (path === '/internal-server.json')
         return json(res, inventoryDocument(`http://[::ffff:127.0.0.1]:${internal.port}/api`));
       if (path === '/clients/large.json')
@@ -155,6 +162,20 @@ describe('outbound fetches under attack', () => {
       problems: [{ where: 'upstreams[0].transport.url', problem: expect.stringContaining(problem) }],
     });
     expect(internal.connections()).toBe(before);
+  });
+
+  it('follows no OAuth metadata URL an upstream names (its token endpoint is configured, never discovered)', async () => {
+    const before = internal.connections();
+    const answer = await post('upstreams', {
+      name: 'sender',
+      prefix: 'sender',
+      transport: { type: 'http', url: `http://localhost:${documents.port}/mcp-401` },
+    });
+    // Stored and tried once before the answer: the upstream refused the gateway, which went nowhere else.
+    expect(answer.status).toBe(200);
+    expect(senderHits).toBeGreaterThan(0);
+    expect(internal.connections()).toBe(before);
+    expect((await fetch(`${adminBase}/admin/api/servers/upstreams/sender`, { method: 'DELETE' })).status).toBe(200);
   });
 
   it('refuses a REST API whose OpenAPI document is on the loopback-only service, without fetching it', async () => {

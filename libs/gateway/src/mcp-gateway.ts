@@ -85,8 +85,8 @@ export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown
    * Adds an upstream while the host runs: validated as the `gateway.upstreams` option is, then
    * connected; resolves once its entries are in the catalog (or its first connection failed, in
    * which case it keeps trying in the background).
-   * @param reach where its connections may go (`OutboundPolicies`); by default, as the operator's
-   *   configured URLs may. Virtual servers give their run-time policy.
+   * @param reach where its connections may go; by default, as the operator's configured URLs may
+   *   (so check a URL a user gave before adding it). Virtual servers give their run-time policy.
    * @throws McpStartupError naming every problem of the options, with its fix
    */
   async addUpstream(options: McpUpstreamOptions, reach?: OutboundPolicy): Promise<void> {

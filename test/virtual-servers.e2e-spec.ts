@@ -169,8 +169,8 @@ describe('virtual servers at run time, on three replicas', () => {
       problems: [
         {
           where: 'upstreams[1].transport.url',
-          problem: expect.stringContaining('169.254.169.254, a private, loopback or link-local address'),
-          fix: 'point it at the upstream MCP server',
+          problem: '169.254.169.254 is a cloud metadata address, which a run-time upstream or API may not reach',
+          fix: "a cloud metadata address is reached only when named by address: virtualServers.allowHosts: ['169.254.169.254']",
         },
       ],
     });

@@ -5,6 +5,7 @@ import { DependencyHealth, McpMetrics } from '#libs/operations';
 import { McpResourceNotifier } from '#libs/resources';
 import { DownstreamIdentity, type DownstreamTarget } from '#libs/downstream-identity';
 import { CatalogPins } from '#libs/governance';
+import type { OutboundPolicy } from '#libs/security';
 import { InjectGatewayOptions, resolveUpstreams, type GatewayOptions } from './options/gateway.options';
 import type { McpUpstreamOptions, UpstreamOptions } from './options/upstream.options';
 import { UpstreamConnection, type UpstreamStatus } from './upstream/upstream-connection';
@@ -84,9 +85,11 @@ export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown
    * Adds an upstream while the host runs: validated as the `gateway.upstreams` option is, then
    * connected; resolves once its entries are in the catalog (or its first connection failed, in
    * which case it keeps trying in the background).
+   * @param reach where its connections may go; by default, as the operator's configured URLs may
+   *   (so check a URL a user gave before adding it). Virtual servers give their run-time policy.
    * @throws McpStartupError naming every problem of the options, with its fix
    */
-  async addUpstream(options: McpUpstreamOptions): Promise<void> {
+  async addUpstream(options: McpUpstreamOptions, reach?: OutboundPolicy): Promise<void> {
     const problems: McpDiagnostic[] = [];
     const [upstream] = resolveUpstreams(
       [options],
@@ -101,7 +104,7 @@ export class McpGateway implements OnApplicationBootstrap, OnApplicationShutdown
         fix: 'give McpModule the governance option (governance: {}), or leave pin out',
       });
     if (problems.length > 0 || !upstream) throw new McpStartupError(problems, 'Cannot add the upstream MCP server');
-    await this.start(upstream);
+    await this.start(reach ? { ...upstream, reach } : upstream);
   }
 
   /** Disconnects an upstream and removes its entries from the catalog. @returns false if there was none */

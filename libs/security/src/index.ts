@@ -1,4 +1,5 @@
 export { Authenticator } from './auth/authenticator';
+export { remoteKeySet } from './auth/remote-key-set';
 export type { AuthResult, AuthRefusal } from './auth/auth-result';
 export type { McpAuthOptions, McpApiKey, McpApiKeyAuth, McpOAuthAuth, McpNoAuth } from './auth/auth-options.interface';
 export { hashApiKey, keyDigest, sameDigest, storedDigest } from './auth/api-key';
@@ -74,3 +75,21 @@ export {
   type SecurityOptions,
 } from './security.options';
 export { SECURITY_PROVIDERS } from './security.providers';
+export {
+  classifyAddress,
+  type AddressClass,
+  type AddressClassification,
+  type EmbeddingForm,
+} from './outbound/address-class';
+export {
+  OutboundPolicy,
+  portOf,
+  type OutboundPolicyOptions,
+  type OutboundRefusal,
+  type OutboundResolver,
+} from './outbound/outbound-policy';
+export { OutboundPolicies, isHostOrAddress } from './outbound/outbound-policies';
+export { OutboundError, type OutboundFailure } from './outbound/outbound.error';
+export { guardedAgent, guardedConnector, guardedLookup, literalRefusal } from './outbound/outbound-connector';
+export { tokenRequest, tokenRefusal, type TokenAnswer } from './outbound/token-request';
+export { outboundFetch, outboundFetcher, guardedFetch, type OutboundRequestOptions } from './outbound/outbound-fetch';

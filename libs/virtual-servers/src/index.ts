@@ -17,5 +17,5 @@ export {
 export { EMPTY_DOCUMENT, REDACTED, type VirtualServersDocument } from './document/virtual-servers.document';
 export { VersionConflictError, type VirtualServersStore } from './store/virtual-servers.store';
 export { FileVirtualServersStore } from './store/file-virtual-servers.store';
-export { upstreamTargetProblems, type UpstreamTargetPolicy } from './validation/upstream-target.policy';
+export { upstreamTargetProblems } from './validation/upstream-target.policy';
 export { validateDocument, type DocumentValidation } from './validation/document.validator';

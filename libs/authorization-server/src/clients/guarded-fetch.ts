@@ -1,29 +1,12 @@
-import { lookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { AddressRanges } from '#libs/security';
-
-/** Addresses a client's metadata document URL may not lead to: loopback, private, link-local, CGNAT, unique-local, multicast, reserved. */
-const NON_PUBLIC = new AddressRanges();
-for (const range of [
-  '0.0.0.0/8',
-  '10.0.0.0/8',
-  '100.64.0.0/10',
-  '127.0.0.0/8',
-  '169.254.0.0/16',
-  '172.16.0.0/12',
-  '192.0.0.0/24',
-  '192.168.0.0/16',
-  '198.18.0.0/15',
-  '224.0.0.0/3',
-  '::/128',
-  '::1/128',
-  'fc00::/7',
-  'fe80::/10',
-  'ff00::/8',
-])
-  NON_PUBLIC.add(range);
+import type { Agent } from 'undici';
+import {
+  classifyAddress,
+  guardedAgent,
+  OutboundError,
+  outboundFetch,
+  OutboundPolicies,
+  type OutboundPolicy,
+} from '#libs/security';
 
 const MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 5_000;
@@ -32,17 +15,33 @@ const TIMEOUT_MS = 5_000;
 export class GuardedFetchError extends Error {}
 
 export interface GuardedFetchOptions {
-  /** Hosts that may resolve to non-public addresses (and be fetched over http). */
+  /** Hosts that may resolve to non-public addresses (and be fetched over http); an address listed is reached whatever it is. */
   allowHosts: ReadonlySet<string>;
   /** Extra trusted certificates (PEM). */
   ca: string | undefined;
 }
 
+/** The policy and agent of each options object (the resolved options live as long as the host). */
+const guards = new WeakMap<GuardedFetchOptions, { policy: OutboundPolicy; dispatcher: Agent }>();
+
+function guardOf(options: GuardedFetchOptions): { policy: OutboundPolicy; dispatcher: Agent } {
+  let guard = guards.get(options);
+  if (!guard) {
+    const policy = OutboundPolicies.clientMetadata(options.allowHosts);
+    guard = { policy, dispatcher: guardedAgent(policy, options.ca ? { ca: options.ca } : undefined) };
+    guards.set(options, guard);
+  }
+  return guard;
+}
+
 /**
  * GETs a JSON document from a URL a stranger chose (a Client ID Metadata Document), guarded
- * against server-side request forgery: HTTPS only; the host's addresses resolved first and
- * refused if any is not public (unless the host is allowed), then the connection pinned to the
- * address checked (no second resolution to rebind); no redirects; at most 64 KiB within 5 s.
+ * against server-side request forgery (`OutboundPolicies.clientMetadata`): HTTPS only; every
+ * address its host resolves to, when connecting, must be public (unless the host is allowed, and
+ * a cloud metadata address never but by address); no redirects; at most 64 KiB, the whole answer
+ * within 5 s. What the stranger is told names no address their URL's name resolved to, and
+ * nothing of why a host could not be reached (the host logs it): the fetch is no probe of the
+ * host's network.
  */
 export async function guardedFetchJson(
   url: URL,
@@ -53,73 +52,39 @@ export async function guardedFetchJson(
   if (url.protocol !== 'https:' && !(allowed && url.protocol === 'http:'))
     throw new GuardedFetchError('the document URL must use https');
   if (url.username || url.password) throw new GuardedFetchError('the document URL must not carry credentials');
-  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
-  if (!allowed) {
-    const inner = addresses.find(({ address }) => NON_PUBLIC.has(address));
-    if (inner) throw new GuardedFetchError(`the document's host resolves to a non-public address (${inner.address})`);
-  }
-  const [pinned] = addresses;
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolvePromise, reject) => {
-    const req = send(
+  const { policy, dispatcher } = guardOf(options);
+  let response: Response;
+  try {
+    response = await outboundFetch(
       url,
-      {
-        method: 'GET',
-        headers: { accept: 'application/json' },
-        timeout: TIMEOUT_MS,
-        ...(options.ca && { ca: options.ca }),
-        // The connection goes to the address checked above, never to a second resolution's.
-        lookup: ((_hostname: string, lookupOptions: { all?: boolean }, callback: (...args: unknown[]) => void) =>
-          lookupOptions.all
-            ? callback(null, [pinned])
-            : callback(null, pinned.address, pinned.family)) as unknown as LookupFunction,
-      },
-      (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          reject(new GuardedFetchError(`the document URL answered ${res.statusCode} (redirects are not followed)`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_BYTES) {
-            req.destroy();
-            reject(new GuardedFetchError('the document is larger than 64 KiB'));
-          } else chunks.push(chunk);
-        });
-        res.on('end', () => {
-          try {
-            const maxAge = /max-age=(\d+)/.exec(String(res.headers['cache-control'] ?? ''));
-            resolvePromise({
-              body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
-              ...(maxAge && { maxAgeSec: Number(maxAge[1]) }),
-            });
-          } catch {
-            reject(new GuardedFetchError('the document is not JSON'));
-          }
-        });
-      },
+      { headers: { accept: 'application/json' } },
+      { purpose: 'the client metadata document', policy, dispatcher, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES },
     );
-    req.on('timeout', () => req.destroy(new GuardedFetchError('the document URL did not answer within 5 s')));
-    req.on('error', (error) =>
-      reject(
-        error instanceof GuardedFetchError
-          ? error
-          : new GuardedFetchError(`the document could not be fetched: ${error.message}`),
-      ),
-    );
-    req.end();
-  });
+  } catch (error) {
+    if (!(error instanceof OutboundError)) throw error;
+    throw new GuardedFetchError(toStranger(error, host));
+  }
+  if (response.status !== 200)
+    throw new GuardedFetchError(`the document URL answered ${response.status} (redirects are not followed)`);
+  try {
+    const maxAge = /max-age=(\d+)/.exec(response.headers.get('cache-control') ?? '');
+    return { body: await response.json(), ...(maxAge && { maxAgeSec: Number(maxAge[1]) }) };
+  } catch {
+    throw new GuardedFetchError('the document is not JSON');
+  }
 }
 
-function resolve(host: string): Promise<LookupAddress[]> {
-  return new Promise((resolvePromise, reject) =>
-    lookup(host, { all: true }, (error, addresses) =>
-      error
-        ? reject(new GuardedFetchError(`the document's host does not resolve (${error.code})`))
-        : resolvePromise(addresses),
-    ),
-  );
+/** What the client is told of a failed fetch. */
+function toStranger(error: OutboundError, host: string): string {
+  switch (error.failure) {
+    case 'refused':
+      // The address of a literal the client wrote itself; never what a name resolved to.
+      return `the document's host resolves to a non-public address${classifyAddress(host) ? ` (${host})` : ''}`;
+    case 'timeout':
+      return 'the document URL gave no whole answer within 5 s';
+    case 'too_large':
+      return 'the document is larger than 64 KiB';
+    default:
+      return 'the document could not be fetched';
+  }
 }

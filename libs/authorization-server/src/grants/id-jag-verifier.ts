@@ -1,4 +1,5 @@
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { remoteKeySet } from '#libs/security';
 import type { AuthorizationServerOptions } from '../options/authorization-server.options';
 import type { AuthorizationServerStore } from '../state/authorization-server.store';
 import { jose } from '../keys/jose';
@@ -74,7 +75,7 @@ export class IdJagVerifier {
     if (!keys) {
       const trusted = this.options.trustedIdps.find((idp) => idp.issuer === issuer);
       if (!trusted) return undefined;
-      keys = jose().createRemoteJWKSet(new URL(trusted.jwksUri), { cooldownDuration: 30_000 });
+      keys = remoteKeySet(jose(), trusted.jwksUri, `the keys of ${issuer}`);
       this.keySets.set(issuer, keys);
     }
     return keys;

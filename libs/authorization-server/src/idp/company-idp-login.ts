@@ -1,4 +1,5 @@
 import { optionalDependency } from '#libs/core';
+import { outboundFetcher, OutboundPolicies } from '#libs/security';
 import type { Configuration } from 'openid-client';
 import type { McpCompanyIdp } from '../options/authorization-server.options';
 import { isLoopbackUrl } from '../options/authorization-server.options';
@@ -10,6 +11,11 @@ const oidc = optionalDependency(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (): typeof import('openid-client') => require('openid-client'),
 );
+
+/** The longest a request to the IdP may take, its answer included (openid-client's own default). */
+const IDP_TIMEOUT_MS = 30_000;
+/** The most bytes of one of the IdP's answers (its metadata, keys, tokens: a few KB each). */
+const IDP_MAX_BYTES = 1024 * 1024;
 
 /** What the facade keeps of a sign-in it sent to the IdP, until the IdP sends the person back. */
 export interface IdpSignIn {
@@ -38,12 +44,22 @@ export class CompanyIdpLogin {
     this.config ??= (async () => {
       const client = oidc();
       const issuer = new URL(this.idp.issuer);
+      // Every request to the IdP (its metadata, keys and token endpoint) is guarded and bounded.
+      const fetcher = outboundFetcher({
+        purpose: 'the company IdP',
+        policy: OutboundPolicies.configured([issuer], 'the company IdP'),
+        timeoutMs: IDP_TIMEOUT_MS,
+        maxBytes: IDP_MAX_BYTES,
+      });
       const config = await client.discovery(
         issuer,
         this.idp.clientId,
         { client_secret: this.idp.clientSecret },
         client.ClientSecretBasic(this.idp.clientSecret),
-        isLoopbackUrl(issuer) ? { execute: [client.allowInsecureRequests] } : undefined,
+        {
+          [client.customFetch]: fetcher,
+          ...(isLoopbackUrl(issuer) && { execute: [client.allowInsecureRequests] }),
+        },
       );
       return config;
     })().catch((error: unknown) => {

@@ -89,7 +89,7 @@ describe('resolveAuthorizationServerOptions', () => {
         'authorizationServer.idp.clientId: is required',
         'authorizationServer.idp.clientSecret: is required',
         "authorizationServer.idp.scopes: must be a list that includes 'openid'",
-        'authorizationServer.clientMetadataDocuments.allowHosts[0]: "" must be a host name (no scheme, port or path), or *.domain for every host under it',
+        'authorizationServer.clientMetadataDocuments.allowHosts[0]: "" is not a host name or an IP address (no scheme, port or path)',
         'authorizationServer.clientMetadataDocuments.ca: must be PEM text',
         'authorizationServer.clients[0].clientId: is required',
         'authorizationServer.clients[0].secretHash: is not a "sha256:<64 hex>" hash',
@@ -180,6 +180,16 @@ describe('resolveAuthorizationServerOptions', () => {
     const documents = options!.clientMetadataDocuments;
     expect(documents && documents.trustedHosts?.trusts(new URL('https://a.apps.example/c.json'))).toBe(true);
     expect(resolve({ idp: IDP, dynamicRegistration: false }).options!.dynamicRegistration).toBe(false);
+  });
+
+  it('takes a host name or an address as a host whose metadata documents may be private, nothing else', () => {
+    const { problems } = resolve({
+      idp: IDP,
+      clientMetadataDocuments: { allowHosts: ['clients.corp.example', '10.0.0.7', 'https://clients.corp.example/x'] },
+    });
+    expect(problems).toEqual([
+      'authorizationServer.clientMetadataDocuments.allowHosts[2]: "https://clients.corp.example/x" is not a host name or an IP address (no scheme, port or path)',
+    ]);
   });
 
   it('takes http on loopback only', () => {

@@ -109,10 +109,11 @@ export interface McpAuthorizationServerOptions {
   consent?: McpConsentOptions;
   /**
    * Client ID Metadata Documents (clients whose `client_id` is an HTTPS URL): fetched with SSRF
-   * guards (public addresses only, no redirects, 64 KiB, 5 s) and cached. `trustedHosts` accepts
-   * documents from the hosts listed only (a CIMD trust policy; any host when unset); `allowHosts`
-   * names hosts that may resolve to private addresses (an intranet's own clients); `ca` adds
-   * trusted certificates (PEM) for them. `false` turns them off.
+   * guards (every address the host resolves to public, checked at the connection; no redirects;
+   * at most 64 KiB, the whole answer within 5 s) and cached. `trustedHosts` accepts documents from
+   * the hosts listed only (a CIMD trust policy; any host when unset); `allowHosts` names hosts that
+   * may resolve to private addresses (an intranet's own clients; a cloud metadata address only when
+   * listed by address); `ca` adds trusted certificates (PEM) for them. `false` turns them off.
    * @default { cacheTtlSec: 300 }
    */
   clientMetadataDocuments?: false | McpClientMetadataDocuments;

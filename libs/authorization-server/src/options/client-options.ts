@@ -1,3 +1,4 @@
+import { isHostOrAddress } from '#libs/security';
 import { optionChecks, type OptionReport } from '#libs/core';
 import { redirectUriProblem } from '../client-rules/redirect-uris';
 import { TrustedHosts } from '../client-rules/trusted-hosts';
@@ -129,8 +130,7 @@ export function resolveClientMetadataDocuments(given: unknown, report: OptionRep
       return [];
     }
     hosts.forEach((host, index) => {
-      const wildcard = field === 'allowHosts' && typeof host === 'string' && /^\s*(\*\.|\.)/.test(host);
-      const problem = wildcard ? 'must name one host (no wildcard here)' : TrustedHosts.problem(host);
+      const problem = field === 'allowHosts' ? allowHostProblem(host) : TrustedHosts.problem(host);
       if (problem)
         report(
           at(`.clientMetadataDocuments.${field}[${index}]`),
@@ -173,4 +173,12 @@ export function checkPreRegisteredRedirects(index: number, uris: unknown, report
     const problem = redirectUriProblem(uri);
     if (problem) report(at(`.clients[${index}].redirectUris[${i}]`), problem, "e.g. 'http://127.0.0.1:33418/callback'");
   });
+}
+
+/** What is wrong with an `allowHosts` entry: one host name, or an address of any class (how a metadata address is allowed). */
+function allowHostProblem(host: unknown): string | undefined {
+  if (typeof host === 'string' && /^\s*(\*\.|\.)/.test(host)) return 'must name one host (no wildcard here)';
+  if (typeof host !== 'string' || !isHostOrAddress(host))
+    return 'is not a host name or an IP address (no scheme, port or path)';
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { optionalDependency } from '#libs/core';
 import { isLoopbackUrl } from '#libs/authorization-server';
+import { outboundFetcher, OutboundPolicies } from '#libs/security';
 import type { Configuration } from 'openid-client';
 import type { McpConnectAuthorization } from '../options/downstream-credential.options';
 
@@ -9,6 +10,11 @@ const oidc = optionalDependency(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (): typeof import('openid-client') => require('openid-client'),
 );
+
+/** The longest a request to the authorization server may take, its answer included (openid-client's own default). */
+const TIMEOUT_MS = 30_000;
+/** The most bytes of one of its answers (its metadata, tokens: a few KB each). */
+const MAX_BYTES = 1024 * 1024;
 
 /** The tokens the API's authorization server gave for a person's account. */
 export interface ApiTokens {
@@ -84,14 +90,21 @@ export class ApiAuthorization {
         this.authorization;
       const auth = client.ClientSecretBasic(clientSecret);
       const insecure = (url: string) => isLoopbackUrl(new URL(url));
+      // Every request to the authorization server is guarded and bounded.
+      const fetcher = outboundFetcher({
+        purpose: "the API's authorization server",
+        policy: OutboundPolicies.configured(
+          [issuer, authorizationEndpoint, tokenEndpoint, revocationEndpoint],
+          "the API's authorization server",
+        ),
+        timeoutMs: TIMEOUT_MS,
+        maxBytes: MAX_BYTES,
+      });
       if (issuer) {
-        const config = await client.discovery(
-          new URL(issuer),
-          clientId,
-          { client_secret: clientSecret },
-          auth,
-          insecure(issuer) ? { execute: [client.allowInsecureRequests] } : undefined,
-        );
+        const config = await client.discovery(new URL(issuer), clientId, { client_secret: clientSecret }, auth, {
+          [client.customFetch]: fetcher,
+          ...(insecure(issuer) && { execute: [client.allowInsecureRequests] }),
+        });
         return config;
       }
       const config = new client.Configuration(
@@ -105,6 +118,7 @@ export class ApiAuthorization {
         { client_secret: clientSecret },
         auth,
       );
+      config[client.customFetch] = fetcher;
       if (insecure(tokenEndpoint!)) client.allowInsecureRequests(config);
       return config;
     })().catch((error: unknown) => {

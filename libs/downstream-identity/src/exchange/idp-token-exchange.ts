@@ -1,3 +1,15 @@
+import {
+  outboundFetch,
+  OutboundPolicies,
+  tokenRefusal,
+  tokenRequest,
+  type OutboundPolicy,
+  type OutboundRequestOptions,
+} from '#libs/security';
+
+/** The most bytes of the IdP's discovery document or token response (each a few KB). */
+const MAX_ANSWER_BYTES = 256 * 1024;
+
 /** What an exchange returned: the token, how long it lives, and who acted (the token's `act.sub`). */
 export interface ExchangedToken {
   accessToken: string;
@@ -17,11 +29,23 @@ const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
  */
 export class IdpTokenExchange {
   private tokenEndpoint: Promise<string> | undefined;
+  /** The issuer is the operator's URL; the token endpoint its discovery document's. */
+  private readonly reach: { issuer: OutboundPolicy; discovered: OutboundPolicy };
 
   constructor(
     private readonly idp: { issuer: string; clientId: string; clientSecret: string },
     private readonly timeoutMs = 10_000,
-  ) {}
+  ) {
+    this.reach = {
+      issuer: OutboundPolicies.configured([idp.issuer], 'the identity provider'),
+      discovered: OutboundPolicies.discovered("the identity provider's token endpoint"),
+    };
+  }
+
+  /** How one request to the IdP is bounded. */
+  private limits(purpose: string, policy: OutboundPolicy): OutboundRequestOptions {
+    return { purpose, policy, timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES };
+  }
 
   /** @throws Error saying why the IdP refused */
   async exchange(subjectToken: string, audience: string, scope: string | undefined): Promise<ExchangedToken> {
@@ -33,25 +57,16 @@ export class IdpTokenExchange {
       audience,
     });
     if (scope) body.set('scope', scope);
-    const { clientId, clientSecret } = this.idp;
-    const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
-    const response = await fetch(await this.endpoint(), {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${basic}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-      },
+    const { clientId } = this.idp;
+    const answered = await tokenRequest(
+      await this.endpoint(),
+      this.idp,
       body,
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!response.ok || typeof answer.access_token !== 'string')
-      throw new Error(
-        `the identity provider refused the token exchange (${response.status}` +
-          `${typeof answer.error === 'string' ? ` ${answer.error}` : ''}` +
-          `${typeof answer.error_description === 'string' ? `: ${answer.error_description}` : ''})`,
-      );
+      this.limits("the identity provider's token endpoint", this.reach.discovered),
+    );
+    const answer = answered.body;
+    if (!answered.ok || typeof answer.access_token !== 'string')
+      throw new Error(tokenRefusal('the identity provider refused the token exchange', answered));
     return {
       accessToken: answer.access_token,
       expiresIn: typeof answer.expires_in === 'number' ? answer.expires_in : 300,
@@ -63,9 +78,11 @@ export class IdpTokenExchange {
     this.tokenEndpoint ??= (async () => {
       const base = this.idp.issuer.replace(/\/$/, '');
       for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
-        const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(this.timeoutMs) }).catch(
-          () => undefined,
-        );
+        const response = await outboundFetch(
+          `${base}${path}`,
+          {},
+          this.limits("the identity provider's metadata", this.reach.issuer),
+        ).catch(() => undefined);
         const metadata = response?.ok ? ((await response.json()) as { token_endpoint?: unknown }) : undefined;
         if (typeof metadata?.token_endpoint === 'string') return metadata.token_endpoint;
       }

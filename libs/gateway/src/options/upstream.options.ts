@@ -5,6 +5,7 @@ import {
   type McpDownstreamCredential,
 } from '#libs/downstream-identity';
 import { resolvePinOption, type McpPinOption, type PinScope } from '#libs/governance';
+import type { OutboundPolicy } from '#libs/security';
 
 /** An upstream reached over Streamable HTTP. */
 export interface McpHttpUpstreamTransport {
@@ -227,6 +228,11 @@ export interface UpstreamOptions {
   readonly credential: DownstreamCredential;
   /** Where the options are (`gateway.upstreams[0]`), for messages. */
   readonly where: string;
+  /**
+   * Where its connections may go (`McpGateway.addUpstream`'s second argument); `undefined`: as a
+   * configured URL may (`OutboundPolicies.configured` of its URLs).
+   */
+  readonly reach?: OutboundPolicy;
 }
 
 const UPSTREAM_KEYS = new Set([

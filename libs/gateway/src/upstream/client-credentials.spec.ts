@@ -61,4 +61,11 @@ describe('ClientCredentials', () => {
       'the token endpoint refused the client credentials (400 invalid_scope: mcp is not granted)',
     );
   });
+
+  it('reads at most 64 KiB of the token endpoint’s answer', async () => {
+    answer = () => ({ access_token: 'x'.repeat(100_000) });
+    await expect(credentials(() => 0).token()).rejects.toThrow(
+      `the upstream's token endpoint at ${new URL(tokenUrl).host} answered more than 65536 bytes`,
+    );
+  });
 });

@@ -1,9 +1,12 @@
+import { OutboundPolicies, tokenRefusal, tokenRequest, type OutboundPolicy } from '#libs/security';
 import type { McpUpstreamOAuth } from '../options/upstream.options';
 
 /** A token is renewed this long before it expires, so that no request carries one about to lapse. */
 const RENEW_BEFORE_MS = 30_000;
 /** A token without `expires_in` is kept this long. */
 const DEFAULT_LIFETIME_MS = 5 * 60_000;
+/** The most bytes of a token endpoint's answer (a token response is a few KB). */
+const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
 /**
  * The gateway's own access token for an upstream, by the OAuth 2.1 client credentials grant
@@ -22,10 +25,15 @@ export class ClientCredentials {
   private current: { token: string; renewAt: number } | undefined;
   private pending: Promise<string> | undefined;
 
+  /**
+   * @param timeoutMs the longest a token request may take, answer included
+   * @param reach where the token endpoint may be (default: a configured URL's policy)
+   */
   constructor(
     private readonly options: McpUpstreamOAuth,
     private readonly timeoutMs: number,
     private readonly now: () => number = Date.now,
+    private readonly reach: OutboundPolicy = OutboundPolicies.configured([options.tokenUrl]),
   ) {}
 
   /** A valid access token: the one kept, or a new one. @throws Error saying why the token endpoint refused */
@@ -45,29 +53,16 @@ export class ClientCredentials {
     const body = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scope) body.set('scope', scope);
     if (resource) body.set('resource', resource);
-    const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
-    const response = await fetch(tokenUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${basic}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-      },
-      body,
-      signal: AbortSignal.timeout(this.timeoutMs),
+    const answered = await tokenRequest(tokenUrl, { clientId, clientSecret }, body, {
+      purpose: "the upstream's token endpoint",
+      policy: this.reach,
+      timeoutMs: this.timeoutMs,
+      timeoutOption: 'the upstream’s timeoutMs',
+      maxBytes: MAX_TOKEN_RESPONSE_BYTES,
     });
-    const answer = (await response.json().catch(() => ({}))) as {
-      access_token?: unknown;
-      expires_in?: unknown;
-      error?: unknown;
-      error_description?: unknown;
-    };
-    if (!response.ok || typeof answer.access_token !== 'string')
-      throw new Error(
-        `the token endpoint refused the client credentials (${response.status}` +
-          `${typeof answer.error === 'string' ? ` ${answer.error}` : ''}` +
-          `${typeof answer.error_description === 'string' ? `: ${answer.error_description}` : ''})`,
-      );
+    const answer = answered.body;
+    if (!answered.ok || typeof answer.access_token !== 'string')
+      throw new Error(tokenRefusal('the token endpoint refused the client credentials', answered));
     const lifetime = typeof answer.expires_in === 'number' ? answer.expires_in * 1000 : DEFAULT_LIFETIME_MS;
     this.current = {
       token: answer.access_token,

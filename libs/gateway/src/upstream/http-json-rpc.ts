@@ -1,6 +1,7 @@
 import type { Dispatcher, Pool } from 'undici';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { ToolHeaderParam } from '#libs/catalog';
+import { guardedConnector, type OutboundPolicy } from '#libs/security';
 import { CallerCredentialRefused } from './upstream-errors';
 import type { ClientCredentials } from './client-credentials';
 import { JsonRpcAnswerHandler, type AnswerChannel } from './json-rpc-answer.handler';
@@ -35,6 +36,8 @@ export interface HttpJsonRpcChannelOptions {
   readonly maxResponseBytes: number;
   /** The most connections open at once; further requests wait for one. */
   readonly maxConnections: number;
+  /** Where its connections may go: each is checked when it is made, on every address the host resolves to. */
+  readonly reach: OutboundPolicy;
 }
 
 /** How one request is sent. */
@@ -81,7 +84,12 @@ export class HttpJsonRpcChannel implements AnswerChannel {
   ) {
     const { Pool } = undici();
     // The deadline is the request's own (`timeoutMs`, from send to answer), not undici's idle timers.
-    this.pool = new Pool(url.origin, { connections: options.maxConnections, headersTimeout: 0, bodyTimeout: 0 });
+    this.pool = new Pool(url.origin, {
+      connections: options.maxConnections,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: guardedConnector(options.reach),
+    });
     this.path = `${url.pathname}${url.search}`;
     this.fixedHeaders = {
       ...headers,

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Logger } from '@nestjs/common';
+import { OutboundPolicies, type OutboundPolicy } from '#libs/security';
 import type { Client, StreamableHTTPClientTransport, Transport } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamOptions } from '../options/upstream.options';
@@ -61,6 +62,8 @@ export class UpstreamLink {
   private error: string | undefined;
   /** The client whose stdio transport ended the process for a line past `maxResponseBytes`. */
   private overflowedClient: Client | undefined;
+  /** Where an HTTP upstream's connections may go (its own URLs are the operator's, unless given). */
+  private readonly reach: OutboundPolicy;
 
   constructor(
     private readonly options: UpstreamOptions,
@@ -69,6 +72,13 @@ export class UpstreamLink {
     private readonly logger: Logger,
   ) {
     this.breaker = new CircuitBreaker({ failureThreshold: options.failureThreshold, openMs: options.openMs });
+    const { transport } = options;
+    this.reach =
+      options.reach ??
+      OutboundPolicies.configured(
+        transport.type === 'http' ? [transport.url, transport.oauth?.tokenUrl] : [],
+        `the upstream ${options.name}`,
+      );
   }
 
   /** The SDK client while connected. */
@@ -154,7 +164,7 @@ export class UpstreamLink {
 
   private async connect(): Promise<void> {
     if (this.linkState === 'stopped') return;
-    const { client, transport, http } = createUpstreamClient(this.options);
+    const { client, transport, http } = createUpstreamClient(this.options, this.reach);
     this.watch(client);
     this.hooks.prepare(client);
     client.onerror = (error) => this.transportFailed(client, error);
@@ -212,6 +222,7 @@ export class UpstreamLink {
               : undefined,
             maxResponseBytes,
             maxConnections,
+            reach: this.reach,
           },
         )
       : undefined;

@@ -1,5 +1,6 @@
 import type { Client, Transport, VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION } from '#libs/apps';
+import { guardedFetch, type OutboundPolicy } from '#libs/security';
 import type { UpstreamOptions, UpstreamProtocolVersion } from '../options/upstream.options';
 import { boundedFetch } from './bounded-fetch';
 import { ClientCredentials } from './client-credentials';
@@ -44,7 +45,10 @@ function negotiation(version: UpstreamProtocolVersion): VersionNegotiationMode {
  * HTTP body or SSE event through a capped `fetch`, a stdio line through the transport's buffer
  * limit (past it, the transport ends the process, which is started again).
  */
-export function createUpstreamClient(upstream: UpstreamOptions): {
+export function createUpstreamClient(
+  upstream: UpstreamOptions,
+  reach: OutboundPolicy,
+): {
   client: Client;
   transport: Transport;
   /** The URL and headers of an HTTP upstream, for the gateway's own request path. */
@@ -61,19 +65,21 @@ export function createUpstreamClient(upstream: UpstreamOptions): {
     const headers: Record<string, string> = { ...options.headers };
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
     const url = new URL(options.url);
-    const bounded = (send: typeof fetch) => boundedFetch(send, limits.maxResponseBytes, SESSION_CONNECTIONS);
+    // Every connection the session makes (its redirects' too) is checked against `reach`.
+    const send = guardedFetch(reach);
+    const bounded = (base: typeof fetch) => boundedFetch(base, limits.maxResponseBytes, SESSION_CONNECTIONS);
     if (!options.oauth)
       return {
         client,
-        transport: new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: bounded(fetch) }),
+        transport: new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: bounded(send) }),
         http: { url, headers },
       };
     // The SDK client's own requests (the handshake, streams) carry the current token too.
-    const credentials = new ClientCredentials(options.oauth, upstream.timeoutMs);
+    const credentials = new ClientCredentials(options.oauth, upstream.timeoutMs, Date.now, reach);
     const withToken: typeof fetch = async (input, init) => {
       const sent = new Headers(init?.headers);
       sent.set('authorization', `Bearer ${await credentials.token()}`);
-      const response = await fetch(input, { ...init, headers: sent });
+      const response = await send(input, { ...init, headers: sent });
       if (response.status === 401) credentials.invalidate();
       return response;
     };

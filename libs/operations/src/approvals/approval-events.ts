@@ -1,7 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ApprovalRequests, type McpApprovalEvent } from '#libs/invocation';
-import { AuditTrail, type AuditEntry, type AuditOutcome } from '#libs/security';
+import {
+  AuditTrail,
+  outboundFetch,
+  OutboundPolicies,
+  type AuditEntry,
+  type AuditOutcome,
+  type OutboundPolicy,
+} from '#libs/security';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
 
 const METHODS: Record<McpApprovalEvent['type'], string> = {
@@ -11,6 +18,9 @@ const METHODS: Record<McpApprovalEvent['type'], string> = {
   expired: 'approvals/expire',
   used: 'approvals/use',
 };
+
+/** The most bytes of the webhook's answer read (its body is not used). */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** The header of a webhook's signature: `sha256=<hex HMAC-SHA256 of the body>`. */
 export const WEBHOOK_SIGNATURE_HEADER = 'x-mcp-signature';
@@ -23,6 +33,8 @@ export const WEBHOOK_SIGNATURE_HEADER = 'x-mcp-signature';
 export class ApprovalEvents implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpApprovals');
   private unsubscribe: (() => void) | undefined;
+  /** Where the webhook may be: the operator's URL (made with the first delivery). */
+  private reach: OutboundPolicy | undefined;
 
   constructor(
     @InjectOperationsOptions() private readonly options: OperationsOptions,
@@ -63,13 +75,18 @@ export class ApprovalEvents implements OnModuleInit, OnApplicationShutdown {
     if (webhook.secret)
       headers[WEBHOOK_SIGNATURE_HEADER] = `sha256=${createHmac('sha256', webhook.secret).update(body).digest('hex')}`;
     try {
-      const response = await fetch(webhook.url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(webhook.timeoutMs),
-      });
-      await response.body?.cancel();
+      this.reach ??= OutboundPolicies.configured([webhook.url], 'the approvals webhook');
+      const response = await outboundFetch(
+        webhook.url,
+        { method: 'POST', headers, body },
+        {
+          purpose: 'the approvals webhook',
+          policy: this.reach,
+          timeoutMs: webhook.timeoutMs,
+          timeoutOption: 'approvals.webhook.timeoutMs',
+          maxBytes: MAX_ANSWER_BYTES,
+        },
+      );
       if (!response.ok)
         this.logger.warn(
           `The approvals webhook answered ${response.status} to approval.${event.type} of ${event.approval.tool}`,

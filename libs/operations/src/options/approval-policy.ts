@@ -106,6 +106,17 @@ export function resolveApprovalPolicy(
         'generate one, e.g. `openssl rand -hex 24`',
       );
     }
+    if (
+      webhook !== null &&
+      typeof webhook === 'object' &&
+      webhook.timeoutMs !== undefined &&
+      (!Number.isInteger(webhook.timeoutMs) || (webhook.timeoutMs as number) < 1)
+    )
+      report(
+        'approvals.webhook.timeoutMs',
+        `must be a positive integer (ms), got ${JSON.stringify(webhook.timeoutMs)}`,
+        'leave it out for 5000: the whole delivery, the answer included, must take no longer',
+      );
   }
   return {
     publicUrl: typeof publicUrl === 'string' ? publicUrl.replace(/\/+$/, '') : undefined,
@@ -118,7 +129,10 @@ export function resolveApprovalPolicy(
             url: webhook.url,
             secret: typeof webhook.secret === 'string' ? webhook.secret : undefined,
             headers: (webhook.headers as Record<string, string> | undefined) ?? {},
-            timeoutMs: typeof webhook.timeoutMs === 'number' ? webhook.timeoutMs : 5_000,
+            timeoutMs:
+              Number.isInteger(webhook.timeoutMs) && (webhook.timeoutMs as number) > 0
+                ? (webhook.timeoutMs as number)
+                : 5_000,
           }
         : undefined,
     stdioPage: resolveStdioPage(o.stdioPage, context, report),

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { MissingDependencyError, optionalDependency } from '#libs/core';
+import { OutboundError, outboundFetch, OutboundPolicies, type OutboundPolicy } from '#libs/security';
 
 const yaml = optionalDependency(
   'yaml',
@@ -31,9 +32,21 @@ export class OpenApiSourceError extends Error {
   }
 }
 
+/** How a document at a URL is fetched. */
+export interface OpenApiSourceOptions {
+  /** The longest the whole download may take. */
+  readonly timeoutMs: number;
+  /** The option that sets it, named when it passes (`rest.apis[0].timeoutMs`). */
+  readonly timeoutOption?: string;
+  /** Where the download may connect. @default `OutboundPolicies.configured([source])` */
+  readonly reach?: OutboundPolicy;
+}
+
 /**
  * Reads an OpenAPI document from a file path, an http(s) URL or an object already parsed.
- * JSON is told from YAML by its first character (`{`); YAML needs the `yaml` package.
+ * JSON is told from YAML by its first character (`{`); YAML needs the `yaml` package. A URL is
+ * fetched through `reach` (every address checked as it connects), no redirect followed, the whole
+ * document within `timeoutMs` and at most 32 MB.
  *
  * @example
  * ```ts
@@ -43,11 +56,11 @@ export class OpenApiSourceError extends Error {
  */
 export async function loadOpenApiDocument(
   source: string | Record<string, unknown>,
-  options: { timeoutMs: number },
+  options: OpenApiSourceOptions,
 ): Promise<LoadedOpenApiDocument> {
   if (typeof source !== 'string') return { document: source, url: undefined };
   if (/^https?:\/\//i.test(source)) {
-    const text = await download(source, options.timeoutMs);
+    const text = await download(source, options);
     return { document: parseDocument(text, source), url: source };
   }
   const path = resolve(source);
@@ -67,50 +80,38 @@ export async function loadOpenApiDocument(
   return { document: parseDocument(text, path), url: undefined };
 }
 
-async function download(url: string, timeoutMs: number): Promise<string> {
-  const unreachable = (error: unknown) => {
-    const reason = ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
-    return new OpenApiSourceError(
-      `cannot be fetched from ${url}: ${reason}`,
-      'check the URL and that the host can reach it, or ship the document as a file',
-      { cause: error },
-    );
-  };
-  const signal = AbortSignal.timeout(timeoutMs);
+async function download(url: string, options: OpenApiSourceOptions): Promise<string> {
   let response: Response;
   try {
-    response = await fetch(url, { headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, signal });
+    response = await outboundFetch(
+      url,
+      { headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' } },
+      {
+        purpose: 'the OpenAPI document',
+        policy: options.reach ?? OutboundPolicies.configured([url], 'an OpenAPI document'),
+        timeoutMs: options.timeoutMs,
+        ...(options.timeoutOption && { timeoutOption: options.timeoutOption }),
+        maxBytes: MAX_DOCUMENT_BYTES,
+      },
+    );
   } catch (error) {
-    throw unreachable(error);
-  }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
+    if (!(error instanceof OutboundError)) throw error;
+    if (error.failure === 'too_large')
+      throw new OpenApiSourceError(`from ${url} is over ${MAX_DOCUMENT_BYTES} bytes`, 'select a smaller document');
     throw new OpenApiSourceError(
-      `cannot be fetched from ${url}: it answered ${response.status}`,
-      'check the URL; a document behind authentication can be fetched by the app and given as an object',
+      `cannot be fetched from ${url}: ${error.message}`,
+      error.fix ?? 'check the URL and that the host can reach it, or ship the document as a file',
+      { cause: error },
     );
   }
-  const tooLarge = () =>
-    new OpenApiSourceError(`from ${url} is over ${MAX_DOCUMENT_BYTES} bytes`, 'select a smaller document');
-  if (Number(response.headers.get('content-length') ?? 0) > MAX_DOCUMENT_BYTES) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  // Read as it arrives, so that a body that stalls (the timeout) or goes past the limit stops
-  // the read with a clear error rather than after it was all in memory.
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of response.body ?? []) {
-      size += chunk.byteLength;
-      // Leaving the loop by a throw cancels the stream.
-      if (size > MAX_DOCUMENT_BYTES) throw tooLarge();
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    throw error instanceof OpenApiSourceError ? error : unreachable(error);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  if (!response.ok)
+    throw new OpenApiSourceError(
+      `cannot be fetched from ${url}: it answered ${response.status}`,
+      response.status >= 300 && response.status < 400
+        ? 'give the URL it redirects to: redirects are not followed'
+        : 'check the URL; a document behind authentication can be fetched by the app and given as an object',
+    );
+  return response.text();
 }
 
 function parseDocument(source: string, from: string): Record<string, unknown> {

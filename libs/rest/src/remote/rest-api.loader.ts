@@ -3,6 +3,7 @@ import { DownstreamIdentity, type DownstreamTarget } from '#libs/downstream-iden
 import { McpStartupError, McpToolError, type McpCallContext } from '#libs/core';
 import { McpCatalog } from '#libs/catalog';
 import { CatalogPins } from '#libs/governance';
+import { guardedFetch, OutboundError, OutboundPolicies, type OutboundPolicy } from '#libs/security';
 import { InjectRestOptions, type RestOptions } from '../options/rest.options';
 import { resolveRestApis, type RestApiOptions } from '../options/rest-api.options';
 import type { OptionReport } from '#libs/core';
@@ -45,7 +46,7 @@ export class RestApiLoader implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const { apis } = this.options;
     if (apis.length === 0) return;
-    const diagnostics = (await Promise.all(apis.map((api) => this.expose(api)))).flat();
+    const diagnostics = (await Promise.all(apis.map((api) => this.expose(api, undefined)))).flat();
     for (const warning of diagnostics.filter(({ severity }) => severity === 'warning'))
       this.logger.warn(`${warning.where}: ${warning.problem} (${warning.fix})`);
     const errors = diagnostics.filter(({ severity }) => severity !== 'warning');
@@ -65,10 +66,12 @@ export class RestApiLoader implements OnModuleInit {
   /**
    * Adds an API while the host runs: its tools join the catalog (its clients hear
    * `list_changed`), or, when it has an error, none of them.
+   * @param reach where its document and requests may connect (`OutboundPolicies`); by default,
+   *   as the operator's configured URLs may. Virtual servers give their run-time policy.
    * @returns its problems
    */
-  async addApi(api: RestApiOptions): Promise<RestDiagnostic[]> {
-    const diagnostics = await this.expose(api);
+  async addApi(api: RestApiOptions, reach?: OutboundPolicy): Promise<RestDiagnostic[]> {
+    const diagnostics = await this.expose(api, reach);
     if (diagnostics.some(({ severity }) => severity !== 'warning')) this.removeApi(api.name);
     return diagnostics;
   }
@@ -92,18 +95,41 @@ export class RestApiLoader implements OnModuleInit {
    * registered (what an API given at run time is checked for before it is stored).
    * @returns its problems
    */
-  async check(api: RestApiOptions): Promise<RestDiagnostic[]> {
-    const located = await this.locate(api);
-    return 'problems' in located ? located.problems : [];
+  async check(api: RestApiOptions, reach?: OutboundPolicy): Promise<RestDiagnostic[]> {
+    const located = await this.locate(api, reach);
+    if ('problems' in located) return located.problems;
+    // A base URL the document names is checked now too, for a clear error (the connections are checked again).
+    if (!reach || api.baseUrl) return [];
+    let refusal;
+    try {
+      refusal = await reach.refusalOf(new URL(located.baseUrl));
+    } catch (error) {
+      if (!(error instanceof OutboundError)) throw error;
+      refusal = { problem: error.message, fix: 'set baseUrl to where the API is served' };
+    }
+    if (!refusal) return [];
+    return [
+      {
+        severity: 'error',
+        where: `${api.where}.baseUrl`,
+        problem: `is not set, and the document's server ${located.baseUrl}: ${refusal.problem}`,
+        fix: refusal.fix,
+      },
+    ];
   }
 
   /** Reads an API's document and works out where its requests go. */
   private async locate(
     api: RestApiOptions,
+    reach: OutboundPolicy | undefined,
   ): Promise<{ problems: RestDiagnostic[] } | { document: Record<string, unknown>; baseUrl: string }> {
     let loaded;
     try {
-      loaded = await loadOpenApiDocument(api.document, { timeoutMs: api.timeoutMs });
+      loaded = await loadOpenApiDocument(api.document, {
+        timeoutMs: api.timeoutMs,
+        timeoutOption: `${api.where}.timeoutMs`,
+        ...(reach && { reach }),
+      });
     } catch (error) {
       if (!(error instanceof OpenApiSourceError)) throw error;
       return {
@@ -133,10 +159,10 @@ export class RestApiLoader implements OnModuleInit {
   }
 
   /** Reads, maps and registers one API. @returns its problems, each named after the API */
-  private async expose(api: RestApiOptions): Promise<RestDiagnostic[]> {
+  private async expose(api: RestApiOptions, reach: OutboundPolicy | undefined): Promise<RestDiagnostic[]> {
     const where = `${api.where} (${api.name})`;
     const named = (list: readonly RestDiagnostic[]) => list.map((d) => ({ ...d, where: `${where}: ${d.where}` }));
-    const located = await this.locate(api);
+    const located = await this.locate(api, reach);
     if ('problems' in located) return located.problems;
     const { baseUrl } = located;
     const read = readOperations(located.document);
@@ -183,6 +209,13 @@ export class RestApiLoader implements OnModuleInit {
     const confirmWhere = `${api.where}.confirm`;
     const added: string[] = [];
     this.toolsOf.set(api.name, added);
+    // The operator's base URL is theirs; one a document names is the document's (never a metadata address).
+    const calls =
+      reach ??
+      (api.baseUrl
+        ? OutboundPolicies.configured([api.baseUrl], `the REST API ${api.name}`)
+        : OutboundPolicies.discovered(`the REST API ${api.name}`));
+    const send = guardedFetch(calls);
     const confirmations = new WriteConfirmations(
       api.confirm,
       mapped.tools.map(({ operation }) => operation),
@@ -201,7 +234,7 @@ export class RestApiLoader implements OnModuleInit {
         route: `${api.name}: ${routeLabel(definition.operation)}`,
         origin: { kind: 'api' as const, name: api.name },
       };
-      const refused = addRestTool(this.catalog, options, this.handlerOf(api, baseUrl, definition), access);
+      const refused = addRestTool(this.catalog, options, this.handlerOf(api, baseUrl, definition, send), access);
       if (refused.length === 0) added.push(options.name);
       diagnostics.push(...refused);
     }
@@ -217,7 +250,7 @@ export class RestApiLoader implements OnModuleInit {
   }
 
   /** The tool's handler: an HTTP request to the API, its answer mapped as a route's would be. */
-  private handlerOf(api: RestApiOptions, baseUrl: string, definition: RestToolDefinition) {
+  private handlerOf(api: RestApiOptions, baseUrl: string, definition: RestToolDefinition, send: typeof fetch) {
     const target: DownstreamTarget = { kind: 'api', name: api.name, credential: api.credential };
     this.downstream?.register(target);
     const downstream = api.credential.mode === 'service' ? undefined : this.downstream;
@@ -231,6 +264,7 @@ export class RestApiLoader implements OnModuleInit {
       ...(api.credentials && { credentials: api.credentials }),
       timeoutMs: api.timeoutMs,
       maxResponseBytes: api.maxResponseBytes,
+      fetch: send,
     };
     return async (args: Record<string, unknown>, context: McpCallContext): Promise<unknown> => {
       const parts = toRequestParts(definition, args);

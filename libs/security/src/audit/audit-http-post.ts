@@ -1,50 +1,55 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { ConnectionOptions } from 'node:tls';
+import { classifyAddress } from '../outbound/address-class';
+import type { Agent } from 'undici';
+import { guardedAgent } from '../outbound/outbound-connector';
+import { outboundFetch } from '../outbound/outbound-fetch';
+import { OutboundPolicies } from '../outbound/outbound-policies';
+import type { OutboundPolicy } from '../outbound/outbound-policy';
+
+/** The most bytes of a receiver's answer read (its text is quoted in an error, 200 characters at most). */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** Where and how a forwarding sink posts its batches. */
 export interface AuditPostTarget {
   url: URL;
+  /** The longest one delivery may take, the answer included. */
   timeoutMs: number;
+  /** The sink, named in errors (`WebhookAuditSink`). */
+  sink: string;
   /** `node:tls` options for an https URL (a private CA, a client certificate). */
   tls?: ConnectionOptions;
 }
 
+/** Each target's policy (the operator's URL) and agent, made with its first batch. */
+const guards = new WeakMap<AuditPostTarget, { policy: OutboundPolicy; dispatcher: Agent }>();
+
 /**
- * Posts one body and resolves when the receiver answered 2xx; rejects on any other status, a
- * network error or no whole answer within the timeout (the caller retries the same body).
+ * Posts one body and resolves when the receiver answered 2xx; rejects on any other status (a
+ * redirect included: none is followed), a refused or failed connection, or no whole answer
+ * within the timeout (the caller retries the same body).
  */
-export function postBatch(target: AuditPostTarget, body: Buffer, headers: Record<string, string>): Promise<void> {
-  const { url, timeoutMs, tls } = target;
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const request = send(
-      url,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(body.length) },
-        ...(url.protocol === 'https:' && tls),
-      },
-      (response: IncomingMessage) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          if (text.length < 300) text += chunk;
-        });
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve();
-          else reject(new Error(`${url.host} answered ${status}${text ? `: ${text.trim().slice(0, 200)}` : ''}`));
-        });
-        response.on('error', reject);
-      },
-    );
-    request.setTimeout(timeoutMs, () =>
-      request.destroy(new Error(`${url.host} gave no answer within ${timeoutMs} ms`)),
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
+export async function postBatch(target: AuditPostTarget, body: Buffer, headers: Record<string, string>): Promise<void> {
+  const { url, timeoutMs, tls, sink } = target;
+  let guard = guards.get(target);
+  if (!guard) {
+    const policy = OutboundPolicies.configured([url], `the audit sink ${sink}`);
+    guard = { policy, dispatcher: guardedAgent(policy, url.protocol === 'https:' ? tls : undefined) };
+    guards.set(target, guard);
+  }
+  const response = await outboundFetch(
+    url,
+    { method: 'POST', headers, body },
+    {
+      purpose: `the receiver of ${sink}`,
+      ...guard,
+      timeoutMs,
+      timeoutOption: `${sink}'s timeoutMs`,
+      maxBytes: MAX_ANSWER_BYTES,
+    },
+  );
+  if (response.ok) return;
+  const text = (await response.text()).trim().slice(0, 200);
+  throw new Error(`${url.host} answered ${response.status}${text ? `: ${text}` : ''}`);
 }
 
 /** Problems of a sink's `url` option (an http URL only on loopback, unless allowed). */
@@ -58,7 +63,7 @@ export function urlProblems(value: unknown, allowHttp: boolean, example: string)
   }
   if (url.protocol === 'https:') return [];
   if (url.protocol !== 'http:') return [`url: use https (got ${url.protocol})`];
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  const loopback = url.hostname === 'localhost' || classifyAddress(url.hostname)?.class === 'loopback';
   return loopback || allowHttp
     ? []
     : [`url: records would cross the network unencrypted; use https, or set allowHttp: true on a trusted network`];

@@ -16,7 +16,7 @@ export interface OtlpLogsAuditSinkOptions {
   serviceName?: string;
   /** Headers sent with every export (an API key, say). */
   headers?: Record<string, string>;
-  /** Longest wait for the collector's answer (ms). @default 10_000 */
+  /** The longest one export may take, the whole answer included (ms). @default 10_000 */
   timeoutMs?: number;
   tls?: ConnectionOptions;
   /** Allow a plain `http` URL off loopback. @default false */
@@ -54,7 +54,12 @@ export class OtlpLogsAuditSink implements AuditSink {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) problems.push('timeoutMs: give a positive integer');
     if (problems.length > 0) throw sinkOptionsError('OtlpLogsAuditSink', problems);
     this.name = options.name ?? 'otlp';
-    this.target = { url: new URL(options.url), timeoutMs, ...(options.tls && { tls: options.tls }) };
+    this.target = {
+      url: new URL(options.url),
+      timeoutMs,
+      sink: 'OtlpLogsAuditSink',
+      ...(options.tls && { tls: options.tls }),
+    };
     this.resource = {
       attributes: [text('service.name', options.serviceName ?? 'nest-mcp-host'), text('host.name', hostname())],
     };

@@ -1,6 +1,9 @@
 import { hostname } from 'node:os';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { guardedLookup, literalRefusal } from '../outbound/outbound-connector';
+import { OutboundPolicies } from '../outbound/outbound-policies';
+import type { OutboundPolicy } from '../outbound/outbound-policy';
 import { batchBytesOf } from './audit-chain';
 import type { AuditRecord } from './audit-record';
 import type { AuditSink } from './audit-sink';
@@ -60,6 +63,8 @@ export class SyslogAuditSink implements AuditSink {
   private readonly prefix: string;
   private readonly timeoutMs: number;
   private readonly facility: number;
+  /** Where it may connect: the operator's host (made with the first connection). */
+  private reach: OutboundPolicy | undefined;
 
   constructor(private readonly options: SyslogAuditSinkOptions) {
     const problems: string[] = [];
@@ -131,11 +136,19 @@ export class SyslogAuditSink implements AuditSink {
 
   private connect(): Promise<Socket> {
     const { host, port, tls } = this.options;
+    // Every address the host resolves to is checked before the socket connects (docs/security.md, "Outbound fetches").
+    this.reach ??= OutboundPolicies.configured(
+      [`tcp://${host.includes(':') ? `[${host}]` : host}`],
+      `the audit sink ${this.name}`,
+    );
+    const refused = literalRefusal(this.reach, host, port);
+    if (refused) return Promise.reject(refused);
+    const lookup = guardedLookup(this.reach, port);
     return new Promise((resolve, reject) => {
       const ready = tls ? 'secureConnect' : 'connect';
       const socket = tls
-        ? tlsConnect({ host, port, servername: host, ...(tls === true ? {} : tls) })
-        : tcpConnect({ host, port });
+        ? tlsConnect({ host, port, servername: host, lookup, ...(tls === true ? {} : tls) })
+        : tcpConnect({ host, port, lookup });
       socket.setTimeout(this.timeoutMs, () =>
         socket.destroy(new Error(`no connection to ${host}:${port} within ${this.timeoutMs} ms`)),
       );

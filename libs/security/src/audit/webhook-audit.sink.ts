@@ -14,7 +14,7 @@ export interface WebhookAuditSinkOptions {
   secret: string;
   /** The sink's name in health and metrics. @default 'webhook' */
   name?: string;
-  /** Longest wait for the receiver's answer (ms); then the batch is sent again. @default 10_000 */
+  /** The longest one delivery may take, the whole answer included (ms); then the batch is sent again. @default 10_000 */
   timeoutMs?: number;
   /** Headers sent with every batch (a collector's token, say). */
   headers?: Record<string, string>;
@@ -58,7 +58,12 @@ export class WebhookAuditSink implements AuditSink {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) problems.push('timeoutMs: give a positive integer');
     if (problems.length > 0) throw sinkOptionsError('WebhookAuditSink', problems);
     this.name = options.name ?? 'webhook';
-    this.target = { url: new URL(options.url), timeoutMs, ...(options.tls && { tls: options.tls }) };
+    this.target = {
+      url: new URL(options.url),
+      timeoutMs,
+      sink: 'WebhookAuditSink',
+      ...(options.tls && { tls: options.tls }),
+    };
   }
 
   async append(records: readonly AuditRecord[]): Promise<void> {

@@ -5,6 +5,7 @@ import { keyDigest, sameDigest, storedDigest } from './api-key';
 import type { McpApiKeyAuth, McpAuthOptions, McpOAuthAuth } from './auth-options.interface';
 import type { AuthResult } from './auth-result';
 import { ClaimsMapper } from './claims-mapping';
+import { remoteKeySet } from './remote-key-set';
 import type { LocalTokenKeys } from './local-token-keys';
 
 /** jose is loaded only by hosts in OAuth mode (it is ESM-only: Node >= 20.19 requires it as ESM). */
@@ -44,7 +45,7 @@ export class Authenticator {
         ? undefined
         : localKeys
           ? localKeys.getKey
-          : jose().createRemoteJWKSet(new URL(options.jwksUri!), { cooldownDuration: 30_000 });
+          : remoteKeySet(jose(), options.jwksUri!, "the token issuer's keys");
     this.claims =
       options.mode !== 'oauth'
         ? undefined

@@ -11,6 +11,18 @@ describe('AddressRanges', () => {
       expect({ address, in: ranges.has(address) }).toEqual({ address, in: true });
     for (const address of ['11.0.0.1', '192.0.2.11', '172.32.0.1', '::1', 'fd00::1', 'not-an-address', ''])
       expect({ address, in: ranges.has(address) }).toEqual({ address, in: false });
+    // The mapped form in hexadecimal (as the URL parser writes it) and in capitals is the same address.
+    for (const address of ['::ffff:a00:1', '::FFFF:10.1.2.3', '0:0:0:0:0:ffff:c000:20a', '::ffff:ac1f:5'])
+      expect({ address, in: ranges.has(address) }).toEqual({ address, in: true });
+    for (const address of ['::ffff:b00:1', '::ffff:0:a00:1', '::a00:1', '64:ff9b::a00:1'])
+      expect({ address, in: ranges.has(address) }).toEqual({ address, in: false });
+    const loopback = new AddressRanges();
+    expect(loopback.add('::ffff:127.0.0.0/104')).toBe(true);
+    expect(['127.0.0.1', '::ffff:7f00:1', '128.0.0.1'].map((address) => loopback.has(address))).toEqual([
+      true,
+      true,
+      false,
+    ]);
     const everyone = new AddressRanges();
     everyone.add('0.0.0.0/0');
     expect(everyone.has('203.0.113.9')).toBe(true);

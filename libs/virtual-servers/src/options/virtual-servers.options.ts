@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { optionChecks, type OptionReport } from '#libs/core';
+import { isHostOrAddress } from '#libs/security';
 import type { VirtualServersDocument } from '../document/virtual-servers.document';
 import type { FileVirtualServersStore } from '../store/file-virtual-servers.store';
 import type { VirtualServersStore } from '../store/virtual-servers.store';
@@ -23,12 +24,18 @@ export interface McpVirtualServersOptions {
   /** The default store's file. @default 'config/virtual-servers.json' */
   file?: string;
   /**
-   * Hosts (names or addresses) an upstream may be on although they are private, loopback or
-   * link-local addresses, which are refused otherwise (an administrator's URL must not reach the
-   * host's own network unless meant). @default []
+   * Hosts an upstream or API added at run time may be on although they are (or resolve to)
+   * non-public addresses, which are refused otherwise (an administrator's URL must not reach the
+   * host's own network unless meant). A name allowed may resolve to any address but a cloud
+   * metadata one; an address allowed (in any spelling) is reached whatever it is, the only way to
+   * a metadata address. Checked on every address at every connection. @default []
    */
   allowHosts?: string[];
-  /** Allow every private address (a host whose whole network is trusted). @default false */
+  /**
+   * Allow loopback, private, CGNAT, unique-local and link-local addresses for every host (a host
+   * whose whole network is trusted); never a cloud metadata address, nor this host's own port.
+   * @default false
+   */
   allowPrivateNetworks?: boolean;
   /** How often a replica reads the store for a change whose word it missed (ms). @default 30_000 */
   resyncMs?: number;
@@ -100,6 +107,14 @@ export function resolveVirtualServersOptions(
       'must be an array of host names or addresses',
       "e.g. allowHosts: ['wiki.internal', '10.0.3.7']",
     );
+  else
+    for (const host of allowHosts as string[])
+      if (!isHostOrAddress(host))
+        report(
+          'virtualServers.allowHosts',
+          `"${host}" is not a host name or an IP address`,
+          "give the host alone, without scheme, port or path: e.g. 'wiki.internal' or '10.0.3.7'",
+        );
   if (v.allowPrivateNetworks !== undefined && typeof v.allowPrivateNetworks !== 'boolean')
     report('virtualServers.allowPrivateNetworks', 'must be true or false', 'leave it out to refuse private addresses');
   const resyncMs = v.resyncMs ?? 30_000;

@@ -12,13 +12,12 @@ import { McpStartupError, type McpDiagnostic } from '#libs/core';
 import { InjectGatewayOptions, McpGateway, type GatewayOptions, type McpUpstreamOptions } from '#libs/gateway';
 import { RestApiLoader, type McpRestApiOptions } from '#libs/rest';
 import { InjectConfigChanges, type ConfigChanges } from '#libs/operations';
-import { AuditTrail, canonicalJson } from '#libs/security';
+import { AuditTrail, canonicalJson, OutboundPolicies, type OutboundPolicy, type OutboundRefusal } from '#libs/security';
 import { InjectVirtualServersOptions, type VirtualServersOptions } from '../options/virtual-servers.options';
 import { DOCUMENT_NAME, EMPTY_DOCUMENT, type VirtualServersDocument } from '../document/virtual-servers.document';
 import type { ComposedServer } from '../document/composed-server';
 import { validateDocument } from '../validation/document.validator';
 import type { ReservedPaths } from '../validation/server.validator';
-import type { UpstreamTargetPolicy } from '../validation/upstream-target.policy';
 import { keepApiSecrets, keepSecrets, redacted, redactedApi } from './secrets';
 
 /** Who the `seed` option's changes are recorded as. */
@@ -71,7 +70,8 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
   private stopListening: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private opened = false;
-  private readonly policy: UpstreamTargetPolicy;
+  /** Where the upstreams and APIs stored here may connect, checked at validation and at every connection. */
+  private readonly reach: OutboundPolicy;
   private readonly listeners = new Set<(document: VirtualServersDocument) => void>();
 
   constructor(
@@ -85,11 +85,27 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     @Optional() @Inject(MCP_RESERVED_PATHS) private readonly reserved?: ReservedPaths,
     @Optional() private readonly rest?: RestApiLoader,
   ) {
-    this.policy = {
+    this.reach = OutboundPolicies.runTime({
       allowHosts: options?.allowHosts ?? [],
       allowPrivateNetworks: options?.allowPrivateNetworks ?? false,
       ownPort: () => (this.adapterHost?.httpAdapter?.getHttpServer()?.address() as AddressInfo | null)?.port,
-    };
+      onRefused: (refusal) => this.audited(refusal),
+    });
+  }
+
+  /** A connection of a stored upstream or API that its policy refused (nothing connected): audited. */
+  private audited(refusal: OutboundRefusal): void {
+    this.audit?.record({
+      startedAt: Date.now(),
+      principal: null,
+      transport: 'http',
+      method: 'outbound/refused',
+      target: `${refusal.host}:${refusal.port}`,
+      arguments: { reach: refusal.reach, address: refusal.address, class: refusal.class, reason: refusal.reason },
+      outcome: 'denied',
+      error: refusal.problem,
+      latencyMs: 0,
+    });
   }
 
   /** Whether the `virtualServers` option is on. */
@@ -273,7 +289,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
         { ...(whole as object), upstreams, servers, apis, version: stored.version },
         {
           fixedUpstreams: new Set(this.gatewayOptions.upstreams.map((upstream) => upstream.name)),
-          policy: this.policy,
+          policy: this.reach,
           reserved: this.reserved,
           rest: this.rest,
         },
@@ -341,7 +357,9 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     const before = new Map(stored.map((api) => [api.name, canonicalJson(api)]));
     const resolved = rest.resolveApis(apis, () => undefined);
     const problems = await Promise.all(
-      resolved.map((api, index) => (before.get(api.name) === canonicalJson(apis[index]) ? [] : rest.check(api))),
+      resolved.map((api, index) =>
+        before.get(api.name) === canonicalJson(apis[index]) ? [] : rest.check(api, this.reach),
+      ),
     );
     return problems
       .flat()
@@ -384,7 +402,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
         .filter((upstream) => !this.applied.has(upstream.name))
         .map(async (upstream) => {
           try {
-            await this.gateway.addUpstream({ required: false, ...upstream });
+            await this.gateway.addUpstream({ required: false, ...upstream }, this.reach);
             this.applied.set(upstream.name, wanted.get(upstream.name)!);
           } catch (error) {
             this.logger.error(`Cannot apply upstream ${upstream.name}: ${(error as Error).message}`);
@@ -412,7 +430,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
     );
     await Promise.all(
       resolved.map(async (api) => {
-        const problems = (await rest.addApi(api))
+        const problems = (await rest.addApi(api, this.reach))
           .filter(({ severity }) => severity !== 'warning')
           .map(({ where, problem }) => `${where.replace(/^rest\.apis\[\d+\]/, api.name)}: ${problem}`);
         for (const problem of problems) this.logger.error(`Cannot apply the API ${api.name}: ${problem}`);

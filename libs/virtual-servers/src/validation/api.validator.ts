@@ -1,5 +1,6 @@
 import type { OptionReport } from '#libs/core';
-import { upstreamTargetProblems, type UpstreamTargetPolicy } from './upstream-target.policy';
+import type { OutboundPolicy } from '#libs/security';
+import { upstreamTargetProblems } from './upstream-target.policy';
 
 /** What validating run-time APIs needs of the REST bridge (`RestApiLoader`). @internal */
 export interface RestApis {
@@ -19,7 +20,7 @@ export interface RestApis {
 export async function validateApis(
   list: unknown,
   rest: RestApis | undefined,
-  policy: UpstreamTargetPolicy,
+  policy: OutboundPolicy,
   report: OptionReport,
 ): Promise<string[]> {
   if (list === undefined) return [];
@@ -54,8 +55,8 @@ export async function validateApis(
     for (const field of ['document', 'baseUrl'] as const) {
       const url = given[field];
       if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) continue;
-      for (const problem of await upstreamTargetProblems(url, policy))
-        report(`${where}.${field}`, problem, 'point it at the API');
+      for (const { problem, fix } of await upstreamTargetProblems(url, policy))
+        report(`${where}.${field}`, problem, fix ?? 'point it at the API');
     }
   }
   return names;

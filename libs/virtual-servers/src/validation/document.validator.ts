@@ -3,7 +3,8 @@ import { resolveUpstreams, type McpUpstreamOptions } from '#libs/gateway';
 import type { VirtualServersDocument } from '../document/virtual-servers.document';
 import { validateApis, type RestApis } from './api.validator';
 import { validateServers, type ReservedPaths } from './server.validator';
-import { upstreamTargetProblems, type UpstreamTargetPolicy } from './upstream-target.policy';
+import type { OutboundPolicy } from '#libs/security';
+import { upstreamTargetProblems } from './upstream-target.policy';
 
 /** What validation found: the upstreams as given, or every problem, each with its fix. */
 export type DocumentValidation =
@@ -15,7 +16,8 @@ const DOCUMENT_KEYS = new Set(['version', 'updatedAt', 'updatedBy', 'upstreams',
 export interface DocumentContext {
   /** The names of the upstreams of the `gateway` option. */
   readonly fixedUpstreams: ReadonlySet<string>;
-  readonly policy: UpstreamTargetPolicy;
+  /** Where run-time URLs may point (`OutboundPolicies.runTime`). */
+  readonly policy: OutboundPolicy;
   /** The host's endpoints' paths (without them, a document with servers is refused). */
   readonly reserved?: ReservedPaths;
   /** The REST bridge (without it, a document with APIs is refused). */
@@ -52,7 +54,8 @@ export async function validateDocument(
     if (typeof upstream !== 'object' || upstream === null) continue;
     if (fixed.has(upstream.name))
       report(`${where}.name`, `"${upstream.name}" is an upstream of the gateway option`, 'give it another name');
-    const transport = upstream.transport as { type?: unknown; url?: unknown } | undefined;
+    const transport = upstream.transport as
+      { type?: unknown; url?: unknown; oauth?: { tokenUrl?: unknown } } | undefined;
     if (transport?.type !== 'http') {
       report(
         `${where}.transport.type`,
@@ -62,8 +65,16 @@ export async function validateDocument(
       continue;
     }
     if (typeof transport.url !== 'string') continue; // resolveUpstreams named it
-    for (const problem of await upstreamTargetProblems(transport.url, policy))
-      report(`${where}.transport.url`, problem, 'point it at the upstream MCP server');
+    for (const { problem, fix } of await upstreamTargetProblems(transport.url, policy))
+      report(`${where}.transport.url`, problem, fix ?? 'point it at the upstream MCP server');
+    const tokenUrl = transport.oauth?.tokenUrl;
+    if (typeof tokenUrl === 'string' && /^https?:\/\//i.test(tokenUrl))
+      for (const { problem, fix } of await upstreamTargetProblems(tokenUrl, policy))
+        report(
+          `${where}.transport.oauth.tokenUrl`,
+          problem,
+          fix ?? "point it at the authorization server's token endpoint",
+        );
   }
   const apis = await validateApis(document.apis, rest, policy, report);
   if (document.servers !== undefined && !reserved)

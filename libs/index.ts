@@ -156,10 +156,13 @@ export {
 export type {
   McpAuthorizationServerOptions,
   McpCompanyIdp,
+  McpConsentOptions,
   McpPreRegisteredClient,
   McpTrustedIdp,
   AuthorizationServerStore,
   McpOAuthGrant,
+  McpOAuthConsent,
+  McpOAuthClientApproval,
 } from '#libs/authorization-server';
 
 // The caller's identity downstream (each upstream's and API's `credential`, the `downstream` option)

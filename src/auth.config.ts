@@ -73,7 +73,8 @@ export function authOptions(
  * `AUTH_MODE=facade`: the desk runs an authorization server in front of the company IdP
  * (IDP_ISSUER, IDP_CLIENT_ID, IDP_CLIENT_SECRET; redirect URI `<origin of MCP_RESOURCE_URL>/oauth/callback`),
  * so that clients which cannot register at the IdP sign in through it; with IDP_TRUSTED_ISSUER and
- * IDP_TRUSTED_JWKS_URI it takes that IdP's ID-JAGs (enterprise-managed authorization). With
+ * IDP_TRUSTED_JWKS_URI it takes that IdP's ID-JAGs (enterprise-managed authorization), whose people
+ * are the company IdP's only with IDP_TRUSTED_SAME_DIRECTORY=true. With
  * DATABASE_URL its registered clients and sign-ins live in PostgreSQL (they outlive a restart, every
  * replica shares them); else on the cluster's Redis with REDIS_URL, else in memory. CIMD_TRUSTED_HOSTS,
  * CIMD_ALLOW_HOSTS and CIMD_CA_FILE set its policy for client metadata documents.
@@ -88,6 +89,7 @@ export function authorizationServerOptions(
     | 'IDP_CLIENT_SECRET'
     | 'IDP_TRUSTED_ISSUER'
     | 'IDP_TRUSTED_JWKS_URI'
+    | 'IDP_TRUSTED_SAME_DIRECTORY'
     | 'DATABASE_URL'
     | 'CIMD_TRUSTED_HOSTS'
     | 'CIMD_ALLOW_HOSTS'
@@ -107,7 +109,13 @@ export function authorizationServerOptions(
   return {
     idp: { issuer: env.IDP_ISSUER!, clientId: env.IDP_CLIENT_ID!, clientSecret: env.IDP_CLIENT_SECRET! },
     ...(env.IDP_TRUSTED_ISSUER && {
-      trustedIdps: [{ issuer: env.IDP_TRUSTED_ISSUER, jwksUri: env.IDP_TRUSTED_JWKS_URI! }],
+      trustedIdps: [
+        {
+          issuer: env.IDP_TRUSTED_ISSUER,
+          jwksUri: env.IDP_TRUSTED_JWKS_URI!,
+          sameDirectory: env.IDP_TRUSTED_SAME_DIRECTORY,
+        },
+      ],
     }),
     clientMetadataDocuments: {
       ...(env.CIMD_TRUSTED_HOSTS.length > 0 && { trustedHosts: env.CIMD_TRUSTED_HOSTS }),

@@ -22,6 +22,7 @@ describe('validateEnvironment', () => {
       IDP_CLIENT_SECRET: undefined,
       IDP_TRUSTED_ISSUER: undefined,
       IDP_TRUSTED_JWKS_URI: undefined,
+      IDP_TRUSTED_SAME_DIRECTORY: false,
       CIMD_TRUSTED_HOSTS: [],
       CIMD_ALLOW_HOSTS: [],
       CIMD_CA_FILE: undefined,

@@ -28,6 +28,8 @@ export interface HostEnvironment {
   /** `AUTH_MODE=facade`: an IdP whose ID-JAGs the desk takes (enterprise-managed authorization). */
   IDP_TRUSTED_ISSUER: string | undefined;
   IDP_TRUSTED_JWKS_URI: string | undefined;
+  /** That IdP's subjects are the company IdP's people (one directory behind two issuers); otherwise they stay apart. */
+  IDP_TRUSTED_SAME_DIRECTORY: boolean;
   /**
    * `AUTH_MODE=facade`: the hosts whose Client ID Metadata Documents the desk accepts (a CIMD trust
    * policy), comma-separated: `clients.corp.example`, or `*.corp.example` for every host under it.
@@ -197,6 +199,9 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     if ((env.IDP_TRUSTED_ISSUER === undefined) !== (env.IDP_TRUSTED_JWKS_URI === undefined))
       problems.push('IDP_TRUSTED_ISSUER and IDP_TRUSTED_JWKS_URI go together');
   }
+  const sameDirectory = String(env.IDP_TRUSTED_SAME_DIRECTORY ?? 'false');
+  if (sameDirectory !== 'true' && sameDirectory !== 'false')
+    problems.push(`IDP_TRUSTED_SAME_DIRECTORY="${sameDirectory}" must be "true" or "false"`);
   const cimdTrustedHosts = list(env.CIMD_TRUSTED_HOSTS);
   const cimdAllowHosts = list(env.CIMD_ALLOW_HOSTS);
   for (const [name, hosts] of [
@@ -305,6 +310,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     IDP_CLIENT_SECRET: text(env.IDP_CLIENT_SECRET),
     IDP_TRUSTED_ISSUER: text(env.IDP_TRUSTED_ISSUER),
     IDP_TRUSTED_JWKS_URI: text(env.IDP_TRUSTED_JWKS_URI),
+    IDP_TRUSTED_SAME_DIRECTORY: sameDirectory === 'true',
     CIMD_TRUSTED_HOSTS: cimdTrustedHosts,
     CIMD_ALLOW_HOSTS: cimdAllowHosts,
     CIMD_CA_FILE: text(env.CIMD_CA_FILE),

@@ -164,7 +164,10 @@ describe('admin dashboard: the sign-ins of the authorization server', () => {
       error_description: 'the refresh token is unknown, expired or revoked',
     });
     // The others' still work.
-    expect((await refresh(people.get('carol')!)).status).toBe(200);
+    const carol = people.get('carol')!;
+    const refreshed = await refresh(carol);
+    expect(refreshed.status).toBe(200);
+    carol.saveTokens((await refreshed.json()) as Record<string, unknown>);
   });
 
   it('revokes every sign-in of a person at once', async () => {
@@ -188,5 +191,22 @@ describe('admin dashboard: the sign-ins of the authorization server', () => {
     await page.click('#refresh');
     await page.waitForSelector('html[data-state="ok"]');
     await (await page.$('#oauth-panel'))!.screenshot({ path: join(OUTPUT, 'admin-oauth-rotated.png') });
+  });
+
+  it("lists the approvals people gave on the consent page, and revokes one: the person's sign-in through that client ends", async () => {
+    const carol = people.get('carol')!;
+    const client = (carol.clientInformation() as { client_id: string }).client_id;
+    const approval = `#consent-rows tr[data-subject="carol"][data-client="${client}"]`;
+    await page.waitForSelector(approval);
+    expect(await page.textContent('#consent-count')).toBe('4');
+    await page.click(`${approval} button`);
+    await page.waitForFunction(
+      () => document.querySelector('#notice').textContent === 'Revoked: 1 approval(s) forgotten, 1 sign-in(s) ended.',
+    );
+    expect(await page.$$(approval)).toHaveLength(0);
+    expect(await (await refresh(carol)).json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'the refresh token is unknown, expired or revoked',
+    });
   });
 });

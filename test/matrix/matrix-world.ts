@@ -324,6 +324,8 @@ export class MatrixWorld {
           IDP_CLIENT_SECRET: FACADE_AT_IDP.secret,
           IDP_TRUSTED_ISSUER: this.idp.issuer,
           IDP_TRUSTED_JWKS_URI: this.idp.jwksUri,
+          // The matrix's people are the company IdP's too: they prove who they are there to connect an account.
+          IDP_TRUSTED_SAME_DIRECTORY: 'true',
           REST_APIS_FILE: downstreamApis,
           CONNECTIONS_KEY: randomBytes(32).toString('base64'),
         },

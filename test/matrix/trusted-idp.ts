@@ -37,6 +37,8 @@ export class TrustedIdp {
     clientId: string;
     scope: string;
     roles: string[];
+    /** When it says it was issued (seconds since the epoch). @default now */
+    issuedAt?: number;
   }) {
     return new SignJWT({
       resource: claims.resource,
@@ -49,7 +51,7 @@ export class TrustedIdp {
       .setSubject(claims.sub)
       .setAudience(claims.audience)
       .setJti(randomUUID())
-      .setIssuedAt()
+      .setIssuedAt(claims.issuedAt)
       .setExpirationTime('5m')
       .sign(this.key!);
   }

@@ -7,7 +7,8 @@
 //
 // Run as a child process (oidc-provider is ESM-only and loads Koa; jest would transpile it all):
 //   node test/support/company-idp.mjs '<json settings>'
-// It prints one line `READY <issuer>` once it listens, and stops on SIGTERM.
+// It prints one line `READY <issuer>` once it listens, and stops on SIGTERM. `PUT /test/accounts/<login>`
+// with an account's JSON changes a person (their roles, groups, or `disabled`), as the IdP's administrators do.
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import Provider, { errors } from 'oidc-provider';
@@ -17,7 +18,7 @@ import { exportJWK, generateKeyPair, jwtVerify, createLocalJWKSet, SignJWT } fro
  * settings: {
  *   port: number,
  *   clients: [{ client_id, client_secret?, redirect_uris?, grant_types?, token_endpoint_auth_method? }],
- *   accounts: { [login]: { roles?: string[], groups?: string[], email?: string } },
+ *   accounts: { [login]: { roles?: string[], groups?: string[], email?: string, disabled?: boolean } },
  *   idJag: { [idpClientId]: { mcpClientId: string, allowed?: string[] (logins) } },
  *   accessTokenTtlSec?: number,
  *   resourceScope?: string (what a resource server's JWT access tokens may carry),
@@ -54,7 +55,8 @@ const claimsOf = (login) => {
 const provider = new Provider(issuer, {
   clients: settings.clients ?? [],
   jwks: { keys: [privateJwk] },
-  findAccount: (_ctx, id) => ({ accountId: id, claims: () => claimsOf(id) }),
+  // A disabled account is one the IdP no longer knows: its sign-ins and refresh tokens are refused.
+  findAccount: (_ctx, id) => (accounts[id]?.disabled ? undefined : { accountId: id, claims: () => claimsOf(id) }),
   claims: {
     openid: ['sub'],
     profile: ['name', 'preferred_username', 'roles', 'groups'],
@@ -204,6 +206,17 @@ const callback = provider.callback();
 const server = createServer((req, res) => {
   if (req.url === '/test/counts') {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts));
+    return;
+  }
+  // An administrator of the IdP changes a person: their roles and groups, or disables them (offboarding).
+  const account = /^\/test\/accounts\/([\w.-]+)$/.exec(req.url ?? '');
+  if (account && req.method === 'PUT') {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      accounts[account[1]] = JSON.parse(body);
+      res.writeHead(204).end();
+    });
     return;
   }
   callback(req, res);

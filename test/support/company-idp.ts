@@ -13,10 +13,17 @@ export interface IdpClient {
   token_endpoint_auth_method?: string;
 }
 
+/** A person at the IdP: their app roles and groups; a disabled one can no longer sign in or refresh. */
+export interface IdpAccount {
+  roles?: string[];
+  groups?: string[];
+  disabled?: boolean;
+}
+
 export interface CompanyIdpSettings {
   clients: IdpClient[];
   /** Users by login, with the app roles and groups the IdP gives them. */
-  accounts: Record<string, { roles?: string[]; groups?: string[] }>;
+  accounts: Record<string, IdpAccount>;
   /** Which IdP clients may exchange an ID token for an ID-JAG, and the client id they have at the MCP authorization server. */
   idJag?: Record<string, { mcpClientId: string; allowed?: string[] }>;
   /** Lifetime of the access tokens it issues. @default 600 */
@@ -29,6 +36,8 @@ export interface CompanyIdp {
   issuer: string;
   /** How many token requests succeeded, per grant type. */
   counts(): Promise<Record<string, number>>;
+  /** Changes a person, as the IdP's administrators do (a group removed, the account disabled). */
+  setAccount(login: string, account: IdpAccount): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -52,6 +61,9 @@ export async function startCompanyIdp(settings: CompanyIdpSettings): Promise<Com
   return {
     issuer,
     counts: async () => (await fetch(`${issuer}/test/counts`)).json() as Promise<Record<string, number>>,
+    setAccount: async (login, account) => {
+      await fetch(`${issuer}/test/accounts/${login}`, { method: 'PUT', body: JSON.stringify(account) });
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -66,16 +78,17 @@ export { launchChromium } from './chromium';
 
 /**
  * A person signing in: opens `url` (an authorization request), signs in at the company IdP's
- * login page as `login`, and follows the redirects until one reaches `redirectPrefix`, whose URL
- * it returns (the client's redirect URI with the code, or an error). `listen: false` when the
- * client serves its redirect URI itself.
+ * login page as `login`, approves the client on the authorization server facade's consent page
+ * when it asks (`consent: 'deny'` declines), and follows the redirects until one reaches
+ * `redirectPrefix`, whose URL it returns (the client's redirect URI with the code, or an error).
+ * `listen: false` when the client serves its redirect URI itself.
  */
 export async function signInInBrowser(
   browser: Browser,
   url: string,
   login: string,
   redirectPrefix: string,
-  { listen = true }: { listen?: boolean } = {},
+  { listen = true, consent = 'allow' }: { listen?: boolean; consent?: 'allow' | 'deny' } = {},
 ): Promise<URL> {
   // The client's redirect URI, listening as a native client's loopback listener does (unless the
   // client listens itself, as mcp-remote does).
@@ -90,12 +103,19 @@ export async function signInInBrowser(
       return host === '127.0.0.1' || host === 'localhost' ? route.continue() : route.abort();
     });
     const arrived = (target: URL) => target.href.startsWith(redirectPrefix);
+    // The facade shows its consent page where the IdP sends the person back.
+    const asked = (target: URL) => target.pathname.endsWith('/oauth/callback');
     await page.goto(url);
     if (!arrived(new URL(page.url()))) {
       await page.fill('input[name="login"]', login);
       await page.fill('input[name="password"]', 'any password');
-      await Promise.all([page.waitForURL(arrived), page.click('button[type="submit"]')]);
+      await Promise.all([
+        page.waitForURL((target) => arrived(target) || asked(target)),
+        page.click('button[type="submit"]'),
+      ]);
     }
+    if (!arrived(new URL(page.url())) && (await page.locator(`#${consent}`).count()) > 0)
+      await Promise.all([page.waitForURL(arrived), page.click(`#${consent}`)]);
     return new URL(page.url());
   } finally {
     await context.close();

@@ -6,6 +6,7 @@ export {
   type AuthorizationServerOptions,
   type McpAuthorizationServerOptions,
   type McpCompanyIdp,
+  type McpConsentOptions,
   type McpPreRegisteredClient,
   type McpTrustedIdp,
   isLoopbackUrl,
@@ -20,5 +21,6 @@ export {
 export { InMemoryAuthorizationServerStore } from './state/in-memory-authorization-server.store';
 export { McpAuthorizationServer, ENTERPRISE_MANAGED_AUTHORIZATION, JWT_BEARER } from './mcp-authorization-server';
 export type { McpOAuthGrant } from './grants/token-service';
+export type { McpOAuthConsent, McpOAuthClientApproval } from './consent/consent-registry';
 export { SigningKeys } from './keys/signing-keys';
 export { AUTHORIZATION_SERVER_PROVIDERS } from './providers/authorization-server.providers';

@@ -1,72 +1,71 @@
-import { randomBytes } from 'node:crypto';
 import type { McpPrincipal } from '#libs/core';
-import { ClaimsMapper, type SecurityOptions } from '#libs/security';
+import type { SecurityOptions } from '#libs/security';
 import { ClientRegistry } from './clients/client-registry';
-import { allowsRedirect, type OAuthClient } from './clients/oauth-client';
+import type { OAuthClient } from './clients/oauth-client';
+import { ConsentRegistry, type McpOAuthClientApproval, type McpOAuthConsent } from './consent/consent-registry';
+import { GrantPolicy, type Entitlement } from './grants/grant-policy';
 import { IdJagVerifier } from './grants/id-jag-verifier';
 import { OAuthError } from './errors/oauth-error';
 import { pkceMatches } from './grants/pkce';
-import { TokenService, type GrantSubject, type McpOAuthGrant, type TokenResponse } from './grants/token-service';
-import { CompanyIdpLogin } from './idp/company-idp-login';
+import { TokenService, type GrantSubject, type McpOAuthGrant, type Recheck, type SignIn } from './grants/token-service';
+import { CompanyIdpLogin, IdpRefused } from './idp/company-idp-login';
+import { IdpSessionSeal } from './idp/idp-session-seal';
+import { People, type Person } from './idp/people';
 import { SigningKeys } from './keys/signing-keys';
 import type { AuthorizationServerOptions } from './options/authorization-server.options';
 import type { AuthorizationServerStore } from './state/authorization-server.store';
+import { SignInFlow } from './sign-in-flow';
+import type { BrowserAnswer, FacadeBrowser, TokenOutcome } from './browser-answer';
+
+export type { BrowserAnswer, ConsentPrompt, ConsentsPage, FacadeBrowser, TokenOutcome } from './browser-answer';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** The MCP extension the host advertises when it takes ID-JAGs. */
 export const ENTERPRISE_MANAGED_AUTHORIZATION = 'io.modelcontextprotocol/enterprise-managed-authorization';
 
-const PENDING_TTL_MS = 10 * 60_000;
-const CODE_TTL_MS = 60_000;
-
-/** An authorization request, checked, waiting for the person to come back from the IdP. */
-interface PendingAuthorization {
-  clientId: string;
-  redirectUri: string;
-  state: string | null;
-  codeChallenge: string;
-  scopes: string[] | null;
-  nonce: string;
-  codeVerifier: string;
-  idpState: string;
-}
-
-interface IssuedCode {
-  clientId: string;
-  redirectUri: string;
-  codeChallenge: string;
-  subject: GrantSubject;
-}
-
-/** Where a browser goes next: a redirect, or a page that says what went wrong (never a redirect to an unchecked URI). */
-export type BrowserAnswer = { redirect: string } | { status: number; error: string; description: string };
-
 /**
  * The authorization server facade in front of the company IdP: RFC 8414 metadata, the
- * authorization code grant with PKCE and RFC 8707 `resource` (the person signs in at the IdP),
- * the refresh token grant with rotation, the JWT bearer grant with ID-JAGs of trusted IdPs
- * (enterprise-managed authorization), RFC 7591 registration, Client ID Metadata Documents,
- * RFC 7009 revocation, and the admin's view of sign-ins. The HTTP side is `AuthorizationServerEndpoint`.
+ * authorization code grant with PKCE and RFC 8707 `resource` (the person signs in at the IdP and
+ * approves the client on the facade's own consent page), the refresh token grant with rotation
+ * (each refresh checks the person at the IdP again), the JWT bearer grant with ID-JAGs of trusted
+ * IdPs (enterprise-managed authorization), RFC 7591 registration, Client ID Metadata Documents,
+ * RFC 7009 revocation, and the administrators' view of sign-ins, consents and client approvals.
+ * The browser's side of a sign-in is `SignInFlow`; the HTTP side is `AuthorizationServerEndpoint`.
  */
 export class McpAuthorizationServer {
   readonly clients: ClientRegistry;
+  readonly consents: ConsentRegistry;
   private readonly tokens: TokenService;
   private readonly idJag: IdJagVerifier;
   private readonly login: CompanyIdpLogin;
-  private readonly claims: ClaimsMapper;
+  private readonly policy: GrantPolicy;
+  private readonly people: People;
+  private readonly seal: IdpSessionSeal;
+  private readonly flow: SignInFlow;
 
   constructor(
     readonly options: AuthorizationServerOptions,
-    private readonly store: AuthorizationServerStore,
+    store: AuthorizationServerStore,
     security: SecurityOptions,
     readonly keys: SigningKeys,
   ) {
     this.clients = new ClientRegistry(options, store);
+    this.consents = new ConsentRegistry(options, store);
     this.tokens = new TokenService(options, store, keys);
     this.idJag = new IdJagVerifier(options, store);
     this.login = new CompanyIdpLogin(options.idp, options.endpoints.callback);
     const auth = security.auth.mode === 'oauth' ? security.auth : undefined;
-    this.claims = new ClaimsMapper(auth?.claims, auth?.rolesClaim);
+    this.policy = new GrantPolicy(options, auth?.claims, auth?.rolesClaim);
+    this.people = new People(options);
+    this.seal = new IdpSessionSeal(options.idp);
+    this.flow = new SignInFlow(options, store, {
+      clients: this.clients,
+      consents: this.consents,
+      login: this.login,
+      signedIn: (claims, asked) => this.signedIn(this.options.idp.issuer, claims, [asked]),
+      seal: this.seal,
+      endSignIns: (filter) => this.tokens.revoke(filter),
+    });
   }
 
   /** RFC 8414 authorization server metadata. */
@@ -92,101 +91,31 @@ export class McpAuthorizationServer {
   }
 
   /**
-   * The authorization endpoint: checks the client, its redirect URI, PKCE and the resource, then
-   * sends the person to the IdP. Errors about the client or its redirect URI are shown, not redirected.
+   * The authorization endpoint: checks the client, its redirect URI, PKCE and the resource (and,
+   * with `consent.approvedClientsOnly`, an administrator's approval of the client), then sends
+   * the person to the IdP. Errors about the client or its redirect URI are shown, not redirected.
    */
-  async authorize(query: URLSearchParams): Promise<BrowserAnswer> {
-    let client: OAuthClient;
-    try {
-      client = await this.clients.find(query.get('client_id') ?? undefined);
-    } catch (error) {
-      if (error instanceof OAuthError) return { status: 400, error: error.error, description: error.description };
-      throw error;
-    }
-    const redirectUri = query.get('redirect_uri') ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : '');
-    if (!allowsRedirect(client, redirectUri))
-      return {
-        status: 400,
-        error: 'invalid_request',
-        description: `redirect_uri is not one of the client's (${client.kind})`,
-      };
-    const state = query.get('state');
-    const back = (error: string, description: string) => ({
-      redirect: this.redirect(redirectUri, { error, error_description: description, state }),
-    });
-    if (query.get('response_type') !== 'code')
-      return back('unsupported_response_type', 'only response_type=code is supported');
-    const codeChallenge = query.get('code_challenge');
-    if (!codeChallenge || query.get('code_challenge_method') !== 'S256')
-      return back('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256');
-    const resources = query.getAll('resource');
-    if (resources.some((resource) => resource !== this.options.resource))
-      return back('invalid_target', `this authorization server issues tokens for ${this.options.resource} only`);
-    const scope = query.get('scope');
-    const signIn = await this.login.start();
-    const pending: PendingAuthorization = {
-      clientId: client.clientId,
-      redirectUri,
-      state,
-      codeChallenge,
-      scopes: scope ? scope.split(' ').filter(Boolean) : null,
-      nonce: signIn.nonce,
-      codeVerifier: signIn.codeVerifier,
-      idpState: signIn.state,
-    };
-    await this.store.put(`pending:${signIn.state}`, JSON.stringify(pending), PENDING_TTL_MS);
-    return { redirect: signIn.url };
+  authorize(query: URLSearchParams, browser: FacadeBrowser): Promise<BrowserAnswer> {
+    return this.flow.authorize(query, browser);
   }
 
-  /** The IdP sent the person back: validate the ID token, map its claims, and send the client its code. */
-  async callback(
-    query: URLSearchParams,
-    search: string,
-  ): Promise<BrowserAnswer & { subject?: string; clientId?: string }> {
-    const stored = await this.store.take(`pending:${query.get('state') ?? ''}`);
-    if (!stored)
-      return {
-        status: 400,
-        error: 'invalid_request',
-        description: 'unknown or expired sign-in: start again from the client',
-      };
-    const pending = JSON.parse(stored) as PendingAuthorization;
-    const back = (params: Record<string, string | null>) => ({
-      redirect: this.redirect(pending.redirectUri, { ...params, state: pending.state }),
-      clientId: pending.clientId,
-    });
-    if (query.get('error'))
-      return back({
-        error: 'access_denied',
-        error_description: `the identity provider said: ${query.get('error_description') ?? query.get('error')}`,
-      });
-    let claims: Record<string, unknown>;
-    try {
-      claims = await this.login.finish(search, {
-        state: pending.idpState,
-        nonce: pending.nonce,
-        codeVerifier: pending.codeVerifier,
-      });
-    } catch (error) {
-      return back({
-        error: 'access_denied',
-        error_description: `the sign-in at the identity provider failed: ${(error as Error).message}`,
-      });
-    }
-    const subject = this.subjectOf(claims, this.options.idp.issuer, pending.scopes);
-    const code = randomBytes(32).toString('base64url');
-    const issued: IssuedCode = {
-      clientId: pending.clientId,
-      redirectUri: pending.redirectUri,
-      codeChallenge: pending.codeChallenge,
-      subject,
-    };
-    await this.store.put(`code:${code}`, JSON.stringify(issued), CODE_TTL_MS);
-    return { ...back({ code }), subject: subject.sub };
+  /** The IdP sent the person back: the consent page, or (approved before) the client's code. */
+  callback(query: URLSearchParams, search: string, browser: FacadeBrowser): Promise<BrowserAnswer> {
+    return this.flow.callback(query, search, browser);
+  }
+
+  /** The person's answer on the consent page (POST): the client's code, or `access_denied`. */
+  consent(form: URLSearchParams, browser: FacadeBrowser): Promise<BrowserAnswer> {
+    return this.flow.decide(form, browser);
+  }
+
+  /** The person's own page (GET, behind an IdP sign-in) and their revocation of an approval (POST). */
+  ownConsents(browser: FacadeBrowser, form?: URLSearchParams): Promise<BrowserAnswer> {
+    return this.flow.ownConsents(browser, form);
   }
 
   /** The token endpoint, after the client is authenticated. */
-  async token(client: OAuthClient, form: URLSearchParams): Promise<{ tokens: TokenResponse; subject: string }> {
+  async token(client: OAuthClient, form: URLSearchParams): Promise<TokenOutcome> {
     const resources = form.getAll('resource');
     if (resources.some((resource) => resource !== this.options.resource))
       throw new OAuthError(
@@ -195,27 +124,41 @@ export class McpAuthorizationServer {
       );
     switch (form.get('grant_type')) {
       case 'authorization_code': {
-        const stored = await this.store.take(`code:${form.get('code') ?? ''}`);
-        if (!stored)
-          throw new OAuthError('invalid_grant', 'the authorization code is unknown, expired or already used');
-        const code = JSON.parse(stored) as IssuedCode;
+        const code = await this.flow.redeem(form.get('code'));
         if (code.clientId !== client.clientId)
-          throw new OAuthError('invalid_grant', 'the code was issued to another client');
+          throw new OAuthError('invalid_grant', 'the code was issued to another client').about(code.subject.sub);
         if (form.get('redirect_uri') !== null && form.get('redirect_uri') !== code.redirectUri)
-          throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+          throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request').about(
+            code.subject.sub,
+          );
         if (!pkceMatches(form.get('code_verifier'), code.codeChallenge))
-          throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge (PKCE)');
-        return { tokens: await this.tokens.issue(client, code.subject, true), subject: code.subject.sub };
+          throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge (PKCE)').about(
+            code.subject.sub,
+          );
+        const tokens = await this.tokens.signIn(client, code.subject, {
+          asked: code.entitlement.asked,
+          idpSession: code.idpSession,
+        });
+        return { tokens, subject: code.subject.sub, entitlement: code.entitlement };
       }
-      case 'refresh_token':
-        return this.tokens.refresh(client, form.get('refresh_token'));
+      case 'refresh_token': {
+        let entitlement: Entitlement | undefined;
+        const refreshed = await this.tokens.refresh(client, form.get('refresh_token'), async (grant) => {
+          const recheck = await this.recheck(grant);
+          if (recheck.ok) entitlement = recheck.entitlement;
+          return recheck;
+        });
+        return { tokens: refreshed.tokens, subject: refreshed.subject, entitlement };
+      }
       case JWT_BEARER: {
         if (this.options.trustedIdps.length === 0)
           throw new OAuthError('unsupported_grant_type', 'no identity provider is trusted for ID-JAGs');
         const assertion = await this.idJag.verify(form.get('assertion'), client);
-        const asked = typeof assertion.scope === 'string' ? assertion.scope.split(' ').filter(Boolean) : null;
-        const subject = this.subjectOf(assertion as Record<string, unknown>, String(assertion.iss), null, asked ?? []);
-        return { tokens: await this.tokens.issue(client, subject, false), subject: subject.sub };
+        const { subject, entitlement } = this.signedIn(String(assertion.iss), assertion as Record<string, unknown>, [
+          scopesOf(assertion.scope),
+          scopesOf(form.get('scope')),
+        ]);
+        return { tokens: await this.tokens.issue(client, subject), subject: subject.sub, entitlement };
       }
       default:
         throw new OAuthError(
@@ -238,12 +181,13 @@ export class McpAuthorizationServer {
   ): Promise<{ accessToken: string; expiresIn: number; actor: string }> {
     if (caller.claims.iss !== this.options.issuer)
       throw new Error(`the caller ${caller.id} did not sign in through this authorization server`);
-    const asked = scope?.split(' ').filter(Boolean);
+    const asked = scopesOf(scope);
     const scopes = asked ? caller.scopes.filter((granted) => asked.includes(granted)) : [...caller.scopes];
     return this.tokens.exchange({ sub: caller.id, scopes, roles: [...caller.roles] }, audience);
   }
 
-  revokeToken(client: OAuthClient, token: string | null): Promise<void> {
+  /** RFC 7009; returns the person whose sign-in ended, if one did. */
+  revokeToken(client: OAuthClient, token: string | null): Promise<string | undefined> {
     return this.tokens.revokeToken(client, token);
   }
 
@@ -257,33 +201,98 @@ export class McpAuthorizationServer {
     return this.tokens.revoke(filter);
   }
 
+  /** The approvals people gave clients (the admin API). */
+  consentList(): Promise<McpOAuthConsent[]> {
+    return this.consents.list();
+  }
+
   /**
-   * The host's scopes and roles for a person the IdP vouched for: the claims mapped, narrowed to
-   * what the client asked for when it asked; `granted` adds scopes the IdP itself granted for
-   * this resource (an ID-JAG's `scope`).
+   * Forgets the approvals of a person, of a client, or of one person for one client (the admin
+   * API), and ends the sign-ins they let in; returns how many of each.
    */
-  private subjectOf(
+  async revokeConsents(filter: {
+    subject?: string;
+    clientId?: string;
+  }): Promise<{ consents: number; signIns: number }> {
+    const forgotten = await this.consents.revoke(filter);
+    return { consents: forgotten.length, signIns: await this.tokens.revoke(filter) };
+  }
+
+  /** The clients administrators approved and those waiting for them (`consent.approvedClientsOnly`). */
+  clientApprovals(): Promise<{ approved: McpOAuthClientApproval[]; requested: McpOAuthClientApproval[] }> {
+    return this.consents.clients();
+  }
+
+  /**
+   * An administrator approves a client (people may consent to it) or withdraws the approval (its
+   * sign-ins end, the approvals people gave it are forgotten); `undefined` when there is no such
+   * client to approve, or no approval or request to withdraw.
+   */
+  async decideClient(
+    clientId: string,
+    decision: 'approve' | 'withdraw',
+    by: string,
+  ): Promise<{ clientId: string; approved: boolean; signInsEnded: number } | undefined> {
+    if (decision === 'approve') {
+      const client = await this.clients.find(clientId).catch((error: unknown) => {
+        if (error instanceof OAuthError) return undefined;
+        throw error;
+      });
+      if (!client) return undefined;
+      await this.consents.approve(client, by);
+      return { clientId, approved: true, signInsEnded: 0 };
+    }
+    if (!(await this.consents.withdraw(clientId))) return undefined;
+    const { signIns } = await this.revokeConsents({ clientId });
+    return { clientId, approved: false, signInsEnded: signIns };
+  }
+
+  /** The person the IdP (or a trusted IdP's ID-JAG) vouched for, with what they may have. */
+  private signedIn(
+    issuer: string,
     claims: Record<string, unknown>,
-    idp: string,
-    asked: string[] | null,
-    granted: string[] = [],
-  ): GrantSubject {
-    const mapped = new Set([...this.claims.scopesOf(claims), ...granted]);
-    const scopes = asked ? asked.filter((scope) => mapped.has(scope)) : [...mapped];
+    asks: (string[] | null)[],
+  ): { person: Person; subject: GrantSubject; entitlement: Entitlement } {
+    const person = this.people.of(issuer, String(claims.sub));
+    const entitlement = this.policy.decide(claims, ...asks);
+    return { person, subject: this.subjectOf(person, claims, entitlement), entitlement };
+  }
+
+  private subjectOf(person: Person, claims: Record<string, unknown>, entitlement: Entitlement): GrantSubject {
     return {
-      sub: String(claims.sub),
-      scopes,
-      roles: this.claims.rolesOf(claims),
-      idp,
+      sub: person.id,
+      scopes: entitlement.scopes,
+      roles: entitlement.roles,
+      idp: person.issuer,
+      idpSub: person.sub,
       ...(typeof claims.name === 'string' && { name: claims.name }),
       ...(typeof claims.email === 'string' && { email: claims.email }),
     };
   }
 
-  private redirect(uri: string, params: Record<string, string | null>): string {
-    const url = new URL(uri);
-    for (const [key, value] of Object.entries({ ...params, iss: this.options.issuer }))
-      if (value !== null) url.searchParams.set(key, value);
-    return url.href;
+  /** A refresh: the person as their IdP sees them now, mapped again (a group they left no longer counts). */
+  private async recheck(grant: Readonly<SignIn>): Promise<Recheck & { entitlement?: Entitlement }> {
+    const person = this.people.of(grant.idp, grant.idpSub);
+    const session = grant.idpSession ? this.seal.open(grant.idpSession, person) : undefined;
+    if (!session) return { ok: false, refused: 'the sign-in holds no identity provider token this server can use' };
+    let now;
+    try {
+      now = await this.login.recheck(session, grant.idpSub);
+    } catch (error) {
+      if (error instanceof IdpRefused) return { ok: false, refused: error.message };
+      return { ok: false, unavailable: (error as Error).message };
+    }
+    const entitlement = this.policy.decide(now.claims, grant.asked);
+    return {
+      ok: true,
+      subject: this.subjectOf(person, now.claims, entitlement),
+      idpSession: this.seal.seal(now, person),
+      entitlement,
+    };
   }
+}
+
+/** A space-separated scope list as a list (`null` when absent). */
+function scopesOf(scope: unknown): string[] | null {
+  return typeof scope === 'string' ? scope.split(' ').filter(Boolean) : null;
 }

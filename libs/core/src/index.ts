@@ -50,6 +50,7 @@ export { RETRY_AFTER_META, retryAfterOf, type McpRetryable } from './errors/retr
 export { McpStartupError, type McpDiagnostic } from './errors/mcp-startup.error';
 export { MissingDependencyError } from './errors/missing-dependency.error';
 export { optionalDependency } from './optional/optional-dependency';
+export { SealedBox, SealBroken } from './crypto/sealed-box';
 export { text, image, audio, embeddedResource, resourceLink } from './content/content.helpers';
 export {
   MCP_TOOL_METADATA,

@@ -27,5 +27,5 @@ export {
 } from './store/user-connection.store';
 export { InMemoryUserConnectionStore } from './store/in-memory-user-connection.store';
 export { UserConnections, type McpUserConnection } from './connections/user-connections';
-export { SealedBox, SealBroken } from './connections/sealed-box';
+export { SealedBox, SealBroken } from '#libs/core';
 export { DOWNSTREAM_IDENTITY_PROVIDERS } from './providers/downstream-identity.providers';

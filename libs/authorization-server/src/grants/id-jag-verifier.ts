@@ -12,8 +12,8 @@ const CLOCK_SKEW_SEC = 30;
 
 /**
  * Checks an ID-JAG presented with the JWT bearer grant (enterprise-managed authorization): its
- * `typ`, a trusted issuer and its signature, `aud` this authorization server, `resource` this MCP
- * server, `client_id` the authenticated client, expiry, and `jti` never seen before by any
+ * `typ`, a trusted issuer and its signature, `aud` this authorization server, expiry, `iat` not in
+ * the future, `resource` this MCP server, `client_id` the authenticated client, and `jti` never seen before by any
  * replica (claimed in the shared store until the assertion expires). Each refusal says which.
  */
 export class IdJagVerifier {
@@ -53,6 +53,9 @@ export class IdJagVerifier {
     } catch (error) {
       throw new OAuthError('invalid_grant', describe(error));
     }
+    // jose checks `iat` only against a maximum age: an assertion dated ahead would outlive its issuer's intent.
+    if ((payload.iat ?? 0) > Date.now() / 1000 + CLOCK_SKEW_SEC)
+      throw new OAuthError('invalid_grant', "the assertion's iat is in the future");
     if (payload.resource !== this.options.resource)
       throw new OAuthError(
         'invalid_grant',

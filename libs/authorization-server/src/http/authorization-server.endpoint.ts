@@ -1,25 +1,36 @@
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { httpPlatformOf, type NodeRequest } from '#libs/core';
 import { AuditTrail, ClientAddresses } from '#libs/security';
-import { McpAuthorizationServer } from '../mcp-authorization-server';
+import { McpAuthorizationServer, type BrowserAnswer, type FacadeBrowser } from '../mcp-authorization-server';
 import { REGISTRATION_BODY_BYTES } from '../clients/registration-metadata';
 import { OAuthError } from '../errors/oauth-error';
 import { OAuthAudit } from './oauth-audit';
+import { sendConsentPage, sendConsentsPage } from './facade-pages';
 import { BodyTooLarge, readParams, sendErrorPage, sendJson } from './oauth-http';
+
+/** The cookie that binds a browser to the sign-in it started (`__Host-` prefixed on https). */
+const BROWSER_COOKIE = 'mcp-facade-browser';
+
+/** What a step of the browser's flow gives back, and the audit details of its request. */
+type BrowserStep = (browser: FacadeBrowser, url: URL, form: URLSearchParams | undefined) => Promise<BrowserAnswer>;
 
 /**
  * The authorization server on the application's HTTP server: its metadata at the RFC 8414
- * well-known path, and `authorize`, `callback`, `token`, `register`, `revoke`, `jwks` under
- * `<issuer>/oauth/`. The routes go through the framework like the admin dashboard's (not a hot
- * path). Every step is audited (`OAuthAudit`); an unexpected failure answers `server_error`
- * with no detail and is logged.
+ * well-known path, and `authorize`, `callback`, `consent`, `consents`, `token`, `register`,
+ * `revoke`, `jwks` under `<issuer>/oauth/`. The routes go through the framework like the admin
+ * dashboard's (not a hot path). A browser's steps are bound to it by one cookie (`__Host-` on
+ * https; HttpOnly, SameSite=Lax), set at its first step. Every step is audited (`OAuthAudit`),
+ * with the person once the facade knows them; an unexpected failure answers `server_error` with
+ * no detail and is logged.
  */
 @Injectable()
 export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpAuthorizationServer');
   private readonly audit: OAuthAudit;
+  private cookie = BROWSER_COOKIE;
 
   constructor(
     @Inject(McpAuthorizationServer) @Optional() private readonly server: McpAuthorizationServer | undefined,
@@ -35,16 +46,45 @@ export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationS
     const server = this.server;
     if (!server || !adapter?.getHttpServer()) return;
     const { endpoints } = server.options;
+    const secure = new URL(server.options.issuer).protocol === 'https:';
+    this.cookie = secure ? `__Host-${BROWSER_COOKIE}` : BROWSER_COOKIE;
     const path = (url: string) => new URL(url).pathname;
     const platform = httpPlatformOf(adapter);
+    const step = (method: string, work: BrowserStep) => (req: NodeRequest, res: ServerResponse) =>
+      void this.browserStep(req, res, method, work, secure);
     platform.route('GET', path(endpoints.metadata), (_req, res) =>
       sendJson(res, 200, server.metadata(), { 'cache-control': 'max-age=300' }),
     );
     platform.route('GET', path(endpoints.jwks), (_req, res) =>
       sendJson(res, 200, server.keys.jwks(), { 'cache-control': 'max-age=60' }),
     );
-    platform.route('GET', path(endpoints.authorize), (req, res) => void this.authorize(req, res));
-    platform.route('GET', path(endpoints.callback), (req, res) => void this.callback(req, res));
+    platform.route(
+      'GET',
+      path(endpoints.authorize),
+      step('oauth/authorize', (browser, url) => server.authorize(url.searchParams, browser)),
+    );
+    platform.route(
+      'GET',
+      path(endpoints.callback),
+      step('oauth/callback', (browser, url) => server.callback(url.searchParams, url.search, browser)),
+    );
+    platform.route(
+      'POST',
+      path(endpoints.consent),
+      step('oauth/consent', (browser, _url, form) => server.consent(form!, browser)),
+      'stream',
+    );
+    platform.route(
+      'GET',
+      path(endpoints.consents),
+      step('oauth/consents', (browser) => server.ownConsents(browser)),
+    );
+    platform.route(
+      'POST',
+      path(endpoints.consents),
+      step('oauth/consents', (browser, _url, form) => server.ownConsents(browser, form)),
+      'stream',
+    );
     platform.route('POST', path(endpoints.token), (req, res) => void this.token(req, res), 'stream');
     platform.route('POST', path(endpoints.revoke), (req, res) => void this.revoke(req, res), 'stream');
     if (server.options.dynamicRegistration)
@@ -57,79 +97,59 @@ export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationS
     await this.server?.options.store?.close?.();
   }
 
-  private async authorize(req: NodeRequest, res: ServerResponse): Promise<void> {
-    const startedAt = Date.now();
-    const query = new URL(req.url ?? '/', 'http://as.invalid').searchParams;
-    const details = {
-      resource: query.getAll('resource'),
-      scope: query.get('scope'),
-      redirect_uri: query.get('redirect_uri'),
-    };
-    const clientId = query.get('client_id');
-    try {
-      const answer = await this.server!.authorize(query);
-      if ('redirect' in answer) {
-        const refused = new URL(answer.redirect).searchParams.get('error');
-        if (refused)
-          this.record(
-            req,
-            startedAt,
-            'oauth/authorize',
-            clientId,
-            null,
-            details,
-            new OAuthError(refused, new URL(answer.redirect).searchParams.get('error_description') ?? ''),
-          );
-        res.writeHead(302, { location: answer.redirect, 'cache-control': 'no-store' }).end();
-        return;
-      }
-      this.record(
-        req,
-        startedAt,
-        'oauth/authorize',
-        clientId,
-        null,
-        details,
-        new OAuthError(answer.error, answer.description, answer.status),
-      );
-      sendErrorPage(res, answer.status, answer.error, answer.description);
-    } catch (error) {
-      this.fail(req, res, startedAt, 'oauth/authorize', clientId, details, error, true);
-    }
-  }
-
-  private async callback(req: NodeRequest, res: ServerResponse): Promise<void> {
+  /**
+   * A step of a person's sign-in in their browser: the browser's binding cookie read (or set), the
+   * step run, its answer sent (a redirect — 303 after a form —, a page of the facade's, or an
+   * error page) and audited with the person and the client it concerns.
+   */
+  private async browserStep(
+    req: NodeRequest,
+    res: ServerResponse,
+    method: string,
+    work: BrowserStep,
+    secure: boolean,
+  ): Promise<void> {
     const startedAt = Date.now();
     const url = new URL(req.url ?? '/', 'http://as.invalid');
+    const query = url.searchParams;
+    const asked =
+      method === 'oauth/authorize'
+        ? { resource: query.getAll('resource'), scope: query.get('scope'), redirect_uri: query.get('redirect_uri') }
+        : {};
+    let clientId = query.get('client_id');
     try {
-      const answer = await this.server!.callback(url.searchParams, url.search);
-      if ('redirect' in answer) {
-        const refused = new URL(answer.redirect).searchParams;
-        const error = refused.get('error');
-        this.record(
-          req,
-          startedAt,
-          'oauth/callback',
-          answer.clientId ?? null,
-          answer.subject ?? null,
-          {},
-          error ? new OAuthError(error, refused.get('error_description') ?? '') : undefined,
+      const form = req.method === 'POST' ? (await readParams(req)).form : undefined;
+      const known = cookieOf(req.headers.cookie, this.cookie);
+      const browser: FacadeBrowser = {
+        id: known ?? newBrowserId(),
+        fetchSite: header(req.headers['sec-fetch-site']),
+        origin: header(req.headers.origin),
+      };
+      // Bound at the first step; a later step without the cookie is refused by the flow.
+      if (!known)
+        res.setHeader(
+          'set-cookie',
+          `${this.cookie}=${browser.id}; Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`,
         );
-        res.writeHead(302, { location: answer.redirect, 'cache-control': 'no-store' }).end();
-        return;
-      }
-      this.record(
-        req,
-        startedAt,
-        'oauth/callback',
-        null,
-        null,
-        {},
-        new OAuthError(answer.error, answer.description, answer.status),
-      );
-      sendErrorPage(res, answer.status, answer.error, answer.description);
+      const answer = await work(browser, url, form);
+      clientId = answer.clientId ?? clientId;
+      const details = { ...asked, ...answer.details };
+      const refusal =
+        'redirect' in answer
+          ? refusalIn(answer.redirect)
+          : 'error' in answer
+            ? new OAuthError(answer.error, answer.description, answer.status)
+            : undefined;
+      this.record(req, startedAt, method, clientId, answer.subject ?? null, details, refusal);
+      if ('redirect' in answer) {
+        res.writeHead(req.method === 'POST' ? 303 : 302, { location: answer.redirect, 'cache-control': 'no-store' });
+        res.end();
+      } else if ('page' in answer) {
+        if (answer.page.kind === 'consent') sendConsentPage(res, answer.page);
+        else sendConsentsPage(res, answer.page);
+      } else sendErrorPage(res, answer.status, answer.error, answer.description);
     } catch (error) {
-      this.fail(req, res, startedAt, 'oauth/callback', null, {}, error, true);
+      this.fail(req, res, startedAt, method, clientId, asked, error, true);
     }
   }
 
@@ -143,12 +163,18 @@ export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationS
       details = { grant_type: form.get('grant_type'), resource: form.getAll('resource'), scope: form.get('scope') };
       const client = await this.server!.clients.authenticate(req.headers.authorization, form);
       clientId = client.clientId;
-      const { tokens, subject } = await this.server!.token(client, form);
+      const { tokens, subject, entitlement } = await this.server!.token(client, form);
       // A registration in use is kept; the tokens are the client's already, whatever the store says.
       await this.server!.clients.used(client).catch((error: unknown) =>
         this.logger.warn(`could not mark client ${client.clientId} as in use: ${(error as Error).message}`),
       );
-      this.record(req, startedAt, 'oauth/token', clientId, subject, { ...details, granted: tokens.scope ?? '' });
+      this.record(req, startedAt, 'oauth/token', clientId, subject, {
+        ...details,
+        ...(entitlement?.asked && { asked: entitlement.asked.join(' ') }),
+        granted: tokens.scope ?? '',
+        // What was asked or mapped and not granted: the narrowing an attempt to get more leaves.
+        ...(entitlement && entitlement.withheld.length > 0 && { withheld: entitlement.withheld }),
+      });
       sendJson(res, 200, tokens);
     } catch (error) {
       this.fail(req, res, startedAt, 'oauth/token', clientId, details, error);
@@ -162,8 +188,8 @@ export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationS
       const { form } = await readParams(req);
       const client = await this.server!.clients.authenticate(req.headers.authorization, form);
       clientId = client.clientId;
-      await this.server!.revokeToken(client, form.get('token'));
-      this.record(req, startedAt, 'oauth/revoke', clientId, null, {});
+      const subject = await this.server!.revokeToken(client, form.get('token'));
+      this.record(req, startedAt, 'oauth/revoke', clientId, subject ?? null, {});
       res.writeHead(200, { 'cache-control': 'no-store' }).end();
     } catch (error) {
       this.fail(req, res, startedAt, 'oauth/revoke', clientId, {}, error);
@@ -224,7 +250,7 @@ export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationS
           : new OAuthError('server_error', 'the authorization server could not answer; try again', 500);
     if (!(error instanceof OAuthError) && !(error instanceof BodyTooLarge))
       this.logger.error(`${method} failed: ${(error as Error)?.stack ?? String(error)}`);
-    this.record(req, startedAt, method, clientId, null, details, refusal);
+    this.record(req, startedAt, method, clientId, refusal.subject ?? null, details, refusal);
     if (page) return sendErrorPage(res, refusal.status, refusal.error, refusal.description);
     sendJson(
       res,
@@ -234,3 +260,25 @@ export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationS
     );
   }
 }
+
+/** A refusal a redirect carries back to the client (`error=`), if it does. */
+function refusalIn(redirect: string): OAuthError | undefined {
+  const params = new URL(redirect).searchParams;
+  const error = params.get('error');
+  return error ? new OAuthError(error, params.get('error_description') ?? '') : undefined;
+}
+
+function cookieOf(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name && /^[\w-]{16,64}$/.test(value.join('='))) return value.join('=');
+  }
+  return undefined;
+}
+
+function header(value: string | string[] | undefined): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** A fresh value for a browser's binding cookie. */
+const newBrowserId = () => randomBytes(24).toString('base64url');

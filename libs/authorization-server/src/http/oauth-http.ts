@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { NodeRequest } from '#libs/core';
+import { PAGE_HEADERS } from './facade-pages';
 
 /** The largest request body the authorization server reads (bytes), unless an endpoint asks for less. */
 const LIMIT = 64 * 1024;
@@ -82,12 +83,7 @@ export function sendJson(
 export function sendErrorPage(res: ServerResponse, status: number, error: string, description: string): void {
   const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   res
-    .writeHead(status, {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      'content-security-policy': "default-src 'none'",
-      'x-content-type-options': 'nosniff',
-    })
+    .writeHead(status, PAGE_HEADERS)
     .end(
       `<!doctype html><title>Sign-in failed</title><h1>Sign-in failed</h1><p><code>${escape(error)}</code>: ${escape(description)}</p>`,
     );

@@ -88,6 +88,11 @@ export class CompanyIdpLogin {
 
   /** The ID token's claims of the person the IdP sent back, validated. */
   async finish(query: string, signIn: Omit<IdpSignIn, 'url'>): Promise<Record<string, unknown>> {
+    return (await this.complete(query, signIn)).claims;
+  }
+
+  /** The person the IdP sent back (the ID token's claims, validated) and the IdP's tokens for them. */
+  async complete(query: string, signIn: Omit<IdpSignIn, 'url'>): Promise<IdpSession> {
     const config = await this.configuration();
     const tokens = await oidc().authorizationCodeGrant(config, new URL(`${this.callbackUrl}${query}`), {
       pkceCodeVerifier: signIn.codeVerifier,
@@ -95,6 +100,56 @@ export class CompanyIdpLogin {
       expectedNonce: signIn.nonce,
       idTokenExpected: true,
     });
-    return { ...tokens.claims() } as Record<string, unknown>;
+    return sessionOf(tokens, { ...tokens.claims() } as Record<string, unknown>);
   }
+
+  /**
+   * The person again, as the IdP sees them now: its refresh token redeemed (the claims of the ID
+   * token it returns, or of userinfo), or, without one, userinfo with its access token.
+   * @throws IdpRefused when the IdP no longer accepts the sign-in (the person left, was disabled,
+   *   the grant was revoked); any other error when it could not be asked
+   */
+  async recheck(session: Pick<IdpSession, 'refreshToken' | 'accessToken'>, sub: string): Promise<IdpSession> {
+    const client = oidc();
+    const config = await this.configuration();
+    try {
+      if (!session.refreshToken) {
+        const info = await client.fetchUserInfo(config, session.accessToken, sub);
+        return { ...session, claims: { ...info } };
+      }
+      const tokens = await client.refreshTokenGrant(config, session.refreshToken);
+      const claims = tokens.claims()
+        ? ({ ...tokens.claims() } as Record<string, unknown>)
+        : { ...(await client.fetchUserInfo(config, tokens.access_token, sub)) };
+      if (claims.sub !== sub) throw new IdpRefused(`the identity provider answered for another subject`);
+      return sessionOf(tokens, claims, session.refreshToken);
+    } catch (error) {
+      if (error instanceof IdpRefused) throw error;
+      const { ResponseBodyError, WWWAuthenticateChallengeError } = client;
+      if (error instanceof ResponseBodyError && error.status >= 400 && error.status < 500)
+        throw new IdpRefused(`${error.error}${error.error_description ? `: ${error.error_description}` : ''}`);
+      if (error instanceof WWWAuthenticateChallengeError && error.status === 401)
+        throw new IdpRefused('its userinfo endpoint refused the access token');
+      throw error;
+    }
+  }
+}
+
+/** The IdP no longer accepts a sign-in: the facade ends it. */
+export class IdpRefused extends Error {}
+
+/** A person signed in at the IdP: their claims, and the IdP's tokens for them (kept sealed by the facade). */
+export interface IdpSession {
+  claims: Record<string, unknown>;
+  accessToken: string;
+  refreshToken?: string;
+}
+
+function sessionOf(
+  tokens: { access_token: string; refresh_token?: string },
+  claims: Record<string, unknown>,
+  previousRefreshToken?: string,
+): IdpSession {
+  const refreshToken = tokens.refresh_token ?? previousRefreshToken;
+  return { claims, accessToken: tokens.access_token, ...(refreshToken && { refreshToken }) };
 }

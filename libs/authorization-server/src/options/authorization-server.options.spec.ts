@@ -28,9 +28,11 @@ describe('resolveAuthorizationServerOptions', () => {
     expect(options).toMatchObject({
       issuer: 'https://mcp.desk.example',
       resource: 'https://mcp.desk.example/mcp',
-      idp: { ...IDP, scopes: ['openid', 'profile', 'email'] },
+      idp: { ...IDP, scopes: ['openid', 'profile', 'email', 'offline_access'] },
       accessTokenTtlSec: 300,
-      refreshTokenTtlSec: 2_592_000,
+      refreshTokenTtlSec: 86_400,
+      maxSignInSec: 604_800,
+      consent: { rememberSec: 2_592_000, approvedClientsOnly: false },
       dynamicRegistration: {
         maxClients: 5_000,
         perAddress: { limit: 20, windowSec: 3_600 },
@@ -75,7 +77,9 @@ describe('resolveAuthorizationServerOptions', () => {
       accessTokenTtlSec: 5,
       clientMetadataDocuments: { allowHosts: [''], ca: 3 },
       clients: [{ clientId: '', secretHash: 'plain', redirectUris: ['nope'] }],
-      trustedIdps: [{ issuer: 'http://idp.example', jwksUri: 'x' }],
+      trustedIdps: [{ issuer: 'http://idp.example', jwksUri: 'x', sameDirectory: 'yes' }],
+      maxSignInSec: 10,
+      consent: { rememberSec: -1, approvedClientsOnly: 'no', ask: true },
       extra: 1,
     });
     expect(problems).toEqual(
@@ -92,9 +96,40 @@ describe('resolveAuthorizationServerOptions', () => {
         'authorizationServer.clients[0].redirectUris[0]: must be an absolute URL',
         'authorizationServer.trustedIdps[0].issuer: must be an https URL (http only on loopback)',
         'authorizationServer.trustedIdps[0].jwksUri: must be an absolute URL',
+        'authorizationServer.trustedIdps[0].sameDirectory: must be true or false',
+        'authorizationServer.maxSignInSec: must be an integer ≥ 300, got 10',
+        'authorizationServer.consent.rememberSec: must be an integer from 0 to 31536000, got -1',
+        'authorizationServer.consent.approvedClientsOnly: must be true or false',
+        'authorizationServer.consent.ask: is not a known option',
       ]),
     );
     expect(problems.some((problem) => problem.startsWith('authorizationServer.accessTokenTtlSec'))).toBe(true);
+  });
+
+  it('says at start-up when the claims map grants a scope scopesSupported does not list (it would never be granted)', () => {
+    const auth: McpAuthOptions = {
+      ...AUTH,
+      scopesSupported: ['tickets:read'],
+      claims: { scopes: { from: ['groups'], map: { agents: ['tickets:read', 'tickets:write'] } } },
+    };
+    expect(resolve({ idp: IDP }, auth).problems).toEqual([
+      'auth.claims.scopes.map: grants "tickets:write", which auth.scopesSupported does not list: the authorization server never grants a scope outside it',
+    ]);
+  });
+
+  it('keeps the privileged scopes and roles it is given, and a trusted IdP apart from the company IdP unless it shares its directory', () => {
+    const { options } = resolve({
+      idp: IDP,
+      trustedIdps: [
+        { issuer: 'https://partner.example', jwksUri: 'https://partner.example/jwks' },
+        { issuer: 'https://corp.okta.example/oauth2/x', jwksUri: 'https://corp.okta.example/k', sameDirectory: true },
+      ],
+    });
+    expect(options!.privileged).toEqual({
+      scopes: new Set(['mcp:admin', 'mcp:approve']),
+      roles: new Set(['admin', 'approver']),
+    });
+    expect(options!.trustedIdps.map((trusted) => trusted.sameDirectory)).toEqual([false, true]);
   });
 
   it('checks the registration limits, the CIMD trust policy, the store and every redirect URI at start-up', () => {

@@ -20,7 +20,11 @@ export interface McpCompanyIdp {
   clientId: string;
   /** The host's client secret at the IdP (`client_secret_basic`). */
   clientSecret: string;
-  /** Scopes asked of the IdP at sign-in. @default ['openid', 'profile', 'email'] */
+  /**
+   * Scopes asked of the IdP at sign-in. `offline_access` gets the IdP's refresh token, with which
+   * every refresh at the facade checks the person again (see `maxSignInSec`).
+   * @default ['openid', 'profile', 'email', 'offline_access']
+   */
   scopes?: string[];
 }
 
@@ -40,6 +44,31 @@ export interface McpTrustedIdp {
   issuer: string;
   /** Where its signing keys are. */
   jwksUri: string;
+  /**
+   * Its `sub` values name the company IdP's people (one directory behind two issuers, as an
+   * Okta org and one of its custom authorization servers): its `alice` is the IdP's `alice`.
+   * Otherwise its people are `<issuer>#<sub>`, never one of the IdP's.
+   * @default false
+   */
+  sameDirectory?: boolean;
+}
+
+/** What a person is asked before a client gets a code for them, and how long their answer holds. */
+export interface McpConsentOptions {
+  /**
+   * How long a person's approval of a client is remembered, in seconds (0: asked at every
+   * sign-in). A remembered approval is used only when the client asks for no more scopes than
+   * were approved, to the same redirect host, from a sign-in the person's client opened itself.
+   * @default 2_592_000 (30 days)
+   */
+  rememberSec?: number;
+  /**
+   * Only clients an administrator approved (the admin API's `oauth/clients`; pre-registered
+   * clients are approved by configuration) are offered to people; any other is refused before
+   * the sign-in, and waits in the administrator's list.
+   * @default false
+   */
+  approvedClientsOnly?: boolean;
 }
 
 /**
@@ -65,8 +94,19 @@ export interface McpAuthorizationServerOptions {
   idp: McpCompanyIdp;
   /** Lifetime of an access token, in seconds. @default 300 */
   accessTokenTtlSec?: number;
-  /** How long a sign-in lasts through refresh tokens, in seconds. @default 2_592_000 (30 days) */
+  /**
+   * How long a refresh token lives unused, in seconds: each refresh gives a new one for this long
+   * again, never past `maxSignInSec`. @default 86_400 (1 day)
+   */
   refreshTokenTtlSec?: number;
+  /**
+   * The longest a sign-in lasts, in seconds, however often it is refreshed: then the person signs
+   * in at the IdP again. Each refresh before that checks the person at the IdP (its refresh
+   * token) and ends the sign-in when the IdP refuses. @default 604_800 (7 days)
+   */
+  maxSignInSec?: number;
+  /** The consent page the facade shows before a client gets a code. */
+  consent?: McpConsentOptions;
   /**
    * Client ID Metadata Documents (clients whose `client_id` is an HTTPS URL): fetched with SSRF
    * guards (every address the host resolves to public, checked at the connection; no redirects;
@@ -103,12 +143,19 @@ export interface AuthorizationServerOptions {
   idp: Required<McpCompanyIdp>;
   accessTokenTtlSec: number;
   refreshTokenTtlSec: number;
+  maxSignInSec: number;
+  consent: Required<McpConsentOptions>;
+  /**
+   * The scopes and roles that make an administrator or an approver: the facade grants them only
+   * through a `claims` rule with a `map` that names them, never as a claim's value passed through.
+   */
+  privileged: { scopes: ReadonlySet<string>; roles: ReadonlySet<string> };
   clientMetadataDocuments: ClientMetadataDocumentsOptions;
   dynamicRegistration: DynamicRegistrationLimits;
   /** The store the options name, if any (else the shared state's). */
   store: AuthorizationServerStore | undefined;
   clients: McpPreRegisteredClient[];
-  trustedIdps: McpTrustedIdp[];
+  trustedIdps: Required<McpTrustedIdp>[];
   scopesSupported: string[] | undefined;
   endpoints: {
     metadata: string;
@@ -118,8 +165,15 @@ export interface AuthorizationServerOptions {
     register: string;
     revoke: string;
     jwks: string;
+    /** Where the consent page posts the person's answer. */
+    consent: string;
+    /** The person's own page: the clients they approved, each with a revoke button. */
+    consents: string;
   };
 }
+
+/** The privileged scopes and roles when the host names none (those of the admin API and the approvers). */
+export const DEFAULT_PRIVILEGED = { scopes: ['mcp:admin', 'mcp:approve'], roles: ['admin', 'approver'] };
 
 /** Token of the resolved `AuthorizationServerOptions` (`undefined` when the option is off). */
 export const MCP_AUTHORIZATION_SERVER_OPTIONS = Symbol('MCP:AUTHORIZATION_SERVER_OPTIONS');
@@ -135,6 +189,8 @@ const KNOWN = new Set([
   'idp',
   'accessTokenTtlSec',
   'refreshTokenTtlSec',
+  'maxSignInSec',
+  'consent',
   'clientMetadataDocuments',
   'dynamicRegistration',
   'store',
@@ -151,11 +207,13 @@ export function isLoopbackUrl(url: URL): boolean {
 /**
  * Validates the `authorizationServer` option and merges its defaults; `undefined` when it is off.
  * @param auth the resolved `auth` option (the facade needs `mode: 'oauth'` and its `resource`)
+ * @param privileged the scopes and roles of administrators and approvers (the host's `approvals` option)
  */
 export function resolveAuthorizationServerOptions(
   o: Record<string, unknown>,
   auth: McpAuthOptions,
   report: OptionReport,
+  privileged: { scopes: readonly string[]; roles: readonly string[] } = DEFAULT_PRIVILEGED,
 ): AuthorizationServerOptions | undefined {
   const given = o.authorizationServer as Record<string, unknown> | undefined;
   if (given === undefined) return undefined;
@@ -206,7 +264,10 @@ export function resolveAuthorizationServerOptions(
       report(at('.idp.scopes'), "must be a list that includes 'openid'", "e.g. ['openid', 'profile', 'email']");
   }
   const accessTokenTtlSec = checks.integer('accessTokenTtlSec', 300, 30, 86_400);
-  const refreshTokenTtlSec = checks.integer('refreshTokenTtlSec', 2_592_000, 60);
+  const refreshTokenTtlSec = checks.integer('refreshTokenTtlSec', 86_400, 60);
+  const maxSignInSec = checks.integer('maxSignInSec', 604_800, 300);
+  const consent = resolveConsent(given.consent, report);
+  checkScopesSupported(auth, report);
   const dynamicRegistration = resolveDynamicRegistration(given.dynamicRegistration, refreshTokenTtlSec, report);
   const clientMetadataDocuments = resolveClientMetadataDocuments(given.clientMetadataDocuments, report);
   const store = given.store as AuthorizationServerStore | undefined;
@@ -242,6 +303,12 @@ export function resolveAuthorizationServerOptions(
         idpEntry?.jwksUri,
         "'https://idp.corp.example/.well-known/jwks.json'",
       );
+      if (idpEntry?.sameDirectory !== undefined && typeof idpEntry.sameDirectory !== 'boolean')
+        report(
+          at(`.trustedIdps[${index}].sameDirectory`),
+          'must be true or false',
+          "true only when its subjects are the company IdP's (one directory)",
+        );
     });
   if (!issuerUrl) return undefined;
   const issuer = issuerUrl.href.replace(/\/$/, '');
@@ -254,15 +321,22 @@ export function resolveAuthorizationServerOptions(
       issuer: idp.issuer ?? '',
       clientId: idp.clientId ?? '',
       clientSecret: idp.clientSecret ?? '',
-      scopes: idp.scopes ?? ['openid', 'profile', 'email'],
+      scopes: idp.scopes ?? ['openid', 'profile', 'email', 'offline_access'],
     },
     accessTokenTtlSec,
     refreshTokenTtlSec,
+    maxSignInSec,
+    consent,
+    privileged: { scopes: new Set(privileged.scopes), roles: new Set(privileged.roles) },
     clientMetadataDocuments,
     dynamicRegistration,
     store,
     clients: Array.isArray(clients) ? clients : [],
-    trustedIdps: Array.isArray(trustedIdps) ? trustedIdps : [],
+    trustedIdps: (Array.isArray(trustedIdps) ? trustedIdps : []).map((trusted) => ({
+      issuer: trusted.issuer,
+      jwksUri: trusted.jwksUri,
+      sameDirectory: trusted.sameDirectory === true,
+    })),
     scopesSupported: auth.scopesSupported,
     endpoints: {
       metadata: `${issuerUrl.origin}/.well-known/oauth-authorization-server${issuerPath}`,
@@ -272,6 +346,35 @@ export function resolveAuthorizationServerOptions(
       register: `${base}/register`,
       revoke: `${base}/revoke`,
       jwks: `${base}/jwks`,
+      consent: `${base}/consent`,
+      consents: `${base}/consents`,
     },
   };
+}
+
+function resolveConsent(given: unknown, report: OptionReport): Required<McpConsentOptions> {
+  if (given !== undefined && (typeof given !== 'object' || given === null)) {
+    report('authorizationServer.consent', 'must be an object', 'e.g. consent: { rememberSec: 2_592_000 }');
+    return { rememberSec: 2_592_000, approvedClientsOnly: false };
+  }
+  const checks = optionChecks((given ?? {}) as Record<string, unknown>, report, 'authorizationServer.consent.');
+  checks.known(new Set(['rememberSec', 'approvedClientsOnly']));
+  return {
+    rememberSec: checks.integer('rememberSec', 2_592_000, 0, 31_536_000),
+    approvedClientsOnly: checks.flag('approvedClientsOnly', false),
+  };
+}
+
+/** A scope the claims map grants that `scopesSupported` does not list would never be granted: said at start-up. */
+function checkScopesSupported(auth: McpAuthOptions, report: OptionReport): void {
+  if (auth.mode !== 'oauth' || !auth.scopesSupported) return;
+  const supported = new Set(auth.scopesSupported);
+  const mapped = Object.values(auth.claims?.scopes?.map ?? {}).flat();
+  const missing = [...new Set(mapped.filter((scope) => typeof scope === 'string' && !supported.has(scope)))];
+  if (missing.length > 0)
+    report(
+      'auth.claims.scopes.map',
+      `grants ${missing.map((scope) => JSON.stringify(scope)).join(', ')}, which auth.scopesSupported does not list: the authorization server never grants a scope outside it`,
+      'add them to auth.scopesSupported, or take them out of the map',
+    );
 }

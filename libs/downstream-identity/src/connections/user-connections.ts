@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { McpToolError, type McpCallContext, type McpPrincipal } from '#libs/core';
+import { McpToolError, SealBroken, SealedBox, type McpCallContext, type McpPrincipal } from '#libs/core';
 import { targetId, type DownstreamTarget } from '../options/downstream-target';
 import type { ConnectionSettings } from '../options/downstream.options';
 import type { DownstreamAudit } from '../audit/downstream-audit';
 import { ApiAuthorization, type ApiTokens } from './api-authorization';
-import { SealBroken, SealedBox } from './sealed-box';
 import type { UserConnectionStore } from '../store/user-connection.store';
 
 /** A connected account, as sealed in the store (never in the clear there). */

@@ -4,6 +4,8 @@ import { resolveSecurityOptions, SECURITY_OPTION_KEYS, type SecurityOptions } fr
 import { INVOCATION_OPTION_KEYS, resolveInvocationOptions, type InvocationOptions } from '#libs/invocation';
 import { PROTOCOL_OPTION_KEYS, resolveProtocolOptions, type ProtocolOptions } from '#libs/protocol';
 import {
+  ADMIN_ROLE,
+  ADMIN_SCOPE,
   approvalPageOf,
   OPERATIONS_OPTION_KEYS,
   resolveOperationsOptions,
@@ -82,7 +84,17 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const protocol = resolveProtocolOptions(o, report);
   const hosting = resolveHostingOptions(o, report);
   let security = resolveSecurityOptions(o, report);
-  const authorizationServer = resolveAuthorizationServerOptions(o, security.auth, report);
+  const operations = resolveOperationsOptions(
+    o,
+    { http: hosting.http, stdio: hosting.stdio, mcpPath: hosting.path, authMode: security.auth.mode },
+    report,
+  );
+  const { admin, approvals } = operations;
+  // The facade grants an administrator's or an approver's scopes and roles only through a claims map.
+  const authorizationServer = resolveAuthorizationServerOptions(o, security.auth, report, {
+    scopes: [ADMIN_SCOPE, ...approvals.scopes],
+    roles: [ADMIN_ROLE, ...approvals.roles],
+  });
   if (authorizationServer && security.auth.mode === 'oauth') {
     // The resource server trusts the host's own authorization server, and publishes it.
     security = {
@@ -92,12 +104,6 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     if (authorizationServer.trustedIdps.length > 0)
       protocol.server = { ...protocol.server, extensions: { [ENTERPRISE_MANAGED_AUTHORIZATION]: {} } };
   }
-  const operations = resolveOperationsOptions(
-    o,
-    { http: hosting.http, stdio: hosting.stdio, mcpPath: hosting.path, authMode: security.auth.mode },
-    report,
-  );
-  const { admin, approvals } = operations;
   const invocation = resolveInvocationOptions(o, report, {
     redactor: security.redactor,
     // The approval page is on the dashboard, so it needs one on HTTP.

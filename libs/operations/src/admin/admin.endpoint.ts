@@ -132,6 +132,18 @@ export class AdminEndpoint implements OnModuleInit {
         `${admin.path}/api/oauth/keys/rotate`,
         (req, res) => void this.serveOAuth(req, res, 'rotate'),
       );
+      platform.route('GET', `${admin.path}/api/oauth/consents`, (req, res) => void this.serveConsents(req, res));
+      platform.route(
+        'POST',
+        `${admin.path}/api/oauth/consents/revoke`,
+        (req, res) => void this.serveConsents(req, res),
+      );
+      platform.route('GET', `${admin.path}/api/oauth/clients`, (req, res) => void this.serveClients(req, res));
+      platform.route(
+        'POST',
+        `${admin.path}/api/oauth/clients/:decision`,
+        (req, res) => void this.serveClients(req, res),
+      );
     }
     if (this.connections) {
       platform.route(
@@ -215,12 +227,7 @@ export class AdminEndpoint implements OnModuleInit {
         this.logger.log(`${principal.id} rotated the authorization server's signing key (${rotated.kid})`);
         return this.json(res, 200, rotated);
       }
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const filter = Object.fromEntries(
-        (['subject', 'clientId', 'grantId'] as const)
-          .filter((key) => typeof body[key] === 'string' && body[key] !== '')
-          .map((key) => [key, body[key] as string]),
-      );
+      const filter = fieldsOf(req.body, ['subject', 'clientId', 'grantId']);
       if (Object.keys(filter).length === 0)
         return this.json(res, 400, { error: 'invalid', message: 'Name a subject, a clientId or a grantId to revoke' });
       const revoked = await server.revoke(filter);
@@ -228,6 +235,67 @@ export class AdminEndpoint implements OnModuleInit {
       return this.json(res, 200, { revoked });
     } catch (error) {
       this.fail(res, 'OAuth admin API', error);
+    }
+  }
+
+  /**
+   * The approvals people gave the authorization server's clients (`GET api/oauth/consents`) and
+   * their revocation per person, per client or both (`POST api/oauth/consents/revoke` with
+   * `{ subject?, clientId? }`, at least one): the approvals are forgotten (the person is asked
+   * again) and the sign-ins they let in end. Administrators only.
+   */
+  private async serveConsents(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    try {
+      const principal = await this.administrator(req, res, 'the request');
+      if (!principal) return;
+      const server = this.authorizationServer!;
+      if (req.method === 'GET') return this.json(res, 200, { consents: await server.consentList() });
+      const filter = fieldsOf(req.body, ['subject', 'clientId']);
+      if (Object.keys(filter).length === 0)
+        return this.json(res, 400, { error: 'invalid', message: 'Name a subject, a clientId or both to revoke' });
+      const revoked = await server.revokeConsents(filter);
+      this.logger.log(`${principal.id} revoked ${revoked.consents} consent(s) of ${JSON.stringify(filter)}`);
+      return this.json(res, 200, revoked);
+    } catch (error) {
+      this.fail(res, 'OAuth consents admin API', error);
+    }
+  }
+
+  /**
+   * The clients administrators approved and those waiting for an approval
+   * (`GET api/oauth/clients`; with `authorizationServer.consent.approvedClientsOnly`, people may
+   * consent only to approved ones), and a decision (`POST api/oauth/clients/{approve,withdraw}`
+   * with `{ clientId }`; a withdrawal ends the client's sign-ins). Administrators only.
+   */
+  private async serveClients(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+    try {
+      const principal = await this.administrator(req, res, 'the request');
+      if (!principal) return;
+      const server = this.authorizationServer!;
+      if (req.method === 'GET')
+        return this.json(res, 200, {
+          approvedClientsOnly: server.options.consent.approvedClientsOnly,
+          ...(await server.clientApprovals()),
+        });
+      const url = new URL(req.url ?? '/', 'http://admin.invalid');
+      const decision = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+      if (decision !== 'approve' && decision !== 'withdraw')
+        return this.json(res, 404, { error: 'not_found', message: 'Decide a client with approve or withdraw' });
+      const { clientId } = fieldsOf(req.body, ['clientId']);
+      if (!clientId) return this.json(res, 400, { error: 'invalid', message: 'Name the clientId to decide' });
+      const outcome = await server.decideClient(clientId, decision, principal.id);
+      if (!outcome)
+        return this.json(res, 404, {
+          error: 'not_found',
+          message:
+            decision === 'approve'
+              ? `No client "${clientId}" is known to the authorization server`
+              : `Client "${clientId}" has no approval or request to withdraw`,
+        });
+      this.logger.log(`${principal.id} ${decision === 'approve' ? 'approved' : 'withdrew'} client ${clientId}`);
+      return this.json(res, 200, outcome);
+    } catch (error) {
+      this.fail(res, 'OAuth clients admin API', error);
     }
   }
 
@@ -242,12 +310,7 @@ export class AdminEndpoint implements OnModuleInit {
       if (!principal) return;
       const connections = this.connections!;
       if (req.method === 'GET') return this.json(res, 200, { connections: await connections.list() });
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const filter = Object.fromEntries(
-        (['subject', 'target'] as const)
-          .filter((key) => typeof body[key] === 'string' && body[key] !== '')
-          .map((key) => [key, body[key] as string]),
-      );
+      const filter = fieldsOf(req.body, ['subject', 'target']);
       if (Object.keys(filter).length === 0)
         return this.json(res, 400, {
           error: 'invalid',
@@ -429,4 +492,12 @@ export class AdminEndpoint implements OnModuleInit {
   private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     sendDashboardJson(res, status, body, headers);
   }
+}
+
+/** The named fields of a JSON body that are non-empty strings (a revocation's filter). */
+function fieldsOf<K extends string>(body: unknown, keys: readonly K[]): Partial<Record<K, string>> {
+  const given = (body ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    keys.filter((key) => typeof given[key] === 'string' && given[key] !== '').map((key) => [key, given[key]]),
+  ) as Partial<Record<K, string>>;
 }

@@ -780,6 +780,104 @@
       8,
     );
   }
+  /** The approvals people gave the authorization server's clients, each revocable (it also ends their sign-ins). */
+  function renderConsents(consents) {
+    setText('consent-count', count(consents.length));
+    fill(
+      $('consent-rows'),
+      consents.map(function (c) {
+        return h('tr', { 'data-subject': c.subject, 'data-client': c.clientId }, [
+          td(c.subject, { className: 'strong' }),
+          td((c.clientName || '(unnamed)') + ' \u2014 ' + c.clientId, { className: 'mono small', title: c.clientId }),
+          td(c.redirectHost, { className: 'mono small' }),
+          td(c.scopes.join(' ') || '\u2013', { className: 'mono small' }),
+          td(time(c.approvedAt), { className: 'nowrap', title: c.approvedAt }),
+          h('td', null, [
+            h(
+              'button',
+              {
+                type: 'button',
+                className: 'deny',
+                'data-consent-subject': c.subject,
+                'data-consent-client': c.clientId,
+                title: 'forget this approval (asked again next time) and end its sign-ins',
+              },
+              ['Revoke'],
+            ),
+          ]),
+        ]);
+      }),
+      'No one has approved a client.',
+      6,
+    );
+  }
+  function revokeConsent(subject, clientId) {
+    return post('oauth/consents/revoke', { subject: subject, clientId: clientId }).then(
+      function (reply) {
+        return refresh(true).then(function () {
+          notice('ok', 'Revoked:', reply.consents + ' approval(s) forgotten, ' + reply.signIns + ' sign-in(s) ended.');
+        });
+      },
+      function (error) {
+        if (error.status === 401 || error.status === 429) return showError(error);
+        notice('error', 'Not revoked:', error.message);
+      },
+    );
+  }
+  /** Clients approved by an administrator, and those waiting for one (approvedClientsOnly). */
+  function renderClients(clients) {
+    var rows = clients.requested
+      .map(function (c) {
+        return { client: c, state: 'waiting' };
+      })
+      .concat(
+        clients.approved.map(function (c) {
+          return { client: c, state: 'approved' };
+        }),
+      );
+    setText(
+      'client-meta',
+      clients.approvedClientsOnly
+        ? 'people may approve only the clients approved here'
+        : 'any client may ask people (approvedClientsOnly is off)',
+    );
+    fill(
+      $('client-rows'),
+      rows.map(function (row) {
+        var c = row.client;
+        var decision = row.state === 'waiting' ? 'approve' : 'withdraw';
+        return h('tr', { 'data-client': c.clientId, 'data-state': row.state }, [
+          td((c.name || '(unnamed)') + ' \u2014 ' + c.clientId, { className: 'mono small', title: c.clientId }),
+          td(c.source, { className: 'small' }),
+          td(c.redirectUris.join(' '), { className: 'mono small' }),
+          td(row.state === 'waiting' ? 'waiting since ' + time(c.at) : 'approved by ' + c.approvedBy, {
+            className: 'small',
+          }),
+          h('td', null, [
+            h(
+              'button',
+              {
+                type: 'button',
+                className: decision === 'approve' ? 'approve' : 'deny',
+                'data-client-decide': decision,
+                'data-value': c.clientId,
+              },
+              [decision === 'approve' ? 'Approve' : 'Withdraw'],
+            ),
+          ]),
+        ]);
+      }),
+      'No client has asked for an approval.',
+      5,
+    );
+  }
+  function decideClient(clientId, decision) {
+    return postDecision(
+      'oauth/clients/' + decision,
+      { clientId: clientId },
+      decision === 'approve' ? 'approved' : 'withdrawn',
+    );
+  }
   /** Revokes sign-ins by one field (grantId, subject or clientId) and shows how many ended. */
   function revokeGrants(field, value) {
     var filter = {};
@@ -1378,9 +1476,9 @@
             // Only hosts with an authorization server have sign-ins (404 otherwise).
             noGrants
               ? Promise.resolve(null)
-              : api('oauth/grants').then(
-                  function (reply) {
-                    return reply.grants;
+              : Promise.all([api('oauth/grants'), api('oauth/consents'), api('oauth/clients')]).then(
+                  function (replies) {
+                    return { grants: replies[0].grants, consents: replies[1].consents, clients: replies[2] };
                   },
                   function (error) {
                     if (error.status !== 404) throw error;
@@ -1416,7 +1514,11 @@
           renderServers(r[7]);
           renderPins(r[8]);
           loadManaged(r[7] !== null);
-          renderGrants(r[9]);
+          renderGrants(r[9] && r[9].grants);
+          if (r[9]) {
+            renderConsents(r[9].consents);
+            renderClients(r[9].clients);
+          }
         }
         renderApprovals(r[5] && r[5].approvals, true);
         if (!r[0]) {
@@ -1511,6 +1613,18 @@
       if (!button) return;
       button.disabled = true;
       revokeGrants(button.getAttribute('data-revoke'), button.getAttribute('data-value'));
+    });
+    $('consent-rows').addEventListener('click', function (event) {
+      var button = event.target.closest('button[data-consent-client]');
+      if (!button) return;
+      button.disabled = true;
+      revokeConsent(button.getAttribute('data-consent-subject'), button.getAttribute('data-consent-client'));
+    });
+    $('client-rows').addEventListener('click', function (event) {
+      var button = event.target.closest('button[data-client-decide]');
+      if (!button) return;
+      button.disabled = true;
+      decideClient(button.getAttribute('data-value'), button.getAttribute('data-client-decide'));
     });
     $('oauth-rotate').addEventListener('click', function () {
       $('oauth-rotate').disabled = true;

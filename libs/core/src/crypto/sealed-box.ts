@@ -1,17 +1,17 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-/** The sealed value could not be opened: another key, edited, or sealed for another owner or API. */
+/** The sealed value could not be opened: another key, edited, or sealed for another owner. */
 export class SealBroken extends Error {
   constructor() {
-    super('the sealed value does not open with this key for this owner and API');
+    super('the sealed value does not open with this key for this owner');
   }
 }
 
 /**
- * AES-256-GCM with the owner and the API as associated data: a sealed connection opens only
- * under the key it was sealed with, for the person and the API it was sealed for. A value copied
- * to another person's entry (in the database, say) does not open there.
- * Format: `v1.<iv>.<tag>.<ciphertext>`, each base64url.
+ * AES-256-GCM with what the value belongs to as associated data (a person and an API's connected
+ * account, a sign-in and its IdP token): a sealed value opens only under the key it was sealed
+ * with, for what it was sealed for. A value copied to another entry (in the database, say) does
+ * not open there. Format: `v1.<iv>.<tag>.<ciphertext>`, each base64url.
  */
 export class SealedBox {
   constructor(private readonly key: Buffer) {}

@@ -134,7 +134,18 @@ describe('what the README app loads at start-up', () => {
     ['gateway', ['index', 'options/gateway.options', 'options/upstream.options'], 'no `gateway` option'],
     ['virtual-servers', ['index', 'options/virtual-servers.options'], 'no `virtualServers` option'],
     ['tool-search', ['index', 'tool-search.options'], 'no `toolSearch` option'],
-    ['authorization-server', ['index', 'options/authorization-server.options'], 'no `authorizationServer` option'],
+    [
+      'authorization-server',
+      // The options' validation, in its parts: the client options and the redirect and host rules they check with.
+      [
+        'index',
+        'options/authorization-server.options',
+        'options/client-options',
+        'client-rules/redirect-uris',
+        'client-rules/trusted-hosts',
+      ],
+      'no `authorizationServer` option',
+    ],
     ['downstream-identity', ['index', 'options/downstream.options'], 'no `downstream` option, no upstream or API'],
     ['governance', ['index', 'governance.options', 'governance.token'], 'no `governance` option'],
     [

@@ -32,7 +32,7 @@ export function ibanValid(text: string): boolean {
 /**
  * The detectors every host has. Shapes with a checksum (IBAN, card numbers) are kept only when it
  * holds; API keys are the well-known prefixed shapes (AWS, GitHub, Slack, Stripe, OpenAI-style,
- * Google) and private keys their PEM header.
+ * Google) and private keys their whole block.
  */
 export const BUILTIN_DETECTORS: readonly McpDetector[] = [
   {
@@ -56,5 +56,12 @@ export const BUILTIN_DETECTORS: readonly McpDetector[] = [
     pattern:
       /\b(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|sk-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35})\b/,
   },
-  { id: 'private-key', pattern: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/ },
+  {
+    id: 'private-key',
+    // The whole block, header to trailer — RSA, EC, DSA, PKCS#8 (encrypted too), OpenSSH, OpenPGP
+    // ("PRIVATE KEY BLOCK") — whatever separates its lines (a JSON text's `\n` too). A block
+    // without its trailer (cut short) is taken to the end of the text: what follows the header is
+    // the key's.
+    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/,
+  },
 ];

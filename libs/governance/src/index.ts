@@ -14,6 +14,7 @@ export {
   McpGovernance,
   type GovernedCall,
   type CallVerdict,
+  type PolicyReading,
   type ResultVerdict,
   type ListCaller,
 } from './mcp-governance';

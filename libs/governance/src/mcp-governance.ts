@@ -43,6 +43,9 @@ export interface GovernedCall {
   readonly args: unknown;
 }
 
+/** A policy as the admin API reads it: its definition as given, and whether it reads the arguments or the result. */
+export type PolicyReading = McpPolicyDefinition & { readonly perCall: boolean };
+
 /** What governance decided about a call before it runs. */
 export type CallVerdict =
   /** It goes on, with these arguments (redacted by a guardrail, or as sent). */
@@ -159,16 +162,20 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     return this.version;
   }
 
-  /** Every policy in force, declared ones included, for the dashboard. */
-  describe(): { id: string; stage: string; dryRun: boolean; perCall: boolean; condition: string; reason: string }[] {
-    return this.set.policies.map((policy) => ({
-      id: policy.id,
-      stage: policy.stage,
-      dryRun: policy.dryRun,
-      perCall: policy.perCall,
-      condition: policy.definition.condition,
-      reason: policy.reason,
-    }));
+  /**
+   * The policies in force as the admin API shows them: the module's (`governance.policies`, or
+   * their replacement) each exactly as a replacement takes it — every field it was given,
+   * `appliesTo` included — so that posting back what was read changes nothing; and, apart, those
+   * declared with `@McpPolicy` (which a replacement does not touch), with where. `perCall` (it
+   * reads the arguments or the result) is read-only: a replacement may carry it back.
+   */
+  read(): { version: number; policies: PolicyReading[]; declared: (PolicyReading & { where: string })[] } {
+    const reading = (policy: CompiledPolicy): PolicyReading => ({ ...policy.definition, perCall: policy.perCall });
+    return {
+      version: this.version,
+      policies: this.set.policies.filter((policy) => !this.declared.includes(policy)).map(reading),
+      declared: this.declared.map((policy) => ({ ...reading(policy), where: policy.where })),
+    };
   }
 
   /** Compiles the policies declared with `@McpPolicy` (every problem at once), and loads a replacement made before this replica started. */
@@ -201,9 +208,23 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
         ok: false,
         diagnostics: [{ where: 'policies', problem: 'must be a list', fix: '{ "policies": [ … ] }' }],
       };
-    const { diagnostics } = this.compileModule(definitions);
+    // `perCall` is what a read adds (read-only): a replacement may carry it back, and it is dropped.
+    const readOnly: McpDiagnostic[] = [];
+    definitions = definitions.map((definition: unknown, index) => {
+      if (typeof definition !== 'object' || definition === null || !('perCall' in definition)) return definition;
+      const { perCall, ...rest } = definition as Record<string, unknown>;
+      if (typeof perCall !== 'boolean')
+        readOnly.push({
+          where: `governance.policies[${index}]`,
+          problem: '"perCall" (read-only) must be a boolean, as read',
+          fix: 'remove it: it is worked out from the condition',
+        });
+      return rest;
+    });
+    const { diagnostics } = this.compileModule(definitions as unknown[]);
+    diagnostics.push(...readOnly);
     const ids = new Set(this.declared.map((policy) => policy.id));
-    definitions.forEach((definition: { id?: unknown }, index) => {
+    (definitions as { id?: unknown }[]).forEach((definition, index) => {
       if (typeof definition?.id === 'string' && ids.has(definition.id))
         diagnostics.push({
           where: `policies[${index}]`,

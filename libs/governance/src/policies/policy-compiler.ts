@@ -116,6 +116,7 @@ function compileOne(
   const handler = source.handler;
   return {
     id,
+    where: source.where,
     definition: { ...(d as unknown as McpPolicyDefinition), ...(scopes[0] && { appliesTo: scopes[0] }) },
     stage,
     reason: (d.reason as string | undefined) ?? `refused by policy ${id}`,

@@ -344,11 +344,11 @@ describe('ToolInvoker', () => {
   });
 
   describe('redaction', () => {
-    it('removes secrets from results, in text and structured content alike', async () => {
+    it('hands a result over as the tool made it: governance screens it, then CallScope redacts it where it leaves', async () => {
       expect(await invoker.invoke(tool('leaky'), {}, callContext('leaky'))).toEqual({
         value: {
-          content: [{ type: 'text', text: '{"dsn":"postgres://desk:[REDACTED]@db:5432/desk"}' }],
-          structuredContent: { dsn: 'postgres://desk:[REDACTED]@db:5432/desk' },
+          content: [{ type: 'text', text: '{"dsn":"postgres://desk:s3cr3t@db:5432/desk"}' }],
+          structuredContent: { dsn: 'postgres://desk:s3cr3t@db:5432/desk' },
         },
       });
     });

@@ -199,8 +199,8 @@ export class ToolInvoker {
     // An error result the tool made itself (`failed` redacts it), or one marked by the host's own
     // code (the confirmation gate's refusal, a REST route's 400).
     if (mapped.isError) return this.failed(mapped, markedCallFailure(returned) ?? 'tool_error');
-    // Secrets never leave in a result (content and structured content alike).
-    const result = this.options.redactor ? this.options.redactor.redactDeep(mapped) : mapped;
+    // Secrets are redacted from it where it leaves (`CallScope`), once governance has seen it as it is.
+    const result = mapped;
     if (!validators.output) return { value: result };
     if (result.structuredContent === undefined) {
       this.logger.error(`${tool.where} declares an output schema but returned no object`);

@@ -275,20 +275,63 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     };
   }
 
-  /** The policies and guardrails on a call's arguments, in this order: who may use the entry, the arguments, the guardrails. */
+  /**
+   * The policies and guardrails on a call's arguments, in this order: a quarantined definition,
+   * who may use the entry, the guardrails on the arguments as sent, the policies on them.
+   * (The admission checks the arguments against the entry's schema between the guardrails and the
+   * policies: it calls `screenCall` and `decideCall` apart.)
+   */
   admitCall(call: GovernedCall): CallVerdict {
+    const screened = this.screenCall(call);
+    if (!screened) return this.decideCall(call, call.args);
+    return screened.kind === 'allowed' ? this.decideCall(call, screened.args, screened) : screened;
+  }
+
+  /**
+   * What is decided before a call's arguments are checked against the entry's schema: a
+   * quarantined definition, the policies that do not read the arguments (who may use the entry),
+   * then the guardrails on the arguments as sent (which may block them, or redact them: the call
+   * goes on with what they let through).
+   * @returns `undefined` when the call goes on with its arguments as sent and nothing to record yet
+   */
+  screenCall(call: GovernedCall): CallVerdict | undefined {
     // A quarantined definition (pinned catalogs): refused with what changed and how to approve it.
     const held = this.pins?.heldReason(call.kind, call.entry.key);
     if (held !== undefined)
       return { kind: 'refused', message: held, audit: { refused: [{ policy: PIN_POLICY_ID, reason: held }] } };
-    const { gate, call: onArgs, callIds, allowedAudit } = this.set.of(call.kind, call.entry);
+    const policies = this.set.of(call.kind, call.entry);
     let refused: PolicyRefusal[] | undefined;
-    if (gate.length > 0) {
-      const refusals = this.gateDecision(this.callerKey(call), call, call.kind, call.entry, gate);
+    if (policies.gate.length > 0) {
+      const refusals = this.gateDecision(this.callerKey(call), call, call.kind, call.entry, policies.gate);
       if (refusals) refused = [...refusals];
       if (enforced(refusals)) return { kind: 'hidden', audit: { refused: refused! } };
     }
-    if (onArgs.length > 0) {
+    const plan = this.rules.length > 0 ? this.detectorsFor(call, 'arguments') : undefined;
+    const scan = plan && plan.length > 0 ? scanValue(call.args, plan, 'arguments') : undefined;
+    if (!scan)
+      return refused
+        ? { kind: 'allowed', args: call.args, audit: governanceOf(policies.gateIds, refused, undefined) }
+        : undefined;
+    const audit = governanceOf(policies.gateIds, refused, scan.findings);
+    if (scan.blocked)
+      return {
+        kind: 'refused',
+        message: GovernanceMessages.argumentsBlocked(describeFindings(scan.findings, 'block')),
+        audit,
+        recorded: scan.scrubbed,
+      };
+    return { kind: 'allowed', args: scan.value, audit, recorded: scan.scrubbed };
+  }
+
+  /**
+   * The policies that read the arguments, on `args` — the arguments as checked against the entry's
+   * schema (a DTO's types), or as `screenCall` let them through — after what `screenCall` decided.
+   */
+  decideCall(call: GovernedCall, args: unknown, screened?: CallVerdict & { kind: 'allowed' }): CallVerdict {
+    const policies = this.set.of(call.kind, call.entry);
+    const earlier = screened?.audit;
+    let refused = earlier?.refused as PolicyRefusal[] | undefined;
+    if (policies.call.length > 0) {
       // Objects per replica, filled for the decision and emptied after: conditions run synchronously.
       // The plain ones first: CEL values (the arguments converted) are made only if CEL must decide.
       const plain = this.plain;
@@ -296,14 +339,14 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
       plain.client = plainClient(call.client);
       plain.transport = call.transport;
       plain.entry = plainEntry(call.kind, call.entry);
-      plain.args = call.args;
+      plain.args = args;
       let refusals: PolicyRefusal[] | undefined;
       try {
         refusals = decide(
-          onArgs,
+          policies.call,
           () => {
             const bindings = this.fill(this.scratch, call, call.kind, call.entry);
-            bindings.args = celValueOf(call.args);
+            bindings.args = celValueOf(args);
             return bindings;
           },
           plain,
@@ -318,31 +361,15 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
         return {
           kind: 'refused',
           message: GovernanceMessages.refused(refusal.policy, refusal.reason),
-          audit: { refused: refused! },
+          audit: governanceOf(policies.callIds, refused, earlier?.findings),
+          ...(screened?.recorded !== undefined && { recorded: screened.recorded }),
         };
     }
-    let args = call.args;
-    let findings: GuardrailFinding[] | undefined;
-    const plan = this.rules.length > 0 ? this.detectorsFor(call, 'arguments') : undefined;
-    if (plan && plan.length > 0) {
-      const scan = scanValue(args, plan, 'arguments');
-      if (scan) {
-        findings = scan.findings;
-        if (scan.blocked) {
-          const audit = governanceOf(callIds, refused, findings);
-          return {
-            kind: 'refused',
-            message: GovernanceMessages.argumentsBlocked(describeFindings(findings, 'block')),
-            audit,
-            recorded: scan.scrubbed,
-          };
-        }
-        args = scan.value;
-        return { kind: 'allowed', args, audit: governanceOf(callIds, refused, findings), recorded: scan.scrubbed };
-      }
-    }
-    const audit = refused ? governanceOf(callIds, refused, findings) : allowedAudit;
-    return { kind: 'allowed', args, audit };
+    const findings = earlier?.findings;
+    const audit = refused || findings ? governanceOf(policies.callIds, refused, findings) : policies.allowedAudit;
+    return screened?.recorded !== undefined
+      ? { kind: 'allowed', args, audit, recorded: screened.recorded }
+      : { kind: 'allowed', args, audit };
   }
 
   /** The result policies and guardrails on what an entry answered. */

@@ -1,6 +1,7 @@
 import { FileCatalogPinStore, type McpGovernanceOptions } from 'nest-mcp-host';
 import { PostgresCatalogPinStore } from 'nest-mcp-host/postgres';
 import type { HostEnvironment } from './host.config';
+import { CLEARED_FOR_PERSONAL_DATA } from './support/personal-data';
 
 /**
  * The names one desk operation has on every surface: the provider's tool, the REST route's
@@ -46,13 +47,10 @@ export const DESK_GOVERNANCE: McpGovernanceOptions = {
     rules: [
       // Secrets never go in or out, whoever calls.
       { detectors: ['api-key', 'private-key'], action: 'block' },
-      // Customers' e-mail addresses leave only for callers cleared for personal data.
-      {
-        detectors: ['email'],
-        on: 'result',
-        action: 'redact',
-        unless: "'customers:pii' in principal.scopes || 'admin' in principal.roles",
-      },
+      // Customers' e-mail addresses leave only for callers cleared for personal data; the desk's
+      // searches match on them for those callers only (src/support/personal-data.ts): a search
+      // that finds by a redacted address would tell it (docs/governance.md, oracles).
+      { detectors: ['email'], on: 'result', action: 'redact', unless: CLEARED_FOR_PERSONAL_DATA },
       // Card and bank account numbers in what a caller sends are noted in the audit trail.
       { detectors: ['card', 'iban'], on: 'arguments', action: 'flag' },
     ],

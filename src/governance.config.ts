@@ -14,13 +14,16 @@ const everywhere = (tool: string, operationId: string) => [tool, operationId, `*
  * The desk's governance (docs/governance.md): who may open urgent tickets, which tickets a
  * customer's own agent reads, and customers' e-mail addresses kept from callers not cleared for
  * personal data. Policies are CEL conditions; `npm test` checks them with `McpPolicyTester`
- * (src/governance.config.spec.ts) and the matrix on every surface.
+ * (src/governance.config.spec.ts) and the matrix on every surface — the desk's REST API over
+ * plain HTTP included (McpGovernanceGuard, src/support/rest/desk-api.decorator.ts).
  */
 export const DESK_GOVERNANCE: McpGovernanceOptions = {
   policies: [
     {
+      // Whatever sets a ticket's priority — opening it or updating it, as a tool, a REST route
+      // called as a tool or over plain HTTP, here or behind the gateway — whatever it is called.
       id: 'urgent-needs-lead',
-      appliesTo: { names: everywhere('create_ticket', 'createTicket') },
+      appliesTo: { sets: ['priority'] },
       condition:
         "!has(args.priority) || args.priority != 'urgent' || principal.roles.exists(r, r in ['lead', 'admin'])",
       reason: 'only a team lead may open an urgent ticket; open it as "high" and ask a lead to raise it',

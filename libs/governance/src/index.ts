@@ -19,6 +19,8 @@ export {
   type ListCaller,
 } from './mcp-governance';
 export { McpPolicy, MCP_POLICIES_METADATA } from './policies/mcp-policy.decorator';
+export { McpGovernanceGuard } from './http/mcp-governance.guard';
+export { McpGovernanceInterceptor } from './http/mcp-governance.interceptor';
 export type {
   McpPolicyDefinition,
   McpPolicyScope,

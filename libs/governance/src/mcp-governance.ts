@@ -1,4 +1,5 @@
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { PromptRegistry, ResourceRegistry, ToolRegistry, type RegisteredHandler } from '#libs/catalog';
 import {
   McpStartupError,
@@ -14,7 +15,7 @@ import { rulesOf, type CompiledRule } from './guardrails/guardrail-compiler';
 import { armDetector, scanValue, type ArmedDetector } from './guardrails/guardrail-scanner';
 import type { McpGuardrailAction } from './guardrails/mcp-detector.interface';
 import type { CompiledPolicy } from './policies/compiled-policy';
-import { policiesOn } from './policies/mcp-policy.decorator';
+import { declaredPolicies } from './policies/declared-policies';
 import type { McpPolicyDefinition } from './policies/mcp-policy.interface';
 import {
   celValueOf,
@@ -25,7 +26,7 @@ import {
   plainPrincipal,
   principalValue,
 } from './policies/policy-bindings';
-import { compilePolicies, type PolicySource } from './policies/policy-compiler';
+import { compilePolicies } from './policies/policy-compiler';
 import { decide, enforced, PolicySet, type PolicyRefusal } from './policies/policy-set';
 import { InjectPolicyStore, type GovernancePolicyStore, type PolicyReplacement } from './store/policy-store';
 import { CatalogPins } from './pins/catalog-pins';
@@ -135,6 +136,7 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     @InjectPolicyStore() private readonly store: GovernancePolicyStore,
     @Optional() private readonly pins?: CatalogPins,
     @Optional() private readonly trail?: AuditTrail,
+    @Optional() private readonly modules?: ModulesContainer,
   ) {
     this.set = new PolicySet(this.compileModule(options.policies).policies);
     this.rules = options.guardrails?.rules ?? [];
@@ -180,7 +182,11 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Compiles the policies declared with `@McpPolicy` (every problem at once), and loads a replacement made before this replica started. */
   async onApplicationBootstrap(): Promise<void> {
-    const { policies, diagnostics } = compilePolicies(this.declaredSources(), this.options.dryRun);
+    const sources = declaredPolicies(
+      [this.tools, this.prompts, this.resources.resources, this.resources.templates],
+      this.modules,
+    );
+    const { policies, diagnostics } = compilePolicies(sources, this.options.dryRun);
     if (diagnostics.length > 0) throw new McpStartupError(diagnostics);
     this.declared = policies;
     this.set = new PolicySet([...this.set.policies, ...policies]);
@@ -428,43 +434,6 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
       definitions.map((definition, index) => ({ definition, where: `governance.policies[${index}]` })),
       this.options.dryRun,
     );
-  }
-
-  /** `@McpPolicy` on the providers' methods and classes, once per method and per class. */
-  private declaredSources(): PolicySource[] {
-    const sources: PolicySource[] = [];
-    const seen = new Set<unknown>();
-    const entries: RegisteredHandler[] = [
-      ...this.tools.all(),
-      ...this.prompts.all(),
-      ...this.resources.resources.all(),
-      ...this.resources.templates.all(),
-    ];
-    for (const entry of entries) {
-      const method = (entry.hostClass.prototype as Record<string, unknown>)[entry.methodName];
-      if (!seen.has(method)) {
-        seen.add(method);
-        const own = policiesOn(method);
-        own.forEach((definition, index) =>
-          sources.push({
-            definition,
-            where: `${entry.where} @McpPolicy[${index}]`,
-            handler: { hostClass: entry.hostClass, methodName: entry.methodName },
-          }),
-        );
-      }
-      if (!seen.has(entry.hostClass)) {
-        seen.add(entry.hostClass);
-        policiesOn(entry.hostClass).forEach((definition, index) =>
-          sources.push({
-            definition,
-            where: `${entry.hostClass.name} @McpPolicy[${index}]`,
-            handler: { hostClass: entry.hostClass },
-          }),
-        );
-      }
-    }
-    return sources;
   }
 
   /**

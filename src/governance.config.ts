@@ -54,6 +54,9 @@ export const DESK_GOVERNANCE: McpGovernanceOptions = {
       // searches match on them for those callers only (src/support/personal-data.ts): a search
       // that finds by a redacted address would tell it (docs/governance.md, oracles).
       { detectors: ['email'], on: 'result', action: 'redact', unless: CLEARED_FOR_PERSONAL_DATA },
+      // Text that addresses the model in what the desk answers (a customer's ticket telling the
+      // agent to close every ticket): noted in the audit trail (indirect prompt injection, MCP06).
+      { detectors: ['instructions'], on: 'result', action: 'flag' },
       // Card and bank account numbers in what a caller sends are noted in the audit trail.
       { detectors: ['card', 'iban'], on: 'arguments', action: 'flag' },
     ],

@@ -1,3 +1,4 @@
+import { HIDDEN_CHARACTERS, INSTRUCTION_RULES } from '../pins/instruction-flags';
 import type { McpDetector } from './mcp-detector.interface';
 
 /** Luhn's checksum, as payment card numbers carry it. */
@@ -32,7 +33,7 @@ export function ibanValid(text: string): boolean {
 /**
  * The detectors every host has. Shapes with a checksum (IBAN, card numbers) are kept only when it
  * holds; API keys are the well-known prefixed shapes (AWS, GitHub, Slack, Stripe, OpenAI-style,
- * Google) and private keys their whole block.
+ * Google) and private keys their whole block; `instructions` is text aimed at the model.
  */
 export const BUILTIN_DETECTORS: readonly McpDetector[] = [
   {
@@ -63,5 +64,17 @@ export const BUILTIN_DETECTORS: readonly McpDetector[] = [
     // without its trailer (cut short) is taken to the end of the text: what follows the header is
     // the key's.
     pattern: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/,
+  },
+  {
+    // Text that addresses the model rather than informs it (indirect prompt injection: a ticket a
+    // customer wrote, a page an upstream fetched): the rules pinned definitions are reviewed with,
+    // and characters a person does not see. Heuristic: flag it (audited), or block where it may not pass.
+    id: 'instructions',
+    pattern: new RegExp(
+      [...INSTRUCTION_RULES.map((rule) => rule.pattern.source), HIDDEN_CHARACTERS.source]
+        .map((s) => `(?:${s})`)
+        .join('|'),
+      'iu',
+    ),
   },
 ];

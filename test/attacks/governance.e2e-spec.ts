@@ -393,6 +393,7 @@ describe('attacks on governance: the support desk', () => {
 // private keys, an API key in a result, a typo in a governed call, and @McpPolicy on a route.
 
 const received: unknown[] = [];
+const INTERNAL_SECRET = 'hunter2-0123456789';
 const LIVE_KEY = 'sk_live_0123456789abcdefABCDEF';
 
 @Injectable()
@@ -462,6 +463,12 @@ class OrdersController {
   })
   refund(@Param('orderId') orderId: string, @Body() { amount }: RefundBody) {
     return { orderId, refunded: amount };
+  }
+
+  @Post(':orderId/cancel')
+  @McpExpose({ name: 'cancel_order', confirm: false })
+  cancel(): never {
+    throw new Error(`connect ECONNREFUSED 10.0.0.5:5432 (postgres://orders:${INTERNAL_SECRET}@10.0.0.5/orders)`);
   }
 }
 
@@ -607,5 +614,15 @@ describe('attacks on governance: guardrails, the admission order and @McpPolicy 
       'http/route refund_order POST /orders/{orderId}/refund',
       'tools/call refund_order POST /orders/{orderId}/refund',
     ]);
+  });
+
+  it('answers a route that fails with nothing of its error, over plain HTTP and as a tool: no message, no stack, no address', async () => {
+    const overHttp = await http(base, 'agent', 'POST', '/orders/O-8/cancel', {});
+    expect(overHttp).toEqual({ status: 500, body: { statusCode: 500, message: 'Internal server error' } });
+    const asTool = await callOf(await as('agent'), 'cancel_order', { orderId: 'O-8' });
+    expect(asTool).toMatchObject({ isError: true });
+    const told = JSON.stringify(asTool);
+    for (const leak of [INTERNAL_SECRET, '10.0.0.5', 'ECONNREFUSED', 'at OrdersController'])
+      expect(told).not.toContain(leak);
   });
 });

@@ -395,25 +395,23 @@ describe('attacks on governance: the support desk', () => {
 const received: unknown[] = [];
 const INTERNAL_SECRET = 'hunter2-0123456789';
 const LIVE_KEY = 'sk_live_0123456789abcdefABCDEF';
+const NOTE = { type: 'object', properties: { text: { type: 'string' } } };
+/** What a note tool does: keeps what it was given, for the test to see. */
+const keep = ({ text }: { text: string }) => {
+  received.push(text);
+  return { kept: true };
+};
 
 @Injectable()
 class GuardedTools {
-  @McpTool({
-    description: 'Keeps a note (private keys flagged)',
-    input: { type: 'object', properties: { text: { type: 'string' } } },
-  })
-  note_flagged(@McpArgs() args: { text: string }) {
-    received.push(args.text);
-    return { kept: true };
+  @McpTool({ description: 'Keeps a note (private keys flagged)', input: NOTE })
+  note_flagged(@McpArgs() note: { text: string }) {
+    return keep(note);
   }
 
-  @McpTool({
-    description: 'Keeps a note (private keys redacted)',
-    input: { type: 'object', properties: { text: { type: 'string' } } },
-  })
-  note_redacted(@McpArgs() args: { text: string }) {
-    received.push(args.text);
-    return { kept: true };
+  @McpTool({ description: 'Keeps a note (private keys redacted)', input: NOTE })
+  note_redacted(@McpArgs() note: { text: string }) {
+    return keep(note);
   }
 
   @McpTool({ description: 'Answers a live API key (withheld)' })

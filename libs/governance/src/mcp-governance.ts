@@ -1,19 +1,15 @@
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { PromptRegistry, ResourceRegistry, ToolRegistry, type RegisteredHandler } from '#libs/catalog';
-import {
-  McpStartupError,
-  type McpCallKind,
-  type McpDiagnostic,
-  type McpPrincipal,
-  type McpTransportKind,
-} from '#libs/core';
-import { AuditTrail, type AuditGovernance, type GuardrailFinding } from '#libs/security';
+import { McpStartupError, type McpCallKind, type McpDiagnostic, type McpPrincipal } from '#libs/core';
+import { AuditTrail } from '#libs/security';
 import { GovernanceMessages } from './messages/governance.messages';
 import { InjectGovernanceOptions, type GovernanceOptions } from './governance.options';
 import { rulesOf, type CompiledRule } from './guardrails/guardrail-compiler';
-import { armDetector, scanValue, type ArmedDetector } from './guardrails/guardrail-scanner';
-import type { McpGuardrailAction } from './guardrails/mcp-detector.interface';
+import { scanValue, type ArmedDetector } from './guardrails/guardrail-scanner';
+import { armed, planOf, type ArmedPlan } from './guardrails/armed-plan';
+import { describeFindings, governanceOf } from './governance-audit';
+import type { CallVerdict, GovernedCall, ListCaller, PolicyReading, ResultVerdict } from './governance-verdicts';
 import type { CompiledPolicy } from './policies/compiled-policy';
 import { declaredPolicies } from './policies/declared-policies';
 import type { McpPolicyDefinition } from './policies/mcp-policy.interface';
@@ -33,64 +29,6 @@ import { CatalogPins } from './pins/catalog-pins';
 
 /** The policy id a quarantined definition's refusal is audited under. */
 export const PIN_POLICY_ID = 'catalog-pin';
-
-/** A call of a catalog entry, as governance sees it. */
-export interface GovernedCall {
-  readonly principal: McpPrincipal;
-  readonly client: { name: string; version: string } | undefined;
-  readonly transport: McpTransportKind;
-  readonly kind: McpCallKind;
-  readonly entry: RegisteredHandler;
-  readonly args: unknown;
-}
-
-/** A policy as the admin API reads it: its definition as given, and whether it reads the arguments or the result. */
-export type PolicyReading = McpPolicyDefinition & { readonly perCall: boolean };
-
-/** What governance decided about a call before it runs. */
-export type CallVerdict =
-  /** It goes on, with these arguments (redacted by a guardrail, or as sent). */
-  | {
-      readonly kind: 'allowed';
-      readonly args: unknown;
-      readonly audit: AuditGovernance | undefined;
-      /** The arguments as the audit record may keep them: every finding replaced (absent: nothing found). */
-      readonly recorded?: unknown;
-    }
-  /** A policy that does not read the arguments refused: answered as for an entry that does not exist. */
-  | { readonly kind: 'hidden'; readonly audit: AuditGovernance }
-  /** A policy on the arguments, or a guardrail, refused. */
-  | {
-      readonly kind: 'refused';
-      readonly message: string;
-      readonly audit: AuditGovernance;
-      readonly recorded?: unknown;
-    };
-
-/** What governance made of a result. */
-export type ResultVerdict =
-  | {
-      readonly kind: 'passed';
-      readonly result: unknown;
-      /** Dry-run refusals of result policies. */
-      readonly refused: readonly PolicyRefusal[] | undefined;
-      readonly findings: readonly GuardrailFinding[] | undefined;
-    }
-  | {
-      readonly kind: 'withheld';
-      readonly message: string;
-      readonly refused: readonly PolicyRefusal[] | undefined;
-      readonly findings: readonly GuardrailFinding[] | undefined;
-    };
-
-/** The caller facts a list is filtered by. */
-export interface ListCaller {
-  readonly principal: McpPrincipal;
-  readonly client: { name: string; version: string } | undefined;
-  readonly transport: McpTransportKind;
-}
-
-const STRENGTH: Record<McpGuardrailAction, number> = { flag: 0, redact: 1, block: 2 };
 
 /**
  * Governance in the admission: the host's policies (module options, `@McpPolicy` on providers,
@@ -493,49 +431,4 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     const bindings = this.bindings(call);
     return armed(plan.rules.filter((rule) => !rule.exempts || rule.scope.evaluate(bindings) !== true));
   }
-}
-
-/** The detectors of an entry's rules at one stage: armed once when no rule can exempt a caller. */
-interface ArmedPlan {
-  readonly rules: readonly CompiledRule[];
-  readonly exempting: boolean;
-  readonly detectors: readonly ArmedDetector[];
-}
-
-function planOf(rules: readonly CompiledRule[]): ArmedPlan {
-  const exempting = rules.some((rule) => rule.exempts);
-  return { rules, exempting, detectors: exempting ? [] : armed(rules) };
-}
-
-/** One armed detector per detector, with the strongest action of the rules that name it. */
-function armed(rules: readonly CompiledRule[]): ArmedDetector[] {
-  const strongest = new Map<string, { detector: CompiledRule['detectors'][number]; action: McpGuardrailAction }>();
-  for (const rule of rules)
-    for (const detector of rule.detectors) {
-      const known = strongest.get(detector.id);
-      if (!known || STRENGTH[rule.action] > STRENGTH[known.action])
-        strongest.set(detector.id, { detector, action: rule.action });
-    }
-  return [...strongest.values()].map(({ detector, action }) => armDetector(detector, action));
-}
-
-function governanceOf(
-  allowed: readonly string[],
-  refused: readonly PolicyRefusal[] | undefined,
-  findings: readonly GuardrailFinding[] | undefined,
-): AuditGovernance {
-  const held = refused ? allowed.filter((id) => !refused.some((refusal) => refusal.policy === id)) : allowed;
-  return {
-    ...(held.length > 0 && { allowed: held }),
-    ...(refused && { refused }),
-    ...(findings && { findings }),
-  };
-}
-
-/** `an e-mail address at $.note` — kinds and places, never values. */
-function describeFindings(findings: readonly GuardrailFinding[], action: McpGuardrailAction): string {
-  return findings
-    .filter((finding) => finding.action === action)
-    .map((finding) => `${finding.detector} at ${finding.path}`)
-    .join(', ');
 }

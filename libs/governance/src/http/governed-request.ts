@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { McpPrincipal } from '#libs/core';
 import type { AuditGovernance, GuardrailFinding } from '#libs/security';
-import type { GovernedCall } from '../mcp-governance';
+import type { GovernedCall } from '../governance-verdicts';
 import type { PolicyRefusal } from '../policies/policy-set';
 
 /** What the guard and the interceptor read and write of a request, whichever platform made it. */

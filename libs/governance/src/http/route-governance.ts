@@ -6,7 +6,8 @@ import { isMcpRestRequest, type McpPrincipal } from '#libs/core';
 import { AuditTrail, sensitiveFieldsOf, type GuardrailFinding } from '#libs/security';
 import { GovernanceMessages } from '../messages/governance.messages';
 import { MCP_GOVERNANCE } from '../governance.token';
-import type { CallVerdict, McpGovernance } from '../mcp-governance';
+import type { CallVerdict } from '../governance-verdicts';
+import type { McpGovernance } from '../mcp-governance';
 import type { PolicyRefusal } from '../policies/policy-set';
 import {
   ANONYMOUS,

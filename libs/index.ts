@@ -115,7 +115,7 @@ export type {
   McpRestApiOptions,
   RestRemoteCredentials,
 } from '#libs/rest';
-export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/rest';
+export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/core';
 
 // The gateway: upstream MCP servers in the catalog
 export { McpGateway, UPSTREAM_META_KEY } from '#libs/gateway';
@@ -188,6 +188,9 @@ export type { McpDownstreamUse, McpDownstreamCredentialMode } from '#libs/core';
 export {
   McpPolicy,
   McpGovernance,
+  // The same policies and guardrails on the app's own HTTP routes
+  McpGovernanceGuard,
+  McpGovernanceInterceptor,
   McpPolicyTester,
   BUILTIN_DETECTORS,
   MCP_POLICY_STORE,

@@ -31,6 +31,22 @@ describe('the desk governance', () => {
       });
   });
 
+  it('governs what sets a priority, whatever it is called: an update too, and no search', () => {
+    const agent = { roles: ['agent'] };
+    expect(policies.may(agent, 'updateTicket', { ticketId: 'T-2001', priority: 'urgent' })).toBe(false);
+    expect(policies.may({ roles: ['lead'] }, 'updateTicket', { ticketId: 'T-2001', priority: 'urgent' })).toBe(true);
+    // A read that filters on it is not a write of it.
+    expect(policies.may(agent, 'search_tickets', { priority: 'urgent' })).toBe(true);
+    expect(
+      policies.decide({
+        principal: agent,
+        tool: 'listTickets',
+        args: { priority: 'urgent' },
+        annotations: { readOnlyHint: true },
+      }),
+    ).toMatchObject({ allowed: true });
+  });
+
   it("keeps a customer's agent to that customer's tickets", () => {
     const agent = { roles: ['agent'], claims: { tenant: 'C-1002' } };
     expect(policies.may(agent, 'search_tickets', { customerId: 'C-1002' })).toBe(true);

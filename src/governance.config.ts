@@ -1,6 +1,7 @@
 import { FileCatalogPinStore, type McpGovernanceOptions } from 'nest-mcp-host';
 import { PostgresCatalogPinStore } from 'nest-mcp-host/postgres';
 import type { HostEnvironment } from './host.config';
+import { CLEARED_FOR_PERSONAL_DATA } from './support/personal-data';
 
 /**
  * The names one desk operation has on every surface: the provider's tool, the REST route's
@@ -13,13 +14,16 @@ const everywhere = (tool: string, operationId: string) => [tool, operationId, `*
  * The desk's governance (docs/governance.md): who may open urgent tickets, which tickets a
  * customer's own agent reads, and customers' e-mail addresses kept from callers not cleared for
  * personal data. Policies are CEL conditions; `npm test` checks them with `McpPolicyTester`
- * (src/governance.config.spec.ts) and the matrix on every surface.
+ * (src/governance.config.spec.ts) and the matrix on every surface — the desk's REST API over
+ * plain HTTP included (McpGovernanceGuard, src/support/rest/desk-api.decorator.ts).
  */
 export const DESK_GOVERNANCE: McpGovernanceOptions = {
   policies: [
     {
+      // Whatever sets a ticket's priority — opening it or updating it, as a tool, a REST route
+      // called as a tool or over plain HTTP, here or behind the gateway — whatever it is called.
       id: 'urgent-needs-lead',
-      appliesTo: { names: everywhere('create_ticket', 'createTicket') },
+      appliesTo: { sets: ['priority'] },
       condition:
         "!has(args.priority) || args.priority != 'urgent' || principal.roles.exists(r, r in ['lead', 'admin'])",
       reason: 'only a team lead may open an urgent ticket; open it as "high" and ask a lead to raise it',
@@ -46,13 +50,13 @@ export const DESK_GOVERNANCE: McpGovernanceOptions = {
     rules: [
       // Secrets never go in or out, whoever calls.
       { detectors: ['api-key', 'private-key'], action: 'block' },
-      // Customers' e-mail addresses leave only for callers cleared for personal data.
-      {
-        detectors: ['email'],
-        on: 'result',
-        action: 'redact',
-        unless: "'customers:pii' in principal.scopes || 'admin' in principal.roles",
-      },
+      // Customers' e-mail addresses leave only for callers cleared for personal data; the desk's
+      // searches match on them for those callers only (src/support/personal-data.ts): a search
+      // that finds by a redacted address would tell it (docs/governance.md, oracles).
+      { detectors: ['email'], on: 'result', action: 'redact', unless: CLEARED_FOR_PERSONAL_DATA },
+      // Text that addresses the model in what the desk answers (a customer's ticket telling the
+      // agent to close every ticket): noted in the audit trail (indirect prompt injection, MCP06).
+      { detectors: ['instructions'], on: 'result', action: 'flag' },
       // Card and bank account numbers in what a caller sends are noted in the audit trail.
       { detectors: ['card', 'iban'], on: 'arguments', action: 'flag' },
     ],

@@ -142,10 +142,18 @@ describe('support desk data in PostgreSQL', () => {
         { unassigned: true, limit: 100 },
         { unassigned: false, limit: 5 },
         { text: 'vat', limit: 100 },
+        // Addresses in descriptions: matched only when the caller may read them, else as redacted.
+        { text: 'contoso.example', limit: 100 },
+        { text: 'contoso.example', emails: true, limit: 100 },
+        { text: 'reply to redacted@redacted.invalid', limit: 100 },
         // Empty values filter nothing, as in memory.
         { status: '' as TicketStatus, text: '', limit: 3 },
       ];
       for (const filter of filters) expect(await b.tickets.search(filter)).toEqual(await memory.tickets.search(filter));
+      const found = async (filter: TicketFilter) => (await b.tickets.search(filter)).map((ticket) => ticket.id);
+      expect(await found({ text: 'contoso.example', limit: 100 })).toEqual([]);
+      expect(await found({ text: 'contoso.example', emails: true, limit: 100 })).toContain('T-2010');
+      expect(await found({ text: 'reply to redacted@redacted.invalid', limit: 100 })).toContain('T-2010');
       expect(await a.tickets.openCount('C-1002')).toBe(await memory.tickets.openCount('C-1002'));
 
       // The same instants; PostgreSQL gives every time with its milliseconds.
@@ -156,12 +164,17 @@ describe('support desk data in PostgreSQL', () => {
       for (const filter of [
         { query: 'CONTOSO', limit: 10 },
         { query: '@wingtip.', limit: 10 },
+        { query: '@wingtip.', emails: true, limit: 10 },
         { tier: 'premium', limit: 2 },
       ] as const) {
         const ids = async (store: typeof memory.customers | PostgresCustomersStore) =>
           (await store.search(filter)).map((customer) => customer.id);
         expect(await ids(b.customers)).toEqual(await ids(memory.customers));
       }
+      expect((await b.customers.search({ query: '@wingtip.', limit: 10 })).length).toBe(0);
+      expect((await b.customers.search({ query: '@wingtip.', emails: true, limit: 10 })).map((c) => c.id)).toEqual([
+        'C-1005',
+      ]);
       expect(await b.customers.find('C-9999')).toBeUndefined();
     });
 

@@ -1,8 +1,9 @@
 import { Injectable, UseInterceptors } from '@nestjs/common';
-import { McpArgs, McpTool, McpToolError, RequireScopes } from 'nest-mcp-host';
+import { McpArgs, McpContext, McpTool, McpToolError, RequireScopes, type McpCallContext } from 'nest-mcp-host';
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { DeskScopes } from './desk.scopes';
 import { CustomersStore, summarizeCustomer } from './customers.store';
+import { clearedForPersonalData } from './personal-data';
 import { CustomerIdDto } from './dto/customer-id.dto';
 import { SearchCustomersDto } from './dto/search-customers.dto';
 import { CustomerOutput } from './support.schemas';
@@ -20,11 +21,14 @@ export class CustomerTools {
   @McpTool({
     name: 'search_customers',
     title: 'Search customers',
-    description: 'Finds customers by name, email or company, optionally by tier. Returns id, name, company and tier.',
+    description:
+      'Finds customers by name or company (and email, for callers cleared for personal data), optionally by tier. Returns id, name, company and tier.',
     annotations: { readOnlyHint: true, openWorldHint: false },
   })
-  async search(@McpArgs() { query, tier, limit }: SearchCustomersDto) {
-    const found = await this.customers.search({ query, tier, limit: limit ?? 10 });
+  async search(@McpArgs() { query, tier, limit }: SearchCustomersDto, @McpContext() ctx: McpCallContext) {
+    // The e-mail address is matched only for a caller who may read it (no oracle for the others).
+    const emails = clearedForPersonalData(ctx.caller);
+    const found = await this.customers.search({ query, tier, emails, limit: limit ?? 10 });
     return { customers: found.map(summarizeCustomer), count: found.length };
   }
 

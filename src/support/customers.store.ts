@@ -10,8 +10,15 @@ export function summarizeCustomer({ id, name, company, tier }: Customer): Custom
 }
 
 export interface CustomerFilter {
-  /** Words in the name, email or company (any case). */
+  /** Words in the name or company, and in the e-mail address when `emails` is set (any case). */
   query?: string;
+  /**
+   * Match the query on e-mail addresses too: only for a caller cleared for personal data — for
+   * anyone else, a search that finds a customer by its address tells what the address holds, one
+   * character at a time (`clearedForPersonalData`).
+   * @default false
+   */
+  emails?: boolean;
   tier?: CustomerTier;
   limit: number;
 }

@@ -17,7 +17,11 @@ export class InMemoryCustomersStore extends CustomersStore {
     const query = filter.query?.toLowerCase();
     return [...this.customers.values()]
       .filter((c) => !filter.tier || c.tier === filter.tier)
-      .filter((c) => !query || [c.name, c.email, c.company].some((field) => field.toLowerCase().includes(query)))
+      .filter(
+        (c) =>
+          !query ||
+          [c.name, c.company, ...(filter.emails ? [c.email] : [])].some((field) => field.toLowerCase().includes(query)),
+      )
       .slice(0, filter.limit)
       .map((customer) => ({ ...customer }));
   }

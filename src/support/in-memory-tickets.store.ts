@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TicketClosedError } from './errors/ticket-closed.error';
 import { TicketNotFoundError } from './errors/ticket-not-found.error';
+import { withoutEmails } from './personal-data';
 import { SEED_TICKETS } from './support.seed';
 import type { Ticket } from './support.types';
 import {
@@ -38,7 +39,13 @@ export class InMemoryTicketsStore extends TicketsStore {
       .filter((t) => !filter.customerId || t.customerId === filter.customerId)
       .filter((t) => !filter.assignee || t.assignee === filter.assignee)
       .filter((t) => filter.unassigned === undefined || (t.assignee === null) === filter.unassigned)
-      .filter((t) => !text || `${t.subject} ${t.description}`.toLowerCase().includes(text))
+      .filter(
+        (t) =>
+          !text ||
+          searchable(t, filter.emails === true)
+            .toLowerCase()
+            .includes(text),
+      )
       .slice(0, filter.limit);
   }
 
@@ -107,4 +114,10 @@ export class InMemoryTicketsStore extends TicketsStore {
     if (ticket.status === 'closed') throw new TicketClosedError(id, action);
     return ticket;
   }
+}
+
+/** What a text search reads of a ticket: its addresses as the caller sees them. */
+function searchable(ticket: Ticket, emails: boolean): string {
+  const text = `${ticket.subject} ${ticket.description}`;
+  return emails ? text : withoutEmails(text);
 }

@@ -21,6 +21,11 @@ function fakeContext(): McpCallContext & { logged: unknown[] } {
   };
 }
 
+/** A reader's call (not cleared for personal data). */
+const reader = {
+  caller: { id: 'reader', scopes: ['tickets:read'], roles: [], claims: {} },
+} as unknown as McpCallContext;
+
 describe('TicketTools', () => {
   let tools: TicketTools;
   let store: TicketsStore;
@@ -60,7 +65,7 @@ describe('TicketTools', () => {
 
   describe('search_tickets', () => {
     it('combines the filters and returns a summary of each ticket', async () => {
-      expect(await tools.search({ status: 'pending', assignee: 'tom.becker' })).toEqual({
+      expect(await tools.search({ status: 'pending', assignee: 'tom.becker' }, reader)).toEqual({
         tickets: [
           {
             id: 'T-2002',
@@ -74,7 +79,7 @@ describe('TicketTools', () => {
         count: 1,
       });
       expect(
-        (await tools.search({ priority: 'urgent', customerId: 'C-1008' })).tickets.map((ticket) => ticket.id),
+        (await tools.search({ priority: 'urgent', customerId: 'C-1008' }, reader)).tickets.map((ticket) => ticket.id),
       ).toEqual(['T-2016']);
     });
 
@@ -85,8 +90,20 @@ describe('TicketTools', () => {
         description: 'The twenty-first ticket.',
         priority: 'low',
       });
-      expect((await tools.search({})).count).toBe(20);
-      expect((await tools.search({ limit: 2 })).tickets.map((ticket) => ticket.id)).toEqual(['T-2001', 'T-2002']);
+      expect((await tools.search({}, reader)).count).toBe(20);
+      expect((await tools.search({ limit: 2 }, reader)).tickets.map((ticket) => ticket.id)).toEqual([
+        'T-2001',
+        'T-2002',
+      ]);
+    });
+    it('matches the e-mail addresses in descriptions only for a caller cleared for personal data', async () => {
+      // T-2010's description carries its customer's address (support.seed.ts).
+      const ids = async (text: string, ctx: McpCallContext) =>
+        (await tools.search({ text }, ctx)).tickets.map((ticket) => ticket.id);
+      expect(await ids('bruno@contoso', reader)).toEqual([]);
+      expect(await ids('Reply to redacted@', reader)).toEqual(['T-2010', 'T-2020']); // as the reader reads them
+      const admin = { caller: { id: 'admin', scopes: [], roles: ['admin'], claims: {} } } as unknown as McpCallContext;
+      expect(await ids('bruno@contoso', admin)).toEqual(['T-2010']);
     });
   });
 

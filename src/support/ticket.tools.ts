@@ -3,6 +3,7 @@ import { McpArgs, McpContext, McpTool, McpToolError, type McpCallContext, Requir
 import { CallTimingInterceptor } from './call-timing.interceptor';
 import { DeskScopes } from './desk.scopes';
 import { CustomersStore } from './customers.store';
+import { clearedForPersonalData } from './personal-data';
 import { TicketClosedError } from './errors/ticket-closed.error';
 import { TicketNotFoundError } from './errors/ticket-not-found.error';
 import { AddCommentDto } from './dto/add-comment.dto';
@@ -34,8 +35,10 @@ export class TicketTools {
     // On the command line: `npm run -s desk -- call search_tickets -s open --priority high`.
     cli: { aliases: { status: '-s', priority: '-p' } },
   })
-  async search(@McpArgs() { limit, ...filter }: SearchTicketsDto) {
-    const found = await this.tickets.search({ ...filter, limit: limit ?? 20 });
+  async search(@McpArgs() { limit, ...filter }: SearchTicketsDto, @McpContext() ctx: McpCallContext) {
+    // Addresses in descriptions are matched only for a caller who may read them (no oracle for the others).
+    const emails = clearedForPersonalData(ctx.caller);
+    const found = await this.tickets.search({ ...filter, emails, limit: limit ?? 20 });
     return { tickets: found.map(summarizeTicket), count: found.length };
   }
 

@@ -8,7 +8,15 @@ export interface TicketFilter {
   assignee?: string;
   /** `true`: only tickets no agent is assigned to; `false`: only assigned ones. */
   unassigned?: boolean;
+  /** Words in the subject or description (any case). */
   text?: string;
+  /**
+   * Match `text` on the e-mail addresses in descriptions too: only for a caller cleared for
+   * personal data — for anyone else an address reads as the guardrail redacts it, so that a search
+   * cannot tell what it holds (`clearedForPersonalData`).
+   * @default false
+   */
+  emails?: boolean;
   limit: number;
 }
 

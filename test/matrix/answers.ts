@@ -6,6 +6,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
  * - `error`: a JSON-RPC error (an unknown tool, a protocol refusal);
  * - `refused`: a refusal before any MCP message was read (an HTTP status);
  * - `exit`: a command line's exit code and what it printed;
+ * - `http`: what one of the app's routes answered a plain HTTP request past its authentication
+ *   (its status and JSON body: the route's own, or governance's refusal);
  * - `cancelled`: no answer, the caller having cancelled (as the protocol says).
  */
 export type Answer =
@@ -13,6 +15,7 @@ export type Answer =
   | { kind: 'error'; code: number; message: string; data?: unknown }
   | { kind: 'refused'; status: number; message: string }
   | { kind: 'exit'; code: number; stdout: string; stderr: string }
+  | { kind: 'http'; status: number; body: Record<string, unknown> }
   | { kind: 'cancelled' };
 
 /** A tool result as an answer: its first text (every desk result has one). */

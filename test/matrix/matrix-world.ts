@@ -168,7 +168,7 @@ export class MatrixWorld {
     return join(this.dir, `${name}.jsonl`);
   }
 
-  /** Every record of a host's trail, as written so far. */
+  /** Every record of a host's trail, as written so far (whole lines). */
   trail(name: string): AuditRecord[] {
     let text: string;
     try {
@@ -176,7 +176,9 @@ export class MatrixWorld {
     } catch {
       return [];
     }
+    // A record is whole once its line ends: the last one may be read while the host writes it.
     return text
+      .slice(0, text.lastIndexOf('\n') + 1)
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as AuditRecord);

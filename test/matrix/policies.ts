@@ -290,6 +290,14 @@ const ARGUMENTS: Policy = {
   async run(surface, world) {
     const { call, named } = surface.entries.invalid;
     const answer = await withSession(surface, world, 'caller', (session) => session.call(call));
+    if (answer.kind === 'http') {
+      // The route's own validation: 400, one message per argument (the route never ran). A refusal
+      // nothing but the route's validation decided is the HTTP server's to log, not the trail's.
+      expect(answer.status).toBe(400);
+      const messages = answer.body.message as string[];
+      for (const name of named) expect(messages.some((message) => message.includes(name))).toBe(true);
+      return;
+    }
     const text = answer.kind === 'exit' ? printed(answer) : answer.kind === 'result' ? answer.text : '';
     if (answer.kind === 'exit') expect(answer.code).toBe(2);
     else expect(answer).toMatchObject({ kind: 'result', isError: true });
@@ -308,7 +316,7 @@ const PEM = '-----BEGIN PRIVATE KEY-----';
 
 /**
  * A refusal before anything ran, saying `text`: a JSON-RPC error (`-32602`), `call_tool`'s own error
- * result, or the command line's refusal (exit 3).
+ * result, the command line's refusal (exit 3), or a route's 403 / 422.
  */
 function expectRefused(answer: Answer, text: string): void {
   switch (answer.kind) {
@@ -330,6 +338,13 @@ function expectRefused(answer: Answer, text: string): void {
         printed: expect.stringContaining(text),
       });
       return;
+    case 'http':
+      // A policy's refusal is a 403, a guardrail's a 422: the body says which, and why.
+      expect({ refused: [403, 422].includes(answer.status), message: answer.body.message }).toEqual({
+        refused: true,
+        message: expect.stringContaining(text),
+      });
+      return;
     default:
       throw new Error(`expected a refusal saying ${text}, got ${JSON.stringify(answer)}`);
   }
@@ -337,6 +352,10 @@ function expectRefused(answer: Answer, text: string): void {
 
 /** The structured result of a call that succeeded, whichever way it was printed. */
 function structuredOf(answer: Answer): Record<string, unknown> {
+  if (answer.kind === 'http') {
+    expect(answer.status).toBe(200);
+    return answer.body;
+  }
   expectSucceeded(answer);
   if (answer.kind === 'exit') {
     // `--output json` prints the result's JSON: its structured content, else the value its text holds.

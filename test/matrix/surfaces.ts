@@ -83,9 +83,10 @@ export interface Surface {
   /**
    * What it reaches: a provider's tool, a REST route of the app, an operation of another API,
    * another server's tool, a tool through `call_tool`, a tool as an MCP Apps view calls it (its
-   * client renders views: app-only tools are its too).
+   * client renders views: app-only tools are its too), or a REST route of the app as a plain HTTP
+   * client calls it (no MCP at all).
    */
-  readonly reaches: 'tool' | 'rest-route' | 'rest-api' | 'upstream' | 'call_tool' | 'view';
+  readonly reaches: 'tool' | 'rest-route' | 'rest-api' | 'upstream' | 'call_tool' | 'view' | 'http-route';
   /** The trail its calls are recorded in (the host that admitted them), and where they went on to. */
   readonly trail: string;
   readonly onwardTrail?: string;
@@ -786,10 +787,94 @@ const CLI: Surface = {
   recover: async () => undefined,
 };
 
+/** How a plain HTTP client calls each operation of the desk's REST API the matrix's cells use. */
+const ROUTES: Record<string, (args: Record<string, unknown>) => { method: string; path: string; body?: unknown }> = {
+  listCustomers: (args) => ({ method: 'GET', path: `/api/customers?${new URLSearchParams(args as never)}` }),
+  getCustomer: ({ customerId }) => ({ method: 'GET', path: `/api/customers/${String(customerId)}` }),
+  listTickets: (args) => ({ method: 'GET', path: `/api/tickets?${new URLSearchParams(args as never)}` }),
+  getTicket: ({ ticketId }) => ({ method: 'GET', path: `/api/tickets/${String(ticketId)}` }),
+  createTicket: (args) => ({ method: 'POST', path: '/api/tickets', body: args }),
+  closeTicket: ({ ticketId, ...body }) => ({ method: 'POST', path: `/api/tickets/${String(ticketId)}/close`, body }),
+  exportTicketReport: (args) => ({ method: 'GET', path: `/api/reports/tickets?${new URLSearchParams(args as never)}` }),
+};
+
+/**
+ * The desk's REST API called as any HTTP client calls it — no MCP client, no bridge: `fetch` with
+ * the matrix's API keys, against the routes under `/api` (src/support/rest), where the desk's
+ * authentication (`DeskApiGuard`) and governance (`McpGovernanceGuard`, `McpGovernanceInterceptor`)
+ * decide. A refusal before the route (401) is `refused`; every other answer is `http`.
+ */
+const PLAIN_REST: Surface = {
+  id: 'http-route',
+  transport: 'http',
+  era: '-',
+  mode: '-',
+  platform: 'express',
+  reaches: 'http-route',
+  trail: 'desk',
+  client: null,
+  principal: (role) => principalOf(role, 'http-route'),
+  entries: restEntries(),
+  withoutCredential: 'refused',
+  notApplicable: {
+    hidden:
+      "an HTTP API's routes are listed in its OpenAPI document for anyone who asks (/docs-json): a route the key may not use answers 403 naming the scope it lacks (DeskApiGuard), before anything runs — nothing is hidden",
+    approval:
+      "the REST API holds nothing for a person: HTTP has no way to ask one, and its callers are applications acting for someone, whose own screens ask; what an agent holding a key could do there is an open threat of the REST bridge's section",
+    throttling:
+      "a route is throttled per client address (@nestjs/throttler's own tracker), not per principal: the matrix's callers share one loopback address with the REST bridge's calls of the same routes, so a cell could not count its own calls",
+    cancellation:
+      'a plain HTTP request is no MCP call: the client that goes away stops the report (its route listens for the abandoned request), and nothing records a route request that governance had nothing to say about',
+    audit:
+      "the trail records a plain HTTP request only when governance refused it or a guardrail found something (the governance cell checks those records); the rest is the HTTP server's access log",
+    shutdown:
+      "no MCP call runs: the drain and its answer that the host is shutting down are for MCP calls; an HTTP request in flight at SIGTERM is the HTTP server's to end",
+  },
+  open: async (world, role) => {
+    const base = world.host('desk').base;
+    const headers = await credentialOf(world, 'http-route', role);
+    return {
+      list: async () => {
+        const document = (await (await fetch(`${base}/docs-json`)).json()) as {
+          paths: Record<string, Record<string, { operationId?: string }>>;
+        };
+        return Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => op.operationId ?? ''));
+      },
+      call: async ({ name, args }, options) => {
+        const route = ROUTES[name];
+        if (!route) throw new Error(`the matrix calls no route for ${name}`);
+        const { method, path, body } = route(args);
+        try {
+          const response = await fetch(`${base}${path}`, {
+            method,
+            headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
+            ...(body !== undefined && { body: JSON.stringify(body) }),
+            signal: options?.signal,
+          });
+          const answered = (await response.json()) as Record<string, unknown>;
+          if (response.status === 401) return { kind: 'refused', status: 401, message: String(answered.message ?? '') };
+          return { kind: 'http', status: response.status, body: answered };
+        } catch (error) {
+          if (options?.signal?.aborted) return { kind: 'cancelled' };
+          throw error;
+        }
+      },
+      terminate: async () => undefined,
+      close: async () => undefined,
+    };
+  },
+  ticket: async () => 'T-2003',
+  approvals: () => {
+    throw new Error('the REST API holds no call for approval');
+  },
+  recover: async () => undefined,
+};
+
 /**
  * Every surface of the matrix: each transport and era, both HTTP platforms, and each way a call
  * reaches something else than a provider's tool (a REST route, another REST API, another MCP
- * server, the tool search's `call_tool`, an MCP Apps view — on both platforms).
+ * server, the tool search's `call_tool`, an MCP Apps view — on both platforms), and the app's
+ * REST routes called as a plain HTTP client calls them.
  */
 export const SURFACES: readonly Surface[] = [
   hostSurface({
@@ -865,6 +950,7 @@ export const SURFACES: readonly Surface[] = [
     reaches: 'rest-route',
     entries: restEntries(),
   }),
+  PLAIN_REST,
   hostSurface({
     id: 'rest-api',
     ticket: 'T-2001',

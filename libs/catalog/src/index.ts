@@ -12,6 +12,7 @@ export {
   OPEN_ACCESS,
   type RegisteredHandler,
   type McpEntryOrigin,
+  type RouteHandler,
   type ArgsBinding,
   type AccessRequirements,
 } from './handlers/registered-handler.interface';

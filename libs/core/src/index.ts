@@ -76,6 +76,7 @@ export {
 export { optionChecks, URL_PATH, type OptionReport } from './options/option-checks';
 export { readCacheOption, type McpCacheHints } from './options/cache-option';
 export { httpPlatformOf } from './platform/http-platform-of';
+export { MCP_REST_REQUEST, isMcpRestRequest } from './platform/mcp-rest-request';
 export {
   type HttpPlatform,
   type HttpAdapter,

@@ -1,4 +1,5 @@
 import type { Provider } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
 import { MCP_GOVERNANCE_OPTIONS, type GovernanceOptions } from './governance.options';
@@ -30,8 +31,9 @@ export const GOVERNANCE_PROVIDERS: Provider[] = [
       resources: ResourceRegistry,
       store: GovernancePolicyStore,
       pins: CatalogPins | undefined,
-      trail?: AuditTrail,
-    ) => (options ? new McpGovernance(options, tools, prompts, resources, store, pins, trail) : undefined),
+      trail: AuditTrail | undefined,
+      modules: ModulesContainer,
+    ) => (options ? new McpGovernance(options, tools, prompts, resources, store, pins, trail, modules) : undefined),
     inject: [
       MCP_GOVERNANCE_OPTIONS,
       ToolRegistry,
@@ -40,6 +42,7 @@ export const GOVERNANCE_PROVIDERS: Provider[] = [
       MCP_POLICY_STORE,
       CatalogPins,
       { token: AuditTrail, optional: true },
+      ModulesContainer,
     ],
   },
   // The engine's way to it (see MCP_GOVERNANCE).

@@ -9,15 +9,11 @@ export {
 } from './governance.options';
 export { GOVERNANCE_PROVIDERS } from './governance.providers';
 export { MCP_GOVERNANCE, InjectGovernance } from './governance.token';
-export {
-  PIN_POLICY_ID,
-  McpGovernance,
-  type GovernedCall,
-  type CallVerdict,
-  type ResultVerdict,
-  type ListCaller,
-} from './mcp-governance';
+export { PIN_POLICY_ID, McpGovernance } from './mcp-governance';
+export type { GovernedCall, CallVerdict, PolicyReading, ResultVerdict, ListCaller } from './governance-verdicts';
 export { McpPolicy, MCP_POLICIES_METADATA } from './policies/mcp-policy.decorator';
+export { McpGovernanceGuard } from './http/mcp-governance.guard';
+export { McpGovernanceInterceptor } from './http/mcp-governance.interceptor';
 export type {
   McpPolicyDefinition,
   McpPolicyScope,

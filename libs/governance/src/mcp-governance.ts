@@ -1,20 +1,17 @@
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { PromptRegistry, ResourceRegistry, ToolRegistry, type RegisteredHandler } from '#libs/catalog';
-import {
-  McpStartupError,
-  type McpCallKind,
-  type McpDiagnostic,
-  type McpPrincipal,
-  type McpTransportKind,
-} from '#libs/core';
-import { AuditTrail, type AuditGovernance, type GuardrailFinding } from '#libs/security';
+import { McpStartupError, type McpCallKind, type McpDiagnostic, type McpPrincipal } from '#libs/core';
+import { AuditTrail } from '#libs/security';
 import { GovernanceMessages } from './messages/governance.messages';
 import { InjectGovernanceOptions, type GovernanceOptions } from './governance.options';
 import { rulesOf, type CompiledRule } from './guardrails/guardrail-compiler';
-import { armDetector, scanValue, type ArmedDetector } from './guardrails/guardrail-scanner';
-import type { McpGuardrailAction } from './guardrails/mcp-detector.interface';
+import { scanValue, type ArmedDetector } from './guardrails/guardrail-scanner';
+import { armed, planOf, type ArmedPlan } from './guardrails/armed-plan';
+import { describeFindings, governanceOf } from './governance-audit';
+import type { CallVerdict, GovernedCall, ListCaller, PolicyReading, ResultVerdict } from './governance-verdicts';
 import type { CompiledPolicy } from './policies/compiled-policy';
-import { policiesOn } from './policies/mcp-policy.decorator';
+import { declaredPolicies } from './policies/declared-policies';
 import type { McpPolicyDefinition } from './policies/mcp-policy.interface';
 import {
   celValueOf,
@@ -25,68 +22,13 @@ import {
   plainPrincipal,
   principalValue,
 } from './policies/policy-bindings';
-import { compilePolicies, type PolicySource } from './policies/policy-compiler';
+import { compilePolicies } from './policies/policy-compiler';
 import { decide, enforced, PolicySet, type PolicyRefusal } from './policies/policy-set';
 import { InjectPolicyStore, type GovernancePolicyStore, type PolicyReplacement } from './store/policy-store';
 import { CatalogPins } from './pins/catalog-pins';
 
 /** The policy id a quarantined definition's refusal is audited under. */
 export const PIN_POLICY_ID = 'catalog-pin';
-
-/** A call of a catalog entry, as governance sees it. */
-export interface GovernedCall {
-  readonly principal: McpPrincipal;
-  readonly client: { name: string; version: string } | undefined;
-  readonly transport: McpTransportKind;
-  readonly kind: McpCallKind;
-  readonly entry: RegisteredHandler;
-  readonly args: unknown;
-}
-
-/** What governance decided about a call before it runs. */
-export type CallVerdict =
-  /** It goes on, with these arguments (redacted by a guardrail, or as sent). */
-  | {
-      readonly kind: 'allowed';
-      readonly args: unknown;
-      readonly audit: AuditGovernance | undefined;
-      /** The arguments as the audit record may keep them: every finding replaced (absent: nothing found). */
-      readonly recorded?: unknown;
-    }
-  /** A policy that does not read the arguments refused: answered as for an entry that does not exist. */
-  | { readonly kind: 'hidden'; readonly audit: AuditGovernance }
-  /** A policy on the arguments, or a guardrail, refused. */
-  | {
-      readonly kind: 'refused';
-      readonly message: string;
-      readonly audit: AuditGovernance;
-      readonly recorded?: unknown;
-    };
-
-/** What governance made of a result. */
-export type ResultVerdict =
-  | {
-      readonly kind: 'passed';
-      readonly result: unknown;
-      /** Dry-run refusals of result policies. */
-      readonly refused: readonly PolicyRefusal[] | undefined;
-      readonly findings: readonly GuardrailFinding[] | undefined;
-    }
-  | {
-      readonly kind: 'withheld';
-      readonly message: string;
-      readonly refused: readonly PolicyRefusal[] | undefined;
-      readonly findings: readonly GuardrailFinding[] | undefined;
-    };
-
-/** The caller facts a list is filtered by. */
-export interface ListCaller {
-  readonly principal: McpPrincipal;
-  readonly client: { name: string; version: string } | undefined;
-  readonly transport: McpTransportKind;
-}
-
-const STRENGTH: Record<McpGuardrailAction, number> = { flag: 0, redact: 1, block: 2 };
 
 /**
  * Governance in the admission: the host's policies (module options, `@McpPolicy` on providers,
@@ -132,6 +74,7 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     @InjectPolicyStore() private readonly store: GovernancePolicyStore,
     @Optional() private readonly pins?: CatalogPins,
     @Optional() private readonly trail?: AuditTrail,
+    @Optional() private readonly modules?: ModulesContainer,
   ) {
     this.set = new PolicySet(this.compileModule(options.policies).policies);
     this.rules = options.guardrails?.rules ?? [];
@@ -159,21 +102,29 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     return this.version;
   }
 
-  /** Every policy in force, declared ones included, for the dashboard. */
-  describe(): { id: string; stage: string; dryRun: boolean; perCall: boolean; condition: string; reason: string }[] {
-    return this.set.policies.map((policy) => ({
-      id: policy.id,
-      stage: policy.stage,
-      dryRun: policy.dryRun,
-      perCall: policy.perCall,
-      condition: policy.definition.condition,
-      reason: policy.reason,
-    }));
+  /**
+   * The policies in force as the admin API shows them: the module's (`governance.policies`, or
+   * their replacement) each exactly as a replacement takes it — every field it was given,
+   * `appliesTo` included — so that posting back what was read changes nothing; and, apart, those
+   * declared with `@McpPolicy` (which a replacement does not touch), with where. `perCall` (it
+   * reads the arguments or the result) is read-only: a replacement may carry it back.
+   */
+  read(): { version: number; policies: PolicyReading[]; declared: (PolicyReading & { where: string })[] } {
+    const reading = (policy: CompiledPolicy): PolicyReading => ({ ...policy.definition, perCall: policy.perCall });
+    return {
+      version: this.version,
+      policies: this.set.policies.filter((policy) => !this.declared.includes(policy)).map(reading),
+      declared: this.declared.map((policy) => ({ ...reading(policy), where: policy.where })),
+    };
   }
 
   /** Compiles the policies declared with `@McpPolicy` (every problem at once), and loads a replacement made before this replica started. */
   async onApplicationBootstrap(): Promise<void> {
-    const { policies, diagnostics } = compilePolicies(this.declaredSources(), this.options.dryRun);
+    const sources = declaredPolicies(
+      [this.tools, this.prompts, this.resources.resources, this.resources.templates],
+      this.modules,
+    );
+    const { policies, diagnostics } = compilePolicies(sources, this.options.dryRun);
     if (diagnostics.length > 0) throw new McpStartupError(diagnostics);
     this.declared = policies;
     this.set = new PolicySet([...this.set.policies, ...policies]);
@@ -201,9 +152,23 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
         ok: false,
         diagnostics: [{ where: 'policies', problem: 'must be a list', fix: '{ "policies": [ … ] }' }],
       };
-    const { diagnostics } = this.compileModule(definitions);
+    // `perCall` is what a read adds (read-only): a replacement may carry it back, and it is dropped.
+    const readOnly: McpDiagnostic[] = [];
+    definitions = definitions.map((definition: unknown, index) => {
+      if (typeof definition !== 'object' || definition === null || !('perCall' in definition)) return definition;
+      const { perCall, ...rest } = definition as Record<string, unknown>;
+      if (typeof perCall !== 'boolean')
+        readOnly.push({
+          where: `governance.policies[${index}]`,
+          problem: '"perCall" (read-only) must be a boolean, as read',
+          fix: 'remove it: it is worked out from the condition',
+        });
+      return rest;
+    });
+    const { diagnostics } = this.compileModule(definitions as unknown[]);
+    diagnostics.push(...readOnly);
     const ids = new Set(this.declared.map((policy) => policy.id));
-    definitions.forEach((definition: { id?: unknown }, index) => {
+    (definitions as { id?: unknown }[]).forEach((definition, index) => {
       if (typeof definition?.id === 'string' && ids.has(definition.id))
         diagnostics.push({
           where: `policies[${index}]`,
@@ -254,20 +219,63 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     };
   }
 
-  /** The policies and guardrails on a call's arguments, in this order: who may use the entry, the arguments, the guardrails. */
+  /**
+   * The policies and guardrails on a call's arguments, in this order: a quarantined definition,
+   * who may use the entry, the guardrails on the arguments as sent, the policies on them.
+   * (The admission checks the arguments against the entry's schema between the guardrails and the
+   * policies: it calls `screenCall` and `decideCall` apart.)
+   */
   admitCall(call: GovernedCall): CallVerdict {
+    const screened = this.screenCall(call);
+    if (!screened) return this.decideCall(call, call.args);
+    return screened.kind === 'allowed' ? this.decideCall(call, screened.args, screened) : screened;
+  }
+
+  /**
+   * What is decided before a call's arguments are checked against the entry's schema: a
+   * quarantined definition, the policies that do not read the arguments (who may use the entry),
+   * then the guardrails on the arguments as sent (which may block them, or redact them: the call
+   * goes on with what they let through).
+   * @returns `undefined` when the call goes on with its arguments as sent and nothing to record yet
+   */
+  screenCall(call: GovernedCall): CallVerdict | undefined {
     // A quarantined definition (pinned catalogs): refused with what changed and how to approve it.
     const held = this.pins?.heldReason(call.kind, call.entry.key);
     if (held !== undefined)
       return { kind: 'refused', message: held, audit: { refused: [{ policy: PIN_POLICY_ID, reason: held }] } };
-    const { gate, call: onArgs, callIds, allowedAudit } = this.set.of(call.kind, call.entry);
+    const policies = this.set.of(call.kind, call.entry);
     let refused: PolicyRefusal[] | undefined;
-    if (gate.length > 0) {
-      const refusals = this.gateDecision(this.callerKey(call), call, call.kind, call.entry, gate);
+    if (policies.gate.length > 0) {
+      const refusals = this.gateDecision(this.callerKey(call), call, call.kind, call.entry, policies.gate);
       if (refusals) refused = [...refusals];
       if (enforced(refusals)) return { kind: 'hidden', audit: { refused: refused! } };
     }
-    if (onArgs.length > 0) {
+    const plan = this.rules.length > 0 ? this.detectorsFor(call, 'arguments') : undefined;
+    const scan = plan && plan.length > 0 ? scanValue(call.args, plan, 'arguments') : undefined;
+    if (!scan)
+      return refused
+        ? { kind: 'allowed', args: call.args, audit: governanceOf(policies.gateIds, refused, undefined) }
+        : undefined;
+    const audit = governanceOf(policies.gateIds, refused, scan.findings);
+    if (scan.blocked)
+      return {
+        kind: 'refused',
+        message: GovernanceMessages.argumentsBlocked(describeFindings(scan.findings, 'block')),
+        audit,
+        recorded: scan.scrubbed,
+      };
+    return { kind: 'allowed', args: scan.value, audit, recorded: scan.scrubbed };
+  }
+
+  /**
+   * The policies that read the arguments, on `args` — the arguments as checked against the entry's
+   * schema (a DTO's types), or as `screenCall` let them through — after what `screenCall` decided.
+   */
+  decideCall(call: GovernedCall, args: unknown, screened?: CallVerdict & { kind: 'allowed' }): CallVerdict {
+    const policies = this.set.of(call.kind, call.entry);
+    const earlier = screened?.audit;
+    let refused = earlier?.refused as PolicyRefusal[] | undefined;
+    if (policies.call.length > 0) {
       // Objects per replica, filled for the decision and emptied after: conditions run synchronously.
       // The plain ones first: CEL values (the arguments converted) are made only if CEL must decide.
       const plain = this.plain;
@@ -275,14 +283,14 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
       plain.client = plainClient(call.client);
       plain.transport = call.transport;
       plain.entry = plainEntry(call.kind, call.entry);
-      plain.args = call.args;
+      plain.args = args;
       let refusals: PolicyRefusal[] | undefined;
       try {
         refusals = decide(
-          onArgs,
+          policies.call,
           () => {
             const bindings = this.fill(this.scratch, call, call.kind, call.entry);
-            bindings.args = celValueOf(call.args);
+            bindings.args = celValueOf(args);
             return bindings;
           },
           plain,
@@ -297,31 +305,15 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
         return {
           kind: 'refused',
           message: GovernanceMessages.refused(refusal.policy, refusal.reason),
-          audit: { refused: refused! },
+          audit: governanceOf(policies.callIds, refused, earlier?.findings),
+          ...(screened?.recorded !== undefined && { recorded: screened.recorded }),
         };
     }
-    let args = call.args;
-    let findings: GuardrailFinding[] | undefined;
-    const plan = this.rules.length > 0 ? this.detectorsFor(call, 'arguments') : undefined;
-    if (plan && plan.length > 0) {
-      const scan = scanValue(args, plan, 'arguments');
-      if (scan) {
-        findings = scan.findings;
-        if (scan.blocked) {
-          const audit = governanceOf(callIds, refused, findings);
-          return {
-            kind: 'refused',
-            message: GovernanceMessages.argumentsBlocked(describeFindings(findings, 'block')),
-            audit,
-            recorded: scan.scrubbed,
-          };
-        }
-        args = scan.value;
-        return { kind: 'allowed', args, audit: governanceOf(callIds, refused, findings), recorded: scan.scrubbed };
-      }
-    }
-    const audit = refused ? governanceOf(callIds, refused, findings) : allowedAudit;
-    return { kind: 'allowed', args, audit };
+    const findings = earlier?.findings;
+    const audit = refused || findings ? governanceOf(policies.callIds, refused, findings) : policies.allowedAudit;
+    return screened?.recorded !== undefined
+      ? { kind: 'allowed', args, audit, recorded: screened.recorded }
+      : { kind: 'allowed', args, audit };
   }
 
   /** The result policies and guardrails on what an entry answered. */
@@ -382,43 +374,6 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     );
   }
 
-  /** `@McpPolicy` on the providers' methods and classes, once per method and per class. */
-  private declaredSources(): PolicySource[] {
-    const sources: PolicySource[] = [];
-    const seen = new Set<unknown>();
-    const entries: RegisteredHandler[] = [
-      ...this.tools.all(),
-      ...this.prompts.all(),
-      ...this.resources.resources.all(),
-      ...this.resources.templates.all(),
-    ];
-    for (const entry of entries) {
-      const method = (entry.hostClass.prototype as Record<string, unknown>)[entry.methodName];
-      if (!seen.has(method)) {
-        seen.add(method);
-        const own = policiesOn(method);
-        own.forEach((definition, index) =>
-          sources.push({
-            definition,
-            where: `${entry.where} @McpPolicy[${index}]`,
-            handler: { hostClass: entry.hostClass, methodName: entry.methodName },
-          }),
-        );
-      }
-      if (!seen.has(entry.hostClass)) {
-        seen.add(entry.hostClass);
-        policiesOn(entry.hostClass).forEach((definition, index) =>
-          sources.push({
-            definition,
-            where: `${entry.hostClass.name} @McpPolicy[${index}]`,
-            handler: { hostClass: entry.hostClass },
-          }),
-        );
-      }
-    }
-    return sources;
-  }
-
   /**
    * Who calls, as argument-independent conditions can tell callers apart: the principal (id,
    * scopes, roles, claims: made once per principal object), the client and the transport.
@@ -476,49 +431,4 @@ export class McpGovernance implements OnApplicationBootstrap, OnModuleDestroy {
     const bindings = this.bindings(call);
     return armed(plan.rules.filter((rule) => !rule.exempts || rule.scope.evaluate(bindings) !== true));
   }
-}
-
-/** The detectors of an entry's rules at one stage: armed once when no rule can exempt a caller. */
-interface ArmedPlan {
-  readonly rules: readonly CompiledRule[];
-  readonly exempting: boolean;
-  readonly detectors: readonly ArmedDetector[];
-}
-
-function planOf(rules: readonly CompiledRule[]): ArmedPlan {
-  const exempting = rules.some((rule) => rule.exempts);
-  return { rules, exempting, detectors: exempting ? [] : armed(rules) };
-}
-
-/** One armed detector per detector, with the strongest action of the rules that name it. */
-function armed(rules: readonly CompiledRule[]): ArmedDetector[] {
-  const strongest = new Map<string, { detector: CompiledRule['detectors'][number]; action: McpGuardrailAction }>();
-  for (const rule of rules)
-    for (const detector of rule.detectors) {
-      const known = strongest.get(detector.id);
-      if (!known || STRENGTH[rule.action] > STRENGTH[known.action])
-        strongest.set(detector.id, { detector, action: rule.action });
-    }
-  return [...strongest.values()].map(({ detector, action }) => armDetector(detector, action));
-}
-
-function governanceOf(
-  allowed: readonly string[],
-  refused: readonly PolicyRefusal[] | undefined,
-  findings: readonly GuardrailFinding[] | undefined,
-): AuditGovernance {
-  const held = refused ? allowed.filter((id) => !refused.some((refusal) => refusal.policy === id)) : allowed;
-  return {
-    ...(held.length > 0 && { allowed: held }),
-    ...(refused && { refused }),
-    ...(findings && { findings }),
-  };
-}
-
-/** `an e-mail address at $.note` — kinds and places, never values. */
-function describeFindings(findings: readonly GuardrailFinding[], action: McpGuardrailAction): string {
-  return findings
-    .filter((finding) => finding.action === action)
-    .map((finding) => `${finding.detector} at ${finding.path}`)
-    .join(', ');
 }

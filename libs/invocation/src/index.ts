@@ -1,5 +1,6 @@
 export { INVOCATION_PROVIDERS } from './invocation.providers';
 export { ToolInvoker } from './tool.invoker';
+export { InvalidArguments, type CheckedArguments } from './validation/checked-arguments';
 export {
   MCP_INVOCATION_OPTIONS,
   InjectInvocationOptions,

@@ -110,9 +110,18 @@ const callContext = (target: string, meta: Record<string, unknown> = {}): CallCo
 const text = (result: CallToolResult) =>
   result.content.map((block) => (block.type === 'text' ? block.text : `<${block.type}>`)).join('\n');
 
+type RestOf<F> = F extends (tool: never, args: never, ...rest: infer R) => unknown ? R : never;
+
 describe('ToolInvoker', () => {
   let moduleRef: TestingModule;
-  let invoker: ToolInvoker;
+  /** The invoker as the admission drives it: the arguments checked, then the call run with them. */
+  let invoker: {
+    invoke: (
+      tool: RegisteredTool,
+      args: unknown,
+      ...rest: RestOf<ToolInvoker['invoke']>
+    ) => ReturnType<ToolInvoker['invoke']>;
+  };
   let tools: ToolRegistry;
   let logged: jest.SpyInstance;
 
@@ -120,7 +129,8 @@ describe('ToolInvoker', () => {
 
   beforeAll(async () => {
     moduleRef = await invocationTestingModule([DeskTools]);
-    invoker = moduleRef.get(ToolInvoker);
+    const real = moduleRef.get(ToolInvoker);
+    invoker = { invoke: (tool, args, ...rest) => real.invoke(tool, real.check(tool, args), ...rest) };
     tools = moduleRef.get(ToolRegistry);
   });
 
@@ -344,11 +354,11 @@ describe('ToolInvoker', () => {
   });
 
   describe('redaction', () => {
-    it('removes secrets from results, in text and structured content alike', async () => {
+    it('hands a result over as the tool made it: governance screens it, then CallScope redacts it where it leaves', async () => {
       expect(await invoker.invoke(tool('leaky'), {}, callContext('leaky'))).toEqual({
         value: {
-          content: [{ type: 'text', text: '{"dsn":"postgres://desk:[REDACTED]@db:5432/desk"}' }],
-          structuredContent: { dsn: 'postgres://desk:[REDACTED]@db:5432/desk' },
+          content: [{ type: 'text', text: '{"dsn":"postgres://desk:s3cr3t@db:5432/desk"}' }],
+          structuredContent: { dsn: 'postgres://desk:s3cr3t@db:5432/desk' },
         },
       });
     });

@@ -15,6 +15,7 @@ import { errorTextOf, toCallToolResult, toolErrorResult } from './results/tool-r
 import { compileUndeclaredArguments, type UndeclaredArgumentsCheck } from './validation/undeclared-arguments';
 import { ownArguments } from './validation/own-arguments';
 import type { CompiledValidator } from './validation/validation-result';
+import { InvalidArguments, type CheckedArguments } from './validation/checked-arguments';
 import { ValidatorFactory } from './validation/validator.factory';
 
 /** A tool's validators, compiled once. */
@@ -71,24 +72,14 @@ export class ToolInvoker {
   }
 
   /**
-   * Runs one call of `tool`.
-   * @param confirm ask the user before running (see `ConfirmationGate`); the caller decides from
-   * the tool's `confirm` option and the host's policy.
-   * @returns the result to answer with and, when it is an error result, why the call failed:
-   * `invalid` arguments, `limited` (busy), `timeout`, `error` (a crash or output that breaks the
-   * schema), `denied`/`throttled`/`cancelled`, or `tool_error`. The first outcome wins: a call
-   * that timed out stays `timeout` however the tool ends afterwards.
-   * @throws JsonRpcError a protocol error the tool's pipeline threw
+   * Checks a call's arguments against `tool`'s schema, before anything decides on them (the
+   * admission runs it ahead of the policies that read them): arguments it does not declare,
+   * their types, the required ones, and the DTO made of them.
+   * @returns the arguments the tool runs with, or why they cannot be (an `InvalidArguments`)
    * @example
-   * const { value, failure } = await invoker.invoke(tool, { title: 'Printer jam' }, context);
+   * const checked = invoker.check(tool, { status: 'urgent' }); // InvalidArguments ["- status: must be one of open, pending, closed"]
    */
-  async invoke(
-    tool: RegisteredTool,
-    rawArgs: unknown,
-    context: CallContext,
-    confirm = false,
-    defaultTimeoutMs = 30_000,
-  ): Promise<Invocation<CallToolResult>> {
+  check(tool: RegisteredTool, rawArgs: unknown): CheckedArguments | InvalidArguments {
     const validators = this.validators.get(tool) ?? this.prepare(tool);
     let args: unknown = rawArgs ?? {};
     let issues: string[] | undefined;
@@ -99,7 +90,33 @@ export class ToolInvoker {
       if (validation.ok) args = validators.ownArguments ? ownArguments(validation.value) : validation.value;
       else issues = issues ? [...issues, ...validation.issues] : validation.issues;
     }
-    if (issues) return this.failed(toolErrorResult(InvocationMessages.invalidArguments(tool.name, issues)), 'invalid');
+    return issues ? new InvalidArguments(issues) : (args as CheckedArguments);
+  }
+
+  /**
+   * Runs one call of `tool` with the arguments `check` gave (invalid ones are answered so, and
+   * nothing runs).
+   * @param confirm ask the user before running (see `ConfirmationGate`); the caller decides from
+   * the tool's `confirm` option and the host's policy.
+   * @returns the result to answer with and, when it is an error result, why the call failed:
+   * `invalid` arguments, `limited` (busy), `timeout`, `error` (a crash or output that breaks the
+   * schema), `denied`/`throttled`/`cancelled`, or `tool_error`. The first outcome wins: a call
+   * that timed out stays `timeout` however the tool ends afterwards.
+   * @throws JsonRpcError a protocol error the tool's pipeline threw
+   * @example
+   * const { value, failure } = await invoker.invoke(tool, invoker.check(tool, { title: 'Printer jam' }), context);
+   */
+  async invoke(
+    tool: RegisteredTool,
+    checked: CheckedArguments | InvalidArguments,
+    context: CallContext,
+    confirm = false,
+    defaultTimeoutMs = 30_000,
+  ): Promise<Invocation<CallToolResult>> {
+    if (checked instanceof InvalidArguments)
+      return this.failed(toolErrorResult(InvocationMessages.invalidArguments(tool.name, checked.issues)), 'invalid');
+    const validators = this.validators.get(tool) ?? this.prepare(tool);
+    const args: unknown = checked;
     const limit = tool.options.maxConcurrency;
     const running = this.running.get(tool) ?? 0;
     if (limit !== undefined && running >= limit)
@@ -199,8 +216,8 @@ export class ToolInvoker {
     // An error result the tool made itself (`failed` redacts it), or one marked by the host's own
     // code (the confirmation gate's refusal, a REST route's 400).
     if (mapped.isError) return this.failed(mapped, markedCallFailure(returned) ?? 'tool_error');
-    // Secrets never leave in a result (content and structured content alike).
-    const result = this.options.redactor ? this.options.redactor.redactDeep(mapped) : mapped;
+    // Secrets are redacted from it where it leaves (`CallScope`), once governance has seen it as it is.
+    const result = mapped;
     if (!validators.output) return { value: result };
     if (result.structuredContent === undefined) {
       this.logger.error(`${tool.where} declares an output schema but returned no object`);

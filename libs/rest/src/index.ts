@@ -10,7 +10,7 @@ export type {
   RestToolDefinition,
 } from './openapi/rest-operation';
 export { runInProcess, type RestHttpAdapter, type InProcessRequestOptions } from './execution/in-process-request';
-export { MCP_REST_REQUEST, isMcpRestRequest } from './execution/mcp-rest-request';
+export { MCP_REST_REQUEST, isMcpRestRequest } from '#libs/core';
 export { runRemote, type RemoteRequestOptions } from './execution/remote-request';
 export type { RestRemoteCredentials } from './execution/remote-credentials';
 export { RemoteRequestError, type RemoteRequestFailure } from './execution/remote-request.error';

@@ -74,7 +74,7 @@ export class ToolMethods implements McpMethods {
       }
     }
     const call = await this.admission.admit(
-      { kind: 'tool', target: entry?.name ?? name, entry, args, notFound },
+      { kind: 'tool', target: entry?.name ?? name, entry, args, notFound, check: this.check },
       request,
       reply,
       note,
@@ -104,10 +104,19 @@ export class ToolMethods implements McpMethods {
         `Tool "${name}" must run as a task: add "task": {} to the params`,
       );
     const result = await this.calls.serve(call, (context) =>
-      this.invoker.invoke(tool, call.args, context, confirm, this.options.tools.timeoutMs),
+      this.invoker.invoke(
+        tool,
+        call.checked ?? this.check(tool, call.args),
+        context,
+        confirm,
+        this.options.tools.timeoutMs,
+      ),
     );
     return JSON.stringify(result);
   }
+
+  /** A tool's arguments against its schema, in the admission: before any policy reads them. */
+  private readonly check = (tool: RegisteredTool, args: unknown) => this.invoker.check(tool, args);
 
   /** The tool's own `confirm` option wins; otherwise the host's policy for destructive tools. */
   private needsConfirmation(tool: RegisteredTool): boolean {

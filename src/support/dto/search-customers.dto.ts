@@ -6,10 +6,11 @@ import { CUSTOMER_TIERS, type CustomerTier } from '../support.types';
 export class SearchCustomersDto {
   @JSONSchema({
     description:
-      'Text found in the name, email or company, case-insensitively, e.g. "contoso". Leave out to list customers.',
+      'Text found in the name or company (or the email, for callers cleared for personal data), case-insensitively, e.g. "contoso". Leave out to list customers.',
   })
   @ApiPropertyOptional({
-    description: 'Text found in the name, email or company, case-insensitively, e.g. "contoso".',
+    description:
+      'Text found in the name or company (or the email, for callers cleared for personal data), case-insensitively, e.g. "contoso".',
     maxLength: 100,
   })
   @IsOptional()

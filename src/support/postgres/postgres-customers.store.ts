@@ -20,16 +20,16 @@ export class PostgresCustomersStore extends CustomersStore {
   }
 
   async search(filter: CustomerFilter): Promise<Customer[]> {
-    // Any of name, email and company containing the query, in any case, as in memory.
+    // Any of name, company (and email, when the caller may see it) containing the query, in any case, as in memory.
     const { rows } = await this.database.query<CustomerRow>(
       `SELECT ${CUSTOMER_COLUMNS} FROM desk_customers
        WHERE ($1::text IS NULL OR tier = $1)
          AND ($2::text IS NULL OR strpos(lower(name), lower($2)) > 0
-                               OR strpos(lower(email), lower($2)) > 0
+                               OR ($4::boolean AND strpos(lower(email), lower($2)) > 0)
                                OR strpos(lower(company), lower($2)) > 0)
        ORDER BY id
        LIMIT $3`,
-      [filter.tier || null, filter.query || null, Math.max(0, filter.limit)],
+      [filter.tier || null, filter.query || null, Math.max(0, filter.limit), filter.emails === true],
     );
     return rows.map(customerFromRow);
   }

@@ -9,6 +9,7 @@ import {
   type TicketFilter,
   TicketsStore,
 } from '../tickets.store';
+import { EMAIL_PATTERN, REDACTED_EMAIL } from '../personal-data';
 import { DeskDatabase } from './desk-database';
 import { TICKET_COLUMNS, ticketFromRow, type TicketRow } from './ticket.row';
 
@@ -44,7 +45,9 @@ export class PostgresTicketsStore extends TicketsStore {
          AND ($3::text IS NULL OR customer_id = $3)
          AND ($4::text IS NULL OR assignee = $4)
          AND ($5::boolean IS NULL OR (assignee IS NULL) = $5)
-         AND ($6::text IS NULL OR strpos(lower(subject || ' ' || description), lower($6)) > 0)
+         AND ($6::text IS NULL OR strpos(lower(CASE WHEN $8::boolean THEN subject || ' ' || description
+                                                   ELSE regexp_replace(subject || ' ' || description, $9::text, $10::text, 'g') END),
+                                         lower($6)) > 0)
        ORDER BY number
        LIMIT $7`,
       [
@@ -55,6 +58,10 @@ export class PostgresTicketsStore extends TicketsStore {
         filter.unassigned ?? null,
         filter.text || null,
         Math.max(0, filter.limit),
+        // Addresses read as the caller sees them: redacted unless it is cleared (as in memory).
+        filter.emails === true,
+        EMAIL_PATTERN,
+        REDACTED_EMAIL,
       ],
     );
     return rows.map(ticketFromRow);

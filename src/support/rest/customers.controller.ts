@@ -1,11 +1,13 @@
-import { Get, Param, Query } from '@nestjs/common';
+import { Get, Param, Query, Req } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { RequireScopes } from 'nest-mcp-host';
 import { CustomersStore, summarizeCustomer } from '../customers.store';
+import { clearedForPersonalData } from '../personal-data';
 import { DeskScopes } from '../desk.scopes';
 import { CustomerIdDto } from '../dto/customer-id.dto';
 import { TicketsStore } from '../tickets.store';
 import { DeskApiController } from './desk-api.decorator';
+import { principalOf, type DeskApiRequest } from './desk-api.guard';
 import { ListCustomersQuery } from './dto/list-customers.query';
 import { CustomerListResponse } from './responses/customer-list.response';
 import { CustomerResponse } from './responses/customer.response';
@@ -24,11 +26,17 @@ export class CustomersController {
   @ApiOperation({
     operationId: 'listCustomers',
     summary: 'List or search customers',
-    description: 'Finds customers by name, email or company, optionally by tier. Returns id, name, company and tier.',
+    description:
+      'Finds customers by name or company (and email, for callers cleared for personal data), optionally by tier. Returns id, name, company and tier.',
   })
   @ApiOkResponse({ type: CustomerListResponse })
-  async list(@Query() { query, tier, limit }: ListCustomersQuery): Promise<CustomerListResponse> {
-    const found = await this.customers.search({ query, tier, limit: limit ?? 10 });
+  async list(
+    @Query() { query, tier, limit }: ListCustomersQuery,
+    @Req() { user }: DeskApiRequest,
+  ): Promise<CustomerListResponse> {
+    // The e-mail address is matched only for a caller who may read it (no oracle for the others).
+    const emails = clearedForPersonalData(principalOf(user));
+    const found = await this.customers.search({ query, tier, emails, limit: limit ?? 10 });
     return { customers: found.map(summarizeCustomer), count: found.length };
   }
 

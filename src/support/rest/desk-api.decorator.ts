@@ -1,4 +1,12 @@
-import { applyDecorators, Controller, SetMetadata, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  SetMetadata,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+  UsePipes,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -7,7 +15,9 @@ import {
   ApiTags,
   ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
+  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
+import { McpGovernanceGuard, McpGovernanceInterceptor } from 'nest-mcp-host';
 import { DeskApiGuard } from './desk-api.guard';
 import { DeskErrorsFilter } from './desk-errors.filter';
 import { deskValidationPipe } from './desk-validation.pipe';
@@ -25,8 +35,10 @@ const validation = deskValidationPipe();
 
 /**
  * A controller of the desk's REST API at `api/<resource>`: validated input, the desk's
- * authentication and scopes (`DeskApiGuard`), its domain errors as HTTP answers
- * (`DeskErrorsFilter`), and the OpenAPI tag and security schemes.
+ * authentication and scopes (`DeskApiGuard`), the desk's governance — the same policies and
+ * guardrails as its MCP tools (src/governance.config.ts), on the request and on the response
+ * (`McpGovernanceGuard`, after the authentication, and `McpGovernanceInterceptor`) — its domain
+ * errors as HTTP answers (`DeskErrorsFilter`), and the OpenAPI tag and security schemes.
  */
 export function DeskApiController(resource: string): ClassDecorator {
   return applyDecorators(
@@ -35,7 +47,8 @@ export function DeskApiController(resource: string): ClassDecorator {
     ApiTags(resource),
     ApiSecurity(API_KEY_SCHEME),
     ApiBearerAuth(BEARER_SCHEME),
-    UseGuards(DeskApiGuard),
+    UseGuards(DeskApiGuard, McpGovernanceGuard),
+    UseInterceptors(McpGovernanceInterceptor),
     UseFilters(DeskErrorsFilter),
     UsePipes(validation),
     ApiBadRequestResponse({
@@ -43,7 +56,15 @@ export function DeskApiController(resource: string): ClassDecorator {
       type: HttpErrorResponse,
     }),
     ApiUnauthorizedResponse({ description: 'No API key or token, or one that is not valid.', type: HttpErrorResponse }),
-    ApiForbiddenResponse({ description: 'The key or token lacks a scope the route needs.', type: HttpErrorResponse }),
+    ApiForbiddenResponse({
+      description: 'The key or token lacks a scope the route needs, or a policy refuses (named in `policy`).',
+      type: HttpErrorResponse,
+    }),
+    ApiUnprocessableEntityResponse({
+      description:
+        'A guardrail refuses what the request carries (a secret): `findings` says what and where, never the value.',
+      type: HttpErrorResponse,
+    }),
     ApiTooManyRequestsResponse({ description: 'Too many requests, or too many bad keys.', type: HttpErrorResponse }),
   );
 }

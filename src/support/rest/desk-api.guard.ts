@@ -114,6 +114,11 @@ export class DeskApiGuard implements CanActivate {
   }
 }
 
+/** The caller this guard (or the REST bridge) put on `request.user`, if any. */
+export function principalOf(user: unknown): McpPrincipal | undefined {
+  return isPrincipal(user) ? user : undefined;
+}
+
 /** A principal as the host makes them (`McpPrincipal`), and not anything else a request may carry. */
 function isPrincipal(value: unknown): value is McpPrincipal {
   if (typeof value !== 'object' || value === null) return false;

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -10,6 +10,7 @@ import {
 } from '@nestjs/swagger';
 import { RequireScopes } from 'nest-mcp-host';
 import { CustomersStore } from '../customers.store';
+import { clearedForPersonalData } from '../personal-data';
 import { DeskScopes } from '../desk.scopes';
 import { CreateTicketDto } from '../dto/create-ticket.dto';
 import { TicketIdDto } from '../dto/ticket-id.dto';
@@ -17,6 +18,7 @@ import type { Ticket } from '../support.types';
 import { summarizeTicket, TicketsStore } from '../tickets.store';
 import { TicketChanges } from '../ticket.resources';
 import { DeskApiController } from './desk-api.decorator';
+import { principalOf, type DeskApiRequest } from './desk-api.guard';
 import { CloseTicketBody } from './dto/close-ticket.body';
 import { ListTicketsQuery } from './dto/list-tickets.query';
 import { UpdateTicketBody } from './dto/update-ticket.body';
@@ -53,8 +55,13 @@ export class TicketsController {
       'Lists tickets filtered by status, priority, customer, assignee, assignment or words in the subject/description (newest ids last).',
   })
   @ApiOkResponse({ type: TicketListResponse })
-  async list(@Query() { limit, ...filter }: ListTicketsQuery): Promise<TicketListResponse> {
-    const found = await this.tickets.search({ ...filter, limit: limit ?? 20 });
+  async list(
+    @Query() { limit, ...filter }: ListTicketsQuery,
+    @Req() { user }: DeskApiRequest,
+  ): Promise<TicketListResponse> {
+    // Addresses in descriptions are matched only for a caller who may read them (no oracle for the others).
+    const emails = clearedForPersonalData(principalOf(user));
+    const found = await this.tickets.search({ ...filter, emails, limit: limit ?? 20 });
     return { tickets: found.map(summarizeTicket), count: found.length };
   }
 

@@ -22,6 +22,11 @@ export interface RegisteredHandler extends CatalogEntry {
   readonly access: AccessRequirements;
   /** The HTTP route it runs, for an entry made from a REST route (`DELETE /api/tickets/{ticketId}`): its audit records name it. */
   readonly route?: string;
+  /**
+   * The controller method an entry made from one of the app's REST routes runs: what is declared
+   * on it (`@McpPolicy`) governs the entry as it governs the route.
+   */
+  readonly runs?: RouteHandler;
   /** Its `cache` option (2026-07-28 caching hints); absent: the module's default applies. */
   readonly cache?: McpCacheHints;
   /** Where it comes from, when not from a provider of the app (absent: `{ kind: 'local' }`). */
@@ -41,6 +46,12 @@ export interface McpEntryOrigin {
    * tool behind a prefix): the name an MCP Apps view of that server calls it by.
    */
   readonly ownName?: string;
+}
+
+/** A controller's route handler: its class and method. */
+export interface RouteHandler {
+  readonly hostClass: Type<object>;
+  readonly methodName: string;
 }
 
 /** Scopes all required, and roles one of which is required (none: open to every caller). */

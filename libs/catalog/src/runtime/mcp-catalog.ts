@@ -8,7 +8,7 @@ import {
   type McpToolOptions,
 } from '#libs/core';
 import { dynamicHost, type McpDynamicHandler } from './dynamic-handler';
-import type { McpEntryOrigin } from '../handlers/registered-handler.interface';
+import type { McpEntryOrigin, RouteHandler } from '../handlers/registered-handler.interface';
 import { PromptDefinitionFactory } from '../prompts/prompt-definition.factory';
 import { PromptRegistry } from '../prompts/prompt.registry';
 import { ResourceDefinitionFactory } from '../resources/resource-definition.factory';
@@ -28,6 +28,8 @@ export interface McpEntryAccess {
   readonly route?: string;
   /** Where it comes from (a REST route, another API, an upstream server); absent: the app itself. */
   readonly origin?: McpEntryOrigin;
+  /** The controller method it runs, for an entry made from one of the app's REST routes. */
+  readonly runs?: RouteHandler;
 }
 
 export type { McpCatalogKind };
@@ -78,11 +80,12 @@ export class McpCatalog {
       ...accessOf(entry),
     });
     const added =
-      tool && (entry?.route !== undefined || entry?.origin !== undefined)
+      tool && (entry?.route !== undefined || entry?.origin !== undefined || entry?.runs !== undefined)
         ? {
             ...tool,
             ...(entry.route !== undefined && { route: entry.route }),
             ...(entry.origin && { origin: entry.origin }),
+            ...(entry.runs && { runs: entry.runs }),
           }
         : tool;
     this.commit(

@@ -1,3 +1,4 @@
+import { HIDDEN_CHARACTERS, INSTRUCTION_RULES } from '../pins/instruction-flags';
 import type { McpDetector } from './mcp-detector.interface';
 
 /** Luhn's checksum, as payment card numbers carry it. */
@@ -32,7 +33,7 @@ export function ibanValid(text: string): boolean {
 /**
  * The detectors every host has. Shapes with a checksum (IBAN, card numbers) are kept only when it
  * holds; API keys are the well-known prefixed shapes (AWS, GitHub, Slack, Stripe, OpenAI-style,
- * Google) and private keys their PEM header.
+ * Google) and private keys their whole block; `instructions` is text aimed at the model.
  */
 export const BUILTIN_DETECTORS: readonly McpDetector[] = [
   {
@@ -56,5 +57,24 @@ export const BUILTIN_DETECTORS: readonly McpDetector[] = [
     pattern:
       /\b(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|sk-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35})\b/,
   },
-  { id: 'private-key', pattern: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/ },
+  {
+    id: 'private-key',
+    // The whole block, header to trailer — RSA, EC, DSA, PKCS#8 (encrypted too), OpenSSH, OpenPGP
+    // ("PRIVATE KEY BLOCK") — whatever separates its lines (a JSON text's `\n` too). A block
+    // without its trailer (cut short) is taken to the end of the text: what follows the header is
+    // the key's.
+    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/,
+  },
+  {
+    // Text that addresses the model rather than informs it (indirect prompt injection: a ticket a
+    // customer wrote, a page an upstream fetched): the rules pinned definitions are reviewed with,
+    // and characters a person does not see. Heuristic: flag it (audited), or block where it may not pass.
+    id: 'instructions',
+    pattern: new RegExp(
+      [...INSTRUCTION_RULES.map((rule) => rule.pattern.source), HIDDEN_CHARACTERS.source]
+        .map((s) => `(?:${s})`)
+        .join('|'),
+      'iu',
+    ),
+  },
 ];

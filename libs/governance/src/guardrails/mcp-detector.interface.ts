@@ -36,7 +36,7 @@ export type McpGuardrailAction = 'block' | 'redact' | 'flag';
  * ```
  */
 export interface McpGuardrailRule {
-  /** The built-in (`email`, `phone`, `iban`, `card`, `api-key`, `private-key`) or the host's own detectors. */
+  /** The built-in (`email`, `phone`, `iban`, `card`, `api-key`, `private-key`, `instructions`) or the host's own detectors. */
   readonly detectors: readonly string[];
   /** @default 'both' */
   readonly on?: 'arguments' | 'result' | 'both';

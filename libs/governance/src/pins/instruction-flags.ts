@@ -8,7 +8,8 @@ export interface InstructionFlag {
   readonly excerpt: string;
 }
 
-interface InstructionRule {
+/** A rule of instruction-like content: its name and what it looks for. */
+export interface InstructionRule {
   readonly id: string;
   readonly pattern: RegExp;
 }
@@ -16,9 +17,10 @@ interface InstructionRule {
 /**
  * What tool poisoning looks like in a description (OWASP MCP Top 10; the published rug-pull and
  * "line jumping" examples): text that addresses the model rather than describing the tool. A
- * reviewer sees each finding; none of them refuses anything by itself.
+ * reviewer sees each finding; none of them refuses anything by itself. The same rules are the
+ * `instructions` guardrail detector, for what entries answer (indirect prompt injection).
  */
-const RULES: readonly InstructionRule[] = [
+export const INSTRUCTION_RULES: readonly InstructionRule[] = [
   {
     id: 'ignore-instructions',
     pattern:
@@ -47,7 +49,7 @@ const RULES: readonly InstructionRule[] = [
 ];
 
 /** Zero-width and bidirectional control characters, and Unicode tag characters: text a person does not see. */
-const HIDDEN = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u{E0000}-\u{E007F}]/u;
+export const HIDDEN_CHARACTERS = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u{E0000}-\u{E007F}]/u;
 
 /**
  * The instruction-like content in a definition: every string it holds (the description, the
@@ -58,11 +60,11 @@ export function instructionFlagsOf(definition: unknown): InstructionFlag[] {
   const flags: InstructionFlag[] = [];
   const visit = (value: unknown, path: string) => {
     if (typeof value === 'string') {
-      for (const rule of RULES) {
+      for (const rule of INSTRUCTION_RULES) {
         const match = rule.pattern.exec(value);
         if (match) flags.push({ rule: rule.id, in: path, excerpt: shorten(match[0]) });
       }
-      const hidden = HIDDEN.exec(value);
+      const hidden = HIDDEN_CHARACTERS.exec(value);
       if (hidden)
         flags.push({
           rule: 'hidden-characters',

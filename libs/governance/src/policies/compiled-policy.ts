@@ -11,6 +11,8 @@ export type PolicyVariable = (typeof POLICY_VARIABLES)[number];
 /** A policy ready to decide: its condition planned once, and what it reads. */
 export interface CompiledPolicy {
   readonly id: string;
+  /** Where it was declared, for messages (`governance.policies[2]`, `TicketTools.createTicket @McpPolicy[0]`). */
+  readonly where: string;
   readonly definition: McpPolicyDefinition;
   readonly stage: McpPolicyStage;
   readonly reason: string;

@@ -16,6 +16,15 @@ export interface McpPolicyScope {
   readonly origins?: readonly McpPolicyOrigin[];
   /** The upstream's or API's name (`gateway.upstreams[].name`, `rest.apis[].name`). */
   readonly sources?: readonly string[];
+  /**
+   * What the entry does rather than what it is called: every tool (or route) that may change
+   * something — not marked read-only (`readOnlyHint`; a route's GET or HEAD) — and takes one of
+   * these arguments (a top-level property of its input schema; an entry whose arguments are not
+   * described, such as a route no tool is made of, is taken to take them all). A policy on what a
+   * ticket's `priority` may be set to then governs its creation and its update alike, whatever
+   * they are called and wherever they come from. Prompts and resources read: never.
+   */
+  readonly sets?: readonly string[];
 }
 
 /**
@@ -36,9 +45,10 @@ export interface McpPolicyScope {
  *
  * @example
  * ```ts
- * { id: 'urgent-needs-lead', appliesTo: { names: ['create_ticket'] },
- *   condition: "args.priority != 'urgent' || 'lead' in principal.roles",
- *   reason: 'only a team lead may open an urgent ticket' }
+ * // Whatever sets a ticket's priority (its creation, its update, as a tool or a route).
+ * { id: 'urgent-needs-lead', appliesTo: { sets: ['priority'] },
+ *   condition: "!has(args.priority) || args.priority != 'urgent' || 'lead' in principal.roles",
+ *   reason: 'only a team lead may make a ticket urgent' }
  * ```
  */
 export interface McpPolicyDefinition {

@@ -11,7 +11,7 @@ const KINDS = new Set(['tool', 'prompt', 'resource']);
 const ORIGINS = new Set(['local', 'rest', 'api', 'upstream']);
 const STAGES = new Set(['call', 'result']);
 const POLICY_KEYS = new Set(['id', 'condition', 'reason', 'stage', 'appliesTo', 'dryRun']);
-const SCOPE_KEYS = new Set(['kinds', 'names', 'origins', 'sources']);
+const SCOPE_KEYS = new Set(['kinds', 'names', 'origins', 'sources', 'sets']);
 const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 let sharedEnv: CelEnv | undefined;
@@ -116,17 +116,14 @@ function compileOne(
   const handler = source.handler;
   return {
     id,
+    where: source.where,
     definition: { ...(d as unknown as McpPolicyDefinition), ...(scopes[0] && { appliesTo: scopes[0] }) },
     stage,
     reason: (d.reason as string | undefined) ?? `refused by policy ${id}`,
     dryRun: dryRunAll || d.dryRun === true,
     perCall: stage === 'result' || reads.has('args'),
     reads,
-    applies: (kind, entry) =>
-      (!handler ||
-        (entry.hostClass === handler.hostClass &&
-          (handler.methodName === undefined || entry.methodName === handler.methodName))) &&
-      scopes.every((s) => inScope(s, kind, entry)),
+    applies: (kind, entry) => (!handler || declaredOn(handler, entry)) && scopes.every((s) => inScope(s, kind, entry)),
     evaluate,
     ...(fast && { fast }),
   };
@@ -154,6 +151,9 @@ function checkScope(given: unknown, bad: (problem: string, fix: string) => void)
   list('names');
   list('origins', ORIGINS);
   list('sources');
+  list('sets');
+  if (Array.isArray(scope.sets) && scope.sets.some((field) => field === ''))
+    bad('"appliesTo.sets" names arguments: an empty name names none', "e.g. sets: ['priority']");
   return scope as McpPolicyScope;
 }
 
@@ -175,14 +175,40 @@ function globMatches(pattern: string, name: string): boolean {
   return regex.test(name);
 }
 
+/** Whether `entry` is (or, made from a REST route, runs) the handler a policy was declared on. */
+function declaredOn(handler: NonNullable<PolicySource['handler']>, entry: RegisteredHandler): boolean {
+  const target = entry.runs ?? entry;
+  return (
+    target.hostClass === handler.hostClass &&
+    (handler.methodName === undefined || target.methodName === handler.methodName)
+  );
+}
+
 function inScope(scope: McpPolicyScope, kind: McpCallKind, entry: RegisteredHandler): boolean {
   const origin = entry.origin ?? { kind: 'local' as const };
   return (
     (!scope.kinds || scope.kinds.includes(kind)) &&
     (!scope.origins || scope.origins.includes(origin.kind)) &&
     (!scope.sources || (origin.name !== undefined && scope.sources.includes(origin.name))) &&
-    (!scope.names || scope.names.some((pattern) => globMatches(pattern, entry.key)))
+    (!scope.names || scope.names.some((pattern) => globMatches(pattern, entry.key))) &&
+    (!scope.sets || setsOneOf(scope.sets, kind, entry))
   );
+}
+
+/**
+ * Whether `entry` may set one of `fields`: a tool not marked read-only whose input schema has one
+ * of them among its properties (or describes none: a route no tool is made of, a schema with no
+ * properties — taken to take any). Decided once per entry (`PolicySet.of`).
+ */
+function setsOneOf(fields: readonly string[], kind: McpCallKind, entry: RegisteredHandler): boolean {
+  if (kind !== 'tool') return false;
+  const definition = entry.definition as {
+    annotations?: { readOnlyHint?: unknown };
+    inputSchema?: { properties?: Record<string, unknown> };
+  };
+  if (definition.annotations?.readOnlyHint === true) return false;
+  const properties = definition.inputSchema?.properties;
+  return !properties || fields.some((field) => Object.prototype.hasOwnProperty.call(properties, field));
 }
 
 /** The free variables of a parsed expression (a comprehension's own variables are not). */

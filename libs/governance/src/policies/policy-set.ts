@@ -21,6 +21,8 @@ export interface EntryPolicies {
   readonly result: readonly CompiledPolicy[];
   /** Ids of the gate and call policies, as a call's audit record lists them when they held. */
   readonly callIds: readonly string[];
+  /** Ids of the gate policies alone (a call whose arguments were never decided on: refused by a guardrail, or invalid). */
+  readonly gateIds: readonly string[];
   /** What a call's audit record says when every one of them held (made once). */
   readonly allowedAudit: { readonly allowed: readonly string[] } | undefined;
 }
@@ -28,7 +30,14 @@ export interface EntryPolicies {
 /** Callers whose decisions are kept at once (each a few bytes per entry it used). */
 const MAX_CALLERS = 10_000;
 
-const NONE: EntryPolicies = Object.freeze({ gate: [], call: [], result: [], callIds: [], allowedAudit: undefined });
+const NONE: EntryPolicies = Object.freeze({
+  gate: [],
+  call: [],
+  result: [],
+  callIds: [],
+  gateIds: [],
+  allowedAudit: undefined,
+});
 
 /**
  * The host's policies, compiled: which govern each entry (worked out once per entry and kept
@@ -79,11 +88,13 @@ export class PolicySet {
     if (!found) {
       const applying = this.policies.filter((policy) => policy.applies(kind, entry));
       const callIds = applying.filter((policy) => policy.stage === 'call').map((policy) => policy.id);
+      const gate = applying.filter((policy) => policy.stage === 'call' && !policy.perCall);
       found =
         applying.length === 0
           ? NONE
           : {
-              gate: applying.filter((policy) => policy.stage === 'call' && !policy.perCall),
+              gate,
+              gateIds: gate.map((policy) => policy.id),
               call: applying.filter((policy) => policy.stage === 'call' && policy.perCall),
               result: applying.filter((policy) => policy.stage === 'result'),
               callIds,

@@ -17,7 +17,10 @@ export interface ApprovalSettings {
 
 /** What the invocation pipeline needs of the module's options. */
 export interface InvocationOptions {
-  /** Removes secrets from tool results and from logged errors; none when unset. */
+  /**
+   * Removes secrets from tool results (where they leave, `CallScope`: after governance saw them),
+   * from error results and from logged errors; none when unset.
+   */
   redactor: SecretRedactor | undefined;
   /** Arguments no schema declares: refused unless a tool says otherwise. */
   unknownArguments: McpUnknownArguments;

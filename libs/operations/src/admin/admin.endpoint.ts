@@ -343,7 +343,7 @@ export class AdminEndpoint implements OnModuleInit {
           problems: outcome.diagnostics,
         });
       this.logger.log(`${principal.id} replaced the policies (version ${outcome.version})`);
-      return this.json(res, 200, { version: outcome.version, policies: this.governance.describe() });
+      return this.json(res, 200, this.governance.read());
     } catch (error) {
       this.fail(res, 'Policy replacement', error);
     }
@@ -415,7 +415,7 @@ export class AdminEndpoint implements OnModuleInit {
         return this.json(res, 200, this.api.sessionList());
       case 'policies':
         if (!this.governance) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noGovernance() });
-        return this.json(res, 200, { version: this.governance.policiesVersion, policies: this.governance.describe() });
+        return this.json(res, 200, this.governance.read());
       case 'pins':
         if (!this.pins) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noPins() });
         return this.json(res, 200, { quarantined: await this.pins.reviews(), accepted: this.pins.acceptedCount });

@@ -1,5 +1,6 @@
 import type { McpCallKind } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
+import type { CheckedArguments, InvalidArguments } from '#libs/invocation';
 import type { RequestNote } from '../events/request-note';
 import type { McpRequest } from '../requests/mcp-request';
 import type { ReplyChannel } from '../requests/reply-channel';
@@ -17,6 +18,8 @@ export interface AdmittedCall<T extends RegisteredHandler = RegisteredHandler> {
   /** Tool or prompt name, or resource URI. */
   readonly target: string;
   readonly entry: T;
-  /** The arguments as sent (a resource's template variables). */
+  /** The arguments it runs with: as sent (a resource's template variables), redacted by a guardrail, or as checked. */
   readonly args: unknown;
+  /** What the check of its arguments against the entry's schema gave (a tool's), when the admission ran one. */
+  readonly checked?: CheckedArguments | InvalidArguments;
 }

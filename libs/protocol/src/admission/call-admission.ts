@@ -2,7 +2,8 @@ import { Injectable, Optional } from '@nestjs/common';
 import { JsonRpcError, JsonRpcErrorCode, type McpCallKind } from '#libs/core';
 import type { RegisteredHandler } from '#libs/catalog';
 import { AuditTrail } from '#libs/security';
-import { InjectGovernance, type McpGovernance } from '#libs/governance';
+import { InjectGovernance, type CallVerdict, type GovernedCall, type McpGovernance } from '#libs/governance';
+import { InvalidArguments, type CheckedArguments } from '#libs/invocation';
 import type { RequestNote } from '../events/request-note';
 import type { McpRequest } from '../requests/mcp-request';
 import type { ReplyChannel } from '../requests/reply-channel';
@@ -21,6 +22,12 @@ export interface CallRequest<T extends RegisteredHandler> {
   args: unknown;
   /** The error a caller gets for an entry that does not exist (and for one hidden from them). */
   notFound: () => JsonRpcError;
+  /**
+   * Checks the arguments against the entry's schema (types, required, undeclared) — a tool's
+   * (`ToolInvoker.check`). Given, it runs before any policy reads them (step 4c), and the call goes
+   * on with what it gave (its `checked`), invalid ones included: they are answered so.
+   */
+  check?: (entry: T, args: unknown) => CheckedArguments | InvalidArguments;
 }
 
 const UNAUDITABLE =
@@ -34,10 +41,16 @@ const UNAUDITABLE =
  *    not for its client (an app-only tool, for a client that renders no views), gets the same
  *    "unknown" error (a hidden entry's existence is never revealed; audited as `denied`);
  * 3. the access policy's rule on the call itself (`authorizeCall`, with the arguments);
- * 4. governance (`McpGovernance`, with the `governance` option): a policy that does not read the
- *    arguments and refuses is answered as step 2 (the entry is not listed to that caller either);
- *    then the policies on the arguments, then the guardrails on them (which may redact them: the
- *    call runs with what they let through); each decision goes on the note for the audit trail;
+ * 4. governance (`McpGovernance`, with the `governance` option) and the arguments' check:
+ *    a. a quarantined definition, then a policy that does not read the arguments and refuses,
+ *       answered as step 2 (the entry is not listed to that caller either);
+ *    b. the guardrails on the arguments as sent (which may block them, or redact them: what
+ *       follows sees what they let through);
+ *    c. the arguments checked against the entry's schema (a tool's: types, required fields,
+ *       undeclared ones — `ToolInvoker.check`); invalid ones go no further than the answer that
+ *       names them (no policy reads them: a typo is told as a typo, not as a refusal);
+ *    d. the policies on the (checked) arguments;
+ *    each decision goes on the note for the audit trail;
  * 5. the audit gate: under a fail-closed trail that cannot write, nothing runs.
  * The invocation then applies, for tools, human confirmation (`ConfirmationGate`), and for every
  * kind Nest's guards, interceptors and pipes (`HandlerRunner`). docs/security.md shows the order.
@@ -69,30 +82,61 @@ export class CallAdmission {
       throw entry ? new AccessDeniedError(notFound.code, notFound.message, notFound.data) : notFound;
     }
     if (this.access.authorizesCalls) await this.access.authorizeCall(request.principal, kind, target, args, entry);
-    const admitted = this.governance ? this.govern(call, entry, request, note) : args;
+    let admitted: unknown;
+    let checked: CheckedArguments | InvalidArguments | undefined;
+    if (this.governance) [admitted, checked] = this.govern(call, entry, request, note);
+    else if (call.check) admitted = checked = call.check(entry, args);
+    else admitted = args;
     this.checkAuditGate(note);
-    return { request, reply, note, kind, target, entry, args: admitted };
+    return { request, reply, note, kind, target, entry, args: admitted, checked };
   }
 
-  /** Step 4: the arguments the call runs with. @throws JsonRpcError as step 2, or a `-32602` "not allowed by policy" */
+  /**
+   * Step 4: the arguments the call runs with, and what their check gave.
+   * @throws JsonRpcError as step 2, or a `-32602` "not allowed by policy" / "refused by guardrail"
+   */
   private govern<T extends RegisteredHandler>(
     call: CallRequest<T>,
     entry: T,
     request: McpRequest,
     note: RequestNote,
-  ): unknown {
-    const verdict = this.governance!.admitCall({
+  ): [unknown, CheckedArguments | InvalidArguments | undefined] {
+    const governance = this.governance!;
+    const governed: GovernedCall = {
       principal: request.principal,
       client: request.session.clientInfo,
       transport: request.transport,
       kind: call.kind,
       entry,
       args: call.args,
-    });
+    };
+    const screened = governance.screenCall(governed);
+    if (screened && screened.kind !== 'allowed') return this.refuse(call, note, screened);
+    const args = screened ? screened.args : call.args;
+    const checked = call.check?.(entry, args);
+    if (checked instanceof InvalidArguments) {
+      // Answered as invalid by what runs the call: no policy decides on arguments that do not hold.
+      if (screened) this.noteVerdict(note, screened);
+      return [args, checked];
+    }
+    const verdict = governance.decideCall(governed, checked ?? args, screened);
+    if (verdict.kind !== 'allowed') return this.refuse(call, note, verdict);
+    this.noteVerdict(note, verdict);
+    return [verdict.args, checked];
+  }
+
+  private noteVerdict(note: RequestNote, verdict: CallVerdict): void {
     note.governance = verdict.audit;
     // What a guardrail found never reaches the trail, whatever the rule did with it.
     if (verdict.kind !== 'hidden' && verdict.recorded !== undefined) note.arguments = verdict.recorded;
-    if (verdict.kind === 'allowed') return verdict.args;
+  }
+
+  private refuse<T extends RegisteredHandler>(
+    call: CallRequest<T>,
+    note: RequestNote,
+    verdict: CallVerdict & { kind: 'hidden' | 'refused' },
+  ): never {
+    this.noteVerdict(note, verdict);
     if (verdict.kind === 'hidden') {
       const notFound = call.notFound();
       throw new AccessDeniedError(notFound.code, notFound.message, notFound.data);

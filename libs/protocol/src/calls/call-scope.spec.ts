@@ -1,5 +1,8 @@
 import { JsonRpcError, JsonRpcErrorCode, LATEST_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION } from '#libs/core';
 import { HandlerFailedError, type CallContext } from '#libs/invocation';
+import { McpGovernance, InProcessPolicyStore, resolveGovernanceOptions } from '#libs/governance';
+import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
+import { SecretRedactor } from '#libs/security';
 import { RequestNote } from '../events/request-note';
 import { HostState } from '../lifecycle/host-state';
 import type { RegisteredHandler } from '#libs/catalog';
@@ -133,6 +136,75 @@ describe('CallScope', () => {
       outcome: 'cancelled',
       error: 'Cancelled by the client: user pressed stop',
       withdrawn: true,
+    });
+  });
+
+  describe('what leaves', () => {
+    const KEY = 'sk_live_0123456789abcdefABCDEF';
+    const leaky = () => ({
+      content: [{ type: 'text', text: `{"note":"the key is ${KEY}"}` }],
+      structuredContent: { note: `the key is ${KEY}` },
+    });
+    /** A call scope with the secret redactor on, and governance with `rules` when given. */
+    async function scopeWith(rules?: unknown[]) {
+      const { scope, note } = setup();
+      const sealer = new RequestStateSealer({ requestState: { secrets: undefined, ttlMs: 600_000 } });
+      let governance: McpGovernance | undefined;
+      if (rules) {
+        const options = resolveGovernanceOptions({ governance: { guardrails: { rules } } }, (where, problem) => {
+          throw new Error(`${where}: ${problem}`);
+        })!;
+        governance = new McpGovernance(
+          options,
+          new ToolRegistry(),
+          new PromptRegistry(),
+          new ResourceRegistry(),
+          new InProcessPolicyStore(),
+        );
+        await governance.onApplicationBootstrap();
+      }
+      const calls = new CallScope(new HostState(), new StatelessCalls(), new InputRounds(sealer), governance, {
+        redactor: new SecretRedactor(),
+      });
+      return { calls, scope, note };
+    }
+
+    it("redacts secrets from a tool's result, content and structured content alike", async () => {
+      const { calls, scope, note } = await scopeWith();
+      const result = await calls.run(callOf(scope, 1, 'tool', 'leaky', {}, note), async () => ({ value: leaky() }));
+      expect(result).toEqual({
+        content: [{ type: 'text', text: '{"note":"the key is [REDACTED]"}' }],
+        structuredContent: { note: 'the key is [REDACTED]' },
+      });
+    });
+
+    it("lets a guardrail see a tool's result before the secret redactor: it records the key (never its value) and withholds the result", async () => {
+      const { calls, scope, note } = await scopeWith([{ detectors: ['api-key'], on: 'result', action: 'block' }]);
+      const result = await calls.run(callOf(scope, 1, 'tool', 'leaky', {}, note), async () => ({ value: leaky() }));
+      expect(result).toEqual({
+        content: [
+          {
+            type: 'text',
+            text: expect.stringMatching(
+              /^The result was withheld by a guardrail: it contained api-key at \$\.content\[0\]\.text/,
+            ),
+          },
+        ],
+        isError: true,
+      });
+      expect(note.outcome).toBe('denied');
+      expect(note.governance?.findings).toEqual([
+        { detector: 'api-key', in: 'result', path: '$.content[0].text', action: 'block' },
+        { detector: 'api-key', in: 'result', path: '$.structuredContent.note', action: 'block' },
+      ]);
+      expect(JSON.stringify(note)).not.toContain(KEY);
+    });
+
+    it('lets a flag rule record the key of a result that then leaves redacted', async () => {
+      const { calls, scope, note } = await scopeWith([{ detectors: ['api-key'], on: 'result', action: 'flag' }]);
+      const result = await calls.run(callOf(scope, 1, 'tool', 'leaky', {}, note), async () => ({ value: leaky() }));
+      expect(JSON.stringify(result)).not.toContain(KEY);
+      expect(note.governance?.findings?.map((finding) => finding.action)).toEqual(['flag', 'flag']);
     });
   });
 

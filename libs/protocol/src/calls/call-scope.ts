@@ -6,9 +6,11 @@ import {
   CallCancellation,
   CallContext,
   HandlerFailedError,
+  InjectInvocationOptions,
   type CallChannel,
   type CallFailure,
   type Invocation,
+  type InvocationOptions,
 } from '#libs/invocation';
 import { HostState } from '../lifecycle/host-state';
 import { notification, type JsonRpcId } from '../wire/json-rpc';
@@ -112,6 +114,11 @@ class RequestCallChannel implements CallChannel {
  * unregisters it after. How the call ended goes on the request's note: the failure the body
  * returns with its value, or the one a `HandlerFailedError` it throws carries (a client's
  * cancellation wins over both).
+ *
+ * What a call answers leaves through here: governance screens it first, as the entry made it (its
+ * guardrails record and withhold a secret they find), then the secret redactor scrubs a tool's
+ * result (it would otherwise have hidden the secret from the guardrails, which then never record
+ * nor withhold it).
  */
 @Injectable()
 export class CallScope {
@@ -120,6 +127,7 @@ export class CallScope {
     private readonly stateless: StatelessCalls,
     private readonly inputs: InputRounds,
     @Optional() @InjectGovernance() private readonly governance?: McpGovernance,
+    @Optional() @InjectInvocationOptions() private readonly invocation?: Pick<InvocationOptions, 'redactor'>,
   ) {}
 
   /**
@@ -207,7 +215,9 @@ export class CallScope {
       const outcome = await body(context);
       failure = outcome.failure;
       failureMessage = outcome.failureMessage;
-      return this.governance?.screensResults ? this.screen(call, outcome.value) : outcome.value;
+      const value = this.governance?.screensResults ? this.screen(call, outcome.value) : outcome.value;
+      // A tool's error result was redacted where it was made (its text goes to the audit trail too).
+      return outcome.failure === undefined && call.kind === 'tool' ? this.withoutSecrets(value) : value;
     } catch (error) {
       // The dispatcher notes the JSON-RPC error after this; `fail` keeps this outcome, the first.
       if (error instanceof HandlerFailedError) failure = error.failure;
@@ -220,6 +230,13 @@ export class CallScope {
       this.state.end(cancellation);
       stopWatching?.();
     }
+  }
+
+  /** Secrets never leave in a tool's result, content and structured content alike. */
+  private withoutSecrets<T>(value: T): T {
+    const redactor = this.invocation?.redactor;
+    if (!redactor || (value as { resultType?: unknown } | null)?.resultType === 'input_required') return value;
+    return redactor.redactDeep(value);
   }
 
   /**

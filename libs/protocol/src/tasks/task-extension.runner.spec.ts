@@ -59,6 +59,8 @@ const everyCall: PendingCall[] = [];
 function setup() {
   const calls: PendingCall[] = [];
   const invoker = {
+    // The admission checks the arguments; these tests hand them over as checked.
+    check: (_tool: RegisteredTool, args: unknown) => args,
     invoke: (_tool: RegisteredTool, _args: unknown, context: CallContext, _confirm: boolean, timeoutMs: number) =>
       new Promise<Invocation<CallToolResult>>((resolve, reject) =>
         everyCall.push(

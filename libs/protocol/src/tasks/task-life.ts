@@ -142,7 +142,8 @@ export class TaskLife implements OnModuleInit, OnApplicationShutdown {
     context: CallContext,
     confirm: boolean,
   ): Promise<Invocation<CallToolResult>> {
-    return this.invoker.invoke(call.entry, call.args, context, confirm, this.options.tasks.ttlMs);
+    const checked = call.checked ?? this.invoker.check(call.entry, call.args);
+    return this.invoker.invoke(call.entry, checked, context, confirm, this.options.tasks.ttlMs);
   }
 
   /**

@@ -42,6 +42,8 @@ interface PendingCall {
 function setup() {
   const calls: PendingCall[] = [];
   const invoker = {
+    // The admission checks the arguments; these tests hand them over as checked.
+    check: (_tool: RegisteredTool, args: unknown) => args,
     invoke: (_tool: RegisteredTool, args: unknown, context: CallContext, confirm: boolean, timeoutMs: number) =>
       new Promise<Invocation<CallToolResult>>((resolve, reject) =>
         calls.push({

@@ -26,8 +26,9 @@ export interface ExposedRoute {
 /**
  * Adds the tools of the exposed routes to the catalog: the mapped definition with the route's
  * `@McpExpose` overrides, the confirmation `rest.confirm` decides for it, the route's
- * `@RequireScopes` / `@Roles` as the entry's access, and a handler that runs the route in
- * process through the application's HTTP stack.
+ * `@RequireScopes` / `@Roles` as the entry's access, the controller method it runs (`runs`: what
+ * is declared on it governs the tool), and a handler that runs the route in process through the
+ * application's HTTP stack.
  */
 @Injectable()
 export class RestToolRegistrar {
@@ -71,6 +72,8 @@ export class RestToolRegistrar {
         roles: exposure.roles,
         route: nestRouteLabel(route),
         origin: { kind: 'rest' as const },
+        // What the route's method declares (`@McpPolicy`) governs its tool too.
+        runs: { hostClass: route.controller, methodName: route.methodName },
       };
       diagnostics.push(...addRestTool(this.catalog, options, handler, access));
     }

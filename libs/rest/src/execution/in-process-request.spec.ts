@@ -33,7 +33,7 @@ import { IsInt, IsNotEmpty, IsString, Min } from 'class-validator';
 import { map, type Observable } from 'rxjs';
 import type { RestRequestParts } from '../openapi/rest-operation';
 import { runInProcess } from './in-process-request';
-import { isMcpRestRequest } from './mcp-rest-request';
+import { isMcpRestRequest } from '#libs/core';
 
 class CreateItemDto {
   @IsString()

@@ -1,10 +1,9 @@
 import { IncomingMessage } from 'node:http';
 import type { HttpAdapterHost } from '@nestjs/core';
-import { httpPlatformOf, type HttpPlatform } from '#libs/core';
+import { httpPlatformOf, MCP_REST_REQUEST, type HttpPlatform } from '#libs/core';
 import type { RestRequestParts } from '../openapi/rest-operation';
 import { captureResponse } from './captured-response';
 import { LoopbackSocket } from './loopback-socket';
-import { MCP_REST_REQUEST } from './mcp-rest-request';
 import { encodeRequestBody } from './request-body';
 import { requestHeaders } from './request-headers';
 import { flattenHeaders, httpOutcome, type RestHttpOutcome } from './rest-http-outcome';

@@ -57,7 +57,10 @@ export interface AuditEntry {
   readonly route?: string;
   /** The identity the call used downstream (a gateway upstream, a `rest.apis` API), when it went there as someone. */
   readonly downstream?: McpDownstreamUse;
-  /** How the call came when only an extension could have made it: `view`, from an MCP Apps view. */
+  /**
+   * How the call came when only an extension could have made it: `view`, from an MCP Apps view;
+   * or `route`, a plain HTTP request to one of the app's routes that governance decided on.
+   */
   readonly origin?: string;
   /** The composed virtual server the request came through (its own path), when it came through one. */
   readonly server?: string;
@@ -125,7 +128,7 @@ export interface AuditRecord {
   route?: string;
   /** Who the call acted for downstream, who acted, and as whom the downstream saw it; absent when it went nowhere as someone. */
   downstream?: McpDownstreamUse;
-  /** `view` for a call made from an MCP Apps view (an app-only tool); absent for every other record. */
+  /** `view` for a call made from an MCP Apps view (an app-only tool), `route` for a plain HTTP request to a governed route (`method: 'http/route'`); absent for every other record. */
   origin?: string;
   /** The composed virtual server (docs/virtual-servers.md) the request came through; absent on the host's own endpoints. */
   server?: string;

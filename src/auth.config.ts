@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { McpApiKey, McpAuthOptions, McpAuthorizationServerOptions, McpDownstreamOptions } from 'nest-mcp-host';
+import { PostgresAuthorizationServerStore } from 'nest-mcp-host/postgres';
 import type { HostEnvironment } from './host.config';
 import { ALL_DESK_SCOPES } from './support/desk.scopes';
 
@@ -72,20 +73,48 @@ export function authOptions(
  * `AUTH_MODE=facade`: the desk runs an authorization server in front of the company IdP
  * (IDP_ISSUER, IDP_CLIENT_ID, IDP_CLIENT_SECRET; redirect URI `<origin of MCP_RESOURCE_URL>/oauth/callback`),
  * so that clients which cannot register at the IdP sign in through it; with IDP_TRUSTED_ISSUER and
- * IDP_TRUSTED_JWKS_URI it takes that IdP's ID-JAGs (enterprise-managed authorization).
+ * IDP_TRUSTED_JWKS_URI it takes that IdP's ID-JAGs (enterprise-managed authorization). With
+ * DATABASE_URL its registered clients and sign-ins live in PostgreSQL (they outlive a restart, every
+ * replica shares them); else on the cluster's Redis with REDIS_URL, else in memory. CIMD_TRUSTED_HOSTS,
+ * CIMD_ALLOW_HOSTS and CIMD_CA_FILE set its policy for client metadata documents.
+ * @throws Error when CIMD_CA_FILE cannot be read
  */
 export function authorizationServerOptions(
   env: Pick<
     HostEnvironment,
-    'AUTH_MODE' | 'IDP_ISSUER' | 'IDP_CLIENT_ID' | 'IDP_CLIENT_SECRET' | 'IDP_TRUSTED_ISSUER' | 'IDP_TRUSTED_JWKS_URI'
+    | 'AUTH_MODE'
+    | 'IDP_ISSUER'
+    | 'IDP_CLIENT_ID'
+    | 'IDP_CLIENT_SECRET'
+    | 'IDP_TRUSTED_ISSUER'
+    | 'IDP_TRUSTED_JWKS_URI'
+    | 'DATABASE_URL'
+    | 'CIMD_TRUSTED_HOSTS'
+    | 'CIMD_ALLOW_HOSTS'
+    | 'CIMD_CA_FILE'
   >,
 ): McpAuthorizationServerOptions | undefined {
   if (env.AUTH_MODE !== 'facade') return undefined;
+  let ca: string | undefined;
+  if (env.CIMD_CA_FILE)
+    try {
+      ca = readFileSync(env.CIMD_CA_FILE, 'utf8');
+    } catch (error) {
+      throw new Error(
+        `CIMD_CA_FILE="${env.CIMD_CA_FILE}" cannot be read as PEM certificates: ${(error as Error).message}`,
+      );
+    }
   return {
     idp: { issuer: env.IDP_ISSUER!, clientId: env.IDP_CLIENT_ID!, clientSecret: env.IDP_CLIENT_SECRET! },
     ...(env.IDP_TRUSTED_ISSUER && {
       trustedIdps: [{ issuer: env.IDP_TRUSTED_ISSUER, jwksUri: env.IDP_TRUSTED_JWKS_URI! }],
     }),
+    clientMetadataDocuments: {
+      ...(env.CIMD_TRUSTED_HOSTS.length > 0 && { trustedHosts: env.CIMD_TRUSTED_HOSTS }),
+      ...(env.CIMD_ALLOW_HOSTS.length > 0 && { allowHosts: env.CIMD_ALLOW_HOSTS }),
+      ...(ca && { ca }),
+    },
+    ...(env.DATABASE_URL && { store: new PostgresAuthorizationServerStore({ connectionString: env.DATABASE_URL }) }),
   };
 }
 

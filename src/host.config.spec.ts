@@ -25,6 +25,9 @@ describe('validateEnvironment', () => {
       IDP_CLIENT_SECRET: undefined,
       IDP_TRUSTED_ISSUER: undefined,
       IDP_TRUSTED_JWKS_URI: undefined,
+      CIMD_TRUSTED_HOSTS: [],
+      CIMD_ALLOW_HOSTS: [],
+      CIMD_CA_FILE: undefined,
       CONNECTIONS_KEY: undefined,
       THROTTLE_LIMIT: 120,
       THROTTLE_TTL_MS: 60_000,
@@ -270,6 +273,27 @@ describe('validateEnvironment', () => {
         IDP_CLIENT_SECRET: 'secret',
       }),
     ).toMatchObject({ AUTH_MODE: 'facade', IDP_ISSUER: 'https://login.example', IDP_CLIENT_ID: 'desk' });
+  });
+
+  it('takes the CIMD trust policy as host lists, and names an entry that is no host', () => {
+    expect(
+      validateEnvironment({
+        CIMD_TRUSTED_HOSTS: 'clients.corp.example, *.apps.corp.example',
+        CIMD_ALLOW_HOSTS: 'intranet',
+      }),
+    ).toMatchObject({
+      CIMD_TRUSTED_HOSTS: ['clients.corp.example', '*.apps.corp.example'],
+      CIMD_ALLOW_HOSTS: ['intranet'],
+    });
+    expect(() =>
+      validateEnvironment({ CIMD_TRUSTED_HOSTS: 'https://clients.corp.example', CIMD_ALLOW_HOSTS: '*.corp.example' }),
+    ).toThrow(
+      [
+        'Invalid environment:',
+        '  - CIMD_TRUSTED_HOSTS entry "https://clients.corp.example" must be a host name (no scheme, port or path), or *.domain for every host under it',
+        '  - CIMD_ALLOW_HOSTS entry "*.corp.example" must be a host name (no scheme, port or path)',
+      ].join('\n'),
+    );
   });
 
   it('names every bad variable', () => {

@@ -29,6 +29,16 @@ export interface HostEnvironment extends AuditForwardingEnvironment {
   /** `AUTH_MODE=facade`: an IdP whose ID-JAGs the desk takes (enterprise-managed authorization). */
   IDP_TRUSTED_ISSUER: string | undefined;
   IDP_TRUSTED_JWKS_URI: string | undefined;
+  /**
+   * `AUTH_MODE=facade`: the hosts whose Client ID Metadata Documents the desk accepts (a CIMD trust
+   * policy), comma-separated: `clients.corp.example`, or `*.corp.example` for every host under it.
+   * Empty: any host.
+   */
+  CIMD_TRUSTED_HOSTS: string[];
+  /** `AUTH_MODE=facade`: hosts whose metadata documents may be on private addresses (an intranet's own clients). */
+  CIMD_ALLOW_HOSTS: string[];
+  /** `AUTH_MODE=facade`: a PEM file of the certificates those hosts' TLS is signed with (a company CA). */
+  CIMD_CA_FILE: string | undefined;
   /** Seals the accounts people connect to REST APIs and upstreams (`credential: { mode: 'user' }`): 32 bytes, base64. */
   CONNECTIONS_KEY: string | undefined;
   /** JSON file with `{ keys: [{ hash, principal, scopes, roles }] }` (hashes only). */
@@ -135,6 +145,10 @@ export const LOG_LEVELS = {
 
 const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
 
+/** A host name or IP literal as a list names it: no scheme, port or path; `*.` in front for every host under it. */
+const HOST_ENTRY =
+  /^(\*\.)?([A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?\.?)+$|^\[[0-9A-Fa-f:.]+\]$/;
+
 const list = (value: unknown) =>
   typeof value === 'string' && value.trim()
     ? value
@@ -184,6 +198,18 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     if ((env.IDP_TRUSTED_ISSUER === undefined) !== (env.IDP_TRUSTED_JWKS_URI === undefined))
       problems.push('IDP_TRUSTED_ISSUER and IDP_TRUSTED_JWKS_URI go together');
   }
+  const cimdTrustedHosts = list(env.CIMD_TRUSTED_HOSTS);
+  const cimdAllowHosts = list(env.CIMD_ALLOW_HOSTS);
+  for (const [name, hosts] of [
+    ['CIMD_TRUSTED_HOSTS', cimdTrustedHosts],
+    ['CIMD_ALLOW_HOSTS', cimdAllowHosts],
+  ] as const)
+    for (const host of hosts.filter(
+      (entry) => !HOST_ENTRY.test(entry) || (name === 'CIMD_ALLOW_HOSTS' && entry.startsWith('*.')),
+    ))
+      problems.push(
+        `${name} entry "${host}" must be a host name (no scheme, port or path)${name === 'CIMD_TRUSTED_HOSTS' ? ', or *.domain for every host under it' : ''}`,
+      );
   const connectionsKey =
     typeof env.CONNECTIONS_KEY === 'string' && env.CONNECTIONS_KEY ? env.CONNECTIONS_KEY : undefined;
   if (connectionsKey && Buffer.from(connectionsKey, 'base64').length !== 32)
@@ -281,6 +307,9 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     IDP_CLIENT_SECRET: text(env.IDP_CLIENT_SECRET),
     IDP_TRUSTED_ISSUER: text(env.IDP_TRUSTED_ISSUER),
     IDP_TRUSTED_JWKS_URI: text(env.IDP_TRUSTED_JWKS_URI),
+    CIMD_TRUSTED_HOSTS: cimdTrustedHosts,
+    CIMD_ALLOW_HOSTS: cimdAllowHosts,
+    CIMD_CA_FILE: text(env.CIMD_CA_FILE),
     CONNECTIONS_KEY: connectionsKey,
     THROTTLE_LIMIT: throttleLimit,
     THROTTLE_TTL_MS: throttleTtl,

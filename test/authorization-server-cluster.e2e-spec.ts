@@ -36,38 +36,40 @@ describe('the authorization server on two replicas (cluster backplane, redis-ser
   const bases: string[] = [];
   let issuer: string;
 
+  /** Starts the replica at `at` in `replicas` on `port`, on the shared redis-server. */
+  async function startReplica(at: number, port: number): Promise<void> {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        McpModule.forRoot({
+          name: 'desk',
+          version: '1.0.0',
+          replica: `r${at + 1}`,
+          cluster: { backplane: new RedisClusterBackplane(redis.url) },
+          audit: { file: join(mkdtempSync(join(tmpdir(), 'as-cluster-')), 'audit.jsonl'), flushIntervalMs: 10 },
+          auth: {
+            mode: 'oauth',
+            resource: `${issuer}/mcp`,
+            claims: { scopes: { from: ['scope'] }, roles: { from: ['roles'] } },
+          },
+          authorizationServer: {
+            idp: { issuer: idp.issuer, clientId: 'desk', clientSecret: 'desk-secret' },
+            trustedIdps: [{ issuer: idp.issuer, jwksUri: idp.jwksUri }],
+          },
+        }),
+      ],
+      providers: [WhoAmI],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(port, '127.0.0.1');
+    replicas[at] = app;
+    bases[at] = `http://127.0.0.1:${port}`;
+  }
+
   beforeAll(async () => {
     [redis] = await Promise.all([startRedisServer(), idp.start()]);
     // Both replicas behind one public URL (a load balancer's): the issuer and resource are the same.
     issuer = 'http://127.0.0.1:1';
-    for (const replica of ['r1', 'r2']) {
-      const port = await freePort();
-      const moduleRef = await Test.createTestingModule({
-        imports: [
-          McpModule.forRoot({
-            name: 'desk',
-            version: '1.0.0',
-            replica,
-            cluster: { backplane: new RedisClusterBackplane(redis.url) },
-            audit: { file: join(mkdtempSync(join(tmpdir(), 'as-cluster-')), 'audit.jsonl'), flushIntervalMs: 10 },
-            auth: {
-              mode: 'oauth',
-              resource: `${issuer}/mcp`,
-              claims: { scopes: { from: ['scope'] }, roles: { from: ['roles'] } },
-            },
-            authorizationServer: {
-              idp: { issuer: idp.issuer, clientId: 'desk', clientSecret: 'desk-secret' },
-              trustedIdps: [{ issuer: idp.issuer, jwksUri: idp.jwksUri }],
-            },
-          }),
-        ],
-        providers: [WhoAmI],
-      }).compile();
-      const app = moduleRef.createNestApplication({ logger: false });
-      await app.listen(port, '127.0.0.1');
-      replicas.push(app);
-      bases.push(`http://127.0.0.1:${port}`);
-    }
+    for (const at of [0, 1]) await startReplica(at, await freePort());
   }, 60_000);
 
   afterAll(async () => {
@@ -140,6 +142,16 @@ describe('the authorization server on two replicas (cluster backplane, redis-ser
       error: 'invalid_grant',
       error_description: 'the assertion was already used (jti replay)',
     });
+  });
+
+  it('keeps a registered client and its sign-in when a replica restarts: the restarted one knows both', async () => {
+    const client = await register(0);
+    const answer = await redeem(0, client, await jag(client.client_id, 'carol'));
+    const { access_token: token } = (await answer.json()) as { access_token: string };
+    await replicas[0].close();
+    await startReplica(0, Number(new URL(bases[0]).port));
+    expect(await whoami(0, token)).toEqual({ caller: 'carol' });
+    expect((await redeem(0, client, await jag(client.client_id, 'carol'))).status).toBe(200);
   });
 
   it('publishes a key rotated at one replica on the other before it signs, and keeps the tokens signed before', async () => {

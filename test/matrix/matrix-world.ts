@@ -94,22 +94,25 @@ export class MatrixWorld {
     writeFileSync(this.keysFile, JSON.stringify({ keys }));
   }
 
+  /** The matrix's client at the facade (RFC 7591), registered once: registration is limited per address. */
+  private facadeClient: Promise<{ client_id: string; client_secret: string }> | undefined;
+
   /**
    * A token of the `facade` desk's own authorization server for `principal` (with the scopes and
-   * roles its API key has elsewhere): a client registers (RFC 7591), the trusted IdP issues an
-   * ID-JAG, the token endpoint redeems it (the JWT bearer grant). Fresh each time: a restarted
-   * facade has new keys and forgets its clients.
+   * roles its API key has elsewhere): the matrix's client (registered once), the trusted IdP
+   * issues an ID-JAG, the token endpoint redeems it (the JWT bearer grant). A restarted facade has
+   * new keys and forgets its clients: told `invalid_client`, the client registers again, as an
+   * MCP client does.
    */
-  async facadeToken(principal: string): Promise<string> {
+  async facadeToken(principal: string, again = true): Promise<string> {
     const base = this.host('facade').base;
     const { scopes, roles } = this.grants.get(principal)!;
-    const registered = (await (
-      await fetch(`${base}/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'matrix', redirect_uris: ['http://127.0.0.1:1/callback'] }),
-      })
-    ).json()) as { client_id: string; client_secret: string };
+    this.facadeClient ??= fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'matrix', redirect_uris: ['http://127.0.0.1:1/callback'] }),
+    }).then((answer) => answer.json() as Promise<{ client_id: string; client_secret: string }>);
+    const registered = await this.facadeClient;
     const assertion = await this.idp.assertion({
       sub: principal,
       audience: base,
@@ -126,7 +129,11 @@ export class MatrixWorld {
       },
       body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }),
     });
-    const tokens = (await answer.json()) as { access_token?: string };
+    const tokens = (await answer.json()) as { access_token?: string; error?: string };
+    if (tokens.error === 'invalid_client' && again) {
+      this.facadeClient = undefined;
+      return this.facadeToken(principal, false);
+    }
     if (!tokens.access_token) throw new Error(`the facade issued no token for ${principal}: ${JSON.stringify(tokens)}`);
     return tokens.access_token;
   }

@@ -12,8 +12,8 @@ import { join } from 'node:path';
  */
 export class TestOAuthProvider {
   authorizationUrl: URL | undefined;
-  private information: Record<string, unknown> | undefined;
-  private saved: Record<string, unknown> | undefined;
+  protected information: Record<string, unknown> | undefined;
+  protected saved: Record<string, unknown> | undefined;
   private verifier = '';
 
   constructor(
@@ -71,10 +71,13 @@ export class TestOAuthProvider {
   }
 }
 
-/** An HTTPS server on loopback with a self-signed certificate for 127.0.0.1, serving JSON documents by path. */
+/**
+ * An HTTPS server on loopback with a self-signed certificate for 127.0.0.1, serving JSON documents
+ * by path; `requests` lists the paths asked, in order (what an authorization server fetched).
+ */
 export async function startDocumentServer(
   documents: (base: string) => Record<string, unknown>,
-): Promise<{ base: string; ca: string; close: () => Promise<void> }> {
+): Promise<{ base: string; ca: string; requests: string[]; close: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'cimd-'));
   execFileSync(
     'openssl',
@@ -101,7 +104,9 @@ export async function startDocumentServer(
   );
   const ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
   let served: Record<string, unknown> = {};
+  const requests: string[] = [];
   const server: Server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: ca }, (req, res) => {
+    requests.push(req.url ?? '');
     const document = served[req.url ?? ''];
     if (document === undefined) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
@@ -109,5 +114,5 @@ export async function startDocumentServer(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
   served = documents(base);
-  return { base, ca, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { base, ca, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

@@ -10,6 +10,7 @@ export {
   type McpTrustedIdp,
   isLoopbackUrl,
 } from './options/authorization-server.options';
+export type { McpClientMetadataDocuments, McpDynamicRegistration } from './options/client-options';
 export { CompanyIdpLogin, type IdpSignIn } from './idp/company-idp-login';
 export {
   MCP_AUTHORIZATION_SERVER_STORE,

@@ -85,3 +85,4 @@ export {
 } from './platform/http-platform';
 export { InMemoryExpiringStore } from './stores/in-memory-expiring.store';
 export { PostgresTable, SQL_IDENTIFIER, type PostgresTableOptions } from './stores/postgres-table';
+export { PostgresExpiringStore } from './stores/postgres-expiring.store';

@@ -1,7 +1,9 @@
+import { matchesRedirectUri } from '../client-rules/redirect-uris';
+
 /** A client of the authorization server, however it became known. */
 export interface OAuthClient {
   clientId: string;
-  /** Where its authorization codes may go (compared exactly; a loopback one with any port, RFC 8252 §7.3). */
+  /** Where its authorization codes may go (compared exactly; a loopback IP one with any port, RFC 8252 §7.3). */
   redirectUris: readonly string[];
   /** SHA-256 of its secret; none for a public client. */
   secretDigest?: Buffer;
@@ -10,20 +12,10 @@ export interface OAuthClient {
   kind: 'pre-registered' | 'registered' | 'metadata-document';
 }
 
-/** Whether `redirectUri` is one the client declared; a loopback http one matches with any port (RFC 8252). */
+/**
+ * Whether `redirectUri` is one the client declared: the same string, or an http one on a loopback
+ * IP literal with another port (RFC 8252 §7.3); never one with a fragment or credentials.
+ */
 export function allowsRedirect(client: OAuthClient, redirectUri: string): boolean {
-  if (client.redirectUris.includes(redirectUri)) return true;
-  if (!URL.canParse(redirectUri)) return false;
-  const asked = new URL(redirectUri);
-  if (asked.protocol !== 'http:' || !['127.0.0.1', '[::1]'].includes(asked.hostname)) return false;
-  return client.redirectUris.some((declared) => {
-    if (!URL.canParse(declared)) return false;
-    const url = new URL(declared);
-    return (
-      url.protocol === 'http:' &&
-      url.hostname === asked.hostname &&
-      url.pathname === asked.pathname &&
-      url.search === asked.search
-    );
-  });
+  return matchesRedirectUri(client.redirectUris, redirectUri);
 }

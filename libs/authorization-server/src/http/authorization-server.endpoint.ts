@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { httpPlatformOf, type NodeRequest } from '#libs/core';
 import { AuditTrail, ClientAddresses } from '#libs/security';
 import { McpAuthorizationServer } from '../mcp-authorization-server';
+import { REGISTRATION_BODY_BYTES } from '../clients/registration-metadata';
 import { OAuthError } from '../errors/oauth-error';
 import { OAuthAudit } from './oauth-audit';
 import { BodyTooLarge, readParams, sendErrorPage, sendJson } from './oauth-http';
@@ -16,7 +17,7 @@ import { BodyTooLarge, readParams, sendErrorPage, sendJson } from './oauth-http'
  * with no detail and is logged.
  */
 @Injectable()
-export class AuthorizationServerEndpoint implements OnModuleInit {
+export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpAuthorizationServer');
   private readonly audit: OAuthAudit;
 
@@ -49,6 +50,11 @@ export class AuthorizationServerEndpoint implements OnModuleInit {
     if (server.options.dynamicRegistration)
       platform.route('POST', path(endpoints.register), (req, res) => void this.register(req, res), 'stream');
     this.logger.log(`Authorization server ${server.options.issuer} in front of ${server.options.idp.issuer}`);
+  }
+
+  /** Releases the store the options named (a PostgreSQL pool), once the HTTP server stopped taking requests. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.server?.options.store?.close?.();
   }
 
   private async authorize(req: NodeRequest, res: ServerResponse): Promise<void> {
@@ -138,6 +144,10 @@ export class AuthorizationServerEndpoint implements OnModuleInit {
       const client = await this.server!.clients.authenticate(req.headers.authorization, form);
       clientId = client.clientId;
       const { tokens, subject } = await this.server!.token(client, form);
+      // A registration in use is kept; the tokens are the client's already, whatever the store says.
+      await this.server!.clients.used(client).catch((error: unknown) =>
+        this.logger.warn(`could not mark client ${client.clientId} as in use: ${(error as Error).message}`),
+      );
       this.record(req, startedAt, 'oauth/token', clientId, subject, { ...details, granted: tokens.scope ?? '' });
       sendJson(res, 200, tokens);
     } catch (error) {
@@ -160,17 +170,19 @@ export class AuthorizationServerEndpoint implements OnModuleInit {
     }
   }
 
+  /** RFC 7591: counted against its address before the body is read, the body bounded whatever the platform parsed. */
   private async register(req: NodeRequest, res: ServerResponse): Promise<void> {
     const startedAt = Date.now();
+    let details: Record<string, unknown> = {};
     try {
-      const { json } = await readParams(req);
+      await this.server!.clients.admit(this.addresses.of(req));
+      const { json } = await readParams(req, REGISTRATION_BODY_BYTES);
+      details = { client_name: typeof json.client_name === 'string' ? json.client_name.slice(0, 200) : null };
       const registered = await this.server!.clients.register(json);
-      this.record(req, startedAt, 'oauth/register', String(registered.client_id), null, {
-        client_name: json.client_name ?? null,
-      });
+      this.record(req, startedAt, 'oauth/register', String(registered.client_id), null, details);
       sendJson(res, 201, registered);
     } catch (error) {
-      this.fail(req, res, startedAt, 'oauth/register', null, {}, error);
+      this.fail(req, res, startedAt, 'oauth/register', null, details, error);
     }
   }
 
@@ -208,7 +220,7 @@ export class AuthorizationServerEndpoint implements OnModuleInit {
       error instanceof OAuthError
         ? error
         : error instanceof BodyTooLarge
-          ? new OAuthError('invalid_request', 'the request body is larger than 64 KiB', 413)
+          ? new OAuthError('invalid_request', error.message, 413)
           : new OAuthError('server_error', 'the authorization server could not answer; try again', 500);
     if (!(error instanceof OAuthError) && !(error instanceof BodyTooLarge))
       this.logger.error(`${method} failed: ${(error as Error)?.stack ?? String(error)}`);
@@ -218,7 +230,7 @@ export class AuthorizationServerEndpoint implements OnModuleInit {
       res,
       refusal.status,
       { error: refusal.error, error_description: refusal.description },
-      refusal.status === 401 ? { 'www-authenticate': 'Basic realm="oauth"' } : {},
+      { ...refusal.headers, ...(refusal.status === 401 && { 'www-authenticate': 'Basic realm="oauth"' }) },
     );
   }
 }

@@ -13,6 +13,7 @@ const OUTCOME_OF: Record<string, AuditOutcome> = {
   invalid_client_metadata: 'invalid',
   unsupported_grant_type: 'invalid',
   unsupported_response_type: 'invalid',
+  too_many_requests: 'throttled',
   temporarily_unavailable: 'unavailable',
   server_error: 'error',
 };

@@ -1,18 +1,31 @@
 import type { ServerResponse } from 'node:http';
 import type { NodeRequest } from '#libs/core';
 
+/** The largest request body the authorization server reads (bytes), unless an endpoint asks for less. */
 const LIMIT = 64 * 1024;
 
 /** Thrown when a request body is larger than the authorization server reads. */
-export class BodyTooLarge extends Error {}
+export class BodyTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the request body is larger than ${limit / 1024} KiB`);
+  }
+}
 
 /**
- * The body of a POST as form fields (JSON objects too: registration): the one the platform parsed
- * (Express's body parsers), or read here within 64 KiB.
+ * The body of a POST as form fields (JSON objects too: registration), at most `limit` bytes: the
+ * one the platform parsed (Express's body parsers run before every route, with limits of their
+ * own), measured by its declared length or, without one, by its size as JSON; or read here,
+ * refused as soon as it passes the limit.
+ * @throws BodyTooLarge
  */
-export async function readParams(req: NodeRequest): Promise<{ form: URLSearchParams; json: Record<string, unknown> }> {
+export async function readParams(
+  req: NodeRequest,
+  limit = LIMIT,
+): Promise<{ form: URLSearchParams; json: Record<string, unknown> }> {
   let text: string | undefined;
   let parsed = req.body;
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) throw new BodyTooLarge(limit);
   if (
     parsed === undefined ||
     (typeof parsed === 'object' && parsed !== null && Object.keys(parsed).length === 0 && !req.readableEnded)
@@ -22,7 +35,7 @@ export async function readParams(req: NodeRequest): Promise<{ form: URLSearchPar
       let size = 0;
       req.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > LIMIT) reject(new BodyTooLarge());
+        if (size > limit) reject(new BodyTooLarge(limit));
         else chunks.push(chunk);
       });
       req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
@@ -36,7 +49,7 @@ export async function readParams(req: NodeRequest): Promise<{ form: URLSearchPar
         parsed = {};
       }
     } else parsed = undefined;
-  }
+  } else if (Buffer.byteLength(JSON.stringify(parsed) ?? '') > limit) throw new BodyTooLarge(limit);
   if (typeof parsed === 'object' && parsed !== null) {
     const form = new URLSearchParams();
     for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {

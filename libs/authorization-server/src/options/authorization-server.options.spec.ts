@@ -31,7 +31,12 @@ describe('resolveAuthorizationServerOptions', () => {
       idp: { ...IDP, scopes: ['openid', 'profile', 'email'] },
       accessTokenTtlSec: 300,
       refreshTokenTtlSec: 2_592_000,
-      dynamicRegistration: true,
+      dynamicRegistration: {
+        maxClients: 5_000,
+        perAddress: { limit: 20, windowSec: 3_600 },
+        unusedTtlSec: 86_400,
+        idleTtlSec: 2_592_000,
+      },
       clients: [],
       trustedIdps: [],
       endpoints: {
@@ -42,7 +47,12 @@ describe('resolveAuthorizationServerOptions', () => {
         jwks: 'https://mcp.desk.example/oauth/jwks',
       },
     });
-    expect(options!.clientMetadataDocuments).toEqual({ allowHosts: new Set(), ca: undefined, cacheTtlSec: 300 });
+    expect(options!.clientMetadataDocuments).toEqual({
+      trustedHosts: undefined,
+      allowHosts: new Set(),
+      ca: undefined,
+      cacheTtlSec: 300,
+    });
   });
 
   it('puts the metadata of an issuer with a path at the RFC 8414 place', () => {
@@ -75,7 +85,7 @@ describe('resolveAuthorizationServerOptions', () => {
         'authorizationServer.idp.clientId: is required',
         'authorizationServer.idp.clientSecret: is required',
         "authorizationServer.idp.scopes: must be a list that includes 'openid'",
-        'authorizationServer.clientMetadataDocuments.allowHosts: must be a list of host names',
+        'authorizationServer.clientMetadataDocuments.allowHosts[0]: "" must be a host name (no scheme, port or path), or *.domain for every host under it',
         'authorizationServer.clientMetadataDocuments.ca: must be PEM text',
         'authorizationServer.clients[0].clientId: is required',
         'authorizationServer.clients[0].secretHash: is not a "sha256:<64 hex>" hash',
@@ -85,6 +95,56 @@ describe('resolveAuthorizationServerOptions', () => {
       ]),
     );
     expect(problems.some((problem) => problem.startsWith('authorizationServer.accessTokenTtlSec'))).toBe(true);
+  });
+
+  it('checks the registration limits, the CIMD trust policy, the store and every redirect URI at start-up', () => {
+    const { problems } = resolve({
+      idp: IDP,
+      refreshTokenTtlSec: 5_000_000,
+      dynamicRegistration: {
+        maxClients: 0,
+        perAddress: { limit: 0, windowSec: 10 },
+        unusedTtlSec: 5,
+        idleTtlSec: 86_400,
+        max: 1,
+      },
+      clientMetadataDocuments: {
+        trustedHosts: ['https://clients.corp.example', '*.apps.example'],
+        allowHosts: ['*.corp'],
+      },
+      store: { get: () => undefined },
+      clients: [
+        {
+          clientId: 'app',
+          redirectUris: ['http://127.0.0.1:3000/cb#x', 'http://app.example/cb', 'https://ok.example/cb'],
+        },
+      ],
+    });
+    expect(problems).toEqual([
+      'authorizationServer.dynamicRegistration.max: is not a known option',
+      'authorizationServer.dynamicRegistration.perAddress.limit: must be an integer ≥ 1, got 0',
+      "authorizationServer.dynamicRegistration.idleTtlSec: is shorter than refreshTokenTtlSec (5000000): a client's registration would expire before its refresh token",
+      'authorizationServer.dynamicRegistration.maxClients: must be an integer ≥ 1, got 0',
+      'authorizationServer.dynamicRegistration.unusedTtlSec: must be an integer ≥ 600, got 5',
+      'authorizationServer.clientMetadataDocuments.trustedHosts[0]: "https://clients.corp.example" must be a host name (no scheme, port or path), or *.domain for every host under it',
+      'authorizationServer.clientMetadataDocuments.allowHosts[0]: "*.corp" must name one host (no wildcard here)',
+      'authorizationServer.store: must be an AuthorizationServerStore (put, get, take, claim, delete, list, increment, count)',
+      'authorizationServer.clients[0].redirectUris[0]: must not have a fragment (#)',
+      'authorizationServer.clients[0].redirectUris[1]: must use https (http only on localhost, 127.0.0.1 or [::1])',
+    ]);
+    expect(resolve({ idp: IDP, clientMetadataDocuments: { trustedHosts: [] } }).problems).toEqual([
+      'authorizationServer.clientMetadataDocuments.trustedHosts: is empty: it would trust no host',
+    ]);
+    const { options } = resolve({
+      idp: IDP,
+      refreshTokenTtlSec: 5_000_000,
+      dynamicRegistration: { perAddress: false },
+      clientMetadataDocuments: { trustedHosts: ['*.apps.example'] },
+    });
+    expect(options!.dynamicRegistration).toMatchObject({ perAddress: false, idleTtlSec: 5_000_000 });
+    const documents = options!.clientMetadataDocuments;
+    expect(documents && documents.trustedHosts?.trusts(new URL('https://a.apps.example/c.json'))).toBe(true);
+    expect(resolve({ idp: IDP, dynamicRegistration: false }).options!.dynamicRegistration).toBe(false);
   });
 
   it('takes http on loopback only', () => {

@@ -1,6 +1,16 @@
 import { Inject } from '@nestjs/common';
 import { optionChecks, type OptionReport } from '#libs/core';
 import type { McpAuthOptions } from '#libs/security';
+import type { AuthorizationServerStore } from '../state/authorization-server.store';
+import {
+  checkPreRegisteredRedirects,
+  resolveClientMetadataDocuments,
+  resolveDynamicRegistration,
+  type ClientMetadataDocumentsOptions,
+  type DynamicRegistrationLimits,
+  type McpClientMetadataDocuments,
+  type McpDynamicRegistration,
+} from './client-options';
 
 /** The company IdP where people sign in (OpenID Connect); the host is registered there once as a confidential client. */
 export interface McpCompanyIdp {
@@ -59,14 +69,26 @@ export interface McpAuthorizationServerOptions {
   refreshTokenTtlSec?: number;
   /**
    * Client ID Metadata Documents (clients whose `client_id` is an HTTPS URL): fetched with SSRF
-   * guards (public addresses only, no redirects, 64 KiB, 5 s) and cached. `allowHosts` names hosts
-   * that may resolve to private addresses (an intranet's own clients); `ca` adds trusted
-   * certificates (PEM) for them. `false` turns them off.
+   * guards (public addresses only, no redirects, 64 KiB, 5 s) and cached. `trustedHosts` accepts
+   * documents from the hosts listed only (a CIMD trust policy; any host when unset); `allowHosts`
+   * names hosts that may resolve to private addresses (an intranet's own clients); `ca` adds
+   * trusted certificates (PEM) for them. `false` turns them off.
    * @default { cacheTtlSec: 300 }
    */
-  clientMetadataDocuments?: false | { allowHosts?: string[]; ca?: string; cacheTtlSec?: number };
-  /** RFC 7591 dynamic client registration, for clients that still use it. @default true */
-  dynamicRegistration?: boolean;
+  clientMetadataDocuments?: false | McpClientMetadataDocuments;
+  /**
+   * RFC 7591 dynamic client registration, for clients that still use it; `true` takes the default
+   * limits (5,000 clients, 20 registrations per address an hour, unused ones forgotten after a day).
+   * @default true
+   */
+  dynamicRegistration?: boolean | McpDynamicRegistration;
+  /**
+   * Where the authorization server keeps its state: registered clients, sign-ins, codes, keys.
+   * `PostgresAuthorizationServerStore` (`nest-mcp-host/postgres`) keeps them across restarts and
+   * shares them between replicas. Unset: the cluster's backplane with the `cluster` option, else
+   * this process's memory (lost at a restart: registered clients must register again).
+   */
+  store?: AuthorizationServerStore;
   clients?: McpPreRegisteredClient[];
   /** Enterprise-managed authorization: the IdPs whose ID-JAGs the token endpoint takes (the JWT bearer grant). */
   trustedIdps?: McpTrustedIdp[];
@@ -80,8 +102,10 @@ export interface AuthorizationServerOptions {
   idp: Required<McpCompanyIdp>;
   accessTokenTtlSec: number;
   refreshTokenTtlSec: number;
-  clientMetadataDocuments: false | { allowHosts: ReadonlySet<string>; ca: string | undefined; cacheTtlSec: number };
-  dynamicRegistration: boolean;
+  clientMetadataDocuments: ClientMetadataDocumentsOptions;
+  dynamicRegistration: DynamicRegistrationLimits;
+  /** The store the options name, if any (else the shared state's). */
+  store: AuthorizationServerStore | undefined;
   clients: McpPreRegisteredClient[];
   trustedIdps: McpTrustedIdp[];
   scopesSupported: string[] | undefined;
@@ -112,6 +136,7 @@ const KNOWN = new Set([
   'refreshTokenTtlSec',
   'clientMetadataDocuments',
   'dynamicRegistration',
+  'store',
   'clients',
   'trustedIdps',
 ]);
@@ -181,32 +206,15 @@ export function resolveAuthorizationServerOptions(
   }
   const accessTokenTtlSec = checks.integer('accessTokenTtlSec', 300, 30, 86_400);
   const refreshTokenTtlSec = checks.integer('refreshTokenTtlSec', 2_592_000, 60);
-  const dynamicRegistration = checks.flag('dynamicRegistration', true);
-  const cimd = given.clientMetadataDocuments as false | Record<string, unknown> | undefined;
-  let clientMetadataDocuments: AuthorizationServerOptions['clientMetadataDocuments'] = false;
-  if (cimd !== false) {
-    const documents = cimd ?? {};
-    const documentChecks = optionChecks(documents, report, 'authorizationServer.clientMetadataDocuments.');
-    documentChecks.known(new Set(['allowHosts', 'ca', 'cacheTtlSec']));
-    const allowHosts = documents.allowHosts ?? [];
-    if (!Array.isArray(allowHosts) || allowHosts.some((host) => typeof host !== 'string' || !host))
-      report(
-        at('.clientMetadataDocuments.allowHosts'),
-        'must be a list of host names',
-        "e.g. ['clients.corp.example']",
-      );
-    if (documents.ca !== undefined && typeof documents.ca !== 'string')
-      report(
-        at('.clientMetadataDocuments.ca'),
-        'must be PEM text',
-        'read the certificate file, e.g. readFileSync(path, "utf8")',
-      );
-    clientMetadataDocuments = {
-      allowHosts: new Set((Array.isArray(allowHosts) ? allowHosts : []).map((host: string) => host.toLowerCase())),
-      ca: typeof documents.ca === 'string' ? documents.ca : undefined,
-      cacheTtlSec: documentChecks.integer('cacheTtlSec', 300, 0, 86_400),
-    };
-  }
+  const dynamicRegistration = resolveDynamicRegistration(given.dynamicRegistration, refreshTokenTtlSec, report);
+  const clientMetadataDocuments = resolveClientMetadataDocuments(given.clientMetadataDocuments, report);
+  const store = given.store as AuthorizationServerStore | undefined;
+  if (store !== undefined && (typeof store !== 'object' || store === null || typeof store.increment !== 'function'))
+    report(
+      at('.store'),
+      'must be an AuthorizationServerStore (put, get, take, claim, delete, list, increment, count)',
+      "e.g. new PostgresAuthorizationServerStore({ connectionString }) from 'nest-mcp-host/postgres'",
+    );
   const clients = (given.clients ?? []) as McpPreRegisteredClient[];
   if (!Array.isArray(clients))
     report(at('.clients'), 'must be a list', "e.g. [{ clientId: 'agent-app', secretHash: hashApiKey(secret) }]");
@@ -220,14 +228,7 @@ export function resolveAuthorizationServerOptions(
           'is not a "sha256:<64 hex>" hash',
           'store hashApiKey(secret), never the secret',
         );
-      client?.redirectUris?.forEach((uri, i) => {
-        if (typeof uri !== 'string' || !URL.canParse(uri))
-          report(
-            at(`.clients[${index}].redirectUris[${i}]`),
-            'must be an absolute URL',
-            "e.g. 'http://127.0.0.1:33418/callback'",
-          );
-      });
+      checkPreRegisteredRedirects(index, client?.redirectUris, report);
     });
   const trustedIdps = (given.trustedIdps ?? []) as McpTrustedIdp[];
   if (!Array.isArray(trustedIdps))
@@ -258,6 +259,7 @@ export function resolveAuthorizationServerOptions(
     refreshTokenTtlSec,
     clientMetadataDocuments,
     dynamicRegistration,
+    store,
     clients: Array.isArray(clients) ? clients : [],
     trustedIdps: Array.isArray(trustedIdps) ? trustedIdps : [],
     scopesSupported: auth.scopesSupported,

@@ -5,9 +5,12 @@ import { Inject } from '@nestjs/common';
  * refresh tokens and their grants, registered clients, cached client metadata documents, the
  * `jti` of every ID-JAG redeemed, and the signing keys. Every replica of a host must see the same
  * store, so that a code issued by one is redeemed at another and an ID-JAG replayed to another is
- * refused. Values are JSON text; keys are namespaced by the caller.
+ * refused; a store that outlives the process (PostgreSQL: `PostgresAuthorizationServerStore`, or
+ * the cluster's Redis) keeps registered clients and sign-ins across a restart. Values are JSON
+ * text; keys are namespaced by the caller.
  *
- * Contract: `take` and `claim` are atomic (two replicas taking the same code: one gets it); a
+ * Contract: `take`, `claim` and `increment` are atomic (two replicas taking the same code: one
+ * gets it; two registrations counted at once: each gets its own number); a
  * store that cannot answer rejects, and the authorization server then refuses the request
  * (`temporarily_unavailable`): it never issues a token it could not record, nor accepts a grant
  * whose single use it could not check.
@@ -23,6 +26,16 @@ export interface AuthorizationServerStore {
   delete(key: string): Promise<void>;
   /** Every live entry whose key starts with `prefix`. */
   list(prefix: string): Promise<[key: string, value: string][]>;
+  /**
+   * Adds one to the counter at `key` and returns its new value: 1 when the key was absent or
+   * expired, which then lives `ttlMs` (later increments leave its expiry as it is, or move it no
+   * sooner). The registrations of one client address in a window are counted with it.
+   */
+  increment(key: string, ttlMs: number): Promise<number>;
+  /** How many live entries have a key that starts with `prefix` (the registered clients, against their cap). */
+  count(prefix: string): Promise<number>;
+  /** Releases what the store holds (a pool of connections); the host calls it at shutdown. */
+  close?(): Promise<void>;
 }
 
 /** Token of the `AuthorizationServerStore`. */

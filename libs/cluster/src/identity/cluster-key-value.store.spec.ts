@@ -1,3 +1,4 @@
+import { authorizationServerStoreContract } from '../../../authorization-server/src/testing/authorization-server-store.contract';
 import { userConnectionStoreContract } from '../../../downstream-identity/src/testing/user-connection-store.contract';
 import { McpCluster } from '../replicas/mcp-cluster';
 import { MapBackplane } from '../testing/map-backplane';
@@ -15,6 +16,10 @@ function replicas(area = 'oauth') {
 describe('ClusterKeyValueStore', () => {
   describe('the connections store contract', () => {
     userConnectionStoreContract(() => replicas('connections').r1);
+  });
+
+  describe('the authorization server store contract', () => {
+    authorizationServerStoreContract(() => replicas().r1);
   });
 
   it('lets a code issued on one replica be taken on another, once', async () => {

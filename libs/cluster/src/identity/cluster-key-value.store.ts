@@ -14,8 +14,8 @@ function groupOf(key: string): string {
  * code issued by one is redeemed at another, a refresh token rotated on one is spent on all, an
  * ID-JAG's `jti` claimed on one is refused on every other (`setIfAbsent`), a key rotated on one
  * signs on all. Each value is a key of its own with its expiry; `list` goes by an index per group
- * of keys (`grant:`, `conn|`) whose members expire with their values. `take` is the backplane's
- * atomic take. A backplane that cannot be reached makes every operation reject: the facade then
+ * of keys (`grant:`, `conn|`) whose members expire with their values (`count` reads it). `take`
+ * is the backplane's atomic take; `increment`, its atomic append's sequence. A backplane that cannot be reached makes every operation reject: the facade then
  * refuses the request (fail-closed), it never issues what it could not record.
  * @internal
  */
@@ -60,6 +60,16 @@ export class ClusterKeyValueStore implements AuthorizationServerStore, UserConne
     return keys.flatMap((key, index) =>
       values[index] === undefined ? [] : [[key, values[index]] as [string, string]],
     );
+  }
+
+  /** A one-entry list's sequence is the counter: `append` is atomic on every backplane, and moves the expiry on. */
+  increment(key: string, ttlMs: number): Promise<number> {
+    return this.cluster.backplane.append(this.keyOf(key), '', 1, ttlMs);
+  }
+
+  async count(prefix: string): Promise<number> {
+    const members = await this.cluster.backplane.indexMembers(this.indexOf(prefix), Date.now());
+    return members.filter((key) => key.startsWith(prefix)).length;
   }
 
   private keyOf(key: string): string {

@@ -68,8 +68,12 @@ export class MapBackplane implements McpClusterBackplane {
     this.values.delete(key);
   }
 
-  async append(): Promise<number> {
-    throw new Error('MapBackplane: lists are not needed by these specs');
+  /** Counts the appends (the sequence, as Redis's `INCR`) without keeping the list: no spec reads one back. */
+  async append(key: string, _value: string, _maxLength: number, ttlMs: number): Promise<number> {
+    this.reachable();
+    const seq = Number(this.live(`${key}:seq`) ?? 0) + 1;
+    this.write(`${key}:seq`, String(seq), ttlMs);
+    return seq;
   }
 
   async readAfter(): Promise<McpClusterEntry[]> {

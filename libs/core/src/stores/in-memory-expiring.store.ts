@@ -39,6 +39,25 @@ export class InMemoryExpiringStore {
     return Promise.resolve();
   }
 
+  /** The counter at `key` plus one; a new counter (1) lives `ttlMs`. */
+  increment(key: string, ttlMs: number): Promise<number> {
+    const current = this.live(key);
+    if (current === undefined) {
+      void this.put(key, '1', ttlMs);
+      return Promise.resolve(1);
+    }
+    const next = Number(current) + 1;
+    this.entries.get(key)!.value = String(next);
+    return Promise.resolve(next);
+  }
+
+  /** How many live entries have a key that starts with `prefix`. */
+  count(prefix: string): Promise<number> {
+    let found = 0;
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix) && this.live(key) !== undefined) found++;
+    return Promise.resolve(found);
+  }
+
   /** The live entries whose key starts with `prefix`. */
   list(prefix: string): Promise<[string, string][]> {
     const found: [string, string][] = [];

@@ -15,7 +15,11 @@ import {
   type ProtocolOptions,
 } from '#libs/protocol';
 import { MCP_RESOURCE_UPDATES } from '#libs/resources';
-import { MCP_AUTHORIZATION_SERVER_STORE } from '#libs/authorization-server';
+import {
+  MCP_AUTHORIZATION_SERVER_OPTIONS,
+  MCP_AUTHORIZATION_SERVER_STORE,
+  type AuthorizationServerOptions,
+} from '#libs/authorization-server';
 import { MCP_DOWNSTREAM_OPTIONS, MCP_USER_CONNECTION_STORE, type DownstreamOptions } from '#libs/downstream-identity';
 import { MCP_RESOLVED_OPTIONS, type ResolvedMcpOptions } from '../options/mcp-options.resolver';
 import { inProcessState } from './in-process-state';
@@ -85,7 +89,17 @@ export function sharedStateProviders(
     piece(MCP_RESOURCE_UPDATES, 'resourceUpdates'),
     piece(CATALOG_TOGGLES, 'toggles'),
     piece(MCP_APPROVAL_LEDGER, 'approvals'),
-    ...(on.authorizationServer ? [piece(MCP_AUTHORIZATION_SERVER_STORE, 'authorizationServer')] : []),
+    ...(on.authorizationServer
+      ? [
+          {
+            // A store the options name (PostgreSQL, say) wins over the shared state's.
+            provide: MCP_AUTHORIZATION_SERVER_STORE,
+            useFactory: (options: AuthorizationServerOptions | undefined, state: SharedState) =>
+              options?.store ?? state.authorizationServer,
+            inject: [MCP_AUTHORIZATION_SERVER_OPTIONS, MCP_SHARED_STATE],
+          },
+        ]
+      : []),
     ...(on.downstream
       ? [
           {

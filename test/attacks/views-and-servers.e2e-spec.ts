@@ -5,6 +5,7 @@ import { launchChromium } from '../support/chromium';
 import { FRAMING_HOST_PAGE, wrappedViewDocument, type DeclaredViewCsp } from '../support/app-host-page';
 import { DESK_KEYS, startDeskHost, type DeskHost } from '../support/desk-host';
 import { connectSdkV2, LEGACY, MODERN } from '../support/era-clients';
+import { freePort } from '../support/free-port';
 
 jest.setTimeout(60_000);
 
@@ -113,11 +114,7 @@ describe('attacks on views and composed servers', () => {
 
   it('refuses to remove an upstream a composed server selects, naming the server and what to do', async () => {
     // An upstream nothing answers at: stored all the same (it is connected to when it can be).
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-    const upstream = { name: 'crm', transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } };
+    const upstream = { name: 'crm', transport: { type: 'http', url: `http://127.0.0.1:${await freePort()}/mcp` } };
     expect((await admin('/upstreams', { method: 'POST', body: JSON.stringify(upstream) })).status).toBe(200);
     const finance = {
       name: 'finance',

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { validateEnvironment } from './host.config';
 
 describe('validateEnvironment', () => {
@@ -34,6 +37,18 @@ describe('validateEnvironment', () => {
       AUDIT_FILE: 'audit/audit.jsonl',
       AUDIT_POLICY: 'fail-closed',
       AUDIT_CHAIN: undefined,
+      AUDIT_SYSLOG_HOST: undefined,
+      AUDIT_SYSLOG_PORT: undefined,
+      AUDIT_SYSLOG_TLS: undefined,
+      AUDIT_SYSLOG_CA_FILE: undefined,
+      AUDIT_SYSLOG_CERT_FILE: undefined,
+      AUDIT_SYSLOG_KEY_FILE: undefined,
+      AUDIT_WEBHOOK_URL: undefined,
+      AUDIT_WEBHOOK_SECRET: undefined,
+      AUDIT_WEBHOOK_CA_FILE: undefined,
+      AUDIT_OTLP_LOGS_URL: undefined,
+      AUDIT_OTLP_LOGS_HEADERS: {},
+      AUDIT_OTLP_LOGS_CA_FILE: undefined,
       DATABASE_URL: undefined,
       APPROVALS_PUBLIC_URL: undefined,
       APPROVALS_WEBHOOK_URL: undefined,
@@ -63,6 +78,76 @@ describe('validateEnvironment', () => {
     expect(validateEnvironment({ MCP_STDIO_ROLES: '' }).MCP_STDIO_ROLES).toEqual([]);
     expect(() => validateEnvironment({ MCP_STDIO_SCOPES: 'tickets:read,tickets:admin' })).toThrow(
       'MCP_STDIO_SCOPES names "tickets:admin", which is no scope of the desk (tickets:read, tickets:write, kb:read, reports)',
+    );
+  });
+
+  it('forwards the audit trail to a SIEM from the environment alone: syslog over TLS, a signed webhook, OTLP logs', () => {
+    const ca = join(mkdtempSync(join(tmpdir(), 'siem-env-')), 'ca.pem');
+    writeFileSync(ca, '-----BEGIN CERTIFICATE-----\n');
+    expect(
+      validateEnvironment({
+        AUDIT_SYSLOG_HOST: 'siem.internal',
+        AUDIT_SYSLOG_CA_FILE: ca,
+        AUDIT_WEBHOOK_URL: 'https://collector.example/mcp-audit',
+        AUDIT_WEBHOOK_SECRET: 's'.repeat(32),
+        AUDIT_OTLP_LOGS_URL: 'https://otel-collector:4318/v1/logs',
+        AUDIT_OTLP_LOGS_HEADERS: 'authorization=Bearer%20abc, x-scope=desk',
+      }),
+    ).toMatchObject({
+      AUDIT_SYSLOG_HOST: 'siem.internal',
+      AUDIT_SYSLOG_PORT: 6514,
+      AUDIT_SYSLOG_TLS: 'on',
+      AUDIT_SYSLOG_CA_FILE: ca,
+      AUDIT_WEBHOOK_URL: 'https://collector.example/mcp-audit',
+      AUDIT_OTLP_LOGS_HEADERS: { authorization: 'Bearer abc', 'x-scope': 'desk' },
+    });
+  });
+
+  it.each([
+    {},
+    {
+      AUDIT_SYSLOG_HOST: 'siem.internal',
+      AUDIT_WEBHOOK_URL: 'https://c.example/a',
+      AUDIT_WEBHOOK_SECRET: 's'.repeat(32),
+    },
+  ])('validates what it returns again as it did (ConfigModule puts it in the environment): %j', (given) => {
+    const once = validateEnvironment(given);
+    // What ConfigModule writes into process.env: its strings, numbers and booleans.
+    const written = Object.entries(once).filter(([, value]) => ['string', 'number', 'boolean'].includes(typeof value));
+    const again = validateEnvironment(Object.fromEntries(written.map(([key, value]) => [key, String(value)])));
+    expect(Object.fromEntries(Object.keys(given).map((key) => [key, again[key as keyof typeof again]]))).toEqual(given);
+    expect([again.AUDIT_SYSLOG_PORT, again.AUDIT_SYSLOG_TLS]).toEqual([once.AUDIT_SYSLOG_PORT, once.AUDIT_SYSLOG_TLS]);
+  });
+
+  it('names every problem of the forwarding variables at once, each with its fix', () => {
+    const error = (() => {
+      try {
+        validateEnvironment({
+          AUDIT_SYSLOG_HOST: 'siem.internal',
+          AUDIT_SYSLOG_PORT: '65536',
+          AUDIT_SYSLOG_TLS: 'yes',
+          AUDIT_SYSLOG_CA_FILE: '/nonexistent/ca.pem',
+          AUDIT_SYSLOG_CERT_FILE: '/nonexistent/cert.pem',
+          AUDIT_WEBHOOK_URL: 'http://collector.example/mcp-audit',
+          AUDIT_WEBHOOK_SECRET: 'short',
+          AUDIT_OTLP_LOGS_HEADERS: 'authorization',
+        });
+      } catch (thrown) {
+        return (thrown as Error).message;
+      }
+    })();
+    expect(error?.split('\n  - ').slice(1)).toEqual([
+      'AUDIT_OTLP_LOGS_HEADERS is set without AUDIT_OTLP_LOGS_URL: set AUDIT_OTLP_LOGS_URL (the collector’s logs endpoint), or unset AUDIT_OTLP_LOGS_HEADERS',
+      'AUDIT_SYSLOG_PORT="65536" must be an integer from 1 to 65535 (6514: syslog over TLS)',
+      'AUDIT_SYSLOG_TLS="yes" must be "on" (default: RFC 5425) or "off" (plain TCP, on a trusted network only)',
+      'AUDIT_SYSLOG_CA_FILE=/nonexistent/ca.pem cannot be read (ENOENT): give a PEM file',
+      'AUDIT_SYSLOG_CERT_FILE=/nonexistent/cert.pem cannot be read (ENOENT): give a PEM file',
+      'AUDIT_SYSLOG_CERT_FILE and AUDIT_SYSLOG_KEY_FILE go together (the desk’s client certificate for mutual TLS)',
+      'AUDIT_WEBHOOK_URL="http://collector.example/mcp-audit" would send the records unencrypted across the network: use https',
+      'AUDIT_WEBHOOK_SECRET must be set, at least 32 characters (e.g. openssl rand -hex 32), shared with the receiver that checks the signature',
+    ]);
+    expect(() => validateEnvironment({ AUDIT_SINK: 'off', AUDIT_WEBHOOK_URL: 'https://c.example/a' })).toThrow(
+      'AUDIT_WEBHOOK_URL forward the audit trail, which AUDIT_SINK=off turns off: set AUDIT_SINK to jsonl or postgres, or unset them',
     );
   });
 

@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
+import { forwardingEnvironment, type AuditForwardingEnvironment } from './audit-forwarding.env';
 import { ALL_DESK_SCOPES } from './support/desk.scopes';
 
 /** The example host's environment, validated at start-up by `@nestjs/config`. */
-export interface HostEnvironment {
+export interface HostEnvironment extends AuditForwardingEnvironment {
   HOST: string;
   PORT: number;
   /** The HTTP framework under the desk: `express` (default) or `fastify`. */
@@ -230,6 +231,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
   const auditPolicy = env.AUDIT_POLICY ?? 'fail-closed';
   if (auditPolicy !== 'fail-closed' && auditPolicy !== 'buffered')
     problems.push(`AUDIT_POLICY="${auditPolicy}" must be "fail-closed" or "buffered"`);
+  const auditForwarding = forwardingEnvironment(env, auditSink, problems);
   const postgresUrl = (name: 'DATABASE_URL' | 'AUDIT_DATABASE_URL') => {
     const value = typeof env[name] === 'string' && env[name] ? (env[name] as string) : undefined;
     if (value && !/^postgres(ql)?:\/\//.test(value))
@@ -326,6 +328,7 @@ export function validateEnvironment(env: Record<string, unknown>): HostEnvironme
     AUDIT_FILE: typeof env.AUDIT_FILE === 'string' && env.AUDIT_FILE ? env.AUDIT_FILE : 'audit/audit.jsonl',
     AUDIT_POLICY: auditPolicy as HostEnvironment['AUDIT_POLICY'],
     AUDIT_CHAIN: typeof env.AUDIT_CHAIN === 'string' && env.AUDIT_CHAIN ? env.AUDIT_CHAIN : undefined,
+    ...auditForwarding,
     DATABASE_URL: databaseUrl,
     AUDIT_DATABASE_URL: auditDatabaseUrl,
     APPROVALS_PUBLIC_URL: approvalsPublicUrl,

@@ -89,7 +89,7 @@ describe('admin dashboard: managing virtual servers in chromium', () => {
     expect(await save('servers')).toBe(422);
     expect(await fieldError('servers', 'path')).toBe('must be under the host\'s MCP path /mcp — e.g. "/mcp/finance"');
     expect(await fieldError('servers', 'select')).toBe(
-      '[0].name: no upstream is named "crm" — one of (none yet: add it first)',
+      '[0].name: no upstream is named "crm" (the composed server "finance" selects it) — add the upstream "crm" first, or select one there is',
     );
     expect(await fieldError('servers', 'limits')).toBe(
       'callsPerMinute: must be a positive integer — e.g. 120, or leave it out for no limit of its own',
@@ -167,7 +167,9 @@ describe('admin dashboard: managing virtual servers in chromium', () => {
 
     await page.click(`${row('apis:deskb')} button[data-manage="remove"]`);
     await page.waitForFunction(() => document.querySelector('#manage-status')?.textContent.startsWith('Not removed'));
-    expect(await page.textContent('#manage-status')).toMatch(/select\[1\]\.name: no API is named "deskb"/);
+    expect(await page.textContent('#manage-status')).toMatch(
+      /API "deskb": is selected by the composed server "finance" \(servers\[\d\]\.select\[1\]\)/,
+    );
     await page.click(`${row('servers:finance')} button[data-manage="remove"]`);
     await page.waitForSelector(row('servers:finance'), { state: 'detached' });
     await page.click(`${row('apis:deskb')} button[data-manage="remove"]`);

@@ -11,10 +11,11 @@ import { AuditTrail, hashApiKey, SyslogAuditSink, WebhookAuditSink, type AuditRe
 import { AuditFixtureModule } from './fixtures/audit.fixtures';
 import { startAuditWebhookReceiver, type AuditWebhookReceiver } from './support/audit-webhook-receiver';
 import { connectHttpClient } from './support/fixture-app';
+import { DESK_KEYS, startDeskHost, type DeskHost } from './support/desk-host';
 import { parsePrometheusText } from './support/prometheus-text';
 import { startRsyslog, type RsyslogServer } from './support/rsyslog-server';
-import { makeTestCertificates } from './support/test-certificates';
-import { waitFor } from './support/wait-for';
+import { makeTestCertificates, type TestCertificates } from './support/test-certificates';
+import { waitFor, waitForAsync } from './support/wait-for';
 
 const run = promisify(execFile);
 const VERIFY = join(__dirname, '..', 'dist', 'apps', 'audit-verify', 'src', 'main.js');
@@ -42,6 +43,7 @@ describe('audit trail into a SIEM (syslog over TLS, signed webhook)', () => {
   let trail: AuditTrail;
   let agent: Client;
   let written = 0;
+  let certs: TestCertificates;
 
   const calls = async (count: number, from = 0) => {
     for (let n = from; n < from + count; n++)
@@ -54,7 +56,7 @@ describe('audit trail into a SIEM (syslog over TLS, signed webhook)', () => {
   const forward = (name: string) => trail.health().forwards.find((f) => f.sink === name)!;
 
   beforeAll(async () => {
-    const certs = makeTestCertificates();
+    certs = makeTestCertificates();
     rsyslog = await startRsyslog(certs);
     receiver = await startAuditWebhookReceiver(certs, SECRET);
     // The first deliveries meet a dropped connection, a 503, then an answer later than the sink waits.
@@ -174,5 +176,47 @@ describe('audit trail into a SIEM (syslog over TLS, signed webhook)', () => {
     const missing = await verify(`${rsyslog.file}.gap`);
     expect(missing.code).toBe(1);
     expect(missing.out).toMatch(/seq 8\) in .*: seq 8 follows 6: a record is missing or out of order/);
+  });
+
+  /** The desk's image has no code to change: its environment alone turns forwarding on. */
+  describe('the support desk, forwarding from its environment alone', () => {
+    let desk: DeskHost;
+    let client: Client;
+
+    beforeAll(async () => {
+      const ca = join(await mkdtemp(join(tmpdir(), 'mcp-siem-desk-')), 'siem-ca.pem');
+      await writeFile(ca, certs.ca);
+      desk = await startDeskHost({
+        AUTH_MODE: 'apiKey',
+        AUDIT_CHAIN: 'desk-siem',
+        AUDIT_SYSLOG_HOST: 'localhost',
+        AUDIT_SYSLOG_PORT: String(rsyslog.port),
+        AUDIT_SYSLOG_CA_FILE: ca,
+        AUDIT_WEBHOOK_URL: receiver.url,
+        AUDIT_WEBHOOK_SECRET: SECRET,
+        AUDIT_WEBHOOK_CA_FILE: ca,
+      });
+      client = await connectHttpClient(desk.url, { 'x-api-key': DESK_KEYS.admin });
+    });
+    afterAll(async () => {
+      await client?.close();
+      await desk?.close();
+    });
+
+    it('delivers its records to syslog over TLS and to the signed webhook, each shown in readiness', async () => {
+      await client.callTool({ name: 'search_tickets', arguments: { status: 'open', limit: 1 } });
+      const ofDesk = (lines: string[]) => lines.filter((line) => line.includes('desk-siem'));
+      const fromSyslog = async () => ofDesk((await readFile(rsyslog.file, 'utf8')).split('\n'));
+      const fromWebhook = async () => ofDesk((await readFile(receiver.log, 'utf8')).split('\n'));
+      const called = (lines: string[]) => lines.some((line) => line.includes('"target":"search_tickets"'));
+      await waitForAsync(async () => called(await fromSyslog()) && called(await fromWebhook()), 20_000);
+      expect((await fromSyslog())[0]).toMatch(/\[mcpAudit@32473 chain="desk-siem" seq="1" outcome="ok"\]/);
+      expect(JSON.parse((await fromWebhook())[0])).toMatchObject({ chain: 'desk-siem', seq: 1 });
+      const ready = (await (await fetch(`${desk.base}/health/ready`)).json()) as {
+        details: Record<string, { status: string; required: boolean }>;
+      };
+      expect(ready.details['audit-forward:syslog']).toMatchObject({ status: 'up', required: false });
+      expect(ready.details['audit-forward:webhook']).toMatchObject({ status: 'up', required: false });
+    });
   });
 });

@@ -6,6 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpCatalog } from '#libs/catalog';
+import type { McpToolOptions } from '#libs/core';
 import { McpModule } from '#libs/hosting';
 import { FileCatalogPinStore, fingerprintOf, type CatalogPin, type PinReview } from '#libs/governance';
 import { hashApiKey, type AuditRecord } from '#libs/security';
@@ -46,12 +47,19 @@ describe('pinned upstream catalogs', () => {
   /** Calls the desk's `lookup_order` ran. */
   const ran: unknown[] = [];
 
-  const lookupOrder = (description: string, input: Record<string, unknown> = ORDER_SCHEMA) => {
+  const lookupOrder = (
+    description: string,
+    input: Record<string, unknown> = ORDER_SCHEMA,
+    presentation: Pick<McpToolOptions, 'icons' | '_meta'> = {},
+  ) => {
     deskCatalog.remove('tool', 'lookup_order');
-    deskCatalog.addTool({ name: 'lookup_order', description, input, annotations: { readOnlyHint: true } }, (args) => {
-      ran.push(args);
-      return `order ${JSON.stringify(args)} shipped`;
-    });
+    deskCatalog.addTool(
+      { name: 'lookup_order', description, input, annotations: { readOnlyHint: true }, ...presentation },
+      (args) => {
+        ran.push(args);
+        return `order ${JSON.stringify(args)} shipped`;
+      },
+    );
   };
 
   beforeAll(async () => {
@@ -339,6 +347,38 @@ describe('pinned upstream catalogs', () => {
     } finally {
       await browser.close();
     }
+  });
+
+  it('quarantines the desk’s approved tool when it gains an MCP Apps view and icons, until an approver accepts them', async () => {
+    const widened = {
+      type: 'object',
+      properties: { orderId: { type: 'string' }, conversation: { type: 'string' } },
+      required: ['orderId'],
+    };
+    expect(await toolNames()).toContain('desk__lookup_order');
+    // The same reviewed texts and schema; what changes is what the client acts on: a view it renders
+    // beside every result (one that can show and send anything), and an icon it shows.
+    const view = { ui: { resourceUri: 'ui://desk/ticket-card' } };
+    const icons = [{ src: 'https://desk.example/order.png', mimeType: 'image/png' }];
+    lookupOrder(POISONED, widened, { _meta: view, icons });
+    await waitForAsync(async () => !(await toolNames()).includes('desk__lookup_order'));
+    expect(await refusalOf('desk__lookup_order', { orderId: 'O-5' })).toMatch(
+      /Quarantined: the tool "desk__lookup_order" of upstream desk changed since it was approved \(icons, _meta\)/,
+    );
+    const review = (await quarantined()).find((r) => r.id === 'upstream:desk:tool:lookup_order')!;
+    expect(review.changes.map((change) => change.field)).toEqual(['icons', '_meta']);
+    expect(review.changes.find((change) => change.field === '_meta')?.after).toMatchObject(view);
+    await recordOf(
+      (r) =>
+        r.method === 'governance/pins.quarantine' &&
+        r.target === review.id &&
+        JSON.stringify(r.arguments).includes('"_meta"'),
+    );
+    expect((await admin('POST', 'pins/approve', { id: review.id, fingerprint: review.fingerprint })).status).toBe(200);
+    await waitForAsync(async () => (await toolNames()).includes('desk__lookup_order'));
+    const served = (await agent.listTools()).tools.find((tool) => tool.name === 'desk__lookup_order')!;
+    expect(served.icons).toEqual(icons);
+    expect((served._meta as { ui?: { resourceUri?: string } }).ui?.resourceUri).toBeDefined();
   });
 
   it('answers a bad decision request with what to send', async () => {

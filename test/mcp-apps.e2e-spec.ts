@@ -15,6 +15,8 @@ const RENDERS_VIEWS = { [UI]: { mimeTypes: [MIME] } };
 const OUTPUT = join(__dirname, '..', 'test-output');
 const DOCS = join(__dirname, '..', 'docs');
 const APP_ONLY = ['ticket_customer', 'ticket_status_counts'];
+/** The policy every desk view declares: no origin beyond its own document. */
+const NO_ORIGINS = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] };
 
 type Principal = 'admin' | 'reader';
 
@@ -231,14 +233,14 @@ describe('MCP Apps: the desk’s views in chromium through the official AppBridg
       });
       const views = (await client.listResources()).resources.filter((resource) => resource.mimeType === MIME);
       expect(views.map((view) => [view.uri, view._meta])).toEqual([
-        ['ui://desk/ticket-card', { ui: { prefersBorder: true } }],
-        ['ui://desk/ticket-report', { ui: { prefersBorder: true } }],
-        ['ui://desk/close-approval', { ui: { prefersBorder: true } }],
+        ['ui://desk/ticket-card', { ui: { csp: NO_ORIGINS, prefersBorder: true } }],
+        ['ui://desk/ticket-report', { ui: { csp: NO_ORIGINS, prefersBorder: true } }],
+        ['ui://desk/close-approval', { ui: { csp: NO_ORIGINS, prefersBorder: true } }],
       ]);
       const [contents] = (await client.readResource({ uri: 'ui://desk/ticket-card' })).contents as unknown as [
         { _meta: unknown; text: string },
       ];
-      expect(contents._meta).toEqual({ ui: { prefersBorder: true } });
+      expect(contents._meta).toEqual({ ui: { csp: NO_ORIGINS, prefersBorder: true } });
       expect(contents.text).toMatch(
         /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+' 'sha256-[^']+'; /,
       );

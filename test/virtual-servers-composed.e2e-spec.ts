@@ -159,12 +159,14 @@ describe('composed virtual servers', () => {
     );
     expect(await problemsOf(samePath)).toEqual([
       'servers[2].path: /mcp/finance is taken by another server',
-      'servers[2].select[0].name: no upstream is named "wiki"',
+      'servers[2].select[0].name: no upstream is named "wiki" (the composed server "other" selects it)',
     ]);
-    // The upstream a server selects cannot go while it does.
+    // The upstream a server selects cannot go while it does: the answer names the server.
     const selected = await api('/upstreams/ledger', { method: 'DELETE' });
     expect(selected.status).toBe(422);
-    expect(await problemsOf(selected)).toEqual(['servers[1].select[0].name: no upstream is named "ledger"']);
+    expect(await problemsOf(selected)).toEqual([
+      'upstream "ledger": is selected by the composed server "finance" (servers[1].select[0]), so it stays while that server selects it',
+    ]);
     const exported = (await (await api('/document')).json()) as { servers: unknown[] };
     const duplicate = await api('/document', {
       method: 'POST',
@@ -288,7 +290,9 @@ describe('composed virtual servers', () => {
       const selected = await api('/apis/deskb', { method: 'DELETE' });
       expect(selected.status).toBe(422);
       expect(await problemsOf(selected)).toEqual([
-        expect.stringMatching(/select\[0\]\.name: no API is named "deskb"$/),
+        expect.stringMatching(
+          /^API "deskb": is selected by the composed server "billing" \(servers\[\d\]\.select\[0\]\)/,
+        ),
       ]);
       const fromDisk = await api('/apis', {
         method: 'POST',

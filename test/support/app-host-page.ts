@@ -64,3 +64,64 @@ export async function appHostPage(): Promise<string> {
   window.sendResult = (id, result) => window.bridges[id].sendToolResult(result);
 </script></body></html>`;
 }
+
+/** `_meta.ui.csp` of a view, as the extension names it (`McpUiResourceCsp`). */
+export interface DeclaredViewCsp {
+  connectDomains?: string[];
+  resourceDomains?: string[];
+  frameDomains?: string[];
+  baseUriDomains?: string[];
+}
+
+/**
+ * The policy a host builds from a view's `_meta.ui.csp`, directive by directive as the extension
+ * maps it (inline scripts allowed, as hosts allow them for bundled views): the declared origins
+ * and nothing else. Without a declared policy, this host falls back to a loose one of its own —
+ * the careless host the view must not depend on.
+ */
+export function hostPolicyOf(csp: DeclaredViewCsp | undefined): string {
+  if (csp === undefined) return "default-src * 'unsafe-inline' data: blob:";
+  const list = (origins: string[] | undefined, ...base: string[]) =>
+    [...base, ...(origins ?? [])].join(' ') || "'none'";
+  return [
+    "default-src 'none'",
+    `script-src ${list(csp.resourceDomains, "'unsafe-inline'")}`,
+    `style-src ${list(csp.resourceDomains, "'unsafe-inline'")}`,
+    `img-src ${list(csp.resourceDomains, 'data:')}`,
+    `font-src ${list(csp.resourceDomains, 'data:')}`,
+    `media-src ${list(csp.resourceDomains, 'data:')}`,
+    `connect-src ${list(csp.connectDomains)}`,
+    `frame-src ${list(csp.frameDomains)}`,
+    `base-uri ${list(csp.baseUriDomains)}`,
+  ].join('; ');
+}
+
+/**
+ * The document a host that wraps a view puts in its frame (the Inspector's web UI wraps views):
+ * its own `<head>` with the policy it built from `_meta.ui.csp`, and the view's document inside
+ * its `<body>` — where the view's own `<meta http-equiv="Content-Security-Policy">` no longer
+ * counts (a policy in a `<meta>` applies only as a child of `<head>`).
+ */
+export function wrappedViewDocument(html: string, csp: DeclaredViewCsp | undefined): string {
+  const policy = hostPolicyOf(csp).replace(/"/g, '&quot;');
+  return `<!doctype html><html><head><meta http-equiv="Content-Security-Policy" content="${policy}"></head><body>${html}</body></html>`;
+}
+
+/**
+ * A host page that frames documents as they are handed to it: `window.frameDocument(id, html)`
+ * puts `html` in a sandboxed `<iframe>` (scripts only, an opaque origin, as hosts frame views)
+ * and resolves once it has loaded. Serve it from a loopback origin, so the frames it makes are
+ * on the same network as what they reach.
+ */
+export const FRAMING_HOST_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>A host framing views</title></head>
+<body><script>
+  window.frameDocument = (id, html) => new Promise((resolve) => {
+    const frame = document.createElement('iframe');
+    frame.id = id;
+    frame.setAttribute('sandbox', 'allow-scripts');
+    frame.addEventListener('load', () => resolve(), { once: true });
+    document.body.append(frame);
+    frame.srcdoc = html;
+  });
+</script></body></html>`;

@@ -17,7 +17,12 @@ class CardViews {
     uri: 'ui://test/card',
     name: 'Card',
     scripts: [{ source: SCRIPT }],
-    csp: { connectDomains: ['https://api.example.com'] },
+    csp: {
+      connectDomains: ['https://api.example.com'],
+      resourceDomains: [],
+      frameDomains: [],
+      baseUriDomains: [],
+    },
     permissions: ['clipboardWrite'],
     prefersBorder: true,
   })
@@ -79,6 +84,14 @@ describe('MCP Apps in a host', () => {
     // A client that renders other kinds of views only is not one of this host's audience.
     const other = { extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: ['text/html;profile=other'] } } };
     expect((await invoker.listTools({ clientCapabilities: other })).map((tool) => tool.name)).toEqual(['show']);
+    // Nor is one that declares the extension without the MIME types it requires.
+    for (const settings of [{}, { mimeTypes: 'text/html;profile=mcp-app' }]) {
+      const bare = { extensions: { [MCP_APPS_EXTENSION]: settings } };
+      expect((await invoker.listTools({ clientCapabilities: bare })).map((tool) => tool.name)).toEqual(['show']);
+      await expect(invoker.callTool('refresh', { id: 'a' }, { clientCapabilities: bare })).rejects.toThrow(
+        'Unknown tool: refresh',
+      );
+    }
   });
 
   it('lists the view with its MIME type and metadata', async () => {
@@ -89,7 +102,12 @@ describe('MCP Apps in a host', () => {
         mimeType: MCP_APP_MIME_TYPE,
         _meta: {
           ui: {
-            csp: { connectDomains: ['https://api.example.com'] },
+            csp: {
+              connectDomains: ['https://api.example.com'],
+              resourceDomains: [],
+              frameDomains: [],
+              baseUriDomains: [],
+            },
             permissions: { clipboardWrite: {} },
             prefersBorder: true,
           },
@@ -106,7 +124,12 @@ describe('MCP Apps in a host', () => {
     expect(content.mimeType).toBe(MCP_APP_MIME_TYPE);
     expect(content._meta).toEqual({
       ui: {
-        csp: { connectDomains: ['https://api.example.com'] },
+        csp: {
+          connectDomains: ['https://api.example.com'],
+          resourceDomains: [],
+          frameDomains: [],
+          baseUriDomains: [],
+        },
         permissions: { clipboardWrite: {} },
         prefersBorder: true,
       },

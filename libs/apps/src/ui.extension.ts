@@ -36,10 +36,14 @@ export class UiExtension implements ProtocolExtension, OnModuleInit {
     return this.offered ? SETTINGS : undefined;
   }
 
-  /** A client that names MIME types must name the views' (`text/html;profile=mcp-app`). */
+  /**
+   * A client renders this host's views when it names their MIME type (`text/html;profile=mcp-app`)
+   * in `mimeTypes`, which the extension makes required: one that declares the extension without
+   * it (or with other types only) is served as a client that renders no views — no app-only tools.
+   */
   accepts(declared: Record<string, unknown>): boolean {
     const { mimeTypes } = declared;
-    return !Array.isArray(mimeTypes) || mimeTypes.includes(MCP_APP_MIME_TYPE);
+    return Array.isArray(mimeTypes) && mimeTypes.includes(MCP_APP_MIME_TYPE);
   }
 
   requires(entry: RegisteredHandler): boolean {

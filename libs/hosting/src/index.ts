@@ -16,3 +16,4 @@ export { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 export { McpInvoker, type McpInvokableMethod } from './in-process/mcp-invoker';
 export { McpInvocationError } from './in-process/mcp-invocation.error';
 export type { McpInvokeOptions, McpInvokeProgress, McpInvocation } from './in-process/mcp-invoke.options';
+export { DRAIN_LIMIT, DRAIN_MS } from './http/body-drain';

@@ -65,6 +65,7 @@ import { mcpEndpointProvider } from './endpoints/mcp-endpoint.provider';
 import { McpEndpointsModule } from './endpoints/mcp-endpoints.module';
 import { McpEndpoints } from './endpoints/mcp-endpoints';
 import { HttpEndpointMounter } from './http/http-endpoint.mounter';
+import { hostRoutes } from './options/host-routes';
 import {
   DOWNSTREAM_IDENTITY_PROVIDERS,
   DownstreamIdentity,
@@ -223,6 +224,7 @@ function virtualServersProviders(): Provider[] {
         mcpPath: options.hosting.path,
         oauth: options.security.auth.mode === 'oauth',
         taken: () => endpoints.all().flatMap((endpoint) => (endpoint.path ? [endpoint.path] : [])),
+        routes: () => hostRoutes(options),
       }),
       inject: [MCP_RESOLVED_OPTIONS, McpEndpoints],
     },

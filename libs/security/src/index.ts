@@ -64,7 +64,12 @@ export {
   PAGE_SECURITY_HEADERS,
   SSE_SECURITY_HEADERS,
 } from './http/security-headers';
-export { checkOriginAndHost, type OriginHostOptions, type HttpRefusal } from './http/origin-host.policy';
+export {
+  checkOriginAndHost,
+  type HttpRequestTarget,
+  type OriginHostOptions,
+  type HttpRefusal,
+} from './http/origin-host.policy';
 export { AddressRanges } from './http/address-ranges';
 export { ClientAddresses, resolveTrustProxy, type McpTrustProxy, type AddressedRequest } from './http/client-addresses';
 export {

@@ -4,7 +4,7 @@
 export { McpVirtualServers, MCP_RESERVED_PATHS, type VirtualServersChange } from './servers/mcp-virtual-servers';
 export { MCP_HTTP_SERVING, type McpHttpServing } from './composed/mcp-http-serving';
 export type { ComposedServer, ComposedServerCredentials, ComposedServerSelection } from './document/composed-server';
-export type { ReservedPaths } from './validation/server.validator';
+export type { HostRoute, ReservedPaths } from './validation/server.validator';
 export { VIRTUAL_SERVERS_PROVIDERS } from './virtual-servers.providers';
 export {
   MCP_VIRTUAL_SERVERS_OPTIONS,

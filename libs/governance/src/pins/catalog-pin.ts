@@ -8,9 +8,12 @@ export type PinOrigin = 'upstream' | 'api';
 export type PinKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
 
 /**
- * What a definition is pinned on: what the model reads and what the host checks calls against —
- * the description, the title, the schemas (a prompt's arguments), the annotations, a resource's
- * MIME type. Names and URIs are the pin's identity, not part of it.
+ * What a definition is pinned on: what the model reads, what the host checks calls against and
+ * what a client acts on — the description, the title, the schemas (a prompt's arguments), the
+ * annotations, a resource's MIME type, its icons, and its whole `_meta` (an MCP Apps
+ * `ui.resourceUri` makes a client render a view, `ui.visibility` decides who may call it,
+ * `ui.csp` what a view may reach; other keys are read by other clients: none is left out).
+ * Names and URIs are the pin's identity, not part of it.
  */
 export interface PinnedDefinition {
   readonly title?: string;
@@ -20,7 +23,18 @@ export interface PinnedDefinition {
   readonly arguments?: unknown;
   readonly annotations?: unknown;
   readonly mimeType?: string;
+  readonly icons?: unknown;
+  readonly _meta?: unknown;
 }
+
+/**
+ * Which fields a pin's fingerprint covers: 1 (pins taken before `icons` and `_meta` were
+ * pinned, which carry no `scheme`), 2 (every field of `PinnedDefinition`).
+ */
+export type PinScheme = 1 | 2;
+
+/** The scheme of the pins taken now. */
+export const PIN_SCHEME: PinScheme = 2;
 
 /** One definition as it was accepted, or as it waits for review. */
 export interface PinnedVersion {
@@ -30,6 +44,8 @@ export interface PinnedVersion {
   readonly at: string;
   /** Who accepted it: an approver's id, or `first-use` for a definition accepted when first seen. */
   readonly by?: string;
+  /** Which fields its fingerprint covers. @default 1 (a pin taken before the field was kept) */
+  readonly scheme?: PinScheme;
 }
 
 /**
@@ -59,10 +75,16 @@ export function pinId(origin: PinOrigin, source: string, kind: PinKind, name: st
   return `${origin}:${source}:${kind}:${name}`;
 }
 
-/** The fields of a definition that are pinned, from what its server lists (MCP field names). */
-export function pinnedDefinitionOf(definition: Record<string, unknown>): PinnedDefinition {
+/**
+ * The fields of a definition that are pinned, from what its server lists (MCP field names), as
+ * the pins of `scheme` cover them (the current one by default).
+ */
+export function pinnedDefinitionOf(
+  definition: Record<string, unknown>,
+  scheme: PinScheme = PIN_SCHEME,
+): PinnedDefinition {
   const picked: Record<string, unknown> = {};
-  for (const field of PINNED_FIELDS) if (definition[field] !== undefined) picked[field] = definition[field];
+  for (const field of FIELDS_OF[scheme]) if (definition[field] !== undefined) picked[field] = definition[field];
   return picked as PinnedDefinition;
 }
 
@@ -74,7 +96,15 @@ const PINNED_FIELDS = [
   'arguments',
   'annotations',
   'mimeType',
+  'icons',
+  '_meta',
 ] as const satisfies readonly (keyof PinnedDefinition)[];
+
+/** The fields each scheme's fingerprint covers. */
+const FIELDS_OF: Readonly<Record<PinScheme, readonly (keyof PinnedDefinition)[]>> = {
+  1: PINNED_FIELDS.filter((field) => field !== 'icons' && field !== '_meta'),
+  2: PINNED_FIELDS,
+};
 
 /**
  * A stable hash of a pinned definition: SHA-256 of its JSON with object keys sorted, so that a

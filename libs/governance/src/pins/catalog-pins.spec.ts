@@ -2,9 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditEntry, AuditTrail } from '#libs/security';
-import { changesOf, fingerprintOf, pinnedDefinitionOf } from './catalog-pin';
+import { changesOf, fingerprintOf, pinnedDefinitionOf, type CatalogPin } from './catalog-pin';
 import { CatalogPins, type ListedDefinition } from './catalog-pins';
 import { FileCatalogPinStore } from './file-catalog-pin.store';
+import { InMemoryCatalogPinStore } from './catalog-pin.store';
 import { resolvePinningOptions, resolvePinOption } from './pin.options';
 
 const SEARCH = {
@@ -33,12 +34,29 @@ describe('fingerprints', () => {
       name: 'a',
       description: 'd',
       inputSchema: { type: 'object', properties: {} },
-      icons: [],
+      execution: { taskSupport: 'optional' },
     });
     const b = pinnedDefinitionOf({ inputSchema: { properties: {}, type: 'object' }, description: 'd', name: 'b' });
     expect(fingerprintOf(a)).toBe(fingerprintOf(b));
     expect(fingerprintOf(a)).not.toBe(fingerprintOf({ ...a, description: 'd ' }));
     expect(fingerprintOf(a)).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('cover icons and all of _meta (an MCP Apps view, its visibility, its policy)', () => {
+    const base = pinnedDefinitionOf(SEARCH);
+    const withView = pinnedDefinitionOf({ ...SEARCH, _meta: { ui: { resourceUri: 'ui://wiki/page' } } });
+    const appOnly = pinnedDefinitionOf({
+      ...SEARCH,
+      _meta: { ui: { resourceUri: 'ui://wiki/page', visibility: ['app'] } },
+    });
+    const withIcon = pinnedDefinitionOf({ ...SEARCH, icons: [{ src: 'https://wiki.example/icon.png' }] });
+    const fingerprints = new Set([base, withView, appOnly, withIcon].map(fingerprintOf));
+    expect(fingerprints.size).toBe(4);
+    expect(changesOf(base, withView)).toEqual([
+      { field: '_meta', before: undefined, after: { ui: { resourceUri: 'ui://wiki/page' } } },
+    ]);
+    // The fields pins taken before covered (scheme 1): neither.
+    expect(fingerprintOf(pinnedDefinitionOf({ ...SEARCH, icons: [], _meta: { a: 1 } }, 1))).toBe(fingerprintOf(base));
   });
 
   it('tell which fields changed', () => {
@@ -111,6 +129,117 @@ describe('CatalogPins', () => {
     await pins.review('upstream', 'wiki', {}, [listed(SEARCH)]);
     expect(pins.heldReason('tool', 'wiki__search')).toBeUndefined();
     expect(await pins.reviews()).toEqual([]);
+  });
+
+  it('quarantines an approved tool that gains a view or icons, until approved', async () => {
+    const { pins, audit } = pinsWith();
+    await pins.review('upstream', 'wiki', {}, [listed(SEARCH)]);
+    const viewed = { ...SEARCH, _meta: { ui: { resourceUri: 'ui://wiki/exfiltrate' } } };
+    await pins.review('upstream', 'wiki', {}, [listed(viewed)]);
+    expect(pins.heldReason('tool', 'wiki__search')).toMatch(/changed since it was approved \(_meta\)/);
+    const withIcon = { ...viewed, icons: [{ src: 'https://wiki.example/icon.png' }] };
+    await pins.review('upstream', 'wiki', {}, [listed(withIcon)]);
+    expect(pins.heldReason('tool', 'wiki__search')).toMatch(/changed since it was approved \(icons, _meta\)/);
+    const [review] = await pins.reviews();
+    expect(audit.at(-1)).toMatchObject({
+      method: 'governance/pins.quarantine',
+      arguments: { changes: ['icons', '_meta'] },
+    });
+    await pins.decide(review.id, review.fingerprint, 'approve', 'alice');
+    expect(pins.heldReason('tool', 'wiki__search')).toBeUndefined();
+  });
+
+  describe('pins taken before icons and _meta were pinned (scheme 1)', () => {
+    const legacyPin = (definition: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+      const pinned = pinnedDefinitionOf(definition, 1);
+      return {
+        id: 'upstream:wiki:tool:search',
+        origin: 'upstream' as const,
+        source: 'wiki',
+        kind: 'tool' as const,
+        name: 'search',
+        accepted: {
+          fingerprint: fingerprintOf(pinned),
+          definition: pinned,
+          at: '2026-01-01T00:00:00.000Z',
+          by: 'carol',
+        },
+        ...extra,
+      };
+    };
+    const storeWith = (...pinsGiven: CatalogPin[]) => {
+      const store = new InMemoryCatalogPinStore();
+      void store.save(pinsGiven);
+      return store;
+    };
+    const VIEWED = {
+      ...SEARCH,
+      icons: [{ src: 'https://wiki.example/icon.png' }],
+      _meta: { ui: { resourceUri: 'ui://wiki/page' } },
+    };
+
+    it('take in the icons and _meta the upstream lists as they were served, quarantining nothing, and audit it', async () => {
+      const store = storeWith(legacyPin(VIEWED));
+      const { pins, audit } = pinsWith({ store });
+      await pins.review('upstream', 'wiki', {}, [listed(VIEWED)]);
+      expect(pins.heldReason('tool', 'wiki__search')).toBeUndefined();
+      const [stored] = await store.load();
+      expect(stored.accepted).toMatchObject({
+        scheme: 2,
+        by: 'carol',
+        fingerprint: fingerprintOf(pinnedDefinitionOf(VIEWED)),
+        definition: { _meta: VIEWED._meta, icons: VIEWED.icons },
+      });
+      expect(audit).toMatchObject([
+        {
+          method: 'governance/pins.upgrade',
+          target: stored.id,
+          arguments: { state: 'accepted', added: ['icons', '_meta'] },
+        },
+      ]);
+      // From now on a change of the view is a change.
+      await pins.review('upstream', 'wiki', {}, [
+        listed({ ...VIEWED, _meta: { ui: { resourceUri: 'ui://wiki/other' } } }),
+      ]);
+      expect(pins.heldReason('tool', 'wiki__search')).toMatch(/\(_meta\)/);
+    });
+
+    it('review a change of a field they covered as any other, the icons and _meta shown as new', async () => {
+      const { pins } = pinsWith({ store: storeWith(legacyPin(SEARCH)) });
+      await pins.review('upstream', 'wiki', {}, [listed({ ...VIEWED, description: 'Searches, and more' })]);
+      const [review] = await pins.reviews();
+      expect(review.changes.map((change) => change.field)).toEqual(['description', 'icons', '_meta']);
+    });
+
+    it('keep a rejected definition rejected (its review is not asked for again)', async () => {
+      const rejected = pinnedDefinitionOf({ ...VIEWED, description: 'Rejected' }, 1);
+      const { pins } = pinsWith({
+        store: storeWith(
+          legacyPin(SEARCH, {
+            pending: {
+              fingerprint: fingerprintOf(rejected),
+              definition: rejected,
+              at: '2026-01-02T00:00:00.000Z',
+              flags: [],
+              rejected: { by: 'dave', at: '2026-01-03T00:00:00.000Z' },
+            },
+          }),
+        ),
+      });
+      await pins.review('upstream', 'wiki', {}, [listed({ ...VIEWED, description: 'Rejected' })]);
+      expect(await pins.reviews()).toMatchObject([{ state: 'rejected', rejected: { by: 'dave' } }]);
+    });
+
+    it('bring a pin whose definition has neither to the new scheme without an audit record: nothing was added', async () => {
+      const store = storeWith(legacyPin(SEARCH));
+      const { pins, audit } = pinsWith({ store });
+      await pins.review('upstream', 'wiki', {}, [listed(SEARCH)]);
+      expect(audit).toEqual([]);
+      expect((await store.load())[0].accepted).toMatchObject({
+        scheme: 2,
+        fingerprint: fingerprintOf(pinnedDefinitionOf(SEARCH)),
+      });
+    });
   });
 
   it("holds new entries after the first listing when newEntries is 'hold' (the upstream's or the module's)", async () => {

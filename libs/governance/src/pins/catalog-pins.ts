@@ -6,10 +6,12 @@ import {
   fingerprintOf,
   pinId,
   pinnedDefinitionOf,
+  PIN_SCHEME,
   type CatalogPin,
   type PinChange,
   type PinKind,
   type PinOrigin,
+  type PinnedDefinition,
 } from './catalog-pin';
 import { InMemoryCatalogPinStore, type CatalogPinStore } from './catalog-pin.store';
 import { instructionFlagsOf, type InstructionFlag } from './instruction-flags';
@@ -167,7 +169,12 @@ export class CatalogPins implements OnModuleDestroy {
       });
       const pinned = pinnedDefinitionOf(definition);
       const fingerprint = fingerprintOf(pinned);
-      const pin = this.pins.get(id);
+      let pin = this.pins.get(id);
+      const upgraded = pin && this.upgraded(pin, definition, pinned, fingerprint);
+      if (upgraded) {
+        changed.push(upgraded);
+        pin = upgraded;
+      }
       if (!pin && (firstListing || newEntries === 'accept')) {
         changed.push({
           id,
@@ -175,7 +182,7 @@ export class CatalogPins implements OnModuleDestroy {
           source,
           kind,
           name,
-          accepted: { fingerprint, definition: pinned, at: now, by: 'first-use' },
+          accepted: { fingerprint, definition: pinned, at: now, by: 'first-use', scheme: PIN_SCHEME },
         });
       } else if (pin?.accepted?.fingerprint === fingerprint) {
         // Back to what was accepted: nothing waits any more.
@@ -188,7 +195,13 @@ export class CatalogPins implements OnModuleDestroy {
           kind,
           name,
           ...(pin?.accepted && { accepted: pin.accepted }),
-          pending: { fingerprint, definition: pinned, at: now, flags: instructionFlagsOf(pinned) },
+          pending: {
+            fingerprint,
+            definition: pinned,
+            at: now,
+            scheme: PIN_SCHEME,
+            flags: instructionFlagsOf(pinned),
+          },
         };
         changed.push(next);
         this.audit('governance/pins.quarantine', 'system', id, 'denied', {
@@ -201,11 +214,49 @@ export class CatalogPins implements OnModuleDestroy {
       }
     }
     if (changed.length > 0) {
-      await this.store.save(changed);
-      for (const pin of changed) this.pins.set(pin.id, pin);
+      // The last change of a pin is the one kept (an upgraded pin may change again in the same review).
+      const latest = [...new Map(changed.map((pin) => [pin.id, pin])).values()];
+      await this.store.save(latest);
+      for (const pin of latest) this.pins.set(pin.id, pin);
       this.announce();
     }
     this.rebuild();
+  }
+
+  /**
+   * A pin taken before `icons` and `_meta` were pinned (scheme 1), brought to the current scheme
+   * when what is listed is what it accepted (or what waits, or was rejected) by the fields it
+   * covered: the fingerprint then covers the listed `icons` and `_meta` — which the host served
+   * already under that pin — so an upgrade quarantines nothing that did not change, and any later
+   * change of them is reviewed. Audited (`governance/pins.upgrade`) when it took in `icons` or
+   * `_meta`. Otherwise (a field of the old scheme changed) the pin is left as it is and the change
+   * reviewed as any other, `icons` and `_meta` shown as new.
+   */
+  private upgraded(
+    pin: CatalogPin,
+    listed: Record<string, unknown>,
+    pinned: PinnedDefinition,
+    fingerprint: string,
+  ): CatalogPin | undefined {
+    const { accepted, pending } = pin;
+    const legacy = (version: { scheme?: number } | undefined) =>
+      version !== undefined && (version.scheme ?? 1) < PIN_SCHEME;
+    if (!legacy(accepted) && !legacy(pending)) return undefined;
+    const old = fingerprintOf(pinnedDefinitionOf(listed, 1));
+    const current = { fingerprint, definition: pinned, scheme: PIN_SCHEME };
+    let next: CatalogPin | undefined;
+    if (legacy(accepted) && accepted!.fingerprint === old) next = { ...pin, accepted: { ...accepted!, ...current } };
+    else if (legacy(pending) && pending!.fingerprint === old)
+      next = { ...pin, pending: { ...pending!, ...current, flags: instructionFlagsOf(pinned) } };
+    if (!next) return undefined;
+    if (fingerprint !== old)
+      this.audit('governance/pins.upgrade', 'system', pin.id, 'ok', {
+        from: old,
+        fingerprint,
+        state: next.accepted?.fingerprint === fingerprint ? 'accepted' : pending?.rejected ? 'rejected' : 'pending',
+        added: (['icons', '_meta'] as const).filter((field) => pinned[field] !== undefined),
+      });
+    return next;
   }
 
   /**

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { API_SECURITY_HEADERS, API_SECURITY_HEADER_LIST, ClientAddresses, type AuditOutcome } from '#libs/security';
 import { errorResponse, outcomeOfStatus, RequestEvents, type JsonRpcId } from '#libs/protocol';
 import type { HttpRefusal } from './http.messages';
+import { bodyStillComing, endAfterBody } from './body-drain';
 
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json', ...API_SECURITY_HEADERS });
 
@@ -56,13 +57,21 @@ export class HttpResponder {
     req?: IncomingMessage,
     extra: RefusalExtras = {},
   ): void {
-    const headers: Record<string, string> = { ...JSON_HEADERS, ...extra.headers };
+    const headers: Record<string, string | number> = { ...JSON_HEADERS, ...extra.headers };
     if (status === 405) headers.allow = extra.allow ?? 'GET, POST, DELETE';
     if (status === 503) headers['retry-after'] = '5';
-    // A refused request's unread body must not be parsed as the connection's next request.
-    if (status === 413 || status === 403) headers.connection = 'close';
-    res.writeHead(status, headers).end(errorResponse(extra.id ?? null, code, message));
-    if (req && !req.complete) req.resume();
+    const body = errorResponse(extra.id ?? null, code, message);
+    // A refused request's unread body must not be parsed as the connection's next request: the
+    // connection closes. Not at once while the body still comes, though — the client, still
+    // writing it, would get a reset instead of this answer: the answer is sent whole, the rest of
+    // the body read and dropped (within a bound), then the connection closes.
+    const unread = req !== undefined && bodyStillComing(req);
+    if (status === 413 || status === 403 || unread) headers.connection = 'close';
+    if (!unread) res.writeHead(status, headers).end(body);
+    else {
+      res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) }).write(body);
+      endAfterBody(req!, res);
+    }
     this.events.refusal({
       outcome: extra.outcome ?? outcomeOfStatus(status),
       status,

@@ -96,7 +96,7 @@ export class StreamableHttpHandler {
     // cancellations, a stream's resumption, the end of a session); new requests are refused.
     const serving = this.state.accepting || this.state.phase === 'draining';
     const refusal =
-      checkOriginAndHost(req.headers, this.security.originHost) ?? (serving ? undefined : HttpMessages.notReady());
+      checkOriginAndHost(req, this.security.originHost) ?? (serving ? undefined : HttpMessages.notReady());
     if (refusal) return this.responder.refuse(res, refusal, req);
     if (this.cors.apply(req, res)) return;
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {

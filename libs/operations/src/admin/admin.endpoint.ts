@@ -466,7 +466,7 @@ export class AdminEndpoint implements OnModuleInit {
 
   /** DNS-rebinding protection, as on the MCP endpoint: the Host (and a browser's Origin) must be allowed. */
   private refusedByPolicy(req: IncomingMessage, res: ServerResponse): boolean {
-    const refusal = checkOriginAndHost(req.headers, this.security.originHost);
+    const refusal = checkOriginAndHost(req, this.security.originHost);
     if (!refusal) return false;
     this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
     return true;

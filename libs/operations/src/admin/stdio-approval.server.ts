@@ -114,7 +114,7 @@ export class StdioApprovalServer implements OnApplicationBootstrap, OnApplicatio
     routes: ReadonlyMap<string, (req: IncomingMessage, res: ServerResponse) => void>,
   ): Promise<void> {
     try {
-      const refusal = checkOriginAndHost(req.headers, POLICY);
+      const refusal = checkOriginAndHost(req, POLICY);
       if (refusal) return sendDashboardJson(res, refusal[0], { error: 'forbidden', message: refusal[2] });
       const path = new URL(req.url ?? '/', 'http://approvals.invalid').pathname;
       const route = req.method === 'GET' ? routes.get(path) : undefined;

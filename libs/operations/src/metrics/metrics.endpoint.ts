@@ -100,7 +100,7 @@ export class McpMetricsEndpoint implements OnModuleInit, OnApplicationBootstrap,
     try {
       const byToken = this.presentsToken(req);
       if (mainServer || (!byToken && this.security.auth.mode === 'none')) {
-        const refusal = checkOriginAndHost(req.headers, this.security.originHost);
+        const refusal = checkOriginAndHost(req, this.security.originHost);
         if (refusal)
           return this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
       }

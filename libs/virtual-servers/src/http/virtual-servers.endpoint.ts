@@ -117,7 +117,7 @@ export class VirtualServersEndpoint implements OnModuleInit {
   /** The Host/Origin policy, JSON only for changes, an administrator, then the handler; a failure is logged, not shown. */
   private async serve(req: NodeRequest, res: ServerResponse, handler: Handler): Promise<void> {
     try {
-      const refusal = checkOriginAndHost(req.headers, this.security.originHost);
+      const refusal = checkOriginAndHost(req, this.security.originHost);
       if (refusal)
         return this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
       if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json'))

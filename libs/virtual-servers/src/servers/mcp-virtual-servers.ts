@@ -33,8 +33,11 @@ interface Parts {
   apis: McpRestApiOptions[];
 }
 
-/** What a change does to the lists: the ones it replaces (`undefined`: its target is not there). */
-type Edit = (parts: Parts) => Partial<Parts> | undefined;
+/**
+ * What a change does to the lists: the ones it replaces (`undefined`: its target is not there;
+ * problems: it cannot be made as it is, 422).
+ */
+type Edit = (parts: Parts) => Partial<Parts> | McpDiagnostic[] | undefined;
 
 /** How a change given with `[REDACTED]` credentials keeps the stored ones, per list. */
 const KEEP: { [K in keyof Parts]: (given: unknown, stored: Parts[K][number] | undefined) => unknown } = {
@@ -239,9 +242,12 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
       name,
       (parts) => {
         const list = parts[kind] as Parts[K][number][];
-        return list.some((item) => item.name === name)
-          ? { [kind]: list.filter((item) => item.name !== name) }
-          : undefined;
+        if (!list.some((item) => item.name === name)) return undefined;
+        // An upstream or API a composed server selects stays while one does: said with the server.
+        const selecting =
+          kind === 'servers' ? [] : selectionsOf(parts.servers, kind === 'apis' ? 'api' : 'upstream', name);
+        if (selecting.length > 0) return selecting;
+        return { [kind]: list.filter((item) => item.name !== name) };
       },
       undefined,
       ENTRY[kind],
@@ -284,6 +290,7 @@ export class McpVirtualServers implements OnApplicationBootstrap, OnApplicationS
             },
           ],
         };
+      if (Array.isArray(edited)) return { ok: false, status: 422, problems: edited };
       const { upstreams, servers, apis } = { ...before, ...edited };
       const validation = await validateDocument(
         { ...(whole as object), upstreams, servers, apis, version: stored.version },
@@ -450,3 +457,18 @@ const nameOf = (upstream: unknown): string =>
   typeof upstream === 'object' && upstream !== null && typeof (upstream as { name?: unknown }).name === 'string'
     ? (upstream as { name: string }).name
     : '';
+
+/** The selections of composed servers that name the upstream or API `name`, as problems of its removal. */
+function selectionsOf(servers: readonly ComposedServer[], from: 'upstream' | 'api', name: string): McpDiagnostic[] {
+  const what = from === 'api' ? 'API' : 'upstream';
+  return servers.flatMap((server, index) =>
+    server.select
+      .map((item, at) => ({ item, at }))
+      .filter(({ item }) => item.from === from && item.name === name)
+      .map(({ at }) => ({
+        where: `${what} "${name}"`,
+        problem: `is selected by the composed server "${server.name}" (servers[${index}].select[${at}]), so it stays while that server selects it`,
+        fix: `remove that selection from "${server.name}" first (POST …/api/servers/composed with the server without it), or remove the server (DELETE …/api/servers/composed/${server.name})`,
+      })),
+  );
+}

@@ -8,6 +8,19 @@ export interface ReservedPaths {
   taken(): readonly string[];
   /** Whether the host's callers authenticate with OAuth (a server may then have a resource of its own). */
   readonly oauth: boolean;
+  /**
+   * The host's own routes (the admin dashboard and API, metrics, health probes, the authorization
+   * server, the connect flow): a composed server at one of them, or under one, would answer in its
+   * place, in front of the framework.
+   */
+  routes?(): readonly HostRoute[];
+}
+
+/** One of the host's own routes, or the prefix of several: its path and what it serves. @internal */
+export interface HostRoute {
+  readonly path: string;
+  /** `the admin dashboard and API`, for the message. */
+  readonly what: string;
 }
 
 const SERVER_KEYS = new Set(['name', 'path', 'title', 'description', 'credentials', 'select', 'limits']);
@@ -37,7 +50,8 @@ export function validateServers(
     return report('servers', 'must be an array', 'send "servers": [ { "name", "path", "select" } ]');
   const names = new Set<string>();
   const paths = new Set<string>();
-  const taken = new Set(reserved.taken());
+  const taken = new Set(reserved.taken().map(canonicalPath));
+  const routes = (reserved.routes?.() ?? []).map((route) => ({ ...route, canonical: canonicalPath(route.path) }));
   for (const [index, given] of list.entries()) {
     const where = `servers[${index}]`;
     if (typeof given !== 'object' || given === null || Array.isArray(given)) {
@@ -57,13 +71,13 @@ export function validateServers(
     else if (names.has(server.name))
       report(`${where}.name`, `"${server.name}" is taken by another server`, 'give each server a name of its own');
     else names.add(server.name);
-    checkPath(server.path, `${where}.path`, reserved, taken, paths, report);
+    checkPath(server.path, `${where}.path`, reserved, { taken, routes, paths }, report);
     for (const field of ['title', 'description'] as const)
       if (server[field] !== undefined && (typeof server[field] !== 'string' || !server[field]))
         report(`${where}.${field}`, 'must be a non-empty string', `leave ${field} out, or describe the server`);
     checkCredentials(server.credentials, `${where}.credentials`, report);
     checkResource(server, `${where}.credentials.resource`, reserved, report);
-    checkSelection(server.select, `${where}.select`, known, report);
+    checkSelection(server.select, `${where}.select`, server.name, known, report);
     const limits = server.limits as Record<string, unknown> | undefined;
     if (limits !== undefined) {
       if (typeof limits !== 'object' || limits === null || Object.keys(limits).some((key) => key !== 'callsPerMinute'))
@@ -81,25 +95,61 @@ export function validateServers(
   }
 }
 
+/**
+ * How paths are compared: case aside (Express routes ignore case by default, so `/mcp/Admin`
+ * reaches a route at `/mcp/admin` there).
+ */
+const canonicalPath = (path: string): string => path.toLowerCase();
+
+/**
+ * A server's path: `/`-separated segments of unreserved characters (no `%`: nothing encoded; no
+ * empty segment: no `//`), no `.` or `..` segment (a client or a proxy that resolves it would
+ * reach another path than the one served), under the host's MCP path, and compared in canonical
+ * form with the application's MCP endpoints, the host's own routes and the other servers.
+ */
 function checkPath(
   path: unknown,
   where: string,
   reserved: ReservedPaths,
-  taken: ReadonlySet<string>,
-  paths: Set<string>,
+  others: {
+    taken: ReadonlySet<string>;
+    routes: readonly (HostRoute & { canonical: string })[];
+    paths: Set<string>;
+  },
   report: Report,
 ): void {
   const under = `${reserved.mcpPath}/`;
   if (typeof path !== 'string' || !PATH_SEGMENTS.test(path)) {
-    report(where, 'must be a path of letters, digits, . _ ~ - segments', `e.g. "${under}finance"`);
+    report(
+      where,
+      'must be a path of letters, digits, . _ ~ - segments (nothing percent-encoded, no empty segment)',
+      `e.g. "${under}finance"`,
+    );
     return;
   }
-  if (!path.startsWith(under))
+  const canonical = canonicalPath(path);
+  const route = others.routes.find(
+    ({ canonical: prefix }) => canonical === prefix || canonical.startsWith(`${prefix}/`),
+  );
+  if (path.split('/').some((segment) => segment === '.' || segment === '..'))
+    report(
+      where,
+      `${path} has a "." or ".." segment: a client or proxy that resolves it reaches another path`,
+      `give the path without dot segments, e.g. "${under}finance"`,
+    );
+  else if (!path.startsWith(under))
     report(where, `must be under the host's MCP path ${reserved.mcpPath}`, `e.g. "${under}finance"`);
-  else if (taken.has(path))
+  else if (route)
+    report(
+      where,
+      `${path} is ${canonical === route.canonical ? 'the path' : 'under the path'} of ${route.what} (${route.path})`,
+      'choose a path that is none of the host’s own routes',
+    );
+  else if (others.taken.has(canonical))
     report(where, `${path} is the path of an MCP endpoint of the application`, 'choose another path');
-  else if (paths.has(path)) report(where, `${path} is taken by another server`, 'give each server a path of its own');
-  paths.add(path);
+  else if (others.paths.has(canonical))
+    report(where, `${path} is taken by another server`, 'give each server a path of its own');
+  others.paths.add(canonical);
 }
 
 /** An OAuth resource: on an OAuth host, the absolute http(s) URL of the server's own path, not with keys of its own. */
@@ -163,6 +213,7 @@ function checkCredentials(given: unknown, where: string, report: Report): void {
 function checkSelection(
   given: unknown,
   where: string,
+  server: unknown,
   known: { upstreams: ReadonlySet<string>; apis: ReadonlySet<string> },
   report: Report,
 ): void {
@@ -189,8 +240,8 @@ function checkSelection(
         if (!names.has(item.name))
           report(
             `${at}.name`,
-            `no ${what} is named "${item.name}"`,
-            `one of ${[...names].join(', ') || '(none yet: add it first)'}`,
+            `no ${what} is named "${item.name}"${typeof server === 'string' ? ` (the composed server "${server}" selects it)` : ''}`,
+            `add the ${what} "${item.name}" first, or select one there is${names.size > 0 ? ` (${[...names].join(', ')})` : ''}`,
           );
       }
     }

@@ -3,9 +3,16 @@ import type { ServerResponse } from 'node:http';
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A page of the connect flow: what happened, in a sentence; nothing runs on it. */
-export function sendPage(res: ServerResponse, status: number, title: string, text: string): void {
+export function sendPage(
+  res: ServerResponse,
+  status: number,
+  title: string,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
   res
     .writeHead(status, {
+      ...headers,
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
       'content-security-policy': "default-src 'none'",

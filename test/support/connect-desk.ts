@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser } from 'playwright-core';
-import { McpModule } from 'nest-mcp-host';
+import { McpModule, type McpModuleOptions } from 'nest-mcp-host';
 import { McpAuthorizationServer } from '#libs/authorization-server';
 import { AuditTrail, type AuditRecord } from '#libs/security';
 import { launchChromium, startCompanyIdp, type CompanyIdp } from './company-idp';
@@ -43,7 +43,8 @@ export interface ConnectDesk {
   stop(): Promise<void>;
 }
 
-export async function startConnectDesk(): Promise<ConnectDesk> {
+/** Starts the desk and its parts; `options` add to (or replace) the desk's `McpModule` options. */
+export async function startConnectDesk(options: Partial<McpModuleOptions> = {}): Promise<ConnectDesk> {
   const [deskPort, apiPort] = [await freePort(), await freePort()];
   const base = `http://127.0.0.1:${deskPort}`;
   const [idp, crmIdp, browser] = await Promise.all([
@@ -123,6 +124,7 @@ export async function startConnectDesk(): Promise<ConnectDesk> {
         downstream: { connections: { encryptionKey: randomBytes(32).toString('base64') } },
         admin: true,
         audit: { file: join(mkdtempSync(join(tmpdir(), 'connect-desk-')), 'audit.jsonl'), flushIntervalMs: 10 },
+        ...options,
       }),
     ],
   }).compile();

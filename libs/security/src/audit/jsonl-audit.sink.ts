@@ -3,6 +3,7 @@ import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile, type FileH
 import { basename, dirname, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { batchBytesOf } from './audit-chain';
+import { isAlive } from './audit-chain-lock';
 import type { AuditRecord } from './audit-record';
 import type { AuditChainTail, AuditSink } from './audit-sink';
 
@@ -177,15 +178,6 @@ export class JsonlAuditSink implements AuditSink {
  */
 function writeAll(fd: number, data: Buffer): void {
   for (let offset = 0; offset < data.length;) offset += writeSync(fd, data, offset, data.length - offset);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** How much of a trail file is read at a time, from its end, to find where a chain stands. */

@@ -191,6 +191,17 @@ describe('attack: the connect flow finished by another person', () => {
     });
   });
 
+  it('answers its pages so that nothing runs on them and no other site frames them', async () => {
+    const page = await fetch(`${desk.base}/connect/no-such-link`);
+    expect(page.status).toBe(404);
+    expect(Object.fromEntries(page.headers)).toMatchObject({
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+    });
+  });
+
   it('connects the person in the browser that signed in, once: the cookie is HttpOnly, SameSite=Lax, and spent; the callback replayed is refused', async () => {
     let callback: string | undefined;
     let landed: { status: string; text: string } | undefined;

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** A page of the connect flow: what happened, in a sentence; nothing runs on it. */
+/** A page of the connect flow: what happened, in a sentence; nothing runs on it, and no other site frames it. */
 export function sendPage(
   res: ServerResponse,
   status: number,
@@ -15,7 +15,8 @@ export function sendPage(
       ...headers,
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
-      'content-security-policy': "default-src 'none'",
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
     })

@@ -99,6 +99,11 @@ export class AdminRoutes {
     @Optional() private readonly trail?: AuditTrail,
   ) {}
 
+  /** Where the admin API is served (`/admin`), when it is. */
+  get base(): string | undefined {
+    return this.mounted ? this.options.admin!.path : undefined;
+  }
+
   /** Whether the admin API is served (the `admin` option, on the application's HTTP server). */
   get mounted(): boolean {
     return Boolean(this.options.admin && this.options.http && this.adapterHost?.httpAdapter?.getHttpServer());

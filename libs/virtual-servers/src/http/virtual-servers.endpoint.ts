@@ -72,7 +72,7 @@ export class VirtualServersEndpoint implements OnModuleInit {
       details: { kind: 'document' },
       run: () => this.servers.importDocument(principal.id, body),
     }));
-    this.logger.log(`Virtual servers API at ${base}/{upstreams,apis,composed,document}`);
+    this.logger.log(`Virtual servers API at ${this.routes.base}${base}/{upstreams,apis,composed,document}`);
   }
 
   /** A change's route: what it acts on (for the record of a refused one), and the change. */

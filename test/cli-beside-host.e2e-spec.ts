@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readAuditTrail } from './support/desk-host';
 import { startDeskProcess, type DeskProcess } from './support/desk-process';
+import { connectHttpClient } from './support/fixture-app';
 
 jest.setTimeout(60_000);
 
@@ -43,17 +44,7 @@ describe('the CLI beside a running host on the same audit settings', () => {
 
   it("runs each command at once, recorded in the command line's own file and chain; every trail verifies", async () => {
     // The host records something of its own (an initialize).
-    const initialize = await fetch(`http://127.0.0.1:${host.port}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
-      }),
-    });
-    expect(initialize.status).toBe(200);
+    await (await connectHttpClient(`http://127.0.0.1:${host.port}/mcp`)).close();
     // Two commands at once, as two terminals would run them.
     const [first, second] = await Promise.all([
       desk(['call', 'get_ticket', 'T-2001', '--output', 'json']),

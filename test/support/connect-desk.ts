@@ -43,6 +43,51 @@ export interface ConnectDesk {
   stop(): Promise<void>;
 }
 
+/** Tokens of a host's own authorization server (the facade) for a person (`login`, with `roles`), as its token endpoint issues them. */
+export function facadeTokens(
+  app: INestApplication,
+  base: string,
+  idpIssuer: string,
+): (login: string, roles?: string[]) => Promise<string> {
+  return (login, roles = []) => {
+    const now = Math.floor(Date.now() / 1000);
+    return app.get(McpAuthorizationServer).keys.sign(
+      {
+        iss: base,
+        sub: login,
+        aud: `${base}/mcp`,
+        client_id: 'e2e',
+        scope: '',
+        roles,
+        idp: idpIssuer,
+        jti: randomUUID(),
+        iat: now,
+        exp: now + 300,
+      },
+      { typ: 'at+jwt' },
+    );
+  };
+}
+
+/** An MCP client of `base` with `token`; `onUrl` answers URL-mode elicitations (none: the client cannot). */
+export async function mcpClientOf(
+  base: string,
+  token: string,
+  onUrl?: (url: string) => Promise<'accept' | 'decline'>,
+): Promise<Client> {
+  const client = new Client({ name: 'e2e', version: '1' }, { capabilities: onUrl ? { elicitation: { url: {} } } : {} });
+  if (onUrl)
+    client.setRequestHandler(ElicitRequestSchema, async (request) => ({
+      action: await onUrl((request.params as { url: string }).url),
+    }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
 /** Starts the desk and its parts; `options` add to (or replace) the desk's `McpModule` options. */
 export async function startConnectDesk(options: Partial<McpModuleOptions> = {}): Promise<ConnectDesk> {
   const [deskPort, apiPort] = [await freePort(), await freePort()];
@@ -131,24 +176,7 @@ export async function startConnectDesk(options: Partial<McpModuleOptions> = {}):
   const app = moduleRef.createNestApplication({ logger: false });
   await app.listen(deskPort, '127.0.0.1');
 
-  const token = async (login: string, roles: string[] = []) => {
-    const now = Math.floor(Date.now() / 1000);
-    return app.get(McpAuthorizationServer).keys.sign(
-      {
-        iss: base,
-        sub: login,
-        aud: `${base}/mcp`,
-        client_id: 'e2e',
-        scope: '',
-        roles,
-        idp: idp.issuer,
-        jti: randomUUID(),
-        iat: now,
-        exp: now + 300,
-      },
-      { typ: 'at+jwt' },
-    );
-  };
+  const token = facadeTokens(app, base, idp.issuer);
   return {
     base,
     app,
@@ -156,18 +184,7 @@ export async function startConnectDesk(options: Partial<McpModuleOptions> = {}):
     crmIdp,
     browser,
     token,
-    client: async (login, onUrl) => {
-      const client = new Client({ name: 'e2e', version: '1' }, { capabilities: { elicitation: { url: {} } } });
-      client.setRequestHandler(ElicitRequestSchema, async (request) => ({
-        action: await onUrl((request.params as { url: string }).url),
-      }));
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${await token(login)}` } },
-        }),
-      );
-      return client;
-    },
+    client: async (login, onUrl) => mcpClientOf(base, await token(login), onUrl),
     records: (method) => app.get(AuditTrail).recent({ method, limit: 200 }),
     connections: async (login) => {
       const answer = await fetch(`${base}/connect/accounts`, {

@@ -25,25 +25,16 @@ export class AuditChainLock {
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
     const deadline = Date.now() + this.waitMs;
     for (;;) {
-      try {
-        await writeFile(this.file, String(process.pid), { flag: 'wx', mode: 0o600 });
+      const owner = await takeLockFile(this.file);
+      if (owner === undefined) {
         this.held = true;
         return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const text = await readFile(this.file, 'utf8').catch(() => undefined);
-      const owner = Number(text);
-      // A process id of a process that is gone: its lock is stale. (Empty: its writer is writing it.)
-      if (text === undefined || (text !== '' && !(Number.isInteger(owner) && owner > 0 && isAlive(owner)))) {
-        await rm(this.file, { force: true });
-        continue;
       }
       if (Date.now() >= deadline)
         throw new Error(
-          `The audit chain "${this.chain}" is being written by process ${text || '(starting)'}, another command, ` +
-            `which did not finish within ${this.waitMs % 1000 === 0 ? `${this.waitMs / 1000} s` : `${this.waitMs} ms`}: run this command again once it has ` +
-            `(its lock: ${this.file})`,
+          `The audit chain "${this.chain}" is being written by process ${owner || '(starting)'}, another command, ` +
+            `which did not finish within ${this.waitMs % 1000 === 0 ? `${this.waitMs / 1000} s` : `${this.waitMs} ms`}: ` +
+            `run this command again once it has (its lock: ${this.file})`,
         );
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
@@ -53,6 +44,25 @@ export class AuditChainLock {
     if (!this.held) return;
     this.held = false;
     await rm(this.file, { force: true });
+  }
+}
+
+/**
+ * Takes `file` as a lock holding this process's id, taking over one left by a process that is gone.
+ * @returns nothing once taken; else who holds it (a process id, or `''` while its holder writes it)
+ */
+export async function takeLockFile(file: string): Promise<string | undefined> {
+  for (;;) {
+    try {
+      await writeFile(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+      return undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    const owner = Number(text);
+    if (text === '' || (Number.isInteger(owner) && owner > 0 && isAlive(owner))) return text;
+    await rm(file, { force: true });
   }
 }
 

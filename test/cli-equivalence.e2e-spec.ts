@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -111,7 +111,7 @@ describe('the same tool answers identically over MCP and the CLI', () => {
     tools = (await client.listTools()).tools.filter((tool) => PURE_TOOLS.includes(tool.name));
     // The CLI's runs (one after another) share an audit trail of their own.
     Object.assign(process.env, {
-      AUDIT_FILE: join(tmpdir(), `cli-equivalence-${randomUUID()}.jsonl`),
+      AUDIT_FILE: join(mkdtempSync(join(tmpdir(), 'cli-equivalence-')), 'audit.jsonl'),
       AUTH_MODE: 'none',
     });
   });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,8 +24,14 @@ interface RunOptions {
   onStderr?: { when: RegExp; then: (child: ReturnType<typeof spawn>) => void };
 }
 
+/**
+ * A trail file in a directory of its own: the command line's runs of one trail (its directory and
+ * chain) write one at a time, and those of other specs must not wait for these.
+ */
+const newAuditFile = () => join(mkdtempSync(join(tmpdir(), 'cli-audit-')), 'audit.jsonl');
+
 /** Runs the desk's CLI with `args` and its own audit trail; resolves when it exits. */
-function desk(args: string[], options: RunOptions = {}, auditFile = join(tmpdir(), `cli-audit-${randomUUID()}.jsonl`)) {
+function desk(args: string[], options: RunOptions = {}, auditFile = newAuditFile()) {
   return new Promise<Run>((resolve, reject) => {
     const child = spawn(process.execPath, [DESK_CLI, ...args], {
       env: {
@@ -54,6 +60,9 @@ function desk(args: string[], options: RunOptions = {}, auditFile = join(tmpdir(
     child.stdin.end(options.stdin ?? '');
   });
 }
+
+/** Where the CLI's runs write beside a trail file (the hosts' own stays theirs): `audit.cli.jsonl`. */
+const commandLineTrail = (auditFile: string) => auditFile.replace(/\.jsonl$/, '.cli.jsonl');
 
 const json = <T>(run: Run): T => JSON.parse(run.stdout) as T;
 interface Ticket {
@@ -258,7 +267,7 @@ describe('the support desk CLI (npm run -s desk)', () => {
     function listInto(lines: number) {
       return new Promise<Run>((resolve, reject) => {
         const child = spawn(process.execPath, [DESK_CLI, 'list'], {
-          env: { PATH: process.env.PATH, AUDIT_FILE: join(tmpdir(), `cli-audit-${randomUUID()}.jsonl`) },
+          env: { PATH: process.env.PATH, AUDIT_FILE: newAuditFile() },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let stdout = '';
@@ -293,7 +302,7 @@ describe('the support desk CLI (npm run -s desk)', () => {
   });
 
   it('cancels a long call on Ctrl-C (SIGINT): the tool sees its signal, the exit code is 130', async () => {
-    const auditFile = join(tmpdir(), `cli-audit-${randomUUID()}.jsonl`);
+    const auditFile = newAuditFile();
     const run = await desk(
       ['call', 'export_ticket_report'],
       {
@@ -305,17 +314,20 @@ describe('the support desk CLI (npm run -s desk)', () => {
     expect(run.code).toBe(130);
     expect(run.stderr).toContain('Interrupted');
     expect(run.stderr).not.toContain('progress 20/20');
-    const [record] = await auditRecords(auditFile, (entry) => entry.target === 'export_ticket_report');
+    const [record] = await auditRecords(
+      commandLineTrail(auditFile),
+      (entry) => entry.target === 'export_ticket_report',
+    );
     // The host cancelled the call with the CLI's reason: the signal the tool is given (ctx.signal).
     expect(record).toMatchObject({ transport: 'cli', outcome: 'cancelled' });
     expect(record.error).toContain('SIGINT');
   });
 
   it('writes the audit record with transport cli and the principal of the key (or the configured operator)', async () => {
-    const auditFile = join(tmpdir(), `cli-audit-${randomUUID()}.jsonl`);
+    const auditFile = newAuditFile();
     await desk(['call', 'get_ticket', 'T-2003', '--api-key', DESK_KEYS.reader], {}, auditFile);
     await desk(['call', 'get_ticket', 'T-2004'], {}, auditFile);
-    const records = await auditRecords(auditFile, (entry) => entry.target === 'get_ticket', 2);
+    const records = await auditRecords(commandLineTrail(auditFile), (entry) => entry.target === 'get_ticket', 2);
     expect(records.map((record) => [record.transport, record.principal, record.outcome])).toEqual([
       ['cli', 'desk-reader', 'ok'],
       ['cli', 'local-operator', 'ok'],

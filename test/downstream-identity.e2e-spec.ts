@@ -1,18 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Browser } from 'playwright-core';
 import { McpContext, McpModule, McpTool, type McpCallContext, type McpModuleOptions } from 'nest-mcp-host';
 import { AuditTrail, type AuditRecord } from '#libs/security';
-import { McpAuthorizationServer } from '#libs/authorization-server';
 import { MCP_USER_CONNECTION_STORE, type UserConnectionStore } from '#libs/downstream-identity';
 import {
   launchChromium,
@@ -21,6 +17,7 @@ import {
   startCompanyIdp,
   type CompanyIdp,
 } from './support/company-idp';
+import { facadeTokens, mcpClientOf } from './support/connect-desk';
 import { freePort } from './support/free-port';
 import { waitFor } from './support/wait-for';
 
@@ -289,42 +286,8 @@ describe('the caller identity downstream', () => {
   });
 
   /** A facade token of the desk for `login`, as its token endpoint issues them. */
-  const facadeToken = (login: string, roles: string[] = []) => {
-    const now = Math.floor(Date.now() / 1000);
-    return desk.get(McpAuthorizationServer).keys.sign(
-      {
-        iss: deskBase,
-        sub: login,
-        aud: `${deskBase}/mcp`,
-        client_id: 'e2e',
-        scope: '',
-        roles,
-        idp: idp.issuer,
-        jti: randomUUID(),
-        iat: now,
-        exp: now + 300,
-      },
-      { typ: 'at+jwt' },
-    );
-  };
-
-  /** An MCP client of `base` with `token`; `onUrl` answers URL-mode elicitations (none: the client cannot). */
-  async function connect(base: string, token: string, onUrl?: (url: string) => Promise<'accept' | 'decline'>) {
-    const client = new Client(
-      { name: 'e2e', version: '1' },
-      { capabilities: onUrl ? { elicitation: { url: {} } } : {} },
-    );
-    if (onUrl)
-      client.setRequestHandler(ElicitRequestSchema, async (request) => ({
-        action: await onUrl((request.params as { url: string }).url),
-      }));
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    return client;
-  }
+  const facadeToken = (login: string, roles: string[] = []) => facadeTokens(desk, deskBase, idp.issuer)(login, roles);
+  const connect = mcpClientOf;
 
   describe("'token-exchange' at the company IdP (a gateway upstream)", () => {
     it('calls the upstream as the caller, the host as actor, and the audit record names both', async () => {

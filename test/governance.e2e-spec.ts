@@ -205,8 +205,15 @@ describe('governance on the desk', () => {
       version: 1,
       policies: [{ id: 'reports-for-leads', perCall: false }],
     });
-    const audit = await recordOf((r) => r.method === 'admin/policies.replace');
+    const audit = await recordOf((r) => r.method === 'admin/policies.replace' && r.outcome === 'ok');
     expect(audit).toMatchObject({ principal: 'admin', arguments: { version: 1, policies: ['reports-for-leads'] } });
+    // The refused replacement is recorded too: who tried, and how many problems it had.
+    expect(await recordOf((r) => r.method === 'admin/policies.replace' && r.outcome === 'invalid')).toMatchObject({
+      principal: 'admin',
+      target: 'governance.policies',
+      arguments: { problems: 2 },
+      errorCode: 400,
+    });
 
     const agent = await clientAs('agent');
     const agentTools = (await agent.listTools()).tools.map((tool) => tool.name);

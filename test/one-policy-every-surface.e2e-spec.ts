@@ -17,8 +17,17 @@ jest.setTimeout(60_000);
 
 /** How a call ends by itself rather than by a policy: no policy claims these outcomes. */
 const CALL_OWN_OUTCOMES = ['tool_error', 'error', 'timeout'];
-/** Every way a call reaches something other than a provider's tool, beside the tool itself. */
-const REACHES: Surface['reaches'][] = ['tool', 'rest-route', 'rest-api', 'upstream', 'call_tool', 'view', 'http-route'];
+/** Every way a call reaches something other than a provider's tool, beside the tool itself; and the admin API (no call). */
+const REACHES: Surface['reaches'][] = [
+  'tool',
+  'rest-route',
+  'rest-api',
+  'upstream',
+  'call_tool',
+  'view',
+  'http-route',
+  'admin',
+];
 
 /** docs/security.md's table of the matrix (its header names the policies): per surface, per policy, `✓` or `n/a …`. */
 function documentedMatrix(): Map<string, Map<string, string>> {
@@ -65,8 +74,11 @@ describe('one policy, every surface', () => {
       expect(
         [...MCP_TRANSPORT_KINDS].filter((transport) => !covered((surface) => surface.transport).has(transport)),
       ).toEqual([]);
-      // Over MCP (a plain HTTP client of the app's routes speaks no MCP revision).
-      const http = SURFACES.filter((surface) => surface.transport === 'http' && surface.era !== '-');
+      // The calls over MCP (a plain HTTP client of the app's routes speaks no MCP revision; the
+      // admin API is no call: it has no era or mode).
+      const http = SURFACES.filter(
+        (surface) => surface.transport === 'http' && surface.era !== '-' && surface.reaches !== 'admin',
+      );
       expect(new Set(http.map((surface) => surface.era))).toEqual(new Set(['2025-11-25', '2026-07-28']));
       expect(new Set(http.map((surface) => surface.mode))).toEqual(new Set(['stateful', 'stateless']));
       expect(new Set(http.map((surface) => surface.platform))).toEqual(
@@ -142,8 +154,9 @@ describe('one policy, every surface', () => {
         .filter((record) => record.method === method && record.principal === principalOf('caller', surface.id));
       expect({ surface: surface.id, transports: [...new Set(mine.map((record) => record.transport))] }).toEqual({
         surface: surface.id,
-        // Over stdio the caller is the local operator, whose records the other cells' are.
-        transports: surface.id === 'stdio' ? [] : [surface.transport],
+        // Over stdio the caller is the local operator, whose records the other cells' are; the
+        // admin API's cells are an administrator's writes, no call.
+        transports: surface.id === 'stdio' || surface.reaches === 'admin' ? [] : [surface.transport],
       });
     }
     // Written by processes that stopped, started again and went on with the chain: each verifies.

@@ -155,7 +155,7 @@ export class MatrixWorld {
       SUPPORT_REPORT_STEP_MS: String(REPORT_STEP_MS),
       MCP_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
       MCP_REQUEST_STATE_SECRET: this.secret,
-      AUDIT_FILE: this.auditFile(name),
+      AUDIT_FILE: join(this.dir, `${name}.jsonl`),
       AUDIT_CHAIN: name,
       MCP_REPLICA: name,
       VIRTUAL_SERVERS_FILE: join(this.dir, `${name}.virtual-servers.json`),
@@ -164,8 +164,9 @@ export class MatrixWorld {
     };
   }
 
+  /** The file a trail is written to: the command line's runs write beside the file they are given (`cli.cli.jsonl`). */
   auditFile(name: string): string {
-    return join(this.dir, `${name}.jsonl`);
+    return join(this.dir, name === 'cli' ? `${name}.cli.jsonl` : `${name}.jsonl`);
   }
 
   /** Every record of a host's trail, as written so far (whole lines). */

@@ -26,7 +26,7 @@ const targetOf = (surface: Surface, call: { name: string; args: Record<string, u
   surface.reaches === 'call_tool' ? String(call.args.name) : call.name;
 
 /** Waits until `records` of `trail` hold one that `matches` (the trail is written off the hot path). */
-async function recordOf(
+export async function recordOf(
   world: MatrixWorld,
   trail: string,
   matches: (record: AuditRecord) => boolean,
@@ -579,7 +579,11 @@ const SHUTDOWN: Policy = {
   },
 };
 
-/** Every policy of the promise, in the order the matrix runs them (a stop last: it takes a host down). */
+/**
+ * Every policy of the promise, in the order the matrix runs them (a stop last: it takes a host
+ * down). A surface where something else than a call is done (the admin API) holds a policy with
+ * its own cell.
+ */
 export const POLICIES: readonly Policy[] = [
   CREDENTIAL,
   HIDDEN,
@@ -590,4 +594,7 @@ export const POLICIES: readonly Policy[] = [
   CANCELLATION,
   AUDIT,
   SHUTDOWN,
-];
+].map((policy) => ({
+  ...policy,
+  run: (surface: Surface, world: MatrixWorld) => surface.cells?.[policy.id]?.(world) ?? policy.run(surface, world),
+}));

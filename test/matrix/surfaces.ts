@@ -14,6 +14,7 @@ import type { McpPrincipal } from '#libs/core';
 import { AppModule } from '../../src/app.module';
 import { answerOf, resultAnswer, thrownAnswer, type Answer } from './answers';
 import { principalOf, type MatrixWorld, type Role } from './matrix-world';
+import { ADMIN_CELLS, ADMIN_SURFACE } from './admin-cells';
 
 const DIST = join(__dirname, '..', '..', 'dist', 'src');
 
@@ -83,10 +84,11 @@ export interface Surface {
   /**
    * What it reaches: a provider's tool, a REST route of the app, an operation of another API,
    * another server's tool, a tool through `call_tool`, a tool as an MCP Apps view calls it (its
-   * client renders views: app-only tools are its too), or a REST route of the app as a plain HTTP
-   * client calls it (no MCP at all).
+   * client renders views: app-only tools are its too), a REST route of the app as a plain HTTP
+   * client calls it (no MCP at all), or — no call at all — the host itself, as an administrator
+   * changes it through the admin API.
    */
-  readonly reaches: 'tool' | 'rest-route' | 'rest-api' | 'upstream' | 'call_tool' | 'view' | 'http-route';
+  readonly reaches: 'tool' | 'rest-route' | 'rest-api' | 'upstream' | 'call_tool' | 'view' | 'http-route' | 'admin';
   /** The trail its calls are recorded in (the host that admitted them), and where they went on to. */
   readonly trail: string;
   readonly onwardTrail?: string;
@@ -112,6 +114,8 @@ export interface Surface {
   readonly withoutCredential: WithoutCredential;
   /** The policies that do not apply, each with why (docs/security.md lists them). */
   readonly notApplicable: Partial<Record<PolicyId, string>>;
+  /** Where the surface is no call (the admin API), the cells it holds its policies with. */
+  readonly cells?: Partial<Record<PolicyId, (world: MatrixWorld) => Promise<void>>>;
   open(world: MatrixWorld, role: Role): Promise<MatrixSession>;
   /** An open ticket its `confirm` entry may close. */
   ticket(world: MatrixWorld): Promise<string>;
@@ -870,11 +874,52 @@ const PLAIN_REST: Surface = {
   recover: async () => undefined,
 };
 
+/** A surface of no call: its cells are its own. */
+const noCalls = (): never => {
+  throw new Error('the admin API surface holds its policies with cells of its own');
+};
+
 /**
- * Every surface of the matrix: each transport and era, both HTTP platforms, and each way a call
+ * The desk's admin API, where an administrator acts on the host instead of calling a tool (adds
+ * and removes a composed virtual server, switches a prompt off and on): the credential, the
+ * arguments and the audit hold as for a call (`ADMIN_CELLS`); the other policies are about calls.
+ */
+const ADMIN_API: Surface = {
+  id: ADMIN_SURFACE,
+  transport: 'http',
+  era: '-',
+  mode: '-',
+  platform: 'express',
+  reaches: 'admin',
+  trail: 'desk',
+  client: null,
+  principal: (role) => principalOf(role, ADMIN_SURFACE),
+  entries: DESK_ENTRIES,
+  withoutCredential: 'refused',
+  cells: ADMIN_CELLS,
+  notApplicable: {
+    hidden:
+      'the admin API has no catalog to hide: a principal who is no administrator is refused every route (its credential cell)',
+    approval:
+      "an administrator's write is a person's decision made with their own credential, not a call held for one (approval decisions are themselves admin API writes, recorded)",
+    throttling:
+      'the admin API is not limited per principal; failed authentications are, per address, across the MCP endpoint and the admin API (authFailureLimit)',
+    governance:
+      "governance's policies and guardrails decide on calls of catalog entries; replacing them is itself an administrator's write, recorded",
+    cancellation: 'an admin API request is one short exchange that runs no tool: there is no call to cancel',
+    shutdown: 'an admin API request runs no tool: there is no call in flight for the drain to answer',
+  },
+  open: noCalls,
+  ticket: noCalls,
+  approvals: noCalls,
+  recover: async () => undefined,
+};
+
+/**
+ * Every surface of the matrix: each transport and era, both HTTP platforms, each way a call
  * reaches something else than a provider's tool (a REST route, another REST API, another MCP
- * server, the tool search's `call_tool`, an MCP Apps view — on both platforms), and the app's
- * REST routes called as a plain HTTP client calls them.
+ * server, the tool search's `call_tool`, an MCP Apps view — on both platforms), the app's REST
+ * routes called as a plain HTTP client calls them, and the admin API.
  */
 export const SURFACES: readonly Surface[] = [
   hostSurface({
@@ -1072,4 +1117,5 @@ export const SURFACES: readonly Surface[] = [
     entries: VIEW_ENTRIES,
     views: true,
   }),
+  ADMIN_API,
 ];

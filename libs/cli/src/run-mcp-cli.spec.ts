@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { McpArgs, McpContext, McpTool, image, type McpCallContext } from '#libs/core';
 import { McpModule, type McpModuleOptions } from '#libs/hosting';
+import { WebhookAuditSink, type AuditRecord } from '#libs/security';
 import { fakeCliIo, type FakeTerminal } from './testing/fake-cli-io';
 import { runMcpCli } from './run-mcp-cli';
 
@@ -167,6 +170,73 @@ describe('runMcpCli', () => {
       } finally {
         delete process.env.MCP_API_KEY;
       }
+    });
+  });
+
+  describe('audited beside a host, with a SIEM that is down', () => {
+    /** A SIEM's webhook receiver: down (503) or up, counting the deliveries it was offered. */
+    let siem: Server;
+    let up = false;
+    let offered = 0;
+    const received: AuditRecord[] = [];
+
+    beforeAll(async () => {
+      siem = createServer((req, res) => {
+        offered++;
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          if (up)
+            received.push(
+              ...body
+                .split('\n')
+                .filter(Boolean)
+                .map((line) => JSON.parse(line) as AuditRecord),
+            );
+          res.writeHead(up ? 200 : 503).end();
+        });
+      });
+      await new Promise<void>((resolve) => siem.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(() => new Promise((resolve) => siem.close(resolve)));
+
+    it("waits for no SIEM that is down: the command's records wait in the command line's spool, and the next command delivers them", async () => {
+      const forwarding = fixtureModule(join(dir, 'audit.jsonl'), {
+        audit: {
+          file: join(dir, 'audit.jsonl'),
+          chain: 'desk-1',
+          forward: [
+            new WebhookAuditSink({
+              url: `http://127.0.0.1:${(siem.address() as AddressInfo).port}/audit`,
+              secret: 'a-siem-webhook-secret-of-32-bytes!!',
+            }),
+          ],
+        },
+      });
+      const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      let first;
+      let logged = '';
+      try {
+        first = await cli(['call', 'export_rows'], {}, forwarding);
+      } finally {
+        logged = stderr.mock.calls.map(([text]) => String(text)).join('');
+        stderr.mockRestore();
+      }
+      expect(first.code).toBe(0);
+      // Offered once, refused: not again and again until the shutdown timeout.
+      expect(offered).toBe(1);
+      expect(logged).toContain('for webhook, which cannot take them now (127.0.0.1');
+      expect(await readdir(join(dir, 'spool'))).toContain('desk-1.cli.webhook.forward.jsonl');
+      up = true;
+      const second = await cli(['call', 'export_rows'], {}, forwarding);
+      expect(second.code).toBe(0);
+      // The command line's own chain, beside the host's (desk-1): both commands' records, in order.
+      expect(received.map((record) => [record.chain, record.seq, record.target])).toEqual([
+        ['desk-1.cli', 1, 'export_rows'],
+        ['desk-1.cli', 2, 'export_rows'],
+      ]);
+      expect(await readdir(dir)).toEqual(expect.arrayContaining(['audit.cli.jsonl']));
+      expect(await readdir(dir)).not.toContain('audit.jsonl');
     });
   });
 

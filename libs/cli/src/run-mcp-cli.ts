@@ -1,11 +1,18 @@
 import { basename } from 'node:path';
-import type { DynamicModule, INestApplicationContext, LogLevel, Type } from '@nestjs/common';
+import {
+  Global,
+  Module,
+  type DynamicModule,
+  type INestApplicationContext,
+  type LogLevel,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { McpStartupError } from '#libs/core';
 import { PromptRegistry, ResourceRegistry, ToolRegistry } from '#libs/catalog';
 import { McpInvocationError, McpInvoker } from '#libs/hosting';
 import { McpApprovals } from '#libs/operations';
-import { Authenticator } from '#libs/security';
+import { Authenticator, MCP_COMMAND_LINE_RUN } from '#libs/security';
 import { CliUsageError } from './errors/cli-usage.error';
 import { approvalsCommand } from './commands/approvals.command';
 import { callCommand } from './commands/call.command';
@@ -101,7 +108,7 @@ async function run(
   }
   let app: INestApplicationContext;
   try {
-    app = await NestFactory.createApplicationContext(module, {
+    app = await NestFactory.createApplicationContext(commandLineRunOf(module), {
       logger: new CliLogger({ logLevels: options.logLevels ?? ['error', 'warn'] }),
       abortOnError: false,
     });
@@ -167,6 +174,18 @@ async function run(
     process.off('SIGTERM', onTerminate);
     await close();
   }
+}
+
+/** Tells the application's providers it runs one command (`MCP_COMMAND_LINE_RUN`): its audit trail is the command line's. */
+@Global()
+@Module({ providers: [{ provide: MCP_COMMAND_LINE_RUN, useValue: true }], exports: [MCP_COMMAND_LINE_RUN] })
+class McpCommandLineRun {}
+
+/** The application's module, run as one command. */
+function commandLineRunOf(module: Type | DynamicModule): DynamicModule {
+  @Module({})
+  class McpCommandLineApplication {}
+  return { module: McpCommandLineApplication, imports: [McpCommandLineRun, module] };
 }
 
 /** Writes why a command failed on stderr; returns its exit code. */

@@ -19,6 +19,7 @@ export {
 } from './admin/admin-catalog.reader';
 export { escapeHtml, renderAdminPage, type AdminPageValues } from './admin/admin-page';
 export { AdminEndpoint } from './admin/admin.endpoint';
+export { AdminRoutes, type AdminAnswer, type AdminRequest, type AdminRoute } from './admin/admin-routes';
 export { MCP_ADMIN_FEATURES, type AdminFeatures } from './admin/admin-features';
 export { sendDashboardJson } from './admin/admin-http';
 export { AdminMessages } from './access/admin.messages';

@@ -3,6 +3,7 @@ import { McpStartupError } from '#libs/core';
 import { AdminAccess } from './access/admin-access';
 import { AdminApi } from './admin/admin-api';
 import { AdminCatalogReader } from './admin/admin-catalog.reader';
+import { AdminRoutes } from './admin/admin-routes';
 import { AdminEndpoint } from './admin/admin.endpoint';
 import { CALL_HISTORY_PROVIDER, CALL_STATS_PROVIDER } from './admin/admin.providers';
 import { ReplicaCharts } from './admin/replica-charts';
@@ -71,6 +72,8 @@ export function operationsParts(on: OperationsSwitches): OperationsParts {
       ApprovalsHttpApi,
       StdioApprovalServer,
       AdminAccess,
+      // The admin API's routes, the dashboard's and other features' (virtual servers): every write audited.
+      AdminRoutes,
       CALL_STATS_PROVIDER,
       METRICS_PROVIDER,
       ...(health?.providers ?? []),

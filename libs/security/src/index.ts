@@ -56,7 +56,13 @@ export {
 export { OtlpLogsAuditSink, type OtlpLogsAuditSinkOptions } from './audit/otlp-logs-audit.sink';
 export { AuditSinkOptionsError } from './audit/sink-options.error';
 export { sensitiveFieldsOf, redactSensitive, type SensitiveFields } from './audit/sensitive-fields';
-export { resolveAuditOptions, type McpAuditOptions, type ResolvedAuditOptions } from './audit/audit-options';
+export {
+  resolveAuditOptions,
+  type AuditTrailParts,
+  type McpAuditOptions,
+  type ResolvedAuditOptions,
+} from './audit/audit-options';
+export { MCP_COMMAND_LINE_RUN } from './audit/command-line-run';
 export { AuthFailureLimiter } from './auth/auth-failure.limiter';
 export {
   API_SECURITY_HEADERS,

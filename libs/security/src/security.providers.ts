@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { AuditForwarder } from './audit/audit-forwarder';
 import { AuditTrail } from './audit/audit-trail';
+import { MCP_COMMAND_LINE_RUN } from './audit/command-line-run';
 import { AuthFailureLimiter } from './auth/auth-failure.limiter';
 import { Authenticator } from './auth/authenticator';
 import { MCP_LOCAL_TOKEN_KEYS, type LocalTokenKeys } from './auth/local-token-keys';
@@ -17,15 +18,17 @@ export const SECURITY_PROVIDERS: Provider[] = [
   {
     // `undefined` without the `audit` option: whoever injects it does so with @Optional().
     provide: AuditTrail,
-    useFactory: ({ audit }: SecurityOptions) =>
-      audit
-        ? new AuditTrail(
-            audit.sink,
-            audit.settings,
-            audit.forward.map(({ sink, settings }) => new AuditForwarder(sink, settings)),
-          )
-        : undefined,
-    inject: [MCP_SECURITY_OPTIONS],
+    useFactory: ({ audit }: SecurityOptions, commandLine?: boolean) => {
+      if (!audit) return undefined;
+      // A command of the CLI writes beside the hosts of the same options, not into their trail.
+      const { sink, settings, forward } = commandLine ? audit.commandLine() : audit;
+      return new AuditTrail(
+        sink,
+        settings,
+        forward.map((forwarding) => new AuditForwarder(forwarding.sink, forwarding.settings)),
+      );
+    },
+    inject: [MCP_SECURITY_OPTIONS, { token: MCP_COMMAND_LINE_RUN, optional: true }],
   },
   {
     // One count of failed authentications per address for every protected surface.

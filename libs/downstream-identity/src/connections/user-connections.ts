@@ -226,8 +226,15 @@ export class UserConnections {
     await this.store.put(`state|${key}`, this.box.seal(JSON.stringify(value), 'state'), this.options.pendingTtlMs);
   }
 
+  /** A value of the connect pages, spent (a second take finds nothing). */
   async takeState<T>(key: string): Promise<T | undefined> {
     const sealed = await this.store.take(`state|${key}`);
+    return sealed ? (JSON.parse(this.box.open(sealed, 'state')) as T) : undefined;
+  }
+
+  /** A value of the connect pages, left in place. */
+  async peekState<T>(key: string): Promise<T | undefined> {
+    const sealed = await this.store.get(`state|${key}`);
     return sealed ? (JSON.parse(this.box.open(sealed, 'state')) as T) : undefined;
   }
 

@@ -8,6 +8,7 @@ import { DownstreamIdentity } from '../downstream-identity';
 import { InjectDownstreamOptions, type DownstreamOptions } from '../options/downstream.options';
 import { DownstreamAudit } from '../audit/downstream-audit';
 import type { PendingConnection, UserConnections } from '../connections/user-connections';
+import { BrowserBinding, type BoundBrowser } from './browser-binding';
 import { sendJson, sendPage } from './connect-pages';
 
 interface Verifying {
@@ -17,19 +18,36 @@ interface Verifying {
   state: string;
 }
 
+/** A person the company IdP signed in: `sub`, and Entra's `oid` (stable across apps) when it gave one. */
+interface SignedIn {
+  sub: string;
+  oid: string | null;
+}
+
 interface Authorizing {
   id: string;
   state: string;
   codeVerifier: string;
+  /** The person who passed the company-IdP check: the link's own. */
+  person: SignedIn;
+  /** The browser they passed it in: the callback is taken from it alone. */
+  browser: BoundBrowser;
+}
+
+/** Which person signed in with a browser's connect cookie (to name them when that browser is refused). */
+interface BrowserSignIn extends BoundBrowser {
+  person: string;
 }
 
 /**
  * The connect pages of `'user'` credentials, on the application's HTTP server:
  * - `<path>/<id>`: the link a URL-mode elicitation gave the person; they sign in at the company
  *   IdP first, so that only the person the link was made for can finish it;
- * - `<path>/verified`: back from the IdP; another person is refused (audited); the right one goes
- *   on to the API's authorization server;
- * - `<path>/callback`: back from the API's server with a code; the tokens are redeemed and sealed;
+ * - `<path>/verified`: back from the IdP; another person is refused (audited); the right one's
+ *   browser gets a cookie of this flow (`BrowserBinding`) and goes on to the API's authorization server;
+ * - `<path>/callback`: back from the API's server with a code: taken only from that browser, for
+ *   the person the link was made for (anything else refused before the code is redeemed, audited);
+ *   the tokens are redeemed and sealed;
  * - `<path>/accounts` (`GET`, `DELETE ?target=`): the caller's own connections, with the host's
  *   authentication (`Authorization: Bearer …`), to see and revoke them.
  */
@@ -54,7 +72,8 @@ export class ConnectEndpoint implements OnModuleInit {
     const adapter = this.adapterHost?.httpAdapter;
     const { idp } = this.options;
     if (!connections || !idp || !adapter?.getHttpServer()) return;
-    const path = this.options.connections!.path;
+    const { path, publicUrl, pendingTtlMs } = this.options.connections!;
+    const binding = new BrowserBinding(publicUrl, path, pendingTtlMs);
     const login = new CompanyIdpLogin({ ...idp, scopes: ['openid'] }, `${connections.base}/verified`);
     const platform = httpPlatformOf(adapter);
     const run =
@@ -72,12 +91,12 @@ export class ConnectEndpoint implements OnModuleInit {
     platform.route(
       'GET',
       `${path}/verified`,
-      run((req, res) => this.verified(req, res, connections, login)),
+      run((req, res) => this.verified(req, res, connections, login, binding)),
     );
     platform.route(
       'GET',
       `${path}/callback`,
-      run((req, res) => this.callback(req, res, connections)),
+      run((req, res) => this.callback(req, res, connections, binding)),
     );
     platform.route(
       'GET',
@@ -113,8 +132,14 @@ export class ConnectEndpoint implements OnModuleInit {
     res.writeHead(302, { location: signIn.url, 'cache-control': 'no-store' }).end();
   }
 
-  /** Back from the IdP: the person must be the one the link was made for. */
-  private async verified(req: NodeRequest, res: ServerResponse, connections: UserConnections, login: CompanyIdpLogin) {
+  /** Back from the IdP: the person must be the one the link was made for; their browser is bound to the flow. */
+  private async verified(
+    req: NodeRequest,
+    res: ServerResponse,
+    connections: UserConnections,
+    login: CompanyIdpLogin,
+    binding: BrowserBinding,
+  ) {
     const startedAt = Date.now();
     const url = new URL(req.url ?? '/', 'http://connect.invalid');
     const verifying = await connections.takeState<Verifying>(`verify|${url.searchParams.get('state') ?? ''}`);
@@ -131,8 +156,9 @@ export class ConnectEndpoint implements OnModuleInit {
         `The identity provider's answer was not accepted: ${(error as Error).message}`,
       );
     }
-    if (!samePerson(claims, pending)) {
-      const who = String(claims.sub);
+    const person: SignedIn = { sub: String(claims.sub), oid: typeof claims.oid === 'string' ? claims.oid : null };
+    if (!samePerson(person, pending)) {
+      const who = person.sub;
       this.audit.record({
         startedAt,
         method: 'connect/verify',
@@ -147,35 +173,90 @@ export class ConnectEndpoint implements OnModuleInit {
     }
     const authorization = connections.authorizationOf(pending.target)!;
     const next = await authorization.start();
+    const browser = binding.issue();
     await connections.putState(`authorize|${next.state}`, {
       id: pending.id,
       state: next.state,
       codeVerifier: next.codeVerifier,
+      person,
+      browser: browser.bound,
     } satisfies Authorizing);
-    res.writeHead(302, { location: next.url, 'cache-control': 'no-store' }).end();
+    await connections.putState(`browser|${browser.bound.cookie}`, {
+      ...browser.bound,
+      person: person.sub,
+    } satisfies BrowserSignIn);
+    res.writeHead(302, { location: next.url, 'cache-control': 'no-store', 'set-cookie': browser.setCookie }).end();
   }
 
-  /** Back from the API's authorization server: the code is redeemed, the tokens sealed and kept. */
-  private async callback(req: NodeRequest, res: ServerResponse, connections: UserConnections) {
+  /**
+   * Back from the API's authorization server: only in the browser that passed the company-IdP
+   * check, for the person the link was made for; then the code is redeemed, the tokens sealed and kept.
+   */
+  private async callback(req: NodeRequest, res: ServerResponse, connections: UserConnections, binding: BrowserBinding) {
     const startedAt = Date.now();
     const url = new URL(req.url ?? '/', 'http://connect.invalid');
+    // Spent whatever follows: a state is good for one try.
     const authorizing = await connections.takeState<Authorizing>(`authorize|${url.searchParams.get('state') ?? ''}`);
     const pending = authorizing && (await connections.pending(authorizing.id));
-    if (!authorizing || !pending) return sendPage(res, 400, 'Link expired', 'Start again from your client.');
-    const record = (outcome: 'ok' | 'denied', error?: string, account?: string | null) =>
+    if (!authorizing?.browser || !pending) return sendPage(res, 400, 'Link expired', 'Start again from your client.');
+    const record = (
+      outcome: 'ok' | 'denied',
+      error?: string,
+      account?: string | null,
+      principal: string | null = pending.owner,
+    ) =>
       this.audit.record({
         startedAt,
         method: 'connect/callback',
-        principal: pending.owner,
+        principal,
         target: pending.target,
-        details: { account: account ?? null },
+        details: principal === pending.owner ? { account: account ?? null } : { for: pending.owner },
         outcome,
         ...(error && { error }),
         remoteAddress: this.addresses.of(req) ?? null,
       });
+    if (!binding.holds(req.headers, authorizing.browser)) {
+      const who = await this.signedInWith(req, connections, binding);
+      record(
+        'denied',
+        `the API's answer for ${pending.owner}'s link came to a browser that did not sign in for it` +
+          `${who ? ` (it signed in as ${who})` : ''}: refused before the code was redeemed`,
+        null,
+        who,
+      );
+      return sendPage(
+        res,
+        403,
+        'Not your sign-in',
+        'This page must open in the browser that signed in for the link. Start again from your client.',
+      );
+    }
+    const spent = { 'set-cookie': binding.spend(authorizing.browser.cookie) };
+    await connections.takeState(`browser|${authorizing.browser.cookie}`);
+    if (!samePerson(authorizing.person, pending)) {
+      record(
+        'denied',
+        `the link was made for ${pending.owner}, and ${authorizing.person.sub} signed in for it: refused`,
+        null,
+        authorizing.person.sub,
+      );
+      return sendPage(
+        res,
+        403,
+        'Not your link',
+        'This link was made for another person. Ask your own client for one.',
+        spent,
+      );
+    }
     if (url.searchParams.get('error')) {
       record('denied', `the API's authorization server said: ${url.searchParams.get('error')}`);
-      return sendPage(res, 400, 'Not connected', `The API's sign-in ended with ${url.searchParams.get('error')}.`);
+      return sendPage(
+        res,
+        400,
+        'Not connected',
+        `The API's sign-in ended with ${url.searchParams.get('error')}.`,
+        spent,
+      );
     }
     let tokens;
     try {
@@ -187,11 +268,25 @@ export class ConnectEndpoint implements OnModuleInit {
         400,
         'Not connected',
         `The API's authorization server's answer was not accepted: ${(error as Error).message}`,
+        spent,
       );
     }
     await connections.complete(pending, tokens);
     record('ok', undefined, tokens.account);
-    sendPage(res, 200, 'Connected', 'Your account is connected. You can go back to your client.');
+    sendPage(res, 200, 'Connected', 'Your account is connected. You can go back to your client.', spent);
+  }
+
+  /** Who signed in with the request's browser for a connect link of theirs (its other flows' cookies), if anyone. */
+  private async signedInWith(
+    req: NodeRequest,
+    connections: UserConnections,
+    binding: BrowserBinding,
+  ): Promise<string | null> {
+    for (const [cookie, value] of binding.presented(req.headers)) {
+      const signIn = await connections.peekState<BrowserSignIn>(`browser|${cookie}`);
+      if (signIn && binding.matches(value, signIn)) return signIn.person;
+    }
+    return null;
   }
 
   /** The caller's own connections: listed (`GET`), or one revoked (`DELETE ?target=api%20crm`). */
@@ -208,7 +303,7 @@ export class ConnectEndpoint implements OnModuleInit {
 }
 
 /** The person who signed in is the one the link was made for (Entra: by `oid`, stable across apps). */
-function samePerson(claims: Record<string, unknown>, pending: PendingConnection): boolean {
-  if (pending.ownerOid !== null && typeof claims.oid === 'string') return claims.oid === pending.ownerOid;
-  return claims.sub === pending.owner;
+function samePerson(person: SignedIn, pending: PendingConnection): boolean {
+  if (pending.ownerOid !== null && person.oid !== null) return person.oid === pending.ownerOid;
+  return person.sub === pending.owner;
 }

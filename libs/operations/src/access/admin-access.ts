@@ -41,19 +41,20 @@ export class AdminAccess {
 
   /**
    * An administrator (role `admin` or scope `mcp:admin`). Every refusal is audited (with the
-   * endpoint as its target), like those of the MCP endpoint.
+   * endpoint as its target, and what was asked as its method), like those of the MCP endpoint.
    * @param surface what the refusal messages call the protected endpoint
+   * @param action what the request asked for, when it changes something (`admin/oauth.revoke`)
    */
-  async check(req: IncomingMessage, surface = 'admin API'): Promise<AdminAccessResult> {
-    return this.audited(req, surface, await this.decide(req, surface, isAdmin));
+  async check(req: IncomingMessage, surface = 'admin API', action?: string): Promise<AdminAccessResult> {
+    return this.audited(req, surface, action, await this.decide(req, surface, isAdmin));
   }
 
   /**
    * Whoever authenticates (the caller's own rights are checked by the endpoint: approval
    * requests); refusals are audited as by `check`.
    */
-  async authenticate(req: IncomingMessage, surface: string): Promise<AdminAccessResult> {
-    return this.audited(req, surface, await this.decide(req, surface, undefined));
+  async authenticate(req: IncomingMessage, surface: string, action?: string): Promise<AdminAccessResult> {
+    return this.audited(req, surface, action, await this.decide(req, surface, undefined));
   }
 
   /** Audits a refusal the endpoint decides itself (403 for what the principal may not do). */
@@ -69,7 +70,12 @@ export class AdminAccess {
     });
   }
 
-  private audited(req: IncomingMessage, surface: string, result: AdminAccessResult): AdminAccessResult {
+  private audited(
+    req: IncomingMessage,
+    surface: string,
+    action: string | undefined,
+    result: AdminAccessResult,
+  ): AdminAccessResult {
     if (!result.ok)
       this.telemetry.refusal({
         outcome: outcomeOfStatus(result.status),
@@ -79,6 +85,7 @@ export class AdminAccess {
         remoteAddress: this.addresses.of(req),
         principal: result.principal,
         target: surface,
+        ...(action && { method: action }),
       });
     return result;
   }

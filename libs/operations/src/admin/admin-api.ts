@@ -49,7 +49,7 @@ export interface AdminAuditPage {
   /** `false`: the host keeps no audit trail (the `audit` option). */
   enabled: boolean;
   health: AuditTrailHealth | null;
-  filter: { principal?: string; target?: string; outcome?: string; limit: number };
+  filter: { principal?: string; target?: string; method?: string; outcome?: string; limit: number };
   /** Newest first. */
   records: AuditRecord[];
 }
@@ -173,7 +173,13 @@ export class AdminApi {
   }
 
   /** The newest audit records matching the filter (validated by the caller). */
-  auditRecords(filter: { principal?: string; target?: string; outcome?: string; limit: number }): AdminAuditPage {
+  auditRecords(filter: {
+    principal?: string;
+    target?: string;
+    method?: string;
+    outcome?: string;
+    limit: number;
+  }): AdminAuditPage {
     if (!this.audit) return { enabled: false, health: null, filter, records: [] };
     return { enabled: true, health: this.audit.health(), filter, records: this.audit.recent(filter) };
   }

@@ -1,30 +1,26 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { McpAuthorizationServer } from '#libs/authorization-server';
+import { McpCatalog, type McpCatalogKind } from '#libs/catalog';
+import { httpPlatformOf } from '#libs/core';
 import type { UserConnections } from '#libs/downstream-identity';
 import type { CatalogPins, McpGovernance } from '#libs/governance';
-import { HttpAdapterHost } from '@nestjs/core';
-import { httpPlatformOf, type McpPrincipal } from '#libs/core';
-import { checkOriginAndHost } from '#libs/security';
+import { InjectProtocolOptions, McpRequestObservers, type ProtocolOptions } from '#libs/protocol';
+import { checkOriginAndHost, InjectSecurityOptions, type SecurityOptions } from '#libs/security';
+import { AdminMessages } from '../access/admin.messages';
 import { InjectOperationsOptions, type OperationsOptions } from '../options/operations.options';
-import { InjectProtocolOptions, type ProtocolOptions } from '#libs/protocol';
-import { InjectSecurityOptions, type SecurityOptions } from '#libs/security';
-import { McpRequestObservers } from '#libs/protocol';
-import { AdminAccess, refusalHeaders, type AdminAccessResult } from '../access/admin-access';
+import { McpCallHistory } from '../stats/mcp-call-history';
+import { McpCallStats } from '../stats/mcp-call-stats';
+import { OUTCOMES } from '../stats/outcome-index';
 import { AdminApi, MAX_AUDIT_LIMIT } from './admin-api';
-import { ApprovalsHttpApi } from './approvals-http.api';
-import { McpCatalog, type McpCatalogKind } from '#libs/catalog';
 import { AdminAssets, type AdminAsset } from './admin-assets';
 import { InjectAdminFeatures, type AdminFeatures } from './admin-features';
 import { PAGE_CSP, sendDashboard, sendDashboardAsset, sendDashboardJson } from './admin-http';
 import { renderAdminPage } from './admin-page';
-import { AdminMessages } from '../access/admin.messages';
-import { McpCallHistory } from '../stats/mcp-call-history';
+import { AdminRoutes, type AdminAnswer, type AdminRequest, type AdminRoute } from './admin-routes';
+import { APPROVALS_SURFACE, ApprovalsHttpApi } from './approvals-http.api';
 import { ReplicaCharts } from './replica-charts';
-import { McpCallStats } from '../stats/mcp-call-stats';
-import { OUTCOMES } from '../stats/outcome-index';
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const CATALOG_KINDS: readonly McpCatalogKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
 
@@ -52,7 +48,8 @@ const REFRESH_MS = 5_000;
  * through the framework (Express or Fastify) like any route (this is not a hot path), on Node's
  * request and response (`HttpPlatform`), after the MCP endpoint, which answers its own path
  * first. The page carries no data, so it is served to anyone the Host/Origin policy admits; every
- * API call is authenticated and needs an administrator (`AdminAccess`).
+ * API route is one of the admin route table's (`AdminRoutes`), which authenticates it (an
+ * administrator, `AdminAccess`) and audits every write and every refusal.
  */
 @Injectable()
 export class AdminEndpoint implements OnModuleInit {
@@ -71,7 +68,7 @@ export class AdminEndpoint implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly observers: McpRequestObservers,
     private readonly stats: McpCallStats,
-    private readonly access: AdminAccess,
+    private readonly routes: AdminRoutes,
     private readonly api: AdminApi,
     private readonly approvalsApi: ApprovalsHttpApi,
     private readonly catalog: McpCatalog,
@@ -99,61 +96,123 @@ export class AdminEndpoint implements OnModuleInit {
       hostName: this.protocol.server.title ?? this.protocol.server.name,
       refreshMs: REFRESH_MS,
     });
-    const routes: [string, Handler][] = [
-      [admin.path, (req, res) => this.servePage(req, res)],
-      [`${admin.path}/app.js`, (req, res) => this.serveAsset(req, res, assets.script)],
-      [`${admin.path}/app.css`, (req, res) => this.serveAsset(req, res, assets.style)],
-      // Before `api/:name`, which would take it for one of its names.
-      ...(this.connections
-        ? [[`${admin.path}/api/connections`, (req, res) => void this.serveConnections(req, res)] as [string, Handler]]
-        : []),
-      // Before `api/:name`: approval requests answer approvers (and a request's own user), not only administrators.
-      [`${admin.path}/api/approvals`, (req, res) => void this.serveApprovals(req, res)],
-      [`${admin.path}/api/approvals/:id`, (req, res) => void this.serveApprovals(req, res)],
-      [`${admin.path}/api/:name`, (req, res) => void this.serveApi(req, res)],
-    ];
+    // The page and its files carry no data: anyone the Host/Origin policy admits gets them.
     const platform = httpPlatformOf(adapter);
-    for (const [path, handler] of routes) platform.route('GET', path, handler);
-    platform.route(
-      'POST',
-      `${admin.path}/api/approvals/:id/:decision`,
-      (req, res) => void this.serveApprovals(req, res),
+    platform.route('GET', admin.path, (req, res) => this.servePage(req, res));
+    platform.route('GET', `${admin.path}/app.js`, (req, res) => this.serveAsset(req, res, assets.script));
+    platform.route('GET', `${admin.path}/app.css`, (req, res) => this.serveAsset(req, res, assets.style));
+    // The API: each route behind the table's checks, every write audited there. The more specific
+    // paths first: `api/:name` would take `api/connections` and `api/approvals` for one of its names.
+    const routes = this.routes;
+    const approvals = (method: 'GET' | 'POST', path: string, action?: AdminRoute['action']) =>
+      routes.add({
+        method,
+        path,
+        action,
+        // Approval requests answer approvers (and a request's own user), not only administrators.
+        access: 'authenticated',
+        surface: APPROVALS_SURFACE,
+        sends: 'the decision',
+        handle: ({ req, principal, body }) => this.approvalsApi.answerAs(req, principal, req.url ?? '/', body),
+      });
+    if (this.connections)
+      routes.add({
+        method: 'GET',
+        path: '/api/connections',
+        handle: async () => ({ status: 200, body: { connections: await this.connections!.list() } }),
+      });
+    approvals('GET', '/api/approvals');
+    approvals('GET', '/api/approvals/:id');
+    routes.add({ method: 'GET', path: '/api/:name', handle: (request) => this.answer(request) });
+    approvals('POST', '/api/approvals/:id/:decision', ({ decision }) =>
+      decision === 'approve' || decision === 'deny' ? `approvals/${decision}` : 'approvals/decide',
     );
-    platform.route(
-      'POST',
-      `${admin.path}/api/catalog/:kind/:name/:action`,
-      (req, res) => void this.serveCatalogSwitch(req, res),
-    );
+    routes.add({
+      method: 'POST',
+      path: '/api/catalog/:kind/:name/:action',
+      action: ({ action }) =>
+        action === 'enable' || action === 'disable' ? `admin/catalog.${action}` : 'admin/catalog.switch',
+      sends: 'the switch',
+      handle: (request) => this.catalogSwitch(request),
+    });
     if (this.authorizationServer) {
-      platform.route('GET', `${admin.path}/api/oauth/grants`, (req, res) => void this.serveOAuth(req, res, 'grants'));
-      platform.route('POST', `${admin.path}/api/oauth/revoke`, (req, res) => void this.serveOAuth(req, res, 'revoke'));
-      platform.route(
-        'POST',
-        `${admin.path}/api/oauth/keys/rotate`,
-        (req, res) => void this.serveOAuth(req, res, 'rotate'),
-      );
-      platform.route('GET', `${admin.path}/api/oauth/consents`, (req, res) => void this.serveConsents(req, res));
-      platform.route(
-        'POST',
-        `${admin.path}/api/oauth/consents/revoke`,
-        (req, res) => void this.serveConsents(req, res),
-      );
-      platform.route('GET', `${admin.path}/api/oauth/clients`, (req, res) => void this.serveClients(req, res));
-      platform.route(
-        'POST',
-        `${admin.path}/api/oauth/clients/:decision`,
-        (req, res) => void this.serveClients(req, res),
-      );
+      const server = this.authorizationServer;
+      routes.add({
+        method: 'GET',
+        path: '/api/oauth/grants',
+        handle: async () => ({ status: 200, body: { grants: await server.grants() } }),
+      });
+      routes.add({
+        method: 'POST',
+        path: '/api/oauth/revoke',
+        action: 'admin/oauth.revoke',
+        handle: (request) => this.revokeSignIns(server, request),
+      });
+      routes.add({
+        method: 'POST',
+        path: '/api/oauth/keys/rotate',
+        action: 'admin/oauth.keys.rotate',
+        handle: async ({ principal }) => {
+          const rotated = await server.keys.rotate();
+          this.logger.log(`${principal.id} rotated the authorization server's signing key (${rotated.kid})`);
+          // The new key's id, never the key.
+          return { status: 200, body: rotated, audit: { target: 'signing key', details: rotated } };
+        },
+      });
+      routes.add({
+        method: 'GET',
+        path: '/api/oauth/consents',
+        handle: async () => ({ status: 200, body: { consents: await server.consentList() } }),
+      });
+      routes.add({
+        method: 'POST',
+        path: '/api/oauth/consents/revoke',
+        action: 'admin/oauth.consents.revoke',
+        handle: (request) => this.revokeConsents(server, request),
+      });
+      routes.add({
+        method: 'GET',
+        path: '/api/oauth/clients',
+        handle: async () => ({
+          status: 200,
+          body: {
+            approvedClientsOnly: server.options.consent.approvedClientsOnly,
+            ...(await server.clientApprovals()),
+          },
+        }),
+      });
+      routes.add({
+        method: 'POST',
+        path: '/api/oauth/clients/:decision',
+        action: ({ decision }) =>
+          decision === 'approve' || decision === 'withdraw'
+            ? `admin/oauth.clients.${decision}`
+            : 'admin/oauth.clients.decide',
+        handle: (request) => this.decideClient(server, request),
+      });
     }
-    if (this.connections) {
-      platform.route(
-        'POST',
-        `${admin.path}/api/connections/revoke`,
-        (req, res) => void this.serveConnections(req, res),
-      );
-    }
-    platform.route('POST', `${admin.path}/api/policies`, (req, res) => void this.servePolicyReplacement(req, res));
-    platform.route('POST', `${admin.path}/api/pins/:decision`, (req, res) => void this.servePinDecision(req, res));
+    if (this.connections)
+      routes.add({
+        method: 'POST',
+        path: '/api/connections/revoke',
+        action: 'admin/connections.revoke',
+        handle: (request) => this.revokeConnections(this.connections!, request),
+      });
+    routes.add({
+      method: 'POST',
+      path: '/api/policies',
+      action: 'admin/policies.replace',
+      sends: 'the policies',
+      handle: (request) => this.replacePolicies(request),
+    });
+    routes.add({
+      method: 'POST',
+      path: '/api/pins/:decision',
+      action: ({ decision }) =>
+        decision === 'approve' || decision === 'reject' ? `admin/pins.${decision}` : 'admin/pins.decide',
+      sends: 'the decision',
+      handle: (request) => this.decidePin(request),
+    });
     this.logger.log(`Admin dashboard at ${admin.path} (API: ${admin.path}/api/{${API_NAMES.join(',')}})`);
   }
 
@@ -168,185 +227,140 @@ export class AdminEndpoint implements OnModuleInit {
     sendDashboardAsset(req, res, asset);
   }
 
-  private async serveApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      const principal = await this.administrator(req, res, 'the request');
-      if (!principal) return;
-      const url = new URL(req.url ?? '/', 'http://admin.invalid');
-      const name = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
-      await this.answer(res, name, url.searchParams, principal);
-    } catch (error) {
-      this.fail(res, 'Admin API', error);
-    }
-  }
-
   /**
    * `POST api/catalog/{tool,prompt,resource,resourceTemplate}/:name/{enable,disable}`: turns a
    * catalog entry off (hidden from lists, calls refused as for an unknown entry) or on again, on
-   * every replica with the `cluster` option; clients hear `list_changed`. Administrators only; a
-   * POST must be `application/json`, as the approvals API's.
+   * every replica with the `cluster` option; clients hear `list_changed`. Administrators only.
    */
-  private async serveCatalogSwitch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      const principal = await this.administrator(req, res, 'the switch');
-      if (!principal) return;
-      const url = new URL(req.url ?? '/', 'http://admin.invalid');
-      const [kind, encodedName, action] = url.pathname
-        .slice(url.pathname.indexOf('/api/catalog/') + '/api/catalog/'.length)
-        .split('/');
-      const name = decodeURIComponent(encodedName ?? '');
-      if (!CATALOG_KINDS.includes(kind as McpCatalogKind) || (action !== 'enable' && action !== 'disable'))
-        return this.json(res, 404, { error: 'not_found', message: AdminMessages.badSwitch(kind, action) });
-      const entry = kind as McpCatalogKind;
-      const found = action === 'enable' ? this.catalog.enable(entry, name) : this.catalog.disable(entry, name);
-      if (!found) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noEntry(kind, name) });
-      this.logger.log(`${principal.id} ${action}d ${kind} ${name}`);
-      return this.json(res, 200, { kind, name, enabled: action === 'enable' });
-    } catch (error) {
-      this.fail(res, 'Catalog switch', error);
-    }
+  private catalogSwitch({ params, principal }: AdminRequest): AdminAnswer {
+    const { kind, name, action } = params;
+    const audit = { target: name, details: { kind } };
+    if (!CATALOG_KINDS.includes(kind as McpCatalogKind) || (action !== 'enable' && action !== 'disable'))
+      return { status: 404, body: { error: 'not_found', message: AdminMessages.badSwitch(kind, action) }, audit };
+    const entry = kind as McpCatalogKind;
+    const found = action === 'enable' ? this.catalog.enable(entry, name) : this.catalog.disable(entry, name);
+    if (!found) return { status: 404, body: { error: 'not_found', message: AdminMessages.noEntry(kind, name) }, audit };
+    this.logger.log(`${principal.id} ${action}d ${kind} ${name}`);
+    return { status: 200, body: { kind, name, enabled: action === 'enable' }, audit };
   }
 
   /**
-   * The authorization server's sign-ins (`GET api/oauth/grants`), their revocation per person,
-   * per client or one (`POST api/oauth/revoke` with `{ subject?, clientId?, grantId? }`, at least
-   * one), and a rotation of its signing key (`POST api/oauth/keys/rotate`). Administrators only.
+   * `POST api/oauth/revoke` with `{ subject?, clientId?, grantId? }` (at least one): ends the
+   * authorization server's sign-ins of a person, of a client, or one. Administrators only.
    */
-  private async serveOAuth(
-    req: IncomingMessage & { body?: unknown },
-    res: ServerResponse,
-    action: 'grants' | 'revoke' | 'rotate',
-  ): Promise<void> {
-    try {
-      const principal = await this.administrator(req, res, 'the request');
-      if (!principal) return;
-      const server = this.authorizationServer!;
-      if (action === 'grants') return this.json(res, 200, { grants: await server.grants() });
-      if (action === 'rotate') {
-        const rotated = await server.keys.rotate();
-        this.logger.log(`${principal.id} rotated the authorization server's signing key (${rotated.kid})`);
-        return this.json(res, 200, rotated);
-      }
-      const filter = fieldsOf(req.body, ['subject', 'clientId', 'grantId']);
-      if (Object.keys(filter).length === 0)
-        return this.json(res, 400, { error: 'invalid', message: 'Name a subject, a clientId or a grantId to revoke' });
-      const revoked = await server.revoke(filter);
-      this.logger.log(`${principal.id} revoked ${revoked} sign-in(s) of ${JSON.stringify(filter)}`);
-      return this.json(res, 200, { revoked });
-    } catch (error) {
-      this.fail(res, 'OAuth admin API', error);
-    }
+  private async revokeSignIns(server: McpAuthorizationServer, { body, principal }: AdminRequest): Promise<AdminAnswer> {
+    const filter = filterOf(body, ['subject', 'clientId', 'grantId']);
+    const target = filter.grantId ?? filter.subject ?? filter.clientId ?? null;
+    if (!target)
+      return {
+        status: 400,
+        body: { error: 'invalid', message: 'Name a subject, a clientId or a grantId to revoke' },
+        audit: { target, details: filter },
+      };
+    const revoked = await server.revoke(filter);
+    this.logger.log(`${principal.id} revoked ${revoked} sign-in(s) of ${JSON.stringify(filter)}`);
+    return { status: 200, body: { revoked }, audit: { target, details: { ...filter, revoked } } };
   }
 
   /**
-   * The approvals people gave the authorization server's clients (`GET api/oauth/consents`) and
-   * their revocation per person, per client or both (`POST api/oauth/consents/revoke` with
-   * `{ subject?, clientId? }`, at least one): the approvals are forgotten (the person is asked
-   * again) and the sign-ins they let in end. Administrators only.
+   * `POST api/oauth/consents/revoke` with `{ subject?, clientId? }` (at least one): forgets the
+   * approvals people gave the authorization server's clients on its consent page (the person is
+   * asked again) and ends the sign-ins they let in. Administrators only.
    */
-  private async serveConsents(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    try {
-      const principal = await this.administrator(req, res, 'the request');
-      if (!principal) return;
-      const server = this.authorizationServer!;
-      if (req.method === 'GET') return this.json(res, 200, { consents: await server.consentList() });
-      const filter = fieldsOf(req.body, ['subject', 'clientId']);
-      if (Object.keys(filter).length === 0)
-        return this.json(res, 400, { error: 'invalid', message: 'Name a subject, a clientId or both to revoke' });
-      const revoked = await server.revokeConsents(filter);
-      this.logger.log(`${principal.id} revoked ${revoked.consents} consent(s) of ${JSON.stringify(filter)}`);
-      return this.json(res, 200, revoked);
-    } catch (error) {
-      this.fail(res, 'OAuth consents admin API', error);
-    }
+  private async revokeConsents(
+    server: McpAuthorizationServer,
+    { body, principal }: AdminRequest,
+  ): Promise<AdminAnswer> {
+    const filter = filterOf(body, ['subject', 'clientId']);
+    const target = filter.subject ?? filter.clientId ?? null;
+    if (!target)
+      return {
+        status: 400,
+        body: { error: 'invalid', message: 'Name a subject, a clientId or both to revoke' },
+        audit: { target, details: filter },
+      };
+    const revoked = await server.revokeConsents(filter);
+    this.logger.log(`${principal.id} revoked ${revoked.consents} consent(s) of ${JSON.stringify(filter)}`);
+    return { status: 200, body: revoked, audit: { target, details: { ...filter, ...revoked } } };
   }
 
   /**
-   * The clients administrators approved and those waiting for an approval
-   * (`GET api/oauth/clients`; with `authorizationServer.consent.approvedClientsOnly`, people may
-   * consent only to approved ones), and a decision (`POST api/oauth/clients/{approve,withdraw}`
-   * with `{ clientId }`; a withdrawal ends the client's sign-ins). Administrators only.
+   * `POST api/oauth/clients/{approve,withdraw}` with `{ clientId }`: an administrator's decision on
+   * a client (with `authorizationServer.consent.approvedClientsOnly`, people may consent only to
+   * approved ones; a withdrawal ends the client's sign-ins). Administrators only.
    */
-  private async serveClients(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    try {
-      const principal = await this.administrator(req, res, 'the request');
-      if (!principal) return;
-      const server = this.authorizationServer!;
-      if (req.method === 'GET')
-        return this.json(res, 200, {
-          approvedClientsOnly: server.options.consent.approvedClientsOnly,
-          ...(await server.clientApprovals()),
-        });
-      const url = new URL(req.url ?? '/', 'http://admin.invalid');
-      const decision = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
-      if (decision !== 'approve' && decision !== 'withdraw')
-        return this.json(res, 404, { error: 'not_found', message: 'Decide a client with approve or withdraw' });
-      const { clientId } = fieldsOf(req.body, ['clientId']);
-      if (!clientId) return this.json(res, 400, { error: 'invalid', message: 'Name the clientId to decide' });
-      const outcome = await server.decideClient(clientId, decision, principal.id);
-      if (!outcome)
-        return this.json(res, 404, {
+  private async decideClient(
+    server: McpAuthorizationServer,
+    { params, body, principal }: AdminRequest,
+  ): Promise<AdminAnswer> {
+    const { decision } = params;
+    const { clientId } = filterOf(body, ['clientId']);
+    const audit = { target: clientId ?? null };
+    if (decision !== 'approve' && decision !== 'withdraw')
+      return { status: 404, body: { error: 'not_found', message: 'Decide a client with approve or withdraw' }, audit };
+    if (!clientId) return { status: 400, body: { error: 'invalid', message: 'Name the clientId to decide' }, audit };
+    const outcome = await server.decideClient(clientId, decision, principal.id);
+    if (!outcome)
+      return {
+        status: 404,
+        body: {
           error: 'not_found',
           message:
             decision === 'approve'
               ? `No client "${clientId}" is known to the authorization server`
               : `Client "${clientId}" has no approval or request to withdraw`,
-        });
-      this.logger.log(`${principal.id} ${decision === 'approve' ? 'approved' : 'withdrew'} client ${clientId}`);
-      return this.json(res, 200, outcome);
-    } catch (error) {
-      this.fail(res, 'OAuth clients admin API', error);
-    }
+        },
+        audit,
+      };
+    this.logger.log(`${principal.id} ${decision === 'approve' ? 'approved' : 'withdrew'} client ${clientId}`);
+    return { status: 200, body: outcome, audit };
   }
 
   /**
-   * The accounts people connected (`GET api/connections`, no token shown) and their revocation
-   * per person, per upstream or API, or both (`POST api/connections/revoke` with `{ subject?,
-   * target? }`, at least one; the API's authorization server is told). Administrators only.
+   * `POST api/connections/revoke` with `{ subject?, target? }` (at least one): ends the accounts
+   * people connected, per person, per upstream or API, or both (the API's authorization server is
+   * told; each connection ended has its own record). Administrators only.
    */
-  private async serveConnections(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    try {
-      const principal = await this.administrator(req, res, 'the request');
-      if (!principal) return;
-      const connections = this.connections!;
-      if (req.method === 'GET') return this.json(res, 200, { connections: await connections.list() });
-      const filter = fieldsOf(req.body, ['subject', 'target']);
-      if (Object.keys(filter).length === 0)
-        return this.json(res, 400, {
-          error: 'invalid',
-          message: 'Name a subject, a target (api crm) or both to revoke',
-        });
-      const revoked = await connections.revoke(filter, principal.id);
-      this.logger.log(`${principal.id} revoked ${revoked} connected account(s) of ${JSON.stringify(filter)}`);
-      return this.json(res, 200, { revoked });
-    } catch (error) {
-      this.fail(res, 'connections admin API', error);
-    }
+  private async revokeConnections(
+    connections: UserConnections,
+    { body, principal }: AdminRequest,
+  ): Promise<AdminAnswer> {
+    const filter = filterOf(body, ['subject', 'target']);
+    const target = filter.subject ?? filter.target ?? null;
+    if (!target)
+      return {
+        status: 400,
+        body: { error: 'invalid', message: 'Name a subject, a target (api crm) or both to revoke' },
+        audit: { target, details: filter },
+      };
+    const revoked = await connections.revoke(filter, principal.id);
+    this.logger.log(`${principal.id} revoked ${revoked} connected account(s) of ${JSON.stringify(filter)}`);
+    return { status: 200, body: { revoked }, audit: { target, details: { ...filter, revoked } } };
   }
 
   /**
    * `POST api/policies` with `{ "policies": [ … ] }`: replaces the host's policies (those of the
    * `governance` option; `@McpPolicy` ones stay) on every replica, after validating them (400 with
-   * every problem and its place, nothing changed), and audits the replacement. Administrators only.
+   * every problem and its place, nothing changed); governance records the replacement. Administrators only.
    */
-  private async servePolicyReplacement(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    try {
-      const principal = await this.administrator(req, res, 'the policies');
-      if (!principal) return;
-      if (!this.governance) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noGovernance() });
-      const body = req.body as { policies?: unknown } | undefined;
-      const outcome = await this.governance.replace(body?.policies, principal.id);
-      if (!outcome.ok)
-        return this.json(res, 400, {
-          error: 'invalid',
-          message: AdminMessages.badPolicies(),
-          problems: outcome.diagnostics,
-        });
-      this.logger.log(`${principal.id} replaced the policies (version ${outcome.version})`);
-      return this.json(res, 200, this.governance.read());
-    } catch (error) {
-      this.fail(res, 'Policy replacement', error);
-    }
+  private async replacePolicies({ body, principal }: AdminRequest): Promise<AdminAnswer> {
+    const audit = { target: 'governance.policies' };
+    if (!this.governance)
+      return { status: 404, body: { error: 'not_found', message: AdminMessages.noGovernance() }, audit };
+    const outcome = await this.governance.replace((body as { policies?: unknown } | undefined)?.policies, principal.id);
+    if (!outcome.ok)
+      return {
+        status: 400,
+        body: { error: 'invalid', message: AdminMessages.badPolicies(), problems: outcome.diagnostics },
+        audit: { ...audit, details: { problems: outcome.diagnostics.length } },
+      };
+    this.logger.log(`${principal.id} replaced the policies (version ${outcome.version})`);
+    return {
+      status: 200,
+      body: this.governance.read(),
+      // Recorded by governance (`admin/policies.replace`: the version and the policies' ids).
+      recorded: true,
+    };
   }
 
   /**
@@ -357,147 +371,92 @@ export class AdminEndpoint implements OnModuleInit {
    * reviewed is what is approved: a definition that changed again meanwhile answers 409.
    * Administrators only.
    */
-  private async servePinDecision(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    try {
-      const principal = await this.administrator(req, res, 'the decision');
-      if (!principal) return;
-      if (!this.pins) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noPins() });
-      const url = new URL(req.url ?? '/', 'http://admin.invalid');
-      const decision = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
-      if (decision !== 'approve' && decision !== 'reject')
-        return this.json(res, 404, { error: 'not_found', message: AdminMessages.badPinDecision(decision) });
-      const body = (req.body ?? {}) as { id?: unknown; fingerprint?: unknown };
-      if (typeof body.id !== 'string' || (body.fingerprint !== undefined && typeof body.fingerprint !== 'string'))
-        return this.json(res, 400, { error: 'invalid', message: AdminMessages.pinIdNeeded() });
-      const outcome = await this.pins.decide(body.id, body.fingerprint, decision, principal.id);
-      if (!outcome.ok)
-        return this.json(res, outcome.status, {
-          error: outcome.status === 404 ? 'not_found' : 'conflict',
-          message: outcome.message,
-        });
-      return this.json(res, 200, { decision, pin: outcome.pin });
-    } catch (error) {
-      this.fail(res, 'Pin decision', error);
-    }
+  private async decidePin({ params, body, principal }: AdminRequest): Promise<AdminAnswer> {
+    const { decision } = params;
+    const given = (body ?? {}) as { id?: unknown; fingerprint?: unknown };
+    const audit = {
+      target: typeof given.id === 'string' ? given.id : null,
+      details: typeof given.fingerprint === 'string' ? { fingerprint: given.fingerprint } : {},
+    };
+    if (!this.pins) return { status: 404, body: { error: 'not_found', message: AdminMessages.noPins() }, audit };
+    if (decision !== 'approve' && decision !== 'reject')
+      return { status: 404, body: { error: 'not_found', message: AdminMessages.badPinDecision(decision) }, audit };
+    if (typeof given.id !== 'string' || (given.fingerprint !== undefined && typeof given.fingerprint !== 'string'))
+      return { status: 400, body: { error: 'invalid', message: AdminMessages.pinIdNeeded() }, audit };
+    const outcome = await this.pins.decide(given.id, given.fingerprint, decision, principal.id);
+    if (!outcome.ok)
+      return {
+        status: outcome.status,
+        body: { error: outcome.status === 404 ? 'not_found' : 'conflict', message: outcome.message },
+        audit,
+      };
+    // Recorded by the pins (`admin/pins.approve`, `admin/pins.reject`: the fingerprints and what changed).
+    return { status: 200, body: { decision, pin: outcome.pin }, recorded: true };
   }
 
-  /** The approvals API (`ApprovalsHttpApi`), behind the Host/Origin policy; Express has parsed a JSON body. */
-  private async serveApprovals(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    try {
-      if (this.refusedByPolicy(req, res)) return;
-      const { status, body, headers } = await this.approvalsApi.answer(req, req.url ?? '/', req.body);
-      this.json(res, status, body, headers);
-    } catch (error) {
-      this.fail(res, 'Approvals API', error);
-    }
-  }
-
-  private async answer(
-    res: ServerResponse,
-    name: string,
-    query: URLSearchParams,
-    principal: McpPrincipal,
-  ): Promise<void> {
-    switch (name) {
+  /** The reads of `GET api/:name`. */
+  private async answer({ params, url, principal }: AdminRequest): Promise<AdminAnswer> {
+    const query = url.searchParams;
+    const ok = (body: unknown): AdminAnswer => ({ status: 200, body });
+    const notFound = (message: string): AdminAnswer => ({ status: 404, body: { error: 'not_found', message } });
+    const invalid = (message: string): AdminAnswer => ({ status: 400, body: { error: 'invalid', message } });
+    switch (params.name) {
       case 'health':
-        return this.json(res, 200, await this.api.health(principal));
+        return ok(await this.api.health(principal));
       case 'catalog':
-        return this.json(res, 200, this.api.catalog());
+        return ok(this.api.catalog());
       case 'stats':
-        return this.json(res, 200, this.api.statistics());
+        return ok(this.api.statistics());
       case 'history': {
         const replica = query.get('replica') ?? undefined;
         const chart = await this.charts.chart(replica);
-        if (!chart) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noReplica(replica!) });
-        return this.json(res, 200, chart);
+        return chart ? ok(chart) : notFound(AdminMessages.noReplica(replica!));
       }
       case 'sessions':
-        return this.json(res, 200, this.api.sessionList());
+        return ok(this.api.sessionList());
       case 'policies':
-        if (!this.governance) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noGovernance() });
-        return this.json(res, 200, this.governance.read());
+        if (!this.governance) return notFound(AdminMessages.noGovernance());
+        return ok(this.governance.read());
       case 'pins':
-        if (!this.pins) return this.json(res, 404, { error: 'not_found', message: AdminMessages.noPins() });
-        return this.json(res, 200, { quarantined: await this.pins.reviews(), accepted: this.pins.acceptedCount });
+        if (!this.pins) return notFound(AdminMessages.noPins());
+        return ok({ quarantined: await this.pins.reviews(), accepted: this.pins.acceptedCount });
       case 'audit': {
         const text = (key: string) => query.get(key)?.trim() || undefined;
         const outcome = text('outcome');
-        if (outcome !== undefined && !OUTCOMES.includes(outcome as never)) {
-          return this.json(res, 400, { error: 'invalid', message: AdminMessages.badOutcome(outcome, OUTCOMES) });
-        }
+        if (outcome !== undefined && !OUTCOMES.includes(outcome as never))
+          return invalid(AdminMessages.badOutcome(outcome, OUTCOMES));
         const limitText = text('limit') ?? '50';
         const limit = Number(limitText);
-        if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_AUDIT_LIMIT) {
-          return this.json(res, 400, { error: 'invalid', message: AdminMessages.badLimit(limitText, MAX_AUDIT_LIMIT) });
-        }
-        return this.json(
-          res,
-          200,
-          this.api.auditRecords({ principal: text('principal'), target: text('target'), outcome, limit }),
+        if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_AUDIT_LIMIT)
+          return invalid(AdminMessages.badLimit(limitText, MAX_AUDIT_LIMIT));
+        return ok(
+          this.api.auditRecords({
+            principal: text('principal'),
+            target: text('target'),
+            method: text('method'),
+            outcome,
+            limit,
+          }),
         );
       }
       default:
-        return this.json(res, 404, { error: 'not_found', message: AdminMessages.notFound(name, API_NAMES) });
+        return notFound(AdminMessages.notFound(params.name, API_NAMES));
     }
-  }
-
-  /**
-   * What every administrator's route checks first: the Host/Origin policy, a JSON body for a POST
-   * (415 otherwise: a form from another site cannot send one), and an administrator's credentials.
-   * @returns the administrator, or `undefined` when the request was answered (refused)
-   */
-  private async administrator(
-    req: IncomingMessage,
-    res: ServerResponse,
-    what: string,
-  ): Promise<McpPrincipal | undefined> {
-    if (this.refusedByPolicy(req, res)) return undefined;
-    if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json')) {
-      this.json(res, 415, { error: 'unsupported_media_type', message: AdminMessages.jsonOnly(what) });
-      return undefined;
-    }
-    const access = await this.access.check(req);
-    if (!access.ok) {
-      this.refuse(res, access);
-      return undefined;
-    }
-    return access.principal;
   }
 
   /** DNS-rebinding protection, as on the MCP endpoint: the Host (and a browser's Origin) must be allowed. */
   private refusedByPolicy(req: IncomingMessage, res: ServerResponse): boolean {
     const refusal = checkOriginAndHost(req, this.security.originHost);
     if (!refusal) return false;
-    this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
+    sendDashboardJson(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
     return true;
-  }
-
-  /** A request authentication or the administrator check refused. */
-  private refuse(res: ServerResponse, access: Extract<AdminAccessResult, { ok: false }>): void {
-    this.json(
-      res,
-      access.status,
-      { error: access.error, message: access.message },
-      refusalHeaders(access, 'mcp-admin'),
-    );
-  }
-
-  /** An unexpected failure: logged with its stack, the client told only that it happened. */
-  private fail(res: ServerResponse, surface: string, error: unknown): void {
-    this.logger.error(`${surface} failure: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
-    if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
-    else res.end();
-  }
-
-  private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    sendDashboardJson(res, status, body, headers);
   }
 }
 
-/** The named fields of a JSON body that are non-empty strings (a revocation's filter). */
-function fieldsOf<K extends string>(body: unknown, keys: readonly K[]): Partial<Record<K, string>> {
+/** The string fields of a JSON body that are named in `keys` and not empty. */
+function filterOf<K extends string>(body: unknown, keys: readonly K[]): Partial<Record<K, string>> {
   const given = (body ?? {}) as Record<string, unknown>;
   return Object.fromEntries(
-    keys.filter((key) => typeof given[key] === 'string' && given[key] !== '').map((key) => [key, given[key]]),
+    keys.filter((key) => typeof given[key] === 'string' && given[key] !== '').map((key) => [key, given[key] as string]),
   ) as Partial<Record<K, string>>;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { JsonRpcError } from '#libs/core';
+import { JsonRpcError, type McpPrincipal } from '#libs/core';
 import { ApprovalDecisionError } from '#libs/invocation';
 import { AdminAccess, refusalHeaders } from '../access/admin-access';
 import { AdminMessages } from '../access/admin.messages';
@@ -11,9 +11,13 @@ export interface ApprovalsHttpAnswer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The approvals feature recorded this outcome in the audit trail (a decision, or its refusal). */
+  recorded?: true;
 }
 
-const SURFACE = 'approvals API';
+/** What the approvals API's refusals call it. */
+export const APPROVALS_SURFACE = 'approvals API';
+const SURFACE = APPROVALS_SURFACE;
 const ERRORS: Record<number, string> = { 403: 'forbidden', 404: 'not_found', 409: 'conflict' };
 
 /**
@@ -29,6 +33,8 @@ const ERRORS: Record<number, string> = { 403: 'forbidden', 404: 'not_found', 409
  *   this API never grants.
  *
  * Refusals are audited; while the shared state of the replicas cannot be reached it answers 503.
+ * Under the dashboard, the admin API's route table (`AdminRoutes`) runs the checks before
+ * `answerAs`; the stdio page's server calls `answer`, which runs them itself.
  * @internal for the dashboard and the stdio approval page
  */
 @Injectable()
@@ -56,12 +62,21 @@ export class ApprovalsHttpApi {
         body: { error: access.error, message: access.message },
         headers: refusalHeaders(access, 'mcp-admin'),
       };
+    return this.answerAs(req, access.principal, path, body);
+  }
+
+  /** The answer to an authenticated `principal` (the content type checked already). */
+  async answerAs(
+    req: IncomingMessage,
+    principal: McpPrincipal,
+    path: string,
+    body: unknown,
+  ): Promise<ApprovalsHttpAnswer> {
     const url = new URL(path, 'http://admin.invalid');
     const [id, decision] = url.pathname
       .slice(url.pathname.indexOf('/api/approvals') + '/api/approvals'.length)
       .split('/')
       .filter(Boolean);
-    const { principal } = access;
     try {
       if (!id)
         return {
@@ -82,14 +97,15 @@ export class ApprovalsHttpApi {
         decision === 'approve',
         typeof reason === 'string' ? reason : undefined,
       );
-      return { status: 200, body: { approval: decided } };
+      // Recorded by the approvals feature (`approvals/approve`, `approvals/deny`: who decided, why).
+      return { status: 200, body: { approval: decided }, recorded: true };
     } catch (error) {
       // The shared state of the replicas cannot be reached: nothing was decided, retry shortly.
       if (error instanceof JsonRpcError)
         return { status: 503, body: { error: 'unavailable', message: error.message }, headers: { 'retry-after': '1' } };
       if (!(error instanceof ApprovalDecisionError)) throw error;
       this.access.refused(req, SURFACE, error.status, error.message, principal.id);
-      return { status: error.status, body: { error: ERRORS[error.status], message: error.message } };
+      return { status: error.status, body: { error: ERRORS[error.status], message: error.message }, recorded: true };
     }
   }
 }

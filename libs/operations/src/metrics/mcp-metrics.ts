@@ -464,7 +464,8 @@ export class McpMetrics implements McpRequestObserver {
   }
 
   observe(event: McpRequestEvent): void {
-    const method = event.method ?? '';
+    // A refusal before any method ran is counted as one (method ""), whatever it asked for (an admin action).
+    const method = (!event.refusal && event.method) || '';
     const table = this.methods.get(method) ?? this.methodSeries(method);
     const kind = event.entryKind;
     const target = event.target;

@@ -22,8 +22,8 @@ export class RequestEvents {
   }
 
   /** Reports a request refused before any method ran (HTTP status as the code). */
-  refusal({ outcome, status, message, transport, remoteAddress, principal, target }: RequestRefusal): void {
-    const note = new RequestNote(null, undefined, transport, principal, undefined, undefined, remoteAddress);
+  refusal({ outcome, status, message, transport, remoteAddress, principal, target, method }: RequestRefusal): void {
+    const note = new RequestNote(method ?? null, undefined, transport, principal, undefined, undefined, remoteAddress);
     note.refusal = true;
     note.target = target;
     note.fail(outcome, status, message);
@@ -45,6 +45,8 @@ export interface RequestRefusal {
   readonly principal?: string;
   /** What was refused when it was no MCP message (e.g. `admin API`). */
   readonly target?: string;
+  /** What it asked for, when that is known before any method ran (an admin API action: `admin/oauth.revoke`). */
+  readonly method?: string;
 }
 
 /** The outcome a JSON-RPC error code stands for, when the handler did not say more. */

@@ -64,6 +64,8 @@ export class AuditForwarder {
   private wake: (() => void) | undefined;
   private sleeper: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The spool is closed: a delivery that comes back now leaves it as it is. */
+  private closed = false;
 
   constructor(
     readonly sink: AuditSink,
@@ -116,18 +118,34 @@ export class AuditForwarder {
     await this.sink.ping?.();
   }
 
-  /** Delivers what waits (up to `timeoutMs`), then closes the sink; the rest stays in the spool for the next start. */
+  /**
+   * Delivers what waits (up to `timeoutMs`) while the sink takes it, then closes the sink; the rest
+   * stays in the spool for the next start. A sink that fails (down, refusing) is not tried again
+   * and again until the time is up: its records are safe in the spool, and a stopping process
+   * (a command-line run above all) does not wait for it. A delivery in flight is waited for within
+   * `timeoutMs`.
+   */
   async close(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.spool.pending > 0 && Date.now() < deadline) {
+    while (this.spool.pending > 0 && !this.failing && Date.now() < deadline) {
       this.kick(true);
       await Promise.race([this.pumping, new Promise((resolve) => setTimeout(resolve, 20))]);
     }
     this.stopped = true;
     this.wakeUp();
-    await this.pumping;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.pumping,
+      new Promise((resolve) => (timer = setTimeout(resolve, Math.max(deadline - Date.now(), 0)))),
+    ]);
+    clearTimeout(timer);
+    // A delivery still in flight no longer moves the spool: what it carried is delivered again next time.
+    this.closed = true;
     if (this.spool.pending > 0)
-      this.logger.warn(`${this.spool.pending} audit record(s) wait in ${this.spool.file} for the next start`);
+      this.logger.warn(
+        `${this.spool.pending} audit record(s) wait in ${this.spool.file} for ${this.sink.name}` +
+          `${this.lastError ? `, which cannot take them now (${this.lastError})` : ''}: the next start delivers them`,
+      );
     this.spool.close();
     await this.sink
       .close?.()
@@ -151,6 +169,7 @@ export class AuditForwarder {
           this.opened = true;
         }
         if (records.length > 0) await this.sink.append(records);
+        if (this.closed) return;
         this.spool.advance(end, records.length);
         if (this.spool.span.size === 0) this.recent = []; // emptied: every offset starts again
         this.inFlight = undefined;
@@ -162,6 +181,7 @@ export class AuditForwarder {
         }
         this.delay = this.settings.retryDelayMs;
       } catch (error) {
+        if (this.closed) return;
         this.failures++;
         this.fail((error as Error)?.message ?? String(error));
         await this.sleep(this.delay * (0.5 + Math.random() / 2));

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { AuditForwarderSettings } from './audit-forwarder';
 import type { AuditFailurePolicy, AuditTrailSettings } from './audit-trail';
 import type { AuditSink } from './audit-sink';
@@ -65,12 +65,29 @@ export interface McpAuditOptions {
   forwardMaxRetryMs?: number;
 }
 
-export interface ResolvedAuditOptions {
+/** A trail as the options make it: its sink, settings and forwarding sinks. */
+export interface AuditTrailParts {
   sink: AuditSink;
   settings: AuditTrailSettings;
   /** The forwarding sinks, each with its spool and back-off. */
   forward: { sink: AuditSink; settings: AuditForwarderSettings }[];
 }
+
+export interface ResolvedAuditOptions extends AuditTrailParts {
+  /**
+   * The trail of a command-line run (`runMcpCli`) beside the hosts of the same options: a chain of
+   * its own (`<chain>.cli`), written by one command at a time (a command waits up to 10 s for
+   * another's), to a file of its own beside the host's (`audit/audit.cli.jsonl`: a host holds its
+   * file while it runs) and spools of its own; at exit it waits at most 1 s for the forwarding
+   * sinks (what they did not take is delivered by the next command).
+   */
+  commandLine(): AuditTrailParts;
+}
+
+/** How long a command waits for another command's hold on their chain. */
+const COMMAND_LINE_LOCK_WAIT_MS = 10_000;
+/** How long a command, at exit, waits for the forwarding sinks (the next command delivers the rest). */
+const COMMAND_LINE_FORWARD_WAIT_MS = 1_000;
 
 const KNOWN = [
   'sink',
@@ -176,10 +193,40 @@ export function resolveAuditOptions(
     spoolFile: policy === 'buffered' ? spoolFile : undefined,
     refusalWindowMs: integer('refusalWindowMs', 60_000, 100),
   };
-  const sink =
-    typeof o.sink?.append === 'function' ? o.sink : new JsonlAuditSink({ file, rotateBytes, syncIntervalMs });
+  const own = typeof o.sink?.append === 'function' ? o.sink : undefined;
+  const sink = own ?? new JsonlAuditSink({ file, rotateBytes, syncIntervalMs });
   const forward = resolveForward(o, dirname(spoolFile), chain, settings.batchSize, integer, report);
-  return { sink, settings, forward };
+  const commandLine = (): AuditTrailParts => {
+    const runs = `${chain}.cli`;
+    const runsSpool = o.spoolFile === undefined ? join(spoolDir, `${safe(runs)}.jsonl`) : besideAs(spoolFile, 'cli');
+    return {
+      sink: own ?? new JsonlAuditSink({ file: besideAs(file, 'cli'), rotateBytes, syncIntervalMs }),
+      settings: {
+        ...settings,
+        chain: runs,
+        spoolFile: settings.spoolFile && runsSpool,
+        chainLock: { file: join(dirname(runsSpool), `${safe(runs)}.lock`), waitMs: COMMAND_LINE_LOCK_WAIT_MS },
+        forwardCloseMs: COMMAND_LINE_FORWARD_WAIT_MS,
+      },
+      forward: forward.map((forwarding) => ({
+        sink: forwarding.sink,
+        settings: {
+          ...forwarding.settings,
+          spoolFile: join(
+            dirname(forwarding.settings.spoolFile),
+            `${safe(runs)}.${safe(forwarding.sink.name)}.forward.jsonl`,
+          ),
+        },
+      })),
+    };
+  };
+  return { sink, settings, forward, commandLine };
+}
+
+/** `audit/audit.jsonl` → `audit/audit.cli.jsonl`: a file of the same kind, beside it, for `role`. */
+function besideAs(file: string, role: string): string {
+  const extension = extname(file);
+  return join(dirname(file), `${basename(file, extension)}.${role}${extension}`);
 }
 
 function resolveForward(

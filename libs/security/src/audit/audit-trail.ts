@@ -2,6 +2,7 @@ import { createHmac, hash, randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { batchBytesOf, canonicalJson, canonicalRecordJson, GENESIS_HASH, rememberBatchBytes } from './audit-chain';
 import type { AuditForwarder, AuditForwardHealth } from './audit-forwarder';
+import { AuditChainLock } from './audit-chain-lock';
 import { AuditSpool } from './audit-spool';
 import { RefusalAggregator } from './refusal-aggregator';
 import type { AuditEntry, AuditOutcome, AuditRecord } from './audit-record';
@@ -27,6 +28,16 @@ export interface AuditTrailSettings {
   spoolFile: string | undefined;
   /** Refusals before any method ran, from one address for one reason, make one record (with a count) per window. */
   refusalWindowMs: number;
+  /**
+   * A command-line run's hold on its chain (the runs of the command line share one, one at a time):
+   * the lock file, and how long a command waits for another's. None: the chain is this process's own.
+   */
+  chainLock?: { file: string; waitMs: number };
+  /**
+   * Longest wait at close for the forwarding sinks (ms; what they did not take waits in their
+   * spools for the next start). @default the close's own timeout
+   */
+  forwardCloseMs?: number;
 }
 
 export interface AuditTrailHealth {
@@ -96,6 +107,7 @@ export class AuditTrail {
   private spoolFailed = false;
   private spoolRetryAt = 0;
   private readonly refusals: RefusalAggregator;
+  private readonly lock: AuditChainLock | undefined;
 
   constructor(
     private readonly sink: AuditSink,
@@ -106,10 +118,18 @@ export class AuditTrail {
     this.retryDelayMs = settings.flushIntervalMs;
     this.spool = settings.policy === 'buffered' && settings.spoolFile ? new AuditSpool(settings.spoolFile) : undefined;
     this.refusals = new RefusalAggregator(settings.refusalWindowMs, (entry) => this.record(entry));
+    this.lock = settings.chainLock
+      ? new AuditChainLock(settings.chainLock.file, settings.chain, settings.chainLock.waitMs)
+      : undefined;
   }
 
-  /** Opens the sink and finds where the chain stands. A sink that cannot open yet is retried by the flusher. */
+  /**
+   * Opens the sink and finds where the chain stands. A sink that cannot open yet is retried by the
+   * flusher. A chain shared by the command line's runs is taken first (waiting for another command's).
+   * @throws Error when another command holds the chain for longer than its `chainLock` wait
+   */
   async start(): Promise<void> {
+    await this.lock?.take();
     for (const forwarder of this.forwarders) forwarder.start();
     await this.flushNow();
   }
@@ -236,8 +256,9 @@ export class AuditTrail {
       .close?.()
       .catch((error: unknown) => this.logger.warn(`Closing the audit sink failed: ${(error as Error)?.message}`));
     // What the forwarding sinks could not take in the time left stays in their spools.
-    const left = Math.max(deadline - Date.now(), 100);
+    const left = Math.min(Math.max(deadline - Date.now(), 100), this.settings.forwardCloseMs ?? Infinity);
     await Promise.all(this.forwarders.map((forwarder) => forwarder.close(left)));
+    await this.lock?.release();
   }
 
   /** Records held in memory (waiting, and the batch being written). */

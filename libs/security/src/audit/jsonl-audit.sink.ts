@@ -1,8 +1,9 @@
 import { createReadStream, writeSync } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { batchBytesOf } from './audit-chain';
+import { takeLockFile } from './audit-chain-lock';
 import type { AuditRecord } from './audit-record';
 import type { AuditChainTail, AuditSink } from './audit-sink';
 
@@ -131,23 +132,15 @@ export class JsonlAuditSink implements AuditSink {
    * process id, and refuses a trail locked by a live process (a stale lock is taken over).
    */
   private async lock(): Promise<void> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        await writeFile(this.lockFile, String(process.pid), { flag: 'wx', mode: 0o600 });
-        this.locked = true;
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const owner = Number(await readFile(this.lockFile, 'utf8').catch(() => ''));
-        if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-          throw new Error(
-            `${this.options.file} is being written by ${owner === process.pid ? 'another audit trail of this process' : `process ${owner}`}; ` +
-              'give each host its own audit file (AUDIT_FILE / audit.file)',
-          );
-        }
-        await rm(this.lockFile, { force: true });
-      }
+    const owner = await takeLockFile(this.lockFile);
+    if (owner === undefined) {
+      this.locked = true;
+      return;
     }
+    throw new Error(
+      `${this.options.file} is being written by ${owner === String(process.pid) ? 'another audit trail of this process' : `process ${owner || '(starting)'}`}; ` +
+        'give each host its own audit file (AUDIT_FILE / audit.file)',
+    );
   }
 
   private async closeFile(): Promise<void> {
@@ -177,15 +170,6 @@ export class JsonlAuditSink implements AuditSink {
  */
 function writeAll(fd: number, data: Buffer): void {
   for (let offset = 0; offset < data.length;) offset += writeSync(fd, data, offset, data.length - offset);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** How much of a trail file is read at a time, from its end, to find where a chain stands. */

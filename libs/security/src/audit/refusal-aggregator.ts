@@ -20,8 +20,8 @@ interface Tally {
 
 /**
  * Turns a flood of like refusals into a few records: per window, the first refusal of each
- * (address, principal, outcome, status, target, reason: the message without the values its sender
- * chose) is recorded at once and the rest are counted;
+ * (address, principal, outcome, status, target, action, reason: the message without the values its
+ * sender chose) is recorded at once and the rest are counted;
  * when the window ends, one record with their `count` accounts for them. Memory is bounded: a
  * window tracks at most `MAX_KEYS` keys, and refusals past that (an attacker spraying addresses)
  * are summed up per reason, without the address.
@@ -72,7 +72,7 @@ function reasonOf(message: string | null | undefined): string | null {
   return message ? message.replace(SENDER_CHOSEN, '…') : null;
 }
 
-/** Like refusals: the same outcome, status, surface and principal, from one address, for the same reason. */
+/** Like refusals: the same outcome, status, surface, action and principal, from one address, for the same reason. */
 function keyOf(entry: AuditEntry, address: string | null, message: string | null): string {
-  return `${entry.outcome}\u0000${entry.errorCode ?? ''}\u0000${entry.target ?? ''}\u0000${entry.principal ?? ''}\u0000${address ?? '*'}\u0000${message ?? ''}`;
+  return `${entry.outcome}\u0000${entry.errorCode ?? ''}\u0000${entry.target ?? ''}\u0000${entry.method ?? ''}\u0000${entry.principal ?? ''}\u0000${address ?? '*'}\u0000${message ?? ''}`;
 }

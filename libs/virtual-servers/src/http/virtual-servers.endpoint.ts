@@ -1,23 +1,16 @@
-import type { ServerResponse } from 'node:http';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { httpPlatformOf, type NodeRequest } from '#libs/core';
+import type { NodeRequest } from '#libs/core';
 import { McpGateway } from '#libs/gateway';
-import {
-  AdminAccess,
-  InjectOperationsOptions,
-  refusalHeaders,
-  sendDashboardJson,
-  type OperationsOptions,
-} from '#libs/operations';
-import { checkOriginAndHost, InjectSecurityOptions, type SecurityOptions } from '#libs/security';
+import { AdminRoutes, type AdminAnswer, type AdminRequest } from '#libs/operations';
 import { McpVirtualServers, type VirtualServersChange } from '../servers/mcp-virtual-servers';
 
-type Handler = (req: NodeRequest, res: ServerResponse) => Promise<void>;
+/** What the API calls each part of the document, in its paths and in audit records. */
+const KINDS = { upstreams: 'upstream', apis: 'api', composed: 'composed server' } as const;
 
 /**
  * The virtual servers' admin API, beside the dashboard's (`<admin>/api/servers/…`), for
- * administrators only (`AdminAccess`: every refusal audited), behind the Host/Origin policy:
+ * administrators only, through the admin route table (`AdminRoutes`: the Host/Origin policy, a
+ * JSON body, an administrator; every change and every refusal audited):
  *
  * - `GET upstreams`: each upstream stored at run time, its credentials redacted, with its state;
  * - `POST upstreams` (`application/json`, an upstream as the `gateway` option takes it; `?version=N`
@@ -29,58 +22,81 @@ type Handler = (req: NodeRequest, res: ServerResponse) => Promise<void>;
  * - `GET document`: the whole document (export); `POST document`: replaces it (import).
  *
  * A change answers 200 with the new document, 422 with every problem (`{ problems: [{ where,
- * problem, fix }] }`), 404, or 409 when the document changed meanwhile.
+ * problem, fix }] }`), 404, or 409 when the document changed meanwhile. A change made is recorded
+ * by `McpVirtualServers` (`admin/servers.upsert|remove|import`, the stored item redacted); one
+ * refused, by the route table under the same method.
  */
 @Injectable()
 export class VirtualServersEndpoint implements OnModuleInit {
   private readonly logger = new Logger('McpVirtualServers');
 
   constructor(
-    @InjectOperationsOptions() private readonly operations: OperationsOptions,
-    @InjectSecurityOptions() private readonly security: SecurityOptions,
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly access: AdminAccess,
+    private readonly routes: AdminRoutes,
     private readonly servers: McpVirtualServers,
     private readonly gateway: McpGateway,
   ) {}
 
   onModuleInit(): void {
-    const admin = this.operations.admin;
-    const adapter = this.adapterHost?.httpAdapter;
-    if (!this.servers.enabled || !admin || !this.operations.http || !adapter?.getHttpServer()) return;
-    const base = `${admin.path}/api/servers`;
-    const platform = httpPlatformOf(adapter);
-    const route = (method: 'GET' | 'POST' | 'DELETE', path: string, handler: Handler) =>
-      platform.route(method, path, (req, res) => void this.serve(req, res, handler));
-    route('GET', `${base}/upstreams`, async (_req, res) => this.json(res, 200, this.list()));
-    route('GET', `${base}/document`, async (_req, res) => this.json(res, 200, this.servers.document()));
-    route('POST', `${base}/upstreams`, async (req, res, principal = this.principalOf(req)) =>
-      this.answer(res, await this.servers.putUpstream(principal, req.body, versionOf(req))),
-    );
-    route('DELETE', `${base}/upstreams/:name`, async (req, res, principal = this.principalOf(req)) =>
-      this.answer(res, await this.servers.removeUpstream(principal, lastSegment(req), versionOf(req))),
-    );
-    route('GET', `${base}/apis`, async (_req, res) => this.json(res, 200, this.apis()));
-    route('POST', `${base}/apis`, async (req, res, principal = this.principalOf(req)) =>
-      this.answer(res, await this.servers.putApi(principal, req.body, versionOf(req))),
-    );
-    route('DELETE', `${base}/apis/:name`, async (req, res, principal = this.principalOf(req)) =>
-      this.answer(res, await this.servers.removeApi(principal, lastSegment(req), versionOf(req))),
-    );
-    route('GET', `${base}/composed`, async (_req, res) => {
+    if (!this.servers.enabled || !this.routes.mounted) return;
+    const base = '/api/servers';
+    const read = (path: string, answer: () => unknown) =>
+      this.routes.add({
+        method: 'GET',
+        path: `${base}/${path}`,
+        surface: 'virtual servers API',
+        handle: () => ({ status: 200, body: answer() }),
+      });
+    read('upstreams', () => this.list());
+    read('document', () => this.servers.document());
+    read('apis', () => this.apis());
+    read('composed', () => {
       const { version, servers } = this.servers.document();
-      this.json(res, 200, { version, servers });
+      return { version, servers };
     });
-    route('POST', `${base}/composed`, async (req, res, principal = this.principalOf(req)) =>
-      this.answer(res, await this.servers.putServer(principal, req.body, versionOf(req))),
-    );
-    route('DELETE', `${base}/composed/:name`, async (req, res, principal = this.principalOf(req)) =>
-      this.answer(res, await this.servers.removeServer(principal, lastSegment(req), versionOf(req))),
-    );
-    route('POST', `${base}/document`, async (req, res, principal = this.principalOf(req)) =>
-      this.answer(res, await this.servers.importDocument(principal, req.body)),
-    );
-    this.logger.log(`Virtual servers API at ${base}/{upstreams,apis,composed,document}`);
+    const put = { upstreams: 'putUpstream', apis: 'putApi', composed: 'putServer' } as const;
+    const remove = { upstreams: 'removeUpstream', apis: 'removeApi', composed: 'removeServer' } as const;
+    for (const kind of ['upstreams', 'apis', 'composed'] as const) {
+      this.change('POST', `${base}/${kind}`, 'admin/servers.upsert', ({ principal, req, body }) => ({
+        target: nameOf(body),
+        details: { kind: KINDS[kind], ...versionOf(req) },
+        run: () => this.servers[put[kind]](principal.id, body, versionOf(req).version),
+      }));
+      this.change('DELETE', `${base}/${kind}/:name`, 'admin/servers.remove', ({ principal, req, params }) => ({
+        target: params.name,
+        details: { kind: KINDS[kind], ...versionOf(req) },
+        run: () => this.servers[remove[kind]](principal.id, params.name, versionOf(req).version),
+      }));
+    }
+    this.change('POST', `${base}/document`, 'admin/servers.import', ({ principal, body }) => ({
+      target: null,
+      details: { kind: 'document' },
+      run: () => this.servers.importDocument(principal.id, body),
+    }));
+    this.logger.log(`Virtual servers API at ${this.routes.base}${base}/{upstreams,apis,composed,document}`);
+  }
+
+  /** A change's route: what it acts on (for the record of a refused one), and the change. */
+  private change(
+    method: 'POST' | 'DELETE',
+    path: string,
+    action: string,
+    of: (request: AdminRequest) => {
+      target: string | null;
+      details: Record<string, unknown>;
+      run: () => Promise<VirtualServersChange>;
+    },
+  ): void {
+    this.routes.add({
+      method,
+      path,
+      action,
+      surface: 'virtual servers API',
+      sends: 'the change',
+      handle: async (request) => {
+        const { target, details, run } = of(request);
+        return answerOf(await run(), { target, details });
+      },
+    });
   }
 
   /** Each stored API (redacted) with the tools it serves here and the problems it had. */
@@ -107,58 +123,23 @@ export class VirtualServersEndpoint implements OnModuleInit {
       upstreams: document.upstreams.map((upstream) => ({ ...upstream, status: status.get(upstream.name) ?? null })),
     };
   }
-
-  private readonly principals = new WeakMap<NodeRequest, string>();
-
-  private principalOf(req: NodeRequest): string {
-    return this.principals.get(req) ?? 'unknown';
-  }
-
-  /** The Host/Origin policy, JSON only for changes, an administrator, then the handler; a failure is logged, not shown. */
-  private async serve(req: NodeRequest, res: ServerResponse, handler: Handler): Promise<void> {
-    try {
-      const refusal = checkOriginAndHost(req, this.security.originHost);
-      if (refusal)
-        return this.json(res, refusal[0], { error: 'forbidden', message: refusal[2] }, { connection: 'close' });
-      if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json'))
-        return this.json(res, 415, {
-          error: 'unsupported_media_type',
-          message: 'Send the change as Content-Type: application/json',
-        });
-      const access = await this.access.check(req, 'virtual servers API');
-      if (!access.ok)
-        return this.json(
-          res,
-          access.status,
-          { error: access.error, message: access.message },
-          refusalHeaders(access, 'mcp-admin'),
-        );
-      this.principals.set(req, access.principal.id);
-      await handler(req, res);
-    } catch (error) {
-      this.logger.error(`Virtual servers API failure: ${(error as Error)?.message}`, (error as Error)?.stack);
-      if (!res.headersSent) this.json(res, 500, { error: 'internal', message: 'Internal error; see the host log' });
-      else res.end();
-    }
-  }
-
-  private answer(res: ServerResponse, change: VirtualServersChange): void {
-    if (change.ok) return this.json(res, 200, change.document);
-    const error = change.status === 422 ? 'invalid' : change.status === 409 ? 'conflict' : 'not_found';
-    this.json(res, change.status, { error, problems: change.problems });
-  }
-
-  private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    sendDashboardJson(res, status, body, headers);
-  }
 }
 
-/** The name at the end of the path (`…/upstreams/:name`). */
-const lastSegment = (req: NodeRequest): string =>
-  decodeURIComponent(new URL(req.url ?? '/', 'http://admin.invalid').pathname.split('/').pop() ?? '');
+/** A change as the API answers it: a change made is recorded by the virtual servers themselves. */
+function answerOf(change: VirtualServersChange, audit: NonNullable<AdminAnswer['audit']>): AdminAnswer {
+  if (change.ok) return { status: 200, body: change.document, recorded: true };
+  const error = change.status === 422 ? 'invalid' : change.status === 409 ? 'conflict' : 'not_found';
+  return { status: change.status, body: { error, problems: change.problems }, audit };
+}
+
+/** The name of the item a body holds (never its credentials). */
+function nameOf(body: unknown): string | null {
+  const name = (body as { name?: unknown } | null)?.name;
+  return typeof name === 'string' ? name : null;
+}
 
 /** `?version=N`: the version the change was made from. */
-function versionOf(req: NodeRequest): number | undefined {
+function versionOf(req: NodeRequest): { version?: number } {
   const given = new URL(req.url ?? '/', 'http://admin.invalid').searchParams.get('version');
-  return given !== null && /^\d+$/.test(given) ? Number(given) : undefined;
+  return given !== null && /^\d+$/.test(given) ? { version: Number(given) } : {};
 }

@@ -1,27 +1,13 @@
 import { PostgresAuthorizationServerStore } from 'nest-mcp-host/postgres';
 import { authorizationServerStoreContract } from '../libs/authorization-server/src/testing/authorization-server-store.contract';
-import { PostgresServer } from './support/postgres-server';
+import { postgresStores } from './support/postgres-server';
 
 /** The authorization server's PostgreSQL store on a real server: the store contract, and two replicas on one table. */
 describe('PostgresAuthorizationServerStore', () => {
-  let server: PostgresServer;
-  const stores: PostgresAuthorizationServerStore[] = [];
-  let tables = 0;
-
-  beforeAll(async () => {
-    server = await PostgresServer.create();
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close()));
-    await server?.dispose();
-  });
-
-  const make = (table = `facade_${++tables}`) => {
-    const store = new PostgresAuthorizationServerStore({ connectionString: server.url, table });
-    stores.push(store);
-    return store;
-  };
+  const { make } = postgresStores(
+    (connectionString, table) => new PostgresAuthorizationServerStore({ connectionString, table }),
+    'facade',
+  );
 
   describe('the contract', () => {
     authorizationServerStoreContract(() => make());

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { McpCatalog } from '#libs/catalog';
 import { PipelineLog } from './fixtures/fixture.tools';
@@ -347,6 +348,23 @@ describe('health and graceful shutdown', () => {
     expect(finished.result.content[0].text).toBe('finished');
     await closing;
   });
+  it.each(['express', 'fastify'] as const)(
+    'closes on %s without waiting out a connection that never sent a request (a browser’s preconnect)',
+    async (platform) => {
+      const { app, url } = await startFixtureApp({}, undefined, platform);
+      const preconnect = await new Promise<Socket>((resolve) => {
+        const socket = connect(Number(new URL(url).port), '127.0.0.1', () => resolve(socket));
+      });
+      const ended = new Promise((resolve) => preconnect.once('close', resolve));
+      // Beside it, one that was answered and is kept alive: Node's close ends that one itself.
+      expect((await fetch(url.replace(/\/mcp$/, '/health/live'))).status).toBe(200);
+      // Node would hold the close until the server's headers timeout (60 s, then its 30 s check).
+      const closed = app.close();
+      await ended;
+      await closed;
+      expect(preconnect.bytesRead).toBe(0);
+    },
+  );
 });
 
 /** A POST through `node:http`, for headers fetch will not send (Host) or an early disconnect. */

@@ -3,28 +3,14 @@ import { Client as PgClient } from 'pg';
 import { PostgresUserConnectionStore } from 'nest-mcp-host/postgres';
 import { SealedBox } from '#libs/downstream-identity';
 import { userConnectionStoreContract } from '../libs/downstream-identity/src/testing/user-connection-store.contract';
-import { PostgresServer } from './support/postgres-server';
+import { postgresStores } from './support/postgres-server';
 
 /** The connected accounts' PostgreSQL store on a real server: the store contract, and no token in the clear. */
 describe('PostgresUserConnectionStore', () => {
-  let server: PostgresServer;
-  const stores: PostgresUserConnectionStore[] = [];
-  let tables = 0;
-
-  beforeAll(async () => {
-    server = await PostgresServer.create();
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close()));
-    await server?.dispose();
-  });
-
-  const make = (table = `connections_${++tables}`) => {
-    const store = new PostgresUserConnectionStore({ connectionString: server.url, table });
-    stores.push(store);
-    return store;
-  };
+  const { make, url } = postgresStores(
+    (connectionString, table) => new PostgresUserConnectionStore({ connectionString, table }),
+    'connections',
+  );
 
   describe('the contract', () => {
     userConnectionStoreContract(() => make());
@@ -35,7 +21,7 @@ describe('PostgresUserConnectionStore', () => {
     const box = new SealedBox(randomBytes(32));
     const token = `crm-access-${randomBytes(8).toString('hex')}`;
     await store.put('conn|api crm|alice', box.seal(JSON.stringify({ accessToken: token }), 'alice\napi crm'), 60_000);
-    const db = new PgClient({ connectionString: server.url });
+    const db = new PgClient({ connectionString: url() });
     await db.connect();
     try {
       const { rows } = await db.query<{ value: string }>('SELECT value FROM sealed');

@@ -25,6 +25,8 @@ const HOST_SECRET = 'desk-host-secret-0123456789abcdefghijkl';
 /** Registrations one address may make in the window, and registered clients kept in all, on the PostgreSQL host. */
 const PER_ADDRESS = 3;
 const MAX_CLIENTS = 12;
+/** Requests one address may make of the facade's other endpoints per hour, on the PostgreSQL host (the browser's sign-ins from loopback among them). */
+const REQUESTS_PER_ADDRESS = 60;
 const TABLE = 'facade_state';
 
 @Injectable()
@@ -85,6 +87,7 @@ describe('the facade: registrations and metadata documents under attack, and acr
       ...common,
       store,
       dynamicRegistration: { maxClients: MAX_CLIENTS, perAddress: { limit: PER_ADDRESS, windowSec: 3_600 } },
+      perAddress: { limit: REQUESTS_PER_ADDRESS, windowSec: 3_600 },
       // The document server is reachable (allowHosts, its CA) but not trusted.
       clientMetadataDocuments: { trustedHosts: ['clients.desk.example'], allowHosts: ['127.0.0.1'], ca: documents.ca },
     };
@@ -248,6 +251,46 @@ describe('the facade: registrations and metadata documents under attack, and acr
       await waitFor(() =>
         records('express', 'oauth/register').some(
           (record) => record.outcome === 'throttled' && record.remoteAddress === last,
+        ),
+      );
+    });
+  });
+
+  describe("a flood of the facade's other endpoints", () => {
+    const token = (address: string) =>
+      fetch(`${hosts.express!.issuer}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'guessed', client_id: 'nobody' }),
+      });
+
+    it('is refused past the rate of one address at every endpoint, with 429 and Retry-After, audited, before any work', async () => {
+      const flooder = '203.0.113.99';
+      const statuses: number[] = [];
+      for (let i = 0; i <= REQUESTS_PER_ADDRESS; i++) statuses.push((await token(flooder)).status);
+      // Each guess is refused for what it is (an unknown client) until the address is over its rate.
+      expect(statuses.slice(0, REQUESTS_PER_ADDRESS).every((status) => status === 401)).toBe(true);
+      const refused = await token(flooder);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toEqual({
+        error: 'too_many_requests',
+        error_description: expect.stringContaining(
+          `this address made ${REQUESTS_PER_ADDRESS} requests of the authorization server in the last 3600 s (authorizationServer.perAddress)`,
+        ),
+      });
+      // The browser's endpoints too: a page, not a redirect.
+      const page = await fetch(`${hosts.express!.issuer}/oauth/authorize?client_id=nobody`, {
+        headers: { 'x-forwarded-for': flooder },
+        redirect: 'manual',
+      });
+      expect(page.status).toBe(429);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      // Another address is served as before.
+      expect((await token('203.0.113.100')).status).toBe(401);
+      await waitFor(() =>
+        records('express', 'oauth/token').some(
+          (record) => record.outcome === 'throttled' && record.remoteAddress === flooder,
         ),
       );
     });

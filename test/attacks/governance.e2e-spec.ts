@@ -222,6 +222,7 @@ describe('attacks on governance: the support desk', () => {
       }
       const records = await trail(
         (r) => r.principal === 'agent' && r.governance?.findings?.some((f) => f.detector === 'private-key') === true,
+        keys.length,
       );
       expect(records.length).toBeGreaterThanOrEqual(keys.length);
       expect(records[0]).toMatchObject({ method: 'http/route', outcome: 'denied', errorCode: 422 });

@@ -227,3 +227,36 @@ async function answers(url: string): Promise<boolean> {
     await client.end().catch(() => undefined);
   }
 }
+
+/**
+ * A spec's PostgreSQL stores on one real server, started before its tests and stopped after them
+ * with every store made: `make()` gives a store on a table of its own, `make(name)` one on a
+ * named table (two stores on one table are two replicas).
+ *
+ * @example
+ * const stores = postgresStores((connectionString, table) => new PostgresAuditStore({ connectionString, table }), 'audit');
+ * it('…', async () => { const store = stores.make(); … });
+ */
+export function postgresStores<Store extends { close(): Promise<void> }>(
+  create: (connectionString: string, table: string) => Store,
+  tablePrefix: string,
+): { make: (table?: string) => Store; url: () => string } {
+  let server: PostgresServer | undefined;
+  const made: Store[] = [];
+  let tables = 0;
+  beforeAll(async () => {
+    server = await PostgresServer.create();
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(made.map((store) => store.close()));
+    await server?.dispose();
+  });
+  return {
+    make: (table = `${tablePrefix}_${++tables}`) => {
+      const store = create(server!.url, table);
+      made.push(store);
+      return store;
+    },
+    url: () => server!.url,
+  };
+}

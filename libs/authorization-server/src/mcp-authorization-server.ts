@@ -13,6 +13,7 @@ import { IdpSessionSeal } from './idp/idp-session-seal';
 import { People, type Person } from './idp/people';
 import { SigningKeys } from './keys/signing-keys';
 import type { AuthorizationServerOptions } from './options/authorization-server.options';
+import { AddressRate } from './state/address-rate';
 import type { AuthorizationServerStore } from './state/authorization-server.store';
 import { SignInFlow } from './sign-in-flow';
 import type { BrowserAnswer, FacadeBrowser, TokenOutcome } from './browser-answer';
@@ -35,6 +36,8 @@ export const ENTERPRISE_MANAGED_AUTHORIZATION = 'io.modelcontextprotocol/enterpr
 export class McpAuthorizationServer {
   readonly clients: ClientRegistry;
   readonly consents: ConsentRegistry;
+  /** The requests one client address may make of the facade's endpoints (`perAddress`); none counted when off. */
+  readonly requests: AddressRate | undefined;
   private readonly tokens: TokenService;
   private readonly idJag: IdJagVerifier;
   private readonly login: CompanyIdpLogin;
@@ -51,6 +54,17 @@ export class McpAuthorizationServer {
   ) {
     this.clients = new ClientRegistry(options, store);
     this.consents = new ConsentRegistry(options, store);
+    const rate = options.perAddress;
+    this.requests = rate
+      ? new AddressRate(
+          store,
+          'reqrate:',
+          rate,
+          (retryAfterSec) =>
+            `this address made ${rate.limit} requests of the authorization server in the last ${rate.windowSec} s ` +
+            `(authorizationServer.perAddress): try again in ${retryAfterSec} s`,
+        )
+      : undefined;
     this.tokens = new TokenService(options, store, keys);
     this.idJag = new IdJagVerifier(options, store);
     this.login = new CompanyIdpLogin(options.idp, options.endpoints.callback);

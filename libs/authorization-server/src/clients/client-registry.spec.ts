@@ -2,7 +2,7 @@ import type { McpAuthOptions } from '#libs/security';
 import { resolveAuthorizationServerOptions } from '../options/authorization-server.options';
 import { InMemoryAuthorizationServerStore } from '../state/in-memory-authorization-server.store';
 import { ClientRegistry } from './client-registry';
-import { addressGroup } from './registration-quota';
+import { addressGroup } from '../state/address-rate';
 
 const AUTH: McpAuthOptions = { mode: 'oauth', issuer: '', jwksUri: '', resource: 'https://mcp.desk.example/mcp' };
 const DAY = 86_400_000;

@@ -21,10 +21,11 @@ type BrowserStep = (browser: FacadeBrowser, url: URL, form: URLSearchParams | un
  * The authorization server on the application's HTTP server: its metadata at the RFC 8414
  * well-known path, and `authorize`, `callback`, `consent`, `consents`, `token`, `register`,
  * `revoke`, `jwks` under `<issuer>/oauth/`. The routes go through the framework like the admin
- * dashboard's (not a hot path). A browser's steps are bound to it by one cookie (`__Host-` on
- * https; HttpOnly, SameSite=Lax), set at its first step. Every step is audited (`OAuthAudit`),
- * with the person once the facade knows them; an unexpected failure answers `server_error` with
- * no detail and is logged.
+ * dashboard's (not a hot path). Each request but the metadata's, the keys' and a registration's
+ * (bounded on its own) is counted against its client address first (`perAddress`). A browser's
+ * steps are bound to it by one cookie (`__Host-` on https; HttpOnly, SameSite=Lax), set at its
+ * first step. Every step is audited (`OAuthAudit`), with the person once the facade knows them;
+ * an unexpected failure answers `server_error` with no detail and is logged.
  */
 @Injectable()
 export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationShutdown {
@@ -118,6 +119,7 @@ export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationS
         : {};
     let clientId = query.get('client_id');
     try {
+      await this.server!.requests?.admit(this.addresses.of(req));
       const form = req.method === 'POST' ? (await readParams(req)).form : undefined;
       const known = cookieOf(req.headers.cookie, this.cookie);
       const browser: FacadeBrowser = {
@@ -158,6 +160,7 @@ export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationS
     let clientId: string | null = null;
     let details: Record<string, unknown> = {};
     try {
+      await this.server!.requests?.admit(this.addresses.of(req));
       const { form } = await readParams(req);
       clientId = form.get('client_id');
       details = { grant_type: form.get('grant_type'), resource: form.getAll('resource'), scope: form.get('scope') };
@@ -185,6 +188,7 @@ export class AuthorizationServerEndpoint implements OnModuleInit, OnApplicationS
     const startedAt = Date.now();
     let clientId: string | null = null;
     try {
+      await this.server!.requests?.admit(this.addresses.of(req));
       const { form } = await readParams(req);
       const client = await this.server!.clients.authenticate(req.headers.authorization, form);
       clientId = client.clientId;

@@ -64,6 +64,18 @@ describe('resolveAuthorizationServerOptions', () => {
     });
   });
 
+  it("counts each address's requests of the facade by default, or not at all when told", () => {
+    expect(resolve({ idp: IDP }).options!.perAddress).toEqual({ limit: 300, windowSec: 60 });
+    expect(resolve({ idp: IDP, perAddress: { limit: 600 } }).options!.perAddress).toEqual({
+      limit: 600,
+      windowSec: 60,
+    });
+    expect(resolve({ idp: IDP, perAddress: false }).options!.perAddress).toBe(false);
+    expect(resolve({ idp: IDP, perAddress: 5 }).problems).toEqual([
+      'authorizationServer.perAddress: must be { limit, windowSec } or false',
+    ]);
+  });
+
   it('needs the oauth mode with a resource', () => {
     expect(resolve({ idp: IDP }, { mode: 'none' }).problems).toEqual([
       "authorizationServer: needs auth: { mode: 'oauth', resource } (the tokens it issues are for that resource)",
@@ -80,6 +92,7 @@ describe('resolveAuthorizationServerOptions', () => {
       trustedIdps: [{ issuer: 'http://idp.example', jwksUri: 'x', sameDirectory: 'yes' }],
       maxSignInSec: 10,
       consent: { rememberSec: -1, approvedClientsOnly: 'no', ask: true },
+      perAddress: { limit: 0, per: 60 },
       extra: 1,
     });
     expect(problems).toEqual(
@@ -98,6 +111,8 @@ describe('resolveAuthorizationServerOptions', () => {
         'authorizationServer.trustedIdps[0].jwksUri: must be an absolute URL',
         'authorizationServer.trustedIdps[0].sameDirectory: must be true or false',
         'authorizationServer.maxSignInSec: must be an integer ≥ 300, got 10',
+        'authorizationServer.perAddress.per: is not a known option',
+        'authorizationServer.perAddress.limit: must be an integer ≥ 1, got 0',
         'authorizationServer.consent.rememberSec: must be an integer from 0 to 31536000, got -1',
         'authorizationServer.consent.approvedClientsOnly: must be true or false',
         'authorizationServer.consent.ask: is not a known option',

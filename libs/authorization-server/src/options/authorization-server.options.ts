@@ -1,10 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { optionChecks, type OptionReport } from '#libs/core';
 import type { McpAuthOptions } from '#libs/security';
+import type { AddressRateLimit } from '../state/address-rate';
 import type { AuthorizationServerStore } from '../state/authorization-server.store';
 import {
   checkPreRegisteredRedirects,
   resolveClientMetadataDocuments,
+  resolveAddressRate,
   resolveDynamicRegistration,
   type ClientMetadataDocumentsOptions,
   type DynamicRegistrationLimits,
@@ -108,6 +110,16 @@ export interface McpAuthorizationServerOptions {
   /** The consent page the facade shows before a client gets a code. */
   consent?: McpConsentOptions;
   /**
+   * How many requests one client address (an IPv6 one by its /64) may make of the facade's
+   * endpoints — authorize, the IdP's callback, consent, token, revoke — per window, counted in the
+   * store so that every replica counts together; past it, 429 `too_many_requests` with
+   * `Retry-After`, audited. `false` counts none (a reverse proxy's limit instead). Registration has
+   * its own (`dynamicRegistration.perAddress`).
+   * @default { limit: 300, windowSec: 60 }
+   * @example perAddress: { limit: 600, windowSec: 60 } // an office of many behind one address
+   */
+  perAddress?: false | { limit?: number; windowSec?: number };
+  /**
    * Client ID Metadata Documents (clients whose `client_id` is an HTTPS URL): fetched with SSRF
    * guards (every address the host resolves to public, checked at the connection; no redirects;
    * at most 64 KiB, the whole answer within 5 s) and cached. `trustedHosts` accepts documents from
@@ -145,6 +157,8 @@ export interface AuthorizationServerOptions {
   refreshTokenTtlSec: number;
   maxSignInSec: number;
   consent: Required<McpConsentOptions>;
+  /** Requests per client address to the facade's endpoints (registration aside); `false`: not counted. */
+  perAddress: false | AddressRateLimit;
   /**
    * The scopes and roles that make an administrator or an approver: the facade grants them only
    * through a `claims` rule with a `map` that names them, never as a claim's value passed through.
@@ -191,6 +205,7 @@ const KNOWN = new Set([
   'refreshTokenTtlSec',
   'maxSignInSec',
   'consent',
+  'perAddress',
   'clientMetadataDocuments',
   'dynamicRegistration',
   'store',
@@ -267,6 +282,7 @@ export function resolveAuthorizationServerOptions(
   const refreshTokenTtlSec = checks.integer('refreshTokenTtlSec', 86_400, 60);
   const maxSignInSec = checks.integer('maxSignInSec', 604_800, 300);
   const consent = resolveConsent(given.consent, report);
+  const perAddress = resolveAddressRate(given.perAddress, '.perAddress', 300, 60, report);
   checkScopesSupported(auth, report);
   const dynamicRegistration = resolveDynamicRegistration(given.dynamicRegistration, refreshTokenTtlSec, report);
   const clientMetadataDocuments = resolveClientMetadataDocuments(given.clientMetadataDocuments, report);
@@ -327,6 +343,7 @@ export function resolveAuthorizationServerOptions(
     refreshTokenTtlSec,
     maxSignInSec,
     consent,
+    perAddress,
     privileged: { scopes: new Set(privileged.scopes), roles: new Set(privileged.roles) },
     clientMetadataDocuments,
     dynamicRegistration,

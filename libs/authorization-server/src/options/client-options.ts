@@ -1,6 +1,7 @@
 import { isHostOrAddress } from '#libs/security';
 import { optionChecks, type OptionReport } from '#libs/core';
 import { redirectUriProblem } from '../client-rules/redirect-uris';
+import type { AddressRateLimit } from '../state/address-rate';
 import { TrustedHosts } from '../client-rules/trusted-hosts';
 
 /**
@@ -84,22 +85,7 @@ export function resolveDynamicRegistration(
   const limits = (typeof given === 'object' ? given : {}) as Record<string, unknown>;
   const checks = optionChecks(limits, report, 'authorizationServer.dynamicRegistration.');
   checks.known(new Set(['maxClients', 'perAddress', 'unusedTtlSec', 'idleTtlSec']));
-  let perAddress: false | { limit: number; windowSec: number } = false;
-  if (limits.perAddress !== false) {
-    const rate = (limits.perAddress ?? {}) as Record<string, unknown>;
-    if (typeof rate !== 'object' || rate === null)
-      report(
-        at('.dynamicRegistration.perAddress'),
-        'must be { limit, windowSec } or false',
-        'e.g. { limit: 20, windowSec: 3600 }',
-      );
-    const rateChecks = optionChecks(rate ?? {}, report, 'authorizationServer.dynamicRegistration.perAddress.');
-    rateChecks.known(new Set(['limit', 'windowSec']));
-    perAddress = {
-      limit: rateChecks.integer('limit', 20, 1),
-      windowSec: rateChecks.integer('windowSec', 3_600, 1, 86_400),
-    };
-  }
+  const perAddress = resolveAddressRate(limits.perAddress, '.dynamicRegistration.perAddress', 20, 3_600, report);
   const idleTtlSec = checks.integer('idleTtlSec', Math.max(2_592_000, refreshTokenTtlSec), 60);
   if (idleTtlSec < refreshTokenTtlSec)
     report(
@@ -114,6 +100,27 @@ export function resolveDynamicRegistration(
     unusedTtlSec: checks.integer('unusedTtlSec', 86_400, 600),
     idleTtlSec,
   };
+}
+
+/**
+ * Validates a rate per client address (`{ limit, windowSec }`, either left to its default, or
+ * `false` for none) at `field` of `authorizationServer`.
+ */
+export function resolveAddressRate(
+  given: unknown,
+  field: string,
+  limit: number,
+  windowSec: number,
+  report: OptionReport,
+): false | AddressRateLimit {
+  if (given === false) return false;
+  if (given !== undefined && (typeof given !== 'object' || given === null)) {
+    report(at(field), 'must be { limit, windowSec } or false', `e.g. { limit: ${limit}, windowSec: ${windowSec} }`);
+    return { limit, windowSec };
+  }
+  const checks = optionChecks((given ?? {}) as Record<string, unknown>, report, `authorizationServer${field}.`);
+  checks.known(new Set(['limit', 'windowSec']));
+  return { limit: checks.integer('limit', limit, 1), windowSec: checks.integer('windowSec', windowSec, 1, 86_400) };
 }
 
 /** Validates `clientMetadataDocuments` (`false` or its settings) and merges its defaults. */

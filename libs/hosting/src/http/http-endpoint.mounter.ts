@@ -13,6 +13,7 @@ import {
   serveProtectedResourceMetadata,
 } from './protected-resource-metadata';
 import { StreamableHttpHandler } from './streamable-http.handler';
+import { UnusedConnections } from './unused-connections';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -33,6 +34,7 @@ const ENDPOINT_METHODS: readonly RouteMethod[] = ['POST', 'GET', 'DELETE'];
 @Injectable()
 export class HttpEndpointMounter {
   private readonly logger = new Logger('McpHttp');
+  private readonly unused = new UnusedConnections();
 
   constructor(
     @InjectHostingOptions() private readonly options: HostingOptions,
@@ -112,6 +114,8 @@ export class HttpEndpointMounter {
       });
     }
     this.refusePublicBindWithoutAuth(server);
+    // A browser's preconnect would hold the server's close a minute.
+    this.unused.watch(server);
     this.logger.log(
       `Streamable HTTP endpoint at ${path} (${this.protocol.mode}${this.options.routeThroughExpress ? `, through ${platform.type}` : ''})`,
     );

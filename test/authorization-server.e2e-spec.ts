@@ -216,7 +216,8 @@ describe('the authorization server in front of the company IdP', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-remote-'));
     const opened = join(dir, 'opened-url');
     const opener = join(dir, 'browser.sh');
-    writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" > '${opened}'\n`);
+    // Written aside, then renamed: the test never reads a file the script has only begun.
+    writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" > '${opened}.part' && mv '${opened}.part' '${opened}'\n`);
     chmodSync(opener, 0o755);
     const port = await freePort();
     const { DISPLAY: _d, WAYLAND_DISPLAY: _w, XDG_CURRENT_DESKTOP: _x, ...env } = process.env;
